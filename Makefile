@@ -1,0 +1,124 @@
+# ptt - pthread trace toolkit.  Plain make; see README.md.
+VERSION    = 0.1.0
+PREFIX    ?= /usr/local
+BINDIR    ?= $(PREFIX)/bin
+LIBDIR    ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR    ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+BUILD     ?= build
+
+CC        ?= cc
+WARN       = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla -Wundef -Werror
+CFLAGS    ?= -O2 -g
+ZLIB_CFLAGS := $(shell pkg-config --cflags zlib 2>/dev/null)
+ZLIB_LIBS   := $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
+SAN        = $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
+ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DPTT_VERSION='"$(VERSION)"' $(WARN) $(ZLIB_CFLAGS) $(CFLAGS) -fPIC
+# the runtime is preloaded into arbitrary programs: never sanitized (ASan must come first in a process)
+RT_CFLAGS  = $(ALL_CFLAGS) -fvisibility=hidden -ftls-model=initial-exec
+TOOL_CFLAGS = $(ALL_CFLAGS) $(SAN)
+
+FORMAT_SRC = $(wildcard formats/*.c)
+FORMAT_OBJ = $(FORMAT_SRC:%.c=$(BUILD)/obj/%.o)
+RT_SRC     = capture/trace_path.c capture/init.c capture/api.c $(wildcard capture/wrap_*.c)
+RT_OBJ     = $(RT_SRC:%.c=$(BUILD)/rt/%.o) $(BUILD)/rt/formats/types.o
+REC_SRC    = capture/ptt-record.c capture/record_opts.c capture/drain.c
+REC_OBJ    = $(REC_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_SRC    = $(filter-out convert/ptt-%.c,$(wildcard convert/*.c))
+CLI_OBJ    = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+TOOLS      = $(patsubst convert/%.c,$(BUILD)/bin/%,$(wildcard convert/ptt-*.c))
+PROGRAMS   = $(BUILD)/bin/ptt-record $(TOOLS)
+EXAMPLES   = $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)) \
+             $(patsubst examples/%.cc,$(BUILD)/examples/%,$(wildcard examples/*.cc))
+UNIT       = $(patsubst test/unit/%.c,$(BUILD)/test/%,$(wildcard test/unit/test_*.c))
+LIBFORMAT  = $(BUILD)/lib/libpttformat.a
+LIBPTT     = $(BUILD)/lib/libptt.so
+
+.PHONY: all check check-unit check-cli check-asan demo bench install uninstall clean
+
+all: $(LIBPTT) $(PROGRAMS) $(EXAMPLES) $(BUILD)/lib/libptt.pc
+
+$(BUILD)/obj/%.o: %.c $(wildcard formats/*.h formats/*.def capture/*.h convert/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/rt/%.o: %.c $(wildcard formats/*.h formats/*.def capture/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -c -o $@ $<
+
+$(LIBFORMAT): $(FORMAT_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIBPTT): $(RT_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libptt.so -Wl,-z,defs -o $@ $^ $(LDFLAGS) -ldl -lpthread
+
+$(BUILD)/bin/ptt-record: $(REC_OBJ) $(LIBFORMAT)
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) -o $@ $(REC_OBJ) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS)
+
+$(BUILD)/bin/ptt-%: $(BUILD)/obj/convert/ptt-%.o $(CLI_OBJ) $(LIBFORMAT)
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) -o $@ $< $(CLI_OBJ) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) -lm
+
+$(BUILD)/examples/%: examples/%.c capture/ptt.h $(LIBPTT)
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Icapture -o $@ $< -pthread -L$(BUILD)/lib -lptt -Wl,-rpath,'$$ORIGIN/../lib'
+
+$(BUILD)/examples/%: examples/%.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -Wall -Wextra -Werror $(CFLAGS) -o $@ $< -pthread
+
+$(BUILD)/test/test_ring: test/unit/test_ring.c $(RT_SRC) formats/types.c $(LIBFORMAT) $(REC_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) -DPTT_UNIT_TEST -o $@ test/unit/test_ring.c capture/trace_path.c capture/drain.c $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) -lpthread
+
+$(BUILD)/test/test_%: test/unit/test_%.c $(LIBFORMAT)
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) -o $@ $< $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) -lpthread
+
+$(BUILD)/lib/libptt.pc: libptt.pc.in
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+check: check-unit check-cli check-asan
+
+check-unit: $(UNIT)
+	@set -e; for t in $(UNIT); do echo "# $$t"; $$t; done
+
+check-cli: all
+	PTT_BUILD=$(abspath $(BUILD)) bats --print-output-on-failure test/cli
+
+# the tools and the unit tests again under ASan+UBSan (libptt.so itself is tested
+# under ASan by linking its writer into test_ring)
+check-asan:
+	$(MAKE) BUILD=build-asan SANITIZE=address,undefined check-unit check-cli
+
+demo: all
+	@sh examples/demo.sh $(BUILD)
+
+bench: all
+	@sh bench/run.sh $(BUILD)
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man5
+	install -m 755 $(PROGRAMS) $(DESTDIR)$(BINDIR)
+	install -m 755 $(LIBPTT) $(DESTDIR)$(LIBDIR)
+	install -m 644 capture/ptt.h $(DESTDIR)$(INCLUDEDIR)
+	install -m 644 $(BUILD)/lib/libptt.pc $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 644 $(wildcard man/*.1) $(DESTDIR)$(MANDIR)/man1
+	install -m 644 $(wildcard man/*.3) $(DESTDIR)$(MANDIR)/man3
+	install -m 644 $(wildcard man/*.5) $(DESTDIR)$(MANDIR)/man5
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGRAMS))) $(DESTDIR)$(LIBDIR)/libptt.so \
+		$(DESTDIR)$(INCLUDEDIR)/ptt.h $(DESTDIR)$(PKGCONFIGDIR)/libptt.pc \
+		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard man/*.3))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(wildcard man/*.5)))
+
+clean:
+	rm -rf build build-asan demo

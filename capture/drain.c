@@ -1,0 +1,345 @@
+/*
+ * drain.c - merging the per-thread rings into one time-ordered stream.
+ *
+ * Each ring is in time order by itself (one writer, timestamps read after
+ * reservation).  A pass reads every ring's committed records and computes a
+ * watermark W: no record still to come can be older than W.  For a ring
+ * with a write in progress (reserved > committed), the bound is its last
+ * committed timestamp; for an idle ring, "now" minus a slack that covers
+ * the window in which a reservation can be invisible to us (store buffer,
+ * not preemption: a preempted writer has made its reservation visible);
+ * a closed ring has no bound.  Records with ts <= W are merged (ties by
+ * tid, then ring order) and written; the rest wait for the next pass.  The
+ * recorder's own events join the merge through a small pending queue.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "drain.h"
+
+#define SLACK_NS 200000u /* 200 us */
+#define MAX_NOTES 256
+
+struct cursor {
+	uint32_t ring;      /* index, or UINT32_MAX for the recorder's notes */
+	uint32_t *recs;     /* offsets (words) of the records available, in ring order */
+	uint64_t *ends;     /* ring position after each record (pads included) */
+	uint64_t *ts;
+	uint32_t n, next;
+	uint32_t tid;
+};
+
+struct note {
+	uint64_t ts;
+	uint32_t nwords;
+	uint32_t words[16];
+};
+
+struct drain {
+	struct ptt_shm *shm;
+	struct ptt_writer *w;
+	struct ptt_clock clk;
+	uint64_t *last_ts;    /* per ring: timestamp of the last record seen */
+	struct cursor *cur;
+	uint32_t *heap;
+	struct note notes[MAX_NOTES];
+	uint32_t nnotes;
+	uint64_t slack_ticks;
+	uint32_t pid, tid;
+	uint64_t no_ring_seen, late_seen;
+	struct drain_stats st;
+};
+
+uint64_t drain_now(const struct drain *d)
+{
+	if (d->shm->use_tsc)
+		return ptt_rdtsc();
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+struct drain *drain_new(struct ptt_shm *shm, struct ptt_writer *w, const struct ptt_clock *clk)
+{
+	struct drain *d = calloc(1, sizeof *d);
+	if (!d)
+		return NULL;
+	d->shm = shm;
+	d->w = w;
+	d->clk = *clk;
+	d->last_ts = calloc(shm->nrings, sizeof *d->last_ts);
+	d->cur = calloc(shm->nrings + 1, sizeof *d->cur);
+	d->heap = calloc(shm->nrings + 1, sizeof *d->heap);
+	uint32_t maxrec = shm->ring_words / PTT_REC_MIN_WORDS + 1;
+	for (uint32_t i = 0; d->cur && i < shm->nrings; i++) {
+		d->cur[i].recs = NULL; /* allocated on first use: most rings stay unused */
+		(void)maxrec;
+	}
+	if (!d->last_ts || !d->cur || !d->heap) {
+		drain_free(d);
+		return NULL;
+	}
+	d->slack_ticks = clk->hz / (1000000000u / SLACK_NS);
+	d->pid = (uint32_t)getpid();
+	d->tid = (uint32_t)syscall(SYS_gettid);
+	return d;
+}
+
+void drain_free(struct drain *d)
+{
+	if (!d)
+		return;
+	for (uint32_t i = 0; d->cur && i <= d->shm->nrings; i++) {
+		free(d->cur[i].recs);
+		free(d->cur[i].ends);
+		free(d->cur[i].ts);
+	}
+	free(d->cur);
+	free(d->heap);
+	free(d->last_ts);
+	free(d);
+}
+
+const struct drain_stats *drain_stats(const struct drain *d) { return &d->st; }
+
+void drain_note(struct drain *d, unsigned id, const uint32_t *args, unsigned nargw)
+{
+	if (d->nnotes == MAX_NOTES || nargw + PTT_REC_MIN_WORDS > 16)
+		return;
+	struct note *n = &d->notes[d->nnotes++];
+	uint64_t ts = drain_now(d);
+	n->ts = ts;
+	n->nwords = PTT_REC_HDR_WORDS + nargw + 1;
+	n->words[0] = ptt_rec_word0(id, n->nwords);
+	n->words[1] = (uint32_t)ts;
+	n->words[2] = (uint32_t)(ts >> 32);
+	n->words[3] = d->pid;
+	n->words[4] = d->tid;
+	memcpy(n->words + PTT_REC_HDR_WORDS, args, nargw * 4);
+	n->words[n->nwords - 1] = ptt_rec_checksum(n->words, n->nwords - 1);
+}
+
+static int ensure_cursor(struct cursor *c, uint32_t cap)
+{
+	if (c->recs)
+		return 0;
+	c->recs = malloc(cap * sizeof *c->recs);
+	c->ends = malloc(cap * sizeof *c->ends);
+	c->ts = malloc(cap * sizeof *c->ts);
+	return c->recs && c->ends && c->ts ? 0 : -1;
+}
+
+/*
+ * Index the records of ring i between consumed and limit.  In a final pass
+ * records are checked, and the first torn one ends the ring (counted lost).
+ */
+static void scan_ring(struct drain *d, uint32_t i, uint64_t limit, int final)
+{
+	struct ptt_ring *r = &d->shm->rings[i];
+	struct cursor *c = &d->cur[i];
+	uint32_t *data = ptt_ring_data(d->shm, i);
+	uint32_t size = d->shm->ring_words;
+	uint64_t pos = r->consumed;
+	c->n = c->next = 0;
+	c->ring = i;
+	c->tid = r->tid;
+	if (pos == limit || ensure_cursor(c, size / PTT_REC_MIN_WORDS + 2))
+		return;
+	while (pos < limit) {
+		uint32_t off = (uint32_t)pos & (size - 1);
+		uint32_t w0 = data[off];
+		if (w0 == ptt_rec_word0(PTT_EV_PAD, 0)) {
+			pos += size - off;
+			continue;
+		}
+		uint32_t n = ptt_rec_len(w0);
+		if (!ptt_rec_marked(w0) || n < PTT_REC_MIN_WORDS || off + n > size || pos + n > limit ||
+		    (final && ptt_rec_checksum(data + off, n - 1) != data[off + n - 1])) {
+			if (final) { /* torn by the program's death */
+				d->st.lost++;
+				uint32_t a[7] = { r->tid, 1, 0, 0, 0, 0, 0 };
+				drain_note(d, PTT_EV_REC_LOST, a, 7);
+			}
+			break;
+		}
+		pos += n;
+		c->recs[c->n] = off;
+		c->ends[c->n] = pos;
+		c->ts[c->n] = (uint64_t)data[off + 2] << 32 | data[off + 1];
+		c->n++;
+	}
+}
+
+static int before(const struct drain *d, uint32_t a, uint32_t b)
+{
+	const struct cursor *x = &d->cur[a], *y = &d->cur[b];
+	uint64_t tx = x->ts[x->next], ty = y->ts[y->next];
+	if (tx != ty)
+		return tx < ty;
+	if (x->tid != y->tid)
+		return x->tid < y->tid;
+	return a < b;
+}
+
+static void sift_down(struct drain *d, uint32_t n, uint32_t k)
+{
+	for (;;) {
+		uint32_t l = 2 * k + 1, m = k;
+		if (l < n && before(d, d->heap[l], d->heap[m]))
+			m = l;
+		if (l + 1 < n && before(d, d->heap[l + 1], d->heap[m]))
+			m = l + 1;
+		if (m == k)
+			return;
+		uint32_t t = d->heap[k];
+		d->heap[k] = d->heap[m];
+		d->heap[m] = t;
+		k = m;
+	}
+}
+
+static void report_counters(struct drain *d)
+{
+	struct ptt_shm *s = d->shm;
+	for (uint32_t i = 0; i < s->nrings; i++) {
+		struct ptt_ring *r = &s->rings[i];
+		if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) < PTT_RING_ACTIVE)
+			continue;
+		uint64_t lost = __atomic_load_n(&r->lost, __ATOMIC_ACQUIRE);
+		if (lost != r->lost_reported) {
+			uint64_t n = lost - r->lost_reported;
+			uint32_t a[7];
+			a[0] = r->tid;
+			ptt_put64(a + 1, n);
+			ptt_put64(a + 3, ptt_clock_ns(&d->clk, r->lost_first));
+			ptt_put64(a + 5, ptt_clock_ns(&d->clk, r->lost_last));
+			drain_note(d, PTT_EV_REC_LOST, a, 7);
+			d->st.lost += n;
+			__atomic_store_n(&r->lost_reported, lost, __ATOMIC_RELEASE);
+		}
+		uint64_t waits = __atomic_load_n(&r->waits, __ATOMIC_ACQUIRE);
+		if (waits != r->waits_reported) {
+			uint32_t a[3];
+			a[0] = r->tid;
+			ptt_put64(a + 1, waits - r->waits_reported);
+			drain_note(d, PTT_EV_REC_RING_FULL, a, 3);
+			d->st.waits += waits - r->waits_reported;
+			r->waits_reported = waits;
+		}
+	}
+	uint64_t nr = __atomic_load_n(&s->no_ring_lost, __ATOMIC_ACQUIRE);
+	if (nr != d->no_ring_seen) {
+		uint32_t a[7] = { 0 };
+		ptt_put64(a + 1, nr - d->no_ring_seen);
+		drain_note(d, PTT_EV_REC_LOST, a, 7);
+		d->st.lost += nr - d->no_ring_seen;
+		d->no_ring_seen = nr;
+	}
+	d->st.late = __atomic_load_n(&s->late_lost, __ATOMIC_ACQUIRE);
+}
+
+long drain_pass(struct drain *d, int final)
+{
+	struct ptt_shm *s = d->shm;
+	uint64_t now = drain_now(d);
+	uint64_t wm = UINT64_MAX;
+	uint32_t nheap = 0;
+	report_counters(d);
+	for (uint32_t i = 0; i < s->nrings; i++) {
+		struct ptt_ring *r = &s->rings[i];
+		uint32_t state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+		d->cur[i].n = d->cur[i].next = 0;
+		if (state < PTT_RING_ACTIVE)
+			continue;
+		uint64_t committed = __atomic_load_n(&r->committed, __ATOMIC_ACQUIRE);
+		uint64_t reserved = __atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE);
+		scan_ring(d, i, final ? reserved : committed, final);
+		struct cursor *c = &d->cur[i];
+		if (c->n) {
+			d->last_ts[i] = c->ts[c->n - 1];
+			d->heap[nheap++] = i;
+		}
+		if (final || state == PTT_RING_CLOSED)
+			continue;
+		uint64_t bound = d->last_ts[i];
+		if (reserved == committed && now - d->slack_ticks > bound)
+			bound = now - d->slack_ticks;
+		if (bound < wm)
+			wm = bound;
+	}
+	/* the recorder's notes, as one more cursor */
+	struct cursor *nc = &d->cur[s->nrings];
+	if (d->nnotes) {
+		if (ensure_cursor(nc, MAX_NOTES + 1) == 0) {
+			nc->ring = UINT32_MAX;
+			nc->n = d->nnotes;
+			nc->next = 0;
+			nc->tid = d->tid;
+			for (uint32_t k = 0; k < d->nnotes; k++)
+				nc->ts[k] = d->notes[k].ts;
+			d->heap[nheap++] = s->nrings;
+		}
+	}
+	for (uint32_t k = nheap; k-- > 0;)
+		sift_down(d, nheap, k);
+	long written = 0;
+	uint64_t bytes = 0, ring_records = 0;
+	while (nheap) {
+		uint32_t i = d->heap[0];
+		struct cursor *c = &d->cur[i];
+		if (c->ts[c->next] > wm)
+			break;
+		const uint32_t *rec;
+		uint32_t n;
+		if (i == s->nrings) {
+			rec = d->notes[c->next].words;
+			n = d->notes[c->next].nwords;
+		} else {
+			rec = ptt_ring_data(s, i) + c->recs[c->next];
+			n = ptt_rec_len(rec[0]);
+		}
+		int rc = ptt_writer_record(d->w, rec, n);
+		if (rc)
+			return rc;
+		written++;
+		if (i != s->nrings) {
+			ring_records++;
+			bytes += n * 4u;
+		}
+		c->next++;
+		if (c->next == c->n)
+			d->heap[0] = d->heap[--nheap];
+		sift_down(d, nheap, 0);
+	}
+	/* give the space back, free finished rings, keep unwritten notes */
+	for (uint32_t i = 0; i < s->nrings; i++) {
+		struct cursor *c = &d->cur[i];
+		struct ptt_ring *r = &s->rings[i];
+		if (c->next)
+			__atomic_store_n(&r->consumed, c->ends[c->next - 1], __ATOMIC_RELEASE);
+		uint32_t state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+		if (state == PTT_RING_CLOSED && c->next == c->n &&
+		    __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) == __atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE)) {
+			d->last_ts[i] = 0;
+			__atomic_store_n(&r->state, PTT_RING_FREE, __ATOMIC_RELEASE);
+		}
+	}
+	if (nc->next) {
+		memmove(d->notes, d->notes + nc->next, (d->nnotes - nc->next) * sizeof d->notes[0]);
+		d->nnotes -= nc->next;
+		nc->n = nc->next = 0;
+	}
+	d->st.events += (uint64_t)written;
+	d->st.passes++;
+	__atomic_store_n(&s->heartbeat, s->heartbeat + 1, __ATOMIC_RELEASE);
+	if (ring_records > 0 && !final) {
+		uint32_t a[4];
+		ptt_put64(a, ring_records);
+		ptt_put64(a + 2, bytes);
+		drain_note(d, PTT_EV_REC_DRAIN, a, 4);
+	}
+	return written;
+}

@@ -1,0 +1,37 @@
+/*
+ * drain.h - the recorder's side of the rings: merge every thread's records
+ * into one time-ordered stream and hand them to the trace writer.
+ */
+#ifndef PTT_DRAIN_H
+#define PTT_DRAIN_H
+
+#include <stdint.h>
+
+#include "../formats/ptt_trace.h"
+#include "shm.h"
+
+struct drain_stats {
+	uint64_t events;      /* records written */
+	uint64_t lost;        /* events reported lost (discard mode, no ring, torn by a kill) */
+	uint64_t waits;       /* times a writer waited for room */
+	uint64_t late;        /* events after their thread's end, not recorded */
+	uint64_t passes;
+};
+
+struct drain;
+
+struct drain *drain_new(struct ptt_shm *shm, struct ptt_writer *w, const struct ptt_clock *clk);
+/*
+ * One pass over the rings: write every record that can no longer be
+ * preceded by a record still to come.  final: the program is gone; write
+ * everything that checks out, torn records counted as lost.
+ * Returns records written, or a negative error from the writer.
+ */
+long drain_pass(struct drain *d, int final);
+/* Queue a recorder event (args as 32-bit words) stamped now. */
+void drain_note(struct drain *d, unsigned id, const uint32_t *args, unsigned nargw);
+const struct drain_stats *drain_stats(const struct drain *d);
+void drain_free(struct drain *d);
+uint64_t drain_now(const struct drain *d);
+
+#endif

@@ -1,0 +1,216 @@
+/*
+ * init.c - attaching libptt.so to the ring that ptt-record shares with the
+ * program, resolving the real pthread functions, and the process-level
+ * events: begin, fork, exec (through re-attachment), exit.
+ */
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+struct ptt_real ptt_real;
+int ptt_resolving;
+
+void ptt_debug(const char *msg)
+{
+	static int on = -1;
+	if (on < 0)
+		on = getenv("PTT_DEBUG") != NULL;
+	if (!on)
+		return;
+	ssize_t rc = write(2, "libptt: ", 8);
+	rc = write(2, msg, strlen(msg));
+	rc = write(2, "\n", 1);
+	(void)rc;
+}
+
+void ptt_die(const char *msg)
+{
+	ssize_t rc = write(2, "libptt: fatal: ", 15);
+	rc = write(2, msg, strlen(msg));
+	rc = write(2, "\n", 1);
+	(void)rc;
+	abort();
+}
+
+void *ptt_dlsym(const char *name, const char *version)
+{
+	void *p = version ? dlvsym(RTLD_NEXT, name, version) : NULL;
+	if (!p)
+		p = dlsym(RTLD_NEXT, name);
+	return p;
+}
+
+#define RESOLVE(f) do { \
+		ptt_real.f = (__typeof__(ptt_real.f))ptt_dlsym(#f, NULL); \
+		if (!ptt_real.f) ptt_die("cannot resolve " #f); \
+	} while (0)
+
+/* Resolve every real function once.  Called from the constructor and lazily
+ * from any wrapper that runs first (another library's constructor). */
+void ptt_resolve(void)
+{
+	if (ptt_real.pthread_mutex_unlock || ptt_resolving)
+		return;
+	ptt_resolving = 1;
+	RESOLVE(pthread_create);
+	RESOLVE(pthread_join);
+	RESOLVE(pthread_tryjoin_np);
+	RESOLVE(pthread_timedjoin_np);
+	RESOLVE(pthread_detach);
+	RESOLVE(pthread_cancel);
+	RESOLVE(pthread_exit);
+	RESOLVE(pthread_setname_np);
+	RESOLVE(pthread_mutex_init);
+	RESOLVE(pthread_mutex_destroy);
+	RESOLVE(pthread_mutex_lock);
+	RESOLVE(pthread_mutex_trylock);
+	RESOLVE(pthread_mutex_timedlock);
+	RESOLVE(pthread_mutex_clocklock);
+	RESOLVE(fork);
+	RESOLVE(exit);
+	RESOLVE(pthread_mutex_unlock); /* last: its presence means "resolved" */
+	ptt_resolving = 0;
+}
+
+static void enable_events(const struct ptt_shm *s)
+{
+	for (unsigned id = 0; id < PTT_EV_BUILTIN_COUNT; id++) {
+		const struct ptt_type *t = ptt_builtin_type(id);
+		ptt_on[id] = t->source == PTT_SRC_PTHREAD && t->level <= s->level &&
+			     (s->class_mask & (1u << t->cls)) != 0;
+	}
+	/* bookkeeping the decoders rely on is always recorded */
+	ptt_on[PTT_EV_PROCESS_BEGIN] = ptt_on[PTT_EV_THREAD_BEGIN] = ptt_on[PTT_EV_THREAD_END] = 1;
+	ptt_on[PTT_EV_THREAD_NAME] = ptt_on[PTT_EV_OBJECT_NAME] = 1;
+}
+
+/* The command line from /proc (syscalls are fine here: not the trace path). */
+static void read_cmdline(char *buf, size_t size)
+{
+	buf[0] = 0;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	for (ssize_t i = 0; i < n - 1; i++)
+		if (buf[i] == 0)
+			buf[i] = ' ';
+	buf[n] = 0;
+}
+
+static void process_begin(void)
+{
+	char cmd[200];
+	read_cmdline(cmd, sizeof cmd);
+	uint32_t a[1] = { (uint32_t)getppid() };
+	int begun = ptt_tls.begun;
+	ptt_tls.begun = 1; /* process_begin comes first, then this thread's begin */
+	ptt_emit_str(PTT_EV_PROCESS_BEGIN, a, 1, cmd);
+	if (!begun) {
+		uint32_t b[5] = { 0 };
+		ptt_put64(b, (uint64_t)pthread_self());
+		ptt_emit(PTT_EV_THREAD_BEGIN, b, 5);
+	}
+}
+
+/* An exec'd image keeps the pid: the rings of its previous image's threads are orphans. */
+static void close_stale_rings(struct ptt_shm *s, uint32_t pid)
+{
+	for (uint32_t i = 0; i < s->nrings; i++) {
+		struct ptt_ring *r = &s->rings[i];
+		if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == PTT_RING_ACTIVE && r->pid == pid)
+			__atomic_store_n(&r->state, PTT_RING_CLOSED, __ATOMIC_RELEASE);
+	}
+}
+
+static void child_after_fork(void)
+{
+	if (!ptt_shm)
+		return;
+	struct ptt_tls *t = &ptt_tls;
+	t->ring = NULL; /* the parent's ring stays the parent's */
+	t->no_ring = 0;
+	t->guard = 0;
+	t->begun = 0;
+	t->pid = (uint32_t)getpid();
+	t->tid = ptt_gettid();
+	__atomic_fetch_add(&ptt_shm->attached, 1, __ATOMIC_RELAXED);
+	process_begin();
+}
+
+__attribute__((constructor)) static void ptt_init(void)
+{
+	ptt_resolve();
+	const char *e = getenv(PTT_SHM_ENV);
+	if (!e || !*e)
+		return; /* not under ptt-record: every wrapper passes straight through */
+	char *end;
+	long fd = strtol(e, &end, 10);
+	struct stat st;
+	if (*end || fd < 0 || fstat((int)fd, &st) != 0 || (size_t)st.st_size < sizeof(struct ptt_shm)) {
+		ptt_debug("PTT_SHM_FD does not name the shared ring; not tracing");
+		return;
+	}
+	struct ptt_shm *s = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+	if (s == MAP_FAILED) {
+		ptt_debug("cannot map the shared ring; not tracing");
+		return;
+	}
+	if (s->magic != PTT_SHM_MAGIC || s->version != PTT_SHM_VERSION || s->size != (uint64_t)st.st_size) {
+		ptt_debug("shared ring from another ptt version; not tracing");
+		munmap(s, (size_t)st.st_size);
+		return;
+	}
+	close_stale_rings(s, (uint32_t)getpid());
+	enable_events(s);
+	ptt_shm = s;
+	pthread_atfork(NULL, NULL, child_after_fork);
+	__atomic_fetch_add(&s->attached, 1, __ATOMIC_RELAXED);
+	uint32_t zero = 0;
+	__atomic_compare_exchange_n(&s->handshake, &zero, (uint32_t)getpid(), 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	process_begin();
+	ptt_debug("attached");
+}
+
+static int exit_status = -1;
+
+PTT_EXPORT void exit(int status)
+{
+	exit_status = status;
+	REAL(exit)(status);
+}
+
+PTT_EXPORT pid_t fork(void)
+{
+	pid_t pid = REAL(fork)();
+	if (pid > 0 && ptt_on[PTT_EV_PROCESS_FORK]) {
+		int saved = errno;
+		uint32_t a[1] = { (uint32_t)pid };
+		ptt_emit(PTT_EV_PROCESS_FORK, a, 1);
+		errno = saved;
+	}
+	return pid;
+}
+
+/* Runs at exit() or return from main: the last events of the process. */
+__attribute__((destructor)) static void ptt_fini(void)
+{
+	if (!ptt_shm)
+		return;
+	struct ptt_tls *t = &ptt_tls;
+	uint32_t a[1] = { (uint32_t)exit_status };
+	ptt_emit(PTT_EV_PROCESS_EXIT, a, 1);
+	if (t->ring && !t->ended && t->tid == t->pid)
+		ptt_thread_end(NULL, 3); /* how 3: the process exited */
+}

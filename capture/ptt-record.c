@@ -1,0 +1,331 @@
+/*
+ * ptt-record - run a program with libptt.so preloaded, drain its rings to
+ * a trace file while it runs, and exit with the program's status.
+ */
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../formats/ptt_trace.h"
+#include "drain.h"
+#include "record_opts.h"
+#include "shm.h"
+
+static volatile sig_atomic_t pending_signal;
+
+/* Forward what was sent to us alone; a terminal's ^C already reached the
+ * whole foreground group, the program included. */
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (si->si_code <= 0)
+		pending_signal = sig;
+}
+
+static uint64_t mono_ns(clockid_t clk)
+{
+	struct timespec ts;
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Ticks per second of the TSC, against CLOCK_MONOTONIC_RAW over 10 ms. */
+static uint64_t calibrate_tsc(void)
+{
+	uint64_t m0 = mono_ns(CLOCK_MONOTONIC_RAW), t0 = ptt_rdtsc();
+	struct timespec ts = { 0, 10000000 };
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+	uint64_t m1 = mono_ns(CLOCK_MONOTONIC_RAW), t1 = ptt_rdtsc();
+	if (m1 <= m0 || t1 <= t0)
+		return 0;
+	return (uint64_t)((unsigned __int128)(t1 - t0) * 1000000000u / (m1 - m0));
+}
+
+static int use_tsc(void)
+{
+#if PTT_HAVE_TSC
+	if (getenv("PTT_CLOCK") && strcmp(getenv("PTT_CLOCK"), "monotonic") == 0)
+		return 0;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[4096];
+	int ok = 0;
+	while (f && fgets(line, sizeof line, f))
+		if (strncmp(line, "flags", 5) == 0) {
+			ok = strstr(line, " constant_tsc") && strstr(line, " nonstop_tsc");
+			break;
+		}
+	if (f)
+		fclose(f);
+	return ok;
+#else
+	return 0;
+#endif
+}
+
+static struct ptt_shm *make_shm(const struct record_opts *o, int *fdp)
+{
+	uint64_t ring_off;
+	uint32_t words = (uint32_t)(o->ring_bytes / 4);
+	uint64_t size = ptt_shm_bytes(o->nrings, words, &ring_off);
+	int fd = memfd_create("ptt-ring", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
+		fprintf(stderr, "ptt-record: cannot create the shared ring (%" PRIu64 " bytes): %s\n", size, strerror(errno));
+		return NULL;
+	}
+	struct ptt_shm *s = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (s == MAP_FAILED) {
+		fprintf(stderr, "ptt-record: cannot map the shared ring: %s\n", strerror(errno));
+		return NULL;
+	}
+	s->magic = PTT_SHM_MAGIC;
+	s->version = PTT_SHM_VERSION;
+	s->size = size;
+	s->nrings = o->nrings;
+	s->ring_words = words;
+	s->ring_offset = ring_off;
+	s->flags = o->discard ? PTT_SHM_DISCARD : 0;
+	s->level = (uint32_t)o->level;
+	s->class_mask = o->class_mask;
+	s->recorder_pid = (uint32_t)getpid();
+	*fdp = fd;
+	return s;
+}
+
+/* The child: preload the runtime, hand over the ring, exec. */
+static void run_child(const struct record_opts *o, int shm_fd, int report_fd, char **argv)
+{
+	char buf[PATH_MAX + 4096];
+	int fd = fcntl(shm_fd, F_DUPFD, 990); /* a high descriptor, without close-on-exec */
+	if (fd < 0)
+		fd = dup(shm_fd);
+	snprintf(buf, sizeof buf, "%d", fd);
+	setenv(PTT_SHM_ENV, buf, 1);
+	const char *old = getenv("LD_PRELOAD");
+	if (old && *old)
+		snprintf(buf, sizeof buf, "%s:%s", old, o->libptt);
+	else
+		snprintf(buf, sizeof buf, "%s", o->libptt);
+	setenv("LD_PRELOAD", buf, 1);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	execvp(argv[0], argv);
+	int err = errno;
+	ssize_t rc = write(report_fd, &err, sizeof err);
+	(void)rc;
+	_exit(err == ENOENT ? 127 : 126);
+}
+
+static void header_lines(char *buf, size_t size, const struct record_opts *o, const struct ptt_shm *s,
+			 uint64_t hz, uint64_t realtime, pid_t child, char **argv)
+{
+	size_t n = 0;
+	char host[256] = "";
+	gethostname(host, sizeof host - 1);
+	n += (size_t)snprintf(buf + n, size - n,
+		"clock %s\nclock_hz %" PRIu64 "\nstart_ticks %" PRIu64 "\nrealtime_ns %" PRIu64 "\n"
+		"pid %d\nhostname %s\nrecorder ptt-record %s\nring_bytes %" PRIu64 "\nmode %s\nlevel %d\nclasses %s\ncmdline",
+		s->use_tsc ? "tsc" : "monotonic", hz, s->start_ticks, realtime, (int)child, host, PTT_VERSION,
+		o->ring_bytes, o->discard ? "discard" : "lossless", o->level, o->classes);
+	for (int i = 0; argv[i] && n < size - 1024; i++) {
+		char q[1024];
+		ptt_text_quote(argv[i], q, sizeof q);
+		n += (size_t)snprintf(buf + n, size - n, " %s", q);
+	}
+	n += (size_t)snprintf(buf + n, size - n, "\n");
+	for (unsigned id = 0; id < PTT_EV_BUILTIN_COUNT && n < size - 512; id++) {
+		n += ptt_text_format_type(ptt_builtin_type(id), buf + n, size - n);
+		buf[n++] = '\n';
+		buf[n] = 0;
+	}
+}
+
+/* Announce user types registered since the last call, before their events. */
+static int sync_user_types(struct ptt_shm *s, struct ptt_writer *w, uint32_t *seen)
+{
+	uint32_t n = __atomic_load_n(&s->ntypes, __ATOMIC_ACQUIRE);
+	if (n > PTT_MAX_USER_TYPES)
+		n = PTT_MAX_USER_TYPES;
+	char buf[512 * 8];
+	size_t len = 0;
+	while (*seen < n && __atomic_load_n(&s->types[*seen].ready, __ATOMIC_ACQUIRE)) {
+		const struct ptt_shm_type *st = &s->types[*seen];
+		struct ptt_type t;
+		memset(&t, 0, sizeof t);
+		t.id = st->id;
+		t.cls = PTT_CLASS_USER;
+		t.level = st->level;
+		t.source = PTT_SRC_PROGRAM;
+		snprintf(t.name, sizeof t.name, "%.47s", st->name);
+		if (ptt_type_parse_args(&t, st->args) == 0) {
+			len += ptt_text_format_type(&t, buf + len, sizeof buf - len);
+			buf[len++] = '\n';
+		}
+		(*seen)++;
+		if (len > sizeof buf - 512)
+			break;
+	}
+	return len ? ptt_writer_meta(w, buf, len) : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct record_opts o;
+	int first = record_parse_opts(&o, argc, argv);
+	if (first < 0)
+		return first == -1 ? 0 : 2;
+	char **cmd = argv + first;
+	record_preflight(&o, cmd[0]);
+
+	int out_fd = strcmp(o.output, "-") == 0 ? 1 : open(o.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out_fd < 0) {
+		fprintf(stderr, "ptt-record: %s: %s\n", o.output, strerror(errno));
+		return 1;
+	}
+	int shm_fd;
+	struct ptt_shm *s = make_shm(&o, &shm_fd);
+	if (!s)
+		return 1;
+	s->use_tsc = (uint32_t)use_tsc();
+	uint64_t hz = s->use_tsc ? calibrate_tsc() : 1000000000u;
+	if (!hz) {
+		s->use_tsc = 0;
+		hz = 1000000000u;
+	}
+	uint64_t realtime = mono_ns(CLOCK_REALTIME);
+	s->start_ticks = s->use_tsc ? ptt_rdtsc() : mono_ns(CLOCK_MONOTONIC);
+	struct ptt_clock clk;
+	ptt_clock_init(&clk, s->start_ticks, hz);
+
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	int report[2];
+	if (pipe2(report, O_CLOEXEC) != 0) {
+		perror("ptt-record: pipe");
+		return 1;
+	}
+	pid_t child = fork();
+	if (child < 0) {
+		perror("ptt-record: fork");
+		return 1;
+	}
+	if (child == 0)
+		run_child(&o, shm_fd, report[1], cmd);
+	close(report[1]);
+	int exec_err = 0;
+	ssize_t got = read(report[0], &exec_err, sizeof exec_err);
+	close(report[0]);
+	if (got == (ssize_t)sizeof exec_err) {
+		fprintf(stderr, "ptt-record: %s: %s\n", cmd[0], strerror(exec_err));
+		waitpid(child, NULL, 0);
+		if (out_fd != 1)
+			unlink(o.output);
+		return exec_err == ENOENT ? 127 : 126;
+	}
+
+	struct ptt_writer *w;
+	if (ptt_writer_open(&w, out_fd, o.zlevel) != 0)
+		return 1;
+	size_t hsize = 256 * 1024;
+	char *hdr = malloc(hsize);
+	if (!hdr)
+		return 1;
+	header_lines(hdr, hsize, &o, s, hz, realtime, child, cmd);
+	int werr = ptt_writer_meta(w, hdr, strlen(hdr));
+	free(hdr);
+	struct drain *d = drain_new(s, w, &clk);
+	if (!d)
+		return 1;
+	uint32_t a[3] = { (uint32_t)child };
+	ptt_put64(a + 1, o.ring_bytes);
+	drain_note(d, PTT_EV_REC_START, a, 3);
+
+	int status = 0, exited = 0, warned = 0;
+	uint32_t types_seen = 0;
+	uint64_t t_start = mono_ns(CLOCK_MONOTONIC), last_flush = t_start;
+	while (!exited) {
+		if (pending_signal) {
+			uint32_t b[2] = { (uint32_t)pending_signal, (uint32_t)child };
+			drain_note(d, PTT_EV_REC_SIGNAL, b, 2);
+			kill(child, pending_signal);
+			pending_signal = 0;
+		}
+		pid_t p = waitpid(child, &status, WNOHANG);
+		if (p == child)
+			exited = 1;
+		if (!werr)
+			werr = sync_user_types(s, w, &types_seen);
+		long n = werr ? 0 : drain_pass(d, 0);
+		if (n < 0)
+			werr = (int)n;
+		uint64_t now = mono_ns(CLOCK_MONOTONIC);
+		if (!werr && (out_fd == 1 || now - last_flush > 100000000u)) {
+			werr = ptt_writer_flush(w);
+			last_flush = now;
+		}
+		if (!warned && !s->handshake && (exited || now - t_start > 3000000000u)) {
+			warned = 1;
+			if (!o.quiet || exited)
+				fprintf(stderr, "ptt-record: %s: the tracing runtime did not load in the program "
+					"(static or setuid binary, or LD_PRELOAD removed?); the trace holds no program events\n", cmd[0]);
+		}
+		if (werr) {
+			/* the output is gone (full disk, closed pipe): stop making the program wait */
+			__atomic_store_n(&s->stopping, 1, __ATOMIC_RELEASE);
+		}
+		if (!exited && (n < 1000 || werr)) {
+			struct timespec ts = { 0, n > 0 ? 200000 : 1000000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	__atomic_store_n(&s->stopping, 1, __ATOMIC_RELEASE);
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+	uint32_t b[2] = { WIFEXITED(status) ? (uint32_t)WEXITSTATUS(status) : 0, WIFSIGNALED(status) ? (uint32_t)WTERMSIG(status) : 0 };
+	if (!werr) {
+		drain_pass(d, 0);
+		werr = sync_user_types(s, w, &types_seen);
+		drain_note(d, PTT_EV_REC_STOP, b, 2);
+		long n = drain_pass(d, 1);
+		if (n < 0)
+			werr = (int)n;
+	}
+	const struct drain_stats *st = drain_stats(d);
+	char end[1024];
+	uint64_t end_ticks = s->use_tsc ? ptt_rdtsc() : mono_ns(CLOCK_MONOTONIC);
+	snprintf(end, sizeof end, "end_ticks %" PRIu64 "\nevents %" PRIu64 "\nlost %" PRIu64 "\nwaits %" PRIu64
+		 "\nlate %" PRIu64 "\nexit_status %d\nprocesses %u\n",
+		 end_ticks, st->events, st->lost, st->waits, st->late, code, s->attached);
+	if (!werr)
+		werr = ptt_writer_end(w, end, strlen(end));
+	if (werr)
+		fprintf(stderr, "ptt-record: %s: %s; the trace is incomplete\n", o.output, ptt_strerror(werr));
+	else if (!o.quiet)
+		fprintf(stderr, "ptt-record: %s: %" PRIu64 " events, %" PRIu64 " lost, %" PRIu64 " bytes\n",
+			o.output, st->events, st->lost, ptt_writer_bytes(w));
+	ptt_writer_close(w);
+	drain_free(d);
+	if (out_fd != 1 && close(out_fd) != 0 && !werr)
+		fprintf(stderr, "ptt-record: %s: %s\n", o.output, strerror(errno));
+	return code;
+}

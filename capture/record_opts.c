@@ -1,0 +1,272 @@
+/* record_opts.c - ptt-record's options, PTHREAD_NPTL_TRACE, and checks on the target. */
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../formats/ptt_trace.h"
+#include "record_opts.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: ptt-record [OPTION]... [--] PROGRAM [ARG]...\n"
+		"Run PROGRAM with its pthread calls traced; write the trace to a file.\n"
+		"\n"
+		"  -o, --output=FILE     write the trace to FILE (default trace.ptt; - for stdout)\n"
+		"  -b, --buffer=SIZE     ring size per thread, with k/M/G suffix (default 1M)\n"
+		"  -t, --threads=N       most threads alive at once that get a ring (default 256)\n"
+		"  -d, --discard         never make the program wait: drop (and count) events when a ring is full\n"
+		"  -z, --compress[=LEVEL] compress blocks with zlib (level 1-9, default 1)\n"
+		"  -e, --events=CLASSES  record only these classes (comma list of thread, mutex, cond,\n"
+		"                        rwlock, barrier, sem, spin, process, user; 'all'; default all but spin)\n"
+		"  -l, --level=N         detail level 1-3 (default 2)\n"
+		"  -q, --quiet           no summary line on stderr\n"
+		"  -h, --help            show this help and exit\n"
+		"      --version         show the version and exit\n"
+		"\n"
+		"Exit status: the program's (128+N when it was killed by signal N); 1 when\n"
+		"recording failed, 2 on a usage error, 126/127 when PROGRAM cannot be run.\n");
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; end++; break;
+	case 'm': case 'M': v <<= 20; end++; break;
+	case 'g': case 'G': v <<= 30; end++; break;
+	}
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_classes(struct record_opts *o, const char *list)
+{
+	uint32_t mask = 0;
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", list);
+	for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (strcmp(tok, "all") == 0) {
+			mask |= ~0u;
+			continue;
+		}
+		int c = ptt_class_from_name(tok);
+		if (c < 0 || c == PTT_CLASS_META || c == PTT_CLASS_RECORDER)
+			return -1;
+		mask |= 1u << c;
+	}
+	if (!mask)
+		return -1;
+	o->class_mask = mask | 1u << PTT_CLASS_META | 1u << PTT_CLASS_PROCESS | 1u << PTT_CLASS_THREAD;
+	snprintf(o->classes, sizeof o->classes, "%s", list);
+	return 0;
+}
+
+/* libptt.so beside us: <bindir>/../lib/libptt.so, unless PTT_LIBPTT names it. */
+static int find_libptt(struct record_opts *o)
+{
+	const char *env = getenv("PTT_LIBPTT");
+	if (env && *env) {
+		snprintf(o->libptt, sizeof o->libptt, "%s", env);
+		return access(o->libptt, R_OK);
+	}
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return -1;
+	exe[n] = 0;
+	char *slash = strrchr(exe, '/');
+	if (slash)
+		*slash = 0;
+	const char *cands[] = { "/../lib/libptt.so", "/../lib/ptt/libptt.so", "/libptt.so" };
+	for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++) {
+		char p[PATH_MAX + 64];
+		snprintf(p, sizeof p, "%s%s", exe, cands[i]);
+		if (realpath(p, o->libptt) && access(o->libptt, R_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/*
+ * The seeds' PTHREAD_NPTL_TRACE=<handler>[:<args>][:<level>]: for ptt the
+ * handler is "ptt" (the only one: ptt-record is the handler), args is a
+ * class list as for -e, level as for -l.  Options given on the command line win.
+ */
+static int apply_nptl_trace(struct record_opts *o, int have_e, int have_l)
+{
+	const char *v = getenv("PTHREAD_NPTL_TRACE");
+	if (!v || !*v)
+		return 0;
+	char buf[512];
+	snprintf(buf, sizeof buf, "%s", v);
+	char *handler = buf, *args = strchr(buf, ':'), *level = NULL;
+	if (args) {
+		*args++ = 0;
+		level = strrchr(args, ':');
+		if (level)
+			*level++ = 0;
+		else if (args[0] >= '0' && args[0] <= '9' && !args[1]) {
+			level = args;
+			args = NULL;
+		}
+	}
+	if (strcmp(handler, "ptt") != 0) {
+		fprintf(stderr, "ptt-record: PTHREAD_NPTL_TRACE: unknown handler '%s' (ptt knows 'ptt')\n", handler);
+		return -1;
+	}
+	if (args && *args && !have_e && parse_classes(o, args) != 0) {
+		fprintf(stderr, "ptt-record: PTHREAD_NPTL_TRACE: bad class list '%s'\n", args);
+		return -1;
+	}
+	if (level && *level && !have_l) {
+		o->level = atoi(level);
+		if (o->level < 1 || o->level > 3) {
+			fprintf(stderr, "ptt-record: PTHREAD_NPTL_TRACE: level must be 1-3\n");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int record_parse_opts(struct record_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, 0, 'o' }, { "buffer", required_argument, 0, 'b' },
+		{ "threads", required_argument, 0, 't' }, { "discard", no_argument, 0, 'd' },
+		{ "compress", optional_argument, 0, 'z' }, { "events", required_argument, 0, 'e' },
+		{ "level", required_argument, 0, 'l' }, { "quiet", no_argument, 0, 'q' },
+		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
+	};
+	memset(o, 0, sizeof *o);
+	o->output = "trace.ptt";
+	o->ring_bytes = 1u << 20;
+	o->nrings = 256;
+	o->level = 2;
+	parse_classes(o, "process,thread,mutex,cond,rwlock,barrier,sem,user");
+	int c, have_e = 0, have_l = 0;
+	while ((c = getopt_long(argc, argv, "+o:b:t:dz::e:l:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': o->output = optarg; break;
+		case 'b':
+			if (parse_size(optarg, &o->ring_bytes) || o->ring_bytes < 4096 || o->ring_bytes > (1ull << 31) ||
+			    (o->ring_bytes & (o->ring_bytes - 1))) {
+				fprintf(stderr, "ptt-record: -b: size must be a power of two from 4k to 2G: '%s'\n", optarg);
+				return -2;
+			}
+			break;
+		case 't': {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+			if (*end || n < 1 || n > 1024) {
+				fprintf(stderr, "ptt-record: -t: a number from 1 to 1024: '%s'\n", optarg);
+				return -2;
+			}
+			o->nrings = (uint32_t)n;
+			break;
+		}
+		case 'd': o->discard = 1; break;
+		case 'z':
+			o->zlevel = optarg ? atoi(optarg) : 1;
+			if (o->zlevel < 1 || o->zlevel > 9) {
+				fprintf(stderr, "ptt-record: -z: level must be 1-9\n");
+				return -2;
+			}
+			break;
+		case 'e':
+			have_e = 1;
+			if (parse_classes(o, optarg)) {
+				fprintf(stderr, "ptt-record: -e: bad class list '%s'\n", optarg);
+				return -2;
+			}
+			break;
+		case 'l':
+			have_l = 1;
+			o->level = atoi(optarg);
+			if (o->level < 1 || o->level > 3 || optarg[1]) {
+				fprintf(stderr, "ptt-record: -l: level must be 1, 2 or 3\n");
+				return -2;
+			}
+			break;
+		case 'q': o->quiet = 1; break;
+		case 'h': usage(stdout); return -1;
+		case 'V': printf("ptt-record %s\n", PTT_VERSION); return -1;
+		default:
+			fprintf(stderr, "Try 'ptt-record --help' for more information.\n");
+			return -2;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "ptt-record: no program given\nTry 'ptt-record --help' for more information.\n");
+		return -2;
+	}
+	if (apply_nptl_trace(o, have_e, have_l))
+		return -2;
+	if (find_libptt(o)) {
+		fprintf(stderr, "ptt-record: cannot find libptt.so (set PTT_LIBPTT to its path)\n");
+		return -2;
+	}
+	return optind;
+}
+
+/* The program's path as execvp would find it. */
+static int resolve(const char *prog, char *out, size_t size)
+{
+	if (strchr(prog, '/')) {
+		snprintf(out, size, "%s", prog);
+		return access(out, X_OK);
+	}
+	const char *path = getenv("PATH");
+	char buf[4096];
+	snprintf(buf, sizeof buf, "%s", path ? path : "/usr/bin:/bin");
+	for (char *save, *dir = strtok_r(buf, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		snprintf(out, size, "%s/%s", *dir ? dir : ".", prog);
+		if (access(out, X_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+void record_preflight(const struct record_opts *o, const char *prog)
+{
+	char path[PATH_MAX + 256];
+	struct stat st;
+	(void)o;
+	if (resolve(prog, path, sizeof path) || stat(path, &st))
+		return; /* exec will say what is wrong */
+	if ((st.st_mode & (S_ISUID | S_ISGID)) && geteuid() != 0)
+		fprintf(stderr, "ptt-record: %s: set-user/group-ID program: the loader ignores LD_PRELOAD, the trace will hold no program events\n", prog);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	Elf64_Ehdr eh;
+	if (read(fd, &eh, sizeof eh) == (ssize_t)sizeof eh && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64) {
+		int interp = 0;
+		for (int i = 0; i < eh.e_phnum; i++) {
+			Elf64_Phdr ph;
+			if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) != (ssize_t)sizeof ph)
+				break;
+			if (ph.p_type == PT_INTERP)
+				interp = 1;
+		}
+		if (!interp)
+			fprintf(stderr, "ptt-record: %s: statically linked: libptt.so cannot be preloaded, the trace will hold no program events\n", prog);
+	}
+	close(fd);
+}

@@ -1,0 +1,30 @@
+/* record_opts.h - ptt-record's command line, environment and preflight checks. */
+#ifndef PTT_RECORD_OPTS_H
+#define PTT_RECORD_OPTS_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#ifndef PTT_VERSION
+#define PTT_VERSION "0.1.0"
+#endif
+
+struct record_opts {
+	const char *output;
+	uint64_t ring_bytes;  /* per thread, a power of two */
+	uint32_t nrings;
+	int discard;
+	int zlevel;
+	int level;
+	int quiet;
+	uint32_t class_mask;
+	char classes[256];
+	char libptt[PATH_MAX];
+};
+
+/* Index of the program in argv; -1 after --help/--version, -2 on a usage error (reported). */
+int record_parse_opts(struct record_opts *o, int argc, char **argv);
+/* Warn about targets the runtime cannot enter (static, setuid). */
+void record_preflight(const struct record_opts *o, const char *prog);
+
+#endif

@@ -1,0 +1,92 @@
+/*
+ * runtime.h - internals of libptt.so shared by its files: the per-thread
+ * state, the record writer and the real functions behind the wrappers.
+ */
+#ifndef PTT_RUNTIME_H
+#define PTT_RUNTIME_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "../formats/ptt_trace.h"
+#include "shm.h"
+
+#define PTT_HIDDEN __attribute__((visibility("hidden")))
+#define PTT_EXPORT __attribute__((visibility("default")))
+
+struct ptt_tls {
+	struct ptt_ring *ring;
+	uint32_t *data;
+	uint32_t ring_words;
+	uint32_t pid, tid;
+	int guard;     /* inside the tracer: nested events (signal handlers) are counted, not written */
+	int ended;     /* thread_end written: later events are counted as late */
+	int no_ring;   /* every ring was taken */
+	int begun;     /* thread_begin written */
+	int give_up;   /* the recorder stopped beating: do not wait for room again */
+	void *exit_value;
+	int exiting;   /* pthread_exit called */
+};
+
+extern __thread struct ptt_tls ptt_tls __attribute__((tls_model("initial-exec"))) PTT_HIDDEN;
+extern struct ptt_shm *ptt_shm PTT_HIDDEN;
+extern uint8_t ptt_on[PTT_MAX_TYPES] PTT_HIDDEN; /* 1 when the event id is recorded */
+
+/* A record being written: between ptt_rec_open and ptt_rec_close the
+ * timestamp is fixed and the recorder waits for this ring. */
+struct ptt_rec {
+	uint32_t *p;      /* the record in the ring, args at p + PTT_REC_HDR_WORDS */
+	uint32_t nwords;
+	uint64_t end;     /* reserved position after the record */
+};
+
+/* Reserve and timestamp a record with nargw argument words; 0 on success,
+ * -1 when the event is not written (counted as lost where it is a loss). */
+int ptt_rec_open(struct ptt_rec *rec, unsigned id, unsigned nargw) PTT_HIDDEN;
+/* Checksum and publish (release) the record. */
+void ptt_rec_close(struct ptt_rec *rec) PTT_HIDDEN;
+/* Both at once, copying nargw argument words. */
+void ptt_emit(unsigned id, const uint32_t *args, unsigned nargw) PTT_HIDDEN;
+void ptt_emit_str(unsigned id, const uint32_t *args, unsigned nargw, const char *s) PTT_HIDDEN;
+
+
+/* Thread bookkeeping */
+void ptt_thread_end(void *retval, unsigned how) PTT_HIDDEN;
+uint32_t ptt_handle_tid(pthread_t h) PTT_HIDDEN;
+void ptt_handle_remember(pthread_t h, uint32_t tid) PTT_HIDDEN;
+void ptt_handle_forget(pthread_t h) PTT_HIDDEN;
+uint32_t ptt_gettid(void) PTT_HIDDEN;
+uint32_t ptt_peek_tid(pthread_t th) PTT_HIDDEN;
+void ptt_check_tid_offset(uint32_t tid) PTT_HIDDEN;
+
+/* Resolution of the real functions */
+void ptt_resolve(void) PTT_HIDDEN;
+void *ptt_dlsym(const char *name, const char *version) PTT_HIDDEN;
+void ptt_debug(const char *msg) PTT_HIDDEN;
+void ptt_die(const char *msg) PTT_HIDDEN;
+
+struct ptt_real {
+	int (*pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+	int (*pthread_join)(pthread_t, void **);
+	int (*pthread_tryjoin_np)(pthread_t, void **);
+	int (*pthread_timedjoin_np)(pthread_t, void **, const struct timespec *);
+	int (*pthread_detach)(pthread_t);
+	int (*pthread_cancel)(pthread_t);
+	void (*pthread_exit)(void *) __attribute__((noreturn));
+	int (*pthread_setname_np)(pthread_t, const char *);
+	int (*pthread_mutex_init)(pthread_mutex_t *, const pthread_mutexattr_t *);
+	int (*pthread_mutex_destroy)(pthread_mutex_t *);
+	int (*pthread_mutex_lock)(pthread_mutex_t *);
+	int (*pthread_mutex_trylock)(pthread_mutex_t *);
+	int (*pthread_mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
+	int (*pthread_mutex_clocklock)(pthread_mutex_t *, clockid_t, const struct timespec *);
+	int (*pthread_mutex_unlock)(pthread_mutex_t *);
+	int (*fork)(void);
+	void (*exit)(int) __attribute__((noreturn));
+};
+extern struct ptt_real ptt_real PTT_HIDDEN;
+extern int ptt_resolving PTT_HIDDEN;
+
+#define REAL(f) (__builtin_expect(ptt_real.f != 0, 1) ? ptt_real.f : (ptt_resolve(), ptt_real.f))
+
+#endif

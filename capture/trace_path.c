@@ -1,0 +1,234 @@
+/*
+ * trace_path.c - writing records into the calling thread's ring.
+ *
+ * Protocol (one writer per ring, the owning thread):
+ *   reserve: reserved += n (a plain store; only this thread writes it), then
+ *            read the clock, so a record's timestamp is never older than
+ *            the moment the recorder could see it reserved;
+ *   write:   header, arguments, checksum into the ring;
+ *   commit:  committed = reserved (store-release).
+ * The recorder treats a ring whose committed < reserved as busy and holds
+ * back the merge at that ring's last committed timestamp, so no record is
+ * ever written out of time order.  A record that does not fit before the
+ * ring's end is preceded by a pad word telling the reader to wrap.
+ *
+ * Ring full: in discard mode the event is counted (exactly) in ring->lost
+ * with the time span; by default the thread yields until the recorder has
+ * made room, giving up (and counting) only if the recorder stops beating.
+ * Signal handlers that fire while the thread is inside the tracer are not
+ * recorded but counted in ring->lost (a per-thread ring cannot be entered
+ * twice at once).
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+__thread struct ptt_tls ptt_tls __attribute__((tls_model("initial-exec")));
+struct ptt_shm *ptt_shm;
+uint8_t ptt_on[PTT_MAX_TYPES];
+
+static inline uint64_t now_ticks(void)
+{
+#if PTT_HAVE_TSC
+	if (__builtin_expect(ptt_shm->use_tsc, 1))
+		return ptt_rdtsc();
+#endif
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint32_t ptt_gettid(void)
+{
+	return (uint32_t)syscall(SYS_gettid);
+}
+
+/* First event of a thread (or after fork): find a free ring.  System calls are allowed here. */
+static int attach(struct ptt_tls *t)
+{
+	struct ptt_shm *s = ptt_shm;
+	if (t->no_ring || t->ended)
+		return -1;
+	if (!t->tid) {
+		t->pid = (uint32_t)getpid();
+		t->tid = ptt_gettid();
+	}
+	uint32_t start = __atomic_load_n(&s->ring_hint, __ATOMIC_RELAXED);
+	for (uint32_t k = 0; k < s->nrings; k++) {
+		uint32_t i = (start + k) % s->nrings;
+		struct ptt_ring *r = &s->rings[i];
+		uint32_t expect = PTT_RING_FREE;
+		if (!__atomic_compare_exchange_n(&r->state, &expect, PTT_RING_CLAIMED, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			continue;
+		r->pid = t->pid;
+		r->tid = t->tid;
+		r->reserved = r->committed = __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE);
+		r->lost = 0;
+		r->waits = 0;
+		r->lost_reported = 0;
+		r->waits_reported = 0;
+		__atomic_store_n(&r->state, PTT_RING_ACTIVE, __ATOMIC_RELEASE);
+		__atomic_store_n(&s->ring_hint, i + 1, __ATOMIC_RELAXED);
+		t->ring = r;
+		t->data = ptt_ring_data(s, i);
+		t->ring_words = s->ring_words;
+		return 0;
+	}
+	t->no_ring = 1;
+	return -1;
+}
+
+static void count_lost(struct ptt_tls *t, uint64_t ts)
+{
+	struct ptt_ring *r = t->ring;
+	if (!r) {
+		__atomic_fetch_add(t->ended ? &ptt_shm->late_lost : &ptt_shm->no_ring_lost, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	/* lost_first is the start of the span not yet reported by the recorder */
+	if (__atomic_load_n(&r->lost, __ATOMIC_RELAXED) == __atomic_load_n(&r->lost_reported, __ATOMIC_ACQUIRE))
+		r->lost_first = ts;
+	r->lost_last = ts;
+	__atomic_store_n(&r->lost, r->lost + 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * Wait until need words fit.  Returns 0 when they do, -1 when the event
+ * must be dropped (discard mode, or the recorder is gone).
+ */
+static int wait_room(struct ptt_tls *t, uint64_t pos, uint64_t need)
+{
+	struct ptt_ring *r = t->ring;
+	struct ptt_shm *s = ptt_shm;
+	if ((s->flags & PTT_SHM_DISCARD) || t->give_up || __atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE))
+		return -1;
+	int saved = errno;
+	__atomic_store_n(&r->waits, r->waits + 1, __ATOMIC_RELEASE);
+	uint64_t beat = __atomic_load_n(&s->heartbeat, __ATOMIC_ACQUIRE);
+	unsigned quiet = 0;
+	for (unsigned spin = 0;; spin++) {
+		if (pos + need - __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) <= t->ring_words) {
+			errno = saved;
+			return 0;
+		}
+		if (__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE))
+			break;
+		if (spin < 64) {
+			syscall(SYS_sched_yield); /* raw syscalls: not cancellation points */
+			continue;
+		}
+		struct timespec ts = { 0, 100000 };
+		syscall(SYS_nanosleep, &ts, NULL);
+		uint64_t b = __atomic_load_n(&s->heartbeat, __ATOMIC_ACQUIRE);
+		if (b != beat) {
+			beat = b;
+			quiet = 0;
+		} else if (++quiet > 20000) { /* ~2 s without a recorder pass: it is gone */
+			t->give_up = 1;
+			break;
+		}
+	}
+	errno = saved;
+	return -1;
+}
+
+int ptt_rec_open(struct ptt_rec *rec, unsigned id, unsigned nargw)
+{
+	struct ptt_tls *t = &ptt_tls;
+	if (__builtin_expect(t->guard, 0)) {
+		count_lost(t, now_ticks());
+		return -1;
+	}
+	t->guard = 1;
+	if (__builtin_expect(!t->ring, 0)) {
+		int saved = errno;
+		int rc = attach(t);
+		errno = saved;
+		if (rc) {
+			count_lost(t, 0);
+			t->guard = 0;
+			return -1;
+		}
+		if (!t->begun && id != PTT_EV_THREAD_BEGIN) {
+			/* a thread we did not see start (created before the runtime, or by clone) */
+			t->guard = 0;
+			t->begun = 1;
+			uint32_t a[5] = { 0 };
+			ptt_put64(a, (uint64_t)pthread_self());
+			ptt_emit(PTT_EV_THREAD_BEGIN, a, 5);
+			t->guard = 1;
+		}
+	}
+	struct ptt_ring *r = t->ring;
+	uint32_t n = PTT_REC_HDR_WORDS + nargw + 1;
+	uint64_t pos = r->reserved;
+	uint32_t size = t->ring_words;
+	uint32_t off = (uint32_t)pos & (size - 1);
+	uint32_t pad = off + n > size ? size - off : 0;
+	uint64_t need = (uint64_t)pad + n;
+	if (__builtin_expect(pos + need - __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) > size, 0)) {
+		if (wait_room(t, pos, need)) {
+			count_lost(t, now_ticks());
+			t->guard = 0;
+			return -1;
+		}
+	}
+	__atomic_store_n(&r->reserved, pos + need, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (pad) {
+		t->data[off] = ptt_rec_word0(PTT_EV_PAD, 0); /* "wrap to the ring's start" */
+		off = 0;
+	}
+	uint32_t *p = t->data + off;
+	uint64_t ts = now_ticks();
+	p[0] = ptt_rec_word0(id, n);
+	p[1] = (uint32_t)ts;
+	p[2] = (uint32_t)(ts >> 32);
+	p[3] = t->pid;
+	p[4] = t->tid;
+	rec->p = p;
+	rec->nwords = n;
+	rec->end = pos + need;
+	return 0;
+}
+
+void ptt_rec_close(struct ptt_rec *rec)
+{
+	struct ptt_tls *t = &ptt_tls;
+	rec->p[rec->nwords - 1] = ptt_rec_checksum(rec->p, rec->nwords - 1);
+	__atomic_store_n(&t->ring->committed, rec->end, __ATOMIC_RELEASE);
+	t->guard = 0;
+}
+
+void ptt_emit(unsigned id, const uint32_t *args, unsigned nargw)
+{
+	struct ptt_rec rec;
+	if (ptt_rec_open(&rec, id, nargw))
+		return;
+	for (unsigned i = 0; i < nargw; i++)
+		rec.p[PTT_REC_HDR_WORDS + i] = args[i];
+	ptt_rec_close(&rec);
+}
+
+void ptt_emit_str(unsigned id, const uint32_t *args, unsigned nargw, const char *str)
+{
+	size_t len = 0;
+	while (str && str[len] && len < 200)
+		len++;
+	unsigned sw = (unsigned)(len + 4) / 4; /* NUL padded, at least one NUL */
+	struct ptt_rec rec;
+	if (ptt_rec_open(&rec, id, nargw + sw))
+		return;
+	uint32_t *a = rec.p + PTT_REC_HDR_WORDS;
+	for (unsigned i = 0; i < nargw; i++)
+		a[i] = args[i];
+	a[nargw + sw - 1] = 0;
+	memcpy(a + nargw, str, len);
+	for (size_t i = len; i < (size_t)sw * 4; i++)
+		((char *)(a + nargw))[i] = 0;
+	ptt_rec_close(&rec);
+}

@@ -1,0 +1,127 @@
+/*
+ * wrap_mutex.c - pthread mutexes.  A lock first tries the mutex: when that
+ * succeeds the acquisition is one event (mutex_lock); otherwise the wait is
+ * bracketed by mutex_lock_req and mutex_lock.  An unlock is timestamped
+ * before the mutex is released, so a trace never shows two holders at once.
+ */
+
+#include <errno.h>
+
+#include "runtime.h"
+
+static inline void obj_event(unsigned id, const void *obj, int ret)
+{
+	uint32_t a[3];
+	ptt_put64(a, (uint64_t)(uintptr_t)obj);
+	a[2] = (uint32_t)ret;
+	ptt_emit(id, a, 3);
+}
+
+static inline void req_event(unsigned id, const void *obj)
+{
+	if (ptt_on[id]) {
+		uint32_t a[2];
+		ptt_put64(a, (uint64_t)(uintptr_t)obj);
+		ptt_emit(id, a, 2);
+	}
+}
+
+PTT_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	if (__builtin_expect(!ptt_real.pthread_mutex_lock, 0)) {
+		ptt_resolve();
+		if (!ptt_real.pthread_mutex_lock)
+			return 0; /* during bootstrap, single-threaded: nothing to exclude */
+	}
+	if (!ptt_on[PTT_EV_MUTEX_LOCK])
+		return ptt_real.pthread_mutex_lock(m);
+	int ret = ptt_real.pthread_mutex_trylock(m);
+	if (ret != 0 && ret != EOWNERDEAD) {
+		req_event(PTT_EV_MUTEX_LOCK_REQ, m);
+		ret = ptt_real.pthread_mutex_lock(m);
+	}
+	obj_event(PTT_EV_MUTEX_LOCK, m, ret);
+	return ret;
+}
+
+PTT_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	if (__builtin_expect(!ptt_real.pthread_mutex_trylock, 0)) {
+		ptt_resolve();
+		if (!ptt_real.pthread_mutex_trylock)
+			return 0;
+	}
+	int ret = ptt_real.pthread_mutex_trylock(m);
+	if (ptt_on[PTT_EV_MUTEX_TRYLOCK])
+		obj_event(PTT_EV_MUTEX_TRYLOCK, m, ret);
+	return ret;
+}
+
+PTT_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
+{
+	if (!ptt_on[PTT_EV_MUTEX_TIMEDLOCK])
+		return REAL(pthread_mutex_timedlock)(m, abstime);
+	int ret = ptt_real.pthread_mutex_trylock(m);
+	if (ret != 0 && ret != EOWNERDEAD) {
+		req_event(PTT_EV_MUTEX_TIMEDLOCK_REQ, m);
+		ret = ptt_real.pthread_mutex_timedlock(m, abstime);
+	}
+	obj_event(PTT_EV_MUTEX_TIMEDLOCK, m, ret);
+	return ret;
+}
+
+PTT_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const struct timespec *abstime)
+{
+	if (!ptt_on[PTT_EV_MUTEX_TIMEDLOCK])
+		return REAL(pthread_mutex_clocklock)(m, clk, abstime);
+	int ret = ptt_real.pthread_mutex_trylock(m);
+	if (ret != 0 && ret != EOWNERDEAD) {
+		req_event(PTT_EV_MUTEX_TIMEDLOCK_REQ, m);
+		ret = ptt_real.pthread_mutex_clocklock(m, clk, abstime);
+	}
+	obj_event(PTT_EV_MUTEX_TIMEDLOCK, m, ret);
+	return ret;
+}
+
+PTT_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	if (__builtin_expect(!ptt_real.pthread_mutex_unlock, 0)) {
+		ptt_resolve();
+		if (!ptt_real.pthread_mutex_unlock)
+			return 0;
+	}
+	struct ptt_rec rec;
+	if (!ptt_on[PTT_EV_MUTEX_UNLOCK] || ptt_rec_open(&rec, PTT_EV_MUTEX_UNLOCK, 3) != 0)
+		return ptt_real.pthread_mutex_unlock(m);
+	int ret = ptt_real.pthread_mutex_unlock(m);
+	ptt_put64(rec.p + PTT_REC_HDR_WORDS, (uint64_t)(uintptr_t)m);
+	rec.p[PTT_REC_HDR_WORDS + 2] = (uint32_t)ret;
+	ptt_rec_close(&rec);
+	return ret;
+}
+
+PTT_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr)
+{
+	int ret = REAL(pthread_mutex_init)(m, attr);
+	if (ptt_on[PTT_EV_MUTEX_INIT]) {
+		int type = PTHREAD_MUTEX_NORMAL, robust = PTHREAD_MUTEX_STALLED;
+		if (attr) {
+			pthread_mutexattr_gettype(attr, &type);
+			pthread_mutexattr_getrobust(attr, &robust);
+		}
+		uint32_t a[4];
+		ptt_put64(a, (uint64_t)(uintptr_t)m);
+		a[2] = (uint32_t)(type | (robust == PTHREAD_MUTEX_ROBUST ? 0x10 : 0));
+		a[3] = (uint32_t)ret;
+		ptt_emit(PTT_EV_MUTEX_INIT, a, 4);
+	}
+	return ret;
+}
+
+PTT_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
+{
+	int ret = REAL(pthread_mutex_destroy)(m);
+	if (ptt_on[PTT_EV_MUTEX_DESTROY])
+		obj_event(PTT_EV_MUTEX_DESTROY, m, ret);
+	return ret;
+}

@@ -1,0 +1,328 @@
+/*
+ * wrap_thread.c - thread life cycle: create (through a trampoline that
+ * registers the new thread), begin, end (return, pthread_exit or
+ * cancellation), join, detach, cancel, names.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+/* pthread_t -> kernel tid, for join/detach/cancel targets: the kernel clears
+ * the tid inside struct pthread when a thread exits, so we keep our own. */
+#define HANDLES 4096
+static struct { uintptr_t handle; uint32_t tid; } handles[HANDLES];
+
+static unsigned slot_of(uintptr_t h) { return (unsigned)((h >> 6) * 2654435761u) % HANDLES; }
+
+void ptt_handle_remember(pthread_t h, uint32_t tid)
+{
+	unsigned i = slot_of((uintptr_t)h);
+	for (unsigned k = 0; k < HANDLES; k++, i = (i + 1) % HANDLES) {
+		uintptr_t cur = __atomic_load_n(&handles[i].handle, __ATOMIC_ACQUIRE);
+		if (cur == (uintptr_t)h) {
+			__atomic_store_n(&handles[i].tid, tid, __ATOMIC_RELEASE);
+			return;
+		}
+		if (cur == 0 || cur == 1) {
+			if (__atomic_compare_exchange_n(&handles[i].handle, &cur, (uintptr_t)h, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+				__atomic_store_n(&handles[i].tid, tid, __ATOMIC_RELEASE);
+				return;
+			}
+		}
+	}
+}
+
+uint32_t ptt_handle_tid(pthread_t h)
+{
+	unsigned i = slot_of((uintptr_t)h);
+	for (unsigned k = 0; k < HANDLES; k++, i = (i + 1) % HANDLES) {
+		uintptr_t cur = __atomic_load_n(&handles[i].handle, __ATOMIC_ACQUIRE);
+		if (cur == (uintptr_t)h)
+			return __atomic_load_n(&handles[i].tid, __ATOMIC_ACQUIRE);
+		if (cur == 0)
+			return 0;
+	}
+	return 0;
+}
+
+void ptt_handle_forget(pthread_t h)
+{
+	unsigned i = slot_of((uintptr_t)h);
+	for (unsigned k = 0; k < HANDLES; k++, i = (i + 1) % HANDLES) {
+		uintptr_t cur = __atomic_load_n(&handles[i].handle, __ATOMIC_ACQUIRE);
+		if (cur == (uintptr_t)h) {
+			__atomic_store_n(&handles[i].handle, 1, __ATOMIC_RELEASE); /* tombstone */
+			return;
+		}
+		if (cur == 0)
+			return;
+	}
+}
+
+/*
+ * The kernel writes a new thread's tid into glibc's struct pthread before
+ * pthread_create returns (CLONE_PARENT_SETTID); we find that field once by
+ * looking for our own tid in our own struct, and each new thread checks
+ * the guess against itself.  A wrong guess only disables the shortcut.
+ */
+static int tid_offset = -2; /* -2 not searched, -1 unusable */
+
+static void find_tid_offset(void)
+{
+	uint32_t tid = ptt_tls.tid ? ptt_tls.tid : ptt_gettid();
+	const char *self = (const char *)pthread_self();
+	tid_offset = -1;
+	for (int off = 64; off < 2048; off += 4) {
+		uint32_t v;
+		memcpy(&v, self + off, 4);
+		if (v == tid) {
+			tid_offset = off;
+			return;
+		}
+	}
+}
+
+uint32_t ptt_peek_tid(pthread_t th)
+{
+	if (tid_offset == -2)
+		find_tid_offset();
+	int off = __atomic_load_n(&tid_offset, __ATOMIC_RELAXED);
+	if (off < 0)
+		return ptt_handle_tid(th);
+	uint32_t v;
+	memcpy(&v, (const char *)th + off, 4);
+	return v ? v : ptt_handle_tid(th);
+}
+
+void ptt_check_tid_offset(uint32_t tid)
+{
+	int off = __atomic_load_n(&tid_offset, __ATOMIC_RELAXED);
+	uint32_t v;
+	if (off < 0)
+		return;
+	memcpy(&v, (const char *)pthread_self() + off, 4);
+	if (v != tid)
+		__atomic_store_n(&tid_offset, -1, __ATOMIC_RELAXED);
+}
+
+/* how: 0 returned, 1 pthread_exit, 2 cancelled, 3 process exit */
+void ptt_thread_end(void *retval, unsigned how)
+{
+	struct ptt_tls *t = &ptt_tls;
+	if (!ptt_shm || t->ended)
+		return;
+	uint32_t a[3];
+	ptt_put64(a, (uint64_t)(uintptr_t)retval);
+	a[2] = how;
+	ptt_emit(PTT_EV_THREAD_END, a, 3);
+	t->ended = 1;
+	if (t->ring) {
+		__atomic_store_n(&t->ring->state, PTT_RING_CLOSED, __ATOMIC_RELEASE);
+		t->ring = NULL;
+	}
+}
+
+struct trampoline_arg {
+	void *(*start)(void *);
+	void *arg;
+	uint32_t parent;
+};
+
+static void end_by_unwind(void *unused)
+{
+	(void)unused;
+	struct ptt_tls *t = &ptt_tls;
+	if (t->exiting)
+		ptt_thread_end(t->exit_value, 1);
+	else
+		ptt_thread_end(PTHREAD_CANCELED, 2);
+}
+
+static void *trampoline(void *p)
+{
+	struct trampoline_arg ta = *(struct trampoline_arg *)p;
+	free(p);
+	struct ptt_tls *t = &ptt_tls;
+	t->pid = (uint32_t)getpid();
+	t->tid = ptt_gettid();
+	ptt_handle_remember(pthread_self(), t->tid);
+	ptt_check_tid_offset(t->tid);
+	t->begun = 1;
+	uint32_t a[5];
+	ptt_put64(a, (uint64_t)pthread_self());
+	ptt_put64(a + 2, (uint64_t)(uintptr_t)ta.start);
+	a[4] = ta.parent;
+	ptt_emit(PTT_EV_THREAD_BEGIN, a, 5);
+	void *ret;
+	pthread_cleanup_push(end_by_unwind, NULL);
+	ret = ta.start(ta.arg);
+	pthread_cleanup_pop(0);
+	ptt_thread_end(ret, 0);
+	return ret;
+}
+
+PTT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
+{
+	if (!ptt_on[PTT_EV_THREAD_CREATE])
+		return REAL(pthread_create)(th, attr, start, arg);
+	struct trampoline_arg *ta = malloc(sizeof *ta);
+	if (!ta)
+		return REAL(pthread_create)(th, attr, start, arg);
+	struct ptt_tls *t = &ptt_tls;
+	if (!t->tid) {
+		t->pid = (uint32_t)getpid();
+		t->tid = ptt_gettid();
+	}
+	ta->start = start;
+	ta->arg = arg;
+	ta->parent = t->tid;
+	/* timestamp before the thread exists, so create always precedes begin */
+	struct ptt_rec rec;
+	int open = ptt_rec_open(&rec, PTT_EV_THREAD_CREATE, 6) == 0;
+	int ret = REAL(pthread_create)(th, attr, trampoline, ta);
+	if (ret != 0)
+		free(ta);
+	if (open) {
+		uint32_t *w = rec.p + PTT_REC_HDR_WORDS;
+		ptt_put64(w, ret == 0 ? (uint64_t)*th : 0);
+		ptt_put64(w + 2, (uint64_t)(uintptr_t)start);
+		w[4] = ret == 0 ? ptt_peek_tid(*th) : 0;
+		w[5] = (uint32_t)ret;
+		ptt_rec_close(&rec);
+		if (ret == 0 && w[4])
+			ptt_handle_remember(*th, w[4]);
+	}
+	return ret;
+}
+
+static void join_event(unsigned id, pthread_t th, uint32_t tid, int ret, void *value)
+{
+	uint32_t a[7];
+	ptt_put64(a, (uint64_t)th);
+	a[2] = tid;
+	a[3] = (uint32_t)ret;
+	ptt_put64(a + 4, (uint64_t)(uintptr_t)value);
+	ptt_emit(id, a, 6);
+}
+
+PTT_EXPORT int pthread_join(pthread_t th, void **retval)
+{
+	if (!ptt_on[PTT_EV_THREAD_JOIN])
+		return REAL(pthread_join)(th, retval);
+	uint32_t tid = ptt_handle_tid(th);
+	if (ptt_on[PTT_EV_THREAD_JOIN_REQ]) {
+		uint32_t a[3];
+		ptt_put64(a, (uint64_t)th);
+		a[2] = tid;
+		ptt_emit(PTT_EV_THREAD_JOIN_REQ, a, 3);
+	}
+	void *value = NULL;
+	int ret = REAL(pthread_join)(th, &value);
+	if (ret == 0) {
+		ptt_handle_forget(th);
+		if (retval)
+			*retval = value;
+	}
+	join_event(PTT_EV_THREAD_JOIN, th, tid, ret, value);
+	return ret;
+}
+
+PTT_EXPORT int pthread_tryjoin_np(pthread_t th, void **retval)
+{
+	if (!ptt_on[PTT_EV_THREAD_TRYJOIN])
+		return REAL(pthread_tryjoin_np)(th, retval);
+	uint32_t tid = ptt_handle_tid(th);
+	void *value = NULL;
+	int ret = REAL(pthread_tryjoin_np)(th, &value);
+	if (ret == 0) {
+		ptt_handle_forget(th);
+		if (retval)
+			*retval = value;
+	}
+	join_event(PTT_EV_THREAD_TRYJOIN, th, tid, ret, value);
+	return ret;
+}
+
+PTT_EXPORT int pthread_timedjoin_np(pthread_t th, void **retval, const struct timespec *abstime)
+{
+	if (!ptt_on[PTT_EV_THREAD_JOIN])
+		return REAL(pthread_timedjoin_np)(th, retval, abstime);
+	uint32_t tid = ptt_handle_tid(th);
+	if (ptt_on[PTT_EV_THREAD_JOIN_REQ]) {
+		uint32_t a[3];
+		ptt_put64(a, (uint64_t)th);
+		a[2] = tid;
+		ptt_emit(PTT_EV_THREAD_JOIN_REQ, a, 3);
+	}
+	void *value = NULL;
+	int ret = REAL(pthread_timedjoin_np)(th, &value, abstime);
+	if (ret == 0) {
+		ptt_handle_forget(th);
+		if (retval)
+			*retval = value;
+	}
+	join_event(PTT_EV_THREAD_JOIN, th, tid, ret, value);
+	return ret;
+}
+
+static int target_event(unsigned id, pthread_t th, int ret)
+{
+	uint32_t a[4];
+	ptt_put64(a, (uint64_t)th);
+	a[2] = ptt_handle_tid(th);
+	a[3] = (uint32_t)ret;
+	ptt_emit(id, a, 4);
+	return ret;
+}
+
+PTT_EXPORT int pthread_detach(pthread_t th)
+{
+	if (!ptt_on[PTT_EV_THREAD_DETACH])
+		return REAL(pthread_detach)(th);
+	uint32_t tid = ptt_handle_tid(th);
+	int ret = REAL(pthread_detach)(th);
+	uint32_t a[4];
+	ptt_put64(a, (uint64_t)th);
+	a[2] = tid;
+	a[3] = (uint32_t)ret;
+	ptt_emit(PTT_EV_THREAD_DETACH, a, 4);
+	return ret;
+}
+
+PTT_EXPORT int pthread_cancel(pthread_t th)
+{
+	if (!ptt_on[PTT_EV_THREAD_CANCEL])
+		return REAL(pthread_cancel)(th);
+	return target_event(PTT_EV_THREAD_CANCEL, th, REAL(pthread_cancel)(th));
+}
+
+PTT_EXPORT void pthread_exit(void *value)
+{
+	struct ptt_tls *t = &ptt_tls;
+	t->exiting = 1;
+	t->exit_value = value;
+	if (ptt_on[PTT_EV_THREAD_EXIT]) {
+		uint32_t a[2];
+		ptt_put64(a, (uint64_t)(uintptr_t)value);
+		ptt_emit(PTT_EV_THREAD_EXIT, a, 2);
+	}
+	if (t->tid && t->tid == t->pid)
+		ptt_thread_end(value, 1); /* the main thread has no trampoline */
+	REAL(pthread_exit)(value);
+}
+
+PTT_EXPORT int pthread_setname_np(pthread_t th, const char *name)
+{
+	int ret = REAL(pthread_setname_np)(th, name);
+	if (ret == 0 && ptt_shm) {
+		uint32_t a[1] = { pthread_equal(th, pthread_self()) ? ptt_tls.tid : ptt_handle_tid(th) };
+		if (!a[0])
+			a[0] = ptt_tls.tid ? ptt_tls.tid : ptt_gettid();
+		ptt_emit_str(PTT_EV_THREAD_NAME, a, 1, name);
+	}
+	return ret;
+}

@@ -1,0 +1,33 @@
+/* cli.h - what every ptt command-line filter shares: input, diagnostics, output checks. */
+#ifndef PTT_CLI_H
+#define PTT_CLI_H
+
+#include <stdio.h>
+
+#include "../formats/ptt_trace.h"
+
+#ifndef PTT_VERSION
+#define PTT_VERSION "0.1.0"
+#endif
+
+struct cli_input {
+	const char *prog;   /* program name for messages */
+	const char *name;   /* input name for messages */
+	int fd;
+	struct ptt_reader *r;
+	unsigned long problems; /* damaged stretches seen */
+};
+
+/* Open path ("-" or NULL: stdin).  On failure prints "prog: name: reason" and returns -1. */
+int cli_open(struct cli_input *in, const char *prog, const char *path);
+/* Next event; damage is reported on stderr (the first 20 problems, then a count) and skipped. */
+int cli_next(struct cli_input *in, struct ptt_event *ev);
+/* Close; prints the count of unreported problems.  Returns 1 if the input had problems, else 0. */
+int cli_close(struct cli_input *in);
+/* Flush stdout and check for write errors: 0 or 1 (reported). */
+int cli_finish_output(const char *prog);
+void cli_print_version(const char *prog);
+/* For usage errors: "Try 'prog --help'" and return 2. */
+int cli_usage_error(const char *prog);
+
+#endif

@@ -1,0 +1,122 @@
+/* summary.c - per-thread and per-event counts, lost events, time checks. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "summary.h"
+
+struct thread_count {
+	uint32_t pid, tid;
+	uint64_t events;
+	uint64_t first_ns, last_ns;
+};
+
+struct summary {
+	uint64_t events, lost, first_ns, last_ns;
+	uint64_t by_id[PTT_MAX_TYPES];
+	struct thread_count *threads;
+	size_t nthreads, cap;
+	unsigned long order_errors;
+	uint64_t last_global_ns;
+};
+
+struct summary *summary_new(void)
+{
+	return calloc(1, sizeof(struct summary));
+}
+
+static struct thread_count *thread_of(struct summary *s, uint32_t pid, uint32_t tid)
+{
+	for (size_t i = s->nthreads; i-- > 0;)
+		if (s->threads[i].tid == tid && s->threads[i].pid == pid)
+			return &s->threads[i];
+	if (s->nthreads == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 16;
+		struct thread_count *t = realloc(s->threads, cap * sizeof *t);
+		if (!t)
+			return NULL;
+		s->threads = t;
+		s->cap = cap;
+	}
+	struct thread_count *t = &s->threads[s->nthreads++];
+	memset(t, 0, sizeof *t);
+	t->pid = pid;
+	t->tid = tid;
+	return t;
+}
+
+void summary_add(struct summary *s, const struct ptt_event *ev)
+{
+	if (s->events == 0)
+		s->first_ns = ev->ns;
+	if (ev->ns < s->last_global_ns)
+		s->order_errors++;
+	s->last_global_ns = ev->ns;
+	s->last_ns = ev->ns;
+	s->events++;
+	s->by_id[ev->id]++;
+	if (ev->id == PTT_EV_REC_LOST)
+		s->lost += ptt_event_arg(ev, "count", 0);
+	struct thread_count *t = thread_of(s, ev->pid, ev->tid);
+	if (!t)
+		return;
+	if (t->events && ev->ns < t->last_ns)
+		s->order_errors++;
+	if (!t->events)
+		t->first_ns = ev->ns;
+	t->last_ns = ev->ns;
+	t->events++;
+}
+
+unsigned long summary_order_errors(const struct summary *s) { return s->order_errors; }
+
+static void print_ns(FILE *out, uint64_t ns)
+{
+	fprintf(out, "%" PRIu64 ".%09" PRIu64 " s", ns / 1000000000u, ns % 1000000000u);
+}
+
+void summary_print_info(const struct summary *s, const struct ptt_reader *r, const struct ptt_names *names, FILE *out)
+{
+	static const char *const keys[] = { "cmdline", "pid", "hostname", "recorder", "clock", "clock_hz",
+		"mode", "level", "classes", "ring_bytes", "exit_status", "processes" };
+	fprintf(out, "format:     %s\n", ptt_reader_form(r) == PTT_FORM_BINARY ? "binary" : "text");
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		const char *v = ptt_reader_meta(r, keys[i]);
+		if (v)
+			fprintf(out, "%-11s %s\n", keys[i], v);
+	}
+	const char *rt = ptt_reader_meta(r, "realtime_ns");
+	if (rt)
+		fprintf(out, "%-11s %s (ns since 1970)\n", "started", rt);
+	fprintf(out, "duration:   ");
+	print_ns(out, s->events ? s->last_ns - s->first_ns : 0);
+	fprintf(out, "\nevents:     %" PRIu64 "\nlost:       %" PRIu64 "%s\n", s->events, s->lost,
+		ptt_reader_saw_end(r) ? "" : " (the trace has no end: the recorder did not finish it)");
+	fprintf(out, "threads:    %zu\n\n%8s %8s %12s %14s %14s  %s\n", s->nthreads, "PID", "TID", "EVENTS", "FIRST", "LAST", "NAME");
+	for (size_t i = 0; i < s->nthreads; i++) {
+		const struct thread_count *t = &s->threads[i];
+		const char *n = ptt_names_thread(names, t->tid);
+		fprintf(out, "%8" PRIu32 " %8" PRIu32 " %12" PRIu64 " %4" PRIu64 ".%09" PRIu64 " %4" PRIu64 ".%09" PRIu64 "  %s\n",
+			t->pid, t->tid, t->events, t->first_ns / 1000000000u, t->first_ns % 1000000000u,
+			t->last_ns / 1000000000u, t->last_ns % 1000000000u, n ? n : "");
+	}
+	fprintf(out, "\n%-24s %12s\n", "EVENT", "COUNT");
+	const struct ptt_types *ts = ptt_reader_types(r);
+	for (unsigned id = 0; id < PTT_MAX_TYPES; id++)
+		if (s->by_id[id])
+			fprintf(out, "%-24s %12" PRIu64 "\n", ts->by_id[id] ? ts->by_id[id]->name : "?", s->by_id[id]);
+}
+
+void summary_print_check(const struct summary *s, const char *name, unsigned long damaged, FILE *out)
+{
+	fprintf(out, "%s: %" PRIu64 " events, %lu damaged, %" PRIu64 " lost, %lu out of order: %s\n", name, s->events,
+		damaged, s->lost, s->order_errors, damaged || s->order_errors ? "FAILED" : "ok");
+}
+
+void summary_free(struct summary *s)
+{
+	if (!s)
+		return;
+	free(s->threads);
+	free(s);
+}

@@ -1,0 +1,18 @@
+/* summary.h - counts over a trace for ptt-dump --info and --check. */
+#ifndef PTT_SUMMARY_H
+#define PTT_SUMMARY_H
+
+#include <stdio.h>
+
+#include "../formats/ptt_trace.h"
+
+struct summary;
+struct summary *summary_new(void);
+void summary_add(struct summary *s, const struct ptt_event *ev);
+/* Per-thread monotonic time and order checks found so far. */
+unsigned long summary_order_errors(const struct summary *s);
+void summary_print_info(const struct summary *s, const struct ptt_reader *r, const struct ptt_names *names, FILE *out);
+void summary_print_check(const struct summary *s, const char *name, unsigned long damaged, FILE *out);
+void summary_free(struct summary *s);
+
+#endif

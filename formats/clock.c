@@ -1,0 +1,22 @@
+/* clock.c - conversion between trace ticks and nanoseconds since start. */
+#include "ptt_trace.h"
+
+void ptt_clock_init(struct ptt_clock *c, uint64_t start_ticks, uint64_t hz)
+{
+	c->start_ticks = start_ticks;
+	c->hz = hz ? hz : 1000000000u;
+	/* 32.32 fixed point: exact for ns clocks, < 1 ppb error for GHz TSCs */
+	c->mult = (uint64_t)(((unsigned __int128)1000000000u << 32) / c->hz);
+}
+
+uint64_t ptt_clock_ns(const struct ptt_clock *c, uint64_t ticks)
+{
+	if (ticks <= c->start_ticks)
+		return 0;
+	return (uint64_t)(((unsigned __int128)(ticks - c->start_ticks) * c->mult) >> 32);
+}
+
+uint64_t ptt_clock_ticks(const struct ptt_clock *c, uint64_t ns)
+{
+	return c->start_ticks + (uint64_t)(((unsigned __int128)ns * c->hz) / 1000000000u);
+}

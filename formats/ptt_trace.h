@@ -1,0 +1,287 @@
+/*
+ * ptt_trace.h - the ptt trace format: layout, event types, reader, writers.
+ *
+ * One library (libpttformat.a) behind this header serves every tool.  It
+ * never prints and never exits: functions return a negative errno-style
+ * code (or PTT_E_*), described by ptt_strerror(); readers keep a one-line
+ * diagnostic with the offset of the last problem (ptt_reader_diag()).
+ *
+ * The on-disk layout is specified in ptt-trace(5).
+ */
+#ifndef PTT_TRACE_H
+#define PTT_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define PTT_FORMAT_VERSION 1
+#define PTT_FILE_MAGIC "\x89PTT\r\n\x1a\n"   /* 8 bytes, PNG-style: catches text-mode mangling */
+#define PTT_BYTE_ORDER_MARK 0x01020304u
+#define PTT_BLOCK_MAGIC 0x42545450u          /* "PTTB" little-endian */
+#define PTT_TEXT_MAGIC "# ptt-trace "         /* first line of ptt-dump's text form */
+
+/* ---- records ------------------------------------------------------------ */
+
+/*
+ * A record is a sequence of 32-bit words:
+ *   w0 = id (bits 0-15) | length in words (bits 16-23) | PTT_REC_MARK (24-31)
+ *   w1, w2 = timestamp ticks, low and high word
+ *   w3 = pid, w4 = tid (kernel thread id)
+ *   w5 .. wN-2 = arguments (64-bit values as two words, low first)
+ *   wN-1 = checksum of w0 .. wN-2 (ptt_rec_checksum)
+ */
+#define PTT_REC_MARK 0xA7u
+#define PTT_REC_HDR_WORDS 5
+#define PTT_REC_MIN_WORDS 6
+#define PTT_REC_MAX_WORDS 255
+#define PTT_MAX_ARGS 8
+#define PTT_MAX_STR 512
+#define PTT_USER_ID_BASE 1024 /* user-registered event types start here */
+#define PTT_MAX_TYPES 4096
+
+static inline uint32_t ptt_rec_word0(uint32_t id, uint32_t nwords)
+{
+	return (id & 0xffffu) | ((nwords & 0xffu) << 16) | (PTT_REC_MARK << 24);
+}
+static inline uint32_t ptt_rec_id(uint32_t w0) { return w0 & 0xffffu; }
+static inline uint32_t ptt_rec_len(uint32_t w0) { return (w0 >> 16) & 0xffu; }
+static inline int ptt_rec_marked(uint32_t w0) { return (w0 >> 24) == PTT_REC_MARK; }
+
+/*
+ * The record checksum: a rotate-xor over the words, finished with one
+ * multiply.  zlib's crc32 cost 8-12 ns per 32-byte record here, more than
+ * the rest of the trace path together; this costs about one cycle per word
+ * and still detects every single-bit error, zeroed or torn records and
+ * shifted words.  Seeded so that an all-zero record never verifies.
+ */
+static inline uint32_t ptt_rec_checksum(const uint32_t *w, uint32_t nwords_without_sum)
+{
+	uint32_t h = 0x50545431u;
+	for (uint32_t i = 0; i < nwords_without_sum; i++)
+		h = ((h << 7) | (h >> 25)) ^ w[i];
+	h *= 0x9E3779B1u;
+	return h ^ (h >> 16);
+}
+
+/* ---- blocks ------------------------------------------------------------- */
+
+enum ptt_block_kind {
+	PTT_BLOCK_META = 1,   /* text lines: header keys and event types */
+	PTT_BLOCK_EVENTS = 2, /* records in time order */
+	PTT_BLOCK_END = 3,    /* text lines: summary, written when the trace is finalized */
+};
+#define PTT_BLOCK_ZLIB 0x1u /* payload is a zlib stream of raw_len bytes */
+
+struct ptt_block_header {
+	uint32_t magic;       /* PTT_BLOCK_MAGIC */
+	uint16_t kind;        /* enum ptt_block_kind */
+	uint16_t flags;       /* PTT_BLOCK_ZLIB */
+	uint32_t payload_len; /* bytes stored after this header */
+	uint32_t raw_len;     /* bytes once decompressed */
+	uint32_t count;       /* records in an EVENTS block */
+	uint32_t lost;        /* events reported lost by rec_lost records in this block */
+	uint64_t first_ticks; /* timestamp of the first and last record */
+	uint64_t last_ticks;
+	uint32_t stream;      /* 0: merged from every thread, in time order */
+	uint32_t header_crc;  /* zlib crc32 of the 44 bytes before it */
+};
+_Static_assert(sizeof(struct ptt_block_header) == 48, "block header is 48 bytes");
+
+struct ptt_file_header {
+	char magic[8];       /* PTT_FILE_MAGIC */
+	uint32_t version;    /* PTT_FORMAT_VERSION */
+	uint32_t byte_order; /* PTT_BYTE_ORDER_MARK as written by the producer */
+};
+_Static_assert(sizeof(struct ptt_file_header) == 16, "file header is 16 bytes");
+
+#define PTT_BLOCK_MAX_PAYLOAD (1u << 20)
+
+/* ---- event types -------------------------------------------------------- */
+
+enum ptt_class {
+	PTT_CLASS_META, PTT_CLASS_PROCESS, PTT_CLASS_THREAD, PTT_CLASS_MUTEX,
+	PTT_CLASS_COND, PTT_CLASS_RWLOCK, PTT_CLASS_BARRIER, PTT_CLASS_SEM,
+	PTT_CLASS_SPIN, PTT_CLASS_USER, PTT_CLASS_RECORDER, PTT_CLASS_COUNT
+};
+enum ptt_source { PTT_SRC_PTHREAD, PTT_SRC_RECORDER, PTT_SRC_PROGRAM, PTT_SRC_COUNT };
+enum ptt_arg_kind { PTT_ARG_I32, PTT_ARG_U32, PTT_ARG_TID, PTT_ARG_PTR, PTT_ARG_U64, PTT_ARG_I64, PTT_ARG_STR, PTT_ARG_KIND_COUNT };
+
+enum ptt_event_id {
+#define PTT_EVENT(e, name, cls, lvl, src, args) e,
+#include "events.def"
+#undef PTT_EVENT
+	PTT_EV_BUILTIN_COUNT
+};
+
+struct ptt_type {
+	uint16_t id;
+	uint8_t cls;    /* enum ptt_class */
+	uint8_t level;  /* 1 essential .. 3 everything */
+	uint8_t source; /* enum ptt_source */
+	uint8_t nargs;
+	uint8_t words;  /* argument words before any str argument */
+	char name[48];
+	char argname[PTT_MAX_ARGS][24];
+	uint8_t argkind[PTT_MAX_ARGS];
+};
+
+const char *ptt_class_name(unsigned cls);
+int ptt_class_from_name(const char *name); /* -1 if unknown */
+const char *ptt_source_name(unsigned src);
+int ptt_source_from_name(const char *name);
+const char *ptt_arg_kind_name(unsigned kind);
+unsigned ptt_arg_kind_words(unsigned kind); /* 0 for str */
+
+/* Fill a type from its textual definition; returns 0 or PTT_E_BADTYPE. */
+int ptt_type_parse_args(struct ptt_type *t, const char *argspec);
+/* "name:kind,..." of a type, into buf. */
+void ptt_type_format_args(const struct ptt_type *t, char *buf, size_t size);
+/* The built-in type with this id, or NULL. */
+const struct ptt_type *ptt_builtin_type(unsigned id);
+
+/* A table of types: built-ins plus those a trace defines. */
+struct ptt_types {
+	struct ptt_type *by_id[PTT_MAX_TYPES];
+};
+void ptt_types_init_builtin(struct ptt_types *ts);
+int ptt_types_define(struct ptt_types *ts, const struct ptt_type *t);
+const struct ptt_type *ptt_types_find_name(const struct ptt_types *ts, const char *name);
+void ptt_types_free(struct ptt_types *ts);
+
+/* ---- errors ------------------------------------------------------------- */
+
+enum {
+	PTT_E_BADMAGIC = -1000, PTT_E_VERSION, PTT_E_BYTEORDER, PTT_E_TRUNCATED,
+	PTT_E_CHECKSUM, PTT_E_BADBLOCK, PTT_E_BADRECORD, PTT_E_BADTYPE,
+	PTT_E_BADTEXT, PTT_E_ZLIB, PTT_E_UNKNOWN_TYPE, PTT_E_NOMEM,
+};
+const char *ptt_strerror(int err);
+
+/* ---- decoded events ----------------------------------------------------- */
+
+struct ptt_event {
+	uint64_t ns;        /* nanoseconds since the trace start */
+	uint64_t ticks;     /* raw timestamp (binary input; equals ns for text input) */
+	uint64_t pos;       /* 0-based position of the event in the trace */
+	uint64_t offset;    /* byte offset of the record (binary) or line number (text) */
+	uint32_t pid, tid;
+	uint16_t id;
+	uint8_t nargs;
+	const struct ptt_type *type;
+	uint64_t arg[PTT_MAX_ARGS]; /* integers; str arguments are in str */
+	char str[PTT_MAX_STR];
+	uint32_t nwords;            /* the record, as it was stored (binary input) */
+	uint32_t words[PTT_REC_MAX_WORDS];
+};
+
+/* Value of the argument called name, or dflt when the type has none. */
+uint64_t ptt_event_arg(const struct ptt_event *ev, const char *name, uint64_t dflt);
+int ptt_event_argindex(const struct ptt_event *ev, const char *name); /* -1 if none */
+
+/* Build ev->words/nwords from the decoded fields (used to write text input as binary). */
+int ptt_event_encode(struct ptt_event *ev);
+
+/* ---- clock -------------------------------------------------------------- */
+
+struct ptt_clock {
+	uint64_t start_ticks; /* the trace's time zero */
+	uint64_t hz;          /* ticks per second (1000000000 for ns clocks) */
+	uint64_t mult;        /* ns = ((ticks - start) * mult) >> 32 */
+};
+void ptt_clock_init(struct ptt_clock *c, uint64_t start_ticks, uint64_t hz);
+uint64_t ptt_clock_ns(const struct ptt_clock *c, uint64_t ticks);
+uint64_t ptt_clock_ticks(const struct ptt_clock *c, uint64_t ns);
+
+/* ---- reader ------------------------------------------------------------- */
+
+enum ptt_input_form { PTT_FORM_BINARY, PTT_FORM_TEXT };
+
+struct ptt_reader;
+
+/*
+ * Open a reader on fd (a file or a pipe; the form, binary or text, is
+ * detected from the first bytes).  name is used in diagnostics only.
+ * Returns 0, or a negative code with the reason in *diag (static text).
+ */
+int ptt_reader_open(struct ptt_reader **r, int fd, const char *name);
+/*
+ * Next event in trace order: 1 and *ev filled, 0 at the end, or a negative
+ * code after skipping damaged input (see ptt_reader_diag); reading may go
+ * on after an error.  Damaged data never makes the reader stop early while
+ * intact data follows.
+ */
+int ptt_reader_next(struct ptt_reader *r, struct ptt_event *ev);
+const char *ptt_reader_diag(const struct ptt_reader *r); /* "offset 4096: bad checksum, record skipped" */
+int ptt_reader_form(const struct ptt_reader *r);
+const struct ptt_types *ptt_reader_types(const struct ptt_reader *r);
+const struct ptt_clock *ptt_reader_clock(const struct ptt_reader *r);
+/* Header value for key ("cmdline", "pid", "clock", ...) or NULL. */
+const char *ptt_reader_meta(const struct ptt_reader *r, const char *key);
+/* The header as "key value" lines, in the order read (including "type" lines). */
+size_t ptt_reader_meta_count(const struct ptt_reader *r);
+const char *ptt_reader_meta_line(const struct ptt_reader *r, size_t i);
+/* Number of META lines read so far: grows when a trace defines types mid-stream. */
+uint64_t ptt_reader_bytes(const struct ptt_reader *r); /* bytes consumed */
+int ptt_reader_saw_end(const struct ptt_reader *r); /* an END block / "# end" line was read */
+void ptt_reader_close(struct ptt_reader *r);
+
+/* ---- text form ---------------------------------------------------------- */
+
+/*
+ * One event as a ptt-dump line (without newline):
+ *   SECONDS.NANOSECONDS PID TID SOURCE EVENT [ARG=VALUE ...]
+ * ptr as 0x hex, integers in decimal, str as a C-quoted string.
+ * Returns the length written (truncated to size-1 like snprintf).
+ */
+size_t ptt_text_format_event(const struct ptt_event *ev, char *buf, size_t size);
+/* Parse such a line back; 0 or PTT_E_BADTEXT/PTT_E_UNKNOWN_TYPE. */
+int ptt_text_parse_event(const struct ptt_types *ts, const char *line, struct ptt_event *ev);
+/* "# type ID NAME CLASS LEVEL SOURCE ARGSPEC" */
+size_t ptt_text_format_type(const struct ptt_type *t, char *buf, size_t size);
+int ptt_text_parse_type(const char *defn, struct ptt_type *t); /* defn after "type " */
+/* C-quote s into buf ("..." with \\, \", \n, \xHH). */
+size_t ptt_text_quote(const char *s, char *buf, size_t size);
+
+/* ---- writers ------------------------------------------------------------ */
+
+struct ptt_writer;
+
+/* Binary writer on fd: zlevel 0 = no compression, 1..9 zlib level. */
+int ptt_writer_open(struct ptt_writer **w, int fd, int zlevel);
+/* A META block holding these "key value\n" lines (header or later types). */
+int ptt_writer_meta(struct ptt_writer *w, const char *lines, size_t len);
+/* Append one checksummed record; blocks are cut at the block size. */
+int ptt_writer_record(struct ptt_writer *w, const uint32_t *words, uint32_t nwords);
+int ptt_writer_flush(struct ptt_writer *w); /* finish the current block and write it out */
+/* Write the END block with these summary lines, flush; w stays valid for close. */
+int ptt_writer_end(struct ptt_writer *w, const char *lines, size_t len);
+uint64_t ptt_writer_bytes(const struct ptt_writer *w);
+uint64_t ptt_writer_events(const struct ptt_writer *w);
+int ptt_writer_close(struct ptt_writer *w); /* frees; does not close fd */
+
+/*
+ * The output side of a filter: writes events in the form given (binary:
+ * header meta and types first, then records; text: ptt-dump lines).
+ * Meta is copied from the reader the first time an event is written and
+ * whenever the reader learned new types.
+ */
+struct ptt_sink;
+int ptt_sink_open(struct ptt_sink **s, FILE *out, int form, int zlevel);
+int ptt_sink_event(struct ptt_sink *s, const struct ptt_reader *r, struct ptt_event *ev);
+int ptt_sink_close(struct ptt_sink *s, const struct ptt_reader *r); /* writes END if the input had one */
+
+/* ---- names ------------------------------------------------------------- */
+
+/* Thread and object names, from thread_name and object_name events. */
+struct ptt_names;
+struct ptt_names *ptt_names_new(void);
+int ptt_names_update(struct ptt_names *n, const struct ptt_event *ev); /* learns from name events */
+int ptt_names_set_object(struct ptt_names *n, uint64_t addr, const char *name);
+const char *ptt_names_thread(const struct ptt_names *n, uint32_t tid);   /* NULL if unnamed */
+const char *ptt_names_object(const struct ptt_names *n, uint64_t addr);
+int ptt_names_find_object(const struct ptt_names *n, const char *name, uint64_t *addr); /* 1 if found */
+int ptt_names_find_thread(const struct ptt_names *n, const char *name, uint32_t *tid);
+void ptt_names_free(struct ptt_names *n);
+
+#endif

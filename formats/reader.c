@@ -1,0 +1,492 @@
+/*
+ * reader.c - reads a trace in either form (binary blocks or ptt-dump text)
+ * from a file or a pipe, one event at a time, with bounded memory.
+ *
+ * Damage never stops the reader while intact data follows: a bad block
+ * header makes it scan for the next block magic with a valid header crc, a
+ * bad record makes it scan word by word for the next record whose mark,
+ * length and checksum agree.  Each damaged stretch yields one error return
+ * with its offset (ptt_reader_diag) and reading goes on.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "ptt_trace.h"
+
+int ptt__decode_args(struct ptt_event *ev);
+
+#define IN_CAP (4u << 20)
+
+struct ptt_reader {
+	int fd;
+	int form;
+	int eof;          /* read() returned 0 */
+	int saw_end;
+	char name[256];
+	char diag[512];
+	unsigned char *in; /* input buffer */
+	size_t in_start, in_len;
+	uint64_t in_offset; /* file offset of in[in_start] */
+	/* current block (binary) */
+	unsigned char *blk;
+	size_t blk_cap, blk_len, blk_pos;
+	uint64_t blk_offset; /* file offset of the payload */
+	int blk_zlib;
+	int in_damage; /* inside a damaged stretch of records: report once */
+	/* metadata */
+	char **meta;
+	size_t nmeta, meta_cap;
+	int in_end_lines;
+	struct ptt_types types;
+	struct ptt_clock clock;
+	uint64_t pos;
+	uint64_t line_no;
+};
+
+static void set_diag(struct ptt_reader *r, const char *fmt_offset_kind, uint64_t where, const char *what)
+{
+	snprintf(r->diag, sizeof r->diag, "%s %" PRIu64 ": %s", fmt_offset_kind, where, what);
+}
+
+/* Ensure n bytes are buffered from in_start; returns how many are (may be fewer at EOF). */
+static size_t fill(struct ptt_reader *r, size_t n)
+{
+	if (r->in_len >= n || r->eof)
+		return r->in_len < n ? r->in_len : n;
+	if (r->in_start + n > IN_CAP) {
+		memmove(r->in, r->in + r->in_start, r->in_len);
+		r->in_start = 0;
+	}
+	while (r->in_len < n && !r->eof) {
+		size_t room = IN_CAP - r->in_start - r->in_len;
+		ssize_t k = read(r->fd, r->in + r->in_start + r->in_len, room);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			r->eof = 1;
+			snprintf(r->diag, sizeof r->diag, "offset %" PRIu64 ": %s", r->in_offset + r->in_len, strerror(errno));
+			break;
+		}
+		if (k == 0)
+			r->eof = 1;
+		r->in_len += (size_t)k;
+	}
+	return r->in_len < n ? r->in_len : n;
+}
+
+static void consume(struct ptt_reader *r, size_t n)
+{
+	r->in_start += n;
+	r->in_len -= n;
+	r->in_offset += n;
+	if (r->in_len == 0)
+		r->in_start = 0;
+}
+
+static int add_meta(struct ptt_reader *r, const char *line, size_t len)
+{
+	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		len--;
+	if (len == 0)
+		return 0;
+	if (r->nmeta == r->meta_cap) {
+		size_t cap = r->meta_cap ? r->meta_cap * 2 : 64;
+		char **nm = realloc(r->meta, cap * sizeof *nm);
+		if (!nm)
+			return PTT_E_NOMEM;
+		r->meta = nm;
+		r->meta_cap = cap;
+	}
+	char *copy = malloc(len + 1);
+	if (!copy)
+		return PTT_E_NOMEM;
+	memcpy(copy, line, len);
+	copy[len] = 0;
+	r->meta[r->nmeta++] = copy;
+	if (strncmp(copy, "type ", 5) == 0) {
+		struct ptt_type t;
+		int rc = ptt_text_parse_type(copy + 5, &t);
+		if (rc == 0)
+			rc = ptt_types_define(&r->types, &t);
+		return rc;
+	}
+	if (strncmp(copy, "clock_hz ", 9) == 0 || strncmp(copy, "start_ticks ", 12) == 0) {
+		const char *hz = ptt_reader_meta(r, "clock_hz"), *st = ptt_reader_meta(r, "start_ticks");
+		ptt_clock_init(&r->clock, st ? strtoull(st, NULL, 10) : 0, hz ? strtoull(hz, NULL, 10) : 0);
+	}
+	return 0;
+}
+
+/* Split a META/END payload into lines. */
+static int add_meta_block(struct ptt_reader *r, const char *p, size_t len)
+{
+	int bad = 0;
+	while (len) {
+		const char *nl = memchr(p, '\n', len);
+		size_t l = nl ? (size_t)(nl - p) + 1 : len;
+		if (add_meta(r, p, l) != 0)
+			bad = PTT_E_BADTYPE;
+		p += l;
+		len -= l;
+	}
+	return bad;
+}
+
+const char *ptt_reader_meta(const struct ptt_reader *r, const char *key)
+{
+	size_t kl = strlen(key);
+	const char *found = NULL;
+	for (size_t i = 0; i < r->nmeta; i++)
+		if (strncmp(r->meta[i], key, kl) == 0 && r->meta[i][kl] == ' ')
+			found = r->meta[i] + kl + 1; /* the last definition wins */
+	return found;
+}
+
+size_t ptt_reader_meta_count(const struct ptt_reader *r) { return r->nmeta; }
+const char *ptt_reader_meta_line(const struct ptt_reader *r, size_t i) { return i < r->nmeta ? r->meta[i] : NULL; }
+const char *ptt_reader_diag(const struct ptt_reader *r) { return r->diag; }
+int ptt_reader_form(const struct ptt_reader *r) { return r->form; }
+const struct ptt_types *ptt_reader_types(const struct ptt_reader *r) { return &r->types; }
+const struct ptt_clock *ptt_reader_clock(const struct ptt_reader *r) { return &r->clock; }
+uint64_t ptt_reader_bytes(const struct ptt_reader *r) { return r->in_offset; }
+int ptt_reader_saw_end(const struct ptt_reader *r) { return r->saw_end; }
+
+int ptt_reader_open(struct ptt_reader **rp, int fd, const char *name)
+{
+	struct ptt_reader *r = calloc(1, sizeof *r);
+	if (!r)
+		return PTT_E_NOMEM;
+	*rp = r;
+	r->fd = fd;
+	snprintf(r->name, sizeof r->name, "%s", name ? name : "-");
+	r->in = malloc(IN_CAP);
+	if (!r->in)
+		return PTT_E_NOMEM;
+	ptt_types_init_builtin(&r->types);
+	ptt_clock_init(&r->clock, 0, 1000000000u);
+	size_t got = fill(r, 16);
+	if (r->diag[0])
+		return -EIO;
+	if (got == 0) {
+		snprintf(r->diag, sizeof r->diag, "empty input, not a ptt trace");
+		return PTT_E_TRUNCATED;
+	}
+	if (got >= strlen(PTT_TEXT_MAGIC) && memcmp(r->in, PTT_TEXT_MAGIC, strlen(PTT_TEXT_MAGIC)) == 0) {
+		r->form = PTT_FORM_TEXT;
+		return 0;
+	}
+	if (got < 8 || memcmp(r->in, PTT_FILE_MAGIC, 8) != 0) {
+		snprintf(r->diag, sizeof r->diag, "offset 0: %s", ptt_strerror(PTT_E_BADMAGIC));
+		return PTT_E_BADMAGIC;
+	}
+	if (got < 16) {
+		snprintf(r->diag, sizeof r->diag, "offset %zu: file header truncated", got);
+		return PTT_E_TRUNCATED;
+	}
+	struct ptt_file_header h;
+	memcpy(&h, r->in, sizeof h);
+	if (h.byte_order != PTT_BYTE_ORDER_MARK) {
+		snprintf(r->diag, sizeof r->diag, "offset 12: %s", ptt_strerror(PTT_E_BYTEORDER));
+		return PTT_E_BYTEORDER;
+	}
+	if (h.version != PTT_FORMAT_VERSION) {
+		snprintf(r->diag, sizeof r->diag, "offset 8: format version %" PRIu32 ", this tool reads version %d",
+			 h.version, PTT_FORMAT_VERSION);
+		return PTT_E_VERSION;
+	}
+	r->form = PTT_FORM_BINARY;
+	consume(r, 16);
+	return 0;
+}
+
+static int header_ok(const struct ptt_block_header *h)
+{
+	if (h->magic != PTT_BLOCK_MAGIC)
+		return 0;
+	uint32_t crc = (uint32_t)crc32(0, (const Bytef *)h, offsetof(struct ptt_block_header, header_crc));
+	return crc == h->header_crc && h->kind >= PTT_BLOCK_META && h->kind <= PTT_BLOCK_END &&
+	       h->payload_len <= 4 * PTT_BLOCK_MAX_PAYLOAD && h->raw_len <= 4 * PTT_BLOCK_MAX_PAYLOAD;
+}
+
+/* Skip to the next plausible block header; returns bytes skipped. */
+static uint64_t resync_block(struct ptt_reader *r)
+{
+	uint64_t skipped = 0;
+	for (;;) {
+		size_t got = fill(r, sizeof(struct ptt_block_header));
+		if (got < sizeof(struct ptt_block_header)) {
+			skipped += got;
+			consume(r, got);
+			return skipped;
+		}
+		struct ptt_block_header h;
+		memcpy(&h, r->in + r->in_start, sizeof h);
+		if (header_ok(&h))
+			return skipped;
+		consume(r, 1);
+		skipped++;
+	}
+}
+
+static int ensure_blk(struct ptt_reader *r, size_t n)
+{
+	if (n <= r->blk_cap)
+		return 0;
+	unsigned char *nb = realloc(r->blk, n);
+	if (!nb)
+		return PTT_E_NOMEM;
+	r->blk = nb;
+	r->blk_cap = n;
+	return 0;
+}
+
+/* Load the next block into blk; 1 loaded, 0 end of input, <0 damage (diag set). */
+static int next_block(struct ptt_reader *r)
+{
+	for (;;) {
+		uint64_t at = r->in_offset;
+		size_t got = fill(r, sizeof(struct ptt_block_header));
+		if (got == 0)
+			return 0;
+		struct ptt_block_header h;
+		if (got < sizeof h) {
+			set_diag(r, "offset", at, "truncated block header, trace ends here");
+			consume(r, got);
+			return PTT_E_TRUNCATED;
+		}
+		memcpy(&h, r->in + r->in_start, sizeof h);
+		if (!header_ok(&h)) {
+			uint64_t skipped = resync_block(r);
+			char what[128];
+			snprintf(what, sizeof what, "bad block header, %" PRIu64 " bytes skipped", skipped);
+			set_diag(r, "offset", at, what);
+			return PTT_E_BADBLOCK;
+		}
+		consume(r, sizeof h);
+		size_t n = fill(r, h.payload_len);
+		int rc = ensure_blk(r, (h.flags & PTT_BLOCK_ZLIB ? h.raw_len : h.payload_len) + 4);
+		if (rc)
+			return rc;
+		r->blk_offset = r->in_offset;
+		r->blk_zlib = (h.flags & PTT_BLOCK_ZLIB) != 0;
+		int trunc = n < h.payload_len;
+		if (r->blk_zlib) {
+			uLongf raw = h.raw_len;
+			int zr = trunc ? Z_DATA_ERROR : uncompress(r->blk, &raw, r->in + r->in_start, (uLong)n);
+			consume(r, n);
+			if (zr != Z_OK || raw != h.raw_len) {
+				set_diag(r, "offset", at, trunc ? "truncated compressed block, block skipped" : "corrupt compressed block, block skipped");
+				return trunc ? PTT_E_TRUNCATED : PTT_E_ZLIB;
+			}
+			n = raw;
+		} else {
+			memcpy(r->blk, r->in + r->in_start, n);
+			consume(r, n);
+		}
+		r->blk_len = n;
+		r->blk_pos = 0;
+		if (h.kind == PTT_BLOCK_EVENTS) {
+			if (trunc) {
+				/* deliver the records that made it; the diag comes with the cut record */
+				r->blk_len = n & ~(size_t)3;
+			}
+			if (r->blk_len)
+				return 1;
+			if (trunc) {
+				set_diag(r, "offset", at, "truncated block, trace ends here");
+				return PTT_E_TRUNCATED;
+			}
+			continue;
+		}
+		if (h.kind == PTT_BLOCK_END) {
+			r->saw_end = 1;
+			add_meta(r, "end", 3);
+		}
+		rc = add_meta_block(r, (const char *)r->blk, n);
+		r->blk_len = 0;
+		if (trunc) {
+			set_diag(r, "offset", at, "truncated header block, trace ends here");
+			return PTT_E_TRUNCATED;
+		}
+		if (rc) {
+			set_diag(r, "offset", at, "bad event type definition in header, ignored");
+			return rc;
+		}
+	}
+}
+
+/* Is there a valid record at word offset p of the block? Returns its length or 0. */
+static uint32_t valid_record_at(const struct ptt_reader *r, size_t p)
+{
+	if (p + PTT_REC_MIN_WORDS * 4 > r->blk_len)
+		return 0;
+	uint32_t w0;
+	memcpy(&w0, r->blk + p, 4);
+	uint32_t n = ptt_rec_len(w0);
+	if (!ptt_rec_marked(w0) || n < PTT_REC_MIN_WORDS || p + (size_t)n * 4 > r->blk_len)
+		return 0;
+	uint32_t words[PTT_REC_MAX_WORDS];
+	memcpy(words, r->blk + p, (size_t)n * 4);
+	return ptt_rec_checksum(words, n - 1) == words[n - 1] ? n : 0;
+}
+
+static int next_binary(struct ptt_reader *r, struct ptt_event *ev)
+{
+	for (;;) {
+		if (r->blk_pos >= r->blk_len) {
+			int rc = next_block(r);
+			if (rc <= 0)
+				return rc;
+			r->in_damage = 0;
+		}
+		size_t p = r->blk_pos;
+		uint32_t n = valid_record_at(r, p);
+		if (n == 0) {
+			/* skip word by word to the next record that checks out */
+			size_t q = p + 4;
+			while (q < r->blk_len && !valid_record_at(r, q))
+				q += 4;
+			r->blk_pos = q;
+			uint64_t where = r->blk_offset + p;
+			if (r->in_damage)
+				continue;
+			r->in_damage = 1;
+			char what[160];
+			uint32_t w0 = 0;
+			if (p + 4 <= r->blk_len)
+				memcpy(&w0, r->blk + p, 4);
+			if (q >= r->blk_len && p + (size_t)ptt_rec_len(w0) * 4 > r->blk_len && ptt_rec_marked(w0))
+				snprintf(what, sizeof what, "truncated record, %zu bytes skipped", q - p);
+			else
+				snprintf(what, sizeof what, "bad checksum, record skipped (%zu bytes)", q - p);
+			if (r->blk_zlib)
+				set_diag(r, "block at offset", r->blk_offset - sizeof(struct ptt_block_header), what);
+			else
+				set_diag(r, "offset", where, what);
+			return PTT_E_CHECKSUM;
+		}
+		r->in_damage = 0;
+		memcpy(ev->words, r->blk + p, (size_t)n * 4);
+		r->blk_pos = p + (size_t)n * 4;
+		ev->nwords = n;
+		ev->id = (uint16_t)ptt_rec_id(ev->words[0]);
+		if (ev->id == PTT_EV_PAD)
+			continue;
+		ev->ticks = (uint64_t)ev->words[2] << 32 | ev->words[1];
+		ev->ns = ptt_clock_ns(&r->clock, ev->ticks);
+		ev->pid = ev->words[3];
+		ev->tid = ev->words[4];
+		ev->offset = r->blk_zlib ? r->blk_offset - sizeof(struct ptt_block_header) : r->blk_offset + p;
+		ev->type = r->types.by_id[ev->id];
+		if (!ev->type) {
+			char what[96];
+			snprintf(what, sizeof what, "unknown event type %u, record skipped", ev->id);
+			set_diag(r, "offset", ev->offset, what);
+			return PTT_E_UNKNOWN_TYPE;
+		}
+		if ((uint32_t)PTT_REC_MIN_WORDS + ev->type->words > n || ptt__decode_args(ev) != 0) {
+			set_diag(r, "offset", ev->offset, "record too short for its event type, skipped");
+			return PTT_E_BADRECORD;
+		}
+		ev->pos = r->pos++;
+		return 1;
+	}
+}
+
+/* Next text line into buf (without newline); 0 at end. */
+static int text_line(struct ptt_reader *r, char **line, size_t *len)
+{
+	for (;;) {
+		unsigned char *start = r->in + r->in_start;
+		unsigned char *nl = memchr(start, '\n', r->in_len);
+		if (nl || (r->eof && r->in_len)) {
+			size_t l = nl ? (size_t)(nl - start) : r->in_len;
+			*line = (char *)start;
+			*len = l;
+			return 1;
+		}
+		if (r->eof)
+			return 0;
+		if (r->in_len >= IN_CAP / 2) {
+			*line = (char *)start; /* an absurdly long line: hand it over as is, it will not parse */
+			*len = r->in_len;
+			return 1;
+		}
+		fill(r, r->in_len + 1);
+	}
+}
+
+static int next_text(struct ptt_reader *r, struct ptt_event *ev)
+{
+	char *line;
+	size_t len;
+	while (text_line(r, &line, &len)) {
+		char buf[PTT_MAX_STR * 4 + 1024];
+		size_t l = len < sizeof buf - 1 ? len : sizeof buf - 1;
+		memcpy(buf, line, l);
+		buf[l] = 0;
+		int too_long = len >= sizeof buf - 1;
+		uint64_t line_no = ++r->line_no;
+		consume(r, len + (r->in_len > len ? 1 : 0));
+		if (l && buf[l - 1] == '\r')
+			buf[--l] = 0;
+		if (buf[0] == '#') {
+			const char *p = buf + 1;
+			while (*p == ' ')
+				p++;
+			if (strncmp(p, "ptt-trace ", 10) == 0) {
+				long v = strtol(p + 10, NULL, 10);
+				if (v != PTT_FORMAT_VERSION) {
+					snprintf(r->diag, sizeof r->diag, "line %" PRIu64 ": text form version %ld, this tool reads version %d",
+						 line_no, v, PTT_FORMAT_VERSION);
+					return PTT_E_VERSION;
+				}
+				continue;
+			}
+			if (strcmp(p, "end") == 0)
+				r->saw_end = 1;
+			if (add_meta(r, p, strlen(p)) != 0) {
+				set_diag(r, "line", line_no, "bad event type definition, ignored");
+				return PTT_E_BADTYPE;
+			}
+			continue;
+		}
+		if (l == 0)
+			continue;
+		int rc = too_long ? PTT_E_BADTEXT : ptt_text_parse_event(&r->types, buf, ev);
+		if (rc) {
+			char what[96];
+			snprintf(what, sizeof what, "%s, line skipped", ptt_strerror(rc));
+			set_diag(r, "line", line_no, what);
+			return rc;
+		}
+		ev->offset = line_no;
+		ev->pos = r->pos++;
+		ptt_event_encode(ev);
+		return 1;
+	}
+	return 0;
+}
+
+int ptt_reader_next(struct ptt_reader *r, struct ptt_event *ev)
+{
+	r->diag[0] = 0;
+	return r->form == PTT_FORM_TEXT ? next_text(r, ev) : next_binary(r, ev);
+}
+
+void ptt_reader_close(struct ptt_reader *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nmeta; i++)
+		free(r->meta[i]);
+	free(r->meta);
+	ptt_types_free(&r->types);
+	free(r->in);
+	free(r->blk);
+	free(r);
+}

@@ -1,0 +1,146 @@
+/*
+ * sink.c - the output side of a filter: events out in binary or text form,
+ * with the reader's header (and types it learns later) carried along.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptt_trace.h"
+
+struct ptt_sink {
+	FILE *out;
+	int form;
+	struct ptt_writer *w;
+	size_t meta_done; /* reader meta lines already written */
+	int started;
+	char line[PTT_MAX_STR * 4 + 1024];
+};
+
+int ptt_sink_open(struct ptt_sink **sp, FILE *out, int form, int zlevel)
+{
+	struct ptt_sink *s = calloc(1, sizeof *s);
+	if (!s)
+		return PTT_E_NOMEM;
+	s->out = out;
+	s->form = form;
+	if (form == PTT_FORM_BINARY) {
+		int rc = ptt_writer_open(&s->w, fileno(out), zlevel);
+		if (rc) {
+			free(s);
+			return rc;
+		}
+	}
+	*sp = s;
+	return 0;
+}
+
+static int is_clock_line(const char *l)
+{
+	return strncmp(l, "clock_hz ", 9) == 0 || strncmp(l, "start_ticks ", 12) == 0;
+}
+
+/* Write reader meta lines [meta_done, upto) that belong to the header part. */
+static int sync_meta(struct ptt_sink *s, const struct ptt_reader *r, int include_end)
+{
+	size_t n = ptt_reader_meta_count(r);
+	if (s->meta_done >= n && s->started)
+		return 0;
+	if (s->form == PTT_FORM_TEXT) {
+		if (!s->started && fprintf(s->out, "%s%d\n", PTT_TEXT_MAGIC, PTT_FORMAT_VERSION) < 0)
+			return -EIO;
+		for (; s->meta_done < n; s->meta_done++) {
+			const char *l = ptt_reader_meta_line(r, s->meta_done);
+			if (!include_end && strcmp(l, "end") == 0)
+				break;
+			if (fprintf(s->out, "# %s\n", l) < 0)
+				return -EIO;
+		}
+		s->started = 1;
+		return 0;
+	}
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		return PTT_E_NOMEM;
+	if (!s->started && ptt_reader_form(r) == PTT_FORM_TEXT)
+		len += (size_t)snprintf(buf, cap, "clock ns\nclock_hz 1000000000\nstart_ticks 0\n");
+	for (; s->meta_done < n; s->meta_done++) {
+		const char *l = ptt_reader_meta_line(r, s->meta_done);
+		if (strcmp(l, "end") == 0)
+			break;
+		if (ptt_reader_form(r) == PTT_FORM_TEXT && (is_clock_line(l) || strncmp(l, "clock ", 6) == 0))
+			continue;
+		size_t ll = strlen(l);
+		if (len + ll + 2 > cap) {
+			cap = (len + ll + 2) * 2;
+			char *nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				return PTT_E_NOMEM;
+			}
+			buf = nb;
+		}
+		memcpy(buf + len, l, ll);
+		buf[len + ll] = '\n';
+		len += ll + 1;
+	}
+	int rc = len || !s->started ? ptt_writer_meta(s->w, buf, len) : 0;
+	free(buf);
+	s->started = 1;
+	return rc;
+}
+
+int ptt_sink_event(struct ptt_sink *s, const struct ptt_reader *r, struct ptt_event *ev)
+{
+	int rc = sync_meta(s, r, 0);
+	if (rc)
+		return rc;
+	if (s->form == PTT_FORM_TEXT) {
+		ptt_text_format_event(ev, s->line, sizeof s->line);
+		return fputs(s->line, s->out) < 0 || putc('\n', s->out) < 0 ? -EIO : 0;
+	}
+	if (ptt_reader_form(r) == PTT_FORM_TEXT) {
+		ev->ticks = ev->ns;
+		rc = ptt_event_encode(ev);
+		if (rc)
+			return rc;
+	}
+	return ptt_writer_record(s->w, ev->words, ev->nwords);
+}
+
+int ptt_sink_close(struct ptt_sink *s, const struct ptt_reader *r)
+{
+	int rc = 0;
+	if (!s)
+		return 0;
+	if (r)
+		rc = sync_meta(s, r, 0);
+	if (!rc && r && ptt_reader_saw_end(r)) {
+		size_t n = ptt_reader_meta_count(r), i;
+		for (i = 0; i < n && strcmp(ptt_reader_meta_line(r, i), "end") != 0; i++)
+			;
+		if (s->form == PTT_FORM_TEXT) {
+			for (; i < n; i++)
+				if (fprintf(s->out, "# %s\n", ptt_reader_meta_line(r, i)) < 0)
+					rc = -EIO;
+		} else {
+			size_t len = 0;
+			for (size_t j = i + 1; j < n; j++)
+				len += strlen(ptt_reader_meta_line(r, j)) + 1;
+			char *buf = malloc(len + 1);
+			if (!buf)
+				return PTT_E_NOMEM;
+			len = 0;
+			for (size_t j = i + 1; j < n; j++)
+				len += (size_t)sprintf(buf + len, "%s\n", ptt_reader_meta_line(r, j));
+			rc = ptt_writer_end(s->w, buf, len);
+			free(buf);
+		}
+	}
+	if (!rc && s->w)
+		rc = ptt_writer_flush(s->w);
+	ptt_writer_close(s->w);
+	free(s);
+	return rc;
+}

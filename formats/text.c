@@ -1,0 +1,249 @@
+/* text.c - ptt-dump's line form: formatting and parsing events and types. */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptt_trace.h"
+
+size_t ptt_text_quote(const char *s, char *buf, size_t size)
+{
+	size_t n = 0;
+#define PUT(c) do { if (n + 1 < size) buf[n] = (c); n++; } while (0)
+	PUT('"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\') {
+			PUT('\\');
+			PUT((char)*p);
+		} else if (*p == '\n') {
+			PUT('\\');
+			PUT('n');
+		} else if (*p < 0x20 || *p >= 0x7f) {
+			static const char hex[] = "0123456789abcdef";
+			PUT('\\');
+			PUT('x');
+			PUT(hex[*p >> 4]);
+			PUT(hex[*p & 15]);
+		} else {
+			PUT((char)*p);
+		}
+	}
+	PUT('"');
+#undef PUT
+	if (size)
+		buf[n < size ? n : size - 1] = 0;
+	return n;
+}
+
+size_t ptt_text_format_event(const struct ptt_event *ev, char *buf, size_t size)
+{
+	const struct ptt_type *t = ev->type;
+	size_t n = 0;
+	int w = snprintf(buf, size, "%" PRIu64 ".%09" PRIu64 " %" PRIu32 " %" PRIu32 " %s %s",
+			 ev->ns / 1000000000u, ev->ns % 1000000000u, ev->pid, ev->tid,
+			 t ? ptt_source_name(t->source) : "?", t ? t->name : "?");
+	if (w < 0)
+		return 0;
+	n = (size_t)w;
+	for (unsigned a = 0; t && a < t->nargs; a++) {
+		char val[PTT_MAX_STR * 4 + 8];
+		uint64_t v = ev->arg[a];
+		switch (t->argkind[a]) {
+		case PTT_ARG_I32: case PTT_ARG_I64:
+			snprintf(val, sizeof val, "%" PRId64, (int64_t)v);
+			break;
+		case PTT_ARG_PTR:
+			snprintf(val, sizeof val, "0x%" PRIx64, v);
+			break;
+		case PTT_ARG_STR:
+			ptt_text_quote(ev->str, val, sizeof val);
+			break;
+		default:
+			snprintf(val, sizeof val, "%" PRIu64, v);
+		}
+		w = snprintf(n < size ? buf + n : NULL, n < size ? size - n : 0, " %s=%s", t->argname[a], val);
+		if (w < 0)
+			break;
+		n += (size_t)w;
+	}
+	return n < size ? n : (size ? size - 1 : 0);
+}
+
+/* Undo ptt_text_quote; *pp points at the opening quote and is left after the closing one. */
+static int unquote(const char **pp, char *out, size_t size)
+{
+	const char *p = *pp;
+	size_t n = 0;
+	if (*p++ != '"')
+		return PTT_E_BADTEXT;
+	while (*p && *p != '"') {
+		int c = (unsigned char)*p++;
+		if (c == '\\') {
+			c = (unsigned char)*p++;
+			if (c == 'n') {
+				c = '\n';
+			} else if (c == 'x') {
+				if (!isxdigit((unsigned char)p[0]) || !isxdigit((unsigned char)p[1]))
+					return PTT_E_BADTEXT;
+				char hex[3] = { p[0], p[1], 0 };
+				c = (int)strtol(hex, NULL, 16);
+				p += 2;
+			} else if (c != '"' && c != '\\') {
+				return PTT_E_BADTEXT;
+			}
+		}
+		if (n + 1 < size)
+			out[n++] = (char)c;
+	}
+	if (*p != '"')
+		return PTT_E_BADTEXT;
+	out[n] = 0;
+	*pp = p + 1;
+	return 0;
+}
+
+static int parse_u64(const char **pp, uint64_t *v, int base)
+{
+	char *end;
+	if (!isxdigit((unsigned char)**pp) && **pp != '-')
+		return PTT_E_BADTEXT;
+	errno = 0;
+	if (**pp == '-')
+		*v = (uint64_t)strtoll(*pp, &end, base);
+	else
+		*v = strtoull(*pp, &end, base);
+	if (end == *pp || errno)
+		return PTT_E_BADTEXT;
+	*pp = end;
+	return 0;
+}
+
+static const char *skip_spaces(const char *p)
+{
+	while (*p == ' ')
+		p++;
+	return p;
+}
+
+/* Copy one space-delimited token into buf; returns the position after it. */
+static const char *token(const char *p, char *buf, size_t size)
+{
+	size_t n = 0;
+	p = skip_spaces(p);
+	while (*p && *p != ' ' && *p != '\n') {
+		if (n + 1 < size)
+			buf[n++] = *p;
+		p++;
+	}
+	buf[n] = 0;
+	return p;
+}
+
+int ptt_text_parse_event(const struct ptt_types *ts, const char *line, struct ptt_event *ev)
+{
+	const char *p = skip_spaces(line);
+	uint64_t sec, frac;
+	if (parse_u64(&p, &sec, 10) || *p++ != '.')
+		return PTT_E_BADTEXT;
+	const char *fstart = p;
+	if (parse_u64(&p, &frac, 10) || p - fstart != 9)
+		return PTT_E_BADTEXT;
+	ev->ns = sec * 1000000000u + frac;
+	ev->ticks = ev->ns;
+	uint64_t pid, tid;
+	p = skip_spaces(p);
+	if (parse_u64(&p, &pid, 10))
+		return PTT_E_BADTEXT;
+	p = skip_spaces(p);
+	if (parse_u64(&p, &tid, 10))
+		return PTT_E_BADTEXT;
+	ev->pid = (uint32_t)pid;
+	ev->tid = (uint32_t)tid;
+	char src[16], name[64];
+	p = token(p, src, sizeof src);
+	p = token(p, name, sizeof name);
+	const struct ptt_type *t = ptt_types_find_name(ts, name);
+	if (!t)
+		return PTT_E_UNKNOWN_TYPE;
+	ev->type = t;
+	ev->id = t->id;
+	ev->nargs = t->nargs;
+	ev->str[0] = 0;
+	for (unsigned a = 0; a < t->nargs; a++) {
+		p = skip_spaces(p);
+		size_t len = strlen(t->argname[a]);
+		if (strncmp(p, t->argname[a], len) != 0 || p[len] != '=')
+			return PTT_E_BADTEXT;
+		p += len + 1;
+		int rc;
+		ev->arg[a] = 0;
+		switch (t->argkind[a]) {
+		case PTT_ARG_STR:
+			rc = unquote(&p, ev->str, sizeof ev->str);
+			break;
+		case PTT_ARG_PTR:
+			rc = (p[0] == '0' && p[1] == 'x') ? (p += 2, parse_u64(&p, &ev->arg[a], 16)) : PTT_E_BADTEXT;
+			break;
+		default:
+			rc = parse_u64(&p, &ev->arg[a], 10);
+		}
+		if (rc)
+			return rc;
+		if (t->argkind[a] == PTT_ARG_I32 || t->argkind[a] == PTT_ARG_U32 || t->argkind[a] == PTT_ARG_TID) {
+			if (t->argkind[a] == PTT_ARG_I32)
+				ev->arg[a] = (uint64_t)(int64_t)(int32_t)ev->arg[a];
+			else
+				ev->arg[a] &= 0xffffffffu;
+		}
+		if (*p != ' ' && *p != 0 && *p != '\n')
+			return PTT_E_BADTEXT;
+	}
+	p = skip_spaces(p);
+	if (*p && *p != '\n')
+		return PTT_E_BADTEXT;
+	return 0;
+}
+
+size_t ptt_text_format_type(const struct ptt_type *t, char *buf, size_t size)
+{
+	char args[PTT_MAX_ARGS * 40];
+	ptt_type_format_args(t, args, sizeof args);
+	int w = snprintf(buf, size, "type %u %s %s %u %s %s", t->id, t->name, ptt_class_name(t->cls),
+			 t->level, ptt_source_name(t->source), args);
+	return w < 0 ? 0 : (size_t)w;
+}
+
+int ptt_text_parse_type(const char *defn, struct ptt_type *t)
+{
+	char id[16], name[64], cls[16], level[8], src[16], args[PTT_MAX_ARGS * 40];
+	const char *p = defn;
+	p = token(p, id, sizeof id);
+	p = token(p, name, sizeof name);
+	p = token(p, cls, sizeof cls);
+	p = token(p, level, sizeof level);
+	p = token(p, src, sizeof src);
+	p = token(p, args, sizeof args);
+	if (*skip_spaces(p) && *skip_spaces(p) != '\n')
+		return PTT_E_BADTYPE;
+	memset(t, 0, sizeof *t);
+	char *end;
+	unsigned long v = strtoul(id, &end, 10);
+	if (!*id || *end || v >= PTT_MAX_TYPES)
+		return PTT_E_BADTYPE;
+	t->id = (uint16_t)v;
+	if (!*name || strlen(name) >= sizeof t->name)
+		return PTT_E_BADTYPE;
+	for (const char *c = name; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_' && *c != '.' && *c != '-')
+			return PTT_E_BADTYPE;
+	strcpy(t->name, name);
+	int c = ptt_class_from_name(cls), s = ptt_source_from_name(src);
+	v = strtoul(level, &end, 10);
+	if (c < 0 || s < 0 || !*level || *end || v > 9)
+		return PTT_E_BADTYPE;
+	t->cls = (uint8_t)c;
+	t->source = (uint8_t)s;
+	t->level = (uint8_t)v;
+	return ptt_type_parse_args(t, args);
+}

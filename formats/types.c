@@ -1,0 +1,180 @@
+/* types.c - event classes, sources, argument kinds and the type tables. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptt_trace.h"
+
+static const char *const class_names[PTT_CLASS_COUNT] = {
+	"meta", "process", "thread", "mutex", "cond", "rwlock",
+	"barrier", "sem", "spin", "user", "recorder",
+};
+static const char *const source_names[PTT_SRC_COUNT] = { "pthread", "recorder", "program" };
+static const char *const kind_names[PTT_ARG_KIND_COUNT] = { "i32", "u32", "tid", "ptr", "u64", "i64", "str" };
+
+const char *ptt_class_name(unsigned cls) { return cls < PTT_CLASS_COUNT ? class_names[cls] : "?"; }
+const char *ptt_source_name(unsigned src) { return src < PTT_SRC_COUNT ? source_names[src] : "?"; }
+const char *ptt_arg_kind_name(unsigned k) { return k < PTT_ARG_KIND_COUNT ? kind_names[k] : "?"; }
+
+static int index_of(const char *const *names, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+int ptt_class_from_name(const char *name) { return index_of(class_names, PTT_CLASS_COUNT, name); }
+int ptt_source_from_name(const char *name) { return index_of(source_names, PTT_SRC_COUNT, name); }
+
+unsigned ptt_arg_kind_words(unsigned k)
+{
+	switch (k) {
+	case PTT_ARG_I32: case PTT_ARG_U32: case PTT_ARG_TID: return 1;
+	case PTT_ARG_PTR: case PTT_ARG_U64: case PTT_ARG_I64: return 2;
+	default: return 0;
+	}
+}
+
+int ptt_type_parse_args(struct ptt_type *t, const char *spec)
+{
+	t->nargs = 0;
+	t->words = 0;
+	if (!spec || !*spec || strcmp(spec, "-") == 0)
+		return 0;
+	const char *p = spec;
+	while (*p) {
+		if (t->nargs == PTT_MAX_ARGS)
+			return PTT_E_BADTYPE;
+		const char *colon = strchr(p, ':');
+		if (!colon || colon == p || (size_t)(colon - p) >= sizeof t->argname[0])
+			return PTT_E_BADTYPE;
+		const char *end = strchr(colon, ',');
+		size_t klen = end ? (size_t)(end - colon - 1) : strlen(colon + 1);
+		char kind[8];
+		if (klen == 0 || klen >= sizeof kind)
+			return PTT_E_BADTYPE;
+		memcpy(kind, colon + 1, klen);
+		kind[klen] = 0;
+		int k = index_of(kind_names, PTT_ARG_KIND_COUNT, kind);
+		if (k < 0)
+			return PTT_E_BADTYPE;
+		if (t->nargs && t->argkind[t->nargs - 1] == PTT_ARG_STR)
+			return PTT_E_BADTYPE; /* str must be last */
+		memcpy(t->argname[t->nargs], p, (size_t)(colon - p));
+		t->argname[t->nargs][colon - p] = 0;
+		for (const char *c = t->argname[t->nargs]; *c; c++)
+			if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_'))
+				return PTT_E_BADTYPE;
+		t->argkind[t->nargs++] = (uint8_t)k;
+		t->words = (uint8_t)(t->words + ptt_arg_kind_words((unsigned)k));
+		p = end ? end + 1 : colon + 1 + klen;
+	}
+	if (PTT_REC_MIN_WORDS + t->words > PTT_REC_MAX_WORDS)
+		return PTT_E_BADTYPE;
+	return 0;
+}
+
+void ptt_type_format_args(const struct ptt_type *t, char *buf, size_t size)
+{
+	size_t n = 0;
+	if (size == 0)
+		return;
+	buf[0] = 0;
+	if (t->nargs == 0) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	for (unsigned i = 0; i < t->nargs && n < size; i++) {
+		int w = snprintf(buf + n, size - n, "%s%s:%s", i ? "," : "", t->argname[i], ptt_arg_kind_name(t->argkind[i]));
+		if (w < 0)
+			return;
+		n += (size_t)w;
+	}
+}
+
+static struct ptt_type builtin[PTT_EV_BUILTIN_COUNT];
+static int builtin_ready;
+
+struct builtin_def {
+	uint16_t id;
+	uint8_t cls, level, source;
+	const char *name, *args;
+};
+static const struct builtin_def builtin_defs[] = {
+#define PTT_EVENT(e, name, cls, lvl, src, args) { e, cls, lvl, src, name, args },
+#include "events.def"
+#undef PTT_EVENT
+};
+
+/* Build the built-in table once; the data is constant, so a race only repeats identical writes. */
+static void builtin_init(void)
+{
+	if (__atomic_load_n(&builtin_ready, __ATOMIC_ACQUIRE))
+		return;
+	for (size_t i = 0; i < sizeof builtin_defs / sizeof builtin_defs[0]; i++) {
+		const struct builtin_def *d = &builtin_defs[i];
+		struct ptt_type *t = &builtin[d->id];
+		memset(t, 0, sizeof *t);
+		t->id = d->id;
+		t->cls = d->cls;
+		t->level = d->level;
+		t->source = d->source;
+		snprintf(t->name, sizeof t->name, "%s", d->name);
+		if (ptt_type_parse_args(t, d->args) != 0)
+			abort(); /* a typo in events.def: caught by the unit tests */
+	}
+	__atomic_store_n(&builtin_ready, 1, __ATOMIC_RELEASE);
+}
+
+const struct ptt_type *ptt_builtin_type(unsigned id)
+{
+	builtin_init();
+	return id < PTT_EV_BUILTIN_COUNT ? &builtin[id] : NULL;
+}
+
+void ptt_types_init_builtin(struct ptt_types *ts)
+{
+	builtin_init();
+	memset(ts, 0, sizeof *ts);
+	for (unsigned i = 0; i < PTT_EV_BUILTIN_COUNT; i++)
+		ts->by_id[i] = &builtin[i];
+}
+
+static int is_builtin_ptr(const struct ptt_type *t)
+{
+	return t >= builtin && t < builtin + PTT_EV_BUILTIN_COUNT;
+}
+
+int ptt_types_define(struct ptt_types *ts, const struct ptt_type *t)
+{
+	if (t->id >= PTT_MAX_TYPES)
+		return PTT_E_BADTYPE;
+	struct ptt_type *old = ts->by_id[t->id];
+	if (old && memcmp(old, t, sizeof *t) == 0)
+		return 0;
+	struct ptt_type *copy = malloc(sizeof *copy);
+	if (!copy)
+		return PTT_E_NOMEM;
+	*copy = *t;
+	if (old && !is_builtin_ptr(old))
+		free(old);
+	ts->by_id[t->id] = copy;
+	return 0;
+}
+
+const struct ptt_type *ptt_types_find_name(const struct ptt_types *ts, const char *name)
+{
+	for (unsigned i = 0; i < PTT_MAX_TYPES; i++)
+		if (ts->by_id[i] && strcmp(ts->by_id[i]->name, name) == 0)
+			return ts->by_id[i];
+	return NULL;
+}
+
+void ptt_types_free(struct ptt_types *ts)
+{
+	for (unsigned i = 0; i < PTT_MAX_TYPES; i++) {
+		if (ts->by_id[i] && !is_builtin_ptr(ts->by_id[i]))
+			free(ts->by_id[i]);
+		ts->by_id[i] = NULL;
+	}
+}

@@ -1,0 +1,165 @@
+/* writer.c - the binary trace writer: file header, META/EVENTS/END blocks. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "ptt_trace.h"
+
+#define BLOCK_TARGET (64u * 1024u) /* payload bytes per EVENTS block */
+
+struct ptt_writer {
+	int fd;
+	int zlevel;
+	int header_done;
+	uint32_t *buf; /* pending EVENTS payload */
+	size_t used;   /* bytes in buf */
+	uint32_t count, lost;
+	uint64_t first, last;
+	unsigned char *zbuf;
+	size_t zcap;
+	uint64_t bytes, events;
+};
+
+static int write_all(struct ptt_writer *w, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n) {
+		ssize_t k = write(w->fd, c, n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		c += k;
+		n -= (size_t)k;
+		w->bytes += (uint64_t)k;
+	}
+	return 0;
+}
+
+int ptt_writer_open(struct ptt_writer **wp, int fd, int zlevel)
+{
+	struct ptt_writer *w = calloc(1, sizeof *w);
+	if (!w)
+		return PTT_E_NOMEM;
+	w->fd = fd;
+	w->zlevel = zlevel < 0 ? 0 : zlevel > 9 ? 9 : zlevel;
+	w->buf = malloc(BLOCK_TARGET + PTT_REC_MAX_WORDS * 4);
+	if (!w->buf) {
+		free(w);
+		return PTT_E_NOMEM;
+	}
+	*wp = w;
+	return 0;
+}
+
+static int file_header(struct ptt_writer *w)
+{
+	if (w->header_done)
+		return 0;
+	struct ptt_file_header h;
+	memcpy(h.magic, PTT_FILE_MAGIC, 8);
+	h.version = PTT_FORMAT_VERSION;
+	h.byte_order = PTT_BYTE_ORDER_MARK;
+	w->header_done = 1;
+	return write_all(w, &h, sizeof h);
+}
+
+static int put_block(struct ptt_writer *w, unsigned kind, const void *payload, size_t len,
+		     uint32_t count, uint32_t lost, uint64_t first, uint64_t last)
+{
+	int rc = file_header(w);
+	if (rc)
+		return rc;
+	struct ptt_block_header h;
+	memset(&h, 0, sizeof h);
+	h.magic = PTT_BLOCK_MAGIC;
+	h.kind = (uint16_t)kind;
+	h.raw_len = (uint32_t)len;
+	h.count = count;
+	h.lost = lost;
+	h.first_ticks = first;
+	h.last_ticks = last;
+	const void *data = payload;
+	size_t stored = len;
+	if (w->zlevel > 0 && len > 0) {
+		uLongf zlen = compressBound((uLong)len);
+		if (zlen > w->zcap) {
+			unsigned char *nb = realloc(w->zbuf, zlen);
+			if (!nb)
+				return PTT_E_NOMEM;
+			w->zbuf = nb;
+			w->zcap = zlen;
+		}
+		if (compress2(w->zbuf, &zlen, payload, (uLong)len, w->zlevel) != Z_OK)
+			return PTT_E_ZLIB;
+		if (zlen < len) {
+			data = w->zbuf;
+			stored = zlen;
+			h.flags = PTT_BLOCK_ZLIB;
+		}
+	}
+	h.payload_len = (uint32_t)stored;
+	h.header_crc = (uint32_t)crc32(0, (const Bytef *)&h, offsetof(struct ptt_block_header, header_crc));
+	rc = write_all(w, &h, sizeof h);
+	return rc ? rc : write_all(w, data, stored);
+}
+
+int ptt_writer_meta(struct ptt_writer *w, const char *lines, size_t len)
+{
+	int rc = ptt_writer_flush(w); /* keep META before the events that use it */
+	return rc ? rc : put_block(w, PTT_BLOCK_META, lines, len, 0, 0, 0, 0);
+}
+
+int ptt_writer_record(struct ptt_writer *w, const uint32_t *words, uint32_t nwords)
+{
+	if (w->used >= BLOCK_TARGET) {
+		int rc = ptt_writer_flush(w);
+		if (rc)
+			return rc;
+	}
+	uint64_t ticks = (uint64_t)words[2] << 32 | words[1];
+	if (w->count == 0)
+		w->first = ticks;
+	w->last = ticks;
+	if (ptt_rec_id(words[0]) == PTT_EV_REC_LOST && nwords >= 9)
+		w->lost += words[6]; /* count, low word; lost counts beyond 2^32 per record do not occur */
+	memcpy((char *)w->buf + w->used, words, (size_t)nwords * 4);
+	w->used += (size_t)nwords * 4;
+	w->count++;
+	w->events++;
+	return 0;
+}
+
+int ptt_writer_flush(struct ptt_writer *w)
+{
+	int rc = file_header(w);
+	if (rc || w->count == 0)
+		return rc;
+	rc = put_block(w, PTT_BLOCK_EVENTS, w->buf, w->used, w->count, w->lost, w->first, w->last);
+	w->used = 0;
+	w->count = 0;
+	w->lost = 0;
+	return rc;
+}
+
+int ptt_writer_end(struct ptt_writer *w, const char *lines, size_t len)
+{
+	int rc = ptt_writer_flush(w);
+	return rc ? rc : put_block(w, PTT_BLOCK_END, lines, len, 0, 0, 0, 0);
+}
+
+uint64_t ptt_writer_bytes(const struct ptt_writer *w) { return w->bytes; }
+uint64_t ptt_writer_events(const struct ptt_writer *w) { return w->events; }
+
+int ptt_writer_close(struct ptt_writer *w)
+{
+	if (!w)
+		return 0;
+	free(w->buf);
+	free(w->zbuf);
+	free(w);
+	return 0;
+}
