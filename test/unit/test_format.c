@@ -1,0 +1,166 @@
+/* test_format.c - records, checksums, text form, writer and reader round trips, damage recovery. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../formats/ptt_trace.h"
+#include "tap.h"
+
+static struct ptt_event make_event(unsigned id, uint64_t ticks, uint32_t tid, uint64_t obj, int ret)
+{
+	struct ptt_event ev;
+	memset(&ev, 0, sizeof ev);
+	ev.type = ptt_builtin_type(id);
+	ev.id = (uint16_t)id;
+	ev.ticks = ticks;
+	ev.pid = 100;
+	ev.tid = tid;
+	ev.nargs = ev.type->nargs;
+	ev.arg[0] = obj;
+	ev.arg[1] = (uint64_t)(int64_t)ret;
+	return ev;
+}
+
+/* Write n mutex_lock records to a temp file; returns its fd positioned at 0. */
+static int write_trace(int n, int zlevel, size_t *size)
+{
+	char path[] = "/tmp/ptt-test-XXXXXX";
+	int fd = mkstemp(path);
+	unlink(path);
+	struct ptt_writer *w;
+	ptt_writer_open(&w, fd, zlevel);
+	const char *meta = "clock ns\nclock_hz 1000000000\nstart_ticks 0\ntype 1024 my_event user 1 program a:u64,s:str\n";
+	ptt_writer_meta(w, meta, strlen(meta));
+	for (int i = 0; i < n; i++) {
+		struct ptt_event ev = make_event(PTT_EV_MUTEX_LOCK, 1000 + (uint64_t)i, 7, 0xabc0 + (uint64_t)i, 0);
+		ptt_event_encode(&ev);
+		ptt_writer_record(w, ev.words, ev.nwords);
+	}
+	ptt_writer_end(w, "events 1\n", 9);
+	ptt_writer_close(w);
+	*size = (size_t)lseek(fd, 0, SEEK_END);
+	lseek(fd, 0, SEEK_SET);
+	return fd;
+}
+
+static int count_events(int fd, int *errors, uint64_t *last_arg)
+{
+	struct ptt_reader *r;
+	int n = 0;
+	*errors = 0;
+	if (ptt_reader_open(&r, fd, "t") != 0) {
+		ptt_reader_close(r);
+		return -1;
+	}
+	struct ptt_event *ev = malloc(sizeof *ev);
+	int rc;
+	while ((rc = ptt_reader_next(r, ev)) != 0) {
+		if (rc < 0) {
+			(*errors)++;
+			continue;
+		}
+		n++;
+		*last_arg = ev->arg[0];
+	}
+	free(ev);
+	ptt_reader_close(r);
+	return n;
+}
+
+int main(void)
+{
+	/* every built-in type parses and fits */
+	int bad = 0;
+	for (unsigned id = 0; id < PTT_EV_BUILTIN_COUNT; id++)
+		bad += ptt_builtin_type(id) == NULL || ptt_builtin_type(id)->id != id;
+	ok(bad == 0, "built-in event table is consistent");
+
+	/* checksum catches every single-bit flip of a record */
+	struct ptt_event ev = make_event(PTT_EV_MUTEX_UNLOCK, 123456789, 42, 0xdeadbeef, 0);
+	ok(ptt_event_encode(&ev) == 0 && ev.nwords == 9, "mutex_unlock encodes to 9 words");
+	int undetected = 0;
+	for (unsigned w = 0; w < ev.nwords - 1; w++)
+		for (unsigned b = 0; b < 32; b++) {
+			uint32_t copy[16];
+			memcpy(copy, ev.words, ev.nwords * 4);
+			copy[w] ^= 1u << b;
+			undetected += ptt_rec_checksum(copy, ev.nwords - 1) == ev.words[ev.nwords - 1];
+		}
+	ok(undetected == 0, "checksum detects all single-bit flips");
+	uint32_t zeros[9] = { 0 };
+	ok(ptt_rec_checksum(zeros, 8) != 0, "an all-zero record does not verify");
+
+	/* text round trip, including a hostile string */
+	struct ptt_types ts;
+	ptt_types_init_builtin(&ts);
+	struct ptt_event nm = make_event(PTT_EV_OBJECT_NAME, 5, 1, 0x10, 0);
+	strcpy(nm.str, "we\"ird \\name\n\x01");
+	char line[4096];
+	ptt_text_format_event(&nm, line, sizeof line);
+	struct ptt_event back;
+	memset(&back, 0, sizeof back);
+	ok(ptt_text_parse_event(&ts, line, &back) == 0 && strcmp(back.str, nm.str) == 0 && back.arg[0] == 0x10,
+	   "text form round trip keeps a hostile string: %s", line);
+	ok(ptt_text_parse_event(&ts, "0.1 1 2 pthread mutex_lock mutex=0x1 ret=0", &back) != 0, "short fraction rejected");
+	ok(ptt_text_parse_event(&ts, "0.000000001 1 2 pthread no_such_event", &back) == PTT_E_UNKNOWN_TYPE, "unknown event rejected");
+	ok(ptt_text_parse_event(&ts, "0.000000001 1 2 pthread mutex_lock mutex=0x1 ret=-11", &back) == 0 &&
+	   (int64_t)back.arg[1] == -11, "negative i32 parses");
+
+	/* type definitions */
+	struct ptt_type t;
+	ok(ptt_text_parse_type("1024 my_event user 1 program a:u64,s:str", &t) == 0 && t.nargs == 2 && t.words == 2,
+	   "user type definition parses");
+	ok(ptt_text_parse_type("1024 my_event user 1 program s:str,a:u64", &t) != 0, "str not last is rejected");
+	ptt_types_free(&ts);
+
+	/* writer/reader round trip, plain and compressed */
+	for (int z = 0; z <= 6; z += 6) {
+		size_t size;
+		int fd = write_trace(20000, z, &size);
+		int errors;
+		uint64_t last = 0;
+		int n = count_events(fd, &errors, &last);
+		ok(n == 20000 && errors == 0 && last == 0xabc0 + 19999, "zlevel %d: 20000 events read back (%zu bytes)", z, size);
+		close(fd);
+	}
+
+	/* damage: a flipped byte in the middle loses a record, not the rest */
+	size_t size;
+	int fd = write_trace(20000, 0, &size);
+	char *buf = malloc(size);
+	ssize_t got = pread(fd, buf, size, 0);
+	ok(got == (ssize_t)size, "read back trace");
+	buf[size / 2] ^= 0x40;
+	int fd2 = fileno(tmpfile());
+	ssize_t put = write(fd2, buf, size);
+	(void)put;
+	lseek(fd2, 0, SEEK_SET);
+	int errors;
+	uint64_t last = 0;
+	int n = count_events(fd2, &errors, &last);
+	ok(n == 19999 && errors == 1, "flipped byte: %d events, %d error", n, errors);
+	/* truncation */
+	int fd3 = fileno(tmpfile());
+	put = write(fd3, buf, size / 3);
+	lseek(fd3, 0, SEEK_SET);
+	n = count_events(fd3, &errors, &last);
+	ok(n > 6000 && n < 7000 && errors >= 1, "truncated to a third: %d events, %d errors", n, errors);
+	/* a damaged block header: the next block is found */
+	int fd4 = fileno(tmpfile());
+	buf[size / 2] ^= 0x40; /* undo */
+	buf[16 + 4] ^= 0x1; /* META block header */
+	put = write(fd4, buf, size);
+	lseek(fd4, 0, SEEK_SET);
+	n = count_events(fd4, &errors, &last);
+	ok(n == 20000 && errors == 1, "damaged header block skipped: %d events, %d errors", n, errors);
+	/* random bytes and bad magic */
+	int fd5 = fileno(tmpfile());
+	for (int i = 0; i < 4096; i++)
+		buf[i] = (char)rand();
+	put = write(fd5, buf, 4096);
+	lseek(fd5, 0, SEEK_SET);
+	ok(count_events(fd5, &errors, &last) == -1, "random bytes are not a trace");
+	free(buf);
+	close(fd);
+	return tap_done();
+}
