@@ -120,6 +120,8 @@ static void run_child(const struct record_opts *o, int shm_fd, int report_fd, ch
 	else
 		snprintf(buf, sizeof buf, "%s", o->libptt);
 	setenv("LD_PRELOAD", buf, 1);
+	if (strcmp(o->output, "-") == 0)
+		dup2(2, 1); /* stdout carries the trace: the program's output goes to stderr */
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);

@@ -1,0 +1,134 @@
+#!/usr/bin/env bats
+# ptt-record: recording real programs, exit status, signals, kills, streaming, preflight warnings.
+bats_require_minimum_version 1.5.0
+load helpers
+
+@test "ptt-record --help and --version" {
+	run -0 --separate-stderr ptt-record --help
+	[[ "$output" == *"Usage: ptt-record"* ]]
+	run -0 --separate-stderr ptt-record --version
+	[[ "$output" == "ptt-record "* ]]
+}
+
+@test "ptt-record usage errors exit 2" {
+	run -2 --separate-stderr ptt-record
+	[[ "$stderr" == *"no program given"* ]]
+	run -2 --separate-stderr ptt-record --no-such-option true
+	run -2 --separate-stderr ptt-record -b 1000 -- true
+	[[ "$stderr" == *"power of two"* ]]
+	run -2 --separate-stderr ptt-record -e nosuchclass -- true
+	run -2 --separate-stderr ptt-record -l 7 -- true
+}
+
+@test "a missing program exits 127 with a message" {
+	run -127 --separate-stderr ptt-record -o "$BATS_TEST_TMPDIR/x.ptt" -- /no/such/program
+	[[ "$stderr" == *"/no/such/program: No such file or directory"* ]]
+}
+
+@test "program output is unchanged and counts match the program's own" {
+	"$EXAMPLES/prodcons" -p 3 -c 2 -n 3000 >"$BATS_TEST_TMPDIR/plain.txt"
+	run -0 ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/prodcons" -p 3 -c 2 -n 3000 -v
+	diff <(echo "$output" | grep consumed) "$BATS_TEST_TMPDIR/plain.txt"
+	locks=$(echo "$output" | sed -n 's/^locks //p')
+	run -0 ptt-dump -n "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$(echo "$output" | grep -c ' mutex_lock ')" -eq "$locks" ]
+	[ "$(echo "$output" | grep -c ' mutex_unlock ')" -eq "$locks" ]
+	[ "$(echo "$output" | grep -c ' thread_begin ')" -eq 6 ]
+	[ "$(echo "$output" | grep -c ' thread_end ')" -eq 6 ]
+	[ "$(echo "$output" | grep -c ' thread_create ')" -eq 5 ]
+	[ "$(echo "$output" | grep -c ' consumer_progress ')" -gt 0 ]
+	run -0 ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *"0 damaged, 0 lost, 0 out of order: ok" ]]
+}
+
+@test "exit status is passed through, 128+N for a signal" {
+	run -3 ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- sh -c 'exit 3'
+	run -137 ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- sh -c 'kill -9 $$'
+	run -0 ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+}
+
+@test "a SIGKILLed program leaves a valid trace with its events" {
+	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/prodcons" -n 100000000 >/dev/null &
+	rec=$!
+	sleep 1
+	pkill -KILL -P "$rec"
+	st=0
+	wait "$rec" || st=$?
+	[ "$st" -eq 137 ]
+	run -0 ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	run -0 ptt-dump -n "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$(echo "$output" | grep -c ' mutex_lock ')" -gt 1000 ]
+	[[ "$output" == *"rec_stop status=0 signal=9"* ]]
+}
+
+@test "SIGTERM sent to ptt-record is forwarded and the trace finalized" {
+	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- sleep 30 &
+	rec=$!
+	sleep 0.5
+	kill -TERM "$rec"
+	st=0
+	wait "$rec" || st=$?
+	[ "$st" -eq 143 ]
+	run -0 ptt-dump -n "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *"rec_signal signal=15"* ]]
+	run -0 ptt-dump --info "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *"exit_status 143"* ]]
+}
+
+@test "-o - streams to a pipe while the program runs" {
+	run -0 --separate-stderr bash -c "ptt-record -q -o - -- '$EXAMPLES/prodcons' -n 2000 | ptt-dump --check -"
+	[[ "$output" == *"0 damaged"*": ok" ]]
+	[[ "$stderr" == *"consumed 4000 items"* ]] # the program's stdout moves to stderr
+}
+
+@test "LD_PRELOAD is appended to, not replaced" {
+	libm=$(ldconfig -p | awk '/libm.so.6 .*x86-64/ {print $NF; exit}')
+	[ -n "$libm" ] || skip "no libm path"
+	run -0 env LD_PRELOAD="$libm" ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- sh -c 'echo "$LD_PRELOAD"'
+	[[ "$output" == "$libm:"*"libptt.so" ]]
+}
+
+@test "a static program gets a clear warning" {
+	printf 'int main(void){return 0;}\n' >"$BATS_TEST_TMPDIR/s.c"
+	cc -static -o "$BATS_TEST_TMPDIR/static" "$BATS_TEST_TMPDIR/s.c" 2>/dev/null || skip "no static libc"
+	run -0 --separate-stderr ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$BATS_TEST_TMPDIR/static"
+	[[ "$stderr" == *"statically linked"* ]]
+	[[ "$stderr" == *"no program events"* ]]
+}
+
+@test "discard mode counts lost events exactly and records them" {
+	run -0 ptt-record -q -d -b 4k -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/prodcons" -p 2 -c 2 -n 200000
+	run -0 ptt-dump --info "$BATS_TEST_TMPDIR/t.ptt"
+	lost=$(echo "$output" | sed -n 's/^lost: *\([0-9]*\).*/\1/p')
+	echo "lost=$lost"
+	run -0 ptt-dump -n "$BATS_TEST_TMPDIR/t.ptt"
+	sum=$(echo "$output" | grep ' rec_lost ' | sed 's/.* count=\([0-9]*\).*/\1/' | awk '{s+=$1} END {print s+0}')
+	[ "$sum" -eq "$lost" ]
+}
+
+@test "pigz -p 2 output is byte-identical under ptt-record" {
+	command -v pigz >/dev/null || skip "pigz not installed"
+	seq 1 300000 >"$BATS_TEST_TMPDIR/in.txt"
+	pigz -p 2 -c "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/plain.gz"
+	run -0 ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- pigz -p 2 -c "$BATS_TEST_TMPDIR/in.txt"
+	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- pigz -p 2 -c "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/traced.gz"
+	cmp "$BATS_TEST_TMPDIR/plain.gz" "$BATS_TEST_TMPDIR/traced.gz"
+	run -0 ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	run -0 ptt-dump --info "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$(echo "$output" | sed -n 's/^threads: *//p')" -ge 3 ]
+}
+
+@test "xz -T2 output is byte-identical under ptt-record" {
+	command -v xz >/dev/null || skip "xz not installed"
+	seq 1 400000 >"$BATS_TEST_TMPDIR/in.txt"
+	xz -T2 -c "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/plain.xz"
+	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- xz -T2 -c "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/traced.xz"
+	cmp "$BATS_TEST_TMPDIR/plain.xz" "$BATS_TEST_TMPDIR/traced.xz"
+	run -0 ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+}
+
+@test "compressed traces (-z) read back the same" {
+	run -0 ptt-record -q -o "$BATS_TEST_TMPDIR/a.ptt" -z -- "$EXAMPLES/prodcons" -n 5000
+	run -0 ptt-dump --check "$BATS_TEST_TMPDIR/a.ptt"
+	[[ "$output" == *": ok" ]]
+}

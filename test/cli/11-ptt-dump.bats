@@ -1,0 +1,112 @@
+#!/usr/bin/env bats
+# ptt-dump: text form, round trip, --check, --info, --human, and bad input.
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	T="$BATS_TEST_TMPDIR/t.ptt"
+	ptt-record -q -o "$T" -- "$EXAMPLES/prodcons" -p 2 -c 2 -n 3000 >/dev/null
+}
+
+@test "ptt-dump --help, --version and usage errors" {
+	run -0 --separate-stderr ptt-dump --help
+	[[ "$output" == *"Usage: ptt-dump"* ]]
+	run -0 ptt-dump --version
+	[[ "$output" == "ptt-dump (ptt) "* ]]
+	run -2 --separate-stderr ptt-dump --bogus
+	[[ "$stderr" == *"Try 'ptt-dump --help'"* ]]
+	run -2 --separate-stderr ptt-dump a b
+}
+
+@test "text lines follow the documented grammar" {
+	run -0 --separate-stderr ptt-dump -n "$T"
+	bad=$(echo "$output" | grep -Evc '^[0-9]+\.[0-9]{9} [0-9]+ [0-9]+ (pthread|recorder|program) [a-z_]+( [a-z_]+=(-?[0-9]+|0x[0-9a-f]+|"([^"\\]|\\.)*"))*$' || true)
+	[ "$bad" -eq 0 ]
+}
+
+@test "the text form reads back losslessly" {
+	ptt-dump "$T" >"$BATS_TEST_TMPDIR/a.txt"
+	ptt-dump - <"$BATS_TEST_TMPDIR/a.txt" >"$BATS_TEST_TMPDIR/b.txt"
+	cmp "$BATS_TEST_TMPDIR/a.txt" "$BATS_TEST_TMPDIR/b.txt"
+	grep -q '^# type 1024 consumer_progress user 1 program consumer:u32,items:u64$' "$BATS_TEST_TMPDIR/a.txt"
+}
+
+@test "--check and --info" {
+	run -0 ptt-dump --check "$T"
+	[[ "$output" == *"0 damaged, 0 lost, 0 out of order: ok" ]]
+	run -0 ptt-dump --info "$T"
+	[[ "$output" == *"mode        lossless"* ]]
+	[[ "$output" == *"producer-0"* ]]
+	[[ "$output" == *"mutex_lock "* ]]
+}
+
+@test "--human writes sentences with names" {
+	run -0 ptt-dump --human "$T"
+	[[ "$output" == *"holds mutex queue_lock"* ]]
+	[[ "$output" == *"(consumer-1) releases mutex queue_lock"* ]]
+}
+
+@test "an empty file, a directory and a missing file: one message, exit 2" {
+	: >"$BATS_TEST_TMPDIR/empty"
+	run -2 --separate-stderr ptt-dump "$BATS_TEST_TMPDIR/empty"
+	[ "$stderr" = "ptt-dump: $BATS_TEST_TMPDIR/empty: empty input, not a ptt trace" ]
+	run -2 --separate-stderr ptt-dump "$BATS_TEST_TMPDIR"
+	[[ "$stderr" == *"Is a directory" ]]
+	run -2 --separate-stderr ptt-dump "$BATS_TEST_TMPDIR/nope"
+	[[ "$stderr" == *"No such file or directory" ]]
+}
+
+@test "random bytes and a wrong magic are rejected with the offset" {
+	head -c 10000 /dev/urandom >"$BATS_TEST_TMPDIR/rand"
+	run -2 --separate-stderr ptt-dump "$BATS_TEST_TMPDIR/rand"
+	[[ "$stderr" == *"offset 0: not a ptt trace (bad magic)" ]]
+	[ -z "$output" ]
+}
+
+@test "a newer format version is refused clearly" {
+	cp "$T" "$BATS_TEST_TMPDIR/v2"
+	printf '\002' | dd of="$BATS_TEST_TMPDIR/v2" bs=1 seek=8 conv=notrunc 2>/dev/null
+	run -2 --separate-stderr ptt-dump "$BATS_TEST_TMPDIR/v2"
+	[[ "$stderr" == *"format version 2, this tool reads version 1" ]]
+}
+
+@test "a flipped byte costs one record; the rest is printed, exit 1" {
+	total=$(ptt-dump -n "$T" | wc -l)
+	size=$(stat -c %s "$T")
+	cp "$T" "$BATS_TEST_TMPDIR/bad"
+	printf '\377' | dd of="$BATS_TEST_TMPDIR/bad" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+	run -1 --separate-stderr ptt-dump -n "$BATS_TEST_TMPDIR/bad"
+	[[ "$stderr" =~ ^ptt-dump:\ .*/bad:\ offset\ [0-9]+:\ (bad\ checksum,\ record\ skipped|bad\ block\ header) ]]
+	[ "$(echo "$stderr" | wc -l)" -eq 1 ]
+	n=$(echo "$output" | wc -l)
+	[ "$n" -ge $((total - 2)) ]
+	run -1 ptt-dump --check "$BATS_TEST_TMPDIR/bad"
+	[[ "$output" == *"1 damaged"*"FAILED" ]]
+}
+
+@test "a truncated trace prints every intact event, exit 1" {
+	size=$(stat -c %s "$T")
+	head -c $((size / 2)) "$T" >"$BATS_TEST_TMPDIR/cut"
+	run -1 --separate-stderr ptt-dump -n "$BATS_TEST_TMPDIR/cut"
+	[[ "$stderr" == *"truncated"* ]]
+	[ "$(echo "$output" | wc -l)" -gt 1000 ]
+}
+
+@test "damaged text input: the bad line is reported with its number" {
+	ptt-dump "$T" | sed '200s/ pthread / pthread garbage=1 /' >"$BATS_TEST_TMPDIR/t.txt"
+	run -1 --separate-stderr ptt-dump -n "$BATS_TEST_TMPDIR/t.txt"
+	[[ "$stderr" == *": line 200: "*"line skipped" ]]
+}
+
+@test "random and zero-filled blocks in the middle never crash the reader" {
+	size=$(stat -c %s "$T")
+	for seed in 1 2 3 4 5; do
+		cp "$T" "$BATS_TEST_TMPDIR/f"
+		head -c 3000 /dev/urandom | dd of="$BATS_TEST_TMPDIR/f" bs=1 seek=$((size * seed / 7)) conv=notrunc 2>/dev/null
+		run ptt-dump -n "$BATS_TEST_TMPDIR/f"
+		[ "$status" -le 1 ]
+	done
+	cp "$T" "$BATS_TEST_TMPDIR/z"
+	head -c 5000 /dev/zero | dd of="$BATS_TEST_TMPDIR/z" bs=1 seek=$((size / 3)) conv=notrunc 2>/dev/null
+	run -1 ptt-dump -n "$BATS_TEST_TMPDIR/z"
+}
