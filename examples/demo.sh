@@ -1,0 +1,36 @@
+#!/bin/sh
+# make demo: record the producer/consumer example and convert its trace.
+set -eu
+BUILD=${1:-build}
+BIN=$BUILD/bin
+mkdir -p demo
+echo "== recording: ptt-record -o demo/prodcons.ptt -- prodcons -p 2 -c 2 -n 2000 -v"
+"$BIN/ptt-record" -o demo/prodcons.ptt -- "$BUILD/examples/prodcons" -p 2 -c 2 -n 2000 -v
+"$BIN/ptt-dump" demo/prodcons.ptt >demo/prodcons.txt
+"$BIN/ptt-dump" --human demo/prodcons.ptt >demo/prodcons.human.txt
+"$BIN/ptt-dump" --check demo/prodcons.ptt
+echo
+"$BIN/ptt-dump" --info demo/prodcons.ptt | sed -n '1,/^EVENT/p' | head -30
+for tool in paje csv; do
+	if [ -x "$BIN/ptt-$tool" ]; then
+		"$BIN/ptt-$tool" demo/prodcons.ptt >"demo/prodcons.$tool"
+	fi
+done
+if [ -x "$BIN/ptt-csv" ]; then "$BIN/ptt-csv" --states demo/prodcons.ptt >demo/prodcons.states.csv; fi
+if [ -x "$BIN/ptt-stat" ]; then echo; "$BIN/ptt-stat" demo/prodcons.ptt | head -15; fi
+echo
+echo "== the demo files are in demo/:"
+ls -l demo
+cat <<MSG
+
+Look at them:
+  ptt-dump --human demo/prodcons.ptt | less     # one sentence per event
+  less demo/prodcons.txt                        # the lossless text form
+MSG
+if [ -f demo/prodcons.paje ]; then
+	cat <<MSG
+  vite demo/prodcons.paje                       # timeline in ViTE
+  pj_dump demo/prodcons.paje | head             # PajeNG's view as CSV
+MSG
+fi
+echo "(the tools are in $BIN; add it to PATH or run 'make install')"
