@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fidelity.h"
 #include "human.h"
 #include "summary.h"
 
@@ -18,7 +19,8 @@ static void usage(void)
 	       "Decode a ptt trace (binary or text, from FILE or stdin) to text on stdout.\n"
 	       "\n"
 	       "  -H, --human       one sentence per event (\"thread 42 waits for mutex queue_lock\")\n"
-	       "  -c, --check       verify every checksum, the structure and the time order; print counts\n"
+	       "  -c, --check       verify checksums, structure and time order, and replay the trace for\n"
+	       "                    impossible histories (two holders of a lock, ...); print counts\n"
 	       "  -i, --info        print the header, duration, per-thread and per-event counts, lost events\n"
 	       "  -n, --no-header   leave out the '#' header lines of the text form\n"
 	       "  -h, --help        show this help and exit\n"
@@ -58,6 +60,7 @@ int main(int argc, char **argv)
 	struct ptt_sink *sink = NULL;
 	struct ptt_names *names = ptt_names_new();
 	struct summary *sum = summary_new();
+	struct fidelity *fid = mode == MODE_CHECK ? fidelity_new() : NULL;
 	static struct ptt_event ev;
 	static char line[PTT_MAX_STR * 4 + 1024];
 	int failed = !names || !sum;
@@ -66,6 +69,8 @@ int main(int argc, char **argv)
 	while (!failed && cli_next(&in, &ev) > 0) {
 		ptt_names_update(names, &ev);
 		summary_add(sum, &ev);
+		if (fid && fidelity_add(fid, &ev, names, line, sizeof line) && fidelity_violations(fid) <= 20)
+			printf("violation: %s\n", line);
 		if (sink) {
 			failed |= ptt_sink_event(sink, in.r, &ev) != 0;
 		} else if (mode == MODE_TEXT) {
@@ -82,9 +87,11 @@ int main(int argc, char **argv)
 		ptt_sink_close(sink, in.r);
 	if (mode == MODE_INFO)
 		summary_print_info(sum, in.r, names, stdout);
+	unsigned long violations = fid ? fidelity_violations(fid) : 0;
 	if (mode == MODE_CHECK)
-		summary_print_check(sum, in.name, in.problems, stdout);
-	int bad = mode == MODE_CHECK && summary_order_errors(sum);
+		summary_print_check(sum, in.name, in.problems, violations, stdout);
+	int bad = mode == MODE_CHECK && (summary_order_errors(sum) || violations);
+	fidelity_free(fid);
 	summary_free(sum);
 	ptt_names_free(names);
 	int damaged = cli_close(&in);

@@ -107,10 +107,10 @@ void summary_print_info(const struct summary *s, const struct ptt_reader *r, con
 			fprintf(out, "%-24s %12" PRIu64 "\n", ts->by_id[id] ? ts->by_id[id]->name : "?", s->by_id[id]);
 }
 
-void summary_print_check(const struct summary *s, const char *name, unsigned long damaged, FILE *out)
+void summary_print_check(const struct summary *s, const char *name, unsigned long damaged, unsigned long violations, FILE *out)
 {
-	fprintf(out, "%s: %" PRIu64 " events, %lu damaged, %" PRIu64 " lost, %lu out of order: %s\n", name, s->events,
-		damaged, s->lost, s->order_errors, damaged || s->order_errors ? "FAILED" : "ok");
+	fprintf(out, "%s: %" PRIu64 " events, %lu damaged, %" PRIu64 " lost, %lu out of order, %lu violations: %s\n", name,
+		s->events, damaged, s->lost, s->order_errors, violations, damaged || s->order_errors || violations ? "FAILED" : "ok");
 }
 
 void summary_free(struct summary *s)

@@ -12,7 +12,7 @@ void summary_add(struct summary *s, const struct ptt_event *ev);
 /* Per-thread monotonic time and order checks found so far. */
 unsigned long summary_order_errors(const struct summary *s);
 void summary_print_info(const struct summary *s, const struct ptt_reader *r, const struct ptt_names *names, FILE *out);
-void summary_print_check(const struct summary *s, const char *name, unsigned long damaged, FILE *out);
+void summary_print_check(const struct summary *s, const char *name, unsigned long damaged, unsigned long violations, FILE *out);
 void summary_free(struct summary *s);
 
 #endif

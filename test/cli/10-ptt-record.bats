@@ -38,7 +38,7 @@ load helpers
 	[ "$(echo "$output" | grep -c ' thread_create ')" -eq 5 ]
 	[ "$(echo "$output" | grep -c ' consumer_progress ')" -gt 0 ]
 	run -0 ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
-	[[ "$output" == *"0 damaged, 0 lost, 0 out of order: ok" ]]
+	[[ "$output" == *"0 damaged, 0 lost, 0 out of order, 0 violations: ok" ]]
 }
 
 @test "exit status is passed through, 128+N for a signal" {

@@ -33,7 +33,7 @@ setup() {
 
 @test "--check and --info" {
 	run -0 ptt-dump --check "$T"
-	[[ "$output" == *"0 damaged, 0 lost, 0 out of order: ok" ]]
+	[[ "$output" == *"0 damaged, 0 lost, 0 out of order, 0 violations: ok" ]]
 	run -0 ptt-dump --info "$T"
 	[[ "$output" == *"mode        lossless"* ]]
 	[[ "$output" == *"producer-0"* ]]
