@@ -156,6 +156,26 @@ static void header_lines(char *buf, size_t size, const struct record_opts *o, co
 	}
 }
 
+/* The header and every type line so far: repeated at the start of each rotated file. */
+static char *meta_all;
+static size_t meta_len, meta_cap;
+
+static int keep_meta(const char *text, size_t len)
+{
+	if (meta_len + len + 1 > meta_cap) {
+		size_t cap = (meta_len + len + 1) * 2;
+		char *n = realloc(meta_all, cap);
+		if (!n)
+			return PTT_E_NOMEM;
+		meta_all = n;
+		meta_cap = cap;
+	}
+	memcpy(meta_all + meta_len, text, len);
+	meta_len += len;
+	meta_all[meta_len] = 0;
+	return 0;
+}
+
 /* Announce user types registered since the last call, before their events. */
 static int sync_user_types(struct ptt_shm *s, struct ptt_writer *w, uint32_t *seen)
 {
@@ -181,7 +201,37 @@ static int sync_user_types(struct ptt_shm *s, struct ptt_writer *w, uint32_t *se
 		if (len > sizeof buf - 512)
 			break;
 	}
+	if (len && keep_meta(buf, len))
+		return PTT_E_NOMEM;
 	return len ? ptt_writer_meta(w, buf, len) : 0;
+}
+
+static void part_name(char *buf, size_t size, const char *output, uint32_t part)
+{
+	snprintf(buf, size, "%s.%04u", output, part);
+}
+
+/* -m: continue in the next file once this one is big enough; -f: drop the oldest. */
+static int maybe_rotate(const struct record_opts *o, struct ptt_writer *w, int *out_fd, uint32_t *part)
+{
+	if (!o->max_size || ptt_writer_bytes(w) < o->max_size)
+		return 0;
+	char name[PATH_MAX + 16];
+	part_name(name, sizeof name, o->output, *part + 1);
+	int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "ptt-record: %s: %s\n", name, strerror(errno));
+		return -errno;
+	}
+	int rc = ptt_writer_switch(w, fd);
+	close(*out_fd);
+	*out_fd = fd;
+	(*part)++;
+	if (o->max_files && *part > o->max_files) {
+		part_name(name, sizeof name, o->output, *part - o->max_files);
+		unlink(name);
+	}
+	return rc ? rc : ptt_writer_meta(w, meta_all, meta_len);
 }
 
 int main(int argc, char **argv)
@@ -193,9 +243,15 @@ int main(int argc, char **argv)
 	char **cmd = argv + first;
 	record_preflight(&o, cmd[0]);
 
-	int out_fd = strcmp(o.output, "-") == 0 ? 1 : open(o.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	char first_name[PATH_MAX + 16];
+	uint32_t part = 1;
+	if (o.max_size)
+		part_name(first_name, sizeof first_name, o.output, part);
+	else
+		snprintf(first_name, sizeof first_name, "%s", o.output);
+	int out_fd = strcmp(o.output, "-") == 0 ? 1 : open(first_name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (out_fd < 0) {
-		fprintf(stderr, "ptt-record: %s: %s\n", o.output, strerror(errno));
+		fprintf(stderr, "ptt-record: %s: %s\n", first_name, strerror(errno));
 		return 1;
 	}
 	int shm_fd;
@@ -242,7 +298,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ptt-record: %s: %s\n", cmd[0], strerror(exec_err));
 		waitpid(child, NULL, 0);
 		if (out_fd != 1)
-			unlink(o.output);
+			unlink(first_name);
 		return exec_err == ENOENT ? 127 : 126;
 	}
 
@@ -255,6 +311,8 @@ int main(int argc, char **argv)
 		return 1;
 	header_lines(hdr, hsize, &o, s, hz, realtime, child, cmd);
 	int werr = ptt_writer_meta(w, hdr, strlen(hdr));
+	if (!werr)
+		werr = keep_meta(hdr, strlen(hdr));
 	free(hdr);
 	struct drain *d = drain_new(s, w, &clk);
 	if (!d)
@@ -286,6 +344,8 @@ int main(int argc, char **argv)
 			werr = ptt_writer_flush(w);
 			last_flush = now;
 		}
+		if (!werr)
+			werr = maybe_rotate(&o, w, &out_fd, &part);
 		if (!warned && !s->handshake && (exited || now - t_start > 3000000000u)) {
 			warned = 1;
 			if (!o.quiet || exited)

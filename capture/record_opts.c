@@ -27,6 +27,9 @@ static void usage(FILE *f)
 		"  -e, --events=CLASSES  record only these classes (comma list of thread, mutex, cond,\n"
 		"                        rwlock, barrier, sem, spin, process, user; 'all'; default all but spin)\n"
 		"  -l, --level=N         detail level 1-3 (default 2)\n"
+		"  -m, --max-size=SIZE   split the trace into files FILE.0001, FILE.0002, ... of about SIZE\n"
+		"                        bytes (k/M/G suffix); cat them in order to read them as one trace\n"
+		"  -f, --max-files=N     with -m, keep only the last N files\n"
 		"  -q, --quiet           no summary line on stderr\n"
 		"  -h, --help            show this help and exit\n"
 		"      --version         show the version and exit\n"
@@ -151,6 +154,7 @@ int record_parse_opts(struct record_opts *o, int argc, char **argv)
 		{ "threads", required_argument, 0, 't' }, { "discard", no_argument, 0, 'd' },
 		{ "compress", optional_argument, 0, 'z' }, { "events", required_argument, 0, 'e' },
 		{ "level", required_argument, 0, 'l' }, { "quiet", no_argument, 0, 'q' },
+		{ "max-size", required_argument, 0, 'm' }, { "max-files", required_argument, 0, 'f' },
 		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	memset(o, 0, sizeof *o);
@@ -160,7 +164,7 @@ int record_parse_opts(struct record_opts *o, int argc, char **argv)
 	o->level = 2;
 	parse_classes(o, "process,thread,mutex,cond,rwlock,barrier,sem,user");
 	int c, have_e = 0, have_l = 0;
-	while ((c = getopt_long(argc, argv, "+o:b:t:dz::e:l:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:b:t:dz::e:l:m:f:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->output = optarg; break;
 		case 'b':
@@ -204,6 +208,22 @@ int record_parse_opts(struct record_opts *o, int argc, char **argv)
 			}
 			break;
 		case 'q': o->quiet = 1; break;
+		case 'm':
+			if (parse_size(optarg, &o->max_size) || o->max_size < 65536) {
+				fprintf(stderr, "ptt-record: -m: a size of at least 64k: '%s'\n", optarg);
+				return -2;
+			}
+			break;
+		case 'f': {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+			if (*end || n < 1 || n > 1000000) {
+				fprintf(stderr, "ptt-record: -f: a number of files from 1: '%s'\n", optarg);
+				return -2;
+			}
+			o->max_files = (uint32_t)n;
+			break;
+		}
 		case 'h': usage(stdout); return -1;
 		case 'V': printf("ptt-record %s\n", PTT_VERSION); return -1;
 		default:
@@ -213,6 +233,14 @@ int record_parse_opts(struct record_opts *o, int argc, char **argv)
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "ptt-record: no program given\nTry 'ptt-record --help' for more information.\n");
+		return -2;
+	}
+	if (o->max_size && strcmp(o->output, "-") == 0) {
+		fprintf(stderr, "ptt-record: -m: cannot split a trace written to stdout\n");
+		return -2;
+	}
+	if (o->max_files && !o->max_size) {
+		fprintf(stderr, "ptt-record: -f needs -m\n");
 		return -2;
 	}
 	if (apply_nptl_trace(o, have_e, have_l))

@@ -224,6 +224,16 @@ const char *ptt_reader_meta_line(const struct ptt_reader *r, size_t i);
 /* Number of META lines read so far: grows when a trace defines types mid-stream. */
 uint64_t ptt_reader_bytes(const struct ptt_reader *r); /* bytes consumed */
 int ptt_reader_saw_end(const struct ptt_reader *r); /* an END block / "# end" line was read */
+/*
+ * Promise that events before time min_ns or before position min_pos are
+ * not wanted: whole EVENTS blocks that end before them are passed over
+ * using their headers only (lseek on files), so a time or position window
+ * of a large binary trace reads only the blocks it needs.  Events of a
+ * block that straddles the limit are still returned: filter them as usual.
+ * Positions stay exact (blocks carry their record counts).  No effect on
+ * text input.
+ */
+void ptt_reader_skip(struct ptt_reader *r, uint64_t min_ns, uint64_t min_pos);
 void ptt_reader_close(struct ptt_reader *r);
 
 /* ---- text form ---------------------------------------------------------- */
@@ -256,7 +266,9 @@ int ptt_writer_record(struct ptt_writer *w, const uint32_t *words, uint32_t nwor
 int ptt_writer_flush(struct ptt_writer *w); /* finish the current block and write it out */
 /* Write the END block with these summary lines, flush; w stays valid for close. */
 int ptt_writer_end(struct ptt_writer *w, const char *lines, size_t len);
-uint64_t ptt_writer_bytes(const struct ptt_writer *w);
+uint64_t ptt_writer_bytes(const struct ptt_writer *w); /* bytes written to the current file */
+/* Flush, then continue in a new file on fd (a file header comes first; the caller repeats the META). */
+int ptt_writer_switch(struct ptt_writer *w, int fd);
 uint64_t ptt_writer_events(const struct ptt_writer *w);
 int ptt_writer_close(struct ptt_writer *w); /* frees; does not close fd */
 

@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -45,6 +46,8 @@ struct ptt_reader {
 	struct ptt_clock clock;
 	uint64_t pos;
 	uint64_t line_no;
+	uint64_t skip_ns, skip_pos; /* ptt_reader_skip: EVENTS blocks entirely before these are not decoded */
+	int seekable;
 };
 
 static void set_diag(struct ptt_reader *r, const char *fmt_offset_kind, uint64_t where, const char *what)
@@ -200,6 +203,8 @@ int ptt_reader_open(struct ptt_reader **rp, int fd, const char *name)
 	}
 	r->form = PTT_FORM_BINARY;
 	consume(r, 16);
+	struct stat st;
+	r->seekable = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && lseek(fd, 0, SEEK_CUR) >= 0;
 	return 0;
 }
 
@@ -232,6 +237,30 @@ static uint64_t resync_block(struct ptt_reader *r)
 	}
 }
 
+/* Pass over a block's payload without decoding it: a seek on files, a read on pipes. */
+static void skip_payload(struct ptt_reader *r, uint64_t len)
+{
+	if (r->in_len >= len) {
+		consume(r, (size_t)len);
+		return;
+	}
+	len -= r->in_len;
+	r->in_offset += r->in_len;
+	r->in_len = r->in_start = 0;
+	if (r->seekable && lseek(r->fd, (off_t)len, SEEK_CUR) >= 0) {
+		r->in_offset += len;
+		return;
+	}
+	while (len && !r->eof) {
+		size_t want = len < IN_CAP ? (size_t)len : IN_CAP;
+		size_t got = fill(r, want);
+		consume(r, got);
+		len -= got;
+		if (got < want)
+			break;
+	}
+}
+
 static int ensure_blk(struct ptt_reader *r, size_t n)
 {
 	if (n <= r->blk_cap)
@@ -259,6 +288,15 @@ static int next_block(struct ptt_reader *r)
 			return PTT_E_TRUNCATED;
 		}
 		memcpy(&h, r->in + r->in_start, sizeof h);
+		if (memcmp(&h, PTT_FILE_MAGIC, 8) == 0) {
+			/* concatenated traces (cat rotated files): the next file's header */
+			struct ptt_file_header fh;
+			memcpy(&fh, &h, sizeof fh);
+			if (fh.version == PTT_FORMAT_VERSION && fh.byte_order == PTT_BYTE_ORDER_MARK) {
+				consume(r, sizeof fh);
+				continue;
+			}
+		}
 		if (!header_ok(&h)) {
 			uint64_t skipped = resync_block(r);
 			char what[128];
@@ -267,6 +305,12 @@ static int next_block(struct ptt_reader *r)
 			return PTT_E_BADBLOCK;
 		}
 		consume(r, sizeof h);
+		if (h.kind == PTT_BLOCK_EVENTS && h.count &&
+		    (r->pos + h.count <= r->skip_pos || ptt_clock_ns(&r->clock, h.last_ticks) < r->skip_ns)) {
+			skip_payload(r, h.payload_len);
+			r->pos += h.count;
+			continue;
+		}
 		size_t n = fill(r, h.payload_len);
 		int rc = ensure_blk(r, (h.flags & PTT_BLOCK_ZLIB ? h.raw_len : h.payload_len) + 4);
 		if (rc)
@@ -470,6 +514,12 @@ static int next_text(struct ptt_reader *r, struct ptt_event *ev)
 		return 1;
 	}
 	return 0;
+}
+
+void ptt_reader_skip(struct ptt_reader *r, uint64_t min_ns, uint64_t min_pos)
+{
+	r->skip_ns = min_ns;
+	r->skip_pos = min_pos;
 }
 
 int ptt_reader_next(struct ptt_reader *r, struct ptt_event *ev)

@@ -152,6 +152,17 @@ int ptt_writer_end(struct ptt_writer *w, const char *lines, size_t len)
 }
 
 uint64_t ptt_writer_bytes(const struct ptt_writer *w) { return w->bytes; }
+
+int ptt_writer_switch(struct ptt_writer *w, int fd)
+{
+	int rc = ptt_writer_flush(w);
+	if (rc)
+		return rc;
+	w->fd = fd;
+	w->header_done = 0;
+	w->bytes = 0;
+	return 0;
+}
 uint64_t ptt_writer_events(const struct ptt_writer *w) { return w->events; }
 
 int ptt_writer_close(struct ptt_writer *w)

@@ -84,6 +84,7 @@ load helpers
 @test "LD_PRELOAD is appended to, not replaced" {
 	libm=$(ldconfig -p | awk '/libm.so.6 .*x86-64/ {print $NF; exit}')
 	[ -n "$libm" ] || skip "no libm path"
+	ldd "$(command -v ptt-record)" | grep -q libasan && skip "ptt-record is built with ASan, which must be first in LD_PRELOAD"
 	run -0 env LD_PRELOAD="$libm" ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- sh -c 'echo "$LD_PRELOAD"'
 	[[ "$output" == "$libm:"*"libptt.so" ]]
 }
@@ -131,4 +132,13 @@ load helpers
 	run -0 ptt-record -q -o "$BATS_TEST_TMPDIR/a.ptt" -z -- "$EXAMPLES/prodcons" -n 5000
 	run -0 ptt-dump --check "$BATS_TEST_TMPDIR/a.ptt"
 	[[ "$output" == *": ok" ]]
+}
+
+@test "-m/-f rotate the trace and keep the last files, readable as one trace" {
+	run -0 ptt-record -q -m 200k -f 3 -o "$BATS_TEST_TMPDIR/r.ptt" -- "$EXAMPLES/prodcons" -n 20000
+	[ "$(ls "$BATS_TEST_TMPDIR"/r.ptt.* | wc -l)" -eq 3 ]
+	run -0 bash -c "cat '$BATS_TEST_TMPDIR'/r.ptt.* | ptt-dump --info -"
+	[[ "$output" == *"exit_status 0"* ]]
+	run -2 --separate-stderr ptt-record -m 200k -o - -- true
+	run -2 --separate-stderr ptt-record -f 3 -- true
 }

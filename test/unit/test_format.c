@@ -160,7 +160,45 @@ int main(void)
 	put = write(fd5, buf, 4096);
 	lseek(fd5, 0, SEEK_SET);
 	ok(count_events(fd5, &errors, &last) == -1, "random bytes are not a trace");
+	/* two traces concatenated (rotated files through cat) read as one */
+	lseek(fd, 0, SEEK_SET);
+	got = pread(fd, buf, size, 0);
+	int fd6 = fileno(tmpfile());
+	put = write(fd6, buf, size);
+	put = write(fd6, buf, size);
+	lseek(fd6, 0, SEEK_SET);
+	n = count_events(fd6, &errors, &last);
+	ok(n == 40000 && errors == 0, "concatenated traces: %d events, %d errors", n, errors);
 	free(buf);
+
+	/* skipping whole blocks by position: positions stay exact */
+	lseek(fd, 0, SEEK_SET);
+	struct ptt_reader *r;
+	ptt_reader_open(&r, fd, "t");
+	ptt_reader_skip(r, 0, 15000);
+	struct ptt_event *e = malloc(sizeof *e);
+	uint64_t first_pos = UINT64_MAX, last_pos = 0, nread = 0, bad_pos = 0;
+	while (ptt_reader_next(r, e) > 0) {
+		if (first_pos == UINT64_MAX)
+			first_pos = e->pos;
+		bad_pos += e->arg[0] != 0xabc0 + e->pos;
+		last_pos = e->pos;
+		nread++;
+	}
+	ok(first_pos <= 15000 && first_pos > 13000 && last_pos == 19999 && bad_pos == 0 && ptt_reader_bytes(r) == size,
+	   "skip to position 15000: first decoded %llu, %llu decoded", (unsigned long long)first_pos, (unsigned long long)nread);
+	ptt_reader_close(r);
+	/* and by time (ticks are ns here: event i at 1000 + i ns) */
+	lseek(fd, 0, SEEK_SET);
+	ptt_reader_open(&r, fd, "t");
+	ptt_reader_skip(r, 1000 + 18000, 0);
+	first_pos = UINT64_MAX;
+	while (ptt_reader_next(r, e) > 0)
+		if (first_pos == UINT64_MAX)
+			first_pos = e->pos;
+	ok(first_pos <= 18000 && first_pos > 16000, "skip to 18000 ns: first decoded %llu", (unsigned long long)first_pos);
+	ptt_reader_close(r);
+	free(e);
 	close(fd);
 	return tap_done();
 }
