@@ -75,7 +75,6 @@ void ptt_resolve(void)
 	RESOLVE(pthread_mutex_timedlock);
 	RESOLVE(pthread_mutex_clocklock);
 	RESOLVE(fork);
-	RESOLVE(exit);
 	RESOLVE(pthread_mutex_unlock); /* last: its presence means "resolved" */
 	ptt_resolving = 0;
 }
@@ -149,6 +148,70 @@ static void child_after_fork(void)
 	process_begin();
 }
 
+static int exit_done;
+
+/* The process's last events: once, from whichever exit path comes first. */
+static void process_exit(int status)
+{
+	if (!ptt_shm || __atomic_exchange_n(&exit_done, 1, __ATOMIC_ACQ_REL))
+		return;
+	int saved = errno;
+	uint32_t a[1] = { (uint32_t)status };
+	ptt_emit(PTT_EV_PROCESS_EXIT, a, 1);
+	struct ptt_tls *t = &ptt_tls;
+	if (t->ring && !t->ended && t->tid == t->pid)
+		ptt_thread_end(NULL, 3); /* how 3: the process exited */
+	errno = saved;
+}
+
+/* on_exit sees the status of exit() and of a return from main alike (glibc's
+ * start code calls exit without going through the PLT, out of a wrapper's sight). */
+static void note_exit_status(int status, void *unused)
+{
+	(void)unused;
+	process_exit(status);
+}
+
+/*
+ * Registered from main's wrapper, after glibc registered the loader's
+ * finalizer, so it runs before the destructors (ours included).
+ */
+static int (*program_main)(int, char **, char **);
+
+static int main_wrapper(int argc, char **argv, char **envp)
+{
+	on_exit(note_exit_status, NULL);
+	return program_main(argc, argv, envp);
+}
+
+int __libc_start_main(int (*main)(int, char **, char **), int argc, char **argv,
+		      void (*init)(void), void (*fini)(void), void (*rtld_fini)(void), void *stack_end);
+
+PTT_EXPORT int __libc_start_main(int (*main)(int, char **, char **), int argc, char **argv,
+				 void (*init)(void), void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
+{
+	int (*real)(int (*)(int, char **, char **), int, char **, void (*)(void), void (*)(void), void (*)(void), void *) =
+		(__typeof__(real))ptt_dlsym("__libc_start_main", NULL);
+	if (!real)
+		ptt_die("cannot resolve __libc_start_main");
+	program_main = main;
+	return real(main_wrapper, argc, argv, init, fini, rtld_fini, stack_end);
+}
+
+PTT_EXPORT void _exit(int status)
+{
+	static void (*real)(int) __attribute__((noreturn));
+	if (!real)
+		real = (__typeof__(real))ptt_dlsym("_exit", NULL);
+	process_exit(status);
+	real(status);
+}
+
+PTT_EXPORT void _Exit(int status)
+{
+	_exit(status);
+}
+
 __attribute__((constructor)) static void ptt_init(void)
 {
 	ptt_resolve();
@@ -183,14 +246,6 @@ __attribute__((constructor)) static void ptt_init(void)
 	ptt_debug("attached");
 }
 
-static int exit_status = -1;
-
-PTT_EXPORT void exit(int status)
-{
-	exit_status = status;
-	REAL(exit)(status);
-}
-
 PTT_EXPORT pid_t fork(void)
 {
 	pid_t pid = REAL(fork)();
@@ -208,9 +263,5 @@ __attribute__((destructor)) static void ptt_fini(void)
 {
 	if (!ptt_shm)
 		return;
-	struct ptt_tls *t = &ptt_tls;
-	uint32_t a[1] = { (uint32_t)exit_status };
-	ptt_emit(PTT_EV_PROCESS_EXIT, a, 1);
-	if (t->ring && !t->ended && t->tid == t->pid)
-		ptt_thread_end(NULL, 3); /* how 3: the process exited */
+	process_exit(-1); /* when no exit path told us the status (exit from a destructor) */
 }

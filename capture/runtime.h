@@ -82,7 +82,6 @@ struct ptt_real {
 	int (*pthread_mutex_clocklock)(pthread_mutex_t *, clockid_t, const struct timespec *);
 	int (*pthread_mutex_unlock)(pthread_mutex_t *);
 	int (*fork)(void);
-	void (*exit)(int) __attribute__((noreturn));
 };
 extern struct ptt_real ptt_real PTT_HIDDEN;
 extern int ptt_resolving PTT_HIDDEN;

@@ -142,3 +142,15 @@ load helpers
 	run -2 --separate-stderr ptt-record -m 200k -o - -- true
 	run -2 --separate-stderr ptt-record -f 3 -- true
 }
+
+@test "exec keeps the trace going in the new image; exit and _exit statuses are recorded" {
+	run -0 ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- sh -c "exec '$EXAMPLES/prodcons' -n 100"
+	run -0 ptt-dump -n "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$(echo "$output" | grep -c ' process_begin ')" -eq 2 ]
+	[[ "$output" == *"process_exec ret=0 path=\"$EXAMPLES/prodcons\""* ]]
+	[[ "$output" == *"process_exit status=0"* ]]
+	[ "$(echo "$output" | grep -c ' thread_end ')" -eq 5 ]
+	run -5 ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- sh -c "exit 5"
+	run -0 ptt-dump -n "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *"process_exit status=5"* ]]
+}
