@@ -13,6 +13,7 @@ WARN       = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wf
 CFLAGS    ?= -O2 -g
 ZLIB_CFLAGS := $(shell pkg-config --cflags zlib 2>/dev/null)
 ZLIB_LIBS   := $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
+ELF_LIBS    := $(shell pkg-config --libs libelf 2>/dev/null || echo -lelf)
 SAN        = $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DPTT_VERSION='"$(VERSION)"' $(WARN) $(ZLIB_CFLAGS) $(CFLAGS) -fPIC
 # the runtime is preloaded into arbitrary programs: never sanitized (ASan must come first in a process)
@@ -23,7 +24,7 @@ FORMAT_SRC = $(wildcard formats/*.c)
 FORMAT_OBJ = $(FORMAT_SRC:%.c=$(BUILD)/obj/%.o)
 RT_SRC     = capture/trace_path.c capture/init.c capture/api.c $(wildcard capture/wrap_*.c)
 RT_OBJ     = $(RT_SRC:%.c=$(BUILD)/rt/%.o) $(BUILD)/rt/formats/types.o
-REC_SRC    = capture/ptt-record.c capture/record_opts.c capture/drain.c
+REC_SRC    = capture/ptt-record.c capture/record_opts.c capture/drain.c capture/namer.c
 REC_OBJ    = $(REC_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_SRC    = $(filter-out convert/ptt-%.c,$(wildcard convert/*.c))
 CLI_OBJ    = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
@@ -57,7 +58,7 @@ $(LIBPTT): $(RT_OBJ)
 
 $(BUILD)/bin/ptt-record: $(REC_OBJ) $(LIBFORMAT)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ $(REC_OBJ) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS)
+	$(CC) $(TOOL_CFLAGS) -o $@ $(REC_OBJ) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(ELF_LIBS)
 
 $(BUILD)/bin/ptt-%: $(BUILD)/obj/convert/ptt-%.o $(CLI_OBJ) $(LIBFORMAT)
 	@mkdir -p $(dir $@)

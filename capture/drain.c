@@ -51,7 +51,15 @@ struct drain {
 	uint32_t pid, tid;
 	uint64_t no_ring_seen, late_seen;
 	struct drain_stats st;
+	int (*before)(void *ctx, const uint32_t *rec, struct ptt_writer *w);
+	void *before_ctx;
 };
+
+void drain_set_hook(struct drain *d, int (*before)(void *, const uint32_t *, struct ptt_writer *), void *ctx)
+{
+	d->before = before;
+	d->before_ctx = ctx;
+}
 
 uint64_t drain_now(const struct drain *d)
 {
@@ -300,6 +308,11 @@ long drain_pass(struct drain *d, int final)
 		} else {
 			rec = ptt_ring_data(s, i) + c->recs[c->next];
 			n = ptt_rec_len(rec[0]);
+			if (d->before) {
+				int rc = d->before(d->before_ctx, rec, d->w);
+				if (rc)
+					return rc;
+			}
 		}
 		int rc = ptt_writer_record(d->w, rec, n);
 		if (rc)

@@ -31,6 +31,8 @@ long drain_pass(struct drain *d, int final);
 /* Queue a recorder event (args as 32-bit words) stamped now. */
 void drain_note(struct drain *d, unsigned id, const uint32_t *args, unsigned nargw);
 const struct drain_stats *drain_stats(const struct drain *d);
+/* Called with each program record just before it is written (it may write records of its own first). */
+void drain_set_hook(struct drain *d, int (*before)(void *ctx, const uint32_t *rec, struct ptt_writer *w), void *ctx);
 void drain_free(struct drain *d);
 uint64_t drain_now(const struct drain *d);
 

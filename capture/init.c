@@ -7,6 +7,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -108,6 +110,27 @@ static void read_cmdline(char *buf, size_t size)
 	buf[n] = 0;
 }
 
+/* Every loaded object with its load address: the recorder names global mutexes from their symbols. */
+static int module_event(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	int *first = data;
+	char path[PATH_MAX];
+	const char *name = info->dlpi_name;
+	if (*first) {
+		*first = 0; /* the main program has no name here */
+		ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+		path[n > 0 ? n : 0] = 0;
+		name = path;
+	}
+	if (!name || !*name || strstr(name, "linux-vdso"))
+		return 0;
+	uint32_t a[2];
+	ptt_put64(a, (uint64_t)info->dlpi_addr);
+	ptt_emit_str(PTT_EV_MODULE, a, 2, name);
+	return 0;
+}
+
 static void process_begin(void)
 {
 	char cmd[200];
@@ -121,6 +144,8 @@ static void process_begin(void)
 		ptt_put64(b, (uint64_t)pthread_self());
 		ptt_emit(PTT_EV_THREAD_BEGIN, b, 5);
 	}
+	int first = 1;
+	dl_iterate_phdr(module_event, &first);
 }
 
 /* An exec'd image keeps the pid: the rings of its previous image's threads are orphans. */

@@ -21,6 +21,7 @@
 
 #include "../formats/ptt_trace.h"
 #include "drain.h"
+#include "namer.h"
 #include "record_opts.h"
 #include "shm.h"
 
@@ -317,6 +318,9 @@ int main(int argc, char **argv)
 	struct drain *d = drain_new(s, w, &clk);
 	if (!d)
 		return 1;
+	struct namer *nm = namer_new();
+	if (nm)
+		drain_set_hook(d, namer_before, nm);
 	uint32_t a[3] = { (uint32_t)child };
 	ptt_put64(a + 1, o.ring_bytes);
 	drain_note(d, PTT_EV_REC_START, a, 3);
@@ -387,6 +391,7 @@ int main(int argc, char **argv)
 			o.output, st->events, st->lost, ptt_writer_bytes(w));
 	ptt_writer_close(w);
 	drain_free(d);
+	namer_free(nm);
 	if (out_fd != 1 && close(out_fd) != 0 && !werr)
 		fprintf(stderr, "ptt-record: %s: %s\n", o.output, strerror(errno));
 	return code;

@@ -228,7 +228,7 @@ void ptt_emit(unsigned id, const uint32_t *args, unsigned nargw)
 void ptt_emit_str(unsigned id, const uint32_t *args, unsigned nargw, const char *str)
 {
 	size_t len = 0;
-	while (str && str[len] && len < 200)
+	while (str && str[len] && len < 400)
 		len++;
 	unsigned sw = (unsigned)(len + 4) / 4; /* NUL padded, at least one NUL */
 	struct ptt_rec rec;

@@ -154,3 +154,24 @@ load helpers
 	run -0 ptt-dump -n "$BATS_TEST_TMPDIR/t.ptt"
 	[[ "$output" == *"process_exit status=5"* ]]
 }
+
+@test "global and static mutexes are named after their ELF symbols" {
+	cat >"$BATS_TEST_TMPDIR/gm.c" <<'C'
+#include <pthread.h>
+static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
+struct { int x; pthread_mutex_t inner; } wrapped = { 0, PTHREAD_MUTEX_INITIALIZER };
+static void *run(void *a) { for (int i = 0; i < 100; i++) { pthread_mutex_lock(&global_lock); pthread_mutex_unlock(&global_lock);
+	pthread_mutex_lock(&wrapped.inner); pthread_mutex_unlock(&wrapped.inner); } return a; }
+int main(void) { pthread_t t; pthread_create(&t, 0, run, 0); run(0); pthread_join(t, 0); return 0; }
+C
+	cc -O2 -o "$BATS_TEST_TMPDIR/gm" "$BATS_TEST_TMPDIR/gm.c" -pthread
+	run -0 ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$BATS_TEST_TMPDIR/gm"
+	run -0 ptt-dump --human "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *"holds mutex global_lock"* ]]
+	[[ "$output" == *"holds mutex wrapped+8"* ]]
+	# names the program gave itself win over symbols
+	run -0 ptt-record -q -o "$BATS_TEST_TMPDIR/p.ptt" -- "$EXAMPLES/prodcons" -n 50
+	run -0 ptt-dump -n "$BATS_TEST_TMPDIR/p.ptt"
+	[[ "$output" != *'name="queue'* ]] || [[ "$output" == *'name="queue_lock"'* ]]
+	[ "$(echo "$output" | grep -c 'object_name .*name="queue+')" -eq 0 ]
+}

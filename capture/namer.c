@@ -1,0 +1,256 @@
+/* namer.c - ELF symbols for object addresses (libelf), for the recorder. */
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "namer.h"
+#include "shm.h"
+
+struct sym {
+	uint64_t value, size;
+	char *name;
+};
+
+struct image { /* one ELF file's data symbols, sorted by value */
+	char *path;
+	struct sym *syms;
+	size_t n;
+	int pie;       /* ET_DYN: symbol values are relative to the load base */
+};
+
+struct module {
+	uint32_t pid;
+	uint64_t base;
+	struct image *img;
+};
+
+struct namer {
+	struct image **images;
+	size_t nimages;
+	struct module *mods;
+	size_t nmods;
+	uint64_t *seen; /* open addressing set of (pid, address) keys already named or looked up */
+	size_t seen_cap, seen_used;
+};
+
+static int by_value(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+	return x->value < y->value ? -1 : x->value > y->value;
+}
+
+static void load_symbols(struct image *img)
+{
+	int fd = open(img->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	GElf_Ehdr eh;
+	if (e && gelf_getehdr(e, &eh))
+		img->pie = eh.e_type == ET_DYN;
+	size_t cap = 0;
+	for (Elf_Scn *scn = NULL; e && (scn = elf_nextscn(e, scn));) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		size_t count = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; data && i < count; i++) {
+			GElf_Sym s;
+			if (!gelf_getsym(data, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_OBJECT || !s.st_size ||
+			    s.st_shndx == SHN_UNDEF)
+				continue;
+			const char *name = elf_strptr(e, sh.sh_link, s.st_name);
+			if (!name || !*name)
+				continue;
+			if (img->n == cap) {
+				cap = cap ? cap * 2 : 256;
+				struct sym *ns = realloc(img->syms, cap * sizeof *ns);
+				if (!ns)
+					break;
+				img->syms = ns;
+			}
+			img->syms[img->n].value = s.st_value;
+			img->syms[img->n].size = s.st_size;
+			img->syms[img->n].name = strdup(name);
+			img->n++;
+		}
+	}
+	if (img->n)
+		qsort(img->syms, img->n, sizeof *img->syms, by_value);
+	if (e)
+		elf_end(e);
+	close(fd);
+}
+
+static struct image *image_for(struct namer *n, const char *path)
+{
+	for (size_t i = 0; i < n->nimages; i++)
+		if (strcmp(n->images[i]->path, path) == 0)
+			return n->images[i];
+	struct image **ni = realloc(n->images, (n->nimages + 1) * sizeof *ni);
+	struct image *img = calloc(1, sizeof *img);
+	if (!ni || !img) {
+		free(img);
+		return NULL;
+	}
+	n->images = ni;
+	img->path = strdup(path);
+	load_symbols(img);
+	n->images[n->nimages++] = img;
+	return img;
+}
+
+struct namer *namer_new(void)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return NULL;
+	return calloc(1, sizeof(struct namer));
+}
+
+/* 1 if key was new (and is now remembered). */
+static int first_sight(struct namer *n, uint64_t key)
+{
+	if ((n->seen_used + 1) * 2 > n->seen_cap) {
+		size_t cap = n->seen_cap ? n->seen_cap * 2 : 1024;
+		uint64_t *s = calloc(cap, sizeof *s);
+		if (!s)
+			return 0;
+		for (size_t i = 0; i < n->seen_cap; i++)
+			if (n->seen[i]) {
+				size_t j = (size_t)(n->seen[i] * 0x9E3779B97F4A7C15ull >> 20) & (cap - 1);
+				while (s[j])
+					j = (j + 1) & (cap - 1);
+				s[j] = n->seen[i];
+			}
+		free(n->seen);
+		n->seen = s;
+		n->seen_cap = cap;
+	}
+	key |= 1; /* never 0 */
+	size_t j = (size_t)(key * 0x9E3779B97F4A7C15ull >> 20) & (n->seen_cap - 1);
+	while (n->seen[j]) {
+		if (n->seen[j] == key)
+			return 0;
+		j = (j + 1) & (n->seen_cap - 1);
+	}
+	n->seen[j] = key;
+	n->seen_used++;
+	return 1;
+}
+
+static const char *lookup(struct namer *n, uint32_t pid, uint64_t addr, uint64_t *off)
+{
+	for (size_t i = 0; i < n->nmods; i++) {
+		struct module *m = &n->mods[i];
+		if (m->pid != pid || !m->img || !m->img->n)
+			continue;
+		uint64_t v = m->img->pie ? addr - m->base : addr;
+		size_t lo = 0, hi = m->img->n;
+		while (lo < hi) { /* last symbol with value <= v */
+			size_t mid = (lo + hi) / 2;
+			if (m->img->syms[mid].value <= v)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == 0)
+			continue;
+		const struct sym *s = &m->img->syms[lo - 1];
+		if (v < s->value + s->size) {
+			*off = v - s->value;
+			return s->name;
+		}
+	}
+	return NULL;
+}
+
+static void forget_pid(struct namer *n, uint32_t pid)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n->nmods; i++)
+		if (n->mods[i].pid != pid)
+			n->mods[k++] = n->mods[i];
+	n->nmods = k;
+}
+
+static int is_sync_class(unsigned cls)
+{
+	return cls == PTT_CLASS_MUTEX || cls == PTT_CLASS_COND || cls == PTT_CLASS_RWLOCK ||
+	       cls == PTT_CLASS_BARRIER || cls == PTT_CLASS_SEM || cls == PTT_CLASS_SPIN;
+}
+
+int namer_before(void *ctx, const uint32_t *rec, struct ptt_writer *w)
+{
+	struct namer *n = ctx;
+	unsigned id = ptt_rec_id(rec[0]), len = ptt_rec_len(rec[0]);
+	uint32_t pid = rec[3];
+	if (id == PTT_EV_PROCESS_BEGIN) {
+		forget_pid(n, pid); /* a new image (exec) or a new process */
+		return 0;
+	}
+	if (id == PTT_EV_MODULE && len > 8) {
+		char path[1024];
+		size_t bytes = (len - 8) * 4u;
+		memcpy(path, rec + 7, bytes < sizeof path ? bytes : sizeof path - 1);
+		path[bytes < sizeof path ? bytes : sizeof path - 1] = 0;
+		struct module *nm = realloc(n->mods, (n->nmods + 1) * sizeof *nm);
+		if (!nm)
+			return 0;
+		n->mods = nm;
+		n->mods[n->nmods].pid = pid;
+		n->mods[n->nmods].base = (uint64_t)rec[6] << 32 | rec[5];
+		n->mods[n->nmods].img = image_for(n, path);
+		n->nmods++;
+		return 0;
+	}
+	const struct ptt_type *t = ptt_builtin_type(id);
+	uint64_t addr = (uint64_t)rec[6] << 32 | rec[5];
+	if (id == PTT_EV_OBJECT_NAME) {
+		first_sight(n, addr ^ ((uint64_t)pid << 48)); /* the program named it: keep its name */
+		return 0;
+	}
+	if (!t || !is_sync_class(t->cls) || !t->nargs || t->argkind[0] != PTT_ARG_PTR || len < 8)
+		return 0;
+	if (!first_sight(n, addr ^ ((uint64_t)pid << 48)))
+		return 0;
+	uint64_t off = 0;
+	const char *name = lookup(n, pid, addr, &off);
+	if (!name)
+		return 0;
+	struct ptt_event *ev = calloc(1, sizeof *ev);
+	if (!ev)
+		return 0;
+	ev->type = ptt_builtin_type(PTT_EV_OBJECT_NAME);
+	ev->id = PTT_EV_OBJECT_NAME;
+	ev->ticks = (uint64_t)rec[2] << 32 | rec[1];
+	ev->pid = pid;
+	ev->tid = rec[4];
+	ev->arg[0] = addr;
+	if (off)
+		snprintf(ev->str, sizeof ev->str, "%s+%llu", name, (unsigned long long)off);
+	else
+		snprintf(ev->str, sizeof ev->str, "%s", name);
+	int rc = ptt_event_encode(ev) ? 0 : ptt_writer_record(w, ev->words, ev->nwords);
+	free(ev);
+	return rc;
+}
+
+void namer_free(struct namer *n)
+{
+	if (!n)
+		return;
+	for (size_t i = 0; i < n->nimages; i++) {
+		for (size_t j = 0; j < n->images[i]->n; j++)
+			free(n->images[i]->syms[j].name);
+		free(n->images[i]->syms);
+		free(n->images[i]->path);
+		free(n->images[i]);
+	}
+	free(n->images);
+	free(n->mods);
+	free(n->seen);
+	free(n);
+}
