@@ -54,6 +54,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ptt-dump: one input at most\n");
 		return cli_usage_error("ptt-dump");
 	}
+	static char outbuf[1 << 18];
+	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 	struct cli_input in;
 	if (cli_open(&in, "ptt-dump", optind < argc ? argv[optind] : NULL))
 		return 2;
@@ -74,8 +76,9 @@ int main(int argc, char **argv)
 		if (sink) {
 			failed |= ptt_sink_event(sink, in.r, &ev) != 0;
 		} else if (mode == MODE_TEXT) {
-			ptt_text_format_event(&ev, line, sizeof line);
-			puts(line);
+			size_t len = ptt_text_format_event(&ev, line, sizeof line);
+			line[len++] = '\n';
+			fwrite(line, 1, len, stdout);
 		} else if (mode == MODE_HUMAN) {
 			human_sentence(&ev, names, line, sizeof line);
 			puts(line);

@@ -97,8 +97,9 @@ int ptt_sink_event(struct ptt_sink *s, const struct ptt_reader *r, struct ptt_ev
 	if (rc)
 		return rc;
 	if (s->form == PTT_FORM_TEXT) {
-		ptt_text_format_event(ev, s->line, sizeof s->line);
-		return fputs(s->line, s->out) < 0 || putc('\n', s->out) < 0 ? -EIO : 0;
+		size_t len = ptt_text_format_event(ev, s->line, sizeof s->line);
+		s->line[len++] = '\n';
+		return fwrite(s->line, 1, len, s->out) != len ? -EIO : 0;
 	}
 	if (ptt_reader_form(r) == PTT_FORM_TEXT) {
 		ev->ticks = ev->ns;
