@@ -178,9 +178,17 @@ static int exit_done;
 /* The process's last events: once, from whichever exit path comes first. */
 static void process_exit(int status)
 {
-	if (!ptt_shm || __atomic_exchange_n(&exit_done, 1, __ATOMIC_ACQ_REL))
+	if (!ptt_shm)
 		return;
 	int saved = errno;
+	if (ptt_tls.pid && (uint32_t)getpid() != ptt_tls.pid) {
+		errno = saved;
+		return; /* a vfork child leaving: its parent's ring and ids are not its own */
+	}
+	if (__atomic_exchange_n(&exit_done, 1, __ATOMIC_ACQ_REL)) {
+		errno = saved;
+		return;
+	}
 	uint32_t a[1] = { (uint32_t)status };
 	ptt_emit(PTT_EV_PROCESS_EXIT, a, 1);
 	struct ptt_tls *t = &ptt_tls;

@@ -11,11 +11,21 @@
 
 #include "runtime.h"
 
+/* A vfork child shares its parent's memory, ring and cached ids: it records nothing. */
+static int in_vfork_child(void)
+{
+	return ptt_tls.pid && (uint32_t)getpid() != ptt_tls.pid;
+}
+
 static void exec_event(int ret, const char *path)
 {
 	if (!ptt_on[PTT_EV_PROCESS_EXEC])
 		return;
 	int saved = errno;
+	if (in_vfork_child()) {
+		errno = saved;
+		return;
+	}
 	uint32_t a[1] = { (uint32_t)ret };
 	ptt_emit_str(PTT_EV_PROCESS_EXEC, a, 1, path ? path : "");
 	errno = saved;

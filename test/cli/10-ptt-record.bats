@@ -175,3 +175,19 @@ C
 	[[ "$output" != *'name="queue'* ]] || [[ "$output" == *'name="queue_lock"'* ]]
 	[ "$(echo "$output" | grep -c 'object_name .*name="queue+')" -eq 0 ]
 }
+
+@test "vfork children are passed through: nothing is filed under the parent" {
+	cat >"$BATS_TEST_TMPDIR/vf.c" <<'C'
+#include <unistd.h>
+#include <sys/wait.h>
+int main(void) { int st; pid_t p = vfork(); if (p == 0) { execlp("true", "true", (char *)0); _exit(9); }
+	waitpid(p, &st, 0); p = vfork(); if (p == 0) { execlp("/no/such", "x", (char *)0); _exit(9); }
+	waitpid(p, &st, 0); return WEXITSTATUS(st); }
+C
+	cc -o "$BATS_TEST_TMPDIR/vf" "$BATS_TEST_TMPDIR/vf.c"
+	run -9 ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$BATS_TEST_TMPDIR/vf"
+	run -0 ptt-dump -n "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$(echo "$output" | grep -c ' process_exec ')" -eq 0 ]
+	[ "$(echo "$output" | grep -c ' process_exit ')" -eq 2 ]
+	[[ "$output" == *"process_exit status=9"* ]]
+}
