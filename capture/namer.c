@@ -33,6 +33,7 @@ struct namer {
 	size_t nmods;
 	uint64_t *seen; /* open addressing set of (pid, address) keys already named or looked up */
 	size_t seen_cap, seen_used;
+	uint64_t last_key;
 };
 
 static int by_value(const void *a, const void *b)
@@ -214,7 +215,11 @@ int namer_before(void *ctx, const uint32_t *rec, struct ptt_writer *w)
 	}
 	if (!t || !is_sync_class(t->cls) || !t->nargs || t->argkind[0] != PTT_ARG_PTR || len < 8)
 		return 0;
-	if (!first_sight(n, addr ^ ((uint64_t)pid << 48)))
+	uint64_t key = addr ^ ((uint64_t)pid << 48);
+	if (key == n->last_key) /* most records are about the object the previous one was about */
+		return 0;
+	n->last_key = key;
+	if (!first_sight(n, key))
 		return 0;
 	uint64_t off = 0;
 	const char *name = lookup(n, pid, addr, &off);

@@ -325,7 +325,7 @@ int main(int argc, char **argv)
 	ptt_put64(a + 1, o.ring_bytes);
 	drain_note(d, PTT_EV_REC_START, a, 3);
 
-	int status = 0, exited = 0, warned = 0;
+	int status = 0, exited = 0, warned = 0, idle_passes = 0;
 	uint32_t types_seen = 0;
 	uint64_t t_start = mono_ns(CLOCK_MONOTONIC), last_flush = t_start;
 	while (!exited) {
@@ -360,8 +360,10 @@ int main(int argc, char **argv)
 			/* the output is gone (full disk, closed pipe): stop making the program wait */
 			__atomic_store_n(&s->stopping, 1, __ATOMIC_RELEASE);
 		}
+		/* poll fast while events flow; back off to 1 ms after a quiet spell */
+		idle_passes = n > 0 ? 0 : idle_passes + 1;
 		if (!exited && (n < 1000 || werr)) {
-			struct timespec ts = { 0, n > 0 ? 200000 : 1000000 };
+			struct timespec ts = { 0, n > 0 ? 50000 : idle_passes < 50 ? 200000 : 1000000 };
 			nanosleep(&ts, NULL);
 		}
 	}
