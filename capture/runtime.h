@@ -31,6 +31,7 @@ struct ptt_tls {
 extern __thread struct ptt_tls ptt_tls __attribute__((tls_model("initial-exec"))) PTT_HIDDEN;
 extern struct ptt_shm *ptt_shm PTT_HIDDEN;
 extern uint8_t ptt_on[PTT_MAX_TYPES] PTT_HIDDEN; /* 1 when the event id is recorded */
+extern uint8_t ptt_early_ok[PTT_MAX_TYPES] PTT_HIDDEN; /* the event may use an unserialized timestamp */
 
 /* A record being written: between ptt_rec_open and ptt_rec_close the
  * timestamp is fixed and the recorder waits for this ring. */

@@ -104,7 +104,24 @@ static inline void ptt_put64(uint32_t *w, uint64_t v)
 }
 
 #if defined(__x86_64__) || defined(__i386__)
+/*
+ * lfence before rdtsc: rdtsc alone may execute before the instructions
+ * before it (a lock acquisition) have completed, so a thread that just
+ * took a mutex could stamp a time before the previous holder's unlock.
+ * lfence (dispatch-serializing on Intel, and on AMD as Linux configures
+ * it) makes it wait; rdtscp would too but is not on every x86-64 CPU.
+ * The trace's order and the fidelity check depend on it.
+ */
 static inline uint64_t ptt_rdtsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ __volatile__("lfence\n\trdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+	return (uint64_t)hi << 32 | lo;
+}
+
+/* For events stamped before a release (unlock, signal, post) or a request:
+ * an early timestamp is still a correct one there. */
+static inline uint64_t ptt_rdtsc_early(void)
 {
 	uint32_t lo, hi;
 	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
@@ -114,6 +131,7 @@ static inline uint64_t ptt_rdtsc(void)
 #else
 #define PTT_HAVE_TSC 0
 static inline uint64_t ptt_rdtsc(void) { return 0; }
+static inline uint64_t ptt_rdtsc_early(void) { return 0; }
 #endif
 
 #endif

@@ -30,6 +30,20 @@
 __thread struct ptt_tls ptt_tls __attribute__((tls_model("initial-exec")));
 struct ptt_shm *ptt_shm;
 uint8_t ptt_on[PTT_MAX_TYPES];
+uint8_t ptt_early_ok[PTT_MAX_TYPES];
+
+static inline uint64_t now_ticks_for(unsigned id)
+{
+#if PTT_HAVE_TSC
+	if (__builtin_expect(ptt_shm->use_tsc, 1))
+		return ptt_early_ok[id] ? ptt_rdtsc_early() : ptt_rdtsc();
+#else
+	(void)id;
+#endif
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static inline uint64_t now_ticks(void)
 {
@@ -195,7 +209,7 @@ int ptt_rec_open(struct ptt_rec *rec, unsigned id, unsigned nargw)
 #else
 	__builtin_prefetch((const char *)p + 512, 1, 3);
 #endif
-	uint64_t ts = now_ticks();
+	uint64_t ts = now_ticks_for(id);
 	p[0] = ptt_rec_word0(id, n);
 	p[1] = (uint32_t)ts;
 	p[2] = (uint32_t)(ts >> 32);

@@ -1,0 +1,149 @@
+/*
+ * wrap_cond.c - condition variables.  A wait is recorded as the release of
+ * its mutex and the start of the wait (cond_wait_req, timestamped before
+ * glibc releases the mutex) and as the wake-up with the mutex held again
+ * (cond_wait, after glibc re-locked it internally, out of any wrapper's
+ * sight).  A wait ended by cancellation still records the re-acquisition
+ * (glibc re-locks before running cleanup handlers), with ret ECANCELED.
+ * signal and broadcast are timestamped before they take effect.
+ *
+ * glibc 2.36 keeps two versions of pthread_cond_*: the old GLIBC_2.2.5
+ * ABI and the current GLIBC_2.3.2 one, which is what programs link to;
+ * resolve that one explicitly (dlsym would give the default anyway, but
+ * say so rather than rely on it).
+ */
+#include <errno.h>
+#include <time.h>
+
+#include "runtime.h"
+
+#define COND_VERSION "GLIBC_2.3.2"
+
+#define REAL_FN(name, type) \
+	static __typeof__(type) real_##name; \
+	if (__builtin_expect(!real_##name, 0)) { \
+		real_##name = (__typeof__(type))ptt_dlsym(#name, COND_VERSION); \
+		if (!real_##name) ptt_die("cannot resolve " #name); \
+	}
+
+static void cond_mutex_event(unsigned id, const void *c, const void *m, int with_ret, int ret)
+{
+	if (!ptt_on[id])
+		return;
+	uint32_t a[5];
+	ptt_put64(a, (uint64_t)(uintptr_t)c);
+	ptt_put64(a + 2, (uint64_t)(uintptr_t)m);
+	a[4] = (uint32_t)ret;
+	ptt_emit(id, a, with_ret ? 5 : 4);
+}
+
+struct wait_ctx {
+	pthread_cond_t *c;
+	pthread_mutex_t *m;
+};
+
+static void cancelled_in_wait(void *p)
+{
+	struct wait_ctx *w = p;
+	cond_mutex_event(PTT_EV_COND_WAIT, w->c, w->m, 1, ECANCELED);
+}
+
+PTT_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	REAL_FN(pthread_cond_wait, int (*)(pthread_cond_t *, pthread_mutex_t *));
+	if (!ptt_on[PTT_EV_COND_WAIT])
+		return real_pthread_cond_wait(c, m);
+	struct wait_ctx w = { c, m };
+	int ret;
+	cond_mutex_event(PTT_EV_COND_WAIT_REQ, c, m, 0, 0);
+	pthread_cleanup_push(cancelled_in_wait, &w);
+	ret = real_pthread_cond_wait(c, m);
+	pthread_cleanup_pop(0);
+	cond_mutex_event(PTT_EV_COND_WAIT, c, m, 1, ret);
+	return ret;
+}
+
+PTT_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime)
+{
+	REAL_FN(pthread_cond_timedwait, int (*)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *));
+	if (!ptt_on[PTT_EV_COND_WAIT])
+		return real_pthread_cond_timedwait(c, m, abstime);
+	struct wait_ctx w = { c, m };
+	int ret;
+	cond_mutex_event(PTT_EV_COND_TIMEDWAIT_REQ, c, m, 0, 0);
+	pthread_cleanup_push(cancelled_in_wait, &w);
+	ret = real_pthread_cond_timedwait(c, m, abstime);
+	pthread_cleanup_pop(0);
+	cond_mutex_event(PTT_EV_COND_WAIT, c, m, 1, ret);
+	return ret;
+}
+
+PTT_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk, const struct timespec *abstime)
+{
+	static int (*real)(pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *);
+	if (!real) /* new in 2.30: a single version */
+		real = (__typeof__(real))ptt_dlsym("pthread_cond_clockwait", NULL);
+	if (!real)
+		ptt_die("cannot resolve pthread_cond_clockwait");
+	if (!ptt_on[PTT_EV_COND_WAIT])
+		return real(c, m, clk, abstime);
+	struct wait_ctx w = { c, m };
+	int ret;
+	cond_mutex_event(PTT_EV_COND_TIMEDWAIT_REQ, c, m, 0, 0);
+	pthread_cleanup_push(cancelled_in_wait, &w);
+	ret = real(c, m, clk, abstime);
+	pthread_cleanup_pop(0);
+	cond_mutex_event(PTT_EV_COND_WAIT, c, m, 1, ret);
+	return ret;
+}
+
+/* signal/broadcast: timestamp first, so a woken waiter's event never precedes it */
+static int wake(unsigned id, pthread_cond_t *c, int (*real)(pthread_cond_t *))
+{
+	struct ptt_rec rec;
+	if (!ptt_on[id] || ptt_rec_open(&rec, id, 3) != 0)
+		return real(c);
+	int ret = real(c);
+	ptt_put64(rec.p + PTT_REC_HDR_WORDS, (uint64_t)(uintptr_t)c);
+	rec.p[PTT_REC_HDR_WORDS + 2] = (uint32_t)ret;
+	ptt_rec_close(&rec);
+	return ret;
+}
+
+PTT_EXPORT int pthread_cond_signal(pthread_cond_t *c)
+{
+	REAL_FN(pthread_cond_signal, int (*)(pthread_cond_t *));
+	return wake(PTT_EV_COND_SIGNAL, c, real_pthread_cond_signal);
+}
+
+PTT_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
+{
+	REAL_FN(pthread_cond_broadcast, int (*)(pthread_cond_t *));
+	return wake(PTT_EV_COND_BROADCAST, c, real_pthread_cond_broadcast);
+}
+
+static void obj_ret(unsigned id, const void *o, int ret)
+{
+	if (!ptt_on[id])
+		return;
+	uint32_t a[3];
+	ptt_put64(a, (uint64_t)(uintptr_t)o);
+	a[2] = (uint32_t)ret;
+	ptt_emit(id, a, 3);
+}
+
+PTT_EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *attr)
+{
+	REAL_FN(pthread_cond_init, int (*)(pthread_cond_t *, const pthread_condattr_t *));
+	int ret = real_pthread_cond_init(c, attr);
+	obj_ret(PTT_EV_COND_INIT, c, ret);
+	return ret;
+}
+
+PTT_EXPORT int pthread_cond_destroy(pthread_cond_t *c)
+{
+	REAL_FN(pthread_cond_destroy, int (*)(pthread_cond_t *));
+	int ret = real_pthread_cond_destroy(c);
+	obj_ret(PTT_EV_COND_DESTROY, c, ret);
+	return ret;
+}
