@@ -1,0 +1,31 @@
+#!/usr/bin/env bats
+# Every program has a man page that renders cleanly and documents every option of its --help.
+bats_require_minimum_version 1.5.0
+load helpers
+
+@test "every man page renders without warnings" {
+	command -v man >/dev/null || skip "man not installed"
+	for page in "$PTT_ROOT"/man/*.[135]; do
+		run -0 --separate-stderr env MANWIDTH=80 man --warnings -l "$page"
+		[ -z "$stderr" ] || { echo "$page: $stderr"; return 1; }
+	done
+}
+
+@test "every program has a man page listing each option of its --help" {
+	for prog in "$PTT_BUILD"/bin/ptt-*; do
+		name=$(basename "$prog")
+		page="$PTT_ROOT/man/$name.1"
+		[ -f "$page" ] || { echo "no man page for $name"; return 1; }
+		"$prog" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u | while read -r opt; do
+			# mdoc writes --opt as "Fl -opt"
+			grep -qE -- "Fl -${opt#--}([^a-z-]|$)" "$page" || { echo "$name: $opt missing from $page"; exit 1; }
+		done
+	done
+}
+
+@test "every program answers --version" {
+	for prog in "$PTT_BUILD"/bin/ptt-*; do
+		run -0 "$prog" --version
+		[[ "$output" == *"0."* ]]
+	done
+}
