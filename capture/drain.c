@@ -113,10 +113,10 @@ void drain_free(struct drain *d)
 
 const struct drain_stats *drain_stats(const struct drain *d) { return &d->st; }
 
-void drain_note(struct drain *d, unsigned id, const uint32_t *args, unsigned nargw)
+int drain_note(struct drain *d, unsigned id, const uint32_t *args, unsigned nargw)
 {
 	if (d->nnotes == MAX_NOTES || nargw + PTT_REC_MIN_WORDS > 16)
-		return;
+		return -1; /* full: the caller reports again on the next pass */
 	struct note *n = &d->notes[d->nnotes++];
 	uint64_t ts = drain_now(d);
 	n->ts = ts;
@@ -128,6 +128,7 @@ void drain_note(struct drain *d, unsigned id, const uint32_t *args, unsigned nar
 	n->words[4] = d->tid;
 	memcpy(n->words + PTT_REC_HDR_WORDS, args, nargw * 4);
 	n->words[n->nwords - 1] = ptt_rec_checksum(n->words, n->nwords - 1);
+	return 0;
 }
 
 static int ensure_cursor(struct cursor *c, uint32_t cap)
@@ -209,42 +210,50 @@ static void sift_down(struct drain *d, uint32_t n, uint32_t k)
 	}
 }
 
+/* Lost events and waits of one ring not yet reported: as recorder events. */
+static void report_ring(struct drain *d, struct ptt_ring *r)
+{
+	uint64_t lost = __atomic_load_n(&r->lost, __ATOMIC_ACQUIRE);
+	if (lost != r->lost_reported) {
+		uint64_t n = lost - r->lost_reported;
+		uint32_t a[7];
+		a[0] = r->tid;
+		ptt_put64(a + 1, n);
+		ptt_put64(a + 3, ptt_clock_ns(&d->clk, r->lost_first));
+		ptt_put64(a + 5, ptt_clock_ns(&d->clk, r->lost_last));
+		if (drain_note(d, PTT_EV_REC_LOST, a, 7) == 0) {
+			d->st.lost += n;
+			__atomic_store_n(&r->lost_reported, lost, __ATOMIC_RELEASE);
+		}
+	}
+	uint64_t waits = __atomic_load_n(&r->waits, __ATOMIC_ACQUIRE);
+	if (waits != r->waits_reported) {
+		uint32_t a[3];
+		a[0] = r->tid;
+		ptt_put64(a + 1, waits - r->waits_reported);
+		if (drain_note(d, PTT_EV_REC_RING_FULL, a, 3) == 0) {
+			d->st.waits += waits - r->waits_reported;
+			r->waits_reported = waits;
+		}
+	}
+}
+
 static void report_counters(struct drain *d)
 {
 	struct ptt_shm *s = d->shm;
 	for (uint32_t i = 0; i < s->nrings; i++) {
 		struct ptt_ring *r = &s->rings[i];
-		if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) < PTT_RING_ACTIVE)
-			continue;
-		uint64_t lost = __atomic_load_n(&r->lost, __ATOMIC_ACQUIRE);
-		if (lost != r->lost_reported) {
-			uint64_t n = lost - r->lost_reported;
-			uint32_t a[7];
-			a[0] = r->tid;
-			ptt_put64(a + 1, n);
-			ptt_put64(a + 3, ptt_clock_ns(&d->clk, r->lost_first));
-			ptt_put64(a + 5, ptt_clock_ns(&d->clk, r->lost_last));
-			drain_note(d, PTT_EV_REC_LOST, a, 7);
-			d->st.lost += n;
-			__atomic_store_n(&r->lost_reported, lost, __ATOMIC_RELEASE);
-		}
-		uint64_t waits = __atomic_load_n(&r->waits, __ATOMIC_ACQUIRE);
-		if (waits != r->waits_reported) {
-			uint32_t a[3];
-			a[0] = r->tid;
-			ptt_put64(a + 1, waits - r->waits_reported);
-			drain_note(d, PTT_EV_REC_RING_FULL, a, 3);
-			d->st.waits += waits - r->waits_reported;
-			r->waits_reported = waits;
-		}
+		if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) >= PTT_RING_ACTIVE)
+			report_ring(d, r);
 	}
 	uint64_t nr = __atomic_load_n(&s->no_ring_lost, __ATOMIC_ACQUIRE);
 	if (nr != d->no_ring_seen) {
 		uint32_t a[7] = { 0 };
 		ptt_put64(a + 1, nr - d->no_ring_seen);
-		drain_note(d, PTT_EV_REC_LOST, a, 7);
-		d->st.lost += nr - d->no_ring_seen;
-		d->no_ring_seen = nr;
+		if (drain_note(d, PTT_EV_REC_LOST, a, 7) == 0) {
+			d->st.lost += nr - d->no_ring_seen;
+			d->no_ring_seen = nr;
+		}
 	}
 	d->st.late = __atomic_load_n(&s->late_lost, __ATOMIC_ACQUIRE);
 }
@@ -336,6 +345,9 @@ long drain_pass(struct drain *d, int final)
 		uint32_t state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
 		if (state == PTT_RING_CLOSED && c->next == c->n &&
 		    __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) == __atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE)) {
+			report_ring(d, r); /* counts since this pass began: the ring's owner is gone now */
+			if (r->lost != r->lost_reported || r->waits != r->waits_reported)
+				continue; /* the report did not fit: free the ring on a later pass */
 			d->last_ts[i] = 0;
 			__atomic_store_n(&r->state, PTT_RING_FREE, __ATOMIC_RELEASE);
 		}

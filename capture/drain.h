@@ -29,7 +29,7 @@ struct drain *drain_new(struct ptt_shm *shm, struct ptt_writer *w, const struct 
  */
 long drain_pass(struct drain *d, int final);
 /* Queue a recorder event (args as 32-bit words) stamped now. */
-void drain_note(struct drain *d, unsigned id, const uint32_t *args, unsigned nargw);
+int drain_note(struct drain *d, unsigned id, const uint32_t *args, unsigned nargw); /* -1 if the queue is full */
 const struct drain_stats *drain_stats(const struct drain *d);
 /* Called with each program record just before it is written (it may write records of its own first). */
 void drain_set_hook(struct drain *d, int (*before)(void *ctx, const uint32_t *rec, struct ptt_writer *w), void *ctx);
