@@ -29,7 +29,7 @@ Look at them:
 MSG
 if [ -f demo/prodcons.paje ]; then
 	cat <<MSG
-  vite demo/prodcons.paje                       # timeline in ViTE
+  vite demo/prodcons.paje                       # timeline in ViTE (or: QT_QPA_PLATFORM=offscreen vite demo/prodcons.paje -e shot.svg)
   pj_dump demo/prodcons.paje | head             # PajeNG's view as CSV
 MSG
 fi

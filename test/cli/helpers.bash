@@ -25,5 +25,5 @@ assert_vite_clean() {
 	local rt="$BATS_TEST_TMPDIR/xdg"; mkdir -p "$rt"; chmod 700 "$rt"
 	run env QT_QPA_PLATFORM=offscreen XDG_RUNTIME_DIR="$rt" timeout 120 vite "$1" -e "$BATS_TEST_TMPDIR/vite.svg"
 	echo "$output" | grep -qiE '(^|[^0-9])[1-9][0-9]* (error|warning)' && { echo "vite: $output"; return 1; }
-	return 0
+	echo "$output" | grep -q '0 errors and 0 warnings' || { echo "vite did not report: $output"; return 1; }
 }

@@ -1,0 +1,63 @@
+/* paje_out.c - the Paje header, times and names. */
+#include <inttypes.h>
+
+#include "model.h"
+#include "paje_out.h"
+
+static const char *const header =
+	"%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n"
+	"%EventDef PajeDefineStateType 1\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n"
+	"%EventDef PajeDefineEventType 2\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n"
+	"%EventDef PajeDefineVariableType 3\n% Alias string\n% Type string\n% Name string\n% Color color\n%EndEventDef\n"
+	"%EventDef PajeDefineLinkType 4\n% Alias string\n% Type string\n% StartContainerType string\n"
+	"% EndContainerType string\n% Name string\n%EndEventDef\n"
+	"%EventDef PajeDefineEntityValue 5\n% Alias string\n% Type string\n% Name string\n% Color color\n%EndEventDef\n"
+	"%EventDef PajeCreateContainer 6\n% Time date\n% Alias string\n% Type string\n% Container string\n% Name string\n%EndEventDef\n"
+	"%EventDef PajeDestroyContainer 7\n% Time date\n% Type string\n% Name string\n%EndEventDef\n"
+	"%EventDef PajeSetState 8\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n"
+	"%EventDef PajeNewEvent 9\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n"
+	"%EventDef PajeSetVariable 10\n% Time date\n% Type string\n% Container string\n% Value double\n%EndEventDef\n"
+	"%EventDef PajeAddVariable 11\n% Time date\n% Type string\n% Container string\n% Value double\n%EndEventDef\n"
+	"%EventDef PajeSubVariable 12\n% Time date\n% Type string\n% Container string\n% Value double\n%EndEventDef\n"
+	"%EventDef PajeStartLink 13\n% Time date\n% Type string\n% Container string\n% StartContainer string\n"
+	"% Value string\n% Key string\n%EndEventDef\n"
+	"%EventDef PajeEndLink 14\n% Time date\n% Type string\n% Container string\n% EndContainer string\n"
+	"% Value string\n% Key string\n%EndEventDef\n"
+	"0 CT_Program 0 \"Program\"\n"
+	"0 CT_Process CT_Program \"Process\"\n"
+	"0 CT_Thread CT_Process \"Thread\"\n"
+	"1 ST_Thread CT_Thread \"Thread state\"\n"
+	"2 E_Thread CT_Thread \"Thread event\"\n"
+	"3 V_Threads CT_Process \"Live threads\" \"0.0 0.0 0.0\"\n"
+	"4 L_create CT_Process CT_Thread CT_Thread \"Thread creation\"\n"
+	"4 L_handoff CT_Process CT_Thread CT_Thread \"Mutex hand-off\"\n"
+	"4 L_wake CT_Process CT_Thread CT_Thread \"Condition wake-up\"\n"
+	"4 L_barrier CT_Process CT_Thread CT_Thread \"Barrier release\"\n"
+	"4 L_post CT_Process CT_Thread CT_Thread \"Semaphore post\"\n";
+
+static const char *const colors[MS_COUNT] = {
+	"0.3 0.5 1.0", "1.0 0.1 0.1", "0.1 0.8 0.1", "1.0 0.6 0.0", "0.6 0.2 0.8", "0.6 0.6 0.6",
+	"0.9 0.9 0.1", "0.9 0.4 0.5", "0.8 0.1 0.4", "0.4 0.9 0.7", "0.0 0.5 0.3", "0.5 0.3 0.1",
+};
+
+void paje_header(FILE *out)
+{
+	fputs(header, out);
+	for (unsigned s = 0; s < MS_COUNT; s++)
+		fprintf(out, "5 %s ST_Thread \"%s\" \"%s\"\n", mstate_alias[s], mstate_name[s], colors[s]);
+}
+
+void paje_time(FILE *out, uint64_t ns)
+{
+	fprintf(out, "%" PRIu64 ".%09" PRIu64, ns / 1000000000u, ns % 1000000000u);
+}
+
+void paje_name(FILE *out, const char *name)
+{
+	putc('"', out);
+	if (!name || !*name)
+		name = "?";
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		putc(*p < 0x20 || *p == 0x7f || *p == '"' || *p == '\'' || *p == '#' || *p == '\\' ? '_' : *p, out);
+	putc('"', out);
+}

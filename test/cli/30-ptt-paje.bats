@@ -1,0 +1,85 @@
+#!/usr/bin/env bats
+# ptt-paje: Paje that PajeNG reads whole and ViTE loads cleanly, for whole, cut, killed and hostile traces.
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	T="$BATS_TEST_TMPDIR/t.ptt"
+	ptt-record -q -o "$T" -- "$EXAMPLES/prodcons" -p 2 -c 2 -n 2000 >/dev/null
+}
+
+@test "ptt-paje --help, --version and usage errors" {
+	run -0 ptt-paje --help
+	[[ "$output" == *"Usage: ptt-paje"* ]]
+	run -0 ptt-paje --version
+	run -2 --separate-stderr ptt-paje --bogus
+	run -2 --separate-stderr ptt-paje a b
+	run -2 --separate-stderr ptt-paje "$BATS_TEST_TMPDIR/nope"
+}
+
+@test "the demo trace converts to Paje that pj_dump and ViTE accept" {
+	ptt-paje "$T" >"$BATS_TEST_TMPDIR/t.paje"
+	assert_paje_valid "$BATS_TEST_TMPDIR/t.paje"
+	assert_vite_clean "$BATS_TEST_TMPDIR/t.paje"
+}
+
+@test "holding intervals per thread equal the acquisitions in the trace" {
+	command -v pj_dump >/dev/null || skip "pj_dump (pajeng) not installed"
+	ptt-paje "$T" >"$BATS_TEST_TMPDIR/t.paje"
+	pj_dump "$BATS_TEST_TMPDIR/t.paje" | awk -F', ' '$1=="State" && $8=="Holding mutex" {n[$2]++} END {for (k in n) print k, n[k]}' | sort >"$BATS_TEST_TMPDIR/paje.txt"
+	ptt-dump -n "$T" | awk '$5=="mutex_lock" || $5=="cond_wait" {n[$3]++} END {for (k in n) print k, n[k]}' | sort >"$BATS_TEST_TMPDIR/trace.txt"
+	[ -s "$BATS_TEST_TMPDIR/trace.txt" ]
+	diff "$BATS_TEST_TMPDIR/paje.txt" "$BATS_TEST_TMPDIR/trace.txt"
+	# one container per thread, links for creation and hand-offs
+	[ "$(pj_dump "$BATS_TEST_TMPDIR/t.paje" | grep -c '^Container, process')" -eq 5 ]
+	[ "$(pj_dump "$BATS_TEST_TMPDIR/t.paje" | grep -c '^Link, .*Thread creation')" -eq 4 ]
+}
+
+@test "text input and binary input give the same Paje, byte for byte" {
+	ptt-paje "$T" >"$BATS_TEST_TMPDIR/a.paje"
+	ptt-dump "$T" | ptt-paje >"$BATS_TEST_TMPDIR/b.paje"
+	cmp "$BATS_TEST_TMPDIR/a.paje" "$BATS_TEST_TMPDIR/b.paje"
+}
+
+@test "a trace cut anywhere still gives valid Paje" {
+	size=$(stat -c %s "$T")
+	for part in 3 2; do
+		head -c $((size / part)) "$T" >"$BATS_TEST_TMPDIR/cut.ptt"
+		run -1 --separate-stderr ptt-paje "$BATS_TEST_TMPDIR/cut.ptt"
+		echo "$output" >"$BATS_TEST_TMPDIR/cut.paje"
+		assert_paje_valid "$BATS_TEST_TMPDIR/cut.paje"
+	done
+	# a text trace cut in the middle: threads still blocked and holding at the end
+	ptt-dump "$T" | head -n 3000 | ptt-paje >"$BATS_TEST_TMPDIR/cut2.paje"
+	assert_paje_valid "$BATS_TEST_TMPDIR/cut2.paje"
+	assert_vite_clean "$BATS_TEST_TMPDIR/cut2.paje"
+}
+
+@test "a window without thread beginnings (filtered by hand) is still valid" {
+	ptt-dump "$T" | awk '/^#/ || NR % 3 == 0' | ptt-paje >"$BATS_TEST_TMPDIR/sparse.paje"
+	assert_paje_valid "$BATS_TEST_TMPDIR/sparse.paje"
+	assert_vite_clean "$BATS_TEST_TMPDIR/sparse.paje"
+}
+
+@test "a SIGKILLed program's trace converts to valid Paje" {
+	ptt-record -q -o "$BATS_TEST_TMPDIR/k.ptt" -- "$EXAMPLES/prodcons" -n 100000000 >/dev/null &
+	rec=$!
+	sleep 1
+	pkill -KILL -P "$rec"
+	wait "$rec" || true
+	ptt-paje "$BATS_TEST_TMPDIR/k.ptt" >"$BATS_TEST_TMPDIR/k.paje"
+	assert_paje_valid "$BATS_TEST_TMPDIR/k.paje"
+}
+
+@test "hostile thread names cannot break the file" {
+	tid=$(ptt-dump -n "$T" | awk '$5=="thread_begin" {print $3; exit}')
+	pid=$(ptt-dump -n "$T" | awk '$5=="thread_begin" {print $2; exit}')
+	{ ptt-dump "$T" | grep '^#'
+	  printf '0.000000000 %s %s pthread thread_name target=%s name="a\\"b#c'"'"'d e\\n\\x01"\n' "$pid" "$tid" "$tid"
+	  ptt-dump -n "$T"; } >"$BATS_TEST_TMPDIR/hostile.txt"
+	run -0 --separate-stderr ptt-paje "$BATS_TEST_TMPDIR/hostile.txt"
+	echo "$output" >"$BATS_TEST_TMPDIR/hostile.paje"
+	grep -q '"'"$tid"' a_b_c_d e__"' "$BATS_TEST_TMPDIR/hostile.paje"
+	assert_paje_valid "$BATS_TEST_TMPDIR/hostile.paje"
+	assert_vite_clean "$BATS_TEST_TMPDIR/hostile.paje"
+}
