@@ -244,6 +244,10 @@ static void end_thread(struct model *m, struct mthread *t, uint64_t ns)
 	while (t->depth) {
 		struct mframe old = *top(t);
 		t->depth--;
+		if (t->depth)
+			t->stack[t->depth - 1].since_ns = ns;
+		else
+			t->running_since = ns;
 		if (m->ops.state)
 			m->ops.state(m->ops.ctx, t, &old, top(t), ns);
 	}

@@ -1,0 +1,38 @@
+/* filter_spec.h - ptt-filter's selection: parsing the options and matching events. */
+#ifndef PTT_FILTER_SPEC_H
+#define PTT_FILTER_SPEC_H
+
+#include <stdint.h>
+
+#include "../formats/ptt_trace.h"
+
+#define SPEC_MAX 64
+
+struct filter_spec {
+	uint32_t pids[SPEC_MAX];
+	unsigned npids;
+	char *threads[SPEC_MAX]; /* tid or name */
+	unsigned nthreads;
+	char *objects[SPEC_MAX]; /* 0x address or name */
+	unsigned nobjects;
+	char *events[SPEC_MAX];  /* event name prefix or class name */
+	unsigned nevents;
+	uint64_t from_ns, to_ns;  /* to_ns UINT64_MAX: no end */
+	uint64_t first, count;    /* count UINT64_MAX: no end */
+	int invert;
+	int has_window;           /* --from or --first given */
+};
+
+void spec_init(struct filter_spec *s);
+/* Add a comma list; returns 0 or -1 with a message on stderr. */
+int spec_add_list(struct filter_spec *s, char **list, unsigned *n, const char *arg, const char *opt);
+int spec_add_pids(struct filter_spec *s, const char *arg);
+/* "1.5s", "200ms", "30us", "100ns", "2" (seconds); -1 if malformed */
+int spec_parse_time(const char *arg, uint64_t *ns);
+/* Does ev satisfy the criteria (pid, thread, object, event; not the window, not --invert)? */
+int spec_match(const struct filter_spec *s, const struct ptt_event *ev, const struct ptt_names *names);
+/* Events that define context (processes, threads, names): kept whatever the selection. */
+int spec_is_definition(const struct ptt_event *ev);
+void spec_free(struct filter_spec *s);
+
+#endif

@@ -1,0 +1,167 @@
+/*
+ * ptt-filter - select events of a trace: by process, thread, object, event
+ * type or class, time window and position.  Writes the form it read
+ * (binary or text), keeping the context a viewer needs.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "filter_context.h"
+#include "filter_spec.h"
+
+static void usage(void)
+{
+	printf("Usage: ptt-filter [OPTION]... [FILE|-]\n"
+	       "Select events of a ptt trace (binary or text, from FILE or stdin) and write them\n"
+	       "to stdout in the same form.  Options combine with AND; comma lists with OR.\n"
+	       "\n"
+	       "  -p, --pid=LIST        events of these processes\n"
+	       "  -t, --thread=LIST     events of these threads (tid or thread name)\n"
+	       "  -m, --mutex=LIST      events about these objects (0x address or name)\n"
+	       "  -o, --object=LIST     the same as --mutex, for any kind of object\n"
+	       "  -e, --event=LIST      events whose name starts so, or of these classes\n"
+	       "                        (thread, mutex, cond, rwlock, barrier, sem, spin, process, user)\n"
+	       "  -f, --from=TIME       events at or after TIME since the start (units ns, us, ms, s; default s)\n"
+	       "  -T, --to=TIME         events at or before TIME\n"
+	       "  -F, --first=N         events from position N on (0-based over the input)\n"
+	       "  -c, --count=N         at most N events from there\n"
+	       "  -v, --invert          keep the events that do not match instead\n"
+	       "  -n, --no-context      keep only matching events: no process and thread definitions,\n"
+	       "                        no locks and waits in force at a window's start; binary\n"
+	       "                        input is then read only from the blocks the window needs\n"
+	       "  -h, --help            show this help and exit\n"
+	       "      --version         show the version and exit\n"
+	       "\n"
+	       "Exit status: 0 success, 1 damaged input (the output is still consistent),\n"
+	       "2 usage error or unreadable input.\n");
+}
+
+struct out_ctx {
+	struct ptt_sink *sink;
+	const struct ptt_reader *r;
+	const struct filter_spec *spec;
+	const struct ptt_names *names;
+};
+
+static int emit_context(void *p, struct ptt_event *ev)
+{
+	struct out_ctx *o = p;
+	if (spec_match(o->spec, ev, o->names) == o->spec->invert)
+		return 0;
+	return ptt_sink_event(o->sink, o->r, ev);
+}
+
+static int parse_count(const char *arg, uint64_t *v, const char *opt)
+{
+	char *end;
+	*v = strtoull(arg, &end, 10);
+	if (!*arg || *end || *arg == '-') {
+		fprintf(stderr, "ptt-filter: %s: not a number: '%s'\n", opt, arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct filter_spec *s, int *no_context)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, 0, 'p' }, { "thread", required_argument, 0, 't' },
+		{ "mutex", required_argument, 0, 'm' }, { "object", required_argument, 0, 'o' },
+		{ "event", required_argument, 0, 'e' }, { "from", required_argument, 0, 'f' },
+		{ "to", required_argument, 0, 'T' }, { "first", required_argument, 0, 'F' },
+		{ "count", required_argument, 0, 'c' }, { "invert", no_argument, 0, 'v' },
+		{ "no-context", no_argument, 0, 'n' }, { "help", no_argument, 0, 'h' },
+		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
+	};
+	int c;
+	while ((c = getopt_long(argc, argv, "p:t:m:o:e:f:T:F:c:vnh", longopts, NULL)) != -1) {
+		int bad = 0;
+		switch (c) {
+		case 'p': bad = spec_add_pids(s, optarg); break;
+		case 't': bad = spec_add_list(s, s->threads, &s->nthreads, optarg, "--thread"); break;
+		case 'm': case 'o': bad = spec_add_list(s, s->objects, &s->nobjects, optarg, "--object"); break;
+		case 'e':
+			bad = spec_add_list(s, s->events, &s->nevents, optarg, "--event");
+			break;
+		case 'f':
+		case 'T':
+			if (spec_parse_time(optarg, c == 'f' ? &s->from_ns : &s->to_ns)) {
+				fprintf(stderr, "ptt-filter: %s: not a time: '%s' (e.g. 1.5s, 200ms, 30us, 100ns)\n",
+					c == 'f' ? "--from" : "--to", optarg);
+				bad = 1;
+			}
+			s->has_window |= c == 'f';
+			break;
+		case 'F': bad = parse_count(optarg, &s->first, "--first"); s->has_window = 1; break;
+		case 'c': bad = parse_count(optarg, &s->count, "--count"); break;
+		case 'v': s->invert = 1; break;
+		case 'n': *no_context = 1; break;
+		case 'h': usage(); return 0;
+		case 'V': cli_print_version("ptt-filter"); return 0;
+		default: return cli_usage_error("ptt-filter");
+		}
+		if (bad)
+			return cli_usage_error("ptt-filter");
+	}
+	if (argc - optind > 1) {
+		fprintf(stderr, "ptt-filter: one input at most\n");
+		return cli_usage_error("ptt-filter");
+	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct filter_spec spec;
+	int no_context = 0;
+	spec_init(&spec);
+	int rc = parse_args(argc, argv, &spec, &no_context);
+	if (rc >= 0) {
+		spec_free(&spec);
+		return rc;
+	}
+	static char outbuf[1 << 18];
+	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+	struct cli_input in;
+	if (cli_open(&in, "ptt-filter", optind < argc ? argv[optind] : NULL)) {
+		spec_free(&spec);
+		return 2;
+	}
+	struct ptt_sink *sink = NULL;
+	struct ptt_names *names = ptt_names_new();
+	struct fcontext *ctx = no_context ? NULL : fcontext_new();
+	int failed = !names || (!no_context && !ctx) || ptt_sink_open(&sink, stdout, ptt_reader_form(in.r), 0) != 0;
+	if (no_context)
+		ptt_reader_skip(in.r, spec.from_ns, spec.first);
+	uint64_t end_pos = spec.count == UINT64_MAX ? UINT64_MAX : spec.first + spec.count;
+	int in_window = !spec.has_window;
+	struct out_ctx oc = { sink, in.r, &spec, names };
+	static struct ptt_event ev;
+	while (!failed && cli_next(&in, &ev) > 0) {
+		ptt_names_update(names, &ev);
+		if (ev.ns > spec.to_ns || ev.pos >= end_pos)
+			break; /* past the window: nothing more to keep */
+		if (!in_window && ev.ns >= spec.from_ns && ev.pos >= spec.first) {
+			in_window = 1;
+			if (ctx)
+				failed |= fcontext_replay(ctx, ev.ns, ev.ticks, ptt_reader_types(in.r), emit_context, &oc) != 0;
+		}
+		if (ctx && !in_window)
+			fcontext_event(ctx, &ev);
+		int keep = in_window && spec_match(&spec, &ev, names) != spec.invert;
+		if (!keep && !no_context && spec_is_definition(&ev))
+			keep = 1;
+		if (keep)
+			failed |= ptt_sink_event(sink, in.r, &ev) != 0;
+	}
+	if (sink)
+		failed |= ptt_sink_close(sink, in.r) != 0;
+	fcontext_free(ctx);
+	ptt_names_free(names);
+	spec_free(&spec);
+	int damaged = cli_close(&in);
+	int out = cli_finish_output("ptt-filter");
+	return damaged || out || failed ? 1 : 0;
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env bats
+# ptt-filter: selections, windows with context, text/binary agreement, valid Paje of any selection.
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	T="$BATS_TEST_TMPDIR/t.ptt"
+	ptt-record -q -o "$T" -- "$EXAMPLES/prodcons" -p 2 -c 2 -n 3000 >/dev/null
+}
+
+@test "ptt-filter --help, --version and usage errors" {
+	run -0 ptt-filter --help
+	[[ "$output" == *"Usage: ptt-filter"* ]]
+	run -0 ptt-filter --version
+	run -2 --separate-stderr ptt-filter --from=soon "$T"
+	[[ "$stderr" == *"--from: not a time: 'soon'"* ]]
+	run -2 --separate-stderr ptt-filter --pid=abc "$T"
+	run -2 --separate-stderr ptt-filter --count=-1 "$T"
+	run -2 --separate-stderr ptt-filter --bogus
+	run -2 --separate-stderr ptt-filter a b
+}
+
+@test "--mutex by name keeps that object's events and the definitions" {
+	ptt-filter --mutex=queue_lock "$T" | ptt-dump -n >"$BATS_TEST_TMPDIR/q.txt"
+	[ "$(grep -c ' mutex_lock ' "$BATS_TEST_TMPDIR/q.txt")" -eq "$(ptt-dump -n "$T" | grep -c ' mutex_lock ')" ]
+	[ "$(grep -c ' cond_signal ' "$BATS_TEST_TMPDIR/q.txt")" -eq 0 ]
+	[ "$(grep -c ' thread_begin ' "$BATS_TEST_TMPDIR/q.txt")" -eq 5 ]
+	run -0 ptt-filter --mutex=queue_lock --no-context "$T"
+	run -0 bash -c "ptt-filter --mutex=queue_lock --no-context '$T' | ptt-dump -n | grep -vc 'queue_lock\| mutex_\| cond_wait' || true"
+	[ "$output" -eq 0 ]
+}
+
+@test "--event by class and prefix, --thread by name, --pid, --invert" {
+	run -0 bash -c "ptt-filter --event=cond --no-context '$T' | ptt-dump -n | awk '{print \$5}' | sort -u | tr '\n' ' '"
+	[ "$output" = "cond_broadcast cond_signal cond_timedwait_req cond_wait cond_wait_req " ] || [ "$output" = "cond_broadcast cond_signal cond_wait cond_wait_req " ]
+	run -0 bash -c "ptt-filter --event=mutex_un --no-context '$T' | ptt-dump -n | awk '{print \$5}' | sort -u"
+	[ "$output" = "mutex_unlock" ]
+	tid=$(ptt-dump -n "$T" | awk '$5=="thread_name" && /producer-1/ {print $3; exit}')
+	run -0 bash -c "ptt-filter --thread=producer-1 --no-context '$T' | ptt-dump -n | awk '{print \$3}' | sort -u"
+	[ "$output" = "$tid" ]
+	all=$(ptt-dump -n "$T" | wc -l)
+	some=$(ptt-filter --event=mutex --no-context "$T" | ptt-dump -n | wc -l)
+	rest=$(ptt-filter --event=mutex --invert --no-context "$T" | ptt-dump -n | wc -l)
+	[ $((some + rest)) -eq "$all" ]
+	pid=$(ptt-dump -n "$T" | awk '$5=="thread_begin" {print $2; exit}')
+	[ "$(ptt-filter --pid=1 --no-context "$T" | ptt-dump -n | wc -l)" -eq 0 ]
+	[ "$(ptt-filter --pid="$pid" --no-context "$T" | ptt-dump -n | wc -l)" -gt 1000 ]
+}
+
+@test "--first/--count select positions; --from/--to select time" {
+	run -0 bash -c "ptt-filter --first=100 --count=50 --no-context '$T' | ptt-dump -n | wc -l"
+	[ "$output" -eq 50 ]
+	diff <(ptt-filter --first=100 --count=50 --no-context "$T" | ptt-dump -n) <(ptt-dump -n "$T" | sed -n '101,150p')
+	ptt-filter --from=5ms --to=6ms --no-context "$T" | ptt-dump -n >"$BATS_TEST_TMPDIR/w.txt"
+	awk '{ if ($1 < 0.005 || $1 > 0.006) bad++ } END { exit bad > 0 }' "$BATS_TEST_TMPDIR/w.txt"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/w.txt")" -eq "$(ptt-dump -n "$T" | awk '$1 >= 0.005 && $1 <= 0.006' | wc -l)" ]
+}
+
+@test "a window starts with the locks and waits in force" {
+	ptt-filter --from=8ms --to=9ms "$T" | ptt-dump -n >"$BATS_TEST_TMPDIR/w.txt"
+	# every thread holding or waiting at 8 ms shows it at 0.008 exactly
+	first=$(awk '$1 >= 0.008 && $5 != "thread_begin" && $5 != "process_begin" && $5 != "module" && $5 != "thread_name" && $5 != "object_name" && $5 != "thread_create" {print $1; exit}' "$BATS_TEST_TMPDIR/w.txt")
+	[ -n "$first" ]
+	ptt-filter --from=8ms --to=9ms "$T" | ptt-paje >"$BATS_TEST_TMPDIR/w.paje"
+	assert_paje_valid "$BATS_TEST_TMPDIR/w.paje"
+	assert_vite_clean "$BATS_TEST_TMPDIR/w.paje"
+}
+
+@test "the text path and the binary path agree byte for byte" {
+	ptt-dump "$T" | ptt-filter --mutex=queue_lock >"$BATS_TEST_TMPDIR/a.txt"
+	ptt-filter --mutex=queue_lock "$T" | ptt-dump >"$BATS_TEST_TMPDIR/b.txt"
+	cmp "$BATS_TEST_TMPDIR/a.txt" "$BATS_TEST_TMPDIR/b.txt"
+	ptt-dump "$T" | ptt-filter --mutex=queue_lock | ptt-paje >"$BATS_TEST_TMPDIR/a.paje"
+	ptt-filter --mutex=queue_lock "$T" | ptt-paje >"$BATS_TEST_TMPDIR/b.paje"
+	cmp "$BATS_TEST_TMPDIR/a.paje" "$BATS_TEST_TMPDIR/b.paje"
+	ptt-dump "$T" | ptt-filter --from=8ms --to=9ms | ptt-paje >"$BATS_TEST_TMPDIR/c.paje"
+	ptt-filter --from=8ms --to=9ms "$T" | ptt-paje >"$BATS_TEST_TMPDIR/d.paje"
+	cmp "$BATS_TEST_TMPDIR/c.paje" "$BATS_TEST_TMPDIR/d.paje"
+}
+
+@test "binary output is a valid trace; every selection converts to valid Paje" {
+	run -0 bash -c "ptt-filter --event=mutex '$T' | ptt-dump --check - | tail -1"
+	[[ "$output" == *"0 damaged"* ]]
+	for sel in "--mutex=queue_lock" "--event=cond" "--thread=consumer-0" "--first=1000 --count=500" "--from=3ms --to=7ms --event=mutex"; do
+		ptt-filter $sel "$T" | ptt-paje >"$BATS_TEST_TMPDIR/s.paje"
+		assert_paje_valid "$BATS_TEST_TMPDIR/s.paje"
+	done
+}
+
+@test "--no-context windows read only the blocks they need" {
+	ptt-record -q -o "$BATS_TEST_TMPDIR/big.ptt" -- "$EXAMPLES/prodcons" -n 100000 >/dev/null
+	n=$(ptt-filter --first=300000 --count=10 --no-context "$BATS_TEST_TMPDIR/big.ptt" | ptt-dump -n | wc -l)
+	[ "$n" -eq 10 ]
+	diff <(ptt-filter --first=300000 --count=10 --no-context "$BATS_TEST_TMPDIR/big.ptt" | ptt-dump -n) \
+	     <(ptt-dump -n "$BATS_TEST_TMPDIR/big.ptt" | sed -n '300001,300010p')
+}
