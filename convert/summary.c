@@ -111,6 +111,8 @@ void summary_print_check(const struct summary *s, const char *name, unsigned lon
 {
 	fprintf(out, "%s: %" PRIu64 " events, %lu damaged, %" PRIu64 " lost, %lu out of order, %lu violations: %s\n", name,
 		s->events, damaged, s->lost, s->order_errors, violations, damaged || s->order_errors || violations ? "FAILED" : "ok");
+	if (violations && (s->lost || damaged))
+		fprintf(out, "%s: events were lost or damaged: violations next to them may come from the gaps\n", name);
 }
 
 void summary_free(struct summary *s)
