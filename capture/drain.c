@@ -142,6 +142,32 @@ static int ensure_cursor(struct cursor *c, uint32_t cap)
 }
 
 /*
+ * A record cut short because its process died inside the call it records:
+ * the releases (unlock, signal, post, cancel) write their object before the
+ * call and only the result after, so such a record is complete but for its
+ * result, taken as success (the process is gone: the release cannot be
+ * undone), and its checksum.  Only those, only when the header is the
+ * ring owner's and the time follows the ring's previous record.
+ */
+static int salvage(struct drain *d, const struct ptt_ring *r, const struct cursor *c, uint32_t *rec, uint32_t n)
+{
+	uint32_t id = ptt_rec_id(rec[0]);
+	const struct ptt_type *t = ptt_builtin_type(id);
+	int releases = id == PTT_EV_MUTEX_UNLOCK || id == PTT_EV_COND_SIGNAL || id == PTT_EV_COND_BROADCAST ||
+		       id == PTT_EV_RWLOCK_UNLOCK || id == PTT_EV_SEM_POST || id == PTT_EV_SPIN_UNLOCK ||
+		       id == PTT_EV_THREAD_CANCEL;
+	if (!releases || !t || n != (uint32_t)PTT_REC_MIN_WORDS + t->words || rec[3] != r->pid || rec[4] != r->tid)
+		return 0;
+	uint64_t ts = (uint64_t)rec[2] << 32 | rec[1];
+	uint64_t prev = c->n ? c->ts[c->n - 1] : d->last_ts[c->ring];
+	if (ts < prev || ts > drain_now(d))
+		return 0;
+	rec[n - 2] = 0; /* ret */
+	rec[n - 1] = ptt_rec_checksum(rec, n - 1);
+	return 1;
+}
+
+/*
  * Index the records of ring i between consumed and limit.  In a final pass
  * records are checked, and the first torn one ends the ring (counted lost).
  */
@@ -165,6 +191,9 @@ static void scan_ring(struct drain *d, uint32_t i, uint64_t limit, int final)
 			continue;
 		}
 		uint32_t n = ptt_rec_len(w0);
+		if (final && ptt_rec_marked(w0) && n >= PTT_REC_MIN_WORDS && off + n <= size && pos + n <= limit &&
+		    ptt_rec_checksum(data + off, n - 1) != data[off + n - 1] && salvage(d, r, c, data + off, n))
+			d->st.salvaged++;
 		if (!ptt_rec_marked(w0) || n < PTT_REC_MIN_WORDS || off + n > size || pos + n > limit ||
 		    (final && ptt_rec_checksum(data + off, n - 1) != data[off + n - 1])) {
 			if (final) { /* torn by the program's death */

@@ -16,6 +16,7 @@ struct drain_stats {
 	uint64_t waits;       /* times a writer waited for room */
 	uint64_t late;        /* events after their thread's end, not recorded */
 	uint64_t passes;
+	uint64_t salvaged;    /* releases cut short by the process's death, completed */
 };
 
 struct drain;

@@ -382,8 +382,8 @@ int main(int argc, char **argv)
 	char end[1024];
 	uint64_t end_ticks = s->use_tsc ? ptt_rdtsc() : mono_ns(CLOCK_MONOTONIC);
 	snprintf(end, sizeof end, "end_ticks %" PRIu64 "\nevents %" PRIu64 "\nlost %" PRIu64 "\nwaits %" PRIu64
-		 "\nlate %" PRIu64 "\nexit_status %d\nprocesses %u\n",
-		 end_ticks, st->events, st->lost, st->waits, st->late, code, s->attached);
+		 "\nlate %" PRIu64 "\nsalvaged %" PRIu64 "\nexit_status %d\nprocesses %u\n",
+		 end_ticks, st->events, st->lost, st->waits, st->late, st->salvaged, code, s->attached);
 	if (!werr)
 		werr = ptt_writer_end(w, end, strlen(end));
 	if (werr)

@@ -103,8 +103,9 @@ static int wake(unsigned id, pthread_cond_t *c, int (*real)(pthread_cond_t *))
 	struct ptt_rec rec;
 	if (!ptt_on[id] || ptt_rec_open(&rec, id, 3) != 0)
 		return real(c);
-	int ret = real(c);
 	ptt_put64(rec.p + PTT_REC_HDR_WORDS, (uint64_t)(uintptr_t)c);
+	rec.p[PTT_REC_HDR_WORDS + 2] = 0;
+	int ret = real(c);
 	rec.p[PTT_REC_HDR_WORDS + 2] = (uint32_t)ret;
 	ptt_rec_close(&rec);
 	return ret;

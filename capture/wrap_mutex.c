@@ -93,8 +93,10 @@ PTT_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 	struct ptt_rec rec;
 	if (!ptt_on[PTT_EV_MUTEX_UNLOCK] || ptt_rec_open(&rec, PTT_EV_MUTEX_UNLOCK, 3) != 0)
 		return ptt_real.pthread_mutex_unlock(m);
-	int ret = ptt_real.pthread_mutex_unlock(m);
+	/* the object first: a process killed inside the call leaves a record the recorder can complete */
 	ptt_put64(rec.p + PTT_REC_HDR_WORDS, (uint64_t)(uintptr_t)m);
+	rec.p[PTT_REC_HDR_WORDS + 2] = 0;
+	int ret = ptt_real.pthread_mutex_unlock(m);
 	rec.p[PTT_REC_HDR_WORDS + 2] = (uint32_t)ret;
 	ptt_rec_close(&rec);
 	return ret;

@@ -269,16 +269,6 @@ PTT_EXPORT int pthread_timedjoin_np(pthread_t th, void **retval, const struct ti
 	return ret;
 }
 
-static int target_event(unsigned id, pthread_t th, int ret)
-{
-	uint32_t a[4];
-	ptt_put64(a, (uint64_t)th);
-	a[2] = ptt_handle_tid(th);
-	a[3] = (uint32_t)ret;
-	ptt_emit(id, a, 4);
-	return ret;
-}
-
 PTT_EXPORT int pthread_detach(pthread_t th)
 {
 	if (!ptt_on[PTT_EV_THREAD_DETACH])
@@ -295,9 +285,18 @@ PTT_EXPORT int pthread_detach(pthread_t th)
 
 PTT_EXPORT int pthread_cancel(pthread_t th)
 {
-	if (!ptt_on[PTT_EV_THREAD_CANCEL])
+	struct ptt_rec rec;
+	/* stamped before the cancel: the target may end before pthread_cancel returns */
+	if (!ptt_on[PTT_EV_THREAD_CANCEL] || ptt_rec_open(&rec, PTT_EV_THREAD_CANCEL, 4) != 0)
 		return REAL(pthread_cancel)(th);
-	return target_event(PTT_EV_THREAD_CANCEL, th, REAL(pthread_cancel)(th));
+	uint32_t *w = rec.p + PTT_REC_HDR_WORDS;
+	ptt_put64(w, (uint64_t)th);
+	w[2] = ptt_handle_tid(th);
+	w[3] = 0;
+	int ret = REAL(pthread_cancel)(th);
+	w[3] = (uint32_t)ret;
+	ptt_rec_close(&rec);
+	return ret;
 }
 
 PTT_EXPORT void pthread_exit(void *value)

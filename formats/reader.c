@@ -48,6 +48,7 @@ struct ptt_reader {
 	uint64_t line_no;
 	uint64_t skip_ns, skip_pos; /* ptt_reader_skip: EVENTS blocks entirely before these are not decoded */
 	int seekable;
+	int end_reported;
 };
 
 static void set_diag(struct ptt_reader *r, const char *fmt_offset_kind, uint64_t where, const char *what)
@@ -383,6 +384,12 @@ static int next_binary(struct ptt_reader *r, struct ptt_event *ev)
 	for (;;) {
 		if (r->blk_pos >= r->blk_len) {
 			int rc = next_block(r);
+			if (rc == 0 && !r->saw_end && !r->end_reported) {
+				/* a recorder always ends its trace: without the END block it was cut short */
+				r->end_reported = 1;
+				set_diag(r, "offset", r->in_offset, "the trace ends without its end block (cut short)");
+				return PTT_E_TRUNCATED;
+			}
 			if (rc <= 0)
 				return rc;
 			r->in_damage = 0;

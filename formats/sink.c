@@ -117,7 +117,13 @@ int ptt_sink_close(struct ptt_sink *s, const struct ptt_reader *r)
 		return 0;
 	if (r)
 		rc = sync_meta(s, r, 0);
-	if (!rc && r && ptt_reader_saw_end(r)) {
+	if (!rc && r && !ptt_reader_saw_end(r)) {
+		/* the output is complete even when the input was cut (the cut was reported) */
+		if (s->form == PTT_FORM_TEXT)
+			rc = fprintf(s->out, "# end\n") < 0 ? -EIO : 0;
+		else
+			rc = ptt_writer_end(s->w, "", 0);
+	} else if (!rc && r) {
 		size_t n = ptt_reader_meta_count(r), i;
 		for (i = 0; i < n && strcmp(ptt_reader_meta_line(r, i), "end") != 0; i++)
 			;

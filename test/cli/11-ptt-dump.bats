@@ -81,14 +81,14 @@ setup() {
 	n=$(echo "$output" | wc -l)
 	[ "$n" -ge $((total - 2)) ]
 	run -1 ptt-dump --check "$BATS_TEST_TMPDIR/bad"
-	[[ "$output" == *"1 damaged"*"FAILED" ]]
+	[[ "$output" == *"1 damaged"*"FAILED"* ]]
 }
 
 @test "a truncated trace prints every intact event, exit 1" {
 	size=$(stat -c %s "$T")
 	head -c $((size / 2)) "$T" >"$BATS_TEST_TMPDIR/cut"
 	run -1 --separate-stderr ptt-dump -n "$BATS_TEST_TMPDIR/cut"
-	[[ "$stderr" == *"truncated"* ]]
+	[[ "$stderr" == *"truncated"* || "$stderr" == *"cut short"* ]]
 	[ "$(echo "$output" | wc -l)" -gt 1000 ]
 }
 

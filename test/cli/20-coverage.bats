@@ -1,0 +1,102 @@
+#!/usr/bin/env bats
+# Every primitive: exact counts in the trace against the program's own, and a clean fidelity check.
+bats_require_minimum_version 1.5.0
+load helpers
+
+# record primitives SCENARIO with every class; the program's counts in err.txt
+prim() {
+	ptt-record -q -e all -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/primitives" "$1" 2>"$BATS_TEST_TMPDIR/err.txt"
+	ptt-dump -n "$BATS_TEST_TMPDIR/t.ptt" >"$BATS_TEST_TMPDIR/t.txt"
+	run -0 ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *" 0 violations: ok" ]]
+}
+count() { grep -c " $1 " "$BATS_TEST_TMPDIR/t.txt" || true; }
+said() { sed -n "s/^$1 //p" "$BATS_TEST_TMPDIR/err.txt"; }
+
+@test "rwlocks: read and write acquisitions and unlocks" {
+	prim rwlock
+	[ "$(( $(count rwlock_rdlock) + $(count rwlock_tryrdlock) ))" -eq "$(said rdlock)" ]
+	[ "$(count rwlock_wrlock)" -eq "$(said wrlock)" ]
+	[ "$(count rwlock_unlock)" -eq "$(said unlock)" ]
+}
+
+@test "barriers: arrivals, departures and the serial thread" {
+	prim barrier
+	[ "$(count barrier_wait_req)" -eq "$(said barrier_wait)" ]
+	[ "$(count barrier_wait)" -eq "$(said barrier_wait)" ]
+	[ "$(grep -c ' barrier_wait .*ret=-1' "$BATS_TEST_TMPDIR/t.txt")" -eq "$(said serial)" ]
+	[ "$(count barrier_init)" -eq 0 ] # level 3 only
+}
+
+@test "semaphores, unnamed and named" {
+	prim sem
+	[ "$(count sem_post)" -eq "$(said sem_post)" ]
+	[ "$(( $(count sem_wait) ))" -eq "$(said sem_wait)" ]
+	run -0 ptt-record -q -l 3 -o "$BATS_TEST_TMPDIR/t3.ptt" -- "$EXAMPLES/primitives" sem
+	run -0 ptt-dump -n "$BATS_TEST_TMPDIR/t3.ptt"
+	[[ "$output" == *'sem_open sem=0x'*'name="/ptt-primitives"'* ]]
+	[[ "$output" == *'sem_unlink ret=0 name="/ptt-primitives"'* ]]
+}
+
+@test "spinlocks are off by default and recorded with -e spin" {
+	prim spin
+	[ "$(count spin_lock)" -eq "$(said spin_lock)" ]
+	[ "$(count spin_unlock)" -eq "$(said spin_lock)" ]
+	run -0 ptt-record -q -o "$BATS_TEST_TMPDIR/d.ptt" -- "$EXAMPLES/primitives" spin
+	run -0 ptt-dump -n "$BATS_TEST_TMPDIR/d.ptt"
+	[[ "$output" != *spin_lock* ]]
+}
+
+@test "trylock: EBUSY is not an acquisition" {
+	prim trylock
+	[ "$(grep -c ' mutex_trylock .*ret=16$' "$BATS_TEST_TMPDIR/t.txt")" -eq "$(said trylock_busy)" ]
+	[ "$(grep -c ' mutex_trylock .*ret=0$' "$BATS_TEST_TMPDIR/t.txt")" -eq "$(said trylock_ok)" ]
+}
+
+@test "a timed condition wait that times out" {
+	prim timed
+	[ "$(count cond_timedwait_req)" -eq 1 ]
+	grep -q ' cond_wait .*ret=110$' "$BATS_TEST_TMPDIR/t.txt"
+}
+
+@test "cancellation: the cancel precedes the end, which says how the thread ended" {
+	prim cancel
+	grep -q 'thread_name target=[0-9]* name="sleeper"' "$BATS_TEST_TMPDIR/t.txt"
+	cancel=$(awk '$5=="thread_cancel" {print NR}' "$BATS_TEST_TMPDIR/t.txt")
+	end=$(awk '$5=="thread_end" && /how=2/ {print NR}' "$BATS_TEST_TMPDIR/t.txt")
+	[ -n "$cancel" ] && [ -n "$end" ] && [ "$cancel" -lt "$end" ]
+}
+
+@test "fork without exec: the child has its own stream and pid, the parent's is untouched" {
+	prim fork
+	pids=$(awk '$5=="process_begin" {print $2}' "$BATS_TEST_TMPDIR/t.txt" | sort -u | wc -l)
+	[ "$pids" -eq 2 ]
+	parent=$(awk '$5=="process_begin" {print $2; exit}' "$BATS_TEST_TMPDIR/t.txt")
+	child=$(awk '$5=="process_fork" {sub("child=","",$6); print $6}' "$BATS_TEST_TMPDIR/t.txt")
+	[ "$(awk -v p="$child" '$2==p && $5=="mutex_lock"' "$BATS_TEST_TMPDIR/t.txt" | wc -l)" -eq "$(said locks_per_process)" ]
+	[ "$(awk -v p="$parent" '$2==p && $5=="mutex_lock"' "$BATS_TEST_TMPDIR/t.txt" | wc -l)" -eq $(( $(said locks_per_process) + 1 )) ]
+}
+
+@test "C++: std::thread, mutex, timed_mutex, condition_variable, shared_mutex" {
+	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/cxx_threads" 2>"$BATS_TEST_TMPDIR/err.txt"
+	ptt-dump -n "$BATS_TEST_TMPDIR/t.ptt" >"$BATS_TEST_TMPDIR/t.txt"
+	run -0 ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *" 0 violations: ok" ]]
+	[ "$(count thread_create)" -eq "$(said threads)" ]
+	[ "$(count mutex_timedlock)" -eq "$(said timedlock)" ]
+	[ "$(count rwlock_rdlock)" -eq "$(said rdlock)" ]
+	[ "$(count rwlock_wrlock)" -eq "$(said wrlock)" ]
+	[ "$(count mutex_unlock)" -ge "$(said mutex_unlock_min)" ]
+}
+
+@test "real programs: output unchanged and a clean fidelity check" {
+	seq 1 300000 >"$BATS_TEST_TMPDIR/in.txt"
+	for cmd in "pigz -p 2 -c" "xz -T2 -c" "zstd -T2 -q -c" "sort --parallel=2 -S 1M"; do
+		command -v ${cmd%% *} >/dev/null || continue
+		$cmd "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/plain"
+		ptt-record -q -o "$BATS_TEST_TMPDIR/r.ptt" -- $cmd "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/traced"
+		cmp "$BATS_TEST_TMPDIR/plain" "$BATS_TEST_TMPDIR/traced"
+		run ptt-dump --check "$BATS_TEST_TMPDIR/r.ptt"
+		[ "$status" -eq 0 ] && [[ "$output" == *" 0 violations: ok" ]] || { echo "$cmd: $output"; return 1; }
+	done
+}
