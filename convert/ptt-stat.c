@@ -1,0 +1,86 @@
+/*
+ * ptt-stat - contention per object and per thread, mutrace-style: how often
+ * each lock was taken, how often a thread had to wait, for how long, how
+ * long it was held, and where each thread's time went.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "model.h"
+#include "stat_table.h"
+
+static void usage(void)
+{
+	printf("Usage: ptt-stat [OPTION]... [FILE|-]\n"
+	       "Contention statistics of a ptt trace (binary or text, from FILE or stdin).\n"
+	       "\n"
+	       "  -s, --sort=KEY    order objects by wait (default), hold, count or contended\n"
+	       "  -n, --top=N       show the first N objects and threads (default 20; 0: all)\n"
+	       "  -c, --csv         write CSV tables instead of aligned text\n"
+	       "  -h, --help        show this help and exit\n"
+	       "      --version     show the version and exit\n"
+	       "\n"
+	       "Exit status: 0 success, 1 damaged input (statistics of the intact part are printed),\n"
+	       "2 usage error or unreadable input.\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "sort", required_argument, 0, 's' }, { "top", required_argument, 0, 'n' },
+		{ "csv", no_argument, 0, 'c' }, { "help", no_argument, 0, 'h' },
+		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
+	};
+	struct stat_opts o = { STAT_SORT_WAIT, 20, 0 };
+	int c;
+	while ((c = getopt_long(argc, argv, "s:n:ch", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (!strcmp(optarg, "wait")) o.sort = STAT_SORT_WAIT;
+			else if (!strcmp(optarg, "hold")) o.sort = STAT_SORT_HOLD;
+			else if (!strcmp(optarg, "count")) o.sort = STAT_SORT_COUNT;
+			else if (!strcmp(optarg, "contended")) o.sort = STAT_SORT_CONTENDED;
+			else {
+				fprintf(stderr, "ptt-stat: --sort: one of wait, hold, count, contended: '%s'\n", optarg);
+				return cli_usage_error("ptt-stat");
+			}
+			break;
+		case 'n': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || !*optarg || v < 0) {
+				fprintf(stderr, "ptt-stat: --top: not a count: '%s'\n", optarg);
+				return cli_usage_error("ptt-stat");
+			}
+			o.top = (unsigned)v;
+			break;
+		}
+		case 'c': o.csv = 1; break;
+		case 'h': usage(); return 0;
+		case 'V': cli_print_version("ptt-stat"); return 0;
+		default: return cli_usage_error("ptt-stat");
+		}
+	}
+	if (argc - optind > 1) {
+		fprintf(stderr, "ptt-stat: one input at most\n");
+		return cli_usage_error("ptt-stat");
+	}
+	struct cli_input in;
+	if (cli_open(&in, "ptt-stat", optind < argc ? argv[optind] : NULL))
+		return 2;
+	struct stat_table *st = stat_new();
+	static struct ptt_event ev;
+	while (st && cli_next(&in, &ev) > 0)
+		stat_event(st, &ev);
+	if (st) {
+		stat_finish(st);
+		stat_print(st, &o, stdout);
+		stat_free(st);
+	}
+	int damaged = cli_close(&in);
+	int out = cli_finish_output("ptt-stat");
+	return damaged || out || !st ? 1 : 0;
+}

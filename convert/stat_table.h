@@ -1,0 +1,23 @@
+/* stat_table.h - ptt-stat's accounting: per object and per thread, bounded by live objects and threads. */
+#ifndef PTT_STAT_TABLE_H
+#define PTT_STAT_TABLE_H
+
+#include <stdio.h>
+
+#include "../formats/ptt_trace.h"
+
+enum stat_sort { STAT_SORT_WAIT, STAT_SORT_HOLD, STAT_SORT_COUNT, STAT_SORT_CONTENDED };
+struct stat_opts {
+	enum stat_sort sort;
+	unsigned top;
+	int csv;
+};
+
+struct stat_table;
+struct stat_table *stat_new(void);
+void stat_event(struct stat_table *st, const struct ptt_event *ev);
+void stat_finish(struct stat_table *st);
+void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *out);
+void stat_free(struct stat_table *st);
+
+#endif

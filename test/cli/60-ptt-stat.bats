@@ -1,0 +1,39 @@
+#!/usr/bin/env bats
+# ptt-stat: counts and times against the program's own measurements; sorting, CSV, pipes.
+bats_require_minimum_version 1.5.0
+load helpers
+
+@test "ptt-stat --help, --version and usage errors" {
+	run -0 ptt-stat --help
+	[[ "$output" == *"Usage: ptt-stat"* ]]
+	run -0 ptt-stat --version
+	run -2 --separate-stderr ptt-stat --sort=size
+	[[ "$stderr" == *"--sort: one of wait, hold, count, contended"* ]]
+	run -2 --separate-stderr ptt-stat --top=x
+	run -2 --separate-stderr ptt-stat a b
+}
+
+@test "acquisitions equal the program's count; wait and hold agree with its clocks" {
+	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/contention" -t 4 -n 300 -u 20 -v 2>"$BATS_TEST_TMPDIR/err.txt" >/dev/null
+	said() { sed -n "s/^$1 //p" "$BATS_TEST_TMPDIR/err.txt"; }
+	run -0 ptt-stat --csv "$BATS_TEST_TMPDIR/t.ptt"
+	row=$(echo "$output" | grep ',hot_lock,mutex,')
+	IFS=, read -r _ _ _ _ acq cont _ wait _ _ _ _ hold _ <<<"$row"
+	[ "$acq" -eq "$(said acquisitions)" ]
+	[ "$cont" -gt 0 ]
+	# within 5% and 2 ms: the program's clock reads sit around its calls, ours inside them
+	awk -v a="$wait" -v b="$(said wait_ns)" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.05 * b + 2e6) }'
+	awk -v a="$hold" -v b="$(said hold_ns)" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.05 * b + 2e6) }'
+}
+
+@test "a table sorted as asked, by name, in a pipe after a filter" {
+	ptt-record -q -o "$BATS_TEST_TMPDIR/p.ptt" -- "$EXAMPLES/prodcons" -n 2000 >/dev/null
+	run -0 ptt-stat "$BATS_TEST_TMPDIR/p.ptt"
+	[[ "$output" == *"queue_lock"* ]]
+	[[ "$output" == *"producer-0"* ]]
+	[[ "$output" == *"contention: "* ]]
+	run -0 ptt-stat --sort=count --top=1 "$BATS_TEST_TMPDIR/p.ptt"
+	[ "$(echo "$output" | sed -n 2p | awk '{print $1}')" = "queue_lock" ]
+	run -0 bash -c "ptt-dump '$BATS_TEST_TMPDIR/p.ptt' | ptt-filter --from=5ms --to=15ms | ptt-stat --csv"
+	[[ "$output" == *",queue_lock,mutex,"* ]]
+}
