@@ -1,0 +1,67 @@
+/*
+ * ptt-deadlock - lock-order cycles (potential deadlocks) over a whole
+ * trace, and wait-for cycles among the threads still blocked at its end
+ * (actual deadlocks).
+ */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "lockgraph.h"
+
+static void usage(void)
+{
+	printf("Usage: ptt-deadlock [OPTION]... [FILE|-]\n"
+	       "Find lock-order inversions (potential deadlocks) and threads deadlocked at the end\n"
+	       "of a ptt trace (binary or text, from FILE or stdin).\n"
+	       "\n"
+	       "  -q, --quiet       print nothing; the exit status tells\n"
+	       "  -h, --help        show this help and exit\n"
+	       "      --version     show the version and exit\n"
+	       "\n"
+	       "Exit status: 0 nothing found, 1 potential deadlocks found, 3 an actual deadlock\n"
+	       "found (potential ones too, maybe), 2 usage error or unreadable input, 4 nothing\n"
+	       "found but the input was damaged.\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' },
+		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
+	};
+	int c, quiet = 0;
+	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'q': quiet = 1; break;
+		case 'h': usage(); return 0;
+		case 'V': cli_print_version("ptt-deadlock"); return 0;
+		default: return cli_usage_error("ptt-deadlock");
+		}
+	}
+	if (argc - optind > 1) {
+		fprintf(stderr, "ptt-deadlock: one input at most\n");
+		return cli_usage_error("ptt-deadlock");
+	}
+	struct cli_input in;
+	if (cli_open(&in, "ptt-deadlock", optind < argc ? argv[optind] : NULL))
+		return 2;
+	struct lockgraph *g = lockgraph_new();
+	static struct ptt_event ev;
+	while (g && cli_next(&in, &ev) > 0)
+		lockgraph_event(g, &ev);
+	int potential = g ? lockgraph_report_cycles(g, quiet ? NULL : stdout) : 0;
+	int actual = g ? lockgraph_report_blocked(g, quiet ? NULL : stdout) : 0;
+	if (!quiet && !potential && !actual)
+		printf("no lock-order inversion and no deadlock found\n");
+	lockgraph_free(g);
+	int damaged = cli_close(&in);
+	int out = cli_finish_output("ptt-deadlock");
+	if (!g)
+		return 2;
+	if (actual)
+		return 3;
+	if (potential)
+		return 1;
+	return damaged || out ? 4 : 0;
+}
