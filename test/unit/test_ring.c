@@ -88,7 +88,7 @@ static void run(int discard)
 	pthread_join(dt, NULL);
 	const struct drain_stats *st = drain_stats(dr.d);
 	uint64_t lost = st->lost;
-	ptt_writer_flush(w);
+	ptt_writer_end(w, "events 0\n", 9);
 	ptt_writer_close(w);
 	drain_free(dr.d);
 
