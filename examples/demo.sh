@@ -10,14 +10,20 @@ echo "== recording: ptt-record -o demo/prodcons.ptt -- prodcons -p 2 -c 2 -n 200
 "$BIN/ptt-dump" --human demo/prodcons.ptt >demo/prodcons.human.txt
 "$BIN/ptt-dump" --check demo/prodcons.ptt
 echo
-"$BIN/ptt-dump" --info demo/prodcons.ptt | sed -n '1,/^EVENT/p' | head -30
+"$BIN/ptt-dump" --info demo/prodcons.ptt | sed '/^EVENT/,$d'
 for tool in paje csv; do
 	if [ -x "$BIN/ptt-$tool" ]; then
 		"$BIN/ptt-$tool" demo/prodcons.ptt >"demo/prodcons.$tool"
 	fi
 done
 if [ -x "$BIN/ptt-csv" ]; then "$BIN/ptt-csv" --states demo/prodcons.ptt >demo/prodcons.states.csv; fi
-if [ -x "$BIN/ptt-stat" ]; then echo; "$BIN/ptt-stat" demo/prodcons.ptt | head -15; fi
+echo
+echo "== contention: ptt-stat demo/prodcons.ptt"
+"$BIN/ptt-stat" --top=5 demo/prodcons.ptt
+echo
+echo "== a lock-order inversion that did not deadlock: ptt-deadlock demo/inversion.ptt"
+"$BIN/ptt-record" -q -o demo/inversion.ptt -- "$BUILD/examples/inversion" >/dev/null
+"$BIN/ptt-deadlock" demo/inversion.ptt || true
 echo
 echo "== the demo files are in demo/:"
 ls -l demo
