@@ -34,6 +34,9 @@ load helpers
 	[[ "$output" == *"contention: "* ]]
 	run -0 ptt-stat --sort=count --top=1 "$BATS_TEST_TMPDIR/p.ptt"
 	[ "$(echo "$output" | sed -n 2p | awk '{print $1}')" = "queue_lock" ]
-	run -0 bash -c "ptt-dump '$BATS_TEST_TMPDIR/p.ptt' | ptt-filter --from=5ms --to=15ms | ptt-stat --csv"
+	n=$(ptt-dump -n "$BATS_TEST_TMPDIR/p.ptt" | wc -l)
+	from=$(ptt-dump -n "$BATS_TEST_TMPDIR/p.ptt" | sed -n "$((n / 3))p" | awk '{print $1}')
+	to=$(ptt-dump -n "$BATS_TEST_TMPDIR/p.ptt" | sed -n "$((2 * n / 3))p" | awk '{print $1}')
+	run -0 bash -c "ptt-dump '$BATS_TEST_TMPDIR/p.ptt' | ptt-filter --from=${from}s --to=${to}s | ptt-stat --csv"
 	[[ "$output" == *",queue_lock,mutex,"* ]]
 }
