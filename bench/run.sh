@@ -24,8 +24,13 @@ trap 'rm -rf "$TMP"' EXIT
 echo "== ptt bench ($(nproc) CPUs, $REPS runs each, medians; $(date -u +%Y-%m-%dT%H:%MZ))"
 say "floor: clock read + 36-byte record store" "$("$OUT/floor" 20000000)" "ns/event"
 
-# LTTng-UST, if it can run here
+# LTTng-UST, if it can run here (installed from Debian when missing and we may)
 LTTNG_OK=0
+if ! command -v lttng >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+	echo "(installing LTTng: apt-get install lttng-tools liblttng-ust-dev babeltrace2)"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y lttng-tools liblttng-ust-dev babeltrace2 >/dev/null 2>&1 ||
+		echo "(apt-get could not install LTTng)"
+fi
 WRAP=$(ls /usr/lib/x86_64-linux-gnu/liblttng-ust-pthread-wrapper.so* 2>/dev/null | head -1)
 if ! command -v lttng >/dev/null || [ -z "$WRAP" ]; then
 	echo "(LTTng-UST not installed: apt-get install lttng-tools liblttng-ust-dev babeltrace2; comparison skipped)"
@@ -46,7 +51,7 @@ lttng_run() { # case threads: prints median ns/pair and sets LT_EVENTS_PER_PAIR
 	lttng add-context -u -t vpid -t vtid >/dev/null 2>&1
 	lttng start >/dev/null 2>&1
 	local r
-	for r in $(seq "$REPS"); do LD_PRELOAD="$WRAP" "$OUT/lockloop" "$1" "$2" "$ITER"; done >"$TMP/lt.txt"
+	for r in $(seq "$REPS"); do LD_PRELOAD="$WRAP" "$OUT/lockloop" "$1" "$2" "$3"; done >"$TMP/lt.txt"
 	lttng stop >/dev/null 2>&1
 	lttng destroy >/dev/null 2>&1
 	babeltrace2 "$dir" 2>/dev/null | wc -l >"$TMP/lt-events"
@@ -56,14 +61,16 @@ lttng_run() { # case threads: prints median ns/pair and sets LT_EVENTS_PER_PAIR
 for case in "private 1" "private 2" "shared 2" "pingpong 2"; do
 	set -- $case
 	mode=$1 threads=$2
+	it=$ITER
+	[ "$mode" = pingpong ] && it=$((ITER / 100)) # a round trip costs two context switches
 	label="$mode mutex, $threads thread(s)"
 	[ "$mode" = pingpong ] && label="cond-var ping-pong, 2 threads"
-	base=$(for r in $(seq "$REPS"); do "$OUT/lockloop" "$mode" "$threads" "$ITER"; done | median)
-	ptt=$(for r in $(seq "$REPS"); do "$BIN/ptt-record" -q -o "$TMP/l.ptt" -- "$OUT/lockloop" "$mode" "$threads" "$ITER"; done | median)
+	base=$(for r in $(seq "$REPS"); do "$OUT/lockloop" "$mode" "$threads" "$it"; done | median)
+	ptt=$(for r in $(seq "$REPS"); do "$BIN/ptt-record" -q -o "$TMP/l.ptt" -- "$OUT/lockloop" "$mode" "$threads" "$it"; done | median)
 	events=$("$BIN/ptt-dump" -n "$TMP/l.ptt" | grep -c ' pthread \(mutex\|cond\)_')
-	if [ "$mode" = pingpong ]; then pairs=$((ITER * 2)); else pairs=$((ITER * threads)); fi
+	if [ "$mode" = pingpong ]; then pairs=$((it * 2)); else pairs=$((it * threads)); fi
 	epp=$(calc "$events / $pairs")
-	ptt_d=$(for r in $(seq "$REPS"); do "$BIN/ptt-record" -q -d -o "$TMP/d.ptt" -- "$OUT/lockloop" "$mode" "$threads" "$ITER"; done | median)
+	ptt_d=$(for r in $(seq "$REPS"); do "$BIN/ptt-record" -q -d -o "$TMP/d.ptt" -- "$OUT/lockloop" "$mode" "$threads" "$it"; done | median)
 	lost=$("$BIN/ptt-dump" --info "$TMP/d.ptt" | sed -n 's/^lost: *\([0-9]*\).*/\1/p')
 	say "$label: untraced" "$base" "ns/pair"
 	say "$label: ptt (lossless)" "$ptt" "ns/pair" "$epp events/pair"
@@ -71,7 +78,7 @@ for case in "private 1" "private 2" "shared 2" "pingpong 2"; do
 	say "$label: ptt --discard" "$ptt_d" "ns/pair" "$lost lost"
 	say "$label: ptt per event (--discard)" "$(calc "($ptt_d - $base) / $epp")" "ns/event"
 	if [ $LTTNG_OK = 1 ]; then
-		lt=$(lttng_run "$mode" "$threads")
+		lt=$(lttng_run "$mode" "$threads" "$it")
 		LT_EVENTS=$(cat "$TMP/lt-events" 2>/dev/null || echo 0)
 		if [ -n "$lt" ] && [ "${LT_EVENTS:-0}" -gt 0 ]; then
 			lepp=$(calc "$LT_EVENTS / ($pairs * $REPS)")
