@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -104,6 +106,23 @@ static struct ptt_shm *make_shm(const struct record_opts *o, int *fdp)
 	s->recorder_pid = (uint32_t)getpid();
 	*fdp = fd;
 	return s;
+}
+
+/*
+ * How long to sleep before the next pass, from the rate the last pass saw:
+ * long enough that a recorder waking up does not steal the processor from
+ * the program (on a busy 2-CPU machine every wake-up preempts it), short
+ * enough that no ring gets more than a quarter full in between.
+ */
+static uint64_t next_pause(long events, uint64_t interval_ns, uint64_t ring_events, uint64_t max_ns)
+{
+	if (events <= 0)
+		return max_ns / 5 > 10000000u ? 10000000u : max_ns / 5;
+	double rate = (double)events / ((double)(interval_ns ? interval_ns : 1) / 1e9); /* events/s, all rings */
+	double ns = (double)ring_events / 4 / rate * 1e9;
+	if ((uint64_t)events >= ring_events / 4 || ns < 50000)
+		return 0;
+	return ns > (double)max_ns ? max_ns : (uint64_t)ns;
 }
 
 /* The child: preload the runtime, hand over the ring, exec. */
@@ -325,7 +344,9 @@ int main(int argc, char **argv)
 	ptt_put64(a + 1, o.ring_bytes);
 	drain_note(d, PTT_EV_REC_START, a, 3);
 
-	int status = 0, exited = 0, warned = 0, idle_passes = 0;
+	int status = 0, exited = 0, warned = 0;
+	uint64_t last_pass = mono_ns(CLOCK_MONOTONIC);
+	o.out_is_pipe = out_fd == 1;
 	uint32_t types_seen = 0;
 	uint64_t t_start = mono_ns(CLOCK_MONOTONIC), last_flush = t_start;
 	while (!exited) {
@@ -360,11 +381,16 @@ int main(int argc, char **argv)
 			/* the output is gone (full disk, closed pipe): stop making the program wait */
 			__atomic_store_n(&s->stopping, 1, __ATOMIC_RELEASE);
 		}
-		/* poll fast while events flow; back off to 1 ms after a quiet spell */
-		idle_passes = n > 0 ? 0 : idle_passes + 1;
-		if (!exited && (n < 1000 || werr)) {
-			struct timespec ts = { 0, n > 0 ? 50000 : idle_passes < 50 ? 200000 : 1000000 };
-			nanosleep(&ts, NULL);
+		if (!exited) {
+			uint64_t pause = next_pause(n, now - last_pass, o.ring_bytes / 36, o.out_is_pipe ? 20000000u : 50000000u);
+			last_pass = now;
+			if (werr)
+				pause = 1000000;
+			if (pause) { /* sleep, unless a writer with a full ring wakes us first */
+				struct timespec ts = { 0, (long)pause };
+				uint32_t seen = __atomic_load_n(&s->wake, __ATOMIC_ACQUIRE);
+				syscall(SYS_futex, &s->wake, FUTEX_WAIT, seen, &ts, NULL, 0);
+			}
 		}
 	}
 	__atomic_store_n(&s->stopping, 1, __ATOMIC_RELEASE);

@@ -51,6 +51,18 @@ void ptt_emit(unsigned id, const uint32_t *args, unsigned nargw) PTT_HIDDEN;
 void ptt_emit_str(unsigned id, const uint32_t *args, unsigned nargw, const char *s) PTT_HIDDEN;
 
 
+/* Common event shapes: an object and a result; an object alone (a request). */
+void ptt_obj_ret(unsigned id, const void *obj, int ret) PTT_HIDDEN;
+void ptt_obj_only(unsigned id, const void *obj) PTT_HIDDEN;
+
+/* Lazily resolved real function in a static pointer real_NAME (version: NULL for the default). */
+#define PTT_REAL_FN(name, type, version) \
+	static __typeof__(type) real_##name; \
+	if (__builtin_expect(!real_##name, 0)) { \
+		real_##name = (__typeof__(type))ptt_dlsym(#name, version); \
+		if (!real_##name) ptt_die("cannot resolve " #name); \
+	}
+
 /* Thread bookkeeping */
 void ptt_thread_end(void *retval, unsigned how) PTT_HIDDEN;
 uint32_t ptt_handle_tid(pthread_t h) PTT_HIDDEN;

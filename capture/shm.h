@@ -73,6 +73,7 @@ struct ptt_shm {
 	uint64_t start_ticks;
 	_Alignas(64) uint64_t heartbeat;  /* bumped by the recorder on every pass */
 	uint32_t stopping;         /* the recorder is gone or finishing: never wait for room */
+	uint32_t wake;             /* futex: a writer found its ring full and woke the recorder */
 	uint32_t handshake;        /* pid of the first process whose runtime attached */
 	uint32_t attached;         /* processes that attached (fork and exec included) */
 	uint32_t ring_hint;        /* where to start looking for a free ring */

@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -122,6 +123,9 @@ static int wait_room(struct ptt_tls *t, uint64_t pos, uint64_t need)
 		return -1;
 	int saved = errno;
 	__atomic_store_n(&r->waits, r->waits + 1, __ATOMIC_RELEASE);
+	/* the slow path may enter the kernel: wake the recorder rather than wait for its next pass */
+	__atomic_fetch_add(&s->wake, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &s->wake, FUTEX_WAKE, 1, NULL, NULL, 0);
 	uint64_t beat = __atomic_load_n(&s->heartbeat, __ATOMIC_ACQUIRE);
 	unsigned quiet = 0;
 	for (unsigned spin = 0;; spin++) {
@@ -256,4 +260,23 @@ void ptt_emit_str(unsigned id, const uint32_t *args, unsigned nargw, const char 
 	for (size_t i = len; i < (size_t)sw * 4; i++)
 		((char *)(a + nargw))[i] = 0;
 	ptt_rec_close(&rec);
+}
+
+void ptt_obj_ret(unsigned id, const void *obj, int ret)
+{
+	if (!ptt_on[id])
+		return;
+	uint32_t a[3];
+	ptt_put64(a, (uint64_t)(uintptr_t)obj);
+	a[2] = (uint32_t)ret;
+	ptt_emit(id, a, 3);
+}
+
+void ptt_obj_only(unsigned id, const void *obj)
+{
+	if (!ptt_on[id])
+		return;
+	uint32_t a[2];
+	ptt_put64(a, (uint64_t)(uintptr_t)obj);
+	ptt_emit(id, a, 2);
 }

@@ -12,32 +12,6 @@
 
 #include "runtime.h"
 
-#define REAL_FN(name, type) \
-	static __typeof__(type) real_##name; \
-	if (__builtin_expect(!real_##name, 0)) { \
-		real_##name = (__typeof__(type))ptt_dlsym(#name, NULL); \
-		if (!real_##name) ptt_die("cannot resolve " #name); \
-	}
-
-static void obj_ret(unsigned id, const void *o, int ret)
-{
-	if (!ptt_on[id])
-		return;
-	uint32_t a[3];
-	ptt_put64(a, (uint64_t)(uintptr_t)o);
-	a[2] = (uint32_t)ret;
-	ptt_emit(id, a, 3);
-}
-
-static void obj_only(unsigned id, const void *o)
-{
-	if (!ptt_on[id])
-		return;
-	uint32_t a[2];
-	ptt_put64(a, (uint64_t)(uintptr_t)o);
-	ptt_emit(id, a, 2);
-}
-
 /* semaphores report errors through errno: record the errno value as ret */
 static int sem_ret(int rc)
 {
@@ -46,7 +20,7 @@ static int sem_ret(int rc)
 
 PTT_EXPORT int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *attr, unsigned count)
 {
-	REAL_FN(pthread_barrier_init, int (*)(pthread_barrier_t *, const pthread_barrierattr_t *, unsigned));
+	PTT_REAL_FN(pthread_barrier_init, int (*)(pthread_barrier_t *, const pthread_barrierattr_t *, unsigned), NULL);
 	int ret = real_pthread_barrier_init(b, attr, count);
 	if (ptt_on[PTT_EV_BARRIER_INIT]) {
 		uint32_t a[4];
@@ -60,24 +34,24 @@ PTT_EXPORT int pthread_barrier_init(pthread_barrier_t *b, const pthread_barriera
 
 PTT_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 {
-	REAL_FN(pthread_barrier_wait, int (*)(pthread_barrier_t *));
-	obj_only(PTT_EV_BARRIER_WAIT_REQ, b);
+	PTT_REAL_FN(pthread_barrier_wait, int (*)(pthread_barrier_t *), NULL);
+	ptt_obj_only(PTT_EV_BARRIER_WAIT_REQ, b);
 	int ret = real_pthread_barrier_wait(b);
-	obj_ret(PTT_EV_BARRIER_WAIT, b, ret);
+	ptt_obj_ret(PTT_EV_BARRIER_WAIT, b, ret);
 	return ret;
 }
 
 PTT_EXPORT int pthread_barrier_destroy(pthread_barrier_t *b)
 {
-	REAL_FN(pthread_barrier_destroy, int (*)(pthread_barrier_t *));
+	PTT_REAL_FN(pthread_barrier_destroy, int (*)(pthread_barrier_t *), NULL);
 	int ret = real_pthread_barrier_destroy(b);
-	obj_ret(PTT_EV_BARRIER_DESTROY, b, ret);
+	ptt_obj_ret(PTT_EV_BARRIER_DESTROY, b, ret);
 	return ret;
 }
 
 PTT_EXPORT int sem_init(sem_t *s, int pshared, unsigned value)
 {
-	REAL_FN(sem_init, int (*)(sem_t *, int, unsigned));
+	PTT_REAL_FN(sem_init, int (*)(sem_t *, int, unsigned), NULL);
 	int rc = real_sem_init(s, pshared, value);
 	if (ptt_on[PTT_EV_SEM_INIT]) {
 		int saved = errno;
@@ -93,39 +67,39 @@ PTT_EXPORT int sem_init(sem_t *s, int pshared, unsigned value)
 
 PTT_EXPORT int sem_destroy(sem_t *s)
 {
-	REAL_FN(sem_destroy, int (*)(sem_t *));
+	PTT_REAL_FN(sem_destroy, int (*)(sem_t *), NULL);
 	int rc = real_sem_destroy(s);
 	int saved = errno;
-	obj_ret(PTT_EV_SEM_DESTROY, s, sem_ret(rc));
+	ptt_obj_ret(PTT_EV_SEM_DESTROY, s, sem_ret(rc));
 	errno = saved;
 	return rc;
 }
 
 PTT_EXPORT int sem_wait(sem_t *s)
 {
-	REAL_FN(sem_wait, int (*)(sem_t *));
-	REAL_FN(sem_trywait, int (*)(sem_t *));
+	PTT_REAL_FN(sem_wait, int (*)(sem_t *), NULL);
+	PTT_REAL_FN(sem_trywait, int (*)(sem_t *), NULL);
 	if (!ptt_on[PTT_EV_SEM_WAIT])
 		return real_sem_wait(s);
 	int saved = errno;
 	int rc = real_sem_trywait(s);
 	if (rc != 0) {
-		obj_only(PTT_EV_SEM_WAIT_REQ, s);
+		ptt_obj_only(PTT_EV_SEM_WAIT_REQ, s);
 		errno = saved;
 		rc = real_sem_wait(s);
 	}
 	saved = errno;
-	obj_ret(PTT_EV_SEM_WAIT, s, sem_ret(rc));
+	ptt_obj_ret(PTT_EV_SEM_WAIT, s, sem_ret(rc));
 	errno = saved;
 	return rc;
 }
 
 PTT_EXPORT int sem_trywait(sem_t *s)
 {
-	REAL_FN(sem_trywait, int (*)(sem_t *));
+	PTT_REAL_FN(sem_trywait, int (*)(sem_t *), NULL);
 	int rc = real_sem_trywait(s);
 	int saved = errno;
-	obj_ret(PTT_EV_SEM_TRYWAIT, s, sem_ret(rc));
+	ptt_obj_ret(PTT_EV_SEM_TRYWAIT, s, sem_ret(rc));
 	errno = saved;
 	return rc;
 }
@@ -133,23 +107,23 @@ PTT_EXPORT int sem_trywait(sem_t *s)
 static int timed_sem(sem_t *s, int (*real)(sem_t *, clockid_t, const struct timespec *), clockid_t clk,
 		     const struct timespec *t, int (*treal)(sem_t *, const struct timespec *))
 {
-	REAL_FN(sem_trywait, int (*)(sem_t *));
+	PTT_REAL_FN(sem_trywait, int (*)(sem_t *), NULL);
 	int saved = errno;
 	int rc = ptt_on[PTT_EV_SEM_TIMEDWAIT] ? real_sem_trywait(s) : -1;
 	if (rc != 0) {
-		obj_only(PTT_EV_SEM_WAIT_REQ, s);
+		ptt_obj_only(PTT_EV_SEM_WAIT_REQ, s);
 		errno = saved;
 		rc = real ? real(s, clk, t) : treal(s, t);
 	}
 	saved = errno;
-	obj_ret(PTT_EV_SEM_TIMEDWAIT, s, sem_ret(rc));
+	ptt_obj_ret(PTT_EV_SEM_TIMEDWAIT, s, sem_ret(rc));
 	errno = saved;
 	return rc;
 }
 
 PTT_EXPORT int sem_timedwait(sem_t *s, const struct timespec *t)
 {
-	REAL_FN(sem_timedwait, int (*)(sem_t *, const struct timespec *));
+	PTT_REAL_FN(sem_timedwait, int (*)(sem_t *, const struct timespec *), NULL);
 	if (!ptt_on[PTT_EV_SEM_TIMEDWAIT])
 		return real_sem_timedwait(s, t);
 	return timed_sem(s, NULL, 0, t, real_sem_timedwait);
@@ -157,7 +131,7 @@ PTT_EXPORT int sem_timedwait(sem_t *s, const struct timespec *t)
 
 PTT_EXPORT int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *t)
 {
-	REAL_FN(sem_clockwait, int (*)(sem_t *, clockid_t, const struct timespec *));
+	PTT_REAL_FN(sem_clockwait, int (*)(sem_t *, clockid_t, const struct timespec *), NULL);
 	if (!ptt_on[PTT_EV_SEM_TIMEDWAIT])
 		return real_sem_clockwait(s, clk, t);
 	return timed_sem(s, real_sem_clockwait, clk, t, NULL);
@@ -167,7 +141,7 @@ PTT_EXPORT int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *t)
  * the tracer is counted as lost, never written twice into the ring. */
 PTT_EXPORT int sem_post(sem_t *s)
 {
-	REAL_FN(sem_post, int (*)(sem_t *));
+	PTT_REAL_FN(sem_post, int (*)(sem_t *), NULL);
 	struct ptt_rec rec;
 	if (!ptt_on[PTT_EV_SEM_POST] || ptt_rec_open(&rec, PTT_EV_SEM_POST, 3) != 0)
 		return real_sem_post(s);
@@ -183,7 +157,7 @@ PTT_EXPORT int sem_post(sem_t *s)
 
 PTT_EXPORT sem_t *sem_open(const char *name, int oflag, ...)
 {
-	REAL_FN(sem_open, sem_t *(*)(const char *, int, ...));
+	PTT_REAL_FN(sem_open, sem_t *(*)(const char *, int, ...), NULL);
 	sem_t *s;
 	if (oflag & O_CREAT) {
 		va_list ap;
@@ -207,17 +181,17 @@ PTT_EXPORT sem_t *sem_open(const char *name, int oflag, ...)
 
 PTT_EXPORT int sem_close(sem_t *s)
 {
-	REAL_FN(sem_close, int (*)(sem_t *));
+	PTT_REAL_FN(sem_close, int (*)(sem_t *), NULL);
 	int rc = real_sem_close(s);
 	int saved = errno;
-	obj_ret(PTT_EV_SEM_CLOSE, s, sem_ret(rc));
+	ptt_obj_ret(PTT_EV_SEM_CLOSE, s, sem_ret(rc));
 	errno = saved;
 	return rc;
 }
 
 PTT_EXPORT int sem_unlink(const char *name)
 {
-	REAL_FN(sem_unlink, int (*)(const char *));
+	PTT_REAL_FN(sem_unlink, int (*)(const char *), NULL);
 	int rc = real_sem_unlink(name);
 	if (ptt_on[PTT_EV_SEM_UNLINK]) {
 		int saved = errno;
@@ -230,23 +204,23 @@ PTT_EXPORT int sem_unlink(const char *name)
 
 PTT_EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
 {
-	REAL_FN(pthread_spin_lock, int (*)(pthread_spinlock_t *));
+	PTT_REAL_FN(pthread_spin_lock, int (*)(pthread_spinlock_t *), NULL);
 	int ret = real_pthread_spin_lock(l);
-	obj_ret(PTT_EV_SPIN_LOCK, (const void *)l, ret);
+	ptt_obj_ret(PTT_EV_SPIN_LOCK, (const void *)l, ret);
 	return ret;
 }
 
 PTT_EXPORT int pthread_spin_trylock(pthread_spinlock_t *l)
 {
-	REAL_FN(pthread_spin_trylock, int (*)(pthread_spinlock_t *));
+	PTT_REAL_FN(pthread_spin_trylock, int (*)(pthread_spinlock_t *), NULL);
 	int ret = real_pthread_spin_trylock(l);
-	obj_ret(PTT_EV_SPIN_TRYLOCK, (const void *)l, ret);
+	ptt_obj_ret(PTT_EV_SPIN_TRYLOCK, (const void *)l, ret);
 	return ret;
 }
 
 PTT_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)
 {
-	REAL_FN(pthread_spin_unlock, int (*)(pthread_spinlock_t *));
+	PTT_REAL_FN(pthread_spin_unlock, int (*)(pthread_spinlock_t *), NULL);
 	struct ptt_rec rec;
 	if (!ptt_on[PTT_EV_SPIN_UNLOCK] || ptt_rec_open(&rec, PTT_EV_SPIN_UNLOCK, 3) != 0)
 		return real_pthread_spin_unlock(l);

@@ -19,13 +19,6 @@
 
 #define COND_VERSION "GLIBC_2.3.2"
 
-#define REAL_FN(name, type) \
-	static __typeof__(type) real_##name; \
-	if (__builtin_expect(!real_##name, 0)) { \
-		real_##name = (__typeof__(type))ptt_dlsym(#name, COND_VERSION); \
-		if (!real_##name) ptt_die("cannot resolve " #name); \
-	}
-
 static void cond_mutex_event(unsigned id, const void *c, const void *m, int with_ret, int ret)
 {
 	if (!ptt_on[id])
@@ -50,7 +43,7 @@ static void cancelled_in_wait(void *p)
 
 PTT_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
-	REAL_FN(pthread_cond_wait, int (*)(pthread_cond_t *, pthread_mutex_t *));
+	PTT_REAL_FN(pthread_cond_wait, int (*)(pthread_cond_t *, pthread_mutex_t *), COND_VERSION);
 	if (!ptt_on[PTT_EV_COND_WAIT])
 		return real_pthread_cond_wait(c, m);
 	struct wait_ctx w = { c, m };
@@ -65,7 +58,7 @@ PTT_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 
 PTT_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime)
 {
-	REAL_FN(pthread_cond_timedwait, int (*)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *));
+	PTT_REAL_FN(pthread_cond_timedwait, int (*)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *), COND_VERSION);
 	if (!ptt_on[PTT_EV_COND_WAIT])
 		return real_pthread_cond_timedwait(c, m, abstime);
 	struct wait_ctx w = { c, m };
@@ -113,38 +106,28 @@ static int wake(unsigned id, pthread_cond_t *c, int (*real)(pthread_cond_t *))
 
 PTT_EXPORT int pthread_cond_signal(pthread_cond_t *c)
 {
-	REAL_FN(pthread_cond_signal, int (*)(pthread_cond_t *));
+	PTT_REAL_FN(pthread_cond_signal, int (*)(pthread_cond_t *), COND_VERSION);
 	return wake(PTT_EV_COND_SIGNAL, c, real_pthread_cond_signal);
 }
 
 PTT_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 {
-	REAL_FN(pthread_cond_broadcast, int (*)(pthread_cond_t *));
+	PTT_REAL_FN(pthread_cond_broadcast, int (*)(pthread_cond_t *), COND_VERSION);
 	return wake(PTT_EV_COND_BROADCAST, c, real_pthread_cond_broadcast);
-}
-
-static void obj_ret(unsigned id, const void *o, int ret)
-{
-	if (!ptt_on[id])
-		return;
-	uint32_t a[3];
-	ptt_put64(a, (uint64_t)(uintptr_t)o);
-	a[2] = (uint32_t)ret;
-	ptt_emit(id, a, 3);
 }
 
 PTT_EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *attr)
 {
-	REAL_FN(pthread_cond_init, int (*)(pthread_cond_t *, const pthread_condattr_t *));
+	PTT_REAL_FN(pthread_cond_init, int (*)(pthread_cond_t *, const pthread_condattr_t *), COND_VERSION);
 	int ret = real_pthread_cond_init(c, attr);
-	obj_ret(PTT_EV_COND_INIT, c, ret);
+	ptt_obj_ret(PTT_EV_COND_INIT, c, ret);
 	return ret;
 }
 
 PTT_EXPORT int pthread_cond_destroy(pthread_cond_t *c)
 {
-	REAL_FN(pthread_cond_destroy, int (*)(pthread_cond_t *));
+	PTT_REAL_FN(pthread_cond_destroy, int (*)(pthread_cond_t *), COND_VERSION);
 	int ret = real_pthread_cond_destroy(c);
-	obj_ret(PTT_EV_COND_DESTROY, c, ret);
+	ptt_obj_ret(PTT_EV_COND_DESTROY, c, ret);
 	return ret;
 }

@@ -43,41 +43,37 @@ static int after_failed_exec(int ret, const char *path)
 	return ret;
 }
 
-#define REAL_FN(name, type) \
-	static __typeof__(type) real_##name; \
-	if (!real_##name) real_##name = (type)ptt_dlsym(#name, NULL)
-
 PTT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	REAL_FN(execve, int (*)(const char *, char *const[], char *const[]));
+	PTT_REAL_FN(execve, int (*)(const char *, char *const[], char *const[]), NULL);
 	before_exec(path);
 	return after_failed_exec(real_execve(path, argv, envp), path);
 }
 
 PTT_EXPORT int execv(const char *path, char *const argv[])
 {
-	REAL_FN(execv, int (*)(const char *, char *const[]));
+	PTT_REAL_FN(execv, int (*)(const char *, char *const[]), NULL);
 	before_exec(path);
 	return after_failed_exec(real_execv(path, argv), path);
 }
 
 PTT_EXPORT int execvp(const char *file, char *const argv[])
 {
-	REAL_FN(execvp, int (*)(const char *, char *const[]));
+	PTT_REAL_FN(execvp, int (*)(const char *, char *const[]), NULL);
 	before_exec(file);
 	return after_failed_exec(real_execvp(file, argv), file);
 }
 
 PTT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	REAL_FN(execvpe, int (*)(const char *, char *const[], char *const[]));
+	PTT_REAL_FN(execvpe, int (*)(const char *, char *const[], char *const[]), NULL);
 	before_exec(file);
 	return after_failed_exec(real_execvpe(file, argv, envp), file);
 }
 
 PTT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	REAL_FN(fexecve, int (*)(int, char *const[], char *const[]));
+	PTT_REAL_FN(fexecve, int (*)(int, char *const[], char *const[]), NULL);
 	before_exec("(fexecve)");
 	return after_failed_exec(real_fexecve(fd, argv, envp), "(fexecve)");
 }

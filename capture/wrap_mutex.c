@@ -9,23 +9,6 @@
 
 #include "runtime.h"
 
-static inline void obj_event(unsigned id, const void *obj, int ret)
-{
-	uint32_t a[3];
-	ptt_put64(a, (uint64_t)(uintptr_t)obj);
-	a[2] = (uint32_t)ret;
-	ptt_emit(id, a, 3);
-}
-
-static inline void req_event(unsigned id, const void *obj)
-{
-	if (ptt_on[id]) {
-		uint32_t a[2];
-		ptt_put64(a, (uint64_t)(uintptr_t)obj);
-		ptt_emit(id, a, 2);
-	}
-}
-
 PTT_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	if (__builtin_expect(!ptt_real.pthread_mutex_lock, 0)) {
@@ -37,10 +20,10 @@ PTT_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 		return ptt_real.pthread_mutex_lock(m);
 	int ret = ptt_real.pthread_mutex_trylock(m);
 	if (ret != 0 && ret != EOWNERDEAD) {
-		req_event(PTT_EV_MUTEX_LOCK_REQ, m);
+		ptt_obj_only(PTT_EV_MUTEX_LOCK_REQ, m);
 		ret = ptt_real.pthread_mutex_lock(m);
 	}
-	obj_event(PTT_EV_MUTEX_LOCK, m, ret);
+	ptt_obj_ret(PTT_EV_MUTEX_LOCK, m, ret);
 	return ret;
 }
 
@@ -53,7 +36,7 @@ PTT_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 	}
 	int ret = ptt_real.pthread_mutex_trylock(m);
 	if (ptt_on[PTT_EV_MUTEX_TRYLOCK])
-		obj_event(PTT_EV_MUTEX_TRYLOCK, m, ret);
+		ptt_obj_ret(PTT_EV_MUTEX_TRYLOCK, m, ret);
 	return ret;
 }
 
@@ -63,10 +46,10 @@ PTT_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec
 		return REAL(pthread_mutex_timedlock)(m, abstime);
 	int ret = ptt_real.pthread_mutex_trylock(m);
 	if (ret != 0 && ret != EOWNERDEAD) {
-		req_event(PTT_EV_MUTEX_TIMEDLOCK_REQ, m);
+		ptt_obj_only(PTT_EV_MUTEX_TIMEDLOCK_REQ, m);
 		ret = ptt_real.pthread_mutex_timedlock(m, abstime);
 	}
-	obj_event(PTT_EV_MUTEX_TIMEDLOCK, m, ret);
+	ptt_obj_ret(PTT_EV_MUTEX_TIMEDLOCK, m, ret);
 	return ret;
 }
 
@@ -76,10 +59,10 @@ PTT_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const 
 		return REAL(pthread_mutex_clocklock)(m, clk, abstime);
 	int ret = ptt_real.pthread_mutex_trylock(m);
 	if (ret != 0 && ret != EOWNERDEAD) {
-		req_event(PTT_EV_MUTEX_TIMEDLOCK_REQ, m);
+		ptt_obj_only(PTT_EV_MUTEX_TIMEDLOCK_REQ, m);
 		ret = ptt_real.pthread_mutex_clocklock(m, clk, abstime);
 	}
-	obj_event(PTT_EV_MUTEX_TIMEDLOCK, m, ret);
+	ptt_obj_ret(PTT_EV_MUTEX_TIMEDLOCK, m, ret);
 	return ret;
 }
 
@@ -124,6 +107,6 @@ PTT_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 {
 	int ret = REAL(pthread_mutex_destroy)(m);
 	if (ptt_on[PTT_EV_MUTEX_DESTROY])
-		obj_event(PTT_EV_MUTEX_DESTROY, m, ret);
+		ptt_obj_ret(PTT_EV_MUTEX_DESTROY, m, ret);
 	return ret;
 }

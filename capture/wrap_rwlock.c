@@ -9,32 +9,6 @@
 
 #include "runtime.h"
 
-#define REAL_FN(name, type) \
-	static __typeof__(type) real_##name; \
-	if (__builtin_expect(!real_##name, 0)) { \
-		real_##name = (__typeof__(type))ptt_dlsym(#name, NULL); \
-		if (!real_##name) ptt_die("cannot resolve " #name); \
-	}
-
-static void obj_ret(unsigned id, const void *o, int ret)
-{
-	if (!ptt_on[id])
-		return;
-	uint32_t a[3];
-	ptt_put64(a, (uint64_t)(uintptr_t)o);
-	a[2] = (uint32_t)ret;
-	ptt_emit(id, a, 3);
-}
-
-static void obj_only(unsigned id, const void *o)
-{
-	if (!ptt_on[id])
-		return;
-	uint32_t a[2];
-	ptt_put64(a, (uint64_t)(uintptr_t)o);
-	ptt_emit(id, a, 2);
-}
-
 typedef int (*rw_fn)(pthread_rwlock_t *);
 
 static int acquire(pthread_rwlock_t *l, unsigned req, unsigned done, rw_fn try, rw_fn lock)
@@ -43,56 +17,56 @@ static int acquire(pthread_rwlock_t *l, unsigned req, unsigned done, rw_fn try, 
 		return lock(l);
 	int ret = try(l);
 	if (ret != 0) {
-		obj_only(req, l);
+		ptt_obj_only(req, l);
 		ret = lock(l);
 	}
-	obj_ret(done, l, ret);
+	ptt_obj_ret(done, l, ret);
 	return ret;
 }
 
 PTT_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
-	REAL_FN(pthread_rwlock_rdlock, rw_fn);
-	REAL_FN(pthread_rwlock_tryrdlock, rw_fn);
+	PTT_REAL_FN(pthread_rwlock_rdlock, rw_fn, NULL);
+	PTT_REAL_FN(pthread_rwlock_tryrdlock, rw_fn, NULL);
 	return acquire(l, PTT_EV_RWLOCK_RDLOCK_REQ, PTT_EV_RWLOCK_RDLOCK, real_pthread_rwlock_tryrdlock, real_pthread_rwlock_rdlock);
 }
 
 PTT_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
-	REAL_FN(pthread_rwlock_wrlock, rw_fn);
-	REAL_FN(pthread_rwlock_trywrlock, rw_fn);
+	PTT_REAL_FN(pthread_rwlock_wrlock, rw_fn, NULL);
+	PTT_REAL_FN(pthread_rwlock_trywrlock, rw_fn, NULL);
 	return acquire(l, PTT_EV_RWLOCK_WRLOCK_REQ, PTT_EV_RWLOCK_WRLOCK, real_pthread_rwlock_trywrlock, real_pthread_rwlock_wrlock);
 }
 
 PTT_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
 {
-	REAL_FN(pthread_rwlock_tryrdlock, rw_fn);
+	PTT_REAL_FN(pthread_rwlock_tryrdlock, rw_fn, NULL);
 	int ret = real_pthread_rwlock_tryrdlock(l);
-	obj_ret(PTT_EV_RWLOCK_TRYRDLOCK, l, ret);
+	ptt_obj_ret(PTT_EV_RWLOCK_TRYRDLOCK, l, ret);
 	return ret;
 }
 
 PTT_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
 {
-	REAL_FN(pthread_rwlock_trywrlock, rw_fn);
+	PTT_REAL_FN(pthread_rwlock_trywrlock, rw_fn, NULL);
 	int ret = real_pthread_rwlock_trywrlock(l);
-	obj_ret(PTT_EV_RWLOCK_TRYWRLOCK, l, ret);
+	ptt_obj_ret(PTT_EV_RWLOCK_TRYWRLOCK, l, ret);
 	return ret;
 }
 
 #define TIMED(fname, args, call, tryfn, req, done) \
 	PTT_EXPORT int fname args \
 	{ \
-		REAL_FN(fname, int (*) args); \
-		REAL_FN(tryfn, rw_fn); \
+		PTT_REAL_FN(fname, int (*) args, NULL); \
+		PTT_REAL_FN(tryfn, rw_fn, NULL); \
 		if (!ptt_on[done]) \
 			return real_##fname call; \
 		int ret = real_##tryfn(l); \
 		if (ret != 0) { \
-			obj_only(req, l); \
+			ptt_obj_only(req, l); \
 			ret = real_##fname call; \
 		} \
-		obj_ret(done, l, ret); \
+		ptt_obj_ret(done, l, ret); \
 		return ret; \
 	}
 
@@ -107,7 +81,7 @@ TIMED(pthread_rwlock_clockwrlock, (pthread_rwlock_t *l, clockid_t c, const struc
 
 PTT_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
-	REAL_FN(pthread_rwlock_unlock, rw_fn);
+	PTT_REAL_FN(pthread_rwlock_unlock, rw_fn, NULL);
 	struct ptt_rec rec;
 	if (!ptt_on[PTT_EV_RWLOCK_UNLOCK] || ptt_rec_open(&rec, PTT_EV_RWLOCK_UNLOCK, 3) != 0)
 		return real_pthread_rwlock_unlock(l);
@@ -121,16 +95,16 @@ PTT_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 
 PTT_EXPORT int pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_t *attr)
 {
-	REAL_FN(pthread_rwlock_init, int (*)(pthread_rwlock_t *, const pthread_rwlockattr_t *));
+	PTT_REAL_FN(pthread_rwlock_init, int (*)(pthread_rwlock_t *, const pthread_rwlockattr_t *), NULL);
 	int ret = real_pthread_rwlock_init(l, attr);
-	obj_ret(PTT_EV_RWLOCK_INIT, l, ret);
+	ptt_obj_ret(PTT_EV_RWLOCK_INIT, l, ret);
 	return ret;
 }
 
 PTT_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *l)
 {
-	REAL_FN(pthread_rwlock_destroy, rw_fn);
+	PTT_REAL_FN(pthread_rwlock_destroy, rw_fn, NULL);
 	int ret = real_pthread_rwlock_destroy(l);
-	obj_ret(PTT_EV_RWLOCK_DESTROY, l, ret);
+	ptt_obj_ret(PTT_EV_RWLOCK_DESTROY, l, ret);
 	return ret;
 }
