@@ -369,8 +369,10 @@ long drain_pass(struct drain *d, int final)
 	for (uint32_t i = 0; i < s->nrings; i++) {
 		struct cursor *c = &d->cur[i];
 		struct ptt_ring *r = &s->rings[i];
-		if (c->next)
+		if (c->next) {
 			__atomic_store_n(&r->consumed, c->ends[c->next - 1], __ATOMIC_RELEASE);
+			__atomic_store_n(&r->full, 0, __ATOMIC_RELAXED); /* room again: the owner may wake us next time */
+		}
 		uint32_t state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
 		if (state == PTT_RING_CLOSED && c->next == c->n &&
 		    __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) == __atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE)) {
@@ -395,5 +397,5 @@ long drain_pass(struct drain *d, int final)
 		ptt_put64(a + 2, bytes);
 		drain_note(d, PTT_EV_REC_DRAIN, a, 4);
 	}
-	return written;
+	return (long)ring_records; /* the program's records: what the pacing of passes is about */
 }

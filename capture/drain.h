@@ -26,7 +26,7 @@ struct drain *drain_new(struct ptt_shm *shm, struct ptt_writer *w, const struct 
  * One pass over the rings: write every record that can no longer be
  * preceded by a record still to come.  final: the program is gone; write
  * everything that checks out, torn records counted as lost.
- * Returns records written, or a negative error from the writer.
+ * Returns the program records written (not the recorder's own), or a negative error from the writer.
  */
 long drain_pass(struct drain *d, int final);
 /* Queue a recorder event (args as 32-bit words) stamped now. */

@@ -117,7 +117,7 @@ static struct ptt_shm *make_shm(const struct record_opts *o, int *fdp)
 static uint64_t next_pause(long events, uint64_t interval_ns, uint64_t ring_events, uint64_t max_ns)
 {
 	if (events <= 0)
-		return max_ns / 5 > 10000000u ? 10000000u : max_ns / 5;
+		return max_ns / 5 > 10000000u ? 10000000u : max_ns / 5; /* a writer with a full ring wakes us */
 	double rate = (double)events / ((double)(interval_ns ? interval_ns : 1) / 1e9); /* events/s, all rings */
 	double ns = (double)ring_events / 4 / rate * 1e9;
 	if ((uint64_t)events >= ring_events / 4 || ns < 50000)

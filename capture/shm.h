@@ -48,6 +48,7 @@ struct ptt_ring {
 	uint64_t lost;                    /* events dropped (discard mode, or nested in a signal handler) */
 	uint64_t lost_first, lost_last;   /* ticks of the first and last lost event not yet reported */
 	uint64_t waits;                   /* times the owner found the ring full and waited */
+	uint32_t full;                    /* the owner found the ring full and woke the recorder; cleared by it */
 	uint32_t pid, tid;
 	/* recorder's cache line */
 	_Alignas(64) uint64_t consumed;   /* words the recorder has copied out (release) */

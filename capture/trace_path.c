@@ -83,6 +83,7 @@ static int attach(struct ptt_tls *t)
 		r->tid = t->tid;
 		r->reserved = r->committed = __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE);
 		r->lost = 0;
+		r->full = 0;
 		r->waits = 0;
 		r->lost_reported = 0;
 		r->waits_reported = 0;
@@ -115,17 +116,32 @@ static void count_lost(struct ptt_tls *t, uint64_t ts)
  * Wait until need words fit.  Returns 0 when they do, -1 when the event
  * must be dropped (discard mode, or the recorder is gone).
  */
+/*
+ * A full ring wakes the recorder rather than wait for its next pass: once
+ * per filling (the recorder clears the flag when it drains the ring), in
+ * both modes.  This is the only system call on the path of an event, and
+ * only when the ring is full.
+ */
+static void wake_recorder(struct ptt_ring *r, struct ptt_shm *s)
+{
+	if (__atomic_load_n(&r->full, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&r->full, 1, __ATOMIC_RELAXED);
+	int saved = errno;
+	__atomic_fetch_add(&s->wake, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &s->wake, FUTEX_WAKE, 1, NULL, NULL, 0);
+	errno = saved;
+}
+
 static int wait_room(struct ptt_tls *t, uint64_t pos, uint64_t need)
 {
 	struct ptt_ring *r = t->ring;
 	struct ptt_shm *s = ptt_shm;
+	wake_recorder(r, s);
 	if ((s->flags & PTT_SHM_DISCARD) || t->give_up || __atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE))
 		return -1;
 	int saved = errno;
 	__atomic_store_n(&r->waits, r->waits + 1, __ATOMIC_RELEASE);
-	/* the slow path may enter the kernel: wake the recorder rather than wait for its next pass */
-	__atomic_fetch_add(&s->wake, 1, __ATOMIC_RELEASE);
-	syscall(SYS_futex, &s->wake, FUTEX_WAKE, 1, NULL, NULL, 0);
 	uint64_t beat = __atomic_load_n(&s->heartbeat, __ATOMIC_ACQUIRE);
 	unsigned quiet = 0;
 	for (unsigned spin = 0;; spin++) {
