@@ -138,10 +138,23 @@ PTT_EXPORT int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *t)
 }
 
 /* sem_post is async-signal-safe: a post from a signal handler that interrupts
- * the tracer is counted as lost, never written twice into the ring. */
+ * the tracer is counted as lost, never written twice into the ring.  The real
+ * function is resolved by a constructor, since dlsym is not async-signal-safe
+ * and a program's first post may come from a handler. */
+static int (*real_sem_post)(sem_t *);
+
+__attribute__((constructor)) static void resolve_sem_post(void)
+{
+	if (!real_sem_post)
+		real_sem_post = (__typeof__(real_sem_post))ptt_dlsym("sem_post", NULL);
+	if (!real_sem_post)
+		ptt_die("cannot resolve sem_post");
+}
+
 PTT_EXPORT int sem_post(sem_t *s)
 {
-	PTT_REAL_FN(sem_post, int (*)(sem_t *), NULL);
+	if (__builtin_expect(!real_sem_post, 0))
+		resolve_sem_post(); /* called before the constructors ran */
 	struct ptt_rec rec;
 	if (!ptt_on[PTT_EV_SEM_POST] || ptt_rec_open(&rec, PTT_EV_SEM_POST, 3) != 0)
 		return real_sem_post(s);

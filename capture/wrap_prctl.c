@@ -1,4 +1,5 @@
 /* wrap_prctl.c - prctl(PR_SET_NAME) names the calling thread, like pthread_setname_np. */
+#include <errno.h>
 #include <stdarg.h>
 #include <sys/prctl.h>
 
@@ -9,6 +10,8 @@ PTT_EXPORT int prctl(int option, ...)
 	static int (*real)(int, ...);
 	if (!real)
 		real = (__typeof__(real))ptt_dlsym("prctl", NULL);
+	if (!real)
+		ptt_die("cannot resolve prctl");
 	va_list ap;
 	va_start(ap, option);
 	unsigned long a2 = va_arg(ap, unsigned long), a3 = va_arg(ap, unsigned long);
@@ -22,8 +25,10 @@ PTT_EXPORT int prctl(int option, ...)
 		for (; i < 16 && src[i]; i++)
 			name[i] = src[i];
 		name[i] = 0;
+		int saved = errno;
 		uint32_t a[1] = { ptt_tls.tid ? ptt_tls.tid : ptt_gettid() };
 		ptt_emit_str(PTT_EV_THREAD_NAME, a, 1, name);
+		errno = saved;
 	}
 	return ret;
 }

@@ -100,3 +100,84 @@ said() { sed -n "s/^$1 //p" "$BATS_TEST_TMPDIR/err.txt"; }
 		[ "$status" -eq 0 ] && [[ "$output" == *" 0 violations: ok" ]] || { echo "$cmd: $output"; return 1; }
 	done
 }
+
+# record one examples/prim_* program (its counts on stderr with -v) with OPTIONS...
+prim_v() {
+	local name=$1; shift
+	ptt-record -q "$@" -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/$name" -v 2>"$BATS_TEST_TMPDIR/err.txt"
+	ptt-dump -n "$BATS_TEST_TMPDIR/t.ptt" >"$BATS_TEST_TMPDIR/t.txt"
+	run -0 ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *" 0 lost, 0 out of order, 0 violations: ok" ]]
+}
+# events EVENT with ret=0
+count_ok() { grep -c " $1 .*ret=0\$" "$BATS_TEST_TMPDIR/t.txt" || true; }
+# the Nth number after NAME in the program's counts
+said_n() { awk -v k="$1" -v n="$2" '$1==k {print $(n+1)}' "$BATS_TEST_TMPDIR/err.txt"; }
+
+@test "prim_cond: waits, timed waits, signals, broadcast, a wait ended by cancellation" {
+	prim_v prim_cond -l 3
+	[ "$(( $(count cond_wait_req) + $(count cond_timedwait_req) ))" -eq "$(said waits)" ]
+	[ "$(count cond_timedwait_req)" -eq "$(said timed_waits)" ]
+	[ "$(count cond_wait)" -eq "$(said waits)" ]
+	[ "$(count cond_signal)" -eq "$(said signals)" ]
+	[ "$(count cond_broadcast)" -eq "$(said broadcasts)" ]
+	[ "$(grep -c ' cond_wait .*ret=110$' "$BATS_TEST_TMPDIR/t.txt")" -eq "$(said timeouts)" ]
+	[ "$(said cancelled)" -eq 1 ]
+	[ "$(grep -c ' cond_wait .*ret=125$' "$BATS_TEST_TMPDIR/t.txt")" -eq 1 ]
+	# the cancelled waiter re-acquired the mutex, then its cleanup handler released it, then it ended
+	tid=$(awk '$5=="cond_wait" && /ret=125$/ {print $3}' "$BATS_TEST_TMPDIR/t.txt")
+	run -0 awk -v t="$tid" '$3==t {print $5}' "$BATS_TEST_TMPDIR/t.txt"
+	[[ "$output" == *$'cond_wait\nmutex_unlock\nthread_end' ]]
+	[ "$(count cond_init)" -eq 1 ] && [ "$(count cond_destroy)" -eq 1 ]
+}
+
+@test "prim_rwlock: every kind of acquisition, free and contended, with exact outcomes" {
+	prim_v prim_rwlock -l 3
+	for kind in rdlock wrlock tryrdlock trywrlock timedrdlock timedwrlock; do
+		[ "$(count rwlock_$kind)" -eq "$(said_n $kind 1)" ] || { echo "$kind calls"; return 1; }
+		[ "$(count_ok rwlock_$kind)" -eq "$(said_n $kind 2)" ] || { echo "$kind acquired"; return 1; }
+	done
+	[ "$(count rwlock_rdlock_req)" -eq "$(said rdlock_req)" ]
+	[ "$(count rwlock_wrlock_req)" -eq "$(said wrlock_req)" ]
+	[ "$(count rwlock_unlock)" -eq "$(said unlock)" ]
+	[ "$(grep -c ' rwlock_timed..lock .*ret=110$' "$BATS_TEST_TMPDIR/t.txt")" -eq 4 ]
+	[ "$(count rwlock_init)" -eq 1 ] && [ "$(count rwlock_destroy)" -eq 1 ]
+}
+
+@test "prim_sem: posts, waits, try and timed waits, named semaphores, errno kept" {
+	prim_v prim_sem -l 3
+	[ "$(said errno_bad)" -eq 0 ]
+	[ "$(count sem_post)" -eq "$(said sem_post)" ]
+	[ "$(count sem_wait)" -eq "$(said sem_wait)" ]
+	[ "$(count sem_wait_req)" -eq "$(said sem_wait_req)" ]
+	[ "$(count sem_trywait)" -eq "$(said_n sem_trywait 1)" ]
+	[ "$(count_ok sem_trywait)" -eq "$(said_n sem_trywait 2)" ]
+	grep -q ' sem_trywait .*ret=11$' "$BATS_TEST_TMPDIR/t.txt"
+	[ "$(count sem_timedwait)" -eq "$(said_n sem_timedwait 1)" ]
+	[ "$(count_ok sem_timedwait)" -eq "$(said_n sem_timedwait 2)" ]
+	[ "$(count sem_open)" -eq 2 ] && [ "$(count sem_close)" -eq 2 ]
+	[ "$(grep -c ' sem_unlink ret=0 name="/ptt-prim-sem-[0-9]*"$' "$BATS_TEST_TMPDIR/t.txt")" -eq 1 ]
+	grep -q ' sem_unlink ret=2 ' "$BATS_TEST_TMPDIR/t.txt"
+}
+
+@test "prim_sem: posts from signal handlers are written or counted as lost, never garbled" {
+	ptt-record -q -e sem,mutex -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/prim_sem" -v signals 2>"$BATS_TEST_TMPDIR/err.txt"
+	ptt-dump -n "$BATS_TEST_TMPDIR/t.ptt" >"$BATS_TEST_TMPDIR/t.txt"
+	run -0 ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *" 0 damaged, "*" 0 violations: ok" ]]
+	[ "$(said errno_bad)" -eq 0 ]
+	[ "$(said handler_posts)" -gt 0 ]
+	lost=$(awk '$5=="rec_lost" {sub("count=","",$7); n+=$7} END {print n+0}' "$BATS_TEST_TMPDIR/t.txt")
+	[ "$(( $(count sem_post) + lost ))" -eq "$(said sem_post)" ]
+}
+
+@test "prim_spin: locks, trylocks and unlocks with -e spin; none by default" {
+	prim_v prim_spin -e spin,thread
+	[ "$(count spin_lock)" -eq "$(said spin_lock)" ]
+	[ "$(count spin_trylock)" -eq "$(said_n spin_trylock 1)" ]
+	[ "$(count_ok spin_trylock)" -eq "$(said_n spin_trylock 2)" ]
+	[ "$(count spin_unlock)" -eq "$(said spin_unlock)" ]
+	[ "$(said busy)" -eq 1 ]
+	prim_v prim_spin
+	[ "$(count spin_lock)" -eq 0 ] && [ "$(count spin_unlock)" -eq 0 ]
+}
