@@ -15,17 +15,23 @@ struct node {
 	size_t nout, capout;
 	int index, low, on_stack; /* Tarjan */
 	int comp;
+	int sem;		/* a semaphore: no holder, maybe one known poster */
+	uint32_t poster;	/* the one thread that posted it, or 0 */
+	int posters;		/* 0, 1 or 2 = several */
 };
 
 struct edge {
 	struct node *from, *to;
 	uint32_t first_tid, other_tid; /* a second thread that took the same order, if any */
 	uint64_t first_ns;
+	/* seen with A held exclusively / shared, with B asked exclusively / shared (rwlocks) */
+	unsigned held_excl : 1, held_shared : 1, want_excl : 1, want_shared : 1;
 };
 
 struct gthread {
 	uint32_t pid, tid;
 	struct node *held[HELD];
+	unsigned char held_shared[HELD];
 	unsigned nheld;
 	struct node *waits_for;  /* blocked in a _req with no outcome yet */
 	uint64_t wait_since;
@@ -94,13 +100,33 @@ static struct gthread *thread_of(struct lockgraph *g, uint32_t pid, uint32_t tid
 	return t;
 }
 
-static void add_edge(struct lockgraph *g, struct node *a, struct node *b, const struct ptt_event *ev)
+static void edge_modes(struct edge *e, int a_shared, int b_shared)
 {
+	if (a_shared)
+		e->held_shared = 1;
+	else
+		e->held_excl = 1;
+	if (b_shared)
+		e->want_shared = 1;
+	else
+		e->want_excl = 1;
+}
+
+static int shared_mode(unsigned id)
+{
+	return id == PTT_EV_RWLOCK_RDLOCK_REQ || id == PTT_EV_RWLOCK_RDLOCK || id == PTT_EV_RWLOCK_TRYRDLOCK ||
+	       id == PTT_EV_RWLOCK_TIMEDRDLOCK;
+}
+
+static void add_edge(struct lockgraph *g, struct node *a, int a_shared, struct node *b, const struct ptt_event *ev)
+{
+	int b_shared = shared_mode(ev->id);
 	uint64_t k = okey(a->pid, a->addr) * 0x9E3779B97F4A7C15ull ^ okey(b->pid, b->addr);
 	struct edge *e = pmap_get(&g->edges, k);
 	if (e && e->from == a && e->to == b) {
 		if (ev->tid != e->first_tid && !e->other_tid)
 			e->other_tid = ev->tid;
+		edge_modes(e, a_shared, b_shared);
 		return;
 	}
 	if (e)
@@ -114,6 +140,7 @@ static void add_edge(struct lockgraph *g, struct node *a, struct node *b, const 
 	e->to = b;
 	e->first_tid = ev->tid;
 	e->first_ns = ev->ns;
+	edge_modes(e, a_shared, b_shared);
 	if (a->nout == a->capout) {
 		size_t cap = a->capout ? a->capout * 2 : 4;
 		struct edge **no = realloc(a->out, cap * sizeof *no);
@@ -135,9 +162,11 @@ static void acquire(struct lockgraph *g, struct gthread *t, const struct ptt_eve
 	if (blocking)
 		for (unsigned i = 0; i < t->nheld; i++)
 			if (t->held[i] != b)
-				add_edge(g, t->held[i], b, ev);
-	if (t->nheld < HELD)
+				add_edge(g, t->held[i], t->held_shared[i], b, ev);
+	if (t->nheld < HELD) {
+		t->held_shared[t->nheld] = (unsigned char)shared_mode(ev->id);
 		t->held[t->nheld++] = b;
+	}
 }
 
 static void release(struct lockgraph *g, struct gthread *t, uint32_t pid, uint64_t obj)
@@ -146,6 +175,7 @@ static void release(struct lockgraph *g, struct gthread *t, uint32_t pid, uint64
 	for (unsigned i = t->nheld; b && i-- > 0;)
 		if (t->held[i] == b) {
 			memmove(t->held + i, t->held + i + 1, (t->nheld - i - 1) * sizeof t->held[0]);
+			memmove(t->held_shared + i, t->held_shared + i + 1, t->nheld - i - 1);
 			t->nheld--;
 			return;
 		}
@@ -160,6 +190,8 @@ static int ok(const struct ptt_event *ev)
 void lockgraph_event(struct lockgraph *g, const struct ptt_event *ev)
 {
 	ptt_names_update(g->names, ev);
+	if (ev->id == PTT_EV_SEM_OPEN && ev->nargs && ev->str[0] && !ptt_names_object(g->names, ev->arg[0]))
+		ptt_names_set_object(g->names, ev->arg[0], ev->str); /* a named semaphore: its name */
 	if (!ev->type || ev->type->source == PTT_SRC_RECORDER)
 		return;
 	if (ev->id == PTT_EV_THREAD_END || ev->id == PTT_EV_PROCESS_EXIT || ev->id == PTT_EV_PROCESS_BEGIN) {
@@ -184,7 +216,9 @@ void lockgraph_event(struct lockgraph *g, const struct ptt_event *ev)
 			/* the order shows at the request: a deadlocked request never completes */
 			for (unsigned i = 0; t->waits_for && ev->id != PTT_EV_SEM_WAIT_REQ && i < t->nheld; i++)
 				if (t->held[i] != t->waits_for)
-					add_edge(g, t->held[i], t->waits_for, ev);
+					add_edge(g, t->held[i], t->held_shared[i], t->waits_for, ev);
+			if (t->waits_for && ev->id == PTT_EV_SEM_WAIT_REQ)
+				t->waits_for->sem = 1;
 		}
 		break;
 	case PTT_EV_MUTEX_LOCK: case PTT_EV_RWLOCK_RDLOCK: case PTT_EV_RWLOCK_WRLOCK:
@@ -205,7 +239,24 @@ void lockgraph_event(struct lockgraph *g, const struct ptt_event *ev)
 		if ((t = thread_of(g, ev->pid, ev->tid)))
 			release(g, t, ev->pid, ptt_event_arg(ev, "mutex", 0));
 		break;
-	case PTT_EV_MUTEX_UNLOCK: case PTT_EV_RWLOCK_UNLOCK:
+	case PTT_EV_SPIN_LOCK: case PTT_EV_SPIN_TRYLOCK: /* a spinning thread leaves no trace: orders only */
+		if ((t = thread_of(g, ev->pid, ev->tid)) && ok(ev))
+			acquire(g, t, ev, obj, ev->id == PTT_EV_SPIN_LOCK);
+		break;
+	case PTT_EV_SEM_POST: {
+		struct node *s = ok(ev) ? node_of(g, ev->pid, obj) : NULL;
+		if (s) {
+			s->sem = 1;
+			if (!s->posters) {
+				s->poster = ev->tid;
+				s->posters = 1;
+			} else if (s->poster != ev->tid) {
+				s->posters = 2;
+			}
+		}
+		break;
+	}
+	case PTT_EV_MUTEX_UNLOCK: case PTT_EV_RWLOCK_UNLOCK: case PTT_EV_SPIN_UNLOCK:
 		if ((t = thread_of(g, ev->pid, ev->tid)))
 			release(g, t, ev->pid, obj);
 		break;
@@ -313,7 +364,11 @@ int lockgraph_report_cycles(struct lockgraph *g, FILE *out)
 		int several = 0;
 		for (size_t k = 0; k < len; k++)
 			several |= path[k]->first_tid != t0 || (path[k]->other_tid && path[k]->other_tid != t0);
-		if (!several)
+		/* a cycle through an rwlock only read on both sides of it cannot deadlock (reader-preferring) */
+		int conflicts = 1;
+		for (size_t k = 0; k < len; k++)
+			conflicts &= path[k]->want_excl || path[(k + 1) % len]->held_excl;
+		if (!several || !conflicts)
 			continue;
 		found++;
 		if (!out)
@@ -338,6 +393,10 @@ int lockgraph_report_cycles(struct lockgraph *g, FILE *out)
 
 static struct gthread *holder_of(struct lockgraph *g, const struct node *n)
 {
+	if (n->sem) { /* the one thread that ever posted it, if still alive, else nobody we can tell */
+		struct gthread *p = n->posters == 1 ? pmap_get(&g->threads, (uint64_t)n->pid << 32 | n->poster) : NULL;
+		return p;
+	}
 	for (size_t i = 0; i < g->threads.cap; i++) {
 		struct gthread *t = g->threads.vals[i];
 		for (unsigned k = 0; t && k < t->nheld; k++)
@@ -378,8 +437,9 @@ int lockgraph_report_blocked(struct lockgraph *g, FILE *out)
 				thread_name(g, t->tid, tn, sizeof tn);
 				thread_name(g, h->tid, hn, sizeof hn);
 				name_of(g, t->waits_for, on, sizeof on);
-				fprintf(out, "  thread %s waits since %" PRIu64 ".%09" PRIu64 " s for %s, held by thread %s\n", tn,
-					t->wait_since / 1000000000u, t->wait_since % 1000000000u, on, hn);
+				fprintf(out, "  thread %s waits since %" PRIu64 ".%09" PRIu64 " s for %s, %s thread %s\n", tn,
+					t->wait_since / 1000000000u, t->wait_since % 1000000000u, on,
+					t->waits_for->sem ? "a semaphore posted only by" : "held by", hn);
 			}
 			t = h;
 		} while (t != start);

@@ -236,6 +236,8 @@ static void release(struct stat_table *st, struct thr *t, const struct ptt_event
 void stat_event(struct stat_table *st, const struct ptt_event *ev)
 {
 	ptt_names_update(st->names, ev);
+	if (ev->id == PTT_EV_SEM_OPEN && ev->nargs && ev->str[0] && !ptt_names_object(st->names, ev->arg[0]))
+		ptt_names_set_object(st->names, ev->arg[0], ev->str); /* a named semaphore: its name */
 	model_event(st->model, ev);
 	if (!st->any)
 		st->first_ns = ev->ns;

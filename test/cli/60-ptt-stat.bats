@@ -40,3 +40,22 @@ load helpers
 	run -0 bash -c "ptt-dump '$BATS_TEST_TMPDIR/p.ptt' | ptt-filter --from=${from}s --to=${to}s | ptt-stat --csv"
 	[[ "$output" == *",queue_lock,mutex,"* ]]
 }
+
+@test "rwlocks, semaphores by their sem_open name, spinlocks; damaged text still counted" {
+	printf '# ptt-trace 1\n%s\n' \
+		'0.000000001 10 11 pthread sem_open sem=0x50 name="/jobs"' \
+		'0.000000002 10 11 pthread sem_wait_req sem=0x50' \
+		'0.000001002 10 11 pthread sem_wait sem=0x50 ret=0' \
+		'0.000001003 10 12 pthread rwlock_wrlock rwlock=0x20 ret=0' \
+		'0.000001004 10 11 pthread rwlock_rdlock_req rwlock=0x20' \
+		'0.000003004 10 12 pthread rwlock_unlock rwlock=0x20 ret=0' \
+		'0.000003005 10 11 pthread rwlock_rdlock rwlock=0x20 ret=0' \
+		'garbage' \
+		'0.000003006 10 12 pthread spin_lock spin=0x30 ret=0' \
+		'0.000003106 10 12 pthread spin_unlock spin=0x30 ret=0' >"$BATS_TEST_TMPDIR/t.txt"
+	run -1 --separate-stderr ptt-stat --csv "$BATS_TEST_TMPDIR/t.txt"
+	[[ "$stderr" == *"malformed"* ]]
+	[[ "$output" == *"0x50,/jobs,sem,10,1,1,100.00,1000,"* ]]
+	[[ "$output" == *"0x20,0x20,rwlock,10,2,1,50.00,2001,"*",2001,2001,2001,1,11"* ]]
+	[[ "$output" == *"0x30,0x30,spin,10,1,0,0.00,0,0,0,0,0,100,100,100,0,0"* ]]
+}

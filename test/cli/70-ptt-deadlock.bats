@@ -46,3 +46,51 @@ load helpers
 		[ "$status" -eq 0 ] || { echo "$cmd: $output"; return 1; }
 	done
 }
+
+@test "semaphores wait for their one poster; rwlock readers and spinlocks in lock order; damaged text" {
+	t() { printf '# ptt-trace 1\n'; cat; }
+	# thread 12 holds m and waits for a semaphore only thread 11 posts; 11 waits for m
+	run -3 bash -c "ptt-deadlock <<'X'
+$(t <<'Y'
+0.000000001 10 11 pthread sem_post sem=0x50 ret=0
+0.000000002 10 11 pthread sem_wait sem=0x50 ret=0
+0.000000003 10 12 pthread mutex_lock mutex=0x10 ret=0
+0.000000004 10 12 pthread sem_wait_req sem=0x50
+0.000000005 10 11 pthread mutex_lock_req mutex=0x10
+Y
+)
+X"
+	[[ "$output" == *"for 0x50, a semaphore posted only by thread 11"* ]]
+	[[ "$output" == *"for 0x10, held by thread 12"* ]]
+	# two posters: who would post is ambiguous, no deadlock claimed
+	t <<'Y' >"$BATS_TEST_TMPDIR/s2.txt"
+0.000000001 10 11 pthread sem_post sem=0x50 ret=0
+0.000000001 10 13 pthread sem_post sem=0x50 ret=0
+0.000000003 10 12 pthread mutex_lock mutex=0x10 ret=0
+0.000000004 10 12 pthread sem_wait_req sem=0x50
+0.000000005 10 11 pthread mutex_lock_req mutex=0x10
+Y
+	run -0 ptt-deadlock "$BATS_TEST_TMPDIR/s2.txt"
+	# readers on both sides of a cycle do not exclude each other; a writer asking on each side does
+	t <<'Y' >"$BATS_TEST_TMPDIR/rr.txt"
+0.000000001 10 11 pthread rwlock_rdlock rwlock=0x10 ret=0
+0.000000002 10 11 pthread rwlock_rdlock rwlock=0x20 ret=0
+0.000000003 10 11 pthread rwlock_unlock rwlock=0x20 ret=0
+0.000000004 10 11 pthread rwlock_unlock rwlock=0x10 ret=0
+0.000000005 10 12 pthread rwlock_rdlock rwlock=0x20 ret=0
+0.000000006 10 12 pthread rwlock_rdlock rwlock=0x10 ret=0
+Y
+	run -0 ptt-deadlock "$BATS_TEST_TMPDIR/rr.txt"
+	sed '/^0.00000000[26] /s/rdlock/wrlock/' "$BATS_TEST_TMPDIR/rr.txt" >"$BATS_TEST_TMPDIR/rw.txt"
+	run -1 ptt-deadlock "$BATS_TEST_TMPDIR/rw.txt"
+	sed 's/rwlock_rdlock rwlock/spin_lock spin/; s/rwlock_unlock rwlock/spin_unlock spin/' "$BATS_TEST_TMPDIR/rr.txt" >"$BATS_TEST_TMPDIR/sp.txt"
+	run -1 ptt-deadlock "$BATS_TEST_TMPDIR/sp.txt"
+	# damaged lines are reported on stderr and skipped; the rest is analysed
+	printf 'garbage\n0.000000009 10 12 pthread no_such_event x=1\n' >>"$BATS_TEST_TMPDIR/sp.txt"
+	run -1 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/sp.txt"
+	[[ "$stderr" == *"line 8: malformed text line"* ]]
+	[[ "$output" == *"potential deadlock 1"* ]]
+	head -3 "$BATS_TEST_TMPDIR/rr.txt" >"$BATS_TEST_TMPDIR/ok.txt"
+	echo garbage >>"$BATS_TEST_TMPDIR/ok.txt"
+	run -4 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/ok.txt"
+}
