@@ -2,10 +2,15 @@
  * floor - the least a tracer can pay per event here: read the clock and
  * store a 36-byte record into a private ring (what ptt's trace path does,
  * without the checksum and the interposition).  Prints ns per event.
+ * With "lfence", the clock is read the way ptt stamps an acquisition
+ * (lfence; rdtsc), otherwise as it stamps a release or a request (rdtsc).
+ *
+ *   floor [EVENTS [lfence]]
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "../capture/shm.h"
@@ -13,6 +18,7 @@
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 20000000;
+	int fenced = argc > 2 && !strcmp(argv[2], "lfence");
 	enum { WORDS = 1 << 18 };
 	uint32_t *ring = calloc(WORDS, 4);
 	if (!ring)
@@ -22,7 +28,7 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (long i = 0; i < n; i++) {
 		uint32_t *p = ring + (pos & (WORDS - 1));
-		uint64_t ts = ptt_rdtsc_early();
+		uint64_t ts = fenced ? ptt_rdtsc() : ptt_rdtsc_early();
 		p[0] = 0xA7090000u | 18;
 		p[1] = (uint32_t)ts;
 		p[2] = (uint32_t)(ts >> 32);
