@@ -27,7 +27,21 @@
 #include "record_opts.h"
 #include "shm.h"
 
-static volatile sig_atomic_t pending_signal;
+static volatile sig_atomic_t pending_signal, child_done;
+static uint32_t *wake_word; /* the shared futex the main loop sleeps on */
+
+/* The program ended: wake the main loop now rather than at its next pass.
+ * The flag covers a SIGCHLD that comes before the loop reads the futex word,
+ * the increment one that comes between that read and the wait. */
+static void on_sigchld(int sig)
+{
+	(void)sig;
+	child_done = 1;
+	if (wake_word) {
+		__atomic_fetch_add(wake_word, 1, __ATOMIC_RELEASE);
+		syscall(SYS_futex, wake_word, FUTEX_WAKE, 1, NULL, NULL, 0);
+	}
+}
 
 /* Forward what was sent to us alone; a terminal's ^C already reached the
  * whole foreground group, the program included. */
@@ -45,14 +59,21 @@ static uint64_t mono_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Ticks per second of the TSC, against CLOCK_MONOTONIC_RAW over 10 ms. */
-static uint64_t calibrate_tsc(void)
+/*
+ * Ticks per second of the TSC, against CLOCK_MONOTONIC_RAW over at least
+ * 10 ms since (m0, t0).  The program is started in between, so the
+ * calibration overlaps its start-up instead of delaying it (its first events
+ * wait in the rings until the header is written).
+ */
+static uint64_t calibrate_tsc(uint64_t m0, uint64_t t0)
 {
-	uint64_t m0 = mono_ns(CLOCK_MONOTONIC_RAW), t0 = ptt_rdtsc();
-	struct timespec ts = { 0, 10000000 };
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-	uint64_t m1 = mono_ns(CLOCK_MONOTONIC_RAW), t1 = ptt_rdtsc();
+	uint64_t m1;
+	while ((m1 = mono_ns(CLOCK_MONOTONIC_RAW)) - m0 < 10000000u) {
+		struct timespec ts = { 0, (long)(10000000u - (m1 - m0)) };
+		nanosleep(&ts, NULL); /* EINTR (SIGCHLD): the loop sleeps the rest */
+	}
+	uint64_t t1 = ptt_rdtsc();
+	m1 = mono_ns(CLOCK_MONOTONIC_RAW);
 	if (m1 <= m0 || t1 <= t0)
 		return 0;
 	return (uint64_t)((unsigned __int128)(t1 - t0) * 1000000000u / (m1 - m0));
@@ -279,15 +300,9 @@ int main(int argc, char **argv)
 	if (!s)
 		return 1;
 	s->use_tsc = (uint32_t)use_tsc();
-	uint64_t hz = s->use_tsc ? calibrate_tsc() : 1000000000u;
-	if (!hz) {
-		s->use_tsc = 0;
-		hz = 1000000000u;
-	}
+	uint64_t cal_mono = mono_ns(CLOCK_MONOTONIC_RAW), cal_tsc = s->use_tsc ? ptt_rdtsc() : 0;
 	uint64_t realtime = mono_ns(CLOCK_REALTIME);
 	s->start_ticks = s->use_tsc ? ptt_rdtsc() : mono_ns(CLOCK_MONOTONIC);
-	struct ptt_clock clk;
-	ptt_clock_init(&clk, s->start_ticks, hz);
 
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
@@ -297,6 +312,11 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	wake_word = &s->wake;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigchld;
+	sa.sa_flags = SA_NOCLDSTOP; /* no SA_RESTART: a sleep ends at once */
+	sigaction(SIGCHLD, &sa, NULL);
 
 	int report[2];
 	if (pipe2(report, O_CLOEXEC) != 0) {
@@ -312,7 +332,9 @@ int main(int argc, char **argv)
 		run_child(&o, shm_fd, report[1], cmd);
 	close(report[1]);
 	int exec_err = 0;
-	ssize_t got = read(report[0], &exec_err, sizeof exec_err);
+	ssize_t got;
+	while ((got = read(report[0], &exec_err, sizeof exec_err)) < 0 && errno == EINTR)
+		; /* SIGCHLD from a child whose exec failed */
 	close(report[0]);
 	if (got == (ssize_t)sizeof exec_err) {
 		fprintf(stderr, "ptt-record: %s: %s\n", cmd[0], strerror(exec_err));
@@ -321,6 +343,12 @@ int main(int argc, char **argv)
 			unlink(first_name);
 		return exec_err == ENOENT ? 127 : 126;
 	}
+
+	uint64_t hz = s->use_tsc ? calibrate_tsc(cal_mono, cal_tsc) : 1000000000u;
+	if (!hz) /* a TSC going backwards: cannot happen where use_tsc() said yes */
+		hz = 1000000000u;
+	struct ptt_clock clk;
+	ptt_clock_init(&clk, s->start_ticks, hz);
 
 	struct ptt_writer *w;
 	if (ptt_writer_open(&w, out_fd, o.zlevel) != 0)
@@ -389,7 +417,8 @@ int main(int argc, char **argv)
 			if (pause) { /* sleep, unless a writer with a full ring wakes us first */
 				struct timespec ts = { 0, (long)pause };
 				uint32_t seen = __atomic_load_n(&s->wake, __ATOMIC_ACQUIRE);
-				syscall(SYS_futex, &s->wake, FUTEX_WAIT, seen, &ts, NULL, 0);
+				if (!child_done)
+					syscall(SYS_futex, &s->wake, FUTEX_WAIT, seen, &ts, NULL, 0);
 			}
 		}
 	}
