@@ -3,11 +3,37 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 
 #define MAX_REPORTED 20
+#define PROGRESS_EVERY (1u << 20) /* events between two looks at the clock */
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A long run says how far it is, at most twice a second; a short one says nothing. */
+static void show_progress(struct cli_input *in)
+{
+	in->next_check += PROGRESS_EVERY;
+	double t = now_s();
+	if (t - in->last_shown < 0.5)
+		return;
+	in->last_shown = t;
+	off_t at = in->file_size ? lseek(in->fd, 0, SEEK_CUR) : -1;
+	if (at > 0)
+		fprintf(stderr, "\r%s: %s: %llu M events, %.0f%%", in->prog, in->name, in->events >> 20,
+			100.0 * (double)at / (double)in->file_size);
+	else
+		fprintf(stderr, "\r%s: %s: %llu M events", in->prog, in->name, in->events >> 20);
+	in->progress = 2; /* shown: clear it at the end */
+}
 
 int cli_open(struct cli_input *in, const char *prog, const char *path)
 {
@@ -30,6 +56,14 @@ int cli_open(struct cli_input *in, const char *prog, const char *path)
 			return -1;
 		}
 	}
+	if (isatty(2) && !isatty(1)) {
+		struct stat st;
+		in->progress = 1;
+		in->next_check = PROGRESS_EVERY;
+		in->last_shown = now_s();
+		if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode))
+			in->file_size = (unsigned long long)st.st_size;
+	}
 	int rc = ptt_reader_open(&in->r, in->fd, in->name);
 	if (rc) {
 		const char *d = in->r ? ptt_reader_diag(in->r) : "";
@@ -47,6 +81,8 @@ int cli_next(struct cli_input *in, struct ptt_event *ev)
 {
 	for (;;) {
 		int rc = ptt_reader_next(in->r, ev);
+		if (rc > 0 && in->progress && ++in->events >= in->next_check)
+			show_progress(in);
 		if (rc >= 0)
 			return rc;
 		if (rc == PTT_E_VERSION) {
@@ -54,6 +90,8 @@ int cli_next(struct cli_input *in, struct ptt_event *ev)
 			in->problems++;
 			return 0;
 		}
+		if (in->progress == 2)
+			fputs("\r\033[K", stderr); /* the message on a line of its own */
 		if (++in->problems <= MAX_REPORTED)
 			fprintf(stderr, "%s: %s: %s\n", in->prog, in->name, ptt_reader_diag(in->r));
 	}
@@ -61,6 +99,8 @@ int cli_next(struct cli_input *in, struct ptt_event *ev)
 
 int cli_close(struct cli_input *in)
 {
+	if (in->progress == 2)
+		fputs("\r\033[K", stderr);
 	if (in->problems > MAX_REPORTED)
 		fprintf(stderr, "%s: %s: %lu more damaged stretches not shown\n", in->prog, in->name,
 			in->problems - MAX_REPORTED);

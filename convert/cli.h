@@ -16,6 +16,10 @@ struct cli_input {
 	int fd;
 	struct ptt_reader *r;
 	unsigned long problems; /* damaged stretches seen */
+	/* progress on stderr, only when it is a terminal and stdout is not */
+	int progress;
+	unsigned long long events, next_check, file_size;
+	double last_shown;
 };
 
 /* Open path ("-" or NULL: stdin).  On failure prints "prog: name: reason" and returns -1. */
