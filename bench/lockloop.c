@@ -6,7 +6,13 @@
  * pair (one number, for scripts); stderr: every thread's figure and the
  * total (wall time of the whole run / all pairs).
  *
- *   lockloop THREADS ITER private|shared
+ * With WARMUP, each thread first runs WARMUP untimed pairs and sleeps half
+ * a second: under ptt-record with a ring smaller than the warm-up's records,
+ * every page of the ring has been touched and the recorder has emptied it,
+ * so the timed loop pays the trace path alone (no first-touch page faults,
+ * no waiting for room) when its records fit in the ring.
+ *
+ *   lockloop THREADS ITER private|shared [WARMUP]
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -16,7 +22,7 @@
 
 enum { MAXT = 64 };
 
-static long iter;
+static long iter, warmup;
 static int shared_mode;
 static pthread_mutex_t shared = PTHREAD_MUTEX_INITIALIZER;
 static double per[MAXT];
@@ -32,6 +38,14 @@ static void *loop(void *arg)
 {
 	long id = (long)arg;
 	pthread_mutex_t own = PTHREAD_MUTEX_INITIALIZER, *m = shared_mode ? &shared : &own;
+	if (warmup) {
+		for (long i = 0; i < warmup; i++) {
+			pthread_mutex_lock(m);
+			pthread_mutex_unlock(m);
+		}
+		struct timespec half = { 0, 500000000 };
+		nanosleep(&half, NULL);
+	}
 	double t0 = now();
 	for (long i = 0; i < iter; i++) {
 		pthread_mutex_lock(m);
@@ -49,15 +63,16 @@ static int cmp(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	if (argc != 4 || (strcmp(argv[3], "private") && strcmp(argv[3], "shared"))) {
-		fprintf(stderr, "usage: lockloop THREADS ITER private|shared\n");
+	if ((argc != 4 && argc != 5) || (strcmp(argv[3], "private") && strcmp(argv[3], "shared"))) {
+		fprintf(stderr, "usage: lockloop THREADS ITER private|shared [WARMUP]\n");
 		return 2;
 	}
 	int n = atoi(argv[1]);
 	iter = atol(argv[2]);
 	shared_mode = !strcmp(argv[3], "shared");
-	if (n < 1 || n > MAXT || iter < 1) {
-		fprintf(stderr, "lockloop: THREADS must be 1-%d and ITER positive\n", MAXT);
+	warmup = argc == 5 ? atol(argv[4]) : 0;
+	if (n < 1 || n > MAXT || iter < 1 || warmup < 0) {
+		fprintf(stderr, "lockloop: THREADS must be 1-%d, ITER positive, WARMUP not negative\n", MAXT);
 		return 2;
 	}
 	pthread_t th[MAXT];
@@ -69,7 +84,7 @@ int main(int argc, char **argv)
 		}
 	for (int i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
-	double total = (now() - t0) / ((double)iter * n);
+	double total = (now() - t0 - (warmup ? 5e8 : 0)) / ((double)(iter + warmup) * n);
 	for (int i = 0; i < n; i++)
 		fprintf(stderr, "thread %d: %.2f ns/pair\n", i, per[i]);
 	fprintf(stderr, "total: %.2f ns/pair (wall time / %ld pairs)\n", total, iter * n);
