@@ -6,6 +6,7 @@
 #define PTT_RUNTIME_H
 
 #include <pthread.h>
+#include <time.h>
 #include <stdint.h>
 
 #include "../formats/ptt_trace.h"
@@ -98,6 +99,18 @@ struct ptt_real {
 };
 extern struct ptt_real ptt_real PTT_HIDDEN;
 extern int ptt_resolving PTT_HIDDEN;
+
+/*
+ * A wrapper that tries the lock first (to tell a free acquisition from a
+ * wait) must not succeed where glibc would fail: glibc refuses a clock it
+ * cannot wait on, and (rwlocks, semaphores) a bad tv_nsec, before it looks at
+ * the lock.  With such arguments the wrapper skips the try and lets the real
+ * call answer EINVAL.
+ */
+static inline int ptt_bad_timeout(clockid_t clk, const struct timespec *t)
+{
+	return (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC) || !t || t->tv_nsec < 0 || t->tv_nsec >= 1000000000;
+}
 
 #define REAL(f) (__builtin_expect(ptt_real.f != 0, 1) ? ptt_real.f : (ptt_resolve(), ptt_real.f))
 

@@ -82,6 +82,7 @@ PTT_EXPORT int sem_wait(sem_t *s)
 	if (!ptt_on[PTT_EV_SEM_WAIT])
 		return real_sem_wait(s);
 	int saved = errno;
+	pthread_testcancel(); /* as glibc's sem_wait does first: the try below is no cancellation point */
 	int rc = real_sem_trywait(s);
 	if (rc != 0) {
 		ptt_obj_only(PTT_EV_SEM_WAIT_REQ, s);
@@ -109,7 +110,13 @@ static int timed_sem(sem_t *s, int (*real)(sem_t *, clockid_t, const struct time
 {
 	PTT_REAL_FN(sem_trywait, int (*)(sem_t *), NULL);
 	int saved = errno;
-	int rc = ptt_on[PTT_EV_SEM_TIMEDWAIT] ? real_sem_trywait(s) : -1;
+	int rc = -1;
+	if (!ptt_bad_timeout(real ? clk : CLOCK_REALTIME, t)) {
+		/* glibc's order: arguments, then (sem_timedwait, not sem_clockwait) cancellation, then the fast path */
+		if (!real)
+			pthread_testcancel();
+		rc = real_sem_trywait(s);
+	}
 	if (rc != 0) {
 		ptt_obj_only(PTT_EV_SEM_WAIT_REQ, s);
 		errno = saved;

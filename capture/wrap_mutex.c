@@ -57,7 +57,7 @@ PTT_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const 
 {
 	if (!ptt_on[PTT_EV_MUTEX_TIMEDLOCK])
 		return REAL(pthread_mutex_clocklock)(m, clk, abstime);
-	int ret = ptt_real.pthread_mutex_trylock(m);
+	int ret = ptt_bad_timeout(clk, abstime) ? EINVAL : ptt_real.pthread_mutex_trylock(m);
 	if (ret != 0 && ret != EOWNERDEAD) {
 		ptt_obj_only(PTT_EV_MUTEX_TIMEDLOCK_REQ, m);
 		ret = ptt_real.pthread_mutex_clocklock(m, clk, abstime);

@@ -54,14 +54,14 @@ PTT_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
 	return ret;
 }
 
-#define TIMED(fname, args, call, tryfn, req, done) \
+#define TIMED(fname, args, call, clk, tryfn, req, done) \
 	PTT_EXPORT int fname args \
 	{ \
 		PTT_REAL_FN(fname, int (*) args, NULL); \
 		PTT_REAL_FN(tryfn, rw_fn, NULL); \
 		if (!ptt_on[done]) \
 			return real_##fname call; \
-		int ret = real_##tryfn(l); \
+		int ret = ptt_bad_timeout(clk, t) ? EINVAL : real_##tryfn(l); \
 		if (ret != 0) { \
 			ptt_obj_only(req, l); \
 			ret = real_##fname call; \
@@ -70,13 +70,13 @@ PTT_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
 		return ret; \
 	}
 
-TIMED(pthread_rwlock_timedrdlock, (pthread_rwlock_t *l, const struct timespec *t), (l, t),
+TIMED(pthread_rwlock_timedrdlock, (pthread_rwlock_t *l, const struct timespec *t), (l, t), CLOCK_REALTIME,
       pthread_rwlock_tryrdlock, PTT_EV_RWLOCK_RDLOCK_REQ, PTT_EV_RWLOCK_TIMEDRDLOCK)
-TIMED(pthread_rwlock_timedwrlock, (pthread_rwlock_t *l, const struct timespec *t), (l, t),
+TIMED(pthread_rwlock_timedwrlock, (pthread_rwlock_t *l, const struct timespec *t), (l, t), CLOCK_REALTIME,
       pthread_rwlock_trywrlock, PTT_EV_RWLOCK_WRLOCK_REQ, PTT_EV_RWLOCK_TIMEDWRLOCK)
-TIMED(pthread_rwlock_clockrdlock, (pthread_rwlock_t *l, clockid_t c, const struct timespec *t), (l, c, t),
+TIMED(pthread_rwlock_clockrdlock, (pthread_rwlock_t *l, clockid_t c, const struct timespec *t), (l, c, t), c,
       pthread_rwlock_tryrdlock, PTT_EV_RWLOCK_RDLOCK_REQ, PTT_EV_RWLOCK_TIMEDRDLOCK)
-TIMED(pthread_rwlock_clockwrlock, (pthread_rwlock_t *l, clockid_t c, const struct timespec *t), (l, c, t),
+TIMED(pthread_rwlock_clockwrlock, (pthread_rwlock_t *l, clockid_t c, const struct timespec *t), (l, c, t), c,
       pthread_rwlock_trywrlock, PTT_EV_RWLOCK_WRLOCK_REQ, PTT_EV_RWLOCK_TIMEDWRLOCK)
 
 PTT_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)

@@ -181,3 +181,15 @@ said_n() { awk -v k="$1" -v n="$2" '$1==k {print $(n+1)}' "$BATS_TEST_TMPDIR/err
 	prim_v prim_spin
 	[ "$(count spin_lock)" -eq 0 ] && [ "$(count spin_unlock)" -eq 0 ]
 }
+
+@test "wrappers keep glibc's outcomes: bad timeouts are EINVAL untaken, pending cancels honoured" {
+	run -0 "$EXAMPLES/wrapper_semantics"
+	untraced=$output
+	# the checks must have something to compare: glibc refuses these arguments
+	[[ "$untraced" == *"mutex_clocklock, bad clock: EINVAL: yes"* ]]
+	[[ "$untraced" == *"sem_wait on a free semaphore with a cancellation pending: cancelled: yes"* ]]
+	run -0 ptt-record -q -e all -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/wrapper_semantics"
+	[ "$output" = "$untraced" ]
+	run -0 ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *" 0 violations: ok" ]]
+}
