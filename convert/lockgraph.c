@@ -15,6 +15,7 @@ struct node {
 	size_t nout, capout;
 	int index, low, on_stack; /* Tarjan */
 	int comp;
+	uint32_t serial;	/* creation order: edges are keyed by it, two objects never share one */
 	int sem;		/* a semaphore: no holder, maybe one known poster */
 	uint32_t poster;	/* the one thread that posted it, or 0 */
 	int posters;		/* 0, 1 or 2 = several */
@@ -47,7 +48,6 @@ struct lockgraph {
 	size_t sp;
 };
 
-static uint64_t okey(uint32_t pid, uint64_t addr) { return addr ^ ((uint64_t)pid << 47) ^ ((uint64_t)pid >> 17); }
 
 struct lockgraph *lockgraph_new(void)
 {
@@ -61,7 +61,7 @@ struct lockgraph *lockgraph_new(void)
 
 static struct node *node_of(struct lockgraph *g, uint32_t pid, uint64_t addr)
 {
-	struct node *n = pmap_get(&g->nodes, okey(pid, addr));
+	struct node *n = pmap_get(&g->nodes, pmap_obj_key(pid, addr));
 	if (n)
 		return n;
 	if (g->nall == g->capall) {
@@ -73,13 +73,14 @@ static struct node *node_of(struct lockgraph *g, uint32_t pid, uint64_t addr)
 		g->capall = cap;
 	}
 	n = calloc(1, sizeof *n);
-	if (!n || pmap_put(&g->nodes, okey(pid, addr), n)) {
+	if (!n || pmap_put(&g->nodes, pmap_obj_key(pid, addr), n)) {
 		free(n);
 		return NULL;
 	}
 	n->pid = pid;
 	n->addr = addr;
 	n->index = -1;
+	n->serial = (uint32_t)g->nall;
 	g->all[g->nall++] = n;
 	return n;
 }
@@ -121,16 +122,14 @@ static int shared_mode(unsigned id)
 static void add_edge(struct lockgraph *g, struct node *a, int a_shared, struct node *b, const struct ptt_event *ev)
 {
 	int b_shared = shared_mode(ev->id);
-	uint64_t k = okey(a->pid, a->addr) * 0x9E3779B97F4A7C15ull ^ okey(b->pid, b->addr);
+	uint64_t k = (uint64_t)a->serial << 32 | b->serial;
 	struct edge *e = pmap_get(&g->edges, k);
-	if (e && e->from == a && e->to == b) {
+	if (e) {
 		if (ev->tid != e->first_tid && !e->other_tid)
 			e->other_tid = ev->tid;
 		edge_modes(e, a_shared, b_shared);
 		return;
 	}
-	if (e)
-		return; /* a hash collision between two edges: keep the first (never seen in practice) */
 	e = calloc(1, sizeof *e);
 	if (!e || pmap_put(&g->edges, k, e)) {
 		free(e);
@@ -171,7 +170,7 @@ static void acquire(struct lockgraph *g, struct gthread *t, const struct ptt_eve
 
 static void release(struct lockgraph *g, struct gthread *t, uint32_t pid, uint64_t obj)
 {
-	struct node *b = pmap_get(&g->nodes, okey(pid, obj));
+	struct node *b = pmap_get(&g->nodes, pmap_obj_key(pid, obj));
 	for (unsigned i = t->nheld; b && i-- > 0;)
 		if (t->held[i] == b) {
 			memmove(t->held + i, t->held + i + 1, (t->nheld - i - 1) * sizeof t->held[0]);
@@ -208,6 +207,12 @@ void lockgraph_event(struct lockgraph *g, const struct ptt_event *ev)
 	uint64_t obj = ev->nargs && ev->type->argkind[0] == PTT_ARG_PTR ? ev->arg[0] : 0;
 	struct gthread *t;
 	switch (ev->id) {
+	case PTT_EV_MUTEX_INIT: case PTT_EV_MUTEX_DESTROY: case PTT_EV_RWLOCK_INIT: case PTT_EV_RWLOCK_DESTROY:
+	case PTT_EV_SEM_INIT: case PTT_EV_SEM_DESTROY:
+		/* the end of an object, or a new one where another may have been:
+		 * the address's next use is a new node, its edges its own */
+		pmap_del(&g->nodes, pmap_obj_key(ev->pid, obj));
+		break;
 	case PTT_EV_MUTEX_LOCK_REQ: case PTT_EV_MUTEX_TIMEDLOCK_REQ:
 	case PTT_EV_RWLOCK_RDLOCK_REQ: case PTT_EV_RWLOCK_WRLOCK_REQ: case PTT_EV_SEM_WAIT_REQ:
 		if ((t = thread_of(g, ev->pid, ev->tid))) {

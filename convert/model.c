@@ -29,7 +29,6 @@ struct model {
 };
 
 static uint64_t tkey(uint32_t pid, uint32_t tid) { return (uint64_t)pid << 32 | tid; }
-static uint64_t okey(uint32_t pid, uint64_t addr) { return addr ^ ((uint64_t)pid << 47) ^ ((uint64_t)pid >> 17); }
 
 struct model *model_new(const struct model_ops *ops)
 {
@@ -133,7 +132,7 @@ static int drop(struct model *m, struct mthread *t, enum mstate s, uint64_t obj,
 
 static struct mobject *object_of(struct model *m, uint32_t pid, uint64_t addr)
 {
-	uint64_t k = okey(pid, addr);
+	uint64_t k = pmap_obj_key(pid, addr);
 	struct mobject *o = pmap_get(&m->objects, k);
 	if (!o) {
 		o = calloc(1, sizeof *o);
@@ -147,7 +146,7 @@ static struct mobject *object_of(struct model *m, uint32_t pid, uint64_t addr)
 
 static void forget_object(struct model *m, uint32_t pid, uint64_t addr)
 {
-	uint64_t k = okey(pid, addr);
+	uint64_t k = pmap_obj_key(pid, addr);
 	free(pmap_get(&m->objects, k));
 	pmap_del(&m->objects, k);
 }

@@ -45,7 +45,6 @@ struct stat_table {
 	int any;
 };
 
-static uint64_t okey(uint32_t pid, uint64_t addr) { return addr ^ ((uint64_t)pid << 47) ^ ((uint64_t)pid >> 17); }
 static uint64_t tkey(uint32_t pid, uint32_t tid) { return (uint64_t)pid << 32 | tid; }
 
 static int grow(void ***arr, size_t *cap, size_t n)
@@ -63,12 +62,12 @@ static int grow(void ***arr, size_t *cap, size_t n)
 
 static struct obj *obj_of(struct stat_table *st, uint32_t pid, uint64_t addr, unsigned cls)
 {
-	struct obj *o = pmap_get(&st->objs_by_key, okey(pid, addr));
+	struct obj *o = pmap_get(&st->objs_by_key, pmap_obj_key(pid, addr));
 	if (o)
 		return o;
 	if (grow((void ***)&st->objs, &st->cap_objs, st->nobjs) || !(o = calloc(1, sizeof *o)))
 		return NULL;
-	if (pmap_put(&st->objs_by_key, okey(pid, addr), o)) {
+	if (pmap_put(&st->objs_by_key, pmap_obj_key(pid, addr), o)) {
 		free(o);
 		return NULL;
 	}
