@@ -63,5 +63,7 @@ int main(int argc, char **argv)
 		return 3;
 	if (potential)
 		return 1;
-	return damaged || out ? 4 : 0;
+	if (out)
+		return 1; /* the report did not get out: as bad as a finding */
+	return damaged ? 4 : 0;
 }

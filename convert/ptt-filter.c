@@ -3,6 +3,7 @@
  * type or class, time window and position.  Writes the form it read
  * (binary or text), keeping the context a viewer needs.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +140,7 @@ int main(int argc, char **argv)
 	int in_window = !spec.has_window;
 	struct out_ctx oc = { sink, in.r, &spec, names };
 	static struct ptt_event ev;
+	int werr = 0;
 	while (!failed && cli_next(&in, &ev) > 0) {
 		ptt_names_update(names, &ev);
 		if (ev.ns > spec.to_ns || ev.pos >= end_pos)
@@ -153,11 +155,16 @@ int main(int argc, char **argv)
 		int keep = in_window && spec_match(&spec, &ev, names) != spec.invert;
 		if (!keep && !no_context && spec_is_definition(&ev))
 			keep = 1;
-		if (keep)
-			failed |= ptt_sink_event(sink, in.r, &ev) != 0;
+		if (keep && (werr = ptt_sink_event(sink, in.r, &ev)) != 0)
+			failed = 1;
 	}
-	if (sink)
-		failed |= ptt_sink_close(sink, in.r) != 0;
+	if (sink && !werr)
+		werr = ptt_sink_close(sink, in.r);
+	if (werr) { /* the binary writer bypasses stdio: say it here, stdout's checks cannot see it */
+		failed = 1;
+		if (werr != -EPIPE)
+			fprintf(stderr, "ptt-filter: write error: %s\n", ptt_strerror(werr));
+	}
 	fcontext_free(ctx);
 	ptt_names_free(names);
 	spec_free(&spec);
