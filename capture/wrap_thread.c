@@ -293,6 +293,11 @@ PTT_EXPORT int pthread_cancel(pthread_t th)
 	ptt_put64(w, (uint64_t)th);
 	w[2] = ptt_handle_tid(th);
 	w[3] = 0;
+	if (pthread_equal(th, pthread_self())) {
+		/* with asynchronous cancellation the call does not return: commit first */
+		ptt_rec_close(&rec);
+		return REAL(pthread_cancel)(th);
+	}
 	int ret = REAL(pthread_cancel)(th);
 	w[3] = (uint32_t)ret;
 	ptt_rec_close(&rec);

@@ -193,3 +193,14 @@ said_n() { awk -v k="$1" -v n="$2" '$1==k {print $(n+1)}' "$BATS_TEST_TMPDIR/err
 	run -0 ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
 	[[ "$output" == *" 0 violations: ok" ]]
 }
+
+@test "a thread that cancels itself asynchronously: the cancel and the end are recorded, in order" {
+	run -0 ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/self_cancel"
+	[ "$output" = "cancelled" ]
+	run -0 ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *" 0 lost, 0 out of order, 0 violations: ok" ]]
+	run -0 ptt-dump "$BATS_TEST_TMPDIR/t.ptt"
+	tid=$(echo "$output" | awk '$5 == "thread_cancel" {print $3}')
+	[ -n "$tid" ]
+	[ "$(echo "$output" | awk -v t="$tid" '$3 == t {print $5}' | tail -2 | tr '\n' ' ')" = "thread_cancel thread_end " ]
+}
