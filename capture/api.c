@@ -1,4 +1,5 @@
 /* api.c - the user trace-point API of ptt.h. */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,8 @@ static int valid_name(const char *n)
 	return 1;
 }
 
+static int register_locked(struct ptt_type *tp, int level, const char *args);
+
 PTT_EXPORT int ptt_register_event(const char *name, int level, const char *args)
 {
 	struct ptt_type t;
@@ -37,6 +40,19 @@ PTT_EXPORT int ptt_register_event(const char *name, int level, const char *args)
 	t.cls = PTT_CLASS_USER;
 	t.level = (uint8_t)level;
 	t.source = PTT_SRC_PROGRAM;
+	/* registrations are rare and may race: one at a time, so a lookup never
+	 * reads a half-written entry (a spin, not a mutex: a mutex would trace itself) */
+	static int registering;
+	while (__atomic_exchange_n(&registering, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+	int id = register_locked(&t, level, args);
+	__atomic_store_n(&registering, 0, __ATOMIC_RELEASE);
+	return id;
+}
+
+static int register_locked(struct ptt_type *tp, int level, const char *args)
+{
+	struct ptt_type t = *tp;
 	struct ptt_shm *s = ptt_shm;
 	uint32_t n = s ? __atomic_load_n(&s->ntypes, __ATOMIC_ACQUIRE) : __atomic_load_n(&nlocal, __ATOMIC_ACQUIRE);
 	for (uint32_t i = 0; i < n && i < PTT_MAX_USER_TYPES; i++) {
