@@ -273,8 +273,17 @@ int fidelity_add(struct fidelity *f, const struct ptt_event *ev, const struct pt
 	case PTT_EV_COND_WAIT_REQ:
 	case PTT_EV_COND_TIMEDWAIT_REQ:
 		return release(f, ev, ptt_event_arg(ev, "mutex", 0), n, msg, size);
-	case PTT_EV_COND_WAIT:
-		return take(f, ev, ptt_event_arg(ev, "mutex", 0), n, msg, size);
+	case PTT_EV_COND_WAIT: {
+		obj = ptt_event_arg(ev, "mutex", 0);
+		struct slot *s = map_get(&f->locks, lock_key(ev, obj), 0);
+		if (s && s->holder == ev->tid) {
+			char o[128], what[256];
+			snprintf(what, sizeof what, "condition wait ended holding %s, which it never released",
+				 objname(n, obj, o, sizeof o));
+			return violation(f, ev, msg, size, what);
+		}
+		return take(f, ev, obj, n, msg, size);
+	}
 	case PTT_EV_MUTEX_DESTROY:
 	case PTT_EV_RWLOCK_DESTROY:
 		obj = ptt_event_arg(ev, t->argname[0][0] == 'm' ? "mutex" : "rwlock", 0);

@@ -110,3 +110,18 @@ setup() {
 	head -c 5000 /dev/zero | dd of="$BATS_TEST_TMPDIR/z" bs=1 seek=$((size / 3)) conv=notrunc 2>/dev/null
 	run -1 ptt-dump -n "$BATS_TEST_TMPDIR/z"
 }
+
+@test "--check reports a condition wait that never released its mutex" {
+	printf '# ptt-trace 1\n%s\n' \
+		'0.000000001 10 10 pthread process_begin ppid=1 cmd="x"' \
+		'0.000000002 10 10 pthread mutex_lock mutex=0x10 ret=0' \
+		'0.000000003 10 10 pthread cond_wait_req cond=0x20 mutex=0x10' \
+		'0.000000004 10 10 pthread cond_wait cond=0x20 mutex=0x10 ret=0' \
+		'0.000000005 10 10 pthread cond_wait cond=0x20 mutex=0x10 ret=0' >"$BATS_TEST_TMPDIR/cw.txt"
+	run -1 ptt-dump --check "$BATS_TEST_TMPDIR/cw.txt"
+	[[ "$output" == *"0.000000005 pid 10 tid 10 cond_wait: condition wait ended holding 0x10, which it never released"* ]]
+	[[ "$output" == *" 1 violations: FAILED" ]]
+	# the same wait with its release is clean
+	sed '$d' "$BATS_TEST_TMPDIR/cw.txt" >"$BATS_TEST_TMPDIR/ok.txt"
+	run -0 ptt-dump --check "$BATS_TEST_TMPDIR/ok.txt"
+}
