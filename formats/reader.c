@@ -328,6 +328,8 @@ static int next_block(struct ptt_reader *r)
 				return trunc ? PTT_E_TRUNCATED : PTT_E_ZLIB;
 			}
 			n = raw;
+			if (h.kind == PTT_BLOCK_EVENTS && (h.flags & PTT_BLOCK_PACKED))
+				ptt_block_unpack((uint32_t *)r->blk, n / 4, h.first_ticks);
 		} else {
 			memcpy(r->blk, r->in + r->in_start, n);
 			consume(r, n);

@@ -67,9 +67,11 @@ static int file_header(struct ptt_writer *w)
 	return write_all(w, &h, sizeof h);
 }
 
+/* payload is only written to when it is a packable EVENTS block (the writer's own buffer) */
 static int put_block(struct ptt_writer *w, unsigned kind, const void *payload, size_t len,
 		     uint32_t count, uint32_t lost, uint64_t first, uint64_t last)
 {
+	int pack = kind == PTT_BLOCK_EVENTS && w->zlevel > 0 && len > 0;
 	int rc = file_header(w);
 	if (rc)
 		return rc;
@@ -93,13 +95,18 @@ static int put_block(struct ptt_writer *w, unsigned kind, const void *payload, s
 			w->zbuf = nb;
 			w->zcap = zlen;
 		}
-		if (compress2(w->zbuf, &zlen, payload, (uLong)len, w->zlevel) != Z_OK)
-			return PTT_E_ZLIB;
-		if (zlen < len) {
+		if (pack)
+			ptt_block_pack((uint32_t *)w->buf, len / 4, first);
+		int zrc = compress2(w->zbuf, &zlen, payload, (uLong)len, w->zlevel);
+		if (zrc == Z_OK && zlen < len) {
 			data = w->zbuf;
 			stored = zlen;
-			h.flags = PTT_BLOCK_ZLIB;
+			h.flags = (uint16_t)(PTT_BLOCK_ZLIB | (pack ? PTT_BLOCK_PACKED : 0));
+		} else if (pack) {
+			ptt_block_unpack((uint32_t *)w->buf, len / 4, first); /* stored as it was */
 		}
+		if (zrc != Z_OK)
+			return PTT_E_ZLIB;
 	}
 	h.payload_len = (uint32_t)stored;
 	h.header_crc = (uint32_t)crc32(0, (const Bytef *)&h, offsetof(struct ptt_block_header, header_crc));
