@@ -266,7 +266,15 @@ section "size and memory"
 size=$(stat -c %s "$TMP/big.ptt")
 say "trace size, raw" "$(calc "$size / $N")" "bytes/event" "$((size / 1048576)) MiB for $N events"
 "$BIN/ptt-record" -q -z -o "$TMP/bigz.ptt" -- "$LL" 2 "$BIG" private >/dev/null 2>>"$TMP/err"
-say "trace size, -z (zlib level 1)" "$(calc "$(stat -c %s "$TMP/bigz.ptt") / $(info "$TMP/bigz.ptt" events)")" "bytes/event"
+say "trace size, -z (zlib level 1)" "$(calc "$(stat -c %s "$TMP/bigz.ptt") / $(info "$TMP/bigz.ptt" events)")" "bytes/event" "the lock loop: very regular"
+rm -f "$TMP/bigz.ptt"
+PC=$BUILD/examples/prodcons
+if [ -x "$PC" ]; then # a less regular trace: 4 threads, mutex, cond, barrier, user events
+	"$BIN/ptt-record" -q -o "$TMP/pc.ptt" -- "$PC" -n 50000 >/dev/null 2>>"$TMP/err"
+	"$BIN/ptt-record" -q -z -o "$TMP/pcz.ptt" -- "$PC" -n 50000 >/dev/null 2>>"$TMP/err"
+	say "trace size of prodcons, raw" "$(calc "$(stat -c %s "$TMP/pc.ptt") / $(info "$TMP/pc.ptt" events)")" "bytes/event"
+	say "trace size of prodcons, -z" "$(calc "$(stat -c %s "$TMP/pcz.ptt") / $(info "$TMP/pcz.ptt" events)")" "bytes/event"
+fi
 read -r secs rss <<<"$(timed "$BIN/ptt-record" -q -o "$TMP/m.ptt" -- "$LL" 2 "$BIG" private)"
 say "ptt-record peak RSS (2 threads, 1 MiB rings)" "$((rss / 1024))" "MiB" "recorder process, maxrss"
 
