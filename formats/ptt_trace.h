@@ -72,7 +72,7 @@ enum ptt_block_kind {
 	PTT_BLOCK_END = 3,    /* text lines: summary, written when the trace is finalized */
 };
 #define PTT_BLOCK_ZLIB 0x1u   /* payload is a zlib stream of raw_len bytes */
-#define PTT_BLOCK_PACKED 0x2u /* with ZLIB: records packed before compression (ptt_block_pack) */
+#define PTT_BLOCK_PACKED 0x4u /* with ZLIB: records packed before compression (ptt_block_pack) */
 
 struct ptt_block_header {
 	uint32_t magic;       /* PTT_BLOCK_MAGIC */
