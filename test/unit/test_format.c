@@ -115,6 +115,27 @@ int main(void)
 	   "text form round trip keeps a hostile string: %s", line);
 	ok(ptt_text_parse_event(&ts, "0.1 1 2 pthread mutex_lock mutex=0x1 ret=0", &back) != 0, "short fraction rejected");
 	ok(ptt_text_parse_event(&ts, "0.000000001 1 2 pthread no_such_event", &back) == PTT_E_UNKNOWN_TYPE, "unknown event rejected");
+	/* values the writer never produces are malformed, not wrapped or cut */
+	static const char *const wrapped[] = {
+		"99999999999999.999999999 1 2 pthread mutex_lock mutex=0x1 ret=0", /* past 2^64 ns */
+		"-0.000000001 1 2 pthread mutex_lock mutex=0x1 ret=0",
+		"0.-00000001 1 2 pthread mutex_lock mutex=0x1 ret=0",
+		"0.000000001 4294967297 2 pthread mutex_lock mutex=0x1 ret=0",
+		"0.000000001 1 -2 pthread mutex_lock mutex=0x1 ret=0",
+		"0.000000001 1 2 pthread mutex_lock mutex=0x1 ret=4294967296",
+		"0.000000001 1 2 pthread thread_end retval=0x0 how=-1",
+		"0.000000001 1 2 pthread thread_join_req handle=0x1 target=4294967296",
+	};
+	int accepted = 0;
+	for (size_t i = 0; i < sizeof wrapped / sizeof wrapped[0]; i++)
+		if (ptt_text_parse_event(&ts, wrapped[i], &back) != PTT_E_BADTEXT) {
+			accepted++;
+			printf("# accepted: %s\n", wrapped[i]);
+		}
+	ok(accepted == 0, "out-of-range times, ids and arguments rejected");
+	ok(ptt_text_parse_event(&ts, "18446744072.999999999 4294967295 2 pthread thread_end retval=0x0 how=4294967295", &back) == 0 &&
+	   back.ns == 18446744072999999999u && back.pid == 4294967295u && back.arg[1] == 4294967295u,
+	   "the largest values still parse");
 	ok(ptt_text_parse_event(&ts, "0.000000001 1 2 pthread mutex_lock mutex=0x1 ret=-11", &back) == 0 &&
 	   (int64_t)back.arg[1] == -11, "negative i32 parses");
 
