@@ -347,7 +347,9 @@ long drain_pass(struct drain *d, int final)
 			rec = ptt_ring_data(s, i) + c->recs[c->next];
 			n = ptt_rec_len(rec[0]);
 			if (d->before) {
+				uint64_t e0 = ptt_writer_events(d->w);
 				int rc = d->before(d->before_ctx, rec, d->w);
+				written += (long)(ptt_writer_events(d->w) - e0); /* the hook's own records (object names) count too */
 				if (rc)
 					return rc;
 			}

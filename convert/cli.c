@@ -1,6 +1,7 @@
 /* cli.c - input opening, damage reporting and output checks for the filters. */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -77,10 +78,28 @@ int cli_open(struct cli_input *in, const char *prog, const char *path)
 	return 0;
 }
 
+/* Keep time non-decreasing for the converters that need it (states, Paje): one message per stretch. */
+static void keep_order(struct cli_input *in, struct ptt_event *ev)
+{
+	if (ev->ns >= in->last_ns) {
+		in->behind = 0;
+		in->last_ns = ev->ns;
+		return;
+	}
+	if (!in->behind && ++in->problems <= MAX_REPORTED)
+		fprintf(stderr, "%s: %s: %s %" PRIu64 ": time goes back %" PRIu64 " ns, events moved forward\n", in->prog,
+			in->name, ptt_reader_form(in->r) == PTT_FORM_TEXT ? "line" : "offset", ev->offset,
+			in->last_ns - ev->ns);
+	in->behind = 1;
+	ev->ns = in->last_ns;
+}
+
 int cli_next(struct cli_input *in, struct ptt_event *ev)
 {
 	for (;;) {
 		int rc = ptt_reader_next(in->r, ev);
+		if (rc > 0 && in->ordered)
+			keep_order(in, ev);
 		if (rc > 0 && in->progress && ++in->events >= in->next_check)
 			show_progress(in);
 		if (rc >= 0)

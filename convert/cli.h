@@ -2,6 +2,7 @@
 #ifndef PTT_CLI_H
 #define PTT_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "../formats/ptt_trace.h"
@@ -20,11 +21,16 @@ struct cli_input {
 	int progress;
 	unsigned long long events, next_check, file_size;
 	double last_shown;
+	int ordered;            /* set by the caller: deliver times that never decrease */
+	int behind;             /* the previous event was moved forward */
+	uint64_t last_ns;
 };
 
 /* Open path ("-" or NULL: stdin).  On failure prints "prog: name: reason" and returns -1. */
 int cli_open(struct cli_input *in, const char *prog, const char *path);
-/* Next event; damage is reported on stderr (the first 20 problems, then a count) and skipped. */
+/* Next event; damage is reported on stderr (the first 20 problems, then a count) and skipped.
+ * With in->ordered, an event earlier than one before it (a damaged or spliced
+ * trace) is moved forward to that time, and each such stretch counts as a problem. */
 int cli_next(struct cli_input *in, struct ptt_event *ev);
 /* Close; prints the count of unreported problems.  Returns 1 if the input had problems, else 0. */
 int cli_close(struct cli_input *in);

@@ -17,6 +17,10 @@ int spec_add_list(struct filter_spec *s, char **list, unsigned *n, const char *a
 {
 	(void)s;
 	const char *p = arg;
+	if (!*p) { /* --thread="$tid" with tid unset would otherwise select everything */
+		fprintf(stderr, "ptt-filter: %s: empty value in list\n", opt);
+		return -1;
+	}
 	while (*p) {
 		const char *comma = strchr(p, ',');
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);

@@ -137,6 +137,7 @@ int main(int argc, char **argv)
 	struct cli_input in;
 	if (cli_open(&in, "ptt-csv", optind < argc ? argv[optind] : NULL))
 		return 2;
+	in.ordered = states; /* intervals are differences of times; event rows stay as read */
 	struct ptt_names *names = ptt_names_new();
 	struct states st = { stdout, names, 1 };
 	struct model_ops ops = { &st, NULL, NULL, NULL, end_row, state_row, NULL, NULL };

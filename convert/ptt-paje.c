@@ -155,6 +155,7 @@ int main(int argc, char **argv)
 	struct cli_input in;
 	if (cli_open(&in, "ptt-paje", optind < argc ? argv[optind] : NULL))
 		return 2;
+	in.ordered = 1; /* Paje readers reject time going back */
 	struct paje pj = { stdout, ptt_names_new(), 0, 0, 0 };
 	struct model_ops ops = { &pj, on_process_begin, on_process_end, on_thread_begin, on_thread_end,
 				 on_state, on_link, on_point };

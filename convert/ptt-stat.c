@@ -71,6 +71,7 @@ int main(int argc, char **argv)
 	struct cli_input in;
 	if (cli_open(&in, "ptt-stat", optind < argc ? argv[optind] : NULL))
 		return 2;
+	in.ordered = 1; /* waits and holds are differences of times */
 	struct stat_table *st = stat_new();
 	static struct ptt_event ev;
 	while (st && cli_next(&in, &ev) > 0)

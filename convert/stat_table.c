@@ -361,8 +361,10 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 	struct obj **sorted = malloc((st->nobjs + 1) * sizeof *sorted);
 	if (!sorted)
 		return;
-	memcpy(sorted, st->objs, st->nobjs * sizeof *sorted);
-	qsort(sorted, st->nobjs, sizeof *sorted, by_key);
+	if (st->nobjs) { /* objs is NULL in a trace without sync objects: no memcpy/qsort of NULL */
+		memcpy(sorted, st->objs, st->nobjs * sizeof *sorted);
+		qsort(sorted, st->nobjs, sizeof *sorted, by_key);
+	}
 	size_t shown = o->top && o->top < st->nobjs ? o->top : st->nobjs;
 	uint64_t contention = 0;
 	for (size_t i = 0; i < st->nobjs; i++)

@@ -72,7 +72,8 @@ enum ptt_block_kind {
 	PTT_BLOCK_END = 3,    /* text lines: summary, written when the trace is finalized */
 };
 #define PTT_BLOCK_ZLIB 0x1u   /* payload is a zlib stream of raw_len bytes */
-#define PTT_BLOCK_PACKED 0x4u /* with ZLIB: records packed before compression (ptt_block_pack) */
+#define PTT_BLOCK_CRC 0x2u    /* META/END: count holds the crc32 of the raw_len bytes of text */
+#define PTT_BLOCK_PACKED 0x4u /* EVENTS, with ZLIB: records packed before compression (ptt_block_pack) */
 
 struct ptt_block_header {
 	uint32_t magic;       /* PTT_BLOCK_MAGIC */
@@ -80,7 +81,7 @@ struct ptt_block_header {
 	uint16_t flags;       /* PTT_BLOCK_ZLIB */
 	uint32_t payload_len; /* bytes stored after this header */
 	uint32_t raw_len;     /* bytes once decompressed */
-	uint32_t count;       /* records in an EVENTS block */
+	uint32_t count;       /* records in an EVENTS block; crc32 of the text of META/END with PTT_BLOCK_CRC */
 	uint32_t lost;        /* events reported lost by rec_lost records in this block */
 	uint64_t first_ticks; /* timestamp of the first and last record */
 	uint64_t last_ticks;

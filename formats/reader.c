@@ -359,6 +359,11 @@ static int next_block(struct ptt_reader *r)
 			set_diag(r, "offset", at, "truncated header block, trace ends here");
 			return PTT_E_TRUNCATED;
 		}
+		if ((h.flags & PTT_BLOCK_CRC) && (uint32_t)crc32(0, r->blk, (uInt)n) != h.count) {
+			/* kept: without its clock every time would be wrong, with it most likely only one value is */
+			set_diag(r, "offset", at, "bad checksum in header block, its values may be wrong");
+			return PTT_E_CHECKSUM;
+		}
 		if (rc) {
 			set_diag(r, "offset", at, "bad event type definition in header, ignored");
 			return rc;

@@ -194,6 +194,24 @@ static int parse_u64(const char **pp, uint64_t *v, int base)
 	return 0;
 }
 
+/* Unsigned decimal digits only (no sign, no space) up to max: what the writer puts there. */
+static int parse_dec(const char **pp, uint64_t *v, uint64_t max)
+{
+	const char *p = *pp;
+	uint64_t x = 0;
+	if (!isdigit((unsigned char)*p))
+		return PTT_E_BADTEXT;
+	for (; isdigit((unsigned char)*p); p++) {
+		unsigned d = (unsigned)(*p - '0');
+		if (x > (max - d) / 10)
+			return PTT_E_BADTEXT;
+		x = x * 10 + d;
+	}
+	*v = x;
+	*pp = p;
+	return 0;
+}
+
 static const char *skip_spaces(const char *p)
 {
 	while (*p == ' ')
@@ -219,19 +237,20 @@ int ptt_text_parse_event(const struct ptt_types *ts, const char *line, struct pt
 {
 	const char *p = skip_spaces(line);
 	uint64_t sec, frac;
-	if (parse_u64(&p, &sec, 10) || *p++ != '.')
+	/* a sign or a time past 2^64 ns would wrap around silently */
+	if (parse_dec(&p, &sec, UINT64_MAX / 1000000000u - 1) || *p++ != '.')
 		return PTT_E_BADTEXT;
 	const char *fstart = p;
-	if (parse_u64(&p, &frac, 10) || p - fstart != 9)
+	if (parse_dec(&p, &frac, UINT64_MAX) || p - fstart != 9)
 		return PTT_E_BADTEXT;
 	ev->ns = sec * 1000000000u + frac;
 	ev->ticks = ev->ns;
 	uint64_t pid, tid;
 	p = skip_spaces(p);
-	if (parse_u64(&p, &pid, 10))
+	if (parse_dec(&p, &pid, UINT32_MAX))
 		return PTT_E_BADTEXT;
 	p = skip_spaces(p);
-	if (parse_u64(&p, &tid, 10))
+	if (parse_dec(&p, &tid, UINT32_MAX))
 		return PTT_E_BADTEXT;
 	ev->pid = (uint32_t)pid;
 	ev->tid = (uint32_t)tid;
@@ -260,16 +279,22 @@ int ptt_text_parse_event(const struct ptt_types *ts, const char *line, struct pt
 		case PTT_ARG_PTR:
 			rc = (p[0] == '0' && p[1] == 'x') ? (p += 2, parse_u64(&p, &ev->arg[a], 16)) : PTT_E_BADTEXT;
 			break;
+		case PTT_ARG_U32:
+		case PTT_ARG_TID:
+			rc = parse_dec(&p, &ev->arg[a], UINT32_MAX);
+			break;
+		case PTT_ARG_U64:
+			rc = parse_dec(&p, &ev->arg[a], UINT64_MAX);
+			break;
 		default:
 			rc = parse_u64(&p, &ev->arg[a], 10);
 		}
 		if (rc)
 			return rc;
-		if (t->argkind[a] == PTT_ARG_I32 || t->argkind[a] == PTT_ARG_U32 || t->argkind[a] == PTT_ARG_TID) {
-			if (t->argkind[a] == PTT_ARG_I32)
-				ev->arg[a] = (uint64_t)(int64_t)(int32_t)ev->arg[a];
-			else
-				ev->arg[a] &= 0xffffffffu;
+		if (t->argkind[a] == PTT_ARG_I32) {
+			int64_t v = (int64_t)ev->arg[a];
+			if (v < INT32_MIN || v > INT32_MAX) /* not cut to 32 bits: ret=4294967296 is not ret=0 */
+				return PTT_E_BADTEXT;
 		}
 		if (*p != ' ' && *p != 0 && *p != '\n')
 			return PTT_E_BADTEXT;

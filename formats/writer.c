@@ -81,6 +81,11 @@ static int put_block(struct ptt_writer *w, unsigned kind, const void *payload, s
 	h.kind = (uint16_t)kind;
 	h.raw_len = (uint32_t)len;
 	h.count = count;
+	if (kind != PTT_BLOCK_EVENTS) {
+		/* the text has no record checksums: a flipped digit of clock_hz would shift every time silently */
+		h.flags = PTT_BLOCK_CRC;
+		h.count = (uint32_t)crc32(0, (const Bytef *)payload, (uInt)len);
+	}
 	h.lost = lost;
 	h.first_ticks = first;
 	h.last_ticks = last;
@@ -101,7 +106,7 @@ static int put_block(struct ptt_writer *w, unsigned kind, const void *payload, s
 		if (zrc == Z_OK && zlen < len) {
 			data = w->zbuf;
 			stored = zlen;
-			h.flags = (uint16_t)(PTT_BLOCK_ZLIB | (pack ? PTT_BLOCK_PACKED : 0));
+			h.flags |= (uint16_t)(PTT_BLOCK_ZLIB | (pack ? PTT_BLOCK_PACKED : 0));
 		} else if (pack) {
 			ptt_block_unpack((uint32_t *)w->buf, len / 4, first); /* stored as it was */
 		}

@@ -83,3 +83,21 @@ setup() {
 	assert_paje_valid "$BATS_TEST_TMPDIR/hostile.paje"
 	assert_vite_clean "$BATS_TEST_TMPDIR/hostile.paje"
 }
+
+@test "a text trace whose time goes back gives valid Paje, one message per stretch, exit 1" {
+	# line 2000 of the events (header lines not counted by awk's e) stamped at the trace's start
+	ptt-dump "$T" | awk '!/^#/ && ++e == 2000 { $1 = "0.000000001" } 1' >"$BATS_TEST_TMPDIR/back.txt"
+	line=$(grep -n '^0.000000001 ' "$BATS_TEST_TMPDIR/back.txt" | cut -d: -f1)
+	run -1 --separate-stderr ptt-paje "$BATS_TEST_TMPDIR/back.txt"
+	[ "$stderr" = "ptt-paje: $BATS_TEST_TMPDIR/back.txt: line $line: time goes back $(sed -n "$((line - 1))p" "$BATS_TEST_TMPDIR/back.txt" | awk '{ split($1, t, "."); print t[1] * 1000000000 + t[2] - 1 }') ns, events moved forward" ]
+	echo "$output" >"$BATS_TEST_TMPDIR/back.paje"
+	assert_paje_valid "$BATS_TEST_TMPDIR/back.paje"
+	assert_vite_clean "$BATS_TEST_TMPDIR/back.paje"
+	# the intervals of --states and the times of ptt-stat never come out negative
+	run -1 --separate-stderr ptt-csv --states "$BATS_TEST_TMPDIR/back.txt"
+	[ "$(echo "$stderr" | wc -l)" -eq 1 ]
+	echo "$output" | awk -F, 'NR > 1 && $9 > 1e12 { print "negative interval: " $0; bad = 1 } END { exit bad }'
+	run -1 --separate-stderr ptt-stat --csv "$BATS_TEST_TMPDIR/back.txt"
+	[ "$(echo "$stderr" | wc -l)" -eq 1 ]
+	echo "$output" | awk -F, '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/ && $i + 0 > 1e15) { print "negative time: " $0; bad = 1 } } END { exit bad }'
+}

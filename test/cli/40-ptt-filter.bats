@@ -16,6 +16,11 @@ setup() {
 	[[ "$stderr" == *"--from: not a time: 'soon'"* ]]
 	run -2 --separate-stderr ptt-filter --pid=abc "$T"
 	run -2 --separate-stderr ptt-filter --count=-1 "$T"
+	for opt in --pid --thread --mutex --object --event; do
+		run -2 --separate-stderr ptt-filter "$opt=" "$T"
+		[[ "$stderr" == *": empty value in list"* ]]
+		[ -z "$output" ]
+	done
 	run -2 --separate-stderr ptt-filter --bogus
 	run -2 --separate-stderr ptt-filter a b
 }

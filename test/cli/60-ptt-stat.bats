@@ -59,3 +59,14 @@ load helpers
 	[[ "$output" == *"0x20,0x20,rwlock,10,2,1,50.00,2001,"*",2001,2001,2001,1,11"* ]]
 	[[ "$output" == *"0x30,0x30,spin,10,1,0,0.00,0,0,0,0,0,100,100,100,0,0"* ]]
 }
+
+@test "a trace without any sync object gives empty tables, exit 0 (clean under UBSan)" {
+	record true
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
+	[ -z "$stderr" ]
+	[[ "${lines[0]}" == "OBJECT "* ]]
+	[[ "$output" == *"contention: 0.000 ms"* ]]
+	run -0 --separate-stderr ptt-stat --csv "$BATS_TEST_TMPDIR/t.ptt"
+	[ -z "$stderr" ]
+	[[ "${lines[0]}" == "object,name,kind,"* ]]
+}

@@ -1,7 +1,9 @@
 /* test_format.c - records, checksums, text form, writer and reader round trips, damage recovery. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "../../formats/ptt_trace.h"
 #include "tap.h"
@@ -39,6 +41,16 @@ static int write_trace(int n, int zlevel, size_t *size)
 	ptt_writer_end(w, "events 1\n", 9);
 	ptt_writer_close(w);
 	*size = (size_t)lseek(fd, 0, SEEK_END);
+	lseek(fd, 0, SEEK_SET);
+	return fd;
+}
+
+/* A temp file holding buf; returns its fd positioned at 0. */
+static int write_buf(const char *buf, size_t size)
+{
+	int fd = fileno(tmpfile());
+	ssize_t put = write(fd, buf, size);
+	(void)put;
 	lseek(fd, 0, SEEK_SET);
 	return fd;
 }
@@ -103,6 +115,27 @@ int main(void)
 	   "text form round trip keeps a hostile string: %s", line);
 	ok(ptt_text_parse_event(&ts, "0.1 1 2 pthread mutex_lock mutex=0x1 ret=0", &back) != 0, "short fraction rejected");
 	ok(ptt_text_parse_event(&ts, "0.000000001 1 2 pthread no_such_event", &back) == PTT_E_UNKNOWN_TYPE, "unknown event rejected");
+	/* values the writer never produces are malformed, not wrapped or cut */
+	static const char *const wrapped[] = {
+		"99999999999999.999999999 1 2 pthread mutex_lock mutex=0x1 ret=0", /* past 2^64 ns */
+		"-0.000000001 1 2 pthread mutex_lock mutex=0x1 ret=0",
+		"0.-00000001 1 2 pthread mutex_lock mutex=0x1 ret=0",
+		"0.000000001 4294967297 2 pthread mutex_lock mutex=0x1 ret=0",
+		"0.000000001 1 -2 pthread mutex_lock mutex=0x1 ret=0",
+		"0.000000001 1 2 pthread mutex_lock mutex=0x1 ret=4294967296",
+		"0.000000001 1 2 pthread thread_end retval=0x0 how=-1",
+		"0.000000001 1 2 pthread thread_join_req handle=0x1 target=4294967296",
+	};
+	int accepted = 0;
+	for (size_t i = 0; i < sizeof wrapped / sizeof wrapped[0]; i++)
+		if (ptt_text_parse_event(&ts, wrapped[i], &back) != PTT_E_BADTEXT) {
+			accepted++;
+			printf("# accepted: %s\n", wrapped[i]);
+		}
+	ok(accepted == 0, "out-of-range times, ids and arguments rejected");
+	ok(ptt_text_parse_event(&ts, "18446744072.999999999 4294967295 2 pthread thread_end retval=0x0 how=4294967295", &back) == 0 &&
+	   back.ns == 18446744072999999999u && back.pid == 4294967295u && back.arg[1] == 4294967295u,
+	   "the largest values still parse");
 	ok(ptt_text_parse_event(&ts, "0.000000001 1 2 pthread mutex_lock mutex=0x1 ret=-11", &back) == 0 &&
 	   (int64_t)back.arg[1] == -11, "negative i32 parses");
 
@@ -178,6 +211,27 @@ int main(void)
 	lseek(fd4, 0, SEEK_SET);
 	n = count_events(fd4, &errors, &last);
 	ok(n == 20000 && errors == 1, "damaged header block skipped: %d events, %d errors", n, errors);
+	/* header text has its own crc32: a flipped digit of clock_hz is reported, the events still come */
+	buf[16 + 4] ^= 0x1; /* undo */
+	ok(memcmp(buf + 64 + 9, "clock_hz 1", 10) == 0, "META text where expected");
+	buf[64 + 18] = '2';
+	n = count_events(write_buf(buf, size), &errors, &last);
+	ok(n == 20000 && errors == 1, "flipped META text: %d events, %d error", n, errors);
+	buf[64 + 18] = '1';
+	buf[size - 2] = '7'; /* END: "events 1" */
+	n = count_events(write_buf(buf, size), &errors, &last);
+	ok(n == 20000 && errors == 1, "flipped END text: %d events, %d error", n, errors);
+	buf[size - 2] = '1';
+	/* a META block of a writer without PTT_BLOCK_CRC still reads cleanly */
+	struct ptt_block_header bh;
+	memcpy(&bh, buf + 16, sizeof bh);
+	ok((bh.flags & PTT_BLOCK_CRC) && bh.count != 0, "META block carries its crc32");
+	bh.flags = 0;
+	bh.count = 0;
+	bh.header_crc = (uint32_t)crc32(0, (const Bytef *)&bh, offsetof(struct ptt_block_header, header_crc));
+	memcpy(buf + 16, &bh, sizeof bh);
+	n = count_events(write_buf(buf, size), &errors, &last);
+	ok(n == 20000 && errors == 0, "META block without crc: %d events, %d errors", n, errors);
 	/* random bytes and bad magic */
 	int fd5 = fileno(tmpfile());
 	for (int i = 0; i < 4096; i++)

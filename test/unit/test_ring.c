@@ -4,8 +4,11 @@
  * recorder's merge (capture/drain.c) into a file, read back: exactly N x M
  * records, valid checksums, per-thread order, global time order; in the
  * lossless mode with a ring small enough to fill, and in discard mode with
- * an exact lost count.  Linked directly so it runs under ASan too.
+ * an exact lost count.  A hook writes records of its own, as the namer
+ * does, and the recorder's event count must include them.  Linked directly
+ * so it runs under ASan too.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +41,31 @@ static void *writer(void *arg)
 struct drainer {
 	struct drain *d;
 };
+
+/* Like the recorder's namer: an object_name before every 1000th lock. */
+static int naming_hook(void *ctx, const uint32_t *rec, struct ptt_writer *w)
+{
+	uint64_t *named = ctx;
+	if (ptt_rec_id(rec[0]) != PTT_EV_MUTEX_LOCK || rec[5] % 1000 != 0)
+		return 0;
+	struct ptt_event *ev = calloc(1, sizeof *ev);
+	if (!ev)
+		return -ENOMEM;
+	ev->type = ptt_builtin_type(PTT_EV_OBJECT_NAME);
+	ev->id = PTT_EV_OBJECT_NAME;
+	ev->ticks = (uint64_t)rec[2] << 32 | rec[1];
+	ev->pid = rec[3];
+	ev->tid = rec[4];
+	ev->arg[0] = (uint64_t)rec[6] << 32 | rec[5];
+	snprintf(ev->str, sizeof ev->str, "lock%u", rec[5]);
+	int rc = ptt_event_encode(ev);
+	if (!rc)
+		rc = ptt_writer_record(w, ev->words, ev->nwords);
+	free(ev);
+	if (!rc)
+		(*named)++;
+	return rc;
+}
 
 static void *drainer(void *arg)
 {
@@ -77,6 +105,8 @@ static void run(int discard)
 	struct ptt_clock clk;
 	ptt_clock_init(&clk, s->start_ticks, 2000000000u);
 	struct drainer dr = { drain_new(s, w, &clk) };
+	uint64_t named = 0;
+	drain_set_hook(dr.d, naming_hook, &named);
 	writers_done = 0;
 	pthread_t th[THREADS], dt;
 	pthread_create(&dt, NULL, drainer, &dr);
@@ -87,7 +117,7 @@ static void run(int discard)
 	__atomic_store_n(&writers_done, 1, __ATOMIC_RELEASE);
 	pthread_join(dt, NULL);
 	const struct drain_stats *st = drain_stats(dr.d);
-	uint64_t lost = st->lost;
+	uint64_t lost = st->lost, counted = st->events;
 	ptt_writer_end(w, "events 0\n", 9);
 	ptt_writer_close(w);
 	drain_free(dr.d);
@@ -97,7 +127,7 @@ static void run(int discard)
 	struct ptt_reader *r;
 	ok(ptt_reader_open(&r, fileno(f), "ring") == 0, "%s: trace opens", discard ? "discard" : "lossless");
 	struct ptt_event *ev = malloc(sizeof *ev);
-	uint64_t n = 0, errors = 0, order_bad = 0, time_bad = 0, last_ns = 0, reported_lost = 0;
+	uint64_t n = 0, all = 0, errors = 0, order_bad = 0, time_bad = 0, last_ns = 0, reported_lost = 0;
 	int64_t next[THREADS];
 	memset(next, 0, sizeof next);
 	int rc;
@@ -106,6 +136,7 @@ static void run(int discard)
 			errors++;
 			continue;
 		}
+		all++;
 		if (ev->ns < last_ns)
 			time_bad++;
 		last_ns = ev->ns;
@@ -132,6 +163,8 @@ static void run(int discard)
 		   (unsigned long long)n, (unsigned long long)lost, THREADS * EVENTS);
 	else
 		ok(n == (uint64_t)THREADS * EVENTS && lost == 0, "lossless: exactly %llu records, 0 lost", (unsigned long long)n);
+	ok(named > 0 && counted == all, "%s: the event count (%llu) includes the hook's %llu records (%llu in the file)",
+	   discard ? "discard" : "lossless", (unsigned long long)counted, (unsigned long long)named, (unsigned long long)all);
 	munmap(s, size);
 	ptt_shm = NULL;
 }
