@@ -47,6 +47,7 @@ struct ptt_reader {
 	uint64_t pos;
 	uint64_t line_no;
 	uint64_t skip_ns, skip_pos; /* ptt_reader_skip: EVENTS blocks entirely before these are not decoded */
+	int skipping; /* no EVENTS block kept since ptt_reader_skip: read headers only, seek over payloads */
 	int seekable;
 	int end_reported;
 };
@@ -67,6 +68,9 @@ static size_t fill(struct ptt_reader *r, size_t n)
 	}
 	while (r->in_len < n && !r->eof) {
 		size_t room = IN_CAP - r->in_start - r->in_len;
+		/* while passing blocks over, read no more than asked: the payloads are seeked over */
+		if (r->skipping && r->seekable && room > n - r->in_len)
+			room = n - r->in_len;
 		ssize_t k = read(r->fd, r->in + r->in_start + r->in_len, room);
 		if (k < 0) {
 			if (errno == EINTR)
@@ -222,20 +226,24 @@ static int header_ok(const struct ptt_block_header *h)
 static uint64_t resync_block(struct ptt_reader *r)
 {
 	uint64_t skipped = 0;
+	int skipping = r->skipping;
+	r->skipping = 0; /* scanning byte by byte: read ahead in big chunks */
 	for (;;) {
 		size_t got = fill(r, sizeof(struct ptt_block_header));
 		if (got < sizeof(struct ptt_block_header)) {
 			skipped += got;
 			consume(r, got);
-			return skipped;
+			break;
 		}
 		struct ptt_block_header h;
 		memcpy(&h, r->in + r->in_start, sizeof h);
 		if (header_ok(&h))
-			return skipped;
+			break;
 		consume(r, 1);
 		skipped++;
 	}
+	r->skipping = skipping;
+	return skipped;
 }
 
 /* Pass over a block's payload without decoding it: a seek on files, a read on pipes. */
@@ -312,6 +320,8 @@ static int next_block(struct ptt_reader *r)
 			r->pos += h.count;
 			continue;
 		}
+		if (h.kind == PTT_BLOCK_EVENTS)
+			r->skipping = 0; /* the window has begun: back to big reads */
 		size_t n = fill(r, h.payload_len);
 		int rc = ensure_blk(r, (h.flags & PTT_BLOCK_ZLIB ? h.raw_len : h.payload_len) + 4);
 		if (rc)
@@ -527,6 +537,7 @@ void ptt_reader_skip(struct ptt_reader *r, uint64_t min_ns, uint64_t min_pos)
 {
 	r->skip_ns = min_ns;
 	r->skip_pos = min_pos;
+	r->skipping = min_ns || min_pos;
 }
 
 int ptt_reader_next(struct ptt_reader *r, struct ptt_event *ev)
