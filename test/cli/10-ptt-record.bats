@@ -176,11 +176,59 @@ load helpers
 	[ "$((z * 2))" -lt "$plain" ]
 }
 
-@test "-m/-f rotate the trace and keep the last files, readable as one trace" {
+@test "-m splits the trace into files that every tool reads, named in order, as one trace" {
+	run -0 --separate-stderr ptt-record -q -m 200k -o "$BATS_TEST_TMPDIR/a.ptt" -- "$EXAMPLES/prodcons" -n 20000 -v
+	locks=$(echo "$stderr" | sed -n 's/^locks //p')
+	files=("$BATS_TEST_TMPDIR"/a.ptt.*)
+	[ "${#files[@]}" -ge 3 ]
+	[ "${files[0]}" = "$BATS_TEST_TMPDIR/a.ptt.0001" ]
+	run -0 ptt-dump --check "${files[@]}"
+	[[ "$output" == "${files[0]} (and $((${#files[@]} - 1)) more): "*" events, 0 damaged, 0 lost, 0 out of order, 0 violations: ok" ]]
+	[ "$(ptt-dump -n "${files[@]}" | grep -c ' mutex_lock ')" -eq "$locks" ]
+	# each tool reads the files as it reads them concatenated
+	for tool in "ptt-dump" "ptt-dump --info" "ptt-dump --human" "ptt-filter --event=mutex" "ptt-filter --from=10ms -n" \
+		"ptt-paje" "ptt-csv" "ptt-csv --states" "ptt-stat" "ptt-deadlock"; do
+		$tool "${files[@]}" >"$BATS_TEST_TMPDIR/files.out" 2>"$BATS_TEST_TMPDIR/files.err" || { echo "$tool: exit $?"; return 1; }
+		cat "${files[@]}" | $tool - >"$BATS_TEST_TMPDIR/cat.out"
+		cmp "$BATS_TEST_TMPDIR/files.out" "$BATS_TEST_TMPDIR/cat.out" || { echo "$tool differs"; return 1; }
+		[ ! -s "$BATS_TEST_TMPDIR/files.err" ] || { echo "$tool: $(cat "$BATS_TEST_TMPDIR/files.err")"; return 1; }
+	done
+	ptt-dump "${files[@]}" | ptt-paje >"$BATS_TEST_TMPDIR/a.paje"
+	assert_paje_valid "$BATS_TEST_TMPDIR/a.paje"
+}
+
+@test "split files: damage is reported with the file and its own offset, bad files are skipped" {
+	ptt-record -q -m 200k -o "$BATS_TEST_TMPDIR/a.ptt" -- "$EXAMPLES/prodcons" -n 20000 >/dev/null
+	files=("$BATS_TEST_TMPDIR"/a.ptt.*)
+	[ "${#files[@]}" -ge 3 ]
+	# bytes 100000-100007 of the second file, inside an events block
+	printf 'XXXXXXXX' | dd of="${files[1]}" bs=1 seek=100000 conv=notrunc 2>/dev/null
+	run -1 --separate-stderr ptt-dump "${files[@]}"
+	[[ "$stderr" =~ ^ptt-dump:\ ${files[1]}:\ offset\ ([0-9]+):\  ]]
+	[ "${BASH_REMATCH[1]}" -ge 99000 ] && [ "${BASH_REMATCH[1]}" -le 100000 ]
+	[ "$(echo "$stderr" | wc -l)" -eq 1 ]
+	diff <(echo "$output") <(cat "${files[@]}" | ptt-dump - 2>/dev/null)
+	# a file that is no trace and a missing file: reported, skipped, exit 1
+	echo hello >"$BATS_TEST_TMPDIR/junk"
+	run -1 --separate-stderr ptt-dump -n "${files[0]}" "$BATS_TEST_TMPDIR/junk" "$BATS_TEST_TMPDIR/none" "${files[2]}"
+	[[ "$stderr" == *"ptt-dump: $BATS_TEST_TMPDIR/junk: offset 0: not a ptt trace"* ]]
+	[[ "$stderr" == *"ptt-dump: $BATS_TEST_TMPDIR/none: No such file or directory"* ]]
+	diff <(echo "$output") <(cat "${files[0]}" "${files[2]}" | ptt-dump -n - 2>/dev/null)
+	# none readable: as for one unreadable input, exit 2
+	run -2 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/junk" "$BATS_TEST_TMPDIR/none"
+}
+
+@test "-f keeps the last files, still readable as one trace" {
 	run -0 ptt-record -q -m 200k -f 3 -o "$BATS_TEST_TMPDIR/r.ptt" -- "$EXAMPLES/prodcons" -n 20000
-	[ "$(ls "$BATS_TEST_TMPDIR"/r.ptt.* | wc -l)" -eq 3 ]
-	run -0 bash -c "cat '$BATS_TEST_TMPDIR'/r.ptt.* | ptt-dump --info -"
+	files=("$BATS_TEST_TMPDIR"/r.ptt.*)
+	[ "${#files[@]}" -eq 3 ]
+	[ ! -e "$BATS_TEST_TMPDIR/r.ptt.0001" ]
+	run -0 ptt-dump --info "${files[@]}"
 	[[ "$output" == *"exit_status 0"* ]]
+	diff <(ptt-dump "${files[@]}") <(cat "${files[@]}" | ptt-dump -)
+	# the first files are gone: only a process that never began is reported
+	run ptt-dump --check "${files[@]}"
+	[[ "$output" == *" 0 damaged, 0 lost, 0 out of order, "* ]]
 	run -2 --separate-stderr ptt-record -m 200k -o - -- true
 	run -2 --separate-stderr ptt-record -f 3 -- true
 }

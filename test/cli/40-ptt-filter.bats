@@ -17,7 +17,9 @@ setup() {
 	run -2 --separate-stderr ptt-filter --pid=abc "$T"
 	run -2 --separate-stderr ptt-filter --count=-1 "$T"
 	run -2 --separate-stderr ptt-filter --bogus
+	# several inputs are one trace; none of these can be read
 	run -2 --separate-stderr ptt-filter a b
+	[[ "$stderr" == *"ptt-filter: a: No such file or directory"*"ptt-filter: b: No such file or directory"* ]]
 }
 
 @test "--mutex by name keeps that object's events and the definitions" {

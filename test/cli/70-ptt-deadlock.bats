@@ -8,7 +8,9 @@ load helpers
 	[[ "$output" == *"Usage: ptt-deadlock"* ]]
 	run -0 ptt-deadlock --version
 	run -2 --separate-stderr ptt-deadlock --bogus
+	# several inputs are one trace; none of these can be read
 	run -2 --separate-stderr ptt-deadlock a b
+	[[ "$stderr" == *"ptt-deadlock: a: No such file or directory"*"ptt-deadlock: b: No such file or directory"* ]]
 	run -2 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/nope"
 }
 
