@@ -28,7 +28,7 @@ static void usage(FILE *f)
 		"                        rwlock, barrier, sem, spin, process, user; 'all'; default all but spin)\n"
 		"  -l, --level=N         detail level 1-3 (default 2)\n"
 		"  -m, --max-size=SIZE   split the trace into files FILE.0001, FILE.0002, ... of about SIZE\n"
-		"                        bytes (k/M/G suffix); cat them in order to read them as one trace\n"
+		"                        bytes (k/M/G suffix); the filters read them, named in order, as one trace\n"
 		"  -f, --max-files=N     with -m, keep only the last N files\n"
 		"  -q, --quiet           no summary line on stderr\n"
 		"  -h, --help            show this help and exit\n"

@@ -36,45 +36,86 @@ static void show_progress(struct cli_input *in)
 	in->progress = 2; /* shown: clear it at the end */
 }
 
-int cli_open(struct cli_input *in, const char *prog, const char *path)
+/* Open one input as the current one: its fd, or -1 (reported). */
+static int open_path(struct cli_input *in, const char *path)
 {
-	memset(in, 0, sizeof *in);
-	in->prog = prog;
-	if (!path || strcmp(path, "-") == 0) {
-		in->name = "-";
-		in->fd = 0;
-	} else {
-		in->name = path;
-		in->fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (in->fd < 0) {
-			fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+	int fd = 0;
+	if (strcmp(path, "-") != 0) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			fprintf(stderr, "%s: %s: %s\n", in->prog, path, strerror(errno));
 			return -1;
 		}
 		struct stat st;
-		if (fstat(in->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(EISDIR));
-			close(in->fd);
+		if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "%s: %s: %s\n", in->prog, path, strerror(EISDIR));
+			close(fd);
 			return -1;
 		}
 	}
+	in->fd = fd;
+	in->name = path;
+	struct stat st;
+	in->file_size = in->progress && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (unsigned long long)st.st_size : 0;
+	return fd;
+}
+
+/* The reader used up the current input: close it and open the next one that opens. */
+static int next_path(void *arg)
+{
+	struct cli_input *in = arg;
+	if (in->fd > 0)
+		close(in->fd);
+	in->fd = -1;
+	while (in->next_path < in->npaths) {
+		int fd = open_path(in, in->paths[in->next_path++]);
+		if (fd >= 0)
+			return fd;
+		in->problems++;
+	}
+	return -1;
+}
+
+int cli_open(struct cli_input *in, const char *prog, int npaths, char **paths)
+{
+	static char *stdin_only[] = { "-", NULL };
+	memset(in, 0, sizeof *in);
+	in->prog = prog;
+	in->fd = -1;
+	in->paths = npaths > 0 ? paths : stdin_only;
+	in->npaths = npaths > 0 ? npaths : 1;
+	if (in->npaths > 1)
+		snprintf(in->label, sizeof in->label, "%s (and %d more)", in->paths[0], in->npaths - 1);
+	else
+		snprintf(in->label, sizeof in->label, "%s", in->paths[0]);
 	if (isatty(2) && !isatty(1)) {
-		struct stat st;
 		in->progress = 1;
 		in->next_check = PROGRESS_EVERY;
 		in->last_shown = now_s();
-		if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode))
-			in->file_size = (unsigned long long)st.st_size;
 	}
-	int rc = ptt_reader_open(&in->r, in->fd, in->name);
-	if (rc) {
-		const char *d = in->r ? ptt_reader_diag(in->r) : "";
-		fprintf(stderr, "%s: %s: %s\n", prog, in->name, *d ? d : ptt_strerror(rc));
-		ptt_reader_close(in->r);
-		in->r = NULL;
-		if (in->fd > 0)
-			close(in->fd);
+	unsigned long skipped = 0;
+	while (!in->r && in->next_path < in->npaths) {
+		if (open_path(in, in->paths[in->next_path++]) < 0) {
+			skipped++;
+			continue;
+		}
+		int rc = ptt_reader_open(&in->r, in->fd, in->name);
+		if (rc) {
+			const char *d = in->r ? ptt_reader_diag(in->r) : "";
+			fprintf(stderr, "%s: %s: %s\n", prog, in->name, *d ? d : ptt_strerror(rc));
+			ptt_reader_close(in->r);
+			in->r = NULL;
+			if (in->fd > 0)
+				close(in->fd);
+			in->fd = -1;
+			skipped++;
+		}
+	}
+	if (!in->r)
 		return -1;
-	}
+	in->problems = skipped;
+	if (in->next_path < in->npaths)
+		ptt_reader_set_next(in->r, next_path, in);
 	return 0;
 }
 
@@ -104,7 +145,8 @@ int cli_next(struct cli_input *in, struct ptt_event *ev)
 			show_progress(in);
 		if (rc >= 0)
 			return rc;
-		if (rc == PTT_E_VERSION) {
+		if (rc == PTT_E_VERSION && in->next_path >= in->npaths) {
+			/* the reader dropped the rest of that input; stop unless others follow */
 			fprintf(stderr, "%s: %s: %s\n", in->prog, in->name, ptt_reader_diag(in->r));
 			in->problems++;
 			return 0;
@@ -121,7 +163,7 @@ int cli_close(struct cli_input *in)
 	if (in->progress == 2)
 		fputs("\r\033[K", stderr);
 	if (in->problems > MAX_REPORTED)
-		fprintf(stderr, "%s: %s: %lu more damaged stretches not shown\n", in->prog, in->name,
+		fprintf(stderr, "%s: %s: %lu more damaged stretches not shown\n", in->prog, in->label,
 			in->problems - MAX_REPORTED);
 	ptt_reader_close(in->r);
 	if (in->fd > 0)

@@ -13,7 +13,10 @@
 
 struct cli_input {
 	const char *prog;   /* program name for messages */
-	const char *name;   /* input name for messages */
+	const char *name;   /* the input being read, for messages */
+	char label[512];    /* all the inputs, for summaries: "FILE" or "FILE (and N more)" */
+	char **paths;       /* the inputs, read in order as one trace */
+	int npaths, next_path;
 	int fd;
 	struct ptt_reader *r;
 	unsigned long problems; /* damaged stretches seen */
@@ -26,8 +29,13 @@ struct cli_input {
 	uint64_t last_ns;
 };
 
-/* Open path ("-" or NULL: stdin).  On failure prints "prog: name: reason" and returns -1. */
-int cli_open(struct cli_input *in, const char *prog, const char *path);
+/*
+ * Open the npaths inputs of paths (none: stdin; "-": stdin), to be read in
+ * order as one trace (a rotated recording's files).  An input that cannot be
+ * opened or is no trace is reported ("prog: name: reason") and skipped, and
+ * counts as a problem; returns -1 when none of them can be read.
+ */
+int cli_open(struct cli_input *in, const char *prog, int npaths, char **paths);
 /* Next event; damage is reported on stderr (the first 20 problems, then a count) and skipped.
  * With in->ordered, an event earlier than one before it (a damaged or spliced
  * trace) is moved forward to that time, and each such stretch counts as a problem. */

@@ -101,8 +101,9 @@ static void end_row(void *ctx, struct mthread *t, struct mprocess *p, uint64_t n
 
 static void usage(void)
 {
-	printf("Usage: ptt-csv [OPTION]... [FILE|-]\n"
+	printf("Usage: ptt-csv [OPTION]... [FILE|-]...\n"
 	       "Write a ptt trace (binary or text, from FILE or stdin) as CSV on stdout.\n"
+	       "Several FILEs are read in order as one trace (the files of ptt-record -m).\n"
 	       "\n"
 	       "  -s, --states      one row per interval a thread spent in a state, instead of one row per event\n"
 	       "  -h, --help        show this help and exit\n"
@@ -128,14 +129,10 @@ int main(int argc, char **argv)
 		default: return cli_usage_error("ptt-csv");
 		}
 	}
-	if (argc - optind > 1) {
-		fprintf(stderr, "ptt-csv: one input at most\n");
-		return cli_usage_error("ptt-csv");
-	}
 	static char outbuf[1 << 18];
 	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 	struct cli_input in;
-	if (cli_open(&in, "ptt-csv", optind < argc ? argv[optind] : NULL))
+	if (cli_open(&in, "ptt-csv", argc - optind, argv + optind))
 		return 2;
 	in.ordered = states; /* intervals are differences of times; event rows stay as read */
 	struct ptt_names *names = ptt_names_new();

@@ -11,9 +11,10 @@
 
 static void usage(void)
 {
-	printf("Usage: ptt-deadlock [OPTION]... [FILE|-]\n"
+	printf("Usage: ptt-deadlock [OPTION]... [FILE|-]...\n"
 	       "Find lock-order inversions (potential deadlocks) and threads deadlocked at the end\n"
 	       "of a ptt trace (binary or text, from FILE or stdin).\n"
+	       "Several FILEs are read in order as one trace (the files of ptt-record -m).\n"
 	       "\n"
 	       "  -q, --quiet       print nothing; the exit status tells\n"
 	       "  -h, --help        show this help and exit\n"
@@ -39,12 +40,8 @@ int main(int argc, char **argv)
 		default: return cli_usage_error("ptt-deadlock");
 		}
 	}
-	if (argc - optind > 1) {
-		fprintf(stderr, "ptt-deadlock: one input at most\n");
-		return cli_usage_error("ptt-deadlock");
-	}
 	struct cli_input in;
-	if (cli_open(&in, "ptt-deadlock", optind < argc ? argv[optind] : NULL))
+	if (cli_open(&in, "ptt-deadlock", argc - optind, argv + optind))
 		return 2;
 	struct lockgraph *g = lockgraph_new();
 	static struct ptt_event ev;

@@ -15,8 +15,9 @@ enum mode { MODE_TEXT, MODE_HUMAN, MODE_INFO, MODE_CHECK };
 
 static void usage(void)
 {
-	printf("Usage: ptt-dump [OPTION]... [FILE|-]\n"
+	printf("Usage: ptt-dump [OPTION]... [FILE|-]...\n"
 	       "Decode a ptt trace (binary or text, from FILE or stdin) to text on stdout.\n"
+	       "Several FILEs are read in order as one trace (the files of ptt-record -m).\n"
 	       "\n"
 	       "  -H, --human       one sentence per event (\"thread 42 waits for mutex queue_lock\")\n"
 	       "  -c, --check       verify checksums, structure and time order, and replay the trace for\n"
@@ -50,14 +51,10 @@ int main(int argc, char **argv)
 		default: return cli_usage_error("ptt-dump");
 		}
 	}
-	if (argc - optind > 1) {
-		fprintf(stderr, "ptt-dump: one input at most\n");
-		return cli_usage_error("ptt-dump");
-	}
 	static char outbuf[1 << 18];
 	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 	struct cli_input in;
-	if (cli_open(&in, "ptt-dump", optind < argc ? argv[optind] : NULL))
+	if (cli_open(&in, "ptt-dump", argc - optind, argv + optind))
 		return 2;
 	struct ptt_sink *sink = NULL;
 	struct ptt_names *names = ptt_names_new();
@@ -92,7 +89,7 @@ int main(int argc, char **argv)
 		summary_print_info(sum, in.r, names, stdout);
 	unsigned long violations = fid ? fidelity_violations(fid) : 0;
 	if (mode == MODE_CHECK)
-		summary_print_check(sum, in.name, in.problems, violations, stdout);
+		summary_print_check(sum, in.label, in.problems, violations, stdout);
 	int bad = mode == MODE_CHECK && (summary_order_errors(sum) || violations);
 	fidelity_free(fid);
 	summary_free(sum);

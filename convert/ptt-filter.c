@@ -14,9 +14,10 @@
 
 static void usage(void)
 {
-	printf("Usage: ptt-filter [OPTION]... [FILE|-]\n"
+	printf("Usage: ptt-filter [OPTION]... [FILE|-]...\n"
 	       "Select events of a ptt trace (binary or text, from FILE or stdin) and write them\n"
 	       "to stdout in the same form.  Options combine with AND; comma lists with OR.\n"
+	       "Several FILEs are read in order as one trace (the files of ptt-record -m).\n"
 	       "\n"
 	       "  -p, --pid=LIST        events of these processes\n"
 	       "  -t, --thread=LIST     events of these threads (tid or thread name)\n"
@@ -106,10 +107,6 @@ static int parse_args(int argc, char **argv, struct filter_spec *s, int *no_cont
 		if (bad)
 			return cli_usage_error("ptt-filter");
 	}
-	if (argc - optind > 1) {
-		fprintf(stderr, "ptt-filter: one input at most\n");
-		return cli_usage_error("ptt-filter");
-	}
 	return -1;
 }
 
@@ -126,7 +123,7 @@ int main(int argc, char **argv)
 	static char outbuf[1 << 18];
 	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 	struct cli_input in;
-	if (cli_open(&in, "ptt-filter", optind < argc ? argv[optind] : NULL)) {
+	if (cli_open(&in, "ptt-filter", argc - optind, argv + optind)) {
 		spec_free(&spec);
 		return 2;
 	}

@@ -122,9 +122,10 @@ static void on_point(void *ctx, struct mthread *t, const struct ptt_event *ev)
 
 static void usage(void)
 {
-	printf("Usage: ptt-paje [OPTION]... [FILE|-]\n"
+	printf("Usage: ptt-paje [OPTION]... [FILE|-]...\n"
 	       "Convert a ptt trace (binary or text, from FILE or stdin) to Paje on stdout,\n"
 	       "for PajeNG (pj_dump) and ViTE.\n"
+	       "Several FILEs are read in order as one trace (the files of ptt-record -m).\n"
 	       "\n"
 	       "  -h, --help        show this help and exit\n"
 	       "      --version     show the version and exit\n"
@@ -146,14 +147,10 @@ int main(int argc, char **argv)
 		default: return cli_usage_error("ptt-paje");
 		}
 	}
-	if (argc - optind > 1) {
-		fprintf(stderr, "ptt-paje: one input at most\n");
-		return cli_usage_error("ptt-paje");
-	}
 	static char outbuf[1 << 18];
 	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 	struct cli_input in;
-	if (cli_open(&in, "ptt-paje", optind < argc ? argv[optind] : NULL))
+	if (cli_open(&in, "ptt-paje", argc - optind, argv + optind))
 		return 2;
 	in.ordered = 1; /* Paje readers reject time going back */
 	struct paje pj = { stdout, ptt_names_new(), 0, 0, 0 };

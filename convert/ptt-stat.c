@@ -14,8 +14,9 @@
 
 static void usage(void)
 {
-	printf("Usage: ptt-stat [OPTION]... [FILE|-]\n"
+	printf("Usage: ptt-stat [OPTION]... [FILE|-]...\n"
 	       "Contention statistics of a ptt trace (binary or text, from FILE or stdin).\n"
+	       "Several FILEs are read in order as one trace (the files of ptt-record -m).\n"
 	       "\n"
 	       "  -s, --sort=KEY    order objects by wait (default), hold, count or contended\n"
 	       "  -n, --top=N       show the first N objects and threads (default 20; 0: all)\n"
@@ -64,12 +65,8 @@ int main(int argc, char **argv)
 		default: return cli_usage_error("ptt-stat");
 		}
 	}
-	if (argc - optind > 1) {
-		fprintf(stderr, "ptt-stat: one input at most\n");
-		return cli_usage_error("ptt-stat");
-	}
 	struct cli_input in;
-	if (cli_open(&in, "ptt-stat", optind < argc ? argv[optind] : NULL))
+	if (cli_open(&in, "ptt-stat", argc - optind, argv + optind))
 		return 2;
 	in.ordered = 1; /* waits and holds are differences of times */
 	struct stat_table *st = stat_new();

@@ -247,6 +247,16 @@ int ptt_reader_saw_end(const struct ptt_reader *r); /* an END block / "# end" li
  * text input.
  */
 void ptt_reader_skip(struct ptt_reader *r, uint64_t min_ns, uint64_t min_pos);
+/*
+ * Read several inputs as one trace, in order, as if concatenated (the files
+ * of a rotated recording): when the current input is used up, next(arg)
+ * returns the fd of the following one, or -1 when there is none.  Each input
+ * starts with its own file header (or text first line) and must be of the
+ * first one's form; one that is not is reported and skipped.  Offsets and
+ * line numbers in diagnostics restart at 0 in each input; the caller names
+ * the input.  The reader never closes an fd.
+ */
+void ptt_reader_set_next(struct ptt_reader *r, int (*next)(void *arg), void *arg);
 void ptt_reader_close(struct ptt_reader *r);
 
 /* ---- text form ---------------------------------------------------------- */

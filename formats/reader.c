@@ -47,8 +47,13 @@ struct ptt_reader {
 	uint64_t pos;
 	uint64_t line_no;
 	uint64_t skip_ns, skip_pos; /* ptt_reader_skip: EVENTS blocks entirely before these are not decoded */
+	int skipping; /* no EVENTS block kept since ptt_reader_skip: read headers only, seek over payloads */
 	int seekable;
 	int end_reported;
+	/* ptt_reader_set_next: the inputs that follow this one */
+	int (*next)(void *arg);
+	void *next_arg;
+	uint64_t bytes_before; /* bytes consumed in the inputs before this one */
 };
 
 static void set_diag(struct ptt_reader *r, const char *fmt_offset_kind, uint64_t where, const char *what)
@@ -67,6 +72,9 @@ static size_t fill(struct ptt_reader *r, size_t n)
 	}
 	while (r->in_len < n && !r->eof) {
 		size_t room = IN_CAP - r->in_start - r->in_len;
+		/* while passing blocks over, read no more than asked: the payloads are seeked over */
+		if (r->skipping && r->seekable && room > n - r->in_len)
+			room = n - r->in_len;
 		ssize_t k = read(r->fd, r->in + r->in_start + r->in_len, room);
 		if (k < 0) {
 			if (errno == EINTR)
@@ -156,8 +164,10 @@ const char *ptt_reader_diag(const struct ptt_reader *r) { return r->diag; }
 int ptt_reader_form(const struct ptt_reader *r) { return r->form; }
 const struct ptt_types *ptt_reader_types(const struct ptt_reader *r) { return &r->types; }
 const struct ptt_clock *ptt_reader_clock(const struct ptt_reader *r) { return &r->clock; }
-uint64_t ptt_reader_bytes(const struct ptt_reader *r) { return r->in_offset; }
+uint64_t ptt_reader_bytes(const struct ptt_reader *r) { return r->bytes_before + r->in_offset; }
 int ptt_reader_saw_end(const struct ptt_reader *r) { return r->saw_end; }
+
+static int file_header(struct ptt_reader *r, int *form);
 
 int ptt_reader_open(struct ptt_reader **rp, int fd, const char *name)
 {
@@ -172,6 +182,16 @@ int ptt_reader_open(struct ptt_reader **rp, int fd, const char *name)
 		return PTT_E_NOMEM;
 	ptt_types_init_builtin(&r->types);
 	ptt_clock_init(&r->clock, 0, 1000000000u);
+	return file_header(r, &r->form);
+}
+
+/*
+ * Recognise the form of the input just opened from its first bytes: *form
+ * set and 0 (a binary file header is consumed, text is left for next_text),
+ * or a negative code with the diag set.
+ */
+static int file_header(struct ptt_reader *r, int *form)
+{
 	size_t got = fill(r, 16);
 	if (r->diag[0])
 		return -EIO;
@@ -179,11 +199,12 @@ int ptt_reader_open(struct ptt_reader **rp, int fd, const char *name)
 		snprintf(r->diag, sizeof r->diag, "empty input, not a ptt trace");
 		return PTT_E_TRUNCATED;
 	}
-	if (got >= strlen(PTT_TEXT_MAGIC) && memcmp(r->in, PTT_TEXT_MAGIC, strlen(PTT_TEXT_MAGIC)) == 0) {
-		r->form = PTT_FORM_TEXT;
+	const unsigned char *in = r->in + r->in_start;
+	if (got >= strlen(PTT_TEXT_MAGIC) && memcmp(in, PTT_TEXT_MAGIC, strlen(PTT_TEXT_MAGIC)) == 0) {
+		*form = PTT_FORM_TEXT;
 		return 0;
 	}
-	if (got < 8 || memcmp(r->in, PTT_FILE_MAGIC, 8) != 0) {
+	if (got < 8 || memcmp(in, PTT_FILE_MAGIC, 8) != 0) {
 		snprintf(r->diag, sizeof r->diag, "offset 0: %s", ptt_strerror(PTT_E_BADMAGIC));
 		return PTT_E_BADMAGIC;
 	}
@@ -192,7 +213,7 @@ int ptt_reader_open(struct ptt_reader **rp, int fd, const char *name)
 		return PTT_E_TRUNCATED;
 	}
 	struct ptt_file_header h;
-	memcpy(&h, r->in, sizeof h);
+	memcpy(&h, in, sizeof h);
 	if (h.byte_order != PTT_BYTE_ORDER_MARK) {
 		snprintf(r->diag, sizeof r->diag, "offset 12: %s", ptt_strerror(PTT_E_BYTEORDER));
 		return PTT_E_BYTEORDER;
@@ -202,11 +223,55 @@ int ptt_reader_open(struct ptt_reader **rp, int fd, const char *name)
 			 h.version, PTT_FORMAT_VERSION);
 		return PTT_E_VERSION;
 	}
-	r->form = PTT_FORM_BINARY;
+	*form = PTT_FORM_BINARY;
 	consume(r, 16);
 	struct stat st;
-	r->seekable = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && lseek(fd, 0, SEEK_CUR) >= 0;
+	r->seekable = fstat(r->fd, &st) == 0 && S_ISREG(st.st_mode) && lseek(r->fd, 0, SEEK_CUR) >= 0;
 	return 0;
+}
+
+void ptt_reader_set_next(struct ptt_reader *r, int (*next)(void *arg), void *arg)
+{
+	r->next = next;
+	r->next_arg = arg;
+}
+
+/* Leave the rest of the current input unread: reading goes on with the next one. */
+static void drop_input(struct ptt_reader *r)
+{
+	r->in_start = r->in_len = 0;
+	r->eof = 1;
+}
+
+/*
+ * The current input is used up (at a block or line boundary): go on with
+ * the next one.  1 switched, 0 no more input, or a negative code when the
+ * next input is not a trace of the same form (diag set, that input dropped).
+ */
+static int next_input(struct ptt_reader *r)
+{
+	int fd = r->next ? r->next(r->next_arg) : -1;
+	if (fd < 0)
+		return 0;
+	r->bytes_before += r->in_offset;
+	r->fd = fd;
+	r->eof = 0;
+	r->in_start = r->in_len = 0;
+	r->in_offset = 0;
+	r->line_no = 0;
+	r->seekable = 0;
+	int form = r->form;
+	int rc = file_header(r, &form);
+	if (!rc && form != r->form) {
+		snprintf(r->diag, sizeof r->diag, "offset 0: a %s trace after a %s one, input skipped",
+			 form == PTT_FORM_TEXT ? "text" : "binary", r->form == PTT_FORM_TEXT ? "text" : "binary");
+		rc = PTT_E_BADMAGIC;
+	}
+	if (rc) {
+		drop_input(r);
+		return rc;
+	}
+	return 1;
 }
 
 static int header_ok(const struct ptt_block_header *h)
@@ -222,20 +287,24 @@ static int header_ok(const struct ptt_block_header *h)
 static uint64_t resync_block(struct ptt_reader *r)
 {
 	uint64_t skipped = 0;
+	int skipping = r->skipping;
+	r->skipping = 0; /* scanning byte by byte: read ahead in big chunks */
 	for (;;) {
 		size_t got = fill(r, sizeof(struct ptt_block_header));
 		if (got < sizeof(struct ptt_block_header)) {
 			skipped += got;
 			consume(r, got);
-			return skipped;
+			break;
 		}
 		struct ptt_block_header h;
 		memcpy(&h, r->in + r->in_start, sizeof h);
 		if (header_ok(&h))
-			return skipped;
+			break;
 		consume(r, 1);
 		skipped++;
 	}
+	r->skipping = skipping;
+	return skipped;
 }
 
 /* Pass over a block's payload without decoding it: a seek on files, a read on pipes. */
@@ -280,8 +349,12 @@ static int next_block(struct ptt_reader *r)
 	for (;;) {
 		uint64_t at = r->in_offset;
 		size_t got = fill(r, sizeof(struct ptt_block_header));
-		if (got == 0)
-			return 0;
+		if (got == 0) {
+			int rc = next_input(r);
+			if (rc > 0)
+				continue;
+			return rc;
+		}
 		struct ptt_block_header h;
 		if (got < sizeof h) {
 			set_diag(r, "offset", at, "truncated block header, trace ends here");
@@ -312,6 +385,8 @@ static int next_block(struct ptt_reader *r)
 			r->pos += h.count;
 			continue;
 		}
+		if (h.kind == PTT_BLOCK_EVENTS)
+			r->skipping = 0; /* the window has begun: back to big reads */
 		size_t n = fill(r, h.payload_len);
 		int rc = ensure_blk(r, (h.flags & PTT_BLOCK_ZLIB ? h.raw_len : h.payload_len) + 4);
 		if (rc)
@@ -455,7 +530,7 @@ static int next_binary(struct ptt_reader *r, struct ptt_event *ev)
 	}
 }
 
-/* Next text line into buf (without newline); 0 at end. */
+/* Next text line into buf (without newline); 0 at end, <0 when the next input is bad. */
 static int text_line(struct ptt_reader *r, char **line, size_t *len)
 {
 	for (;;) {
@@ -467,8 +542,12 @@ static int text_line(struct ptt_reader *r, char **line, size_t *len)
 			*len = l;
 			return 1;
 		}
-		if (r->eof)
-			return 0;
+		if (r->eof) {
+			int rc = next_input(r);
+			if (rc > 0)
+				continue;
+			return rc;
+		}
 		if (r->in_len >= IN_CAP / 2) {
 			*line = (char *)start; /* an absurdly long line: hand it over as is, it will not parse */
 			*len = r->in_len;
@@ -482,7 +561,8 @@ static int next_text(struct ptt_reader *r, struct ptt_event *ev)
 {
 	char *line;
 	size_t len;
-	while (text_line(r, &line, &len)) {
+	int more;
+	while ((more = text_line(r, &line, &len)) > 0) {
 		char buf[PTT_MAX_STR * 4 + 1024];
 		size_t l = len < sizeof buf - 1 ? len : sizeof buf - 1;
 		memcpy(buf, line, l);
@@ -501,6 +581,7 @@ static int next_text(struct ptt_reader *r, struct ptt_event *ev)
 				if (v != PTT_FORMAT_VERSION) {
 					snprintf(r->diag, sizeof r->diag, "line %" PRIu64 ": text form version %ld, this tool reads version %d",
 						 line_no, v, PTT_FORMAT_VERSION);
+					drop_input(r);
 					return PTT_E_VERSION;
 				}
 				continue;
@@ -527,13 +608,14 @@ static int next_text(struct ptt_reader *r, struct ptt_event *ev)
 		ptt_event_encode(ev);
 		return 1;
 	}
-	return 0;
+	return more;
 }
 
 void ptt_reader_skip(struct ptt_reader *r, uint64_t min_ns, uint64_t min_pos)
 {
 	r->skip_ns = min_ns;
 	r->skip_pos = min_pos;
+	r->skipping = min_ns || min_pos;
 }
 
 int ptt_reader_next(struct ptt_reader *r, struct ptt_event *ev)

@@ -15,7 +15,9 @@ setup() {
 	[[ "$output" == "ptt-dump (ptt) "* ]]
 	run -2 --separate-stderr ptt-dump --bogus
 	[[ "$stderr" == *"Try 'ptt-dump --help'"* ]]
+	# several inputs are one trace; none of these can be read
 	run -2 --separate-stderr ptt-dump a b
+	[[ "$stderr" == *"ptt-dump: a: No such file or directory"*"ptt-dump: b: No such file or directory"* ]]
 }
 
 @test "text lines follow the documented grammar" {

@@ -13,7 +13,9 @@ setup() {
 	[[ "$output" == *"Usage: ptt-paje"* ]]
 	run -0 ptt-paje --version
 	run -2 --separate-stderr ptt-paje --bogus
+	# several inputs are one trace; none of these can be read
 	run -2 --separate-stderr ptt-paje a b
+	[[ "$stderr" == *"ptt-paje: a: No such file or directory"*"ptt-paje: b: No such file or directory"* ]]
 	run -2 --separate-stderr ptt-paje "$BATS_TEST_TMPDIR/nope"
 }
 

@@ -10,7 +10,9 @@ load helpers
 	run -2 --separate-stderr ptt-stat --sort=size
 	[[ "$stderr" == *"--sort: one of wait, hold, count, contended"* ]]
 	run -2 --separate-stderr ptt-stat --top=x
+	# several inputs are one trace; none of these can be read
 	run -2 --separate-stderr ptt-stat a b
+	[[ "$stderr" == *"ptt-stat: a: No such file or directory"*"ptt-stat: b: No such file or directory"* ]]
 }
 
 @test "acquisitions equal the program's count; wait and hold agree with its clocks" {

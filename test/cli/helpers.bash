@@ -27,3 +27,22 @@ assert_vite_clean() {
 	echo "$output" | grep -qiE '(^|[^0-9])[1-9][0-9]* (error|warning)' && { echo "vite: $output"; return 1; }
 	echo "$output" | grep -q '0 errors and 0 warnings' || { echo "vite did not report: $output"; return 1; }
 }
+
+# a 4 MB input (600000 lines in a fixed shuffled order), big enough that pigz -p 2, zstd -T2,
+# xz -T2 -1 --block-size=256KiB and sort --parallel=2 -S 12M each run at least 2 worker threads
+big_input() {
+	[ -s "$BATS_TEST_TMPDIR/in.txt" ] ||
+		awk 'BEGIN { for (i = 0; i < 600000; i++) print (i * 7919) % 600000 }' >"$BATS_TEST_TMPDIR/in.txt"
+}
+
+# assert the trace FILE shows at least N threads created, and events of their own
+# (beyond thread_begin/thread_end/thread_name) from every one of them
+assert_workers() {
+	local got
+	got=$(ptt-dump -n "$1" | awk '
+		$5 == "thread_create" { for (i = 6; i <= NF; i++) if ($i ~ /^child=[1-9]/) { child[substr($i, 7)] = 1; n++ } }
+		$5 != "thread_begin" && $5 != "thread_end" && $5 != "thread_name" { own[$3]++ }
+		END { busy = 0; for (t in child) if (own[t] > 0) busy++; print n + 0, busy }')
+	[ "${got% *}" -ge "$2" ] || { echo "$1: ${got% *} threads created, wanted at least $2"; return 1; }
+	[ "${got#* }" -eq "${got% *}" ] || { echo "$1: only ${got#* } of ${got% *} created threads have events"; return 1; }
+}

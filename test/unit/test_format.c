@@ -55,6 +55,17 @@ static int write_buf(const char *buf, size_t size)
 	return fd;
 }
 
+/* ptt_reader_set_next: hands out the fds of a list, then -1 */
+struct fd_list {
+	int fd[4];
+	int n, next;
+};
+static int next_fd(void *arg)
+{
+	struct fd_list *l = arg;
+	return l->next < l->n ? l->fd[l->next++] : -1;
+}
+
 static int count_events(int fd, int *errors, uint64_t *last_arg)
 {
 	struct ptt_reader *r;
@@ -277,6 +288,42 @@ int main(void)
 			first_pos = e->pos;
 	ok(first_pos <= 18000 && first_pos > 16000, "skip to 18000 ns: first decoded %llu", (unsigned long long)first_pos);
 	ptt_reader_close(r);
+
+	/* several inputs read as one: a second trace, then junk (reported, skipped), then a third */
+	size_t size2, size3;
+	int fa = write_trace(3000, 0, &size2), fb = write_trace(5000, 0, &size3), rc;
+	int junk = fileno(tmpfile());
+	put = write(junk, "hello\n", 6);
+	lseek(junk, 0, SEEK_SET);
+	lseek(fd, 0, SEEK_SET);
+	struct fd_list l = { { fa, junk, fb }, 3, 0 };
+	ptt_reader_open(&r, fd, "t");
+	ptt_reader_set_next(r, next_fd, &l);
+	ptt_reader_skip(r, 0, 21000); /* skipping goes on across inputs */
+	uint64_t nev = 0, pos_bad = 0, junk_errors = 0, other_errors = 0;
+	first_pos = UINT64_MAX;
+	while ((rc = ptt_reader_next(r, e)) != 0) {
+		if (rc < 0) {
+			if (l.next == 2 && strcmp(ptt_reader_diag(r), "offset 0: not a ptt trace (bad magic)") == 0)
+				junk_errors++;
+			else
+				other_errors++;
+			continue;
+		}
+		if (first_pos == UINT64_MAX)
+			first_pos = e->pos;
+		pos_bad += e->pos >= 23000 ? e->arg[0] != 0xabc0 + e->pos - 23000 : e->pos >= 20000 ? e->arg[0] != 0xabc0 + e->pos - 20000 : 1;
+		nev++;
+	}
+	ok(junk_errors == 1 && other_errors == 0 && pos_bad == 0 && first_pos > 19000 && first_pos <= 21000 &&
+	   e->pos == 27999 && ptt_reader_saw_end(r) && ptt_reader_bytes(r) == size + size2 + size3,
+	   "three traces and junk read as one: first decoded %llu, %llu decoded, %llu junk errors, %llu others",
+	   (unsigned long long)first_pos, (unsigned long long)nev, (unsigned long long)junk_errors,
+	   (unsigned long long)other_errors);
+	ptt_reader_close(r);
+	close(fa);
+	close(fb);
+	close(junk);
 	free(e);
 	close(fd);
 	return tap_done();
