@@ -155,8 +155,11 @@ int main(int argc, char **argv)
 		if (keep && (werr = ptt_sink_event(sink, in.r, &ev)) != 0)
 			failed = 1;
 	}
-	if (sink && !werr)
-		werr = ptt_sink_close(sink, in.r);
+	if (sink) {
+		int crc = ptt_sink_close(sink, in.r); /* frees it, even after a write error */
+		if (!werr)
+			werr = crc;
+	}
 	if (werr) { /* the binary writer bypasses stdio: say it here, stdout's checks cannot see it */
 		failed = 1;
 		if (werr != -EPIPE)
