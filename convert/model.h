@@ -31,11 +31,29 @@ struct mframe {
 struct mthread {
 	uint32_t pid, tid;
 	uint32_t serial;            /* unique per thread incarnation in this trace */
+	uint32_t joining;           /* tid this thread is blocked joining, 0 if none */
+	uint64_t join_key;          /* a join link started towards this thread, not yet ended */
 	uint64_t begin_ns;
 	struct mframe stack[MODEL_STACK];
 	unsigned depth;
 	uint64_t running_since;
 	void *user;                 /* for the converter */
+};
+
+/*
+ * A synchronisation object, known from its first event until it is
+ * destroyed (idle) or its process ends.  holders and waiters count the
+ * frames of thread stacks on it (a recursive lock held twice counts two),
+ * so they never go negative and return to 0 as threads end.
+ */
+struct mobject {
+	uint32_t pid;
+	uint32_t serial;            /* unique per object incarnation; 0 while not shown */
+	uint64_t addr;
+	uint8_t cls;                /* PTT_CLASS_MUTEX .. PTT_CLASS_SPIN */
+	uint32_t holders, waiters;
+	uint32_t last_tid;          /* last unlocker / signaller / poster / barrier arriver */
+	void *user;
 };
 
 struct mprocess {
@@ -57,6 +75,19 @@ struct model_ops {
 	void (*link)(void *ctx, struct mthread *from, struct mthread *to, const char *kind, uint64_t obj, uint64_t ns);
 	/* a point event worth showing (unlock, signal, post, failed trylock, ...) */
 	void (*point)(void *ctx, struct mthread *t, const struct ptt_event *ev);
+	/*
+	 * A link whose two ends happen at different times (join: from the joined
+	 * thread's end to the joiner's return), or from a thread that already
+	 * ended (by serial).  Every started key is ended, at the latest when the
+	 * receiving thread ends; keys are never reused.
+	 */
+	void (*link_start)(void *ctx, struct mprocess *p, uint32_t from_serial, const char *kind, uint64_t key, uint64_t ns);
+	void (*link_end)(void *ctx, struct mprocess *p, uint32_t to_serial, const char *kind, uint64_t key, uint64_t ns);
+	/* Objects are followed only when object_begin is set. */
+	void (*object_begin)(void *ctx, struct mobject *o, struct mprocess *p, uint64_t ns);
+	void (*object_end)(void *ctx, struct mobject *o, struct mprocess *p, uint64_t ns);
+	/* o->holders (waiters = 0) or o->waiters (waiters = 1) changed */
+	void (*object_count)(void *ctx, struct mobject *o, int waiters, uint64_t ns);
 };
 
 struct model;

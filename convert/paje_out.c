@@ -33,23 +33,85 @@ static const char *const header =
 	"4 L_handoff CT_Process CT_Thread CT_Thread \"Mutex hand-off\"\n"
 	"4 L_wake CT_Process CT_Thread CT_Thread \"Condition wake-up\"\n"
 	"4 L_barrier CT_Process CT_Thread CT_Thread \"Barrier release\"\n"
-	"4 L_post CT_Process CT_Thread CT_Thread \"Semaphore post\"\n";
+	"4 L_post CT_Process CT_Thread CT_Thread \"Semaphore post\"\n"
+	"4 L_join CT_Process CT_Thread CT_Thread \"Thread join\"\n";
+
+/* with per-object containers: one container type per kind, with the variables that mean something for it */
+static const char *const object_header =
+	"0 CT_Mutex CT_Process \"Mutex\"\n"
+	"0 CT_RWLock CT_Process \"Read-write lock\"\n"
+	"0 CT_Spin CT_Process \"Spinlock\"\n"
+	"0 CT_Cond CT_Process \"Condition variable\"\n"
+	"0 CT_Barrier CT_Process \"Barrier\"\n"
+	"0 CT_Sem CT_Process \"Semaphore\"\n"
+	"3 V_MHold CT_Mutex \"Mutex holders\" \"0.1 0.8 0.1\"\n"
+	"3 V_MWait CT_Mutex \"Mutex waiters\" \"1.0 0.1 0.1\"\n"
+	"3 V_RHold CT_RWLock \"Read-write lock holders\" \"0.4 0.9 0.7\"\n"
+	"3 V_RWait CT_RWLock \"Read-write lock waiters\" \"0.8 0.1 0.4\"\n"
+	"3 V_PHold CT_Spin \"Spinlock holders\" \"0.5 0.3 0.1\"\n"
+	"3 V_CWait CT_Cond \"Condition waiters\" \"1.0 0.6 0.0\"\n"
+	"3 V_BWait CT_Barrier \"Barrier waiters\" \"0.6 0.2 0.8\"\n"
+	"3 V_SWait CT_Sem \"Semaphore waiters\" \"0.9 0.9 0.1\"\n";
+
+const char *const paje_object_type[PTT_CLASS_COUNT] = {
+	[PTT_CLASS_MUTEX] = "CT_Mutex", [PTT_CLASS_RWLOCK] = "CT_RWLock", [PTT_CLASS_SPIN] = "CT_Spin",
+	[PTT_CLASS_COND] = "CT_Cond", [PTT_CLASS_BARRIER] = "CT_Barrier", [PTT_CLASS_SEM] = "CT_Sem",
+};
+const char *const paje_object_kind[PTT_CLASS_COUNT] = {
+	[PTT_CLASS_MUTEX] = "mutex", [PTT_CLASS_RWLOCK] = "rwlock", [PTT_CLASS_SPIN] = "spinlock",
+	[PTT_CLASS_COND] = "cond", [PTT_CLASS_BARRIER] = "barrier", [PTT_CLASS_SEM] = "semaphore",
+};
+const char *const paje_holders_var[PTT_CLASS_COUNT] = {
+	[PTT_CLASS_MUTEX] = "V_MHold", [PTT_CLASS_RWLOCK] = "V_RHold", [PTT_CLASS_SPIN] = "V_PHold",
+};
+const char *const paje_waiters_var[PTT_CLASS_COUNT] = {
+	[PTT_CLASS_MUTEX] = "V_MWait", [PTT_CLASS_RWLOCK] = "V_RWait", [PTT_CLASS_COND] = "V_CWait",
+	[PTT_CLASS_BARRIER] = "V_BWait", [PTT_CLASS_SEM] = "V_SWait",
+};
 
 static const char *const colors[MS_COUNT] = {
 	"0.3 0.5 1.0", "1.0 0.1 0.1", "0.1 0.8 0.1", "1.0 0.6 0.0", "0.6 0.2 0.8", "0.6 0.6 0.6",
 	"0.9 0.9 0.1", "0.9 0.4 0.5", "0.8 0.1 0.4", "0.4 0.9 0.7", "0.0 0.5 0.3", "0.5 0.3 0.1",
 };
 
-void paje_header(FILE *out)
+void paje_header(FILE *out, int objects)
 {
 	fputs(header, out);
+	if (objects)
+		fputs(object_header, out);
 	for (unsigned s = 0; s < MS_COUNT; s++)
 		fprintf(out, "5 %s ST_Thread \"%s\" \"%s\"\n", mstate_alias[s], mstate_name[s], colors[s]);
 }
 
+char *paje_put_u64(char *p, uint64_t v)
+{
+	char tmp[20];
+	int n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+char *paje_put_time(char *p, uint64_t ns)
+{
+	p = paje_put_u64(p, ns / 1000000000u);
+	*p++ = '.';
+	uint32_t frac = (uint32_t)(ns % 1000000000u);
+	for (int i = 8; i >= 0; i--) {
+		p[i] = (char)('0' + frac % 10);
+		frac /= 10;
+	}
+	return p + 9;
+}
+
 void paje_time(FILE *out, uint64_t ns)
 {
-	fprintf(out, "%" PRIu64 ".%09" PRIu64, ns / 1000000000u, ns % 1000000000u);
+	char buf[32];
+	fwrite_unlocked(buf, 1, (size_t)(paje_put_time(buf, ns) - buf), out);
 }
 
 void paje_name(FILE *out, const char *name)

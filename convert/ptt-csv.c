@@ -137,7 +137,7 @@ int main(int argc, char **argv)
 	in.ordered = states; /* intervals are differences of times; event rows stay as read */
 	struct ptt_names *names = ptt_names_new();
 	struct states st = { stdout, names, 1 };
-	struct model_ops ops = { &st, NULL, NULL, NULL, end_row, state_row, NULL, NULL };
+	struct model_ops ops = { .ctx = &st, .thread_end = end_row, .state = state_row };
 	struct model *m = states ? model_new(&ops) : NULL;
 	if (states)
 		puts("pid,tid,thread_name,state,object,object_name,start_ns,end_ns,duration_ns,complete");

@@ -1,8 +1,9 @@
 /*
  * ptt-paje - convert a ptt trace to Paje for PajeNG and ViTE: containers
  * Program > Process > Thread, thread states, point events, links for thread
- * creation, mutex hand-offs, condition wake-ups, barrier and semaphore
- * releases, and the number of live threads per process.
+ * creation, joins, mutex hand-offs, condition wake-ups, barrier and semaphore
+ * releases, the number of live threads per process and, with --objects, a
+ * container per synchronisation object with its holders and waiters.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -19,6 +20,32 @@ struct paje {
 	int program_created;
 	uint64_t last_ns, links;
 };
+
+static void line_start(struct paje *pj, int id, uint64_t ns)
+{
+	fprintf(pj->out, "%d ", id);
+	paje_time(pj->out, ns);
+}
+
+/* The lines written per event are built in a buffer: "ID TIME" first, then emit() ends the line. */
+static char *head(char *p, int id, uint64_t ns)
+{
+	p = paje_put_u64(p, (uint64_t)id);
+	*p++ = ' ';
+	return paje_put_time(p, ns);
+}
+
+static void emit(struct paje *pj, char *line, char *end)
+{
+	*end++ = '\n';
+	fwrite_unlocked(line, 1, (size_t)(end - line), pj->out);
+}
+
+/* " NAME" + number */
+static char *field(char *p, const char *name, uint64_t n)
+{
+	return paje_put_u64(paje_put(p, name), n);
+}
 
 static void program(struct paje *pj, uint64_t ns)
 {
@@ -90,10 +117,23 @@ static void on_thread_end(void *ctx, struct mthread *t, struct mprocess *p, uint
 static void on_state(void *ctx, struct mthread *t, const struct mframe *old, const struct mframe *now, uint64_t ns)
 {
 	struct paje *pj = ctx;
+	char line[128], *p = head(line, PJ_SET_STATE, ns);
 	(void)old; /* even a new interval of the same state is set again: intervals count acquisitions */
-	fprintf(pj->out, "%d ", PJ_SET_STATE);
-	paje_time(pj->out, ns);
-	fprintf(pj->out, " ST_Thread T%" PRIu32 " %s\n", t->serial, mstate_alias[now->state]);
+	p = field(p, " ST_Thread T", t->serial);
+	*p++ = ' ';
+	emit(pj, line, paje_put(p, mstate_alias[now->state]));
+}
+
+/* one end of a link: " L_kind Pn Tn kind PREFIXkey" */
+static void link_line(struct paje *pj, int id, uint64_t ns, const char *kind, uint32_t p_serial, uint32_t t_serial,
+		      const char *key_prefix, uint64_t key)
+{
+	char line[160], *p = head(line, id, ns);
+	p = paje_put(paje_put(p, " L_"), kind);
+	p = field(p, " P", p_serial);
+	p = field(p, " T", t_serial);
+	p = paje_put(paje_put(p, " "), kind);
+	emit(pj, line, field(p, key_prefix, key));
 }
 
 static void on_link(void *ctx, struct mthread *from, struct mthread *to, const char *kind, uint64_t obj, uint64_t ns)
@@ -104,20 +144,69 @@ static void on_link(void *ctx, struct mthread *from, struct mthread *to, const c
 	if (!p || from->pid != to->pid)
 		return;
 	uint64_t key = ++pj->links;
-	fprintf(pj->out, "%d ", PJ_START_LINK);
-	paje_time(pj->out, ns);
-	fprintf(pj->out, " L_%s P%" PRIu32 " T%" PRIu32 " %s k%" PRIu64 "\n%d ", kind, p->serial, from->serial, kind, key,
-		PJ_END_LINK);
-	paje_time(pj->out, ns);
-	fprintf(pj->out, " L_%s P%" PRIu32 " T%" PRIu32 " %s k%" PRIu64 "\n", kind, p->serial, to->serial, kind, key);
+	link_line(pj, PJ_START_LINK, ns, kind, p->serial, from->serial, " k", key);
+	link_line(pj, PJ_END_LINK, ns, kind, p->serial, to->serial, " k", key);
+}
+
+/* links from the model: their keys (j) never meet those of on_link (k) */
+static void on_link_start(void *ctx, struct mprocess *p, uint32_t from, const char *kind, uint64_t key, uint64_t ns)
+{
+	link_line(ctx, PJ_START_LINK, ns, kind, p->serial, from, " j", key);
+}
+
+static void on_link_end(void *ctx, struct mprocess *p, uint32_t to, const char *kind, uint64_t key, uint64_t ns)
+{
+	link_line(ctx, PJ_END_LINK, ns, kind, p->serial, to, " j", key);
+}
+
+static void set_count(struct paje *pj, const struct mobject *o, const char *var, uint32_t n, uint64_t ns)
+{
+	char line[128], *p = head(line, PJ_SET_VARIABLE, ns);
+	p = paje_put(paje_put(p, " "), var);
+	p = field(p, " O", o->serial);
+	emit(pj, line, field(p, " ", n));
+}
+
+static void on_object_begin(void *ctx, struct mobject *o, struct mprocess *p, uint64_t ns)
+{
+	struct paje *pj = ctx;
+	char name[PTT_MAX_STR + 32];
+	const char *given = ptt_names_object(pj->names, o->addr);
+	if (given)
+		snprintf(name, sizeof name, "%s %s", paje_object_kind[o->cls], given);
+	else
+		snprintf(name, sizeof name, "%s 0x%" PRIx64, paje_object_kind[o->cls], o->addr);
+	line_start(pj, PJ_CREATE_CONTAINER, ns);
+	fprintf(pj->out, " O%" PRIu32 " %s P%" PRIu32 " ", o->serial, paje_object_type[o->cls], p->serial);
+	paje_name(pj->out, name);
+	putc('\n', pj->out);
+	if (paje_holders_var[o->cls])
+		set_count(pj, o, paje_holders_var[o->cls], 0, ns);
+	if (paje_waiters_var[o->cls])
+		set_count(pj, o, paje_waiters_var[o->cls], 0, ns);
+}
+
+static void on_object_end(void *ctx, struct mobject *o, struct mprocess *p, uint64_t ns)
+{
+	struct paje *pj = ctx;
+	(void)p;
+	line_start(pj, PJ_DESTROY_CONTAINER, ns);
+	fprintf(pj->out, " %s O%" PRIu32 "\n", paje_object_type[o->cls], o->serial);
+}
+
+static void on_object_count(void *ctx, struct mobject *o, int waiters, uint64_t ns)
+{
+	const char *var = waiters ? paje_waiters_var[o->cls] : paje_holders_var[o->cls];
+	if (var)
+		set_count(ctx, o, var, waiters ? o->waiters : o->holders, ns);
 }
 
 static void on_point(void *ctx, struct mthread *t, const struct ptt_event *ev)
 {
-	struct paje *pj = ctx;
-	fprintf(pj->out, "%d ", PJ_NEW_EVENT);
-	paje_time(pj->out, ev->ns);
-	fprintf(pj->out, " E_Thread T%" PRIu32 " %s\n", t->serial, ev->type->name);
+	char line[160], *p = head(line, PJ_NEW_EVENT, ev->ns); /* type names are [A-Za-z0-9_.-], < 48 bytes */
+	p = field(p, " E_Thread T", t->serial);
+	*p++ = ' ';
+	emit(ctx, line, paje_put(p, ev->type->name));
 }
 
 static void usage(void)
@@ -127,6 +216,8 @@ static void usage(void)
 	       "for PajeNG (pj_dump) and ViTE.\n"
 	       "Several FILEs are read in order as one trace (the files of ptt-record -m).\n"
 	       "\n"
+	       "  -o, --objects     a container per mutex, rwlock, spinlock, condition variable,\n"
+	       "                    barrier and semaphore, with its holders and waiters\n"
 	       "  -h, --help        show this help and exit\n"
 	       "      --version     show the version and exit\n"
 	       "\n"
@@ -137,11 +228,13 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
+		{ "help", no_argument, 0, 'h' }, { "objects", no_argument, 0, 'o' },
+		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
-	int c;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	int c, objects = 0;
+	while ((c = getopt_long(argc, argv, "oh", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'o': objects = 1; break;
 		case 'h': usage(); return 0;
 		case 'V': cli_print_version("ptt-paje"); return 0;
 		default: return cli_usage_error("ptt-paje");
@@ -155,11 +248,14 @@ int main(int argc, char **argv)
 	in.ordered = 1; /* Paje readers reject time going back */
 	struct paje pj = { stdout, ptt_names_new(), 0, 0, 0 };
 	struct model_ops ops = { &pj, on_process_begin, on_process_end, on_thread_begin, on_thread_end,
-				 on_state, on_link, on_point };
+				 on_state, on_link, on_point, on_link_start, on_link_end,
+				 objects ? on_object_begin : NULL, on_object_end, on_object_count };
 	struct model *m = model_new(&ops);
 	static struct ptt_event ev;
-	paje_header(stdout);
+	paje_header(stdout, objects);
 	while (m && pj.names && cli_next(&in, &ev) > 0) {
+		if (ev.ns < pj.last_ns)
+			ev.ns = pj.last_ns; /* Paje times never go back, whatever the input */
 		ptt_names_update(pj.names, &ev);
 		model_event(m, &ev);
 		pj.last_ns = ev.ns;

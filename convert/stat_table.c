@@ -176,7 +176,7 @@ struct stat_table *stat_new(void)
 	if (!st)
 		return NULL;
 	st->names = ptt_names_new();
-	struct model_ops ops = { st, NULL, NULL, NULL, on_thread_end, on_state, NULL, NULL };
+	struct model_ops ops = { .ctx = st, .thread_end = on_thread_end, .state = on_state };
 	st->model = model_new(&ops);
 	if (!st->names || !st->model) {
 		stat_free(st);

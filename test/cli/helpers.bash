@@ -46,3 +46,28 @@ assert_workers() {
 	[ "${got% *}" -ge "$2" ] || { echo "$1: ${got% *} threads created, wanted at least $2"; return 1; }
 	[ "${got#* }" -eq "${got% *}" ] || { echo "$1: only ${got#* } of ${got% *} created threads have events"; return 1; }
 }
+
+# "joined joiner" tids, one line per successful join in a trace, sorted
+trace_join_pairs() {
+	ptt-dump -n "$1" | awk '($5=="thread_join" || $5=="thread_tryjoin") && / ret=0 / {
+		for (i = 6; i <= NF; i++) if ($i ~ /^target=/) { sub(/^target=/, "", $i); print $i, $3 } }' | sort
+}
+
+# "from to" tids of the join links in a Paje file (containers are named "TID [NAME]"), sorted
+paje_join_pairs() {
+	pj_dump "$1" | awk -F', ' '$1=="Link" && $3=="Thread join" { split($8, a, " "); split($9, b, " "); print a[1], b[1] }' | sort
+}
+
+# the join links of a Paje file are exactly the successful joins of its trace
+assert_join_links() {
+	trace_join_pairs "$1" >"$BATS_TEST_TMPDIR/joins.trace"
+	paje_join_pairs "$2" >"$BATS_TEST_TMPDIR/joins.paje"
+	diff "$BATS_TEST_TMPDIR/joins.trace" "$BATS_TEST_TMPDIR/joins.paje" || { echo "join links of $2 differ from the joins of $1"; return 1; }
+}
+
+# every holders variable of a Paje file (from ptt-paje --objects) is back to 0 in its last interval
+assert_holders_end_at_zero() {
+	pj_dump "$1" | awk -F', ' '$1=="Variable" && $3 ~ /holders$/ { k = $2 " / " $3; if (!(k in t) || $4 + 0 >= t[k]) { t[k] = $4 + 0; last[k] = $7 + 0 } }
+		END { for (k in last) if (last[k] != 0) { print "still held at the end: " k " = " last[k]; bad = 1 }
+		      exit bad }'
+}
