@@ -123,7 +123,8 @@ lttng_run() { # NAME CMD...: prints the median of REPS runs of CMD traced by LTT
 	d=0
 	if bt "$dir" --component=sink.utils.counter 2>/dev/null | awk '/Discarded event messages/ {d = $1} END {exit !(d > 0)}'; then
 		# events LTTng dropped (its rings discard when full) were still paid for
-		d=$(bt "$dir" 2>&1 >/dev/null | grep -o 'discarded [0-9]* event' | awk '{s += $2} END {print s + 0}')
+		d=$(bt "$dir" 2>&1 >/dev/null | grep -o 'discarded [0-9]* event' |
+			awk '$2 < 1e15 {s += $2} END {printf "%d\n", s}')  # 2^64-1: "an unknown number"
 	fi
 	echo $((n + d)) >"$TMP/lt-events"
 	echo "$d" >"$TMP/lt-discarded"
@@ -173,6 +174,14 @@ run_case() { # KEY LABEL PAIRS_PER_RUN CMD...  (unit of the runs' figures: $U)
 	fi
 	epp=$(calc "$ev / $pairs")
 	per=$(calc "($ptt - $base) / $epp")
+	if ! pos "$per"; then
+		# a blocking workload (the ping-pong's context switches) varies more from run
+		# to run than tracing adds: no per-event figure can be drawn from it
+		say "untraced" "$base" "$U"
+		say "ptt-record (lossless, default)" "$ptt" "$U" "$epp events/${U#ns/}; the difference is within run-to-run noise"
+		say "ptt-record -d (discard when full)" "$ptt_d" "$U"
+		return
+	fi
 	PER[$key]=$per
 	say "untraced" "$base" "$U"
 	say "ptt-record (lossless, default)" "$ptt" "$U" "$epp events/${U#ns/} in the trace"
@@ -193,6 +202,11 @@ run_case() { # KEY LABEL PAIRS_PER_RUN CMD...  (unit of the runs' figures: $U)
 	fi
 	lepp=$(calc "$lev / ($pairs * $REPS)")
 	LTPER[$key]=$(calc "($lt - $base) / $lepp")
+	if ! pos "${LTPER[$key]}"; then
+		say "LTTng-UST pthread wrapper + vpid/vtid" "$lt" "$U" "within run-to-run noise of the untraced run"
+		unset "LTPER[$key]"
+		return
+	fi
 	say "LTTng-UST pthread wrapper + vpid/vtid" "$lt" "$U" "$lepp events/${U#ns/} ($(cat "$TMP/lt-discarded") discarded)"
 	say "LTTng-UST per event" "${LTPER[$key]}" "ns/event"
 	say "ptt/LTTng per event (lossless)" "$(calc "$per / ${LTPER[$key]}")" "ratio"
