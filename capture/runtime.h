@@ -15,6 +15,9 @@
 #define PTT_HIDDEN __attribute__((visibility("hidden")))
 #define PTT_EXPORT __attribute__((visibility("default")))
 
+#define PTT_DEFER_RECORDS 16
+#define PTT_DEFER_WORDS 16 /* a deferred record's size at most: object events are 7 to 10 words */
+
 struct ptt_tls {
 	struct ptt_ring *ring;
 	uint32_t *data;
@@ -27,6 +30,12 @@ struct ptt_tls {
 	int give_up;   /* the recorder stopped beating: do not wait for room again */
 	void *exit_value;
 	int exiting;   /* pthread_exit called */
+	/* ptt_defer_begin..ptt_defer_flush: a record is held open across a call
+	 * that may itself be traced (pthread_create allocates, and an allocator
+	 * like jemalloc locks pthread mutexes); the nested events wait here, in
+	 * order, and follow the open record into the ring when it is closed */
+	uint8_t deferring, defer_open, ndefer;
+	uint32_t defer[PTT_DEFER_RECORDS][PTT_DEFER_WORDS];
 };
 
 extern __thread struct ptt_tls ptt_tls __attribute__((tls_model("initial-exec"))) PTT_HIDDEN;
@@ -47,6 +56,11 @@ struct ptt_rec {
 int ptt_rec_open(struct ptt_rec *rec, unsigned id, unsigned nargw) PTT_HIDDEN;
 /* Checksum and publish (release) the record. */
 void ptt_rec_close(struct ptt_rec *rec) PTT_HIDDEN;
+/* Around a real call made with a record open: events traced inside it are
+ * kept (up to PTT_DEFER_RECORDS) instead of counted lost, and written, with
+ * their own timestamps, by ptt_defer_flush after the open record is closed. */
+void ptt_defer_begin(void) PTT_HIDDEN;
+void ptt_defer_flush(void) PTT_HIDDEN;
 /* Both at once, copying nargw argument words. */
 void ptt_emit(unsigned id, const uint32_t *args, unsigned nargw) PTT_HIDDEN;
 void ptt_emit_str(unsigned id, const uint32_t *args, unsigned nargw, const char *s) PTT_HIDDEN;

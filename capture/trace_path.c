@@ -174,6 +174,21 @@ int ptt_rec_open(struct ptt_rec *rec, unsigned id, unsigned nargw)
 {
 	struct ptt_tls *t = &ptt_tls;
 	if (__builtin_expect(t->guard, 0)) {
+		if (t->deferring && !t->defer_open && t->ndefer < PTT_DEFER_RECORDS &&
+		    PTT_REC_HDR_WORDS + nargw + 1 <= PTT_DEFER_WORDS) {
+			uint32_t n = PTT_REC_HDR_WORDS + nargw + 1, *p = t->defer[t->ndefer];
+			uint64_t ts = now_ticks_for(id);
+			p[0] = ptt_rec_word0(id, n);
+			p[1] = (uint32_t)ts;
+			p[2] = (uint32_t)(ts >> 32);
+			p[3] = t->pid;
+			p[4] = t->tid;
+			t->defer_open = 1;
+			rec->p = p;
+			rec->nwords = n;
+			rec->end = 0; /* deferred */
+			return 0;
+		}
 		count_lost(t, now_ticks());
 		return -1;
 	}
@@ -245,8 +260,39 @@ void ptt_rec_close(struct ptt_rec *rec)
 {
 	struct ptt_tls *t = &ptt_tls;
 	rec->p[rec->nwords - 1] = ptt_rec_checksum(rec->p, rec->nwords - 1);
+	if (__builtin_expect(rec->end == 0, 0)) { /* deferred: kept until ptt_defer_flush */
+		t->ndefer++;
+		t->defer_open = 0;
+		return;
+	}
 	__atomic_store_n(&t->ring->committed, rec->end, __ATOMIC_RELEASE);
 	t->guard = 0;
+}
+
+void ptt_defer_begin(void)
+{
+	struct ptt_tls *t = &ptt_tls;
+	t->ndefer = 0;
+	t->deferring = 1;
+}
+
+/* The deferred records, timestamps and all, into the ring: their times are
+ * after the open record's (stamped before the call) and before anything later. */
+void ptt_defer_flush(void)
+{
+	struct ptt_tls *t = &ptt_tls;
+	unsigned n = t->ndefer;
+	t->deferring = 0;
+	t->ndefer = 0;
+	for (unsigned k = 0; k < n; k++) {
+		const uint32_t *w = t->defer[k];
+		uint32_t len = ptt_rec_len(w[0]);
+		struct ptt_rec rec;
+		if (ptt_rec_open(&rec, ptt_rec_id(w[0]), len - PTT_REC_HDR_WORDS - 1) != 0)
+			continue;
+		memcpy(rec.p + 1, w + 1, (size_t)(len - 2) * 4);
+		ptt_rec_close(&rec);
+	}
 }
 
 void ptt_emit(unsigned id, const uint32_t *args, unsigned nargw)

@@ -183,6 +183,8 @@ PTT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(
 	/* timestamp before the thread exists, so create always precedes begin */
 	struct ptt_rec rec;
 	int open = ptt_rec_open(&rec, PTT_EV_THREAD_CREATE, 6) == 0;
+	if (open)
+		ptt_defer_begin();
 	int ret = REAL(pthread_create)(th, attr, trampoline, ta);
 	if (ret != 0)
 		free(ta);
@@ -193,6 +195,7 @@ PTT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(
 		w[4] = ret == 0 ? ptt_peek_tid(*th) : 0;
 		w[5] = (uint32_t)ret;
 		ptt_rec_close(&rec);
+		ptt_defer_flush();
 		if (ret == 0 && w[4])
 			ptt_handle_remember(*th, w[4]);
 	}

@@ -222,3 +222,15 @@ said_n() { awk -v k="$1" -v n="$2" '$1==k {print $(n+1)}' "$BATS_TEST_TMPDIR/err
 	[ -n "$tid" ]
 	[ "$(echo "$output" | awk -v t="$tid" '$3 == t {print $5}' | tail -2 | tr '\n' ' ')" = "thread_cancel thread_end " ]
 }
+
+@test "an allocator that locks pthread mutexes inside pthread_create (jemalloc): nothing lost" {
+	jemalloc=$(ls /usr/lib/*/libjemalloc.so.2 2>/dev/null | head -1)
+	[ -n "$jemalloc" ] || skip "libjemalloc2 not installed"
+	LD_PRELOAD=$jemalloc ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/prodcons" -n 500 >/dev/null
+	run -0 ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *" 0 lost, 0 out of order, 0 violations: ok" ]]
+	# jemalloc's own locking during the creations is in the trace, after each create
+	run -0 ptt-dump -n "$BATS_TEST_TMPDIR/t.ptt"
+	main=$(echo "$output" | awk '$5 == "thread_create" {print $3; exit}')
+	[ "$(echo "$output" | awk -v t="$main" '$3 == t' | grep -A1 ' thread_create ' | grep -c ' mutex_')" -gt 0 ]
+}
