@@ -272,7 +272,11 @@ static int maybe_rotate(const struct record_opts *o, struct ptt_writer *w, int *
 		part_name(name, sizeof name, o->output, *part - o->max_files);
 		unlink(name);
 	}
-	return rc ? rc : ptt_writer_meta(w, meta_all, meta_len);
+	if (!rc)
+		rc = ptt_writer_meta(w, meta_all, meta_len);
+	char line[32]; /* which part: a file after the first starts mid-run */
+	snprintf(line, sizeof line, "part %u\n", *part);
+	return rc ? rc : ptt_writer_meta(w, line, strlen(line));
 }
 
 int main(int argc, char **argv)

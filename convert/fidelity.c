@@ -25,6 +25,8 @@ struct fidelity {
 	struct map pids;      /* processes that began */
 	struct map children;  /* tids announced by thread_create (holder = 1) */
 	struct map handles;   /* handles announced by thread_create */
+	struct map seen;      /* locks seen at all (mid_run only) */
+	int mid_run;          /* the trace starts mid-run: what came before is unknown */
 	unsigned long violations;
 };
 
@@ -98,6 +100,8 @@ struct fidelity *fidelity_new(void)
 
 unsigned long fidelity_violations(const struct fidelity *f) { return f->violations; }
 
+void fidelity_starts_mid_run(struct fidelity *f) { f->mid_run = 1; }
+
 static void map_free(struct map *m) { free(m->s); }
 
 void fidelity_free(struct fidelity *f)
@@ -108,6 +112,7 @@ void fidelity_free(struct fidelity *f)
 	map_free(&f->pids);
 	map_free(&f->children);
 	map_free(&f->handles);
+	map_free(&f->seen);
 	free(f);
 }
 
@@ -145,6 +150,8 @@ static uint64_t lock_key(const struct ptt_event *ev, uint64_t addr)
 static int take(struct fidelity *f, const struct ptt_event *ev, uint64_t obj, const struct ptt_names *n,
 		char *msg, size_t size)
 {
+	if (f->mid_run)
+		map_get(&f->seen, lock_key(ev, obj), 1);
 	struct slot *s = map_get(&f->locks, lock_key(ev, obj), 1);
 	if (!s)
 		return 0;
@@ -172,6 +179,11 @@ static int release(struct fidelity *f, const struct ptt_event *ev, uint64_t obj,
 	uint64_t key = lock_key(ev, obj);
 	struct slot *s = map_get(&f->locks, key, 0);
 	char o[128], what[256];
+	if (f->mid_run && !map_get(&f->seen, key, 0)) {
+		map_get(&f->seen, key, 1);
+		if (!s)
+			return 0; /* taken before the trace starts */
+	}
 	if (ev->type->cls == PTT_CLASS_RWLOCK && s && !s->holder && s->count) {
 		if (--s->count == 0)
 			map_del(&f->locks, key);
@@ -223,7 +235,7 @@ int fidelity_add(struct fidelity *f, const struct ptt_event *ev, const struct pt
 	struct slot *p = map_get(&f->pids, ev->pid, 0);
 	if (!p) {
 		p = map_get(&f->pids, ev->pid, 1);
-		if (ev->id != PTT_EV_PROCESS_BEGIN)
+		if (ev->id != PTT_EV_PROCESS_BEGIN && !f->mid_run)
 			return violation(f, ev, msg, size, "first event of a process that never began (no process_begin)");
 	}
 	uint64_t obj;
@@ -249,6 +261,8 @@ int fidelity_add(struct fidelity *f, const struct ptt_event *ev, const struct pt
 		if (!acquired(ev))
 			return 0;
 		obj = ptt_event_arg(ev, "rwlock", 0);
+		if (f->mid_run)
+			map_get(&f->seen, lock_key(ev, obj), 1);
 		struct slot *s = map_get(&f->locks, lock_key(ev, obj), 1);
 		if (!s)
 			return 0;

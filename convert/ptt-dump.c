@@ -4,6 +4,7 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -65,7 +66,14 @@ int main(int argc, char **argv)
 	int failed = !names || !sum;
 	if (mode == MODE_TEXT && !no_header)
 		failed |= ptt_sink_open(&sink, stdout, PTT_FORM_TEXT, 0) != 0;
+	int first = 1;
 	while (!failed && cli_next(&in, &ev) > 0) {
+		if (first && fid) { /* the header is read by now: a later part of a rotated recording? */
+			const char *part = ptt_reader_meta(in.r, "part");
+			if (part && atoi(part) > 1)
+				fidelity_starts_mid_run(fid);
+		}
+		first = 0;
 		ptt_names_update(names, &ev);
 		summary_add(sum, &ev);
 		if (fid && fidelity_add(fid, &ev, names, line, sizeof line) && fidelity_violations(fid) <= 20)

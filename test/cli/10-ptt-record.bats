@@ -226,9 +226,15 @@ load helpers
 	run -0 ptt-dump --info "${files[@]}"
 	[[ "$output" == *"exit_status 0"* ]]
 	diff <(ptt-dump "${files[@]}") <(cat "${files[@]}" | ptt-dump -)
-	# the first files are gone: only a process that never began is reported
-	run ptt-dump --check "${files[@]}"
-	[[ "$output" == *" 0 damaged, 0 lost, 0 out of order, "* ]]
+	# the first files are gone: the rest says it starts mid-run, and checks clean
+	run -1 ptt-dump "${files[0]}" # alone, it ends without the end block
+	[[ "$output" == *"# part "[0-9]* ]]
+	run -0 ptt-dump --check "${files[@]}"
+	[[ "$output" == *" 0 damaged, 0 lost, 0 out of order, 0 violations: ok" ]]
+	run -0 bash -c "cat ${files[*]} | ptt-dump --check -"
+	# the same events from the first file on are held to the full rules
+	run -1 bash -c "ptt-dump '${files[0]}' | grep -v '^# part ' | ptt-dump --check -"
+	[[ "$output" == *"never began"* ]]
 	run -2 --separate-stderr ptt-record -m 200k -o - -- true
 	run -2 --separate-stderr ptt-record -f 3 -- true
 }
