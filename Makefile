@@ -58,7 +58,7 @@ $(LIBPTT): $(RT_OBJ)
 
 $(BUILD)/bin/ptt-record: $(REC_OBJ) $(LIBFORMAT)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ $(REC_OBJ) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(ELF_LIBS)
+	$(CC) $(TOOL_CFLAGS) -o $@ $(REC_OBJ) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(ELF_LIBS) -ldl
 
 $(BUILD)/bin/ptt-%: $(BUILD)/obj/convert/ptt-%.o $(CLI_OBJ) $(LIBFORMAT)
 	@mkdir -p $(dir $@)

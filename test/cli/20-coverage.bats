@@ -87,6 +87,11 @@ said() { sed -n "s/^$1 //p" "$BATS_TEST_TMPDIR/err.txt"; }
 	[ "$(count rwlock_rdlock)" -eq "$(said rdlock)" ]
 	[ "$(count rwlock_wrlock)" -eq "$(said wrlock)" ]
 	[ "$(count mutex_unlock)" -ge "$(said mutex_unlock_min)" ]
+	# C++ statics named as written, not as mangled (_ZL1m)
+	for name in m tm cv sm; do
+		grep -q " object_name .* name=\"$name\"\$" "$BATS_TEST_TMPDIR/t.txt" || { echo "no object named $name"; return 1; }
+	done
+	! grep -q ' object_name .* name="_Z' "$BATS_TEST_TMPDIR/t.txt"
 }
 
 # trace CMD... on the big input: output byte-identical to an untraced run, a clean fidelity
@@ -226,7 +231,9 @@ said_n() { awk -v k="$1" -v n="$2" '$1==k {print $(n+1)}' "$BATS_TEST_TMPDIR/err
 @test "an allocator that locks pthread mutexes inside pthread_create (jemalloc): nothing lost" {
 	jemalloc=$(ls /usr/lib/*/libjemalloc.so.2 2>/dev/null | head -1)
 	[ -n "$jemalloc" ] || skip "libjemalloc2 not installed"
-	LD_PRELOAD=$jemalloc ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/prodcons" -n 500 >/dev/null
+	# preloaded in the program only (ptt-record may be built with ASan, which must come first)
+	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- \
+		sh -c "LD_PRELOAD=$jemalloc:\$LD_PRELOAD exec '$EXAMPLES/prodcons' -n 500" >/dev/null
 	run -0 ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
 	[[ "$output" == *" 0 lost, 0 out of order, 0 violations: ok" ]]
 	# jemalloc's own locking during the creations is in the trace, after each create
