@@ -83,35 +83,11 @@ void paje_header(FILE *out, int objects)
 		fprintf(out, "5 %s ST_Thread \"%s\" \"%s\"\n", mstate_alias[s], mstate_name[s], colors[s]);
 }
 
-char *paje_put_u64(char *p, uint64_t v)
-{
-	char tmp[20];
-	int n = 0;
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
-}
-
-char *paje_put_time(char *p, uint64_t ns)
-{
-	p = paje_put_u64(p, ns / 1000000000u);
-	*p++ = '.';
-	uint32_t frac = (uint32_t)(ns % 1000000000u);
-	for (int i = 8; i >= 0; i--) {
-		p[i] = (char)('0' + frac % 10);
-		frac /= 10;
-	}
-	return p + 9;
-}
 
 void paje_time(FILE *out, uint64_t ns)
 {
 	char buf[32];
-	fwrite_unlocked(buf, 1, (size_t)(paje_put_time(buf, ns) - buf), out);
+	fwrite_unlocked(buf, 1, (size_t)(ptt_fmt_time(buf, ns) - buf), out);
 }
 
 void paje_name(FILE *out, const char *name)

@@ -20,8 +20,6 @@ void paje_time(FILE *out, uint64_t ns);
  * fprintf took three quarters of the conversion time.  Each returns the
  * end of what it wrote (no NUL).
  */
-char *paje_put_u64(char *p, uint64_t v);
-char *paje_put_time(char *p, uint64_t ns);  /* at most 30 bytes */
 static inline char *paje_put(char *p, const char *s)
 {
 	while (*s)

@@ -26,45 +26,84 @@ static void field(FILE *out, const char *s)
 	putc('"', out);
 }
 
+/* the same, into a line being built; returns the end */
+static char *put_field(char *p, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		size_t n = strlen(s);
+		memcpy(p, s, n);
+		return p + n;
+	}
+	*p++ = '"';
+	for (; *s; s++) {
+		if (*s == '"')
+			*p++ = '"';
+		*p++ = *s;
+	}
+	*p++ = '"';
+	return p;
+}
+
+static char *put_str(char *p, const char *s)
+{
+	size_t n = strlen(s);
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/* One row, built in a buffer (printf was most of the time): the arguments
+ * as name=value;... are one field, quoted as a whole when needed. */
 static void event_row(FILE *out, const struct ptt_event *ev, const struct ptt_names *names)
 {
 	const struct ptt_type *t = ev->type;
 	const char *tname = ptt_names_thread(names, ev->tid);
 	uint64_t obj = 0;
 	int has_obj = 0;
-	char args[PTT_MAX_STR * 4 + 512];
-	size_t n = 0;
-	args[0] = 0;
-	for (unsigned a = 0; a < t->nargs && n < sizeof args; a++) {
+	static char args[PTT_MAX_ARGS * 48 + PTT_MAX_STR * 4 + 16]; /* names of 23 bytes, numbers of 20 */
+	static char line[sizeof args * 2 + 4 * PTT_MAX_STR + 1024]; /* every field quoted, quotes doubled */
+	char *q = args;
+	for (unsigned a = 0; a < t->nargs; a++) {
 		if (!has_obj && t->argkind[a] == PTT_ARG_PTR && t->cls != PTT_CLASS_THREAD && t->cls != PTT_CLASS_PROCESS) {
 			obj = ev->arg[a];
 			has_obj = 1;
 		}
-		int w;
+		if (a)
+			*q++ = ';';
+		q = put_str(q, t->argname[a]);
+		*q++ = '=';
 		switch (t->argkind[a]) {
-		case PTT_ARG_STR: w = snprintf(args + n, sizeof args - n, "%s%s=%s", a ? ";" : "", t->argname[a], ev->str); break;
-		case PTT_ARG_PTR: w = snprintf(args + n, sizeof args - n, "%s%s=0x%" PRIx64, a ? ";" : "", t->argname[a], ev->arg[a]); break;
-		case PTT_ARG_I32: case PTT_ARG_I64:
-			w = snprintf(args + n, sizeof args - n, "%s%s=%" PRId64, a ? ";" : "", t->argname[a], (int64_t)ev->arg[a]);
-			break;
-		default: w = snprintf(args + n, sizeof args - n, "%s%s=%" PRIu64, a ? ";" : "", t->argname[a], ev->arg[a]);
+		case PTT_ARG_STR: q = put_str(q, ev->str); break;
+		case PTT_ARG_PTR: q = ptt_fmt_hex(q, ev->arg[a]); break;
+		case PTT_ARG_I32: case PTT_ARG_I64: q = ptt_fmt_i64(q, (int64_t)ev->arg[a]); break;
+		default: q = ptt_fmt_u64(q, ev->arg[a]);
 		}
-		if (w < 0)
-			break;
-		n += (size_t)w;
 	}
-	fprintf(out, "%" PRIu64 ",%" PRIu64 ".%09" PRIu64 ",%" PRIu32 ",%" PRIu32 ",", ev->ns, ev->ns / 1000000000u,
-		ev->ns % 1000000000u, ev->pid, ev->tid);
-	field(out, tname ? tname : "");
-	fprintf(out, ",%s,%s,%s,", ptt_source_name(t->source), t->name, ptt_class_name(t->cls));
+	*q = 0;
+	char *p = ptt_fmt_u64(line, ev->ns);
+	*p++ = ',';
+	p = ptt_fmt_time(p, ev->ns);
+	*p++ = ',';
+	p = ptt_fmt_u64(p, ev->pid);
+	*p++ = ',';
+	p = ptt_fmt_u64(p, ev->tid);
+	*p++ = ',';
+	p = put_field(p, tname ? tname : "");
+	*p++ = ',';
+	p = put_str(p, ptt_source_name(t->source));
+	*p++ = ',';
+	p = put_str(p, t->name);
+	*p++ = ',';
+	p = put_str(p, ptt_class_name(t->cls));
+	*p++ = ',';
 	if (has_obj)
-		fprintf(out, "0x%" PRIx64, obj);
-	putc(',', out);
+		p = ptt_fmt_hex(p, obj);
+	*p++ = ',';
 	const char *oname = has_obj ? ptt_names_object(names, obj) : NULL;
-	field(out, oname ? oname : "");
-	putc(',', out);
-	field(out, args);
-	putc('\n', out);
+	p = put_field(p, oname ? oname : "");
+	*p++ = ',';
+	p = put_field(p, args);
+	*p++ = '\n';
+	fwrite(line, 1, (size_t)(p - line), out);
 }
 
 struct states {

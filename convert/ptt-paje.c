@@ -30,9 +30,9 @@ static void line_start(struct paje *pj, int id, uint64_t ns)
 /* The lines written per event are built in a buffer: "ID TIME" first, then emit() ends the line. */
 static char *head(char *p, int id, uint64_t ns)
 {
-	p = paje_put_u64(p, (uint64_t)id);
+	p = ptt_fmt_u64(p, (uint64_t)id);
 	*p++ = ' ';
-	return paje_put_time(p, ns);
+	return ptt_fmt_time(p, ns);
 }
 
 static void emit(struct paje *pj, char *line, char *end)
@@ -44,7 +44,7 @@ static void emit(struct paje *pj, char *line, char *end)
 /* " NAME" + number */
 static char *field(char *p, const char *name, uint64_t n)
 {
-	return paje_put_u64(paje_put(p, name), n);
+	return ptt_fmt_u64(paje_put(p, name), n);
 }
 
 static void program(struct paje *pj, uint64_t ns)

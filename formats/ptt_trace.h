@@ -101,6 +101,16 @@ _Static_assert(sizeof(struct ptt_block_header) == 48, "block header is 48 bytes"
 void ptt_block_pack(uint32_t *words, size_t nwords, uint64_t first_ticks);
 void ptt_block_unpack(uint32_t *words, size_t nwords, uint64_t first_ticks);
 
+/*
+ * Numbers as text, without printf: each writes at p and returns the end
+ * (no NUL).  u64/i64: decimal, at most 20 bytes; hex: "0x" and lower-case
+ * digits, at most 18; time: ns as seconds "S.NNNNNNNNN", at most 30.
+ */
+char *ptt_fmt_u64(char *p, uint64_t v);
+char *ptt_fmt_i64(char *p, int64_t v);
+char *ptt_fmt_hex(char *p, uint64_t v);
+char *ptt_fmt_time(char *p, uint64_t ns);
+
 struct ptt_file_header {
 	char magic[8];       /* PTT_FILE_MAGIC */
 	uint32_t version;    /* PTT_FORMAT_VERSION */

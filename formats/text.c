@@ -53,67 +53,34 @@ static void put_mem(struct out *o, const char *s, size_t len)
 
 static void put_str(struct out *o, const char *s) { put_mem(o, s, strlen(s)); }
 
-static const char digit_pairs[] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-static void put_u64(struct out *o, uint64_t v, int width)
+static void put_u64(struct out *o, uint64_t v)
 {
 	char b[24];
-	int i = 24;
-	while (v >= 100) { /* two digits per division */
-		unsigned r = (unsigned)(v % 100);
-		v /= 100;
-		b[--i] = digit_pairs[2 * r + 1];
-		b[--i] = digit_pairs[2 * r];
-	}
-	if (v >= 10) {
-		b[--i] = digit_pairs[2 * v + 1];
-		b[--i] = digit_pairs[2 * v];
-	} else {
-		b[--i] = (char)('0' + v);
-	}
-	while (24 - i < width)
-		b[--i] = '0';
-	put_mem(o, b + i, (size_t)(24 - i));
+	put_mem(o, b, (size_t)(ptt_fmt_u64(b, v) - b));
 }
 
 static void put_i64(struct out *o, int64_t v)
 {
-	if (v < 0) {
-		put_mem(o, "-", 1);
-		put_u64(o, (uint64_t)0 - (uint64_t)v, 0);
-	} else {
-		put_u64(o, (uint64_t)v, 0);
-	}
+	char b[24];
+	put_mem(o, b, (size_t)(ptt_fmt_i64(b, v) - b));
 }
 
 static void put_hex(struct out *o, uint64_t v)
 {
-	static const char hex[] = "0123456789abcdef";
-	char b[20];
-	int i = 20;
-	do {
-		b[--i] = hex[v & 15];
-		v >>= 4;
-	} while (v);
-	b[--i] = 'x';
-	b[--i] = '0';
-	put_mem(o, b + i, (size_t)(20 - i));
+	char b[24];
+	put_mem(o, b, (size_t)(ptt_fmt_hex(b, v) - b));
 }
 
 size_t ptt_text_format_event(const struct ptt_event *ev, char *buf, size_t size)
 {
 	const struct ptt_type *t = ev->type;
 	struct out o = { buf, buf + (size ? size - 1 : 0), 0 };
-	put_u64(&o, ev->ns / 1000000000u, 0);
-	put_mem(&o, ".", 1);
-	put_u64(&o, ev->ns % 1000000000u, 9);
+	char tb[32];
+	put_mem(&o, tb, (size_t)(ptt_fmt_time(tb, ev->ns) - tb));
 	put_mem(&o, " ", 1);
-	put_u64(&o, ev->pid, 0);
+	put_u64(&o, ev->pid);
 	put_mem(&o, " ", 1);
-	put_u64(&o, ev->tid, 0);
+	put_u64(&o, ev->tid);
 	put_mem(&o, " ", 1);
 	put_str(&o, t ? ptt_source_name(t->source) : "?");
 	put_mem(&o, " ", 1);
@@ -137,7 +104,7 @@ size_t ptt_text_format_event(const struct ptt_event *ev, char *buf, size_t size)
 			break;
 		}
 		default:
-			put_u64(&o, v, 0);
+			put_u64(&o, v);
 		}
 	}
 	if (size)
