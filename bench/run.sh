@@ -272,7 +272,8 @@ s=$(now_ns)
 "$BIN/ptt-record" -q -o "$TMP/big.ptt" -- "$LL" 2 "$BIG" private >/dev/null 2>>"$TMP/err"
 e=$(($(now_ns) - s))
 N=$(info "$TMP/big.ptt" events)
-say "events/s recorded, lossless (1 MiB rings)" "$(calc "$N / ($e / 1e9)")" "events/s" "$N events, $(info "$TMP/big.ptt" lost) lost"
+SUST=$(calc "$N / ($e / 1e9)") SUST_LOST=$(info "$TMP/big.ptt" lost)
+say "events/s recorded, lossless (1 MiB rings)" "$SUST" "events/s" "$N events, $SUST_LOST lost"
 "$BIN/ptt-record" -q -d -b 64k -o "$TMP/disc.ptt" -- "$LL" 2 "$BIG" private >/dev/null 2>>"$TMP/err"
 say "-d with 64 KiB rings: events lost (counted exactly)" "$(info "$TMP/disc.ptt" lost)" "events" "of $((4 * BIG)) + thread events"
 
@@ -280,20 +281,24 @@ section "size and memory"
 size=$(stat -c %s "$TMP/big.ptt")
 say "trace size, raw" "$(calc "$size / $N")" "bytes/event" "$((size / 1048576)) MiB for $N events"
 "$BIN/ptt-record" -q -z -o "$TMP/bigz.ptt" -- "$LL" 2 "$BIG" private >/dev/null 2>>"$TMP/err"
-say "trace size, -z (zlib level 1)" "$(calc "$(stat -c %s "$TMP/bigz.ptt") / $(info "$TMP/bigz.ptt" events)")" "bytes/event" "the lock loop: very regular"
+ZB=$(calc "$(stat -c %s "$TMP/bigz.ptt") / $(info "$TMP/bigz.ptt" events)")
+say "trace size, -z (zlib level 1)" "$ZB" "bytes/event" "the lock loop: very regular"
 rm -f "$TMP/bigz.ptt"
 PC=$BUILD/examples/prodcons
 if [ -x "$PC" ]; then # a less regular trace: 4 threads, mutex, cond, barrier, user events
 	"$BIN/ptt-record" -q -o "$TMP/pc.ptt" -- "$PC" -n 50000 >/dev/null 2>>"$TMP/err"
 	"$BIN/ptt-record" -q -z -o "$TMP/pcz.ptt" -- "$PC" -n 50000 >/dev/null 2>>"$TMP/err"
 	say "trace size of prodcons, raw" "$(calc "$(stat -c %s "$TMP/pc.ptt") / $(info "$TMP/pc.ptt" events)")" "bytes/event"
-	say "trace size of prodcons, -z" "$(calc "$(stat -c %s "$TMP/pcz.ptt") / $(info "$TMP/pcz.ptt" events)")" "bytes/event"
+	ZB_PC=$(calc "$(stat -c %s "$TMP/pcz.ptt") / $(info "$TMP/pcz.ptt" events)")
+	say "trace size of prodcons, -z" "$ZB_PC" "bytes/event"
 fi
 read -r secs rss <<<"$(timed "$BIN/ptt-record" -q -o "$TMP/m.ptt" -- "$LL" 2 "$BIG" private)"
-say "ptt-record peak RSS (2 threads, 1 MiB rings)" "$((rss / 1024))" "MiB" "recorder process, maxrss"
+RECRSS=$((rss / 1024))
+say "ptt-record peak RSS (2 threads, 1 MiB rings)" "$RECRSS" "MiB" "recorder process, maxrss"
 
 # ---------------------------------------------------------------- decoding
-section "decoding ($N-event trace, output to /dev/null)"
+section "decoding ($N-event trace, $((size / 1048576)) MiB, output to /dev/null)"
+MAXRSS=0
 for tool in "ptt-dump" "ptt-dump --check" "ptt-filter --event=mutex_unlock" "ptt-paje" "ptt-csv" "ptt-stat" "ptt-deadlock"; do
 	exe=${tool%% *}
 	if [ ! -x "$BIN/$exe" ]; then
@@ -303,6 +308,8 @@ for tool in "ptt-dump" "ptt-dump --check" "ptt-filter --event=mutex_unlock" "ptt
 	read -r secs rss <<<"$(timed $BIN/$tool "$TMP/big.ptt")"
 	pos "$secs" || secs=0.01
 	say "$tool" "$(calc "$N / $secs")" "events/s" "$secs s, peak RSS $((rss / 1024)) MiB"
+	[ "$tool" = ptt-dump ] && DUMP_RATE=$(calc "$N / $secs")
+	[ "$((rss / 1024))" -gt "$MAXRSS" ] && MAXRSS=$((rss / 1024))
 done
 if [ -x "$BIN/ptt-filter" ]; then
 	read -r full _ <<<"$(timed "$BIN/ptt-filter" -n --event=none "$TMP/big.ptt")"
@@ -312,11 +319,17 @@ if [ -x "$BIN/ptt-filter" ]; then
 	to=$(awk -v d="$dur" 'BEGIN { printf "%.0f", d * 0.51e9 }')
 	read -r win _ <<<"$(timed "$BIN/ptt-filter" -n --from="${from}ns" --to="${to}ns" "$TMP/big.ptt")"
 	wev=$("$BIN/ptt-filter" --from="${from}ns" --to="${to}ns" "$TMP/big.ptt" | "$BIN/ptt-dump" --info - | awk '/^events:/ {print $2}')
-	say "ptt-filter -n: ~1% time window / full scan" "$(calc "$win / ($full + 0.0001)")" "ratio" "${win}s vs ${full}s; ${wev:-?} of $N events"
+	WIN=$(calc "$win / ($full + 0.0001)")
+	say "ptt-filter -n: ~1% time window / full scan" "$WIN" "ratio" "${win}s vs ${full}s; ${wev:-?} of $N events"
 fi
 if command -v pj_dump >/dev/null && [ -x "$BIN/ptt-paje" ] && [ -x "$BIN/ptt-filter" ]; then
-	"$BIN/ptt-filter" -n --first=0 --count=1000000 "$TMP/big.ptt" | "$BIN/ptt-paje" >"$TMP/m.paje"
+	"$BIN/ptt-filter" -n --first=0 --count=1000000 "$TMP/big.ptt" >"$TMP/m1.ptt"
+	"$BIN/ptt-paje" "$TMP/m1.ptt" >"$TMP/m.paje"
 	lines=$(wc -l <"$TMP/m.paje")
+	read -r psecs _ <<<"$(timed "$BIN/ptt-paje" "$TMP/m1.ptt")"
+	pos "$psecs" || psecs=0.01
+	PAJE_LINES=$(calc "$lines / $psecs")
+	say "ptt-paje (1 M events)" "$PAJE_LINES" "lines/s" "$lines lines in $psecs s"
 	read -r secs rss <<<"$(timed pj_dump -q "$TMP/m.paje")"
 	pos "$secs" || secs=0.01
 	say "pj_dump -q on ptt-paje's output (1 M events)" "$(calc "$lines / $secs")" "lines/s" "$lines lines, peak RSS $((rss / 1024)) MiB"
@@ -346,6 +359,17 @@ fi
 [ -n "${PER[t1]:-}" ] && [ -n "${PER[t2p]:-}" ] &&
 	verdict "2 threads private / 1 thread, per event (lossless)" "$(calc "${PER[t2p]} / ${PER[t1]}")" "<=" 1.2
 verdict "real programs: worst traced/untraced" "$REAL_WORST" "<=" 1.01
+verdict "sustained lossless rate (events/s, 0 lost: ${SUST_LOST:-?} lost)" "${SUST:-}" ">=" 20000000
+verdict "ptt-dump text output (events/s)" "${DUMP_RATE:-}" ">=" 10000000
+if [ -s "$TMP/bt-rate" ] && [ -n "${DUMP_RATE:-}" ]; then
+	verdict "ptt-dump / babeltrace2 text speed" "$(calc "$DUMP_RATE / $(cat "$TMP/bt-rate")")" ">=" 10
+fi
+verdict "ptt-paje (lines/s)" "${PAJE_LINES:-}" ">=" 4000000
+verdict "converters' peak RSS on the $((size / 1048576)) MiB trace (MiB)" "${MAXRSS:-}" "<=" 64
+verdict "ptt-record peak RSS (MiB; rings 2 x 1 MiB + 16)" "${RECRSS:-}" "<=" 18
+verdict "-z bytes/event, lock loop" "${ZB:-}" "<=" 8
+verdict "-z bytes/event, prodcons" "${ZB_PC:-}" "<=" 8
+verdict "1% window by time / full scan (-n)" "${WIN:-}" "<=" 0.05
 
 grep -v -e '^thread [0-9]*: ' -e '^total: ' -e ' turns: ' "$TMP/err" >"$TMP/err2"
 if [ -s "$TMP/err2" ]; then
