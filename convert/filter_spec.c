@@ -161,6 +161,24 @@ int spec_match(const struct filter_spec *s, const struct ptt_event *ev, const st
 	return 1;
 }
 
+int spec_warn_unknown_events(const struct filter_spec *s, const struct ptt_types *types, const char *prog)
+{
+	int unknown = 0;
+	for (unsigned i = 0; i < s->nevents; i++) {
+		const char *want = s->events[i];
+		int known = 0;
+		for (unsigned c = 0; c < PTT_CLASS_COUNT && !known; c++)
+			known = strcmp(ptt_class_name(c), want) == 0;
+		for (unsigned id = 0; id < PTT_MAX_TYPES && !known; id++)
+			known = types->by_id[id] && strncmp(types->by_id[id]->name, want, strlen(want)) == 0;
+		if (!known) {
+			fprintf(stderr, "%s: --event: '%s' is no event class and begins no event name of this trace\n", prog, want);
+			unknown = 1;
+		}
+	}
+	return unknown;
+}
+
 void spec_free(struct filter_spec *s)
 {
 	for (unsigned i = 0; i < s->nthreads; i++)

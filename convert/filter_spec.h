@@ -33,6 +33,9 @@ int spec_parse_time(const char *arg, uint64_t *ns);
 int spec_match(const struct filter_spec *s, const struct ptt_event *ev, const struct ptt_names *names);
 /* Events that define context (processes, threads, names): kept whatever the selection. */
 int spec_is_definition(const struct ptt_event *ev);
+/* Warn about each --event that names no class and begins no type name of the
+ * trace (a typo selects nothing, silently otherwise); 1 if any did. */
+int spec_warn_unknown_events(const struct filter_spec *s, const struct ptt_types *types, const char *prog);
 void spec_free(struct filter_spec *s);
 
 #endif

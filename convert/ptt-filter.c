@@ -165,10 +165,11 @@ int main(int argc, char **argv)
 		if (werr != -EPIPE)
 			fprintf(stderr, "ptt-filter: write error: %s\n", ptt_strerror(werr));
 	}
+	int unknown = spec_warn_unknown_events(&spec, ptt_reader_types(in.r), "ptt-filter");
 	fcontext_free(ctx);
 	ptt_names_free(names);
 	spec_free(&spec);
 	int damaged = cli_close(&in);
 	int out = cli_finish_output("ptt-filter");
-	return damaged || out || failed ? 1 : 0;
+	return damaged || out || failed || unknown ? 1 : 0;
 }

@@ -169,3 +169,11 @@ Y
 	[ "$part" -lt $((size / 4)) ]
 	diff <(ptt-dump -n "$BATS_TEST_TMPDIR/win.out") <(ptt-dump -n "$B" | awk -v f="$from" '$1 == f')
 }
+
+@test "an --event that names nothing in the trace is reported, exit 1" {
+	record "$EXAMPLES/prodcons" -n 100
+	run -1 --separate-stderr ptt-filter --event=mutex,mutx_lock "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$stderr" = "ptt-filter: --event: 'mutx_lock' is no event class and begins no event name of this trace" ]
+	run -0 --separate-stderr ptt-filter --event=mutex,cond_w,consumer_progress "$BATS_TEST_TMPDIR/t.ptt"
+	[ -z "$stderr" ]
+}
