@@ -36,6 +36,9 @@ UNIT       = $(patsubst test/unit/%.c,$(BUILD)/test/%,$(wildcard test/unit/test_
 LIBFORMAT  = $(BUILD)/lib/libpttformat.a
 LIBPTT     = $(BUILD)/lib/libptt.so
 
+# keep the objects make sees as intermediate (convert/ptt-*.o): no rebuild on every make
+.SECONDARY:
+
 .PHONY: all check check-unit check-cli check-asan demo bench install uninstall clean
 
 all: $(LIBPTT) $(PROGRAMS) $(EXAMPLES) $(BUILD)/lib/libptt.pc
