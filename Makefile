@@ -36,6 +36,8 @@ UNIT       = $(patsubst test/unit/%.c,$(BUILD)/test/%,$(wildcard test/unit/test_
 LIBFORMAT  = $(BUILD)/lib/libpttformat.a
 LIBPTT     = $(BUILD)/lib/libptt.so
 
+PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|'
+
 # keep the objects make sees as intermediate (convert/ptt-*.o): no rebuild on every make
 .SECONDARY:
 
@@ -85,7 +87,7 @@ $(BUILD)/test/test_%: test/unit/test_%.c $(LIBFORMAT)
 
 $(BUILD)/lib/libptt.pc: libptt.pc.in
 	@mkdir -p $(dir $@)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+	$(PC_SED) $< > $@
 
 check: check-unit check-cli check-asan
 
@@ -112,7 +114,9 @@ install: all
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(BINDIR)
 	install -m 755 $(LIBPTT) $(DESTDIR)$(LIBDIR)
 	install -m 644 capture/ptt.h $(DESTDIR)$(INCLUDEDIR)
-	install -m 644 $(BUILD)/lib/libptt.pc $(DESTDIR)$(PKGCONFIGDIR)
+	# written here, not copied: the PREFIX of this install, not of the build
+	$(PC_SED) libptt.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/libptt.pc
+	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/libptt.pc
 	install -m 644 $(wildcard man/*.1) $(DESTDIR)$(MANDIR)/man1
 	install -m 644 $(wildcard man/*.3) $(DESTDIR)$(MANDIR)/man3
 	install -m 644 $(wildcard man/*.5) $(DESTDIR)$(MANDIR)/man5

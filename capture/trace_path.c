@@ -62,16 +62,9 @@ uint32_t ptt_gettid(void)
 	return (uint32_t)syscall(SYS_gettid);
 }
 
-/* First event of a thread (or after fork): find a free ring.  System calls are allowed here. */
-static int attach(struct ptt_tls *t)
+/* Claim a free ring for t; 0, or -1 when every ring is taken. */
+static int claim_ring(struct ptt_tls *t, struct ptt_shm *s)
 {
-	struct ptt_shm *s = ptt_shm;
-	if (t->no_ring || t->ended)
-		return -1;
-	if (!t->tid) {
-		t->pid = (uint32_t)getpid();
-		t->tid = ptt_gettid();
-	}
 	uint32_t start = __atomic_load_n(&s->ring_hint, __ATOMIC_RELAXED);
 	for (uint32_t k = 0; k < s->nrings; k++) {
 		uint32_t i = (start + k) % s->nrings;
@@ -94,8 +87,53 @@ static int attach(struct ptt_tls *t)
 		t->ring_words = s->ring_words;
 		return 0;
 	}
-	t->no_ring = 1;
 	return -1;
+}
+
+/* Rings of ended threads that the recorder has not freed yet. */
+static int rings_closing(const struct ptt_shm *s)
+{
+	for (uint32_t i = 0; i < s->nrings; i++)
+		if (__atomic_load_n(&s->rings[i].state, __ATOMIC_ACQUIRE) == PTT_RING_CLOSED)
+			return 1;
+	return 0;
+}
+
+/*
+ * First event of a thread (or after fork): find a free ring.  System calls
+ * are allowed here.  A program that starts threads faster than the recorder
+ * frees the rings of those that ended would find none; by default the new
+ * thread waits for one (wakes the recorder, sleeps 50 us at a time), as a
+ * full ring waits for room.  It never waits when every ring belongs to a
+ * live thread (that could be forever), in discard mode, or once the recorder
+ * has stopped beating for 2 s: then its events are counted as lost.
+ */
+static int attach(struct ptt_tls *t)
+{
+	struct ptt_shm *s = ptt_shm;
+	if (t->no_ring || t->ended)
+		return -1;
+	if (!t->tid) {
+		t->pid = (uint32_t)getpid();
+		t->tid = ptt_gettid();
+	}
+	uint64_t beat = __atomic_load_n(&s->heartbeat, __ATOMIC_ACQUIRE);
+	unsigned quiet = 0;
+	while (claim_ring(t, s) != 0) {
+		if ((s->flags & PTT_SHM_DISCARD) || __atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE) || !rings_closing(s) ||
+		    quiet > 40000) {
+			t->no_ring = 1;
+			return -1;
+		}
+		__atomic_fetch_add(&s->wake, 1, __ATOMIC_RELEASE);
+		syscall(SYS_futex, &s->wake, FUTEX_WAKE, 1, NULL, NULL, 0);
+		struct timespec ts = { 0, 50000 };
+		syscall(SYS_nanosleep, &ts, NULL); /* raw: not a cancellation point */
+		uint64_t b = __atomic_load_n(&s->heartbeat, __ATOMIC_ACQUIRE);
+		quiet = b != beat ? 0 : quiet + 1;
+		beat = b;
+	}
+	return 0;
 }
 
 static void count_lost(struct ptt_tls *t, uint64_t ts)

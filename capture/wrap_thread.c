@@ -130,7 +130,38 @@ struct trampoline_arg {
 	void *(*start)(void *);
 	void *arg;
 	uint32_t parent;
+	int busy; /* a pool slot in use (atomic); -1: from malloc */
 };
+
+/*
+ * What pthread_create hands to the trampoline, from a pool rather than
+ * malloc: the tracer adds no allocation of its own to a thread's creation.
+ * A slot is busy from the create until the new thread has copied it; more
+ * creations in flight than slots fall back to malloc.
+ */
+#define TRAMPOLINE_SLOTS 64
+static struct trampoline_arg trampoline_pool[TRAMPOLINE_SLOTS];
+
+static struct trampoline_arg *trampoline_arg_get(void)
+{
+	for (unsigned i = 0; i < TRAMPOLINE_SLOTS; i++) {
+		int expect = 0;
+		if (__atomic_compare_exchange_n(&trampoline_pool[i].busy, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return &trampoline_pool[i];
+	}
+	struct trampoline_arg *ta = malloc(sizeof *ta);
+	if (ta)
+		ta->busy = -1;
+	return ta;
+}
+
+static void trampoline_arg_put(struct trampoline_arg *ta)
+{
+	if (ta->busy < 0)
+		free(ta);
+	else
+		__atomic_store_n(&ta->busy, 0, __ATOMIC_RELEASE);
+}
 
 static void end_by_unwind(void *unused)
 {
@@ -145,7 +176,7 @@ static void end_by_unwind(void *unused)
 static void *trampoline(void *p)
 {
 	struct trampoline_arg ta = *(struct trampoline_arg *)p;
-	free(p);
+	trampoline_arg_put(p);
 	struct ptt_tls *t = &ptt_tls;
 	t->pid = (uint32_t)getpid();
 	t->tid = ptt_gettid();
@@ -169,7 +200,7 @@ PTT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(
 {
 	if (!ptt_on[PTT_EV_THREAD_CREATE])
 		return REAL(pthread_create)(th, attr, start, arg);
-	struct trampoline_arg *ta = malloc(sizeof *ta);
+	struct trampoline_arg *ta = trampoline_arg_get();
 	if (!ta)
 		return REAL(pthread_create)(th, attr, start, arg);
 	struct ptt_tls *t = &ptt_tls;
@@ -187,7 +218,7 @@ PTT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(
 		ptt_defer_begin();
 	int ret = REAL(pthread_create)(th, attr, trampoline, ta);
 	if (ret != 0)
-		free(ta);
+		trampoline_arg_put(ta);
 	if (open) {
 		uint32_t *w = rec.p + PTT_REC_HDR_WORDS;
 		ptt_put64(w, ret == 0 ? (uint64_t)*th : 0);

@@ -293,3 +293,13 @@ C
 	run -0 ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
 	[[ "$output" == *" 0 damaged, 0 lost, 0 out of order, 0 violations: ok" ]]
 }
+
+@test "threads started faster than their rings are freed wait for one: nothing lost" {
+	run -0 ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/churn" 2000
+	[ "$output" = "threads 2000 locks 2000" ]
+	run -0 ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *" 0 lost, 0 out of order, 0 violations: ok" ]]
+	run -0 ptt-dump --info "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$(echo "$output" | awk '$1 == "thread_create" {print $2}')" -eq 2000 ]
+	[ "$(echo "$output" | awk '$1 == "mutex_lock" {print $2}')" -eq 2000 ]
+}
