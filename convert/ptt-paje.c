@@ -5,10 +5,14 @@
  * releases, the number of live threads per process and, with --objects, a
  * container per synchronisation object with its holders and waiters.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "model.h"
@@ -225,6 +229,78 @@ static void usage(void)
 	       "2 usage error or unreadable input.\n");
 }
 
+/* The names in the trace at fd, read from its start; the offset is put back to 0. */
+static void learn_names_fd(struct ptt_names *names, int fd, const char *name)
+{
+	static struct ptt_event ev;
+	struct ptt_reader *r = NULL;
+	if (ptt_reader_open(&r, fd, name) == 0) {
+		int rc;
+		while ((rc = ptt_reader_next(r, &ev)) != 0)
+			if (rc > 0 && (ev.id == PTT_EV_THREAD_NAME || ev.id == PTT_EV_OBJECT_NAME))
+				ptt_names_update(names, &ev);
+	}
+	ptt_reader_close(r);
+	lseek(fd, 0, SEEK_SET);
+}
+
+/* A pipe on stdin becomes a temporary file (unlinked at once), so that it can be read twice. */
+static int spool_stdin(void)
+{
+	struct stat st;
+	if (fstat(0, &st) == 0 && S_ISREG(st.st_mode))
+		return 0;
+	FILE *tmp = tmpfile();
+	if (!tmp)
+		return -1;
+	static char buf[1 << 16];
+	ssize_t n;
+	while ((n = read(0, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0 && fwrite(buf, 1, (size_t)n, tmp) != (size_t)n)
+			break;
+	int bad = n < 0 || fflush(tmp) != 0 || ferror(tmp);
+	if (bad || dup2(fileno(tmp), 0) < 0 || lseek(0, 0, SEEK_SET) != 0) {
+		fclose(tmp);
+		return -1;
+	}
+	fclose(tmp); /* fd 0 keeps the file */
+	return 0;
+}
+
+/*
+ * Threads usually name themselves just after they begin, and a Paje
+ * container's name is fixed when it is created: a quick first pass learns
+ * every thread and object name (stdin from a pipe is spooled to a temporary
+ * file for it), so that a file and the same trace piped in give the same
+ * Paje.  Damage is left for the real pass to report.
+ */
+static int learn_names(struct ptt_names *names, int npaths, char **paths)
+{
+	int stdin_used = npaths == 0;
+	for (int i = 0; i < npaths; i++)
+		stdin_used |= strcmp(paths[i], "-") == 0;
+	if (stdin_used && spool_stdin() != 0) {
+		fprintf(stderr, "ptt-paje: -: cannot keep a copy of the input (%s)\n", strerror(errno));
+		return -1;
+	}
+	if (npaths == 0)
+		learn_names_fd(names, 0, "-");
+	for (int i = 0; i < npaths; i++) {
+		if (strcmp(paths[i], "-") == 0) {
+			learn_names_fd(names, 0, "-");
+			continue;
+		}
+		int fd = open(paths[i], O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue; /* reported by the real pass */
+		struct stat st;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+			learn_names_fd(names, fd, paths[i]);
+		close(fd);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -242,11 +318,15 @@ int main(int argc, char **argv)
 	}
 	static char outbuf[1 << 18];
 	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-	struct cli_input in;
-	if (cli_open(&in, "ptt-paje", argc - optind, argv + optind))
-		return 2;
-	in.ordered = 1; /* Paje readers reject time going back */
 	struct paje pj = { stdout, ptt_names_new(), 0, 0, 0 };
+	if (!pj.names || learn_names(pj.names, argc - optind, argv + optind) != 0)
+		return 1;
+	struct cli_input in;
+	if (cli_open(&in, "ptt-paje", argc - optind, argv + optind)) {
+		ptt_names_free(pj.names);
+		return 2;
+	}
+	in.ordered = 1; /* Paje readers reject time going back */
 	struct model_ops ops = { &pj, on_process_begin, on_process_end, on_thread_begin, on_thread_end,
 				 on_state, on_link, on_point, on_link_start, on_link_end,
 				 objects ? on_object_begin : NULL, on_object_end, on_object_count };
