@@ -17,6 +17,7 @@ for tool in paje csv; do
 	fi
 done
 if [ -x "$BIN/ptt-csv" ]; then "$BIN/ptt-csv" --states demo/prodcons.ptt >demo/prodcons.states.csv; fi
+if [ -x "$BIN/ptt-paje" ]; then "$BIN/ptt-paje" --objects demo/prodcons.ptt >demo/prodcons.objects.paje; fi
 echo
 echo "== contention: ptt-stat demo/prodcons.ptt"
 "$BIN/ptt-stat" --top=5 demo/prodcons.ptt
@@ -36,6 +37,7 @@ MSG
 if [ -f demo/prodcons.paje ]; then
 	cat <<MSG
   vite demo/prodcons.paje                       # timeline in ViTE (or: QT_QPA_PLATFORM=offscreen vite demo/prodcons.paje -e shot.svg)
+  vite demo/prodcons.objects.paje               # the same, plus a row per lock: holders and waiters
   pj_dump demo/prodcons.paje | head             # PajeNG's view as CSV
 MSG
 fi
