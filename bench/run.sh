@@ -312,7 +312,7 @@ for tool in "ptt-dump" "ptt-dump --check" "ptt-filter --event=mutex_unlock" "ptt
 	[ "$((rss / 1024))" -gt "$MAXRSS" ] && MAXRSS=$((rss / 1024))
 done
 if [ -x "$BIN/ptt-filter" ]; then
-	read -r full _ <<<"$(timed "$BIN/ptt-filter" -n --event=none "$TMP/big.ptt")"
+	read -r full _ <<<"$(timed "$BIN/ptt-filter" -n --event=rec_stop "$TMP/big.ptt")" # reads all, keeps one
 	# 1% of the trace's duration, from its middle
 	dur=$("$BIN/ptt-dump" --info "$TMP/big.ptt" | awk '/^duration:/ {print $2}')
 	from=$(awk -v d="$dur" 'BEGIN { printf "%.0f", d * 0.5e9 }')
@@ -321,6 +321,9 @@ if [ -x "$BIN/ptt-filter" ]; then
 	wev=$("$BIN/ptt-filter" --from="${from}ns" --to="${to}ns" "$TMP/big.ptt" | "$BIN/ptt-dump" --info - | awk '/^events:/ {print $2}')
 	WIN=$(calc "$win / ($full + 0.0001)")
 	say "ptt-filter -n: ~1% time window / full scan" "$WIN" "ratio" "${win}s vs ${full}s; ${wev:-?} of $N events"
+	read -r cwin _ <<<"$(timed "$BIN/ptt-filter" --from="${from}ns" --to="${to}ns" "$TMP/big.ptt")"
+	say "ptt-filter, same window with its context" "$(calc "$cwin / ($full + 0.0001)")" "ratio" \
+		"${cwin}s: the state in force is replayed from the start"
 fi
 if command -v pj_dump >/dev/null && [ -x "$BIN/ptt-paje" ] && [ -x "$BIN/ptt-filter" ]; then
 	"$BIN/ptt-filter" -n --first=0 --count=1000000 "$TMP/big.ptt" >"$TMP/m1.ptt"
