@@ -349,8 +349,12 @@ int main(int argc, char **argv)
 	}
 
 	uint64_t hz = s->use_tsc ? calibrate_tsc(cal_mono, cal_tsc) : 1000000000u;
-	if (!hz) /* a TSC going backwards: cannot happen where use_tsc() said yes */
+	for (int again = 0; !hz && again < 3; again++) /* the clocks did not move apart: measure anew */
+		hz = calibrate_tsc(mono_ns(CLOCK_MONOTONIC_RAW), ptt_rdtsc());
+	if (!hz) {
+		fprintf(stderr, "ptt-record: cannot measure the time-stamp counter's rate; times are in ticks\n");
 		hz = 1000000000u;
+	}
 	struct ptt_clock clk;
 	ptt_clock_init(&clk, s->start_ticks, hz);
 

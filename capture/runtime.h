@@ -30,7 +30,7 @@ struct ptt_tls {
 	int give_up;   /* the recorder stopped beating: do not wait for room again */
 	void *exit_value;
 	int exiting;   /* pthread_exit called */
-	/* ptt_defer_begin..ptt_defer_flush: a record is held open across a call
+	/* ptt_defer_begin..ptt_defer_close: a record is held open across a call
 	 * that may itself be traced (pthread_create allocates, and an allocator
 	 * like jemalloc locks pthread mutexes); the nested events wait here, in
 	 * order, and follow the open record into the ring when it is closed */
@@ -57,10 +57,11 @@ int ptt_rec_open(struct ptt_rec *rec, unsigned id, unsigned nargw) PTT_HIDDEN;
 /* Checksum and publish (release) the record. */
 void ptt_rec_close(struct ptt_rec *rec) PTT_HIDDEN;
 /* Around a real call made with a record open: events traced inside it are
- * kept (up to PTT_DEFER_RECORDS) instead of counted lost, and written, with
- * their own timestamps, by ptt_defer_flush after the open record is closed. */
+ * kept (up to PTT_DEFER_RECORDS) instead of counted lost, and ptt_defer_close
+ * closes the open record and writes them after it, with their own
+ * timestamps, in one commit. */
 void ptt_defer_begin(void) PTT_HIDDEN;
-void ptt_defer_flush(void) PTT_HIDDEN;
+void ptt_defer_close(struct ptt_rec *rec) PTT_HIDDEN;
 /* Both at once, copying nargw argument words. */
 void ptt_emit(unsigned id, const uint32_t *args, unsigned nargw) PTT_HIDDEN;
 void ptt_emit_str(unsigned id, const uint32_t *args, unsigned nargw, const char *s) PTT_HIDDEN;

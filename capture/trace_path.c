@@ -90,12 +90,19 @@ static int claim_ring(struct ptt_tls *t, struct ptt_shm *s)
 	return -1;
 }
 
-/* Rings of ended threads that the recorder has not freed yet. */
+/*
+ * Rings of ended threads that the recorder will free: closed, with nothing
+ * left half-written (a thread that died inside a record leaves a ring the
+ * recorder keeps, and waiting for it could last as long as the program).
+ */
 static int rings_closing(const struct ptt_shm *s)
 {
-	for (uint32_t i = 0; i < s->nrings; i++)
-		if (__atomic_load_n(&s->rings[i].state, __ATOMIC_ACQUIRE) == PTT_RING_CLOSED)
+	for (uint32_t i = 0; i < s->nrings; i++) {
+		const struct ptt_ring *r = &s->rings[i];
+		if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == PTT_RING_CLOSED &&
+		    __atomic_load_n(&r->committed, __ATOMIC_ACQUIRE) == __atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE))
 			return 1;
+	}
 	return 0;
 }
 
@@ -105,8 +112,8 @@ static int rings_closing(const struct ptt_shm *s)
  * frees the rings of those that ended would find none; by default the new
  * thread waits for one (wakes the recorder, sleeps 50 us at a time), as a
  * full ring waits for room.  It never waits when every ring belongs to a
- * live thread (that could be forever), in discard mode, or once the recorder
- * has stopped beating for 2 s: then its events are counted as lost.
+ * live thread (that could be forever), in discard mode, nor more than 2 s
+ * in all: then its events are counted as lost.
  */
 static int attach(struct ptt_tls *t)
 {
@@ -117,11 +124,9 @@ static int attach(struct ptt_tls *t)
 		t->pid = (uint32_t)getpid();
 		t->tid = ptt_gettid();
 	}
-	uint64_t beat = __atomic_load_n(&s->heartbeat, __ATOMIC_ACQUIRE);
-	unsigned quiet = 0;
-	while (claim_ring(t, s) != 0) {
+	for (unsigned waits = 0; claim_ring(t, s) != 0; waits++) {
 		if ((s->flags & PTT_SHM_DISCARD) || __atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE) || !rings_closing(s) ||
-		    quiet > 40000) {
+		    waits >= 40000) {
 			t->no_ring = 1;
 			return -1;
 		}
@@ -129,9 +134,6 @@ static int attach(struct ptt_tls *t)
 		syscall(SYS_futex, &s->wake, FUTEX_WAKE, 1, NULL, NULL, 0);
 		struct timespec ts = { 0, 50000 };
 		syscall(SYS_nanosleep, &ts, NULL); /* raw: not a cancellation point */
-		uint64_t b = __atomic_load_n(&s->heartbeat, __ATOMIC_ACQUIRE);
-		quiet = b != beat ? 0 : quiet + 1;
-		beat = b;
 	}
 	return 0;
 }
@@ -208,12 +210,59 @@ static int wait_room(struct ptt_tls *t, uint64_t pos, uint64_t need)
 	return -1;
 }
 
+/*
+ * Room for n words at the ring's reserved end (waiting for it unless the
+ * mode or a gone recorder says drop): *pp is where to write, *end the
+ * reserved position after them.  Nothing is committed.  0, or -1: no room.
+ */
+static inline int reserve(struct ptt_tls *t, uint32_t n, uint32_t **pp, uint64_t *end)
+{
+	struct ptt_ring *r = t->ring;
+	uint64_t pos = r->reserved;
+	uint32_t size = t->ring_words;
+	uint32_t off = (uint32_t)pos & (size - 1);
+	uint32_t pad = off + n > size ? size - off : 0;
+	uint64_t need = (uint64_t)pad + n;
+	if (__builtin_expect(pos + need - __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) > size, 0))
+		if (wait_room(t, pos, need))
+			return -1;
+	__atomic_store_n(&r->reserved, pos + need, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (pad) {
+		t->data[off] = ptt_rec_word0(PTT_EV_PAD, 0); /* "wrap to the ring's start" */
+		off = 0;
+	}
+	uint32_t *p = t->data + off;
+	/*
+	 * Ask for ownership of the ring a few lines ahead: the recorder read
+	 * those lines on the last lap, so writing them costs a cache-coherence
+	 * round trip, and the program's next locked instruction (its mutex
+	 * operation) would wait for it.  Prefetched, the round trip overlaps.
+	 */
+#if defined(__x86_64__)
+	__asm__ volatile("prefetchw %0" : : "m"(*((const char *)p + 1024)));
+#else
+	__builtin_prefetch((const char *)p + 512, 1, 3);
+#endif
+	*pp = p;
+	*end = pos + need;
+	return 0;
+}
+
 int ptt_rec_open(struct ptt_rec *rec, unsigned id, unsigned nargw)
 {
 	struct ptt_tls *t = &ptt_tls;
 	if (__builtin_expect(t->guard, 0)) {
-		if (t->deferring && !t->defer_open && t->ndefer < PTT_DEFER_RECORDS &&
-		    PTT_REC_HDR_WORDS + nargw + 1 <= PTT_DEFER_WORDS) {
+		if (t->deferring && !t->defer_open) {
+			/* claimed before the slot is chosen: a signal handler arriving in
+			 * between sees it taken and counts its event lost */
+			t->defer_open = 1;
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		} else {
+			count_lost(t, now_ticks());
+			return -1;
+		}
+		if (t->ndefer < PTT_DEFER_RECORDS && PTT_REC_HDR_WORDS + nargw + 1 <= PTT_DEFER_WORDS) {
 			uint32_t n = PTT_REC_HDR_WORDS + nargw + 1, *p = t->defer[t->ndefer];
 			uint64_t ts = now_ticks_for(id);
 			p[0] = ptt_rec_word0(id, n);
@@ -221,12 +270,12 @@ int ptt_rec_open(struct ptt_rec *rec, unsigned id, unsigned nargw)
 			p[2] = (uint32_t)(ts >> 32);
 			p[3] = t->pid;
 			p[4] = t->tid;
-			t->defer_open = 1;
 			rec->p = p;
 			rec->nwords = n;
 			rec->end = 0; /* deferred */
 			return 0;
 		}
+		t->defer_open = 0;
 		count_lost(t, now_ticks());
 		return -1;
 	}
@@ -250,38 +299,13 @@ int ptt_rec_open(struct ptt_rec *rec, unsigned id, unsigned nargw)
 			t->guard = 1;
 		}
 	}
-	struct ptt_ring *r = t->ring;
 	uint32_t n = PTT_REC_HDR_WORDS + nargw + 1;
-	uint64_t pos = r->reserved;
-	uint32_t size = t->ring_words;
-	uint32_t off = (uint32_t)pos & (size - 1);
-	uint32_t pad = off + n > size ? size - off : 0;
-	uint64_t need = (uint64_t)pad + n;
-	if (__builtin_expect(pos + need - __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) > size, 0)) {
-		if (wait_room(t, pos, need)) {
-			count_lost(t, now_ticks());
-			t->guard = 0;
-			return -1;
-		}
+	uint32_t *p;
+	if (__builtin_expect(reserve(t, n, &p, &rec->end) != 0, 0)) {
+		count_lost(t, now_ticks());
+		t->guard = 0;
+		return -1;
 	}
-	__atomic_store_n(&r->reserved, pos + need, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (pad) {
-		t->data[off] = ptt_rec_word0(PTT_EV_PAD, 0); /* "wrap to the ring's start" */
-		off = 0;
-	}
-	uint32_t *p = t->data + off;
-	/*
-	 * Ask for ownership of the ring a few lines ahead: the recorder read
-	 * those lines on the last lap, so writing them costs a cache-coherence
-	 * round trip, and the program's next locked instruction (its mutex
-	 * operation) would wait for it.  Prefetched, the round trip overlaps.
-	 */
-#if defined(__x86_64__)
-	__asm__ volatile("prefetchw %0" : : "m"(*((const char *)p + 1024)));
-#else
-	__builtin_prefetch((const char *)p + 512, 1, 3);
-#endif
 	uint64_t ts = now_ticks_for(id);
 	p[0] = ptt_rec_word0(id, n);
 	p[1] = (uint32_t)ts;
@@ -290,7 +314,6 @@ int ptt_rec_open(struct ptt_rec *rec, unsigned id, unsigned nargw)
 	p[4] = t->tid;
 	rec->p = p;
 	rec->nwords = n;
-	rec->end = pos + need;
 	return 0;
 }
 
@@ -298,7 +321,7 @@ void ptt_rec_close(struct ptt_rec *rec)
 {
 	struct ptt_tls *t = &ptt_tls;
 	rec->p[rec->nwords - 1] = ptt_rec_checksum(rec->p, rec->nwords - 1);
-	if (__builtin_expect(rec->end == 0, 0)) { /* deferred: kept until ptt_defer_flush */
+	if (__builtin_expect(rec->end == 0, 0)) { /* deferred: kept until ptt_defer_close */
 		t->ndefer++;
 		t->defer_open = 0;
 		return;
@@ -314,23 +337,32 @@ void ptt_defer_begin(void)
 	t->deferring = 1;
 }
 
-/* The deferred records, timestamps and all, into the ring: their times are
- * after the open record's (stamped before the call) and before anything later. */
-void ptt_defer_flush(void)
+/*
+ * Close the record held open across the call, with the deferred records
+ * after it, timestamps and all, and commit them together: their times are
+ * after the open record's (stamped before the call) and before anything
+ * later, and until the commit the recorder holds the merge back at this
+ * ring, so no other thread's later record can be written before them.
+ */
+void ptt_defer_close(struct ptt_rec *rec)
 {
 	struct ptt_tls *t = &ptt_tls;
 	unsigned n = t->ndefer;
+	uint64_t end = rec->end;
+	rec->p[rec->nwords - 1] = ptt_rec_checksum(rec->p, rec->nwords - 1);
 	t->deferring = 0;
 	t->ndefer = 0;
 	for (unsigned k = 0; k < n; k++) {
 		const uint32_t *w = t->defer[k];
-		uint32_t len = ptt_rec_len(w[0]);
-		struct ptt_rec rec;
-		if (ptt_rec_open(&rec, ptt_rec_id(w[0]), len - PTT_REC_HDR_WORDS - 1) != 0)
+		uint32_t len = ptt_rec_len(w[0]), *p;
+		if (reserve(t, len, &p, &end) != 0) {
+			count_lost(t, now_ticks());
 			continue;
-		memcpy(rec.p + 1, w + 1, (size_t)(len - 2) * 4);
-		ptt_rec_close(&rec);
+		}
+		memcpy(p, w, (size_t)len * 4); /* checksum included */
 	}
+	__atomic_store_n(&t->ring->committed, end, __ATOMIC_RELEASE);
+	t->guard = 0;
 }
 
 void ptt_emit(unsigned id, const uint32_t *args, unsigned nargw)

@@ -225,10 +225,10 @@ PTT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(
 		ptt_put64(w + 2, (uint64_t)(uintptr_t)start);
 		w[4] = ret == 0 ? ptt_peek_tid(*th) : 0;
 		w[5] = (uint32_t)ret;
-		ptt_rec_close(&rec);
-		ptt_defer_flush();
-		if (ret == 0 && w[4])
-			ptt_handle_remember(*th, w[4]);
+		uint32_t child = w[4]; /* the ring may be reused once committed */
+		ptt_defer_close(&rec);
+		if (ret == 0 && child)
+			ptt_handle_remember(*th, child);
 	}
 	return ret;
 }

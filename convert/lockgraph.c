@@ -186,6 +186,17 @@ static int ok(const struct ptt_event *ev)
 	return ret == 0 || ret == 130;
 }
 
+static int held_by_anyone(const struct lockgraph *g, const struct node *n)
+{
+	for (size_t i = 0; i < g->threads.cap; i++) {
+		const struct gthread *t = g->threads.vals[i];
+		for (unsigned k = 0; t && k < t->nheld; k++)
+			if (t->held[k] == n)
+				return 1;
+	}
+	return 0;
+}
+
 void lockgraph_event(struct lockgraph *g, const struct ptt_event *ev)
 {
 	ptt_names_update(g->names, ev);
@@ -208,11 +219,15 @@ void lockgraph_event(struct lockgraph *g, const struct ptt_event *ev)
 	struct gthread *t;
 	switch (ev->id) {
 	case PTT_EV_MUTEX_INIT: case PTT_EV_MUTEX_DESTROY: case PTT_EV_RWLOCK_INIT: case PTT_EV_RWLOCK_DESTROY:
-	case PTT_EV_SEM_INIT: case PTT_EV_SEM_DESTROY:
+	case PTT_EV_SEM_INIT: case PTT_EV_SEM_DESTROY: {
 		/* the end of an object, or a new one where another may have been:
-		 * the address's next use is a new node, its edges its own */
-		pmap_del(&g->nodes, pmap_obj_key(ev->pid, obj));
+		 * the address's next use is a new node, its edges its own.  Not when
+		 * the call failed (EBUSY: the object lives on) or a thread holds it. */
+		struct node *n = ok(ev) ? pmap_get(&g->nodes, pmap_obj_key(ev->pid, obj)) : NULL;
+		if (n && !held_by_anyone(g, n))
+			pmap_del(&g->nodes, pmap_obj_key(ev->pid, obj));
 		break;
+	}
 	case PTT_EV_MUTEX_LOCK_REQ: case PTT_EV_MUTEX_TIMEDLOCK_REQ:
 	case PTT_EV_RWLOCK_RDLOCK_REQ: case PTT_EV_RWLOCK_WRLOCK_REQ: case PTT_EV_SEM_WAIT_REQ:
 		if ((t = thread_of(g, ev->pid, ev->tid))) {
