@@ -137,11 +137,13 @@ int main(int argc, char **argv)
 	int in_window = !spec.has_window;
 	struct out_ctx oc = { sink, in.r, &spec, names };
 	static struct ptt_event ev;
-	int werr = 0;
+	int werr = 0, stopped_early = 0;
 	while (!failed && cli_next(&in, &ev) > 0) {
 		ptt_names_update(names, &ev);
-		if (ev.ns > spec.to_ns || ev.pos >= end_pos)
+		if (ev.ns > spec.to_ns || ev.pos >= end_pos) {
+			stopped_early = 1;
 			break; /* past the window: nothing more to keep */
+		}
 		if (!in_window && ev.ns >= spec.from_ns && ev.pos >= spec.first) {
 			in_window = 1;
 			if (ctx)
@@ -165,7 +167,8 @@ int main(int argc, char **argv)
 		if (werr != -EPIPE)
 			fprintf(stderr, "ptt-filter: write error: %s\n", ptt_strerror(werr));
 	}
-	int unknown = spec_warn_unknown_events(&spec, ptt_reader_types(in.r), "ptt-filter");
+	/* stopped before the end, a user type registered later is unknown yet: no verdict */
+	int unknown = !stopped_early && spec_warn_unknown_events(&spec, ptt_reader_types(in.r), "ptt-filter");
 	fcontext_free(ctx);
 	ptt_names_free(names);
 	spec_free(&spec);
