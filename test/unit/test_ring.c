@@ -5,8 +5,10 @@
  * records, valid checksums, per-thread order, global time order; in the
  * lossless mode with a ring small enough to fill, and in discard mode with
  * an exact lost count.  A hook writes records of its own, as the namer
- * does, and the recorder's event count must include them.  Linked directly
- * so it runs under ASan too.
+ * does, and the recorder's event count must include them.  Then 64
+ * short-lived writers through 8 rings and a slow recorder: lossless, new
+ * threads wait for the rings of ended ones, and nothing is lost.  Linked
+ * directly so it runs under ASan too.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -19,15 +21,17 @@
 #include "../../capture/runtime.h"
 #include "tap.h"
 
-#define THREADS 4
+#define THREADS 4 /* at once */
 #define EVENTS 200000
 
 static volatile int writers_done;
+static uint32_t events_per_writer = EVENTS;
+static useconds_t drain_pause = 200; /* between the drainer's passes */
 
 static void *writer(void *arg)
 {
 	uint32_t me = (uint32_t)(uintptr_t)arg;
-	for (uint32_t i = 0; i < EVENTS; i++) {
+	for (uint32_t i = 0; i < events_per_writer; i++) {
 		uint32_t a[3];
 		ptt_put64(a, ((uint64_t)me << 32) | i);
 		a[2] = 0;
@@ -72,15 +76,24 @@ static void *drainer(void *arg)
 	struct drainer *dr = arg;
 	while (!__atomic_load_n(&writers_done, __ATOMIC_ACQUIRE)) {
 		drain_pass(dr->d, 0);
-		usleep(200);
+		usleep(drain_pause);
 	}
 	drain_pass(dr->d, 0);
 	drain_pass(dr->d, 1);
 	return NULL;
 }
 
-static void run(int discard)
+/*
+ * waves: groups of THREADS writers, one after another, through 8 rings: from
+ * the third wave on, new threads find every ring taken until the recorder
+ * frees those of the threads that ended (lossless: they wait for one).
+ */
+static void run(int discard, unsigned waves, uint32_t events)
 {
+	const char *mode = discard ? (waves > 1 ? "discard, churn" : "discard") : (waves > 1 ? "lossless, churn" : "lossless");
+	unsigned writers = THREADS * waves;
+	events_per_writer = events;
+	drain_pause = waves > 1 ? 5000 : 200; /* churn: threads end faster than rings are freed */
 	uint64_t off;
 	uint32_t words = 4096; /* 16 KiB rings: they fill up all the time */
 	uint64_t size = ptt_shm_bytes(8, words, &off);
@@ -110,10 +123,12 @@ static void run(int discard)
 	writers_done = 0;
 	pthread_t th[THREADS], dt;
 	pthread_create(&dt, NULL, drainer, &dr);
-	for (uintptr_t i = 0; i < THREADS; i++)
-		pthread_create(&th[i], NULL, writer, (void *)i);
-	for (int i = 0; i < THREADS; i++)
-		pthread_join(th[i], NULL);
+	for (unsigned wave = 0; wave < waves; wave++) {
+		for (uintptr_t i = 0; i < THREADS; i++)
+			pthread_create(&th[i], NULL, writer, (void *)(wave * THREADS + i));
+		for (int i = 0; i < THREADS; i++)
+			pthread_join(th[i], NULL);
+	}
 	__atomic_store_n(&writers_done, 1, __ATOMIC_RELEASE);
 	pthread_join(dt, NULL);
 	const struct drain_stats *st = drain_stats(dr.d);
@@ -125,11 +140,10 @@ static void run(int discard)
 	fflush(f);
 	lseek(fileno(f), 0, SEEK_SET);
 	struct ptt_reader *r;
-	ok(ptt_reader_open(&r, fileno(f), "ring") == 0, "%s: trace opens", discard ? "discard" : "lossless");
+	ok(ptt_reader_open(&r, fileno(f), "ring") == 0, "%s: trace opens", mode);
 	struct ptt_event *ev = malloc(sizeof *ev);
 	uint64_t n = 0, all = 0, errors = 0, order_bad = 0, time_bad = 0, last_ns = 0, reported_lost = 0;
-	int64_t next[THREADS];
-	memset(next, 0, sizeof next);
+	int64_t *next = calloc(writers, sizeof *next);
 	int rc;
 	while ((rc = ptt_reader_next(r, ev)) != 0) {
 		if (rc < 0) {
@@ -145,33 +159,36 @@ static void run(int discard)
 		if (ev->id != PTT_EV_MUTEX_LOCK)
 			continue;
 		uint32_t who = (uint32_t)(ev->arg[0] >> 32), seq = (uint32_t)ev->arg[0];
-		if (who >= THREADS || (discard ? (int64_t)seq < next[who] : (int64_t)seq != next[who]))
+		if (who >= writers || (discard ? (int64_t)seq < next[who] : (int64_t)seq != next[who]))
 			order_bad++;
-		if (who < THREADS)
+		if (who < writers)
 			next[who] = (int64_t)seq + 1;
 		n++;
 	}
 	ptt_reader_close(r);
 	free(ev);
+	free(next);
 	fclose(f);
-	ok(errors == 0, "%s: no bad records", discard ? "discard" : "lossless");
-	ok(order_bad == 0, "%s: per-thread order kept", discard ? "discard" : "lossless");
-	ok(time_bad == 0, "%s: global time order", discard ? "discard" : "lossless");
+	uint64_t total = (uint64_t)writers * events;
+	ok(errors == 0, "%s: no bad records", mode);
+	ok(order_bad == 0, "%s: per-thread order kept", mode);
+	ok(time_bad == 0, "%s: global time order", mode);
 	if (discard)
-		ok(n + lost == (uint64_t)THREADS * EVENTS && reported_lost == lost,
-		   "discard: %llu written + %llu lost == %d, lost reported in the trace",
-		   (unsigned long long)n, (unsigned long long)lost, THREADS * EVENTS);
+		ok(n + lost == total && reported_lost == lost, "%s: %llu written + %llu lost == %llu, lost reported in the trace",
+		   mode, (unsigned long long)n, (unsigned long long)lost, (unsigned long long)total);
 	else
-		ok(n == (uint64_t)THREADS * EVENTS && lost == 0, "lossless: exactly %llu records, 0 lost", (unsigned long long)n);
+		ok(n == total && lost == 0, "%s: exactly %llu records, 0 lost", mode, (unsigned long long)n);
 	ok(named > 0 && counted == all, "%s: the event count (%llu) includes the hook's %llu records (%llu in the file)",
-	   discard ? "discard" : "lossless", (unsigned long long)counted, (unsigned long long)named, (unsigned long long)all);
+	   mode, (unsigned long long)counted, (unsigned long long)named, (unsigned long long)all);
 	munmap(s, size);
 	ptt_shm = NULL;
 }
 
 int main(void)
 {
-	run(0);
-	run(1);
+	run(0, 1, EVENTS);
+	run(1, 1, EVENTS);
+	run(0, 16, 300); /* 64 short-lived writers through 8 rings, a slow recorder */
+	run(1, 16, 300);
 	return tap_done();
 }
