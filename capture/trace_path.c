@@ -62,6 +62,13 @@ uint32_t ptt_gettid(void)
 	return (uint32_t)syscall(SYS_gettid);
 }
 
+/* Wake the recorder's main loop from its sleep (a system call: never on the way of an ordinary event). */
+static void poke_recorder(struct ptt_shm *s)
+{
+	__atomic_fetch_add(&s->wake, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &s->wake, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
 /* Claim a free ring for t; 0, or -1 when every ring is taken. */
 static int claim_ring(struct ptt_tls *t, struct ptt_shm *s)
 {
@@ -130,8 +137,7 @@ static int attach(struct ptt_tls *t)
 			t->no_ring = 1;
 			return -1;
 		}
-		__atomic_fetch_add(&s->wake, 1, __ATOMIC_RELEASE);
-		syscall(SYS_futex, &s->wake, FUTEX_WAKE, 1, NULL, NULL, 0);
+		poke_recorder(s);
 		struct timespec ts = { 0, 50000 };
 		syscall(SYS_nanosleep, &ts, NULL); /* raw: not a cancellation point */
 	}
@@ -168,8 +174,7 @@ static void wake_recorder(struct ptt_ring *r, struct ptt_shm *s)
 		return;
 	__atomic_store_n(&r->full, 1, __ATOMIC_RELAXED);
 	int saved = errno;
-	__atomic_fetch_add(&s->wake, 1, __ATOMIC_RELEASE);
-	syscall(SYS_futex, &s->wake, FUTEX_WAKE, 1, NULL, NULL, 0);
+	poke_recorder(s);
 	errno = saved;
 }
 
@@ -249,6 +254,19 @@ static inline int reserve(struct ptt_tls *t, uint32_t n, uint32_t **pp, uint64_t
 	return 0;
 }
 
+/* Stamp the record of n words at p (in the ring or a deferral slot) and make rec describe it. */
+static inline void put_header(struct ptt_rec *rec, uint32_t *p, const struct ptt_tls *t, unsigned id, uint32_t n)
+{
+	uint64_t ts = now_ticks_for(id);
+	p[0] = ptt_rec_word0(id, n);
+	p[1] = (uint32_t)ts;
+	p[2] = (uint32_t)(ts >> 32);
+	p[3] = t->pid;
+	p[4] = t->tid;
+	rec->p = p;
+	rec->nwords = n;
+}
+
 int ptt_rec_open(struct ptt_rec *rec, unsigned id, unsigned nargw)
 {
 	struct ptt_tls *t = &ptt_tls;
@@ -263,15 +281,7 @@ int ptt_rec_open(struct ptt_rec *rec, unsigned id, unsigned nargw)
 			return -1;
 		}
 		if (t->ndefer < PTT_DEFER_RECORDS && PTT_REC_HDR_WORDS + nargw + 1 <= PTT_DEFER_WORDS) {
-			uint32_t n = PTT_REC_HDR_WORDS + nargw + 1, *p = t->defer[t->ndefer];
-			uint64_t ts = now_ticks_for(id);
-			p[0] = ptt_rec_word0(id, n);
-			p[1] = (uint32_t)ts;
-			p[2] = (uint32_t)(ts >> 32);
-			p[3] = t->pid;
-			p[4] = t->tid;
-			rec->p = p;
-			rec->nwords = n;
+			put_header(rec, t->defer[t->ndefer], t, id, PTT_REC_HDR_WORDS + nargw + 1);
 			rec->end = 0; /* deferred */
 			return 0;
 		}
@@ -306,14 +316,7 @@ int ptt_rec_open(struct ptt_rec *rec, unsigned id, unsigned nargw)
 		t->guard = 0;
 		return -1;
 	}
-	uint64_t ts = now_ticks_for(id);
-	p[0] = ptt_rec_word0(id, n);
-	p[1] = (uint32_t)ts;
-	p[2] = (uint32_t)(ts >> 32);
-	p[3] = t->pid;
-	p[4] = t->tid;
-	rec->p = p;
-	rec->nwords = n;
+	put_header(rec, p, t, id, n);
 	return 0;
 }
 

@@ -186,15 +186,16 @@ static int ok(const struct ptt_event *ev)
 	return ret == 0 || ret == 130;
 }
 
-static int held_by_anyone(const struct lockgraph *g, const struct node *n)
+/* The thread that holds lock n, or NULL. */
+static struct gthread *lock_holder(const struct lockgraph *g, const struct node *n)
 {
 	for (size_t i = 0; i < g->threads.cap; i++) {
-		const struct gthread *t = g->threads.vals[i];
+		struct gthread *t = g->threads.vals[i];
 		for (unsigned k = 0; t && k < t->nheld; k++)
 			if (t->held[k] == n)
-				return 1;
+				return t;
 	}
-	return 0;
+	return NULL;
 }
 
 void lockgraph_event(struct lockgraph *g, const struct ptt_event *ev)
@@ -224,7 +225,7 @@ void lockgraph_event(struct lockgraph *g, const struct ptt_event *ev)
 		 * the address's next use is a new node, its edges its own.  Not when
 		 * the call failed (EBUSY: the object lives on) or a thread holds it. */
 		struct node *n = ok(ev) ? pmap_get(&g->nodes, pmap_obj_key(ev->pid, obj)) : NULL;
-		if (n && !held_by_anyone(g, n))
+		if (n && !lock_holder(g, n))
 			pmap_del(&g->nodes, pmap_obj_key(ev->pid, obj));
 		break;
 	}
@@ -417,13 +418,7 @@ static struct gthread *holder_of(struct lockgraph *g, const struct node *n)
 		struct gthread *p = n->posters == 1 ? pmap_get(&g->threads, (uint64_t)n->pid << 32 | n->poster) : NULL;
 		return p;
 	}
-	for (size_t i = 0; i < g->threads.cap; i++) {
-		struct gthread *t = g->threads.vals[i];
-		for (unsigned k = 0; t && k < t->nheld; k++)
-			if (t->held[k] == n)
-				return t;
-	}
-	return NULL;
+	return lock_holder(g, n);
 }
 
 int lockgraph_report_blocked(struct lockgraph *g, FILE *out)
