@@ -116,7 +116,7 @@ void fcontext_event(struct fcontext *c, const struct ptt_event *ev)
 		return;
 	}
 	uint64_t obj = ev->nargs && ev->type->argkind[0] == PTT_ARG_PTR ? ev->arg[0] : 0;
-	int req = ev->type->role == PTT_ROLE_REQUEST;
+	int req = ptt_role_is_request(ev->type->role);
 	struct tctx *t = thread(c, ev->pid, ev->tid, req);
 	if (!t && !req) {
 		switch (ev->id) {

@@ -15,14 +15,14 @@ const char *ptt_class_name(unsigned cls) { return cls < PTT_CLASS_COUNT ? class_
 const char *ptt_source_name(unsigned src) { return src < PTT_SRC_COUNT ? source_names[src] : "?"; }
 
 static const char *const role_names[PTT_ROLE_COUNT] = {
-	"point", "meta", "name", "life", "request", "acquire", "shared",
-	"try", "try_shared", "release", "wait_end", "post", "recorder",
+	"point", "meta", "name", "life", "init", "destroy", "request", "request_shared",
+	"acquire", "shared", "try", "try_shared", "release", "wait_end", "post", "recorder",
 };
 const char *ptt_role_name(unsigned role) { return role < PTT_ROLE_COUNT ? role_names[role] : "?"; }
 
 int ptt_role_stamped_before(unsigned role)
 {
-	return role == PTT_ROLE_RELEASE || role == PTT_ROLE_POST || role == PTT_ROLE_REQUEST;
+	return role == PTT_ROLE_RELEASE || role == PTT_ROLE_POST || ptt_role_is_request(role);
 }
 const char *ptt_arg_kind_name(unsigned k) { return k < PTT_ARG_KIND_COUNT ? kind_names[k] : "?"; }
 

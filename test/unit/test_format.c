@@ -168,7 +168,7 @@ int main(void)
 		const struct ptt_type *b = ptt_builtin_type(id);
 		size_t len = strlen(b->name);
 		int req = len > 4 && strcmp(b->name + len - 4, "_req") == 0;
-		if (req != (b->role == PTT_ROLE_REQUEST) || b->role >= PTT_ROLE_COUNT ||
+		if (req != ptt_role_is_request(b->role) || b->role >= PTT_ROLE_COUNT ||
 		    (b->source == PTT_SRC_RECORDER) != (b->role == PTT_ROLE_RECORDER)) {
 			badrole++;
 			printf("# %s: role %s\n", b->name, ptt_role_name(b->role));
