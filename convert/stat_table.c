@@ -166,7 +166,7 @@ static void on_state(void *ctx, struct mthread *mt, const struct mframe *old, co
 static void on_thread_end(void *ctx, struct mthread *mt, struct mprocess *p, uint64_t ns)
 {
 	(void)p;
-	static const struct mframe running = { MS_RUNNING, 0, 0 };
+	static const struct mframe running = { .state = MS_RUNNING };
 	on_state(ctx, mt, &running, &running, ns);
 }
 
