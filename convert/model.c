@@ -779,8 +779,9 @@ void model_event(struct model *m, const struct ptt_event *ev)
 	m->anomaly_done = 0;
 	check_process(m, ev);
 	uint64_t ns = ev->ns;
-	if (ev->id == PTT_EV_PROCESS_BEGIN) {
+	if (ev->id == PTT_EV_PROCESS_BEGIN) { /* its thread is the process's first: it lives from now */
 		process_of(m, ev->pid, ns);
+		thread_of(m, ev->pid, ev->tid, ns);
 		return;
 	}
 	if (ev->id == PTT_EV_PROCESS_EXIT) {
