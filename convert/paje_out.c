@@ -143,7 +143,10 @@ void paje_name(FILE *out, const char *name)
 	putc('"', out);
 	if (!name || !*name)
 		name = "?";
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		putc(*p < 0x20 || *p == 0x7f || *p == '"' || *p == '\'' || *p == '#' || *p == '\\' ? '_' : *p, out);
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		/* ViTE writes names into its SVG export as they are: & < > would break the XML */
+		int c = *p == '<' ? '[' : *p == '>' ? ']' : *p == '&' ? '+' : *p;
+		putc(c < 0x20 || c == 0x7f || c == '"' || c == '\'' || c == '#' || c == '\\' ? '_' : c, out);
+	}
 	putc('"', out);
 }

@@ -30,7 +30,8 @@ static inline char *paje_put(char *p, const char *s)
 		*p++ = *s++;
 	return p;
 }
-/* A display name, always quoted, never empty, with " ' # \ and control characters replaced. */
+/* A display name, always quoted, never empty, with " ' # \ and control characters replaced by _,
+ * and < > & (which ViTE's SVG export copies as they are) by [ ] +. */
 void paje_name(FILE *out, const char *name);
 
 enum paje_event_id {

@@ -291,3 +291,16 @@ paje_mutexes() {
 	[ "$(awk -F'"' '{print $4}' "$BATS_TEST_TMPDIR/a.txt" | sort | uniq -d | wc -l)" -eq 0 ]
 	[ "$(awk -F'"' 'NF != 5' "$BATS_TEST_TMPDIR/a.txt" | wc -l)" -eq 0 ]
 }
+
+@test "names with & < > keep ViTE's SVG export well-formed XML" {
+	command -v xmllint >/dev/null || skip "xmllint (libxml2-utils) not installed"
+	record "$EXAMPLES/prodcons" -p 2 -c 2 -n 100
+	ptt-dump "$T" | sed -e 's/name="queue_lock"/name="std::map<int, q>\&"/' -e 's/name="producer-0"/name="p \& <0>"/' >"$BATS_TEST_TMPDIR/amp.txt"
+	ptt-paje --objects "$BATS_TEST_TMPDIR/amp.txt" >"$BATS_TEST_TMPDIR/amp.paje"
+	assert_paje_valid "$BATS_TEST_TMPDIR/amp.paje"
+	grep -q '"mutex std::map\[int, q\]+"' "$BATS_TEST_TMPDIR/amp.paje"
+	grep -q '"[0-9]* p + \[0\]"' "$BATS_TEST_TMPDIR/amp.paje"
+	assert_vite_clean "$BATS_TEST_TMPDIR/amp.paje"
+	run -0 --separate-stderr xmllint --noout "$BATS_TEST_TMPDIR/vite.svg"
+	[ -z "$stderr" ]
+}
