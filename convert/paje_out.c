@@ -108,6 +108,7 @@ static const struct { const char *key, *rgb; } state_colours[] = {
 	{ "rwlock_read_hold", "0.60 0.87 0.54" },
 	{ "rwlock_write_hold", "0.09 0.75 0.81" },
 	{ "spin_hold", "0.55 0.34 0.29" },
+	{ "sem_hold", "0.30 0.50 0.30" },
 	{ "other_wait", "0.78 0.78 0.78" },
 };
 

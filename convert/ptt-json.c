@@ -118,15 +118,13 @@ static const char *state_colour(const struct mframe *f)
 {
 	if (f->state == MS_RUNNING)
 		return "thread_state_running";
-	int holds = f->state == MS_MUTEX_HOLD || f->state == MS_RW_RD_HOLD || f->state == MS_RW_WR_HOLD ||
-		    f->state == MS_SPIN_HOLD;
-	return holds ? "good" : "terrible";
+	return mstate_is_hold(f->state) ? "good" : "terrible";
 }
 
 /* The complete event of the state t showed from jt->since_ns to ns. */
 static void close_state(struct json *js, struct mthread *t, struct jthread *jt, uint64_t ns)
 {
-	struct mframe f = { jt->state, jt->obj, jt->since_ns };
+	struct mframe f = { .state = jt->state, .obj = jt->obj, .since_ns = jt->since_ns };
 	begin(js, "X", t->pid, t->tid);
 	fputs(",\"cat\":\"state\",\"name\":", js->out);
 	json_string(js->out, mstate_name[f.state]);
@@ -285,9 +283,10 @@ static void usage(void)
 /* The trace through the model: one JSON event per state interval, flow end, counter change, name. */
 static void convert(struct json *js, struct cli_input *in)
 {
-	struct model_ops ops = { js, on_process_begin, NULL, on_thread_begin, on_thread_end,
-				 on_state, on_link, on_point, on_link_start, on_link_end,
-				 on_object_begin, on_object_end, on_object_count };
+	struct model_ops ops = { .ctx = js, .process_begin = on_process_begin, .thread_begin = on_thread_begin,
+				 .thread_end = on_thread_end, .state = on_state, .link = on_link, .point = on_point,
+				 .link_start = on_link_start, .link_end = on_link_end, .object_begin = on_object_begin,
+				 .object_end = on_object_end, .object_count = on_object_count };
 	struct model *m = model_new(&ops);
 	static struct ptt_event ev;
 	uint64_t last = 0;
