@@ -41,7 +41,7 @@ PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUD
 # keep the objects make sees as intermediate (convert/ptt-*.o): no rebuild on every make
 .SECONDARY:
 
-.PHONY: all check check-unit check-cli check-asan check-fuzz fuzz demo bench install uninstall clean
+.PHONY: all check check-unit check-cli check-asan check-fuzz fuzz demo picture bench install uninstall clean
 
 all: $(LIBPTT) $(PROGRAMS) $(EXAMPLES) $(BUILD)/lib/libptt.pc
 
@@ -149,6 +149,11 @@ fuzz: all $(FUZZ_NAMES:%=$(BUILD)/fuzz/libfuzzer_%)
 
 demo: all
 	@sh examples/demo.sh $(BUILD)
+
+# the README's picture, remade from a new demo trace (needs R with ggplot2, as make demo's PNG)
+picture: demo
+	@test -f demo/prodcons.png || { echo "make picture: make demo wrote no PNG (see its message)" >&2; exit 1; }
+	cp demo/prodcons.png doc/demo.png
 
 bench: all
 	@sh bench/run.sh $(BUILD)
