@@ -36,7 +36,11 @@ UNIT       = $(patsubst test/unit/%.c,$(BUILD)/test/%,$(wildcard test/unit/test_
 LIBFORMAT  = $(BUILD)/lib/libpttformat.a
 LIBPTT     = $(BUILD)/lib/libptt.so
 
-PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|'
+# a program linked with `pkg-config --libs libptt` finds libptt.so at any PREFIX: an rpath,
+# except in the loader's own directories
+comma := ,
+PC_RPATH = $(if $(filter /usr/lib /lib /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null),$(LIBDIR)),, -Wl$(comma)-rpath$(comma)$${libdir})
+PC_SED = sed -e 's|@RPATH@|$(PC_RPATH)|' -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|'
 
 # keep the objects make sees as intermediate (convert/ptt-*.o): no rebuild on every make
 .SECONDARY:

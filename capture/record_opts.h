@@ -17,6 +17,7 @@ struct record_opts {
 	int zlevel;
 	int level;
 	int quiet;
+	int force;            /* binary to a terminal all the same */
 	int out_is_pipe;
 	uint64_t max_size;    /* rotate output files at this size (0: one file) */
 	uint32_t max_files;   /* keep only the last N files (0: all) */
