@@ -153,10 +153,7 @@ static int salvage(struct drain *d, const struct ptt_ring *r, const struct curso
 {
 	uint32_t id = ptt_rec_id(rec[0]);
 	const struct ptt_type *t = ptt_builtin_type(id);
-	int releases = id == PTT_EV_MUTEX_UNLOCK || id == PTT_EV_COND_SIGNAL || id == PTT_EV_COND_BROADCAST ||
-		       id == PTT_EV_RWLOCK_UNLOCK || id == PTT_EV_SEM_POST || id == PTT_EV_SPIN_UNLOCK ||
-		       id == PTT_EV_THREAD_CANCEL;
-	if (!releases || !t || n != (uint32_t)PTT_REC_MIN_WORDS + t->words || rec[3] != r->pid || rec[4] != r->tid)
+	if (!t || (t->role != PTT_ROLE_RELEASE && t->role != PTT_ROLE_POST) || !t || n != (uint32_t)PTT_REC_MIN_WORDS + t->words || rec[3] != r->pid || rec[4] != r->tid)
 		return 0;
 	uint64_t ts = (uint64_t)rec[2] << 32 | rec[1];
 	uint64_t prev = c->n ? c->ts[c->n - 1] : d->last_ts[c->ring];
