@@ -307,8 +307,8 @@ static void summary(const struct record_opts *o, const struct drain_stats *st, u
 	}
 	fprintf(stderr, "%" PRIu64 " events, %" PRIu64 " lost, %" PRIu64 " ring waits, %" PRIu64 " bytes written\n",
 		st->events, st->lost, st->waits, bytes);
-	if (strcmp(o->output, "-") == 0)
-		return; /* gone down the pipe: nothing to read back */
+	if (!o->out_is_file)
+		return; /* gone down a pipe (-o -, a fifo, >(...)): nothing to read back */
 	if (bytes > (512ull << 20)) {
 		fprintf(stderr, "ptt-record: contended locks: ptt-stat %s%s\n", o->output, o->max_size ? ".*" : "");
 		return;
@@ -370,6 +370,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ptt-record: %s: %s\n", first_name, strerror(errno));
 		return 1;
 	}
+	struct stat out_st;
+	o.out_is_file = fstat(out_fd, &out_st) == 0 && S_ISREG(out_st.st_mode);
 	int shm_fd;
 	struct ptt_shm *s = make_shm(&o, &shm_fd);
 	if (!s)
