@@ -36,12 +36,16 @@ UNIT       = $(patsubst test/unit/%.c,$(BUILD)/test/%,$(wildcard test/unit/test_
 LIBFORMAT  = $(BUILD)/lib/libpttformat.a
 LIBPTT     = $(BUILD)/lib/libptt.so
 
-PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|'
+# a program linked with `pkg-config --libs libptt` finds libptt.so at any PREFIX: an rpath,
+# except in the loader's own directories
+comma := ,
+PC_RPATH = $(if $(filter /usr/lib /lib /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null),$(LIBDIR)),, -Wl$(comma)-rpath$(comma)$${libdir})
+PC_SED = sed -e 's|@RPATH@|$(PC_RPATH)|' -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|'
 
 # keep the objects make sees as intermediate (convert/ptt-*.o): no rebuild on every make
 .SECONDARY:
 
-.PHONY: all check check-unit check-cli check-asan check-fuzz fuzz demo picture bench install uninstall clean
+.PHONY: all deps deps-check check check-all check-unit check-cli check-asan check-fuzz fuzz demo picture bench install uninstall clean
 
 all: $(LIBPTT) $(PROGRAMS) $(EXAMPLES) $(BUILD)/lib/libptt.pc
 
@@ -89,13 +93,28 @@ $(BUILD)/lib/libptt.pc: libptt.pc.in
 	@mkdir -p $(dir $@)
 	$(PC_SED) $< > $@
 
-check: check-unit check-cli check-fuzz check-asan
+# the Debian packages of .ci/packages: installed as root, else the command to run is printed
+deps:
+	@sh .ci/deps build
+deps-check:
+	@sh .ci/deps check
+
+# everything twice (normal, ASan+UBSan), then one closing "N passed, N failed" line
+# counted from the TAP that each pass leaves in $(BUILD)/results/
+check: deps-check
+	@rm -rf $(BUILD)/results build-asan/results
+	@rc=0; $(MAKE) --no-print-directory -k check-all || rc=$$?; \
+		sh test/tally.sh $(BUILD)/results build-asan/results; exit $$rc
+
+check-all: check-unit check-cli check-fuzz check-asan
 
 check-unit: $(UNIT)
-	@set -e; for t in $(UNIT); do echo "# $$t"; $$t; done
+	@mkdir -p $(BUILD)/results; rc=0; for t in $(UNIT); do echo "# $$t"; r=$(BUILD)/results/$$(basename $$t).tap; \
+		{ $$t || echo "not ok - $$t exited with status $$?"; } >$$r; cat $$r; ! grep -q '^not ok' $$r || rc=1; done; exit $$rc
 
 check-cli: all
-	PTT_BUILD=$(abspath $(BUILD)) bats --print-output-on-failure test/cli
+	@mkdir -p $(BUILD)/results
+	PTT_BUILD=$(abspath $(BUILD)) bats --print-output-on-failure --report-formatter tap -o $(BUILD)/results test/cli
 
 # the tools and the unit tests again under ASan+UBSan (libptt.so itself is tested
 # under ASan by linking its writer into test_ring)
@@ -147,7 +166,8 @@ fuzz: all $(FUZZ_NAMES:%=$(BUILD)/fuzz/libfuzzer_%)
 			-artifact_prefix=$(BUILD)/fuzz/crash-$$n/ $(FUZZ_FLAGS) \
 			$(BUILD)/fuzz/corpus-$$n $(BUILD)/fuzz/seeds/$$n fuzz/corpus/$$n fuzz/regress/$$n; done
 
-demo: all
+demo: deps
+	@$(MAKE) --no-print-directory all
 	@sh examples/demo.sh $(BUILD)
 
 # the README's picture, remade from a new demo trace (needs R with ggplot2, as make demo's PNG)

@@ -265,6 +265,9 @@ static void part_name(char *buf, size_t size, const char *output, uint32_t part)
 	snprintf(buf, size, "%s.%04u", output, part);
 }
 
+/* bytes written to the files before the current one (-m) */
+static uint64_t rotated_bytes;
+
 /* -m: continue in the next file once this one is big enough; -f: drop the oldest. */
 static int maybe_rotate(const struct record_opts *o, struct ptt_writer *w, int *out_fd, uint32_t *part)
 {
@@ -277,7 +280,10 @@ static int maybe_rotate(const struct record_opts *o, struct ptt_writer *w, int *
 		fprintf(stderr, "ptt-record: %s: %s\n", name, strerror(errno));
 		return -errno;
 	}
-	int rc = ptt_writer_switch(w, fd);
+	int rc = ptt_writer_flush(w); /* its bytes counted before the switch resets the count */
+	rotated_bytes += ptt_writer_bytes(w);
+	if (!rc)
+		rc = ptt_writer_switch(w, fd);
 	close(*out_fd);
 	*out_fd = fd;
 	(*part)++;
@@ -290,6 +296,71 @@ static int maybe_rotate(const struct record_opts *o, struct ptt_writer *w, int *
 	char line[32]; /* which part: a file after the first starts mid-run */
 	snprintf(line, sizeof line, "part %u\n", *part);
 	return rc ? rc : ptt_writer_meta(w, line, strlen(line));
+}
+
+/*
+ * The end-of-run summary on stderr: what was written where, then the most
+ * contended locks, which ptt-stat (the one place that accounts for them)
+ * computes from the finished files: ptt-stat --brief, found beside us.
+ */
+static void summary(const struct record_opts *o, const struct drain_stats *st, uint64_t bytes, uint32_t part)
+{
+	uint32_t first = o->max_files && part > o->max_files ? part - o->max_files + 1 : 1;
+	char a[PATH_MAX + 16], b[PATH_MAX + 16];
+	if (o->max_size) {
+		part_name(a, sizeof a, o->output, first);
+		part_name(b, sizeof b, o->output, part);
+		fprintf(stderr, "ptt-record: %s%s%s (%u file%s", a, part > first ? " to " : "", part > first ? b : "",
+			part - first + 1, part > first ? "s" : "");
+		if (first > 1)
+			fprintf(stderr, "; %u older removed, as -f asks", first - 1);
+		fprintf(stderr, "): ");
+	} else {
+		fprintf(stderr, "ptt-record: %s: ", strcmp(o->output, "-") ? o->output : "stdout");
+	}
+	fprintf(stderr, "%" PRIu64 " events, %" PRIu64 " lost, %" PRIu64 " ring waits, %" PRIu64 " bytes written\n",
+		st->events, st->lost, st->waits, bytes);
+	if (!o->out_is_file)
+		return; /* gone down a pipe (-o -, a fifo, >(...)): nothing to read back */
+	if (bytes > (512ull << 20)) {
+		fprintf(stderr, "ptt-record: contended locks: ptt-stat %s%s\n", o->output, o->max_size ? ".*" : "");
+		return;
+	}
+	char tool[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", tool, sizeof tool - 16);
+	if (n <= 0)
+		return;
+	tool[n] = 0;
+	char *slash = strrchr(tool, '/');
+	if (!slash)
+		return;
+	snprintf(slash, 16, "/ptt-stat");
+	if (access(tool, X_OK) != 0)
+		return;
+	uint32_t nfiles = part - first + 1;
+	char **argv = calloc(nfiles + 4, sizeof *argv);
+	char *names = calloc(nfiles, PATH_MAX + 16);
+	pid_t pid = argv && names ? fork() : -1;
+	if (pid == 0) {
+		argv[0] = "ptt-stat";
+		argv[1] = "--brief";
+		argv[2] = "--top=3";
+		for (uint32_t i = 0; i < nfiles; i++) {
+			argv[3 + i] = names + (size_t)i * (PATH_MAX + 16);
+			if (o->max_size)
+				part_name(argv[3 + i], PATH_MAX + 16, o->output, first + i);
+			else
+				snprintf(argv[3 + i], PATH_MAX + 16, "%s", o->output);
+		}
+		dup2(2, 1);
+		execv(tool, argv);
+		_exit(127);
+	}
+	if (pid > 0)
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	free(argv);
+	free(names);
 }
 
 int main(int argc, char **argv)
@@ -312,6 +383,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ptt-record: %s: %s\n", first_name, strerror(errno));
 		return 1;
 	}
+	struct stat out_st;
+	o.out_is_file = fstat(out_fd, &out_st) == 0 && S_ISREG(out_st.st_mode);
 	int shm_fd;
 	struct ptt_shm *s = make_shm(&o, &shm_fd);
 	if (!s)
@@ -454,7 +527,7 @@ int main(int argc, char **argv)
 		if (n < 0)
 			werr = (int)n;
 	}
-	const struct drain_stats *st = drain_stats(d);
+	const struct drain_stats *st = drain_stats(d), stats = *st;
 	char end[1024];
 	uint64_t end_ticks = s->use_tsc ? ptt_rdtsc() : mono_ns(CLOCK_MONOTONIC);
 	snprintf(end, sizeof end, "end_ticks %" PRIu64 "\nevents %" PRIu64 "\nlost %" PRIu64 "\nwaits %" PRIu64
@@ -464,13 +537,15 @@ int main(int argc, char **argv)
 		werr = ptt_writer_end(w, end, strlen(end));
 	if (werr)
 		fprintf(stderr, "ptt-record: %s: %s; the trace is incomplete\n", o.output, ptt_strerror(werr));
-	else if (!o.quiet)
-		fprintf(stderr, "ptt-record: %s: %" PRIu64 " events, %" PRIu64 " lost, %" PRIu64 " bytes\n",
-			o.output, st->events, st->lost, ptt_writer_bytes(w));
+	uint64_t bytes = rotated_bytes + ptt_writer_bytes(w);
 	ptt_writer_close(w);
 	drain_free(d);
 	namer_free(nm);
-	if (out_fd != 1 && close(out_fd) != 0 && !werr)
+	if (out_fd != 1 && close(out_fd) != 0 && !werr) {
 		fprintf(stderr, "ptt-record: %s: %s\n", o.output, strerror(errno));
+		werr = 1;
+	}
+	if (!werr && !o.quiet)
+		summary(&o, &stats, bytes, part);
 	return code;
 }
