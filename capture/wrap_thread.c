@@ -213,7 +213,7 @@ PTT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(
 	ta->parent = t->tid;
 	/* timestamp before the thread exists, so create always precedes begin */
 	struct ptt_rec rec;
-	int open = ptt_rec_open(&rec, PTT_EV_THREAD_CREATE, 6) == 0;
+	int open = ptt_rec_open(&rec, PTT_EV_THREAD_CREATE, 8) == 0;
 	if (open)
 		ptt_defer_begin();
 	int ret = REAL(pthread_create)(th, attr, trampoline, ta);
@@ -225,6 +225,7 @@ PTT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(
 		ptt_put64(w + 2, (uint64_t)(uintptr_t)start);
 		w[4] = ret == 0 ? ptt_peek_tid(*th) : 0;
 		w[5] = (uint32_t)ret;
+		ptt_put64(w + 6, (uint64_t)(uintptr_t)PTT_SITE);
 		uint32_t child = w[4]; /* the ring may be reused once committed */
 		ptt_defer_close(&rec);
 		if (ret == 0 && child)
@@ -233,14 +234,26 @@ PTT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(
 	return ret;
 }
 
-static void join_event(unsigned id, pthread_t th, uint32_t tid, int ret, void *value)
+static void join_event(unsigned id, pthread_t th, uint32_t tid, int ret, void *value, const void *site)
 {
-	uint32_t a[7];
+	uint32_t a[8];
 	ptt_put64(a, (uint64_t)th);
 	a[2] = tid;
 	a[3] = (uint32_t)ret;
 	ptt_put64(a + 4, (uint64_t)(uintptr_t)value);
-	ptt_emit(id, a, 6);
+	ptt_put64(a + 6, (uint64_t)(uintptr_t)site);
+	ptt_emit(id, a, 8);
+}
+
+static void join_req_event(pthread_t th, uint32_t tid, const void *site)
+{
+	if (!ptt_on[PTT_EV_THREAD_JOIN_REQ])
+		return;
+	uint32_t a[5];
+	ptt_put64(a, (uint64_t)th);
+	a[2] = tid;
+	ptt_put64(a + 3, (uint64_t)(uintptr_t)site);
+	ptt_emit(PTT_EV_THREAD_JOIN_REQ, a, 5);
 }
 
 PTT_EXPORT int pthread_join(pthread_t th, void **retval)
@@ -248,12 +261,7 @@ PTT_EXPORT int pthread_join(pthread_t th, void **retval)
 	if (!ptt_on[PTT_EV_THREAD_JOIN])
 		return REAL(pthread_join)(th, retval);
 	uint32_t tid = ptt_handle_tid(th);
-	if (ptt_on[PTT_EV_THREAD_JOIN_REQ]) {
-		uint32_t a[3];
-		ptt_put64(a, (uint64_t)th);
-		a[2] = tid;
-		ptt_emit(PTT_EV_THREAD_JOIN_REQ, a, 3);
-	}
+	join_req_event(th, tid, PTT_SITE);
 	void *value = NULL;
 	int ret = REAL(pthread_join)(th, &value);
 	if (ret == 0) {
@@ -261,7 +269,7 @@ PTT_EXPORT int pthread_join(pthread_t th, void **retval)
 		if (retval)
 			*retval = value;
 	}
-	join_event(PTT_EV_THREAD_JOIN, th, tid, ret, value);
+	join_event(PTT_EV_THREAD_JOIN, th, tid, ret, value, PTT_SITE);
 	return ret;
 }
 
@@ -277,7 +285,7 @@ PTT_EXPORT int pthread_tryjoin_np(pthread_t th, void **retval)
 		if (retval)
 			*retval = value;
 	}
-	join_event(PTT_EV_THREAD_TRYJOIN, th, tid, ret, value);
+	join_event(PTT_EV_THREAD_TRYJOIN, th, tid, ret, value, PTT_SITE);
 	return ret;
 }
 
@@ -286,12 +294,7 @@ PTT_EXPORT int pthread_timedjoin_np(pthread_t th, void **retval, const struct ti
 	if (!ptt_on[PTT_EV_THREAD_JOIN])
 		return REAL(pthread_timedjoin_np)(th, retval, abstime);
 	uint32_t tid = ptt_handle_tid(th);
-	if (ptt_on[PTT_EV_THREAD_JOIN_REQ]) {
-		uint32_t a[3];
-		ptt_put64(a, (uint64_t)th);
-		a[2] = tid;
-		ptt_emit(PTT_EV_THREAD_JOIN_REQ, a, 3);
-	}
+	join_req_event(th, tid, PTT_SITE);
 	void *value = NULL;
 	int ret = REAL(pthread_timedjoin_np)(th, &value, abstime);
 	if (ret == 0) {
@@ -299,7 +302,7 @@ PTT_EXPORT int pthread_timedjoin_np(pthread_t th, void **retval, const struct ti
 		if (retval)
 			*retval = value;
 	}
-	join_event(PTT_EV_THREAD_JOIN, th, tid, ret, value);
+	join_event(PTT_EV_THREAD_JOIN, th, tid, ret, value, PTT_SITE);
 	return ret;
 }
 
@@ -309,11 +312,12 @@ PTT_EXPORT int pthread_detach(pthread_t th)
 		return REAL(pthread_detach)(th);
 	uint32_t tid = ptt_handle_tid(th);
 	int ret = REAL(pthread_detach)(th);
-	uint32_t a[4];
+	uint32_t a[6];
 	ptt_put64(a, (uint64_t)th);
 	a[2] = tid;
 	a[3] = (uint32_t)ret;
-	ptt_emit(PTT_EV_THREAD_DETACH, a, 4);
+	ptt_put64(a + 4, (uint64_t)(uintptr_t)PTT_SITE);
+	ptt_emit(PTT_EV_THREAD_DETACH, a, 6);
 	return ret;
 }
 
@@ -321,12 +325,13 @@ PTT_EXPORT int pthread_cancel(pthread_t th)
 {
 	struct ptt_rec rec;
 	/* stamped before the cancel: the target may end before pthread_cancel returns */
-	if (!ptt_on[PTT_EV_THREAD_CANCEL] || ptt_rec_open(&rec, PTT_EV_THREAD_CANCEL, 4) != 0)
+	if (!ptt_on[PTT_EV_THREAD_CANCEL] || ptt_rec_open(&rec, PTT_EV_THREAD_CANCEL, 6) != 0)
 		return REAL(pthread_cancel)(th);
 	uint32_t *w = rec.p + PTT_REC_HDR_WORDS;
 	ptt_put64(w, (uint64_t)th);
 	w[2] = ptt_handle_tid(th);
 	w[3] = 0;
+	ptt_put64(w + 4, (uint64_t)(uintptr_t)PTT_SITE);
 	if (pthread_equal(th, pthread_self())) {
 		/* with asynchronous cancellation the call does not return: commit first */
 		ptt_rec_close(&rec);
