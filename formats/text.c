@@ -267,7 +267,7 @@ int ptt_text_parse_event(const struct ptt_types *ts, const char *line, struct pt
 			return PTT_E_BADTEXT;
 	}
 	p = skip_spaces(p);
-	if (*p && *p != '\n')
+	if (*p && *p != '\n' && *p != '#') /* a trailing comment: ptt-dump's symbolised site */
 		return PTT_E_BADTEXT;
 	return 0;
 }
