@@ -17,7 +17,7 @@ setup() {
 
 @test "one row per event under a header row; text and binary input agree" {
 	ptt-csv "$T" >"$BATS_TEST_TMPDIR/e.csv"
-	[ "$(head -1 "$BATS_TEST_TMPDIR/e.csv")" = "time_ns,time_s,pid,tid,thread_name,source,event,class,object,object_name,args" ]
+	[ "$(head -1 "$BATS_TEST_TMPDIR/e.csv")" = "time_ns,time_s,pid,tid,thread_name,source,event,class,object,object_name,args,site,site_line" ]
 	[ $(($(wc -l <"$BATS_TEST_TMPDIR/e.csv") - 1)) -eq "$(ptt-dump -n "$T" | wc -l)" ]
 	ptt-dump "$T" | ptt-csv | cmp - "$BATS_TEST_TMPDIR/e.csv"
 	grep -q ',pthread,mutex_lock,mutex,0x[0-9a-f]*,queue_lock,mutex=0x[0-9a-f]*;ret=0$' "$BATS_TEST_TMPDIR/e.csv"
