@@ -3,6 +3,7 @@
 
 #include "model.h"
 #include "paje_out.h"
+#include "symbols.h"
 
 static const char *const header =
 	"%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n"
@@ -92,10 +93,10 @@ void paje_time(FILE *out, uint64_t ns)
 
 void paje_name(FILE *out, const char *name)
 {
+	char buf[PTT_MAX_STR * 2];
 	putc('"', out);
 	if (!name || !*name)
 		name = "?";
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		putc(*p < 0x20 || *p == 0x7f || *p == '"' || *p == '\'' || *p == '#' || *p == '\\' ? '_' : *p, out);
+	fputs(ptt_name_escape(name, PTT_ESC_PAJE, buf, sizeof buf), out);
 	putc('"', out);
 }

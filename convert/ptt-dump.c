@@ -15,14 +15,6 @@
 
 enum mode { MODE_TEXT, MODE_HUMAN, MODE_INFO, MODE_CHECK };
 
-/* The text form's comment: the event's call site, symbolised. */
-static size_t site_note(void *ctx, const struct ptt_event *ev, char *buf, size_t size)
-{
-	const struct ptt_sym *site = ptt_syms_site(ctx, ev);
-	int w = site ? snprintf(buf, size, "%s", site->text) : 0;
-	return w < 0 ? 0 : (size_t)w < size ? (size_t)w : size - 1;
-}
-
 static void usage(void)
 {
 	printf("Usage: ptt-dump [OPTION]... [FILE|-]...\n"
@@ -79,7 +71,7 @@ int main(int argc, char **argv)
 	if (mode == MODE_TEXT && !no_header && !failed) {
 		failed |= ptt_sink_open(&sink, stdout, PTT_FORM_TEXT, 0) != 0;
 		if (sink)
-			ptt_sink_set_note(sink, site_note, syms);
+			ptt_sink_set_note(sink, ptt_syms_note, syms);
 	}
 	int first = 1;
 	while (!failed && cli_next(&in, &ev) > 0) {
@@ -98,7 +90,7 @@ int main(int argc, char **argv)
 			failed |= ptt_sink_event(sink, in.r, &ev) != 0;
 		} else if (mode == MODE_TEXT) {
 			size_t len = ptt_text_format_event(&ev, line, sizeof line);
-			size_t k = site_note(syms, &ev, line + len + 4, sizeof line - len - 5);
+			size_t k = ptt_syms_note(syms, &ev, line + len + 4, sizeof line - len - 5);
 			if (k) {
 				memcpy(line + len, "  # ", 4);
 				len += 4 + k;

@@ -157,6 +157,8 @@ int main(int argc, char **argv)
 	struct ptt_syms *syms = ptt_syms_new();
 	struct fcontext *ctx = no_context ? NULL : fcontext_new();
 	int failed = !names || !syms || (!no_context && !ctx) || ptt_sink_open(&sink, stdout, ptt_reader_form(in.r), 0) != 0;
+	if (sink && ptt_reader_form(in.r) == PTT_FORM_TEXT)
+		ptt_sink_set_note(sink, ptt_syms_note, syms);
 	if (no_context)
 		ptt_reader_skip(in.r, spec.from_ns, spec.first);
 	uint64_t end_pos = spec.count == UINT64_MAX ? UINT64_MAX : spec.first + spec.count;

@@ -17,10 +17,11 @@
 #include "cli.h"
 #include "model.h"
 #include "paje_out.h"
+#include "symbols.h"
 
 struct paje {
 	FILE *out;
-	struct ptt_names *names;
+	struct ptt_syms *syms; /* names and symbols, learnt by a first pass */
 	int program_created;
 	uint64_t last_ns, links;
 };
@@ -64,9 +65,9 @@ static void program(struct paje *pj, uint64_t ns)
 static void on_process_begin(void *ctx, struct mprocess *p, uint64_t ns)
 {
 	struct paje *pj = ctx;
-	char name[64];
+	char name[300];
 	program(pj, ns);
-	snprintf(name, sizeof name, "process %" PRIu32, p->pid);
+	ptt_syms_process_name(pj->syms, p->pid, name, sizeof name);
 	fprintf(pj->out, "%d ", PJ_CREATE_CONTAINER);
 	paje_time(pj->out, ns);
 	fprintf(pj->out, " P%" PRIu32 " CT_Process C_prog ", p->serial);
@@ -87,9 +88,10 @@ static void on_process_end(void *ctx, struct mprocess *p, uint64_t ns)
 static void on_thread_begin(void *ctx, struct mthread *t, struct mprocess *p, uint64_t ns)
 {
 	struct paje *pj = ctx;
-	char name[128];
-	const char *given = ptt_names_thread(pj->names, t->tid);
-	if (given)
+	char name[300], given[280];
+	/* the tid first: rows of threads with the same start routine stay apart */
+	ptt_syms_thread_name(pj->syms, t->pid, t->tid, given, sizeof given);
+	if (strncmp(given, "thread ", 7) != 0)
 		snprintf(name, sizeof name, "%" PRIu32 " %s", t->tid, given);
 	else
 		snprintf(name, sizeof name, "%" PRIu32, t->tid);
@@ -174,12 +176,9 @@ static void set_count(struct paje *pj, const struct mobject *o, const char *var,
 static void on_object_begin(void *ctx, struct mobject *o, struct mprocess *p, uint64_t ns)
 {
 	struct paje *pj = ctx;
-	char name[PTT_MAX_STR + 32];
-	const char *given = ptt_names_object(pj->names, o->addr);
-	if (given)
-		snprintf(name, sizeof name, "%s %s", paje_object_kind[o->cls], given);
-	else
-		snprintf(name, sizeof name, "%s 0x%" PRIx64, paje_object_kind[o->cls], o->addr);
+	char name[PTT_MAX_STR + 32], given[PTT_MAX_STR];
+	ptt_syms_object_name(pj->syms, p->pid, o->addr, given, sizeof given);
+	snprintf(name, sizeof name, "%s %s", paje_object_kind[o->cls], given);
 	line_start(pj, PJ_CREATE_CONTAINER, ns);
 	fprintf(pj->out, " O%" PRIu32 " %s P%" PRIu32 " ", o->serial, paje_object_type[o->cls], p->serial);
 	paje_name(pj->out, name);
@@ -229,16 +228,17 @@ static void usage(void)
 	       "2 usage error or unreadable input.\n");
 }
 
-/* The names in the trace at fd, read from its start; the offset is put back to 0. */
-static void learn_names_fd(struct ptt_names *names, int fd, const char *name)
+/* The names in the trace at fd (and its modules, commands, start routines), read from its
+ * start; the offset is put back to 0. */
+static void learn_names_fd(struct ptt_syms *syms, int fd, const char *name)
 {
 	static struct ptt_event ev;
 	struct ptt_reader *r = NULL;
 	if (ptt_reader_open(&r, fd, name) == 0) {
 		int rc;
 		while ((rc = ptt_reader_next(r, &ev)) != 0)
-			if (rc > 0 && (ev.id == PTT_EV_THREAD_NAME || ev.id == PTT_EV_OBJECT_NAME))
-				ptt_names_update(names, &ev);
+			if (rc > 0)
+				ptt_syms_update(syms, &ev);
 	}
 	ptt_reader_close(r);
 	lseek(fd, 0, SEEK_SET);
@@ -274,7 +274,7 @@ static int spool_stdin(void)
  * file for it), so that a file and the same trace piped in give the same
  * Paje.  Damage is left for the real pass to report.
  */
-static int learn_names(struct ptt_names *names, int npaths, char **paths)
+static int learn_names(struct ptt_syms *names, int npaths, char **paths)
 {
 	int stdin_used = npaths == 0;
 	for (int i = 0; i < npaths; i++)
@@ -318,12 +318,14 @@ int main(int argc, char **argv)
 	}
 	static char outbuf[1 << 18];
 	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-	struct paje pj = { stdout, ptt_names_new(), 0, 0, 0 };
-	if (!pj.names || learn_names(pj.names, argc - optind, argv + optind) != 0)
+	struct paje pj = { stdout, ptt_syms_new(), 0, 0, 0 };
+	if (!pj.syms || learn_names(pj.syms, argc - optind, argv + optind) != 0) {
+		ptt_syms_free(pj.syms);
 		return 1;
+	}
 	struct cli_input in;
 	if (cli_open(&in, "ptt-paje", argc - optind, argv + optind)) {
-		ptt_names_free(pj.names);
+		ptt_syms_free(pj.syms);
 		return 2;
 	}
 	in.ordered = 1; /* Paje readers reject time going back */
@@ -333,10 +335,9 @@ int main(int argc, char **argv)
 	struct model *m = model_new(&ops);
 	static struct ptt_event ev;
 	paje_header(stdout, objects);
-	while (m && pj.names && cli_next(&in, &ev) > 0) {
+	while (m && cli_next(&in, &ev) > 0) {
 		if (ev.ns < pj.last_ns)
 			ev.ns = pj.last_ns; /* Paje times never go back, whatever the input */
-		ptt_names_update(pj.names, &ev);
 		model_event(m, &ev);
 		pj.last_ns = ev.ns;
 	}
@@ -346,7 +347,7 @@ int main(int argc, char **argv)
 	paje_time(stdout, pj.last_ns);
 	fputs(" CT_Program C_prog\n", stdout);
 	model_free(m);
-	ptt_names_free(pj.names);
+	ptt_syms_free(pj.syms);
 	int damaged = cli_close(&in);
 	int out = cli_finish_output("ptt-paje");
 	return damaged || out ? 1 : 0;

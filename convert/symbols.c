@@ -329,6 +329,13 @@ const struct ptt_sym *ptt_syms_site(struct ptt_syms *s, const struct ptt_event *
 	return lookup(s, ev->pid, ev->arg[t->nargs - 1], 1);
 }
 
+size_t ptt_syms_note(void *ctx, const struct ptt_event *ev, char *buf, size_t size)
+{
+	const struct ptt_sym *site = ptt_syms_site(ctx, ev);
+	int w = site && size ? snprintf(buf, size, "%s", site->text) : 0;
+	return w < 0 ? 0 : (size_t)w < size ? (size_t)w : size - 1;
+}
+
 size_t ptt_syms_site_phrase(struct ptt_syms *s, const struct ptt_event *ev, char *buf, size_t size)
 {
 	const struct ptt_sym *site = ptt_syms_site(s, ev);

@@ -38,6 +38,10 @@ const struct ptt_sym *ptt_syms_code(struct ptt_syms *s, uint32_t pid, uint64_t a
 /* The call site of an event: NULL when its type has no site (or it is 0). */
 const struct ptt_sym *ptt_syms_site(struct ptt_syms *s, const struct ptt_event *ev);
 
+/* The text form's comment (ptt_sink_set_note): the event's site, symbolised; 0 without one.
+ * ctx is the struct ptt_syms.  Every tool writing the text form uses it, so all agree. */
+size_t ptt_syms_note(void *ctx, const struct ptt_event *ev, char *buf, size_t size);
+
 /*
  * The site of an event as a phrase for a sentence: " at queue.c:42 in
  * queue_push", " in queue_push+0x1a (prog)" without line information,

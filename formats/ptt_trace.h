@@ -293,7 +293,8 @@ void ptt_reader_close(struct ptt_reader *r);
  * One event as a ptt-dump line (without newline):
  *   SECONDS.NANOSECONDS PID TID SOURCE EVENT [ARG=VALUE ...]
  * ptr as 0x hex, integers in decimal, str as a C-quoted string; a line
- * may end with a comment ("  # ..."), which the parser skips.
+ * may end with a comment ("  # ..."), which the parser skips.  A last
+ * argument "site" (a call site) may be left out: it reads as 0, unknown.
  * Returns the length written (truncated to size-1 like snprintf).
  */
 size_t ptt_text_format_event(const struct ptt_event *ev, char *buf, size_t size);

@@ -32,7 +32,7 @@ vite_both() {
 # re-acquisitions after condition waits), and no mutex ever has two holders
 assert_mutex_holders_match() {
 	local acq held max
-	acq=$(ptt-dump -n "$T" | awk '($5=="mutex_lock" || $5=="mutex_trylock" || $5=="mutex_timedlock") && / ret=0$/ || $5=="cond_wait"' | wc -l)
+	acq=$(ptt-dump -n "$T" | awk '($5=="mutex_lock" || $5=="mutex_trylock" || $5=="mutex_timedlock") && / ret=0 / || $5=="cond_wait"' | wc -l)
 	held=$(pj_dump "$O" | awk -F', ' '$1=="Variable" && $3=="Mutex holders" && $7+0 == 1' | wc -l)
 	max=$(pj_dump "$O" | awk -F', ' '$1=="Variable" && $3=="Mutex holders" && $7+0 > m {m = $7+0} END {print m+0}')
 	[ "$acq" -gt 0 ]
@@ -52,12 +52,12 @@ assert_mutex_holders_match() {
 	[ "$(paje_join_pairs "$P" | wc -l)" -eq 4 ]
 	assert_mutex_holders_match
 	for c in "Mutex/mutex queue_lock" "Condition variable/cond not_empty" "Condition variable/cond not_full" "Barrier/barrier start"; do
-		pj_dump "$O" | grep -q "^Container, process [0-9]*, ${c%/*}, .*, ${c#*/}\$" || { echo "no container $c"; return 1; }
+		pj_dump "$O" | grep -q "^Container, [a-z_]* [0-9]*, ${c%/*}, .*, ${c#*/}\$" || { echo "no container $c"; return 1; }
 	done
 	# the producers end long after main starts joining them: those links start at the thread's end
 	pj_dump "$P" | awk -F', ' '$1=="Link" && $3=="Thread join" && $6+0 > 0 {n++} END {exit !n}'
 	# the default output has no object containers
-	! pj_dump "$P" | grep -q '^Container, process [0-9]*, Mutex'
+	! pj_dump "$P" | grep -q '^Container, [a-z_]* [0-9]*, Mutex'
 	vite_both
 }
 
@@ -88,7 +88,7 @@ assert_mutex_holders_match() {
 @test "prim_sem: join links and semaphore waiters" {
 	record "$EXAMPLES/prim_sem"
 	convert_both
-	pj_dump "$O" | grep -q '^Container, process [0-9]*, Semaphore, '
+	pj_dump "$O" | grep -q '^Container, [a-z_]* [0-9]*, Semaphore, '
 	vite_both
 }
 
@@ -178,7 +178,7 @@ assert_mutex_holders_match() {
 	mid=$(awk -v e="$end" 'BEGIN {printf "%d", e * 1e6 / 3}')
 	ptt-filter --from="${mid}us" --to="$((mid * 2))us" "$T" | ptt-paje --objects >"$BATS_TEST_TMPDIR/window.paje"
 	assert_paje_valid "$BATS_TEST_TMPDIR/window.paje"
-	pj_dump "$BATS_TEST_TMPDIR/window.paje" | grep -q '^Container, process [0-9]*, Mutex, .*, mutex queue_lock$'
+	pj_dump "$BATS_TEST_TMPDIR/window.paje" | grep -q '^Container, [a-z_]* [0-9]*, Mutex, .*, mutex queue_lock$'
 	ptt-filter --mutex=queue_lock "$T" | ptt-paje --objects >"$BATS_TEST_TMPDIR/mutex.paje"
 	assert_paje_valid "$BATS_TEST_TMPDIR/mutex.paje"
 	# a killed program
