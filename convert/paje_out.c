@@ -73,6 +73,7 @@ const char *const paje_waiters_var[PTT_CLASS_COUNT] = {
 static const char *const colors[MS_COUNT] = {
 	"0.3 0.5 1.0", "1.0 0.1 0.1", "0.1 0.8 0.1", "1.0 0.6 0.0", "0.6 0.2 0.8", "0.6 0.6 0.6",
 	"0.9 0.9 0.1", "0.9 0.4 0.5", "0.8 0.1 0.4", "0.4 0.9 0.7", "0.0 0.5 0.3", "0.5 0.3 0.1",
+	"0.7 0.7 0.2", "0.8 0.8 0.8",
 };
 
 void paje_header(FILE *out, int objects)

@@ -329,9 +329,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	in.ordered = 1; /* Paje readers reject time going back */
-	struct model_ops ops = { &pj, on_process_begin, on_process_end, on_thread_begin, on_thread_end,
-				 on_state, on_link, on_point, on_link_start, on_link_end,
-				 objects ? on_object_begin : NULL, on_object_end, on_object_count };
+	struct model_ops ops = { .ctx = &pj, .process_begin = on_process_begin, .process_end = on_process_end,
+				 .thread_begin = on_thread_begin, .thread_end = on_thread_end, .state = on_state,
+				 .link = on_link, .point = on_point, .link_start = on_link_start, .link_end = on_link_end,
+				 .object_begin = objects ? on_object_begin : NULL, .object_end = on_object_end,
+				 .object_count = on_object_count };
 	struct model *m = model_new(&ops);
 	static struct ptt_event ev;
 	paje_header(stdout, objects);
