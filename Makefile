@@ -14,6 +14,8 @@ CFLAGS    ?= -O2 -g
 ZLIB_CFLAGS := $(shell pkg-config --cflags zlib 2>/dev/null)
 ZLIB_LIBS   := $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
 ELF_LIBS    := $(shell pkg-config --libs libelf 2>/dev/null || echo -lelf)
+# the readers' symboliser (convert/symbols.c): elfutils' libdw/libdwfl
+DW_LIBS     := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf)
 SAN        = $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DPTT_VERSION='"$(VERSION)"' $(WARN) $(ZLIB_CFLAGS) $(CFLAGS) -fPIC
 # the runtime is preloaded into arbitrary programs: never sanitized (ASan must come first in a process)
@@ -71,7 +73,7 @@ $(BUILD)/bin/ptt-record: $(REC_OBJ) $(LIBFORMAT)
 
 $(BUILD)/bin/ptt-%: $(BUILD)/obj/convert/ptt-%.o $(CLI_OBJ) $(LIBFORMAT)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ $< $(CLI_OBJ) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) -lm
+	$(CC) $(TOOL_CFLAGS) -o $@ $< $(CLI_OBJ) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(DW_LIBS) -lm
 
 $(BUILD)/examples/%: examples/%.c capture/ptt.h $(LIBPTT)
 	@mkdir -p $(dir $@)

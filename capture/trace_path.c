@@ -397,21 +397,23 @@ void ptt_emit_str(unsigned id, const uint32_t *args, unsigned nargw, const char 
 	ptt_rec_close(&rec);
 }
 
-void ptt_obj_ret(unsigned id, const void *obj, int ret)
+void ptt_obj_ret(unsigned id, const void *obj, int ret, const void *site)
 {
 	if (!ptt_on[id])
 		return;
-	uint32_t a[3];
+	uint32_t a[5];
 	ptt_put64(a, (uint64_t)(uintptr_t)obj);
 	a[2] = (uint32_t)ret;
-	ptt_emit(id, a, 3);
+	ptt_put64(a + 3, (uint64_t)(uintptr_t)site);
+	ptt_emit(id, a, 5);
 }
 
-void ptt_obj_only(unsigned id, const void *obj)
+void ptt_obj_only(unsigned id, const void *obj, const void *site)
 {
 	if (!ptt_on[id])
 		return;
-	uint32_t a[2];
+	uint32_t a[4];
 	ptt_put64(a, (uint64_t)(uintptr_t)obj);
-	ptt_emit(id, a, 2);
+	ptt_put64(a + 2, (uint64_t)(uintptr_t)site);
+	ptt_emit(id, a, 4);
 }

@@ -32,10 +32,11 @@ static void *writer(void *arg)
 {
 	uint32_t me = (uint32_t)(uintptr_t)arg;
 	for (uint32_t i = 0; i < events_per_writer; i++) {
-		uint32_t a[3];
+		uint32_t a[5];
 		ptt_put64(a, ((uint64_t)me << 32) | i);
 		a[2] = 0;
-		ptt_emit(PTT_EV_MUTEX_LOCK, a, 3);
+		ptt_put64(a + 3, 0x401000u); /* a call site */
+		ptt_emit(PTT_EV_MUTEX_LOCK, a, 5);
 	}
 	if (ptt_tls.ring)
 		__atomic_store_n(&ptt_tls.ring->state, PTT_RING_CLOSED, __ATOMIC_RELEASE);
