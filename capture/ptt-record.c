@@ -100,14 +100,22 @@ static int use_tsc(void)
 #endif
 }
 
+/*
+ * The control page, the descriptors of every ring up to the cap, and the
+ * first segment of rings, in a memfd sized for the cap (sparse: memory is
+ * used only where written); the rings' users map further segments as they
+ * need them (shm.h).
+ */
 static struct ptt_shm *make_shm(const struct record_opts *o, int *fdp)
 {
 	uint64_t ring_off;
 	uint32_t words = (uint32_t)(o->ring_bytes / 4);
-	uint64_t size = ptt_shm_bytes(o->nrings, words, &ring_off);
+	uint32_t seg = o->nrings < PTT_SEG_RINGS ? o->nrings : PTT_SEG_RINGS;
+	uint64_t size = ptt_shm_bytes(o->nrings, seg, words, &ring_off);
+	uint64_t file = ring_off + (uint64_t)(o->nrings + seg - 1) / seg * seg * words * 4;
 	int fd = memfd_create("ptt-ring", MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
-		fprintf(stderr, "ptt-record: cannot create the shared ring (%" PRIu64 " bytes): %s\n", size, strerror(errno));
+	if (fd < 0 || ftruncate(fd, (off_t)file) != 0) {
+		fprintf(stderr, "ptt-record: cannot create the shared ring (%" PRIu64 " bytes): %s\n", file, strerror(errno));
 		return NULL;
 	}
 	struct ptt_shm *s = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -118,13 +126,16 @@ static struct ptt_shm *make_shm(const struct record_opts *o, int *fdp)
 	s->magic = PTT_SHM_MAGIC;
 	s->version = PTT_SHM_VERSION;
 	s->size = size;
-	s->nrings = o->nrings;
+	s->nrings = seg;
+	s->max_rings = o->nrings;
+	s->seg_rings = seg;
 	s->ring_words = words;
 	s->ring_offset = ring_off;
-	s->flags = o->discard ? PTT_SHM_DISCARD : 0;
+	s->flags = (o->discard ? PTT_SHM_DISCARD : 0) | (o->flight ? PTT_SHM_FLIGHT : 0);
 	s->level = (uint32_t)o->level;
 	s->class_mask = o->class_mask;
 	s->recorder_pid = (uint32_t)getpid();
+	ptt_shm_fd = fd;
 	*fdp = fd;
 	return s;
 }
