@@ -150,22 +150,26 @@ static int ensure_cursor(struct cursor *c, uint32_t cap)
  * undone), and its checksum.  Only those, only when the header is the
  * ring owner's and the time follows the ring's previous record.
  */
-static int salvage(struct drain *d, const struct ptt_ring *r, const struct cursor *c, uint32_t *rec, uint32_t n)
+int drain_salvage(uint32_t *rec, uint32_t n, uint32_t pid, uint32_t tid, uint64_t prev_ts, uint64_t now)
 {
 	uint32_t id = ptt_rec_id(rec[0]);
 	const struct ptt_type *t = ptt_builtin_type(id);
 	int releases = id == PTT_EV_MUTEX_UNLOCK || id == PTT_EV_COND_SIGNAL || id == PTT_EV_COND_BROADCAST ||
 		       id == PTT_EV_RWLOCK_UNLOCK || id == PTT_EV_SEM_POST || id == PTT_EV_SPIN_UNLOCK ||
 		       id == PTT_EV_THREAD_CANCEL;
-	if (!releases || !t || n != (uint32_t)PTT_REC_MIN_WORDS + t->words || rec[3] != r->pid || rec[4] != r->tid)
+	if (!releases || !t || n != (uint32_t)PTT_REC_MIN_WORDS + t->words || rec[3] != pid || rec[4] != tid)
 		return 0;
 	uint64_t ts = (uint64_t)rec[2] << 32 | rec[1];
-	uint64_t prev = c->n ? c->ts[c->n - 1] : d->last_ts[c->ring];
-	if (ts < prev || ts > drain_now(d))
+	if (ts < prev_ts || ts > now)
 		return 0;
 	rec[n - 2] = 0; /* ret */
 	rec[n - 1] = ptt_rec_checksum(rec, n - 1);
 	return 1;
+}
+
+static int salvage(struct drain *d, const struct ptt_ring *r, const struct cursor *c, uint32_t *rec, uint32_t n)
+{
+	return drain_salvage(rec, n, r->pid, r->tid, c->n ? c->ts[c->n - 1] : d->last_ts[c->ring], drain_now(d));
 }
 
 /*

@@ -15,10 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "drain.h"
 #include "flight.h"
 
-#define KEEP_CLOSED 64 /* rings of ended threads kept for their history */
+#define KEEP_FREE 16 /* rings the recorder keeps free for new threads */
 
 struct flight {
 	struct ptt_shm *shm;
@@ -70,9 +72,11 @@ void flight_trim(struct flight *f)
 			free_rings += st == PTT_RING_FREE;
 		}
 	}
-	/* at the cap with no free ring a new thread is waiting: one more goes */
-	uint32_t keep = n >= s->max_rings && !free_rings && closed ? closed - 1 : KEEP_CLOSED;
-	while (closed > keep) {
+	/* keep a few rings free for new threads (fewer under a low cap) */
+	uint32_t want = s->max_rings / 4 < KEEP_FREE ? s->max_rings / 4 : KEEP_FREE;
+	if (!want)
+		want = 1;
+	while (free_rings < want && closed) {
 		uint32_t oldest = UINT32_MAX;
 		for (uint32_t i = 0; i < n; i++)
 			if (f->closed_at[i] && (oldest == UINT32_MAX || f->closed_at[i] < f->closed_at[oldest]))
@@ -80,7 +84,18 @@ void flight_trim(struct flight *f)
 		f->closed_at[oldest] = 0;
 		__atomic_store_n(&s->rings[oldest].state, PTT_RING_FREE, __ATOMIC_RELEASE);
 		closed--;
+		free_rings++;
 	}
+}
+
+/* The rings' clock now (as drain_now). */
+static uint64_t now_ticks(const struct ptt_shm *s)
+{
+	if (s->use_tsc)
+		return ptt_rdtsc();
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* Copy ring positions [from, to) of ring data into out (wrapping). */
@@ -109,7 +124,7 @@ static int by_time(const void *a, const void *b)
 
 /* Append ring i's valid records (copied to *copy) to *recs; the META line saying where its history begins to meta. */
 static int snap_ring(struct flight *f, uint32_t i, uint32_t **copy, struct frec **recs, size_t *nrecs, size_t *cap,
-		     int *cut, uint64_t *torn)
+		     int live, int *cut, uint64_t *bound, uint64_t slack, uint64_t *torn)
 {
 	struct ptt_shm *s = f->shm;
 	struct ptt_ring *r = &s->rings[i];
@@ -119,8 +134,23 @@ static int snap_ring(struct flight *f, uint32_t i, uint32_t **copy, struct frec 
 		return 0;
 	uint32_t pid = r->pid, tid = r->tid;
 	uint64_t first = __atomic_load_n(&r->first, __ATOMIC_ACQUIRE);
-	uint64_t c0 = __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE);
-	uint64_t end = __atomic_load_n(&r->committed, __ATOMIC_ACQUIRE);
+	int closed = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == PTT_RING_CLOSED;
+	uint64_t now = 0, c0 = 0, end = 0;
+	int busy = 1;
+	for (int tries = 0; busy && tries < 1000; tries++) { /* a record being written: it takes nanoseconds */
+		now = now_ticks(s);
+		c0 = __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE);
+		end = __atomic_load_n(&r->committed, __ATOMIC_ACQUIRE);
+		uint64_t reserved = __atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE);
+		busy = reserved != end;
+		if (!live) { /* the program is gone: what it wrote past its last commit may be whole, or salvageable */
+			end = reserved;
+			break;
+		}
+	}
+	/* no later record of this ring can be older than this (drain.c's rule; a
+	 * writer preempted inside its very first record sets none) */
+	*bound = closed || busy ? UINT64_MAX : now - slack;
 	if (end <= c0)
 		return 0;
 	*copy = malloc((end - c0) * 4);
@@ -135,14 +165,16 @@ static int snap_ring(struct flight *f, uint32_t i, uint32_t **copy, struct frec 
 	(void)f;
 	while (pos < end) {
 		uint32_t off = (uint32_t)pos & (size - 1);
-		const uint32_t *p = *copy + (pos - c0);
+		uint32_t *p = *copy + (pos - c0);
 		if (p[0] == ptt_rec_word0(PTT_EV_PAD, 0)) {
 			pos += size - off;
 			continue;
 		}
 		uint32_t n = ptt_rec_len(p[0]);
+		uint64_t prev = *nrecs > before ? (*recs)[*nrecs - 1].ts : 0;
 		if (!ptt_rec_marked(p[0]) || n < PTT_REC_MIN_WORDS || off + n > size || pos + n > end ||
-		    ptt_rec_checksum(p, n - 1) != p[n - 1] || p[3] != pid || p[4] != tid) {
+		    (ptt_rec_checksum(p, n - 1) != p[n - 1] && (live || !drain_salvage(p, n, pid, tid, prev, now))) ||
+		    p[3] != pid || p[4] != tid) {
 			(*torn)++;
 			break;
 		}
@@ -158,6 +190,8 @@ static int snap_ring(struct flight *f, uint32_t i, uint32_t **copy, struct frec 
 		pos += n;
 	}
 	*cut = *nrecs > before && (c1 > c0 ? c1 : c0) != first;
+	if (*nrecs > before && busy)
+		*bound = (*recs)[*nrecs - 1].ts;
 	return 0;
 }
 
@@ -188,14 +222,52 @@ static int meta_lines(struct ptt_writer *w, const struct ptt_shm *s, const struc
 	return rc;
 }
 
+/* One try at copying every ring: the records in time order, [*k0, *nrecs) to write. */
+static long collect(struct flight *f, uint32_t n, int live, uint64_t slack, uint32_t **copies, uint8_t *cut,
+		    struct frec **recs, size_t *nrecs, size_t *k0, uint64_t *from, uint64_t *torn)
+{
+	struct ptt_shm *s = f->shm;
+	size_t cap = 0;
+	uint64_t upto = UINT64_MAX;
+	long rc = 0;
+	*from = 0;
+	for (uint32_t i = 0; !rc && i < n; i++) {
+		if (__atomic_load_n(&s->rings[i].state, __ATOMIC_ACQUIRE) < PTT_RING_ACTIVE)
+			continue;
+		size_t first = *nrecs;
+		int c = 0;
+		uint64_t bound = UINT64_MAX;
+		rc = snap_ring(f, i, &copies[i], recs, nrecs, &cap, live, &c, &bound, slack, torn);
+		cut[i] = (uint8_t)c;
+		if (live && bound < upto)
+			upto = bound;
+		if (c && (*recs)[first].ts > *from)
+			*from = (*recs)[first].ts;
+	}
+	if (rc)
+		return rc;
+	qsort(*recs, *nrecs, sizeof **recs, by_time);
+	*k0 = 0;
+	while (*k0 < *nrecs && (*recs)[*k0].ts < *from)
+		cut[(*recs)[(*k0)++].ring] = 1;
+	while (*nrecs > *k0 && (*recs)[*nrecs - 1].ts > upto)
+		(*nrecs)--;
+	return 0;
+}
+
 /*
  * Threads whose oldest records were overwritten begin at different times;
  * before the latest of those beginnings some thread's events are missing
  * (an unlock, a post), and a lock's story would not add up.  The snapshot
  * starts there for every thread: from then on it holds every event, like a
- * trace file that starts mid-run.
+ * trace file that starts mid-run.  A snapshot of a live program ends the
+ * same way: the rings are copied one after another, so it stops where the
+ * copy of some ring may lack what came after (the lowest of the rings'
+ * bounds), for every thread.  When the recorder is preempted between two
+ * copies long enough for the busy rings to turn over, nothing is left in
+ * between: it copies again (a few times at most).
  */
-long flight_write(struct flight *f, struct ptt_writer *w, const struct ptt_clock *clk,
+long flight_write(struct flight *f, struct ptt_writer *w, const struct ptt_clock *clk, int live,
 		  int (*before)(void *, const uint32_t *, struct ptt_writer *), void *ctx, uint64_t *torn)
 {
 	struct ptt_shm *s = f->shm;
@@ -203,24 +275,22 @@ long flight_write(struct flight *f, struct ptt_writer *w, const struct ptt_clock
 	uint32_t **copies = calloc(n ? n : 1, sizeof *copies);
 	uint8_t *cut = calloc(n ? n : 1, 1);
 	struct frec *recs = NULL;
-	size_t nrecs = 0, cap = 0;
+	size_t nrecs = 0, k0 = 0;
+	uint64_t from = 0, slack = clk->hz / 5000; /* 200 us, as the drain's */
 	long rc = copies && cut ? 0 : PTT_E_NOMEM;
-	uint64_t from = 0;
-	for (uint32_t i = 0; !rc && i < n; i++) {
-		if (__atomic_load_n(&s->rings[i].state, __ATOMIC_ACQUIRE) < PTT_RING_ACTIVE)
-			continue;
-		size_t first = nrecs;
-		int c = 0;
-		rc = snap_ring(f, i, &copies[i], &recs, &nrecs, &cap, &c, torn);
-		cut[i] = (uint8_t)c;
-		if (c && recs[first].ts > from)
-			from = recs[first].ts;
+	uint64_t t = 0; /* the records found torn by the last try */
+	for (int tries = 0; !rc && tries < 10; tries++) {
+		t = 0;
+		rc = collect(f, n, live, slack, copies, cut, &recs, &nrecs, &k0, &from, &t);
+		if (rc || nrecs > k0 || !live)
+			break;
+		for (uint32_t i = 0; i < n; i++) {
+			free(copies[i]);
+			copies[i] = NULL;
+		}
+		nrecs = 0;
 	}
-	if (!rc)
-		qsort(recs, nrecs, sizeof *recs, by_time);
-	size_t k0 = 0;
-	while (k0 < nrecs && recs[k0].ts < from)
-		cut[recs[k0++].ring] = 1;
+	*torn += t;
 	if (!rc)
 		rc = meta_lines(w, s, recs + k0, nrecs - k0, cut, from, clk);
 	for (size_t k = k0; !rc && k < nrecs; k++) {
@@ -234,5 +304,5 @@ long flight_write(struct flight *f, struct ptt_writer *w, const struct ptt_clock
 	free(copies);
 	free(cut);
 	free(recs);
-	return rc ? rc : (long)(nrecs - k0);
+	return rc ? rc : (long)(nrecs > k0 ? nrecs - k0 : 0);
 }

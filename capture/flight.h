@@ -15,19 +15,21 @@ struct flight;
 
 struct flight *flight_new(struct ptt_shm *shm);
 /*
- * Give back rings of ended threads, oldest first, beyond the few kept for
- * their history (and any a new thread needs at the cap).  Call it between
- * snapshots, as often as the recorder wakes up.
+ * The rings of ended threads keep their history until a new thread needs
+ * a ring: this gives back the oldest ones whenever fewer than a few rings
+ * are free (new threads that find none add a segment, below the cap).
+ * Call it as often as the recorder wakes up.
  */
 void flight_trim(struct flight *f);
 /*
  * Copy every ring's records (their writers may go on) and write them to w
  * in time order, after a META line per thread saying where its history
- * starts.  before: called with each record first (the object namer), may
+ * starts.  live: the program runs on (a snapshot, which then ends where
+ * every ring's copy is complete).  before: called with each record first (the object namer), may
  * be NULL.  The number of records written, or a negative error of the
  * writer; *torn counts records found damaged (overwritten while copied).
  */
-long flight_write(struct flight *f, struct ptt_writer *w, const struct ptt_clock *clk,
+long flight_write(struct flight *f, struct ptt_writer *w, const struct ptt_clock *clk, int live,
 		  int (*before)(void *, const uint32_t *, struct ptt_writer *), void *ctx, uint64_t *torn);
 void flight_free(struct flight *f);
 

@@ -321,7 +321,7 @@ static int write_flight(const struct record_opts *o, struct ptt_shm *s, struct f
 		rc = sync_user_types(s, w, &types_seen);
 	struct namer *nm = namer_new(); /* a fresh one: each file names its objects anew */
 	uint64_t torn = 0;
-	long n = rc ? 0 : flight_write(f, w, clk, nm ? namer_before : NULL, nm, &torn);
+	long n = rc ? 0 : flight_write(f, w, clk, code < 0, nm ? namer_before : NULL, nm, &torn);
 	namer_free(nm);
 	if (n < 0)
 		rc = (int)n;
