@@ -152,7 +152,7 @@ static int ring_coming(const struct ptt_shm *s)
  * thread it waits at most 2 s, and in discard mode not at all: then its
  * events are counted as lost.
  */
-static int attach(struct ptt_tls *t)
+__attribute__((noinline, cold)) static int attach(struct ptt_tls *t)
 {
 	struct ptt_shm *s = ptt_shm;
 	if (t->no_ring || t->ended)
