@@ -154,10 +154,8 @@ int drain_salvage(uint32_t *rec, uint32_t n, uint32_t pid, uint32_t tid, uint64_
 {
 	uint32_t id = ptt_rec_id(rec[0]);
 	const struct ptt_type *t = ptt_builtin_type(id);
-	int releases = id == PTT_EV_MUTEX_UNLOCK || id == PTT_EV_COND_SIGNAL || id == PTT_EV_COND_BROADCAST ||
-		       id == PTT_EV_RWLOCK_UNLOCK || id == PTT_EV_SEM_POST || id == PTT_EV_SPIN_UNLOCK ||
-		       id == PTT_EV_THREAD_CANCEL;
-	if (!releases || !t || n != (uint32_t)PTT_REC_MIN_WORDS + t->words || rec[3] != pid || rec[4] != tid)
+	if (!t || (t->role != PTT_ROLE_RELEASE && t->role != PTT_ROLE_POST) || n != (uint32_t)PTT_REC_MIN_WORDS + t->words ||
+	    rec[3] != pid || rec[4] != tid)
 		return 0;
 	uint64_t ts = (uint64_t)rec[2] << 32 | rec[1];
 	if (ts < prev_ts || ts > now)

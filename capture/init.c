@@ -88,17 +88,9 @@ static void enable_events(const struct ptt_shm *s)
 		ptt_on[id] = t->source == PTT_SRC_PTHREAD && t->level <= s->level &&
 			     (s->class_mask & (1u << t->cls)) != 0;
 	}
-	/* releases (stamped before they happen) and requests need no serialized clock read */
-	static const unsigned early[] = { PTT_EV_MUTEX_UNLOCK, PTT_EV_COND_SIGNAL, PTT_EV_COND_BROADCAST,
-		PTT_EV_RWLOCK_UNLOCK, PTT_EV_SEM_POST, PTT_EV_SPIN_UNLOCK };
-	for (unsigned i = 0; i < sizeof early / sizeof early[0]; i++)
-		ptt_early_ok[early[i]] = 1;
-	for (unsigned id = 0; id < PTT_EV_BUILTIN_COUNT; id++) {
-		const char *name = ptt_builtin_type(id)->name;
-		size_t len = strlen(name);
-		if (len > 4 && strcmp(name + len - 4, "_req") == 0)
-			ptt_early_ok[id] = 1;
-	}
+	/* events stamped before the call they record need no serialized clock read */
+	for (unsigned id = 0; id < PTT_EV_BUILTIN_COUNT; id++)
+		ptt_early_ok[id] = (uint8_t)ptt_role_stamped_before(ptt_builtin_type(id)->role);
 	/* bookkeeping the decoders rely on is always recorded */
 	ptt_on[PTT_EV_PROCESS_BEGIN] = ptt_on[PTT_EV_THREAD_BEGIN] = ptt_on[PTT_EV_THREAD_END] = 1;
 	ptt_on[PTT_EV_THREAD_NAME] = ptt_on[PTT_EV_OBJECT_NAME] = 1;

@@ -99,12 +99,6 @@ static int ok(const struct ptt_event *ev)
 	return ret == 0 || ret == 130;
 }
 
-static int is_req(const struct ptt_event *ev)
-{
-	size_t len = strlen(ev->type->name);
-	return len > 4 && strcmp(ev->type->name + len - 4, "_req") == 0;
-}
-
 void fcontext_event(struct fcontext *c, const struct ptt_event *ev)
 {
 	if (!ev->type || ev->type->source == PTT_SRC_RECORDER)
@@ -122,7 +116,7 @@ void fcontext_event(struct fcontext *c, const struct ptt_event *ev)
 		return;
 	}
 	uint64_t obj = ev->nargs && ev->type->argkind[0] == PTT_ARG_PTR ? ev->arg[0] : 0;
-	int req = is_req(ev);
+	int req = ptt_role_is_request(ev->type->role);
 	struct tctx *t = thread(c, ev->pid, ev->tid, req);
 	if (!t && !req) {
 		switch (ev->id) {

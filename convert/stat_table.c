@@ -260,8 +260,7 @@ void stat_event(struct stat_table *st, const struct ptt_event *ev)
 		return;
 	t->last_ns = ev->ns;
 	uint64_t obj = ev->nargs && ev->type->argkind[0] == PTT_ARG_PTR ? ev->arg[0] : 0;
-	size_t len = strlen(ev->type->name);
-	if (len > 4 && !strcmp(ev->type->name + len - 4, "_req") && ev->id != PTT_EV_THREAD_JOIN_REQ) {
+	if (ptt_role_is_request(ev->type->role) && ev->id != PTT_EV_THREAD_JOIN_REQ) {
 		if (ev->id == PTT_EV_COND_WAIT_REQ || ev->id == PTT_EV_COND_TIMEDWAIT_REQ)
 			release(st, t, ev, ptt_event_arg(ev, "mutex", 0));
 		t->wait.obj = obj;

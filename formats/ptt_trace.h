@@ -128,10 +128,18 @@ enum ptt_class {
 	PTT_CLASS_SPIN, PTT_CLASS_USER, PTT_CLASS_RECORDER, PTT_CLASS_COUNT
 };
 enum ptt_source { PTT_SRC_PTHREAD, PTT_SRC_RECORDER, PTT_SRC_PROGRAM, PTT_SRC_COUNT };
+/* What an event means to the program's state: see formats/events.def.  POINT is 0, so
+ * a type unknown to this library (a user event, a newer built-in) changes nothing. */
+enum ptt_role {
+	PTT_ROLE_POINT, PTT_ROLE_META, PTT_ROLE_NAME, PTT_ROLE_LIFE, PTT_ROLE_INIT, PTT_ROLE_DESTROY,
+	PTT_ROLE_REQUEST, PTT_ROLE_REQUEST_SHARED, PTT_ROLE_ACQUIRE, PTT_ROLE_SHARED, PTT_ROLE_TRY,
+	PTT_ROLE_TRY_SHARED, PTT_ROLE_RELEASE, PTT_ROLE_WAIT_END, PTT_ROLE_POST, PTT_ROLE_RECORDER,
+	PTT_ROLE_COUNT
+};
 enum ptt_arg_kind { PTT_ARG_I32, PTT_ARG_U32, PTT_ARG_TID, PTT_ARG_PTR, PTT_ARG_U64, PTT_ARG_I64, PTT_ARG_STR, PTT_ARG_KIND_COUNT };
 
 enum ptt_event_id {
-#define PTT_EVENT(e, name, cls, lvl, src, args) e,
+#define PTT_EVENT(e, name, cls, lvl, src, role, args) e,
 #include "events.def"
 #undef PTT_EVENT
 	PTT_EV_BUILTIN_COUNT
@@ -144,6 +152,7 @@ struct ptt_type {
 	uint8_t source; /* enum ptt_source */
 	uint8_t nargs;
 	uint8_t words;  /* argument words before any str argument */
+	uint8_t role;   /* enum ptt_role: from the built-in table, never from the file */
 	char name[48];
 	char argname[PTT_MAX_ARGS][24];
 	uint8_t argkind[PTT_MAX_ARGS];
@@ -152,6 +161,15 @@ struct ptt_type {
 const char *ptt_class_name(unsigned cls);
 int ptt_class_from_name(const char *name); /* -1 if unknown */
 const char *ptt_source_name(unsigned src);
+const char *ptt_role_name(unsigned role); /* "request", "acquire", ... */
+/* The role of a type that a trace defines: the built-in one with the same id and name, else POINT. */
+unsigned ptt_type_role(const struct ptt_type *t);
+/* Roles that are stamped before the call they record (releases, posts, requests). */
+static inline int ptt_role_is_request(unsigned role)
+{
+	return role == PTT_ROLE_REQUEST || role == PTT_ROLE_REQUEST_SHARED;
+}
+int ptt_role_stamped_before(unsigned role);
 int ptt_source_from_name(const char *name);
 const char *ptt_arg_kind_name(unsigned kind);
 unsigned ptt_arg_kind_words(unsigned kind); /* 0 for str */

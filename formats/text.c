@@ -312,5 +312,7 @@ int ptt_text_parse_type(const char *defn, struct ptt_type *t)
 	t->cls = (uint8_t)c;
 	t->source = (uint8_t)s;
 	t->level = (uint8_t)v;
-	return ptt_type_parse_args(t, args);
+	int rc = ptt_type_parse_args(t, args);
+	t->role = (uint8_t)ptt_type_role(t);
+	return rc;
 }

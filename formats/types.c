@@ -13,6 +13,17 @@ static const char *const kind_names[PTT_ARG_KIND_COUNT] = { "i32", "u32", "tid",
 
 const char *ptt_class_name(unsigned cls) { return cls < PTT_CLASS_COUNT ? class_names[cls] : "?"; }
 const char *ptt_source_name(unsigned src) { return src < PTT_SRC_COUNT ? source_names[src] : "?"; }
+
+static const char *const role_names[PTT_ROLE_COUNT] = {
+	"point", "meta", "name", "life", "init", "destroy", "request", "request_shared",
+	"acquire", "shared", "try", "try_shared", "release", "wait_end", "post", "recorder",
+};
+const char *ptt_role_name(unsigned role) { return role < PTT_ROLE_COUNT ? role_names[role] : "?"; }
+
+int ptt_role_stamped_before(unsigned role)
+{
+	return role == PTT_ROLE_RELEASE || role == PTT_ROLE_POST || ptt_role_is_request(role);
+}
 const char *ptt_arg_kind_name(unsigned k) { return k < PTT_ARG_KIND_COUNT ? kind_names[k] : "?"; }
 
 static int index_of(const char *const *names, int n, const char *name)
@@ -97,11 +108,11 @@ static int builtin_ready;
 
 struct builtin_def {
 	uint16_t id;
-	uint8_t cls, level, source;
+	uint8_t cls, level, source, role;
 	const char *name, *args;
 };
 static const struct builtin_def builtin_defs[] = {
-#define PTT_EVENT(e, name, cls, lvl, src, args) { e, cls, lvl, src, name, args },
+#define PTT_EVENT(e, name, cls, lvl, src, role, args) { e, cls, lvl, src, role, name, args },
 #include "events.def"
 #undef PTT_EVENT
 };
@@ -119,6 +130,7 @@ static void builtin_init(void)
 		t->cls = d->cls;
 		t->level = d->level;
 		t->source = d->source;
+		t->role = d->role;
 		snprintf(t->name, sizeof t->name, "%s", d->name);
 		if (ptt_type_parse_args(t, d->args) != 0)
 			abort(); /* a typo in events.def: caught by the unit tests */
@@ -130,6 +142,12 @@ const struct ptt_type *ptt_builtin_type(unsigned id)
 {
 	builtin_init();
 	return id < PTT_EV_BUILTIN_COUNT ? &builtin[id] : NULL;
+}
+
+unsigned ptt_type_role(const struct ptt_type *t)
+{
+	const struct ptt_type *b = ptt_builtin_type(t->id);
+	return b && strcmp(b->name, t->name) == 0 ? b->role : PTT_ROLE_POINT;
 }
 
 void ptt_types_init_builtin(struct ptt_types *ts)

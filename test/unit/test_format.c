@@ -155,6 +155,28 @@ int main(void)
 	ok(ptt_text_parse_type("1024 my_event user 1 program a:u64,s:str", &t) == 0 && t.nargs == 2 && t.words == 2,
 	   "user type definition parses");
 	ok(ptt_text_parse_type("1024 my_event user 1 program s:str,a:u64", &t) != 0, "str not last is rejected");
+	ok(ptt_text_parse_type("1024 my_event user 1 program a:u64", &t) == 0 && t.role == PTT_ROLE_POINT,
+	   "a user type is a point");
+	ok(ptt_text_parse_type("18 mutex_lock mutex 1 pthread mutex:ptr,ret:i32", &t) == 0 && t.role == PTT_ROLE_ACQUIRE,
+	   "a header's built-in type takes its role from the table");
+	ok(ptt_text_parse_type("18 not_mutex_lock mutex 1 pthread mutex:ptr,ret:i32", &t) == 0 && t.role == PTT_ROLE_POINT,
+	   "a type whose name is not the built-in one is a point");
+
+	/* roles: every "_req" is a request and nothing else is; every role has a name */
+	int badrole = 0;
+	for (unsigned id = 0; id < PTT_EV_BUILTIN_COUNT; id++) {
+		const struct ptt_type *b = ptt_builtin_type(id);
+		size_t len = strlen(b->name);
+		int req = len > 4 && strcmp(b->name + len - 4, "_req") == 0;
+		if (req != ptt_role_is_request(b->role) || b->role >= PTT_ROLE_COUNT ||
+		    (b->source == PTT_SRC_RECORDER) != (b->role == PTT_ROLE_RECORDER)) {
+			badrole++;
+			printf("# %s: role %s\n", b->name, ptt_role_name(b->role));
+		}
+	}
+	ok(badrole == 0, "every request is a _req, every recorder event a recorder note");
+	ok(strcmp(ptt_role_name(PTT_ROLE_TRY_SHARED), "try_shared") == 0 && strcmp(ptt_role_name(PTT_ROLE_COUNT), "?") == 0,
+	   "role names");
 	ptt_types_free(&ts);
 
 	/* writer/reader round trip, plain and compressed */
