@@ -4,7 +4,10 @@
 
 #include "../formats/ptt_trace.h"
 
-/* Write "thread 4243 (worker) waits for mutex queue_lock" into buf. */
-void human_sentence(const struct ptt_event *ev, const struct ptt_names *names, char *buf, size_t size);
+struct model;
+/* Write "thread 4243 (worker) waits for mutex queue_lock, held by thread 4244" into buf; m (may be NULL)
+ * is the model of the trace up to, not including, ev. */
+void human_sentence(const struct ptt_event *ev, const struct ptt_names *names, const struct model *m, char *buf,
+		    size_t size);
 
 #endif

@@ -1,12 +1,11 @@
-/* lockgraph.c - lock-order cycles and end-of-trace wait-for cycles. */
+/* lockgraph.c - lock-order cycles and end-of-trace wait-for cycles, over the one model. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lockgraph.h"
+#include "model.h"
 #include "pmap.h"
-
-#define HELD 16
 
 struct node {
 	uint32_t pid;
@@ -16,9 +15,6 @@ struct node {
 	int index, low, on_stack; /* Tarjan */
 	int comp;
 	uint32_t serial;	/* creation order: edges are keyed by it, two objects never share one */
-	int sem;		/* a semaphore: no holder, maybe one known poster */
-	uint32_t poster;	/* the one thread that posted it, or 0 */
-	int posters;		/* 0, 1 or 2 = several */
 };
 
 struct edge {
@@ -29,17 +25,9 @@ struct edge {
 	unsigned held_excl : 1, held_shared : 1, want_excl : 1, want_shared : 1;
 };
 
-struct gthread {
-	uint32_t pid, tid;
-	struct node *held[HELD];
-	unsigned char held_shared[HELD];
-	unsigned nheld;
-	struct node *waits_for;  /* blocked in a _req with no outcome yet */
-	uint64_t wait_since;
-};
-
 struct lockgraph {
-	struct pmap nodes, edges, threads;
+	struct model *model;
+	struct pmap nodes, edges;
 	struct node **all;
 	size_t nall, capall;
 	struct ptt_names *names;
@@ -48,16 +36,6 @@ struct lockgraph {
 	size_t sp;
 };
 
-
-struct lockgraph *lockgraph_new(void)
-{
-	struct lockgraph *g = calloc(1, sizeof *g);
-	if (g && !(g->names = ptt_names_new())) {
-		free(g);
-		return NULL;
-	}
-	return g;
-}
 
 static struct node *node_of(struct lockgraph *g, uint32_t pid, uint64_t addr)
 {
@@ -85,22 +63,6 @@ static struct node *node_of(struct lockgraph *g, uint32_t pid, uint64_t addr)
 	return n;
 }
 
-static struct gthread *thread_of(struct lockgraph *g, uint32_t pid, uint32_t tid)
-{
-	uint64_t k = (uint64_t)pid << 32 | tid;
-	struct gthread *t = pmap_get(&g->threads, k);
-	if (t)
-		return t;
-	t = calloc(1, sizeof *t);
-	if (!t || pmap_put(&g->threads, k, t)) {
-		free(t);
-		return NULL;
-	}
-	t->pid = pid;
-	t->tid = tid;
-	return t;
-}
-
 static void edge_modes(struct edge *e, int a_shared, int b_shared)
 {
 	if (a_shared)
@@ -113,15 +75,9 @@ static void edge_modes(struct edge *e, int a_shared, int b_shared)
 		e->want_excl = 1;
 }
 
-static int shared_mode(unsigned id)
+static void add_edge(struct lockgraph *g, struct node *a, int a_shared, struct node *b, int b_shared,
+		     const struct ptt_event *ev)
 {
-	return id == PTT_EV_RWLOCK_RDLOCK_REQ || id == PTT_EV_RWLOCK_RDLOCK || id == PTT_EV_RWLOCK_TRYRDLOCK ||
-	       id == PTT_EV_RWLOCK_TIMEDRDLOCK;
-}
-
-static void add_edge(struct lockgraph *g, struct node *a, int a_shared, struct node *b, const struct ptt_event *ev)
-{
-	int b_shared = shared_mode(ev->id);
 	uint64_t k = (uint64_t)a->serial << 32 | b->serial;
 	struct edge *e = pmap_get(&g->edges, k);
 	if (e) {
@@ -151,51 +107,67 @@ static void add_edge(struct lockgraph *g, struct node *a, int a_shared, struct n
 	a->out[a->nout++] = e;
 }
 
-/* A blocking acquisition of obj: edges from every lock held. */
-static void acquire(struct lockgraph *g, struct gthread *t, const struct ptt_event *ev, uint64_t obj, int blocking)
+/* Does a frame or an object order locks: mutexes, rwlocks, spinlocks, semaphores used as locks? */
+static int orders(const struct mobject *o, unsigned cls)
 {
-	struct node *b = node_of(g, ev->pid, obj);
-	if (!b)
+	return cls == PTT_CLASS_MUTEX || cls == PTT_CLASS_RWLOCK || cls == PTT_CLASS_SPIN ||
+	       (cls == PTT_CLASS_SEM && o && o->sem_lock);
+}
+
+/* t blocks (or may block) to take b (shared or not): an edge from every lock t holds (but b, and the frame skip). */
+static void edges_to(struct lockgraph *g, struct mthread *t, struct node *b, int b_shared, const struct mframe *skip,
+		     const struct ptt_event *ev)
+{
+	for (unsigned i = 0; i < t->depth; i++) {
+		const struct mframe *f = &t->stack[i];
+		if (f == skip || !mstate_is_hold(f->state) || f->obj == b->addr)
+			continue;
+		struct node *a = node_of(g, t->pid, f->obj);
+		if (a)
+			add_edge(g, a, f->state == MS_RW_RD_HOLD, b, b_shared, ev);
+	}
+}
+
+/* the order shows at the request: a deadlocked request never completes */
+static void on_wait_begin(void *ctx, struct mthread *t, struct mobject *o, const struct mframe *wait,
+			  const struct ptt_event *ev)
+{
+	struct lockgraph *g = ctx;
+	unsigned cls = ev->type->cls;
+	if (!o || (cls != PTT_CLASS_MUTEX && cls != PTT_CLASS_RWLOCK && cls != PTT_CLASS_SEM))
 		return;
-	t->waits_for = NULL;
-	if (blocking)
-		for (unsigned i = 0; i < t->nheld; i++)
-			if (t->held[i] != b)
-				add_edge(g, t->held[i], t->held_shared[i], b, ev);
-	if (t->nheld < HELD) {
-		t->held_shared[t->nheld] = (unsigned char)shared_mode(ev->id);
-		t->held[t->nheld++] = b;
+	struct node *b = node_of(g, t->pid, o->addr);
+	if (b && orders(o, cls))
+		edges_to(g, t, b, wait->state == MS_RW_RD_WAIT, NULL, ev);
+}
+
+/* an acquisition that may have blocked orders what is held before it; a try orders nothing */
+static void on_acquire(void *ctx, struct mthread *t, struct mobject *o, const struct mframe *hold, const struct mframe *wait,
+		       const struct ptt_event *ev)
+{
+	struct lockgraph *g = ctx;
+	unsigned role = ev->type->role, cls = ev->type->cls == PTT_CLASS_COND ? PTT_CLASS_MUTEX : ev->type->cls;
+	(void)wait;
+	if (!hold || !orders(o, cls))
+		return;
+	struct node *b = node_of(g, t->pid, o->addr);
+	if (b && role != PTT_ROLE_TRY && role != PTT_ROLE_TRY_SHARED)
+		edges_to(g, t, b, hold->state == MS_RW_RD_HOLD, hold, ev);
+}
+
+struct lockgraph *lockgraph_new(void)
+{
+	struct lockgraph *g = calloc(1, sizeof *g);
+	if (!g)
+		return NULL;
+	struct model_ops ops = { .ctx = g, .wait_begin = on_wait_begin, .acquire = on_acquire };
+	g->names = ptt_names_new();
+	g->model = model_new(&ops);
+	if (!g->names || !g->model) {
+		lockgraph_free(g);
+		return NULL;
 	}
-}
-
-static void release(struct lockgraph *g, struct gthread *t, uint32_t pid, uint64_t obj)
-{
-	struct node *b = pmap_get(&g->nodes, pmap_obj_key(pid, obj));
-	for (unsigned i = t->nheld; b && i-- > 0;)
-		if (t->held[i] == b) {
-			memmove(t->held + i, t->held + i + 1, (t->nheld - i - 1) * sizeof t->held[0]);
-			memmove(t->held_shared + i, t->held_shared + i + 1, t->nheld - i - 1);
-			t->nheld--;
-			return;
-		}
-}
-
-static int ok(const struct ptt_event *ev)
-{
-	int64_t ret = (int64_t)ptt_event_arg(ev, "ret", 0);
-	return ret == 0 || ret == 130;
-}
-
-/* The thread that holds lock n, or NULL. */
-static struct gthread *lock_holder(const struct lockgraph *g, const struct node *n)
-{
-	for (size_t i = 0; i < g->threads.cap; i++) {
-		struct gthread *t = g->threads.vals[i];
-		for (unsigned k = 0; t && k < t->nheld; k++)
-			if (t->held[k] == n)
-				return t;
-	}
-	return NULL;
+	return g;
 }
 
 void lockgraph_event(struct lockgraph *g, const struct ptt_event *ev)
@@ -203,91 +175,21 @@ void lockgraph_event(struct lockgraph *g, const struct ptt_event *ev)
 	ptt_names_update(g->names, ev);
 	if (ev->id == PTT_EV_SEM_OPEN && ev->nargs && ev->str[0] && !ptt_names_object(g->names, ev->arg[0]))
 		ptt_names_set_object(g->names, ev->arg[0], ev->str); /* a named semaphore: its name */
-	if (!ev->type || ev->type->source == PTT_SRC_RECORDER)
+	if (!ev->type)
 		return;
-	if (ev->id == PTT_EV_THREAD_END || ev->id == PTT_EV_PROCESS_EXIT || ev->id == PTT_EV_PROCESS_BEGIN) {
-		for (size_t i = 0; i < g->threads.cap; i++) {
-			struct gthread *t = g->threads.vals[i];
-			if (t && t->pid == ev->pid && (ev->id != PTT_EV_THREAD_END || t->tid == ev->tid)) {
-				pmap_del(&g->threads, (uint64_t)t->pid << 32 | t->tid);
-				free(t);
-				i = (size_t)-1;
-			}
-		}
-		return;
-	}
+	unsigned role = ev->type->role;
 	uint64_t obj = ev->nargs && ev->type->argkind[0] == PTT_ARG_PTR ? ev->arg[0] : 0;
-	struct gthread *t;
-	switch (ev->id) {
-	case PTT_EV_MUTEX_INIT: case PTT_EV_MUTEX_DESTROY: case PTT_EV_RWLOCK_INIT: case PTT_EV_RWLOCK_DESTROY:
-	case PTT_EV_SEM_INIT: case PTT_EV_SEM_DESTROY: {
+	if ((role == PTT_ROLE_INIT || role == PTT_ROLE_DESTROY) && ptt_event_arg(ev, "ret", 0) == 0) {
 		/* the end of an object, or a new one where another may have been:
 		 * the address's next use is a new node, its edges its own.  Not when
 		 * the call failed (EBUSY: the object lives on) or a thread holds it. */
-		struct node *n = ok(ev) ? pmap_get(&g->nodes, pmap_obj_key(ev->pid, obj)) : NULL;
-		if (n && !lock_holder(g, n))
+		struct node *n = pmap_get(&g->nodes, pmap_obj_key(ev->pid, obj));
+		if (n && !model_any_holder(g->model, ev->pid, obj, NULL))
 			pmap_del(&g->nodes, pmap_obj_key(ev->pid, obj));
-		break;
 	}
-	case PTT_EV_MUTEX_LOCK_REQ: case PTT_EV_MUTEX_TIMEDLOCK_REQ:
-	case PTT_EV_RWLOCK_RDLOCK_REQ: case PTT_EV_RWLOCK_WRLOCK_REQ: case PTT_EV_SEM_WAIT_REQ:
-		if ((t = thread_of(g, ev->pid, ev->tid))) {
-			t->waits_for = node_of(g, ev->pid, obj);
-			t->wait_since = ev->ns;
-			/* the order shows at the request: a deadlocked request never completes */
-			for (unsigned i = 0; t->waits_for && ev->id != PTT_EV_SEM_WAIT_REQ && i < t->nheld; i++)
-				if (t->held[i] != t->waits_for)
-					add_edge(g, t->held[i], t->held_shared[i], t->waits_for, ev);
-			if (t->waits_for && ev->id == PTT_EV_SEM_WAIT_REQ)
-				t->waits_for->sem = 1;
-		}
-		break;
-	case PTT_EV_MUTEX_LOCK: case PTT_EV_RWLOCK_RDLOCK: case PTT_EV_RWLOCK_WRLOCK:
-	case PTT_EV_MUTEX_TIMEDLOCK: case PTT_EV_RWLOCK_TIMEDRDLOCK: case PTT_EV_RWLOCK_TIMEDWRLOCK:
-	case PTT_EV_MUTEX_TRYLOCK: case PTT_EV_RWLOCK_TRYRDLOCK: case PTT_EV_RWLOCK_TRYWRLOCK:
-		if (!(t = thread_of(g, ev->pid, ev->tid)))
-			break;
-		t->waits_for = NULL;
-		if (ok(ev)) /* try-locks cannot block, so they order nothing */
-			acquire(g, t, ev, obj, ev->id == PTT_EV_MUTEX_LOCK || ev->id == PTT_EV_RWLOCK_RDLOCK ||
-					       ev->id == PTT_EV_RWLOCK_WRLOCK);
-		break;
-	case PTT_EV_COND_WAIT:
-		if ((t = thread_of(g, ev->pid, ev->tid)))
-			acquire(g, t, ev, ptt_event_arg(ev, "mutex", 0), 1);
-		break;
-	case PTT_EV_COND_WAIT_REQ: case PTT_EV_COND_TIMEDWAIT_REQ:
-		if ((t = thread_of(g, ev->pid, ev->tid)))
-			release(g, t, ev->pid, ptt_event_arg(ev, "mutex", 0));
-		break;
-	case PTT_EV_SPIN_LOCK: case PTT_EV_SPIN_TRYLOCK: /* a spinning thread leaves no trace: orders only */
-		if ((t = thread_of(g, ev->pid, ev->tid)) && ok(ev))
-			acquire(g, t, ev, obj, ev->id == PTT_EV_SPIN_LOCK);
-		break;
-	case PTT_EV_SEM_POST: {
-		struct node *s = ok(ev) ? node_of(g, ev->pid, obj) : NULL;
-		if (s) {
-			s->sem = 1;
-			if (!s->posters) {
-				s->poster = ev->tid;
-				s->posters = 1;
-			} else if (s->poster != ev->tid) {
-				s->posters = 2;
-			}
-		}
-		break;
-	}
-	case PTT_EV_MUTEX_UNLOCK: case PTT_EV_RWLOCK_UNLOCK: case PTT_EV_SPIN_UNLOCK:
-		if ((t = thread_of(g, ev->pid, ev->tid)))
-			release(g, t, ev->pid, obj);
-		break;
-	case PTT_EV_SEM_WAIT: case PTT_EV_SEM_TIMEDWAIT:
-		if ((t = thread_of(g, ev->pid, ev->tid)))
-			t->waits_for = NULL;
-		break;
-	default:
-		break;
-	}
+	model_event(g->model, ev);
+	if (role == PTT_ROLE_POST && ev->type->cls == PTT_CLASS_SEM && ptt_event_arg(ev, "ret", 0) == 0)
+		node_of(g, ev->pid, obj);
 }
 
 static void strongconnect(struct lockgraph *g, struct node *v, int *comp)
@@ -412,55 +314,79 @@ int lockgraph_report_cycles(struct lockgraph *g, FILE *out)
 	return found;
 }
 
-static struct gthread *holder_of(struct lockgraph *g, const struct node *n)
+/* Who could release what t waits for: the lock's holder, or the one thread that ever posted a semaphore. */
+static struct mthread *holder_of(struct lockgraph *g, struct mthread *t, const struct mframe *w, int *sem)
 {
-	if (n->sem) { /* the one thread that ever posted it, if still alive, else nobody we can tell */
-		struct gthread *p = n->posters == 1 ? pmap_get(&g->threads, (uint64_t)n->pid << 32 | n->poster) : NULL;
-		return p;
+	struct mobject *o = model_object(g->model, t->pid, w->obj);
+	*sem = w->state == MS_SEM_WAIT && !(o && o->sem_lock);
+	if (*sem)
+		return o && o->posters == 1 ? model_thread(g->model, t->pid, o->poster) : NULL;
+	return model_any_holder(g->model, t->pid, w->obj, NULL);
+}
+
+/* The wait of t that a deadlock can go through (a lock or a semaphore), or NULL. */
+static const struct mframe *blocked_on(const struct mthread *t)
+{
+	const struct mframe *w = model_waiting(t);
+	return w && (w->state == MS_MUTEX_WAIT || w->state == MS_RW_RD_WAIT || w->state == MS_RW_WR_WAIT ||
+		     w->state == MS_SEM_WAIT) ? w : NULL;
+}
+
+struct blocked_walk {
+	struct lockgraph *g;
+	struct pmap reported;
+	FILE *out;
+	int found;
+};
+
+static int report_from(void *ctx, struct mthread *start)
+{
+	struct blocked_walk *bw = ctx;
+	struct lockgraph *g = bw->g;
+	int sem;
+	if (!blocked_on(start) || pmap_get(&bw->reported, (uint64_t)(uintptr_t)start))
+		return 0;
+	/* follow waits-for: each blocked thread waits for one holder */
+	struct mthread *t = start;
+	size_t steps = 0;
+	while (t && blocked_on(t) && steps <= 1u << 20) {
+		t = holder_of(g, t, blocked_on(t), &sem);
+		steps++;
+		if (t == start)
+			break;
 	}
-	return lock_holder(g, n);
+	if (t != start)
+		return 0;
+	bw->found++;
+	if (bw->out)
+		fprintf(bw->out, "deadlock: threads blocked in a cycle at the end of the trace (process %" PRIu32 ")\n", start->pid);
+	t = start;
+	do {
+		const struct mframe *w = blocked_on(t);
+		struct mthread *h = holder_of(g, t, w, &sem);
+		pmap_put(&bw->reported, (uint64_t)(uintptr_t)t, t);
+		if (bw->out) {
+			char tn[64], hn[64], on[128];
+			struct node *n = node_of(g, t->pid, w->obj);
+			thread_name(g, t->tid, tn, sizeof tn);
+			thread_name(g, h->tid, hn, sizeof hn);
+			if (n)
+				name_of(g, n, on, sizeof on);
+			fprintf(bw->out, "  thread %s waits since %" PRIu64 ".%09" PRIu64 " s for %s, %s thread %s\n", tn,
+				w->begin_ns / 1000000000u, w->begin_ns % 1000000000u, n ? on : "?",
+				sem ? "a semaphore posted only by" : "held by", hn);
+		}
+		t = h;
+	} while (t != start);
+	return 0;
 }
 
 int lockgraph_report_blocked(struct lockgraph *g, FILE *out)
 {
-	int found = 0;
-	struct pmap reported = { 0 };
-	for (size_t i = 0; i < g->threads.cap; i++) {
-		struct gthread *start = g->threads.vals[i];
-		if (!start || !start->waits_for || pmap_get(&reported, (uint64_t)(uintptr_t)start))
-			continue;
-		/* follow waits-for: each blocked thread waits for one holder */
-		struct gthread *t = start;
-		size_t steps = 0;
-		while (t && t->waits_for && steps <= g->threads.used) {
-			t = holder_of(g, t->waits_for);
-			steps++;
-			if (t == start)
-				break;
-		}
-		if (t != start)
-			continue;
-		found++;
-		if (out)
-			fprintf(out, "deadlock: threads blocked in a cycle at the end of the trace (process %" PRIu32 ")\n", start->pid);
-		t = start;
-		do {
-			struct gthread *h = holder_of(g, t->waits_for);
-			pmap_put(&reported, (uint64_t)(uintptr_t)t, t);
-			if (out) {
-				char tn[64], hn[64], on[128];
-				thread_name(g, t->tid, tn, sizeof tn);
-				thread_name(g, h->tid, hn, sizeof hn);
-				name_of(g, t->waits_for, on, sizeof on);
-				fprintf(out, "  thread %s waits since %" PRIu64 ".%09" PRIu64 " s for %s, %s thread %s\n", tn,
-					t->wait_since / 1000000000u, t->wait_since % 1000000000u, on,
-					t->waits_for->sem ? "a semaphore posted only by" : "held by", hn);
-			}
-			t = h;
-		} while (t != start);
-	}
-	pmap_free(&reported);
-	return found;
+	struct blocked_walk bw = { g, { 0 }, out, 0 };
+	model_foreach_thread(g->model, report_from, &bw);
+	pmap_free(&bw.reported);
+	return bw.found;
 }
 
 void lockgraph_free(struct lockgraph *g)
@@ -473,12 +399,10 @@ void lockgraph_free(struct lockgraph *g)
 	}
 	for (size_t i = 0; i < g->edges.cap; i++)
 		free(g->edges.vals[i]);
-	for (size_t i = 0; i < g->threads.cap; i++)
-		free(g->threads.vals[i]);
 	free(g->all);
 	pmap_free(&g->nodes);
 	pmap_free(&g->edges);
-	pmap_free(&g->threads);
+	model_free(g->model);
 	ptt_names_free(g->names);
 	free(g);
 }

@@ -1,4 +1,5 @@
-/* model.c - replaying thread states, life cycles and hand-offs from events. */
+/* model.c - the one state model: replaying what each thread holds and waits for (rules in model.h). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,41 +9,56 @@
 const char *const mstate_name[MS_COUNT] = {
 	"Running", "Blocked on mutex", "Holding mutex", "Waiting on condition", "Waiting at barrier",
 	"Joining", "Waiting on semaphore", "Waiting to read-lock", "Waiting to write-lock",
-	"Holding read lock", "Holding write lock", "Holding spinlock",
+	"Holding read lock", "Holding write lock", "Holding spinlock", "Holding semaphore (as a lock)",
+	"Waiting (other)",
 };
-const char *const mstate_alias[MS_COUNT] = { "R", "MW", "MH", "CW", "BW", "JW", "SW", "RRW", "RWW", "RRH", "RWH", "SH" };
+const char *const mstate_alias[MS_COUNT] = {
+	"R", "MW", "MH", "CW", "BW", "JW", "SW", "RRW", "RWW", "RRH", "RWH", "SH", "SMH", "OW",
+};
 const char *const mstate_key[MS_COUNT] = {
 	"running", "blocked_mutex", "holding_mutex", "cond_wait", "barrier_wait", "join", "sem_wait",
 	"rwlock_read_wait", "rwlock_write_wait", "rwlock_read_hold", "rwlock_write_hold", "spin_hold",
+	"sem_hold", "other_wait",
 };
+
+/* the kind of object a state is about (META: none) */
+static const uint8_t state_cls[MS_COUNT] = {
+	[MS_MUTEX_WAIT] = PTT_CLASS_MUTEX, [MS_MUTEX_HOLD] = PTT_CLASS_MUTEX, [MS_COND_WAIT] = PTT_CLASS_COND,
+	[MS_BARRIER] = PTT_CLASS_BARRIER, [MS_SEM_WAIT] = PTT_CLASS_SEM, [MS_RW_RD_WAIT] = PTT_CLASS_RWLOCK,
+	[MS_RW_WR_WAIT] = PTT_CLASS_RWLOCK, [MS_RW_RD_HOLD] = PTT_CLASS_RWLOCK, [MS_RW_WR_HOLD] = PTT_CLASS_RWLOCK,
+	[MS_SPIN_HOLD] = PTT_CLASS_SPIN, [MS_SEM_HOLD] = PTT_CLASS_SEM, [MS_JOIN] = PTT_CLASS_THREAD,
+};
+
+unsigned mstate_class(unsigned s) { return s < MS_COUNT && s != MS_JOIN ? state_cls[s] : PTT_CLASS_META; }
+
+int mstate_is_hold(unsigned s)
+{
+	return s == MS_MUTEX_HOLD || s == MS_RW_RD_HOLD || s == MS_RW_WR_HOLD || s == MS_SPIN_HOLD || s == MS_SEM_HOLD;
+}
+
+int mstate_is_wait(unsigned s) { return s != MS_RUNNING && s < MS_COUNT && !mstate_is_hold(s); }
 
 struct model {
 	struct model_ops ops;
 	struct pmap threads, processes, objects;
 	struct pmap joiners;  /* (pid, target tid) -> the thread blocked joining it */
 	struct pmap ended;    /* (process serial, tid) -> serial of a thread that ended, not joined yet */
+	struct pmap pids;     /* every pid seen: 1 began, 2 forked from a traced process, 3 no beginning */
+	struct pmap announced; /* (pid, child tid) and (pid, handle) of thread_create, until the child begins */
 	uint32_t serial;
 	uint64_t link_keys;
-	int objects_on;
+	int objects_on, mid_run, anomaly_done;
 };
 
 /* Ended, unjoined threads remembered at most (detached threads are never joined): then forgotten. */
 #define MODEL_ENDED_MAX 65536
-
-/* the kind of object a state is about (0: none), and whether it holds or waits */
-static const uint8_t state_cls[MS_COUNT] = {
-	[MS_MUTEX_WAIT] = PTT_CLASS_MUTEX, [MS_MUTEX_HOLD] = PTT_CLASS_MUTEX, [MS_COND_WAIT] = PTT_CLASS_COND,
-	[MS_BARRIER] = PTT_CLASS_BARRIER, [MS_SEM_WAIT] = PTT_CLASS_SEM, [MS_RW_RD_WAIT] = PTT_CLASS_RWLOCK,
-	[MS_RW_WR_WAIT] = PTT_CLASS_RWLOCK, [MS_RW_RD_HOLD] = PTT_CLASS_RWLOCK, [MS_RW_WR_HOLD] = PTT_CLASS_RWLOCK,
-	[MS_SPIN_HOLD] = PTT_CLASS_SPIN,
-};
-static int is_hold(unsigned s)
-{
-	return s == MS_MUTEX_HOLD || s == MS_RW_RD_HOLD || s == MS_RW_WR_HOLD || s == MS_SPIN_HOLD;
-}
+/* Frames per thread at most: deeper, the oldest is forgotten. */
+#define MODEL_STACK_MAX 64
 
 static uint64_t tkey(uint32_t pid, uint32_t tid) { return (uint64_t)pid << 32 | tid; }
 static uint64_t ekey(const struct mprocess *p, uint32_t tid) { return (uint64_t)p->serial << 32 | tid; }
+/* handles live in a key space apart from tids (tids are below 2^32) */
+static uint64_t hkey(uint32_t pid, uint64_t handle) { return pmap_obj_key(pid, handle) | 1ull << 63; }
 
 struct model *model_new(const struct model_ops *ops)
 {
@@ -52,6 +68,18 @@ struct model *model_new(const struct model_ops *ops)
 		m->objects_on = ops->object_begin != NULL;
 	}
 	return m;
+}
+
+void model_starts_mid_run(struct model *m) { m->mid_run = 1; }
+
+static void anomaly(struct model *m, const struct ptt_event *ev, enum manomaly_kind kind, uint64_t obj,
+		    uint32_t other, uint32_t count)
+{
+	if (m->anomaly_done || !m->ops.anomaly)
+		return;
+	m->anomaly_done = 1;
+	struct manomaly a = { kind, obj, other, count };
+	m->ops.anomaly(m->ops.ctx, ev, &a);
 }
 
 static struct mprocess *process_of(struct model *m, uint32_t pid, uint64_t ns)
@@ -135,13 +163,13 @@ static struct mobject *object_of(struct model *m, uint32_t pid, uint64_t addr, u
 /* A frame on an object was pushed (+1) or removed (-1): count its holders or waiters. */
 static void count(struct model *m, const struct mthread *t, const struct mframe *f, int delta, uint64_t ns)
 {
-	unsigned cls = state_cls[f->state];
-	if (!m->objects_on || !cls)
+	unsigned cls = mstate_class(f->state);
+	if (cls == PTT_CLASS_META)
 		return;
-	struct mobject *o = delta > 0 ? object_of(m, t->pid, f->obj, cls, ns) : pmap_get(&m->objects, pmap_obj_key(t->pid, f->obj));
-	if (!o || o->cls != cls || !o->serial || o->addr != f->obj || o->pid != t->pid)
+	struct mobject *o = pmap_get(&m->objects, pmap_obj_key(t->pid, f->obj));
+	if (!o || o->addr != f->obj || o->pid != t->pid || (m->objects_on && o->cls != cls))
 		return;
-	int waits = !is_hold(f->state);
+	int waits = !mstate_is_hold(f->state);
 	uint32_t *n = waits ? &o->waiters : &o->holders;
 	if (delta > 0)
 		(*n)++;
@@ -149,60 +177,100 @@ static void count(struct model *m, const struct mthread *t, const struct mframe 
 		(*n)--;
 	else
 		return;
-	if (m->ops.object_count)
+	if (o->serial && m->ops.object_count)
 		m->ops.object_count(m->ops.ctx, o, waits, ns);
 }
 
-struct mthread *model_thread(struct model *m, uint32_t pid, uint32_t tid)
+struct mthread *model_thread(const struct model *m, uint32_t pid, uint32_t tid)
 {
 	return pmap_get(&m->threads, tkey(pid, tid));
 }
 
-static const struct mframe running = { MS_RUNNING, 0, 0 };
-
-static const struct mframe *top(const struct mthread *t)
+struct mobject *model_object(const struct model *m, uint32_t pid, uint64_t addr)
 {
-	return t->depth ? &t->stack[t->depth - 1] : &running;
+	struct mobject *o = pmap_get(&m->objects, pmap_obj_key(pid, addr));
+	return o && o->pid == pid && o->addr == addr ? o : NULL;
 }
 
-static void push(struct model *m, struct mthread *t, enum mstate s, uint64_t obj, uint64_t ns)
+uint32_t model_holder(const struct model *m, uint32_t pid, uint64_t addr)
+{
+	struct mobject *o = model_object(m, pid, addr);
+	return o ? o->owner : 0;
+}
+
+static const struct mframe running = { MS_RUNNING, 0, 0, 0, { 0, 0, 0, { 0 } } };
+
+const struct mframe *model_top(const struct mthread *t) { return t->depth ? &t->stack[t->depth - 1] : NULL; }
+
+static const struct mframe *top(const struct mthread *t) { return t->depth ? &t->stack[t->depth - 1] : &running; }
+
+const struct mframe *model_waiting(const struct mthread *t)
+{
+	for (unsigned i = t->depth; i-- > 0;)
+		if (mstate_is_wait(t->stack[i].state))
+			return &t->stack[i];
+	return NULL;
+}
+
+static void push(struct model *m, struct mthread *t, enum mstate s, uint64_t obj, const struct ptt_event *ev)
+{
+	uint64_t ns = ev->ns;
+	struct mframe old = *top(t);
+	if (t->depth == t->cap) {
+		if (t->cap >= MODEL_STACK_MAX) { /* absurdly deep: forget the oldest frame */
+			count(m, t, &t->stack[0], -1, ns);
+			memmove(t->stack, t->stack + 1, (t->depth - 1) * sizeof t->stack[0]);
+			t->depth--;
+		} else {
+			unsigned cap = t->cap ? t->cap * 2 : 4;
+			struct mframe *ns_ = realloc(t->stack, cap * sizeof *ns_);
+			if (!ns_)
+				return;
+			t->stack = ns_;
+			t->cap = cap;
+		}
+	}
+	struct mframe *f = &t->stack[t->depth++];
+	memset(f, 0, sizeof *f);
+	f->state = (uint8_t)s;
+	f->obj = obj;
+	f->since_ns = f->begin_ns = ns;
+	f->open.id = ev->id;
+	f->open.ticks = ev->ticks;
+	f->open.pos = ev->pos;
+	memcpy(f->open.arg, ev->arg, sizeof f->open.arg);
+	if (m->ops.state)
+		m->ops.state(m->ops.ctx, t, &old, f, ns);
+	count(m, t, f, +1, ns);
+}
+
+/* Remove frame i of t (a copy is left in *gone). */
+static void remove_frame(struct model *m, struct mthread *t, unsigned i, uint64_t ns, struct mframe *gone)
 {
 	struct mframe old = *top(t);
-	if (t->depth == MODEL_STACK) { /* absurdly deep: forget the oldest frame */
-		count(m, t, &t->stack[0], -1, ns);
-		memmove(t->stack, t->stack + 1, (MODEL_STACK - 1) * sizeof t->stack[0]);
-		t->depth--;
+	*gone = t->stack[i];
+	int was_top = i == t->depth - 1;
+	memmove(t->stack + i, t->stack + i + 1, (t->depth - i - 1) * sizeof t->stack[0]);
+	t->depth--;
+	if (was_top) {
+		if (t->depth)
+			t->stack[t->depth - 1].since_ns = ns; /* a new interval of the state uncovered */
+		else
+			t->running_since = ns;
+		if (m->ops.state)
+			m->ops.state(m->ops.ctx, t, &old, top(t), ns);
 	}
-	t->stack[t->depth].state = (uint8_t)s;
-	t->stack[t->depth].obj = obj;
-	t->stack[t->depth].since_ns = ns;
-	t->depth++;
-	if (m->ops.state)
-		m->ops.state(m->ops.ctx, t, &old, top(t), ns);
-	count(m, t, top(t), +1, ns);
+	count(m, t, gone, -1, ns);
 }
 
-/* Remove the topmost frame in state s on obj (anywhere in the stack); 1 if there was one. */
-static int drop(struct model *m, struct mthread *t, enum mstate s, uint64_t obj, uint64_t ns)
+/* Remove the topmost frame in state s on obj (anywhere in the stack) into *gone; 1 if there was one. */
+static int drop(struct model *m, struct mthread *t, enum mstate s, uint64_t obj, uint64_t ns, struct mframe *gone)
 {
-	for (unsigned i = t->depth; i-- > 0;) {
-		if (t->stack[i].state != s || t->stack[i].obj != obj)
-			continue;
-		struct mframe old = *top(t), gone = t->stack[i];
-		int was_top = i == t->depth - 1;
-		memmove(t->stack + i, t->stack + i + 1, (t->depth - i - 1) * sizeof t->stack[0]);
-		t->depth--;
-		if (was_top) {
-			if (t->depth)
-				t->stack[t->depth - 1].since_ns = ns; /* a new interval of the state uncovered */
-			else
-				t->running_since = ns;
-			if (m->ops.state)
-				m->ops.state(m->ops.ctx, t, &old, top(t), ns);
+	for (unsigned i = t->depth; i-- > 0;)
+		if (t->stack[i].state == s && t->stack[i].obj == obj) {
+			remove_frame(m, t, i, ns, gone);
+			return 1;
 		}
-		count(m, t, &gone, -1, ns);
-		return 1;
-	}
 	return 0;
 }
 
@@ -214,14 +282,6 @@ static void end_object(struct model *m, struct mobject *o, uint64_t ns)
 		m->ops.object_end(m->ops.ctx, o, p, ns);
 	pmap_del(&m->objects, pmap_obj_key(o->pid, o->addr));
 	free(o);
-}
-
-/* A successful destroy: the address may be reused for a new object.  Kept while threads still use it. */
-static void forget_object(struct model *m, uint32_t pid, uint64_t addr, uint64_t ns)
-{
-	struct mobject *o = pmap_get(&m->objects, pmap_obj_key(pid, addr));
-	if (o && o->pid == pid && o->addr == addr && !o->holders && !o->waiters)
-		end_object(m, o, ns);
 }
 
 /* t stops waiting in a join. */
@@ -265,15 +325,8 @@ static void thread_ended(struct model *m, struct mthread *t, uint64_t ns)
 static void end_thread(struct model *m, struct mthread *t, uint64_t ns)
 {
 	while (t->depth) {
-		struct mframe old = *top(t);
-		t->depth--;
-		if (t->depth)
-			t->stack[t->depth - 1].since_ns = ns;
-		else
-			t->running_since = ns;
-		if (m->ops.state)
-			m->ops.state(m->ops.ctx, t, &old, top(t), ns);
-		count(m, t, &old, -1, ns);
+		struct mframe gone;
+		remove_frame(m, t, t->depth - 1, ns, &gone);
 	}
 	end_join_link(m, t, ns);
 	unwait_join(m, t);
@@ -283,6 +336,7 @@ static void end_thread(struct model *m, struct mthread *t, uint64_t ns)
 	if (m->ops.thread_end)
 		m->ops.thread_end(m->ops.ctx, t, p, ns);
 	pmap_del(&m->threads, tkey(t->pid, t->tid));
+	free(t->stack);
 	free(t);
 }
 
@@ -341,34 +395,380 @@ static void end_process(struct model *m, uint32_t pid, uint64_t ns)
 	free(p);
 }
 
-static int acquired(const struct ptt_event *ev)
+static int64_t ret_of(const struct ptt_event *ev) { return (int64_t)ptt_event_arg(ev, "ret", 0); }
+
+/* Did an acquisition take its object?  (model.h: success) */
+static int took(const struct ptt_event *ev)
 {
-	int64_t ret = (int64_t)ptt_event_arg(ev, "ret", 0);
-	return ret == 0 || ret == 130; /* EOWNERDEAD */
+	int64_t ret = ret_of(ev);
+	if (ev->type->cls == PTT_CLASS_SEM || ev->type->cls == PTT_CLASS_THREAD)
+		return ret == 0;
+	return ret == 0 || ret == EOWNERDEAD;
 }
 
-static void link_from_last(struct model *m, struct mthread *t, struct mobject *o, const char *kind,
-			   uint64_t obj, uint64_t ns)
+static void link_from_last(struct model *m, struct mthread *t, struct mobject *o, const char *kind, uint64_t ns)
 {
 	if (!o || !o->last_tid || o->last_tid == t->tid || !m->ops.link)
 		return;
 	struct mthread *from = pmap_get(&m->threads, tkey(t->pid, o->last_tid));
 	if (from)
-		m->ops.link(m->ops.ctx, from, t, kind, obj, ns);
+		m->ops.link(m->ops.ctx, from, t, kind, o->addr, ns);
 }
 
-static void lock_acquired(struct model *m, struct mthread *t, enum mstate wait, enum mstate hold,
-			  uint64_t obj, const struct ptt_event *ev)
+static void point(struct model *m, struct mthread *t, const struct ptt_event *ev)
 {
-	int waited = drop(m, t, wait, obj, ev->ns);
-	if (!acquired(ev)) {
-		if (m->ops.point)
-			m->ops.point(m->ops.ctx, t, ev);
+	if (m->ops.point)
+		m->ops.point(m->ops.ctx, t, ev);
+}
+
+/* The wait state a request on an object of class cls opens. */
+static enum mstate wait_state(unsigned cls, unsigned role)
+{
+	switch (cls) {
+	case PTT_CLASS_MUTEX: return MS_MUTEX_WAIT;
+	case PTT_CLASS_RWLOCK: return role == PTT_ROLE_REQUEST_SHARED ? MS_RW_RD_WAIT : MS_RW_WR_WAIT;
+	case PTT_CLASS_COND: return MS_COND_WAIT;
+	case PTT_CLASS_BARRIER: return MS_BARRIER;
+	case PTT_CLASS_SEM: return MS_SEM_WAIT;
+	case PTT_CLASS_THREAD: return MS_JOIN;
+	default: return MS_OTHER_WAIT;
+	}
+}
+
+/* The hold state an acquisition of class cls makes (MS_RUNNING: none). */
+static enum mstate hold_state(unsigned cls, int shared)
+{
+	switch (cls) {
+	case PTT_CLASS_MUTEX: return MS_MUTEX_HOLD;
+	case PTT_CLASS_RWLOCK: return shared ? MS_RW_RD_HOLD : MS_RW_WR_HOLD;
+	case PTT_CLASS_SPIN: return MS_SPIN_HOLD;
+	case PTT_CLASS_SEM: return MS_SEM_HOLD;
+	default: return MS_RUNNING;
+	}
+}
+
+static int forked(const struct model *m, uint32_t pid) { return (uintptr_t)pmap_get(&m->pids, pid) == 2; }
+
+/* Exclusive ownership of o by t (model.h: ownership, anomalies). */
+static void own(struct model *m, struct mthread *t, struct mobject *o, const struct ptt_event *ev, int ownerdead)
+{
+	o->known = 1;
+	if (o->owner && o->owner != t->tid && !ownerdead) {
+		anomaly(m, ev, MA_TAKEN_WHILE_HELD, o->addr, o->owner, 0);
+		o->depth = 0;
+	} else if (!o->owner && o->readers) {
+		anomaly(m, ev, MA_WRITE_WHILE_READ, o->addr, 0, o->readers);
+		o->readers = 0;
+	} else if (o->owner != t->tid) {
+		o->depth = 0;
+	}
+	o->owner = t->tid;
+	o->depth++;
+}
+
+static void own_shared(struct model *m, struct mthread *t, struct mobject *o, const struct ptt_event *ev)
+{
+	o->known = 1;
+	if (o->owner && o->owner != t->tid)
+		anomaly(m, ev, MA_READ_WHILE_WRITTEN, o->addr, o->owner, 0);
+	else if (!o->owner)
+		o->readers++;
+}
+
+/* t gives up its ownership of o (model.h: anomalies). */
+static void disown(struct model *m, struct mthread *t, struct mobject *o, const struct ptt_event *ev)
+{
+	int first = !o->known;
+	o->known = 1;
+	int owned = o->owner || o->readers;
+	if (m->mid_run && first && !owned)
+		return; /* taken before the trace starts */
+	if (ev->type->cls == PTT_CLASS_RWLOCK && !o->owner && o->readers) {
+		o->readers--;
 		return;
 	}
-	if (waited)
-		link_from_last(m, t, object_of(m, t->pid, obj, 0, ev->ns), "handoff", obj, ev->ns);
-	push(m, t, hold, obj, ev->ns);
+	if (!owned && forked(m, t->pid))
+		return; /* a forked child releasing what its parent held at fork() */
+	if (o->owner != t->tid) {
+		anomaly(m, ev, MA_RELEASE_NOT_HELD, o->addr, o->owner, 0);
+		return;
+	}
+	if (--o->depth == 0)
+		o->owner = 0;
+}
+
+/* t releases its hold of state s on o (a frame, if it has one); ev is the release. */
+static void release_hold(struct model *m, struct mthread *t, struct mobject *o, enum mstate s, const struct ptt_event *ev)
+{
+	struct mframe gone;
+	if (drop(m, t, s, o->addr, ev->ns, &gone)) {
+		o->last_tid = t->tid;
+		if (m->ops.release)
+			m->ops.release(m->ops.ctx, t, o, &gone, ev);
+	}
+}
+
+/* A successful take of o by t, which waited in *wait (or not: NULL). */
+static void take(struct model *m, struct mthread *t, struct mobject *o, const struct mframe *wait, const struct ptt_event *ev,
+		 int shared)
+{
+	unsigned cls = ev->type->cls;
+	enum mstate hs = hold_state(cls, shared);
+	if (cls == PTT_CLASS_SEM) {
+		if (wait)
+			link_from_last(m, t, o, "post", ev->ns);
+		o->taker = t->tid;
+		if (o->value_known)
+			o->value--;
+		if (!o->sem_lock) {
+			if (m->ops.acquire)
+				m->ops.acquire(m->ops.ctx, t, o, NULL, wait, ev);
+			return;
+		}
+		o->owner = t->tid;
+		o->depth = 1;
+	} else {
+		if (wait)
+			link_from_last(m, t, o, "handoff", ev->ns);
+		if (shared)
+			own_shared(m, t, o, ev);
+		else
+			own(m, t, o, ev, ret_of(ev) == EOWNERDEAD);
+	}
+	if (hs == MS_RUNNING)
+		return;
+	push(m, t, hs, o->addr, ev);
+	if (m->ops.acquire)
+		m->ops.acquire(m->ops.ctx, t, o, &t->stack[t->depth - 1], wait, ev);
+}
+
+/* Close t's wait of state s on obj, if open: 1 and a copy in *wait. */
+static int close_wait(struct model *m, struct mthread *t, enum mstate s, uint64_t obj, uint64_t ns, struct mframe *wait)
+{
+	return drop(m, t, s, obj, ns, wait);
+}
+
+static void on_request(struct model *m, struct mthread *t, const struct ptt_event *ev, unsigned role, uint64_t obj)
+{
+	const struct ptt_type *ty = ev->type;
+	/* the earlier call returned unseen */
+	for (unsigned i = t->depth; i-- > 0;)
+		if (mstate_is_wait(t->stack[i].state)) {
+			struct mframe gone;
+			remove_frame(m, t, i, ev->ns, &gone);
+		}
+	enum mstate s = wait_state(ty->cls, role);
+	struct mobject *o = NULL;
+	if (ty->cls == PTT_CLASS_THREAD) {
+		uint32_t target = (uint32_t)ptt_event_arg(ev, "target", 0);
+		obj = target;
+		unwait_join(m, t);
+		push(m, t, s, obj, ev);
+		if (target && target != t->tid && !pmap_put(&m->joiners, tkey(t->pid, target), t))
+			t->joining = target;
+	} else {
+		o = object_of(m, t->pid, obj, 0, ev->ns);
+		if (ty->cls == PTT_CLASS_COND) { /* the hidden unlock */
+			uint64_t mutex = ptt_event_arg(ev, "mutex", 0);
+			struct mobject *mo = object_of(m, t->pid, mutex, 0, ev->ns);
+			if (mo) {
+				disown(m, t, mo, ev);
+				release_hold(m, t, mo, MS_MUTEX_HOLD, ev);
+			}
+		}
+		if (ty->cls == PTT_CLASS_BARRIER && o)
+			o->last_tid = t->tid; /* the last to arrive releases the others */
+		push(m, t, s, obj, ev);
+	}
+	if (m->ops.wait_begin && t->depth)
+		m->ops.wait_begin(m->ops.ctx, t, o, &t->stack[t->depth - 1], ev);
+}
+
+static void on_acquire(struct model *m, struct mthread *t, const struct ptt_event *ev, unsigned role, uint64_t obj)
+{
+	const struct ptt_type *ty = ev->type;
+	int shared = role == PTT_ROLE_SHARED || role == PTT_ROLE_TRY_SHARED;
+	int try = role == PTT_ROLE_TRY || role == PTT_ROLE_TRY_SHARED;
+	struct mframe wait;
+	int waited;
+	if (ty->cls == PTT_CLASS_THREAD) { /* tryjoin */
+		uint32_t target = (uint32_t)ptt_event_arg(ev, "target", 0);
+		waited = close_wait(m, t, MS_JOIN, target, ev->ns, &wait);
+		point(m, t, ev);
+		if (m->ops.wait_end)
+			m->ops.wait_end(m->ops.ctx, t, NULL, waited ? &wait : NULL, took(ev), ev);
+		join_returned(m, t, target, took(ev), ev->ns);
+		return;
+	}
+	waited = close_wait(m, t, wait_state(ty->cls, shared ? PTT_ROLE_REQUEST_SHARED : PTT_ROLE_REQUEST), obj, ev->ns, &wait);
+	struct mobject *o = object_of(m, t->pid, obj, 0, ev->ns);
+	if (try || !took(ev))
+		point(m, t, ev);
+	if (!o)
+		return;
+	if (!took(ev)) {
+		if (m->ops.wait_end)
+			m->ops.wait_end(m->ops.ctx, t, o, waited ? &wait : NULL, 0, ev);
+		return;
+	}
+	take(m, t, o, waited ? &wait : NULL, ev, shared);
+}
+
+static void on_wait_end(struct model *m, struct mthread *t, const struct ptt_event *ev, uint64_t obj)
+{
+	const struct ptt_type *ty = ev->type;
+	struct mframe wait;
+	int waited, ok;
+	int64_t ret = ret_of(ev);
+	if (ty->cls == PTT_CLASS_THREAD) { /* join */
+		uint32_t target = (uint32_t)ptt_event_arg(ev, "target", 0);
+		waited = close_wait(m, t, MS_JOIN, target, ev->ns, &wait);
+		point(m, t, ev);
+		ok = ret == 0;
+		if (m->ops.wait_end)
+			m->ops.wait_end(m->ops.ctx, t, NULL, waited ? &wait : NULL, ok, ev);
+		join_returned(m, t, target, ok, ev->ns);
+		return;
+	}
+	waited = close_wait(m, t, wait_state(ty->cls, PTT_ROLE_REQUEST), obj, ev->ns, &wait);
+	struct mobject *o = object_of(m, t->pid, obj, 0, ev->ns);
+	if (ty->cls == PTT_CLASS_BARRIER) {
+		ok = ret == 0 || (int32_t)ret == -1; /* PTHREAD_BARRIER_SERIAL_THREAD */
+		if (waited)
+			link_from_last(m, t, o, "barrier", ev->ns);
+	} else {
+		ok = ret == 0;
+		if (waited && ok)
+			link_from_last(m, t, o, "wake", ev->ns);
+	}
+	if (m->ops.wait_end)
+		m->ops.wait_end(m->ops.ctx, t, o, waited ? &wait : NULL, ok, ev);
+	uint64_t mutex = ty->cls == PTT_CLASS_COND ? ptt_event_arg(ev, "mutex", 0) : 0;
+	struct mobject *mo = mutex ? object_of(m, t->pid, mutex, 0, ev->ns) : NULL;
+	if (!mo)
+		return;
+	/* the hidden re-lock, whatever ret */
+	if (mo->owner == t->tid)
+		anomaly(m, ev, MA_COND_KEPT_MUTEX, mutex, 0, 0);
+	else
+		own(m, t, mo, ev, ret == EOWNERDEAD);
+	push(m, t, MS_MUTEX_HOLD, mutex, ev);
+	if (m->ops.acquire)
+		m->ops.acquire(m->ops.ctx, t, mo, &t->stack[t->depth - 1], NULL, ev);
+}
+
+static void on_release(struct model *m, struct mthread *t, const struct ptt_event *ev, uint64_t obj)
+{
+	struct mobject *o = ret_of(ev) == 0 ? object_of(m, t->pid, obj, 0, ev->ns) : NULL; /* refused: released nothing */
+	unsigned cls = ev->type->cls;
+	enum mstate s = hold_state(cls, 0);
+	if (o && cls == PTT_CLASS_RWLOCK) {
+		int write = 0;
+		for (unsigned i = t->depth; i-- > 0 && !write;)
+			write = t->stack[i].obj == obj && t->stack[i].state == MS_RW_WR_HOLD;
+		s = write ? MS_RW_WR_HOLD : MS_RW_RD_HOLD;
+	}
+	if (o) {
+		disown(m, t, o, ev);
+		release_hold(m, t, o, s, ev);
+	}
+	point(m, t, ev);
+}
+
+static void post(struct model *m, struct mthread *t, const struct ptt_event *ev, uint64_t obj)
+{
+	unsigned cls = ev->type->cls;
+	if (cls != PTT_CLASS_COND && cls != PTT_CLASS_SEM)
+		return;
+	struct mobject *o = object_of(m, t->pid, obj, 0, ev->ns);
+	if (!o)
+		return;
+	if (cls == PTT_CLASS_COND) {
+		o->last_tid = t->tid;
+		return;
+	}
+	if (ret_of(ev) != 0)
+		return;
+	o->last_tid = t->tid;
+	if (!o->posters) {
+		o->poster = t->tid;
+		o->posters = 1;
+	} else if (o->poster != t->tid) {
+		o->posters = 2;
+	}
+	if (o->value_known && ++o->value > 1)
+		o->sem_lock = 0; /* counting beyond one: no lock (what is held is still released below) */
+	else if (!o->value_known && !o->sem_lock && o->taker == t->tid) {
+		o->sem_lock = 1; /* it took a unit and gives it back: a lock */
+		return;
+	}
+	/* a lock-like semaphore: the poster's hold ends, or else the last taker's */
+	struct mthread *h = t;
+	int mine = 0;
+	for (unsigned i = 0; i < t->depth && !mine; i++)
+		mine = t->stack[i].state == MS_SEM_HOLD && t->stack[i].obj == obj;
+	if (!mine && o->taker)
+		h = pmap_get(&m->threads, tkey(t->pid, o->taker));
+	if (o->owner == (h ? h->tid : 0)) {
+		o->owner = 0;
+		o->depth = 0;
+	}
+	struct mframe gone;
+	if (h && drop(m, h, MS_SEM_HOLD, obj, ev->ns, &gone) && m->ops.release)
+		m->ops.release(m->ops.ctx, h, o, &gone, ev);
+}
+
+static void on_post(struct model *m, struct mthread *t, const struct ptt_event *ev, uint64_t obj)
+{
+	post(m, t, ev, obj);
+	point(m, t, ev);
+}
+
+static void on_life(struct model *m, struct mthread *t, const struct ptt_event *ev)
+{
+	switch (ev->id) {
+	case PTT_EV_THREAD_BEGIN: {
+		uint32_t parent = (uint32_t)ptt_event_arg(ev, "parent", 0);
+		struct mthread *pt = parent ? pmap_get(&m->threads, tkey(ev->pid, parent)) : NULL;
+		if (pt && m->ops.link)
+			m->ops.link(m->ops.ctx, pt, t, "create", 0, ev->ns);
+		if (parent) {
+			uint64_t h = hkey(ev->pid, ptt_event_arg(ev, "handle", 0));
+			if (pmap_get(&m->announced, tkey(ev->pid, ev->tid)))
+				pmap_del(&m->announced, tkey(ev->pid, ev->tid));
+			else if (!pmap_get(&m->announced, h))
+				anomaly(m, ev, MA_UNANNOUNCED_THREAD, 0, 0, 0);
+			pmap_del(&m->announced, h);
+		}
+		return;
+	}
+	case PTT_EV_THREAD_CREATE:
+		if (ret_of(ev) == 0) {
+			uint32_t child = (uint32_t)ptt_event_arg(ev, "child", 0);
+			if (child)
+				pmap_put(&m->announced, tkey(ev->pid, child), m);
+			pmap_put(&m->announced, hkey(ev->pid, ptt_event_arg(ev, "handle", 0)), m);
+		}
+		break;
+	default:
+		break;
+	}
+	point(m, t, ev);
+}
+
+/* A pid's first event: was it process_begin (model.h: anomalies)? */
+static void check_process(struct model *m, const struct ptt_event *ev)
+{
+	uintptr_t seen = (uintptr_t)pmap_get(&m->pids, ev->pid);
+	if (seen && ev->id != PTT_EV_PROCESS_BEGIN)
+		return;
+	uintptr_t v = 3;
+	if (ev->id == PTT_EV_PROCESS_BEGIN)
+		v = pmap_get(&m->pids, (uint32_t)ptt_event_arg(ev, "ppid", 0)) ? 2 : 1;
+	else if (!m->mid_run)
+		anomaly(m, ev, MA_NO_PROCESS_BEGIN, 0, 0, 0);
+	if (!seen || ev->id == PTT_EV_PROCESS_BEGIN)
+		pmap_put(&m->pids, ev->pid, (void *)v);
 }
 
 void model_event(struct model *m, const struct ptt_event *ev)
@@ -376,9 +776,12 @@ void model_event(struct model *m, const struct ptt_event *ev)
 	const struct ptt_type *ty = ev->type;
 	if (!ty || ty->source == PTT_SRC_RECORDER)
 		return;
+	m->anomaly_done = 0;
+	check_process(m, ev);
 	uint64_t ns = ev->ns;
-	if (ev->id == PTT_EV_PROCESS_BEGIN) {
+	if (ev->id == PTT_EV_PROCESS_BEGIN) { /* its thread is the process's first: it lives from now */
 		process_of(m, ev->pid, ns);
+		thread_of(m, ev->pid, ev->tid, ns);
 		return;
 	}
 	if (ev->id == PTT_EV_PROCESS_EXIT) {
@@ -397,147 +800,57 @@ void model_event(struct model *m, const struct ptt_event *ev)
 	if (!t)
 		return;
 	uint64_t obj = ty->nargs && ty->argkind[0] == PTT_ARG_PTR ? ev->arg[0] : 0;
-	struct mobject *o;
 	if (m->objects_on && obj && ty->cls >= PTT_CLASS_MUTEX && ty->cls <= PTT_CLASS_SPIN) {
 		object_of(m, t->pid, obj, ty->cls, ns); /* shown from its first appearance */
-		if (ty->cls == PTT_CLASS_COND && ev->id != PTT_EV_COND_SIGNAL && ev->id != PTT_EV_COND_BROADCAST) {
+		if (ty->cls == PTT_CLASS_COND && ty->role != PTT_ROLE_POST) {
 			uint64_t mutex = ptt_event_arg(ev, "mutex", 0);
 			if (mutex)
 				object_of(m, t->pid, mutex, PTT_CLASS_MUTEX, ns);
 		}
 	}
-	switch (ev->id) {
-	case PTT_EV_THREAD_BEGIN: {
-		uint32_t parent = (uint32_t)ptt_event_arg(ev, "parent", 0);
-		struct mthread *pt = parent ? pmap_get(&m->threads, tkey(ev->pid, parent)) : NULL;
-		if (pt && m->ops.link)
-			m->ops.link(m->ops.ctx, pt, t, "create", 0, ns);
+	unsigned role = ty->role;
+	struct mobject *o;
+	switch (role) {
+	case PTT_ROLE_REQUEST:
+	case PTT_ROLE_REQUEST_SHARED:
+		on_request(m, t, ev, role, obj);
 		break;
-	}
-	case PTT_EV_THREAD_JOIN_REQ: {
-		uint32_t target = (uint32_t)ptt_event_arg(ev, "target", 0);
-		push(m, t, MS_JOIN, target, ns);
-		unwait_join(m, t);
-		if (target && target != t->tid && !pmap_put(&m->joiners, tkey(t->pid, target), t))
-			t->joining = target;
+	case PTT_ROLE_ACQUIRE:
+	case PTT_ROLE_SHARED:
+	case PTT_ROLE_TRY:
+	case PTT_ROLE_TRY_SHARED:
+		on_acquire(m, t, ev, role, obj);
 		break;
-	}
-	case PTT_EV_THREAD_JOIN:
-	case PTT_EV_THREAD_TRYJOIN: {
-		uint32_t target = (uint32_t)ptt_event_arg(ev, "target", 0);
-		drop(m, t, MS_JOIN, target, ns);
-		if (m->ops.point)
-			m->ops.point(m->ops.ctx, t, ev);
-		join_returned(m, t, target, ptt_event_arg(ev, "ret", 1) == 0, ns);
+	case PTT_ROLE_WAIT_END:
+		on_wait_end(m, t, ev, obj);
 		break;
-	}
-	case PTT_EV_MUTEX_LOCK_REQ:
-	case PTT_EV_MUTEX_TIMEDLOCK_REQ:
-		push(m, t, MS_MUTEX_WAIT, obj, ns);
+	case PTT_ROLE_RELEASE:
+		on_release(m, t, ev, obj);
 		break;
-	case PTT_EV_MUTEX_LOCK:
-	case PTT_EV_MUTEX_TIMEDLOCK:
-	case PTT_EV_MUTEX_TRYLOCK:
-		lock_acquired(m, t, MS_MUTEX_WAIT, MS_MUTEX_HOLD, obj, ev);
+	case PTT_ROLE_POST:
+		on_post(m, t, ev, obj);
 		break;
-	case PTT_EV_MUTEX_UNLOCK:
-		if (ptt_event_arg(ev, "ret", 0) == 0 && drop(m, t, MS_MUTEX_HOLD, obj, ns) && (o = object_of(m, t->pid, obj, 0, ns)))
-			o->last_tid = t->tid;
-		if (m->ops.point)
-			m->ops.point(m->ops.ctx, t, ev);
+	case PTT_ROLE_INIT:
+		if (ret_of(ev) == 0 && obj && (o = object_of(m, t->pid, obj, 0, ns)) && !o->holders && !o->waiters) {
+			o->owner = o->depth = o->readers = o->taker = o->poster = 0;
+			o->posters = o->known = 0;
+			o->value_known = ty->cls == PTT_CLASS_SEM && ptt_event_argindex(ev, "value") >= 0;
+			o->value = (int64_t)ptt_event_arg(ev, "value", 0);
+			o->sem_lock = o->value_known && o->value == 1;
+		}
 		break;
-	case PTT_EV_COND_WAIT_REQ:
-	case PTT_EV_COND_TIMEDWAIT_REQ: {
-		uint64_t mutex = ptt_event_arg(ev, "mutex", 0);
-		if (drop(m, t, MS_MUTEX_HOLD, mutex, ns) && (o = object_of(m, t->pid, mutex, 0, ns)))
-			o->last_tid = t->tid;
-		push(m, t, MS_COND_WAIT, obj, ns);
+	case PTT_ROLE_DESTROY:
+		if (ret_of(ev) == 0 && (o = model_object(m, ev->pid, obj)) && !o->holders && !o->waiters)
+			end_object(m, o, ns);
 		break;
-	}
-	case PTT_EV_COND_WAIT: {
-		int was_waiting = drop(m, t, MS_COND_WAIT, obj, ns);
-		if (was_waiting && ptt_event_arg(ev, "ret", 0) == 0)
-			link_from_last(m, t, object_of(m, t->pid, obj, 0, ns), "wake", obj, ns);
-		push(m, t, MS_MUTEX_HOLD, ptt_event_arg(ev, "mutex", 0), ns);
+	case PTT_ROLE_LIFE:
+		on_life(m, t, ev);
 		break;
-	}
-	case PTT_EV_COND_SIGNAL:
-	case PTT_EV_COND_BROADCAST:
-		if ((o = object_of(m, t->pid, obj, 0, ns)))
-			o->last_tid = t->tid;
-		if (m->ops.point)
-			m->ops.point(m->ops.ctx, t, ev);
+	case PTT_ROLE_POINT:
+		point(m, t, ev);
 		break;
-	case PTT_EV_BARRIER_WAIT_REQ:
-		if ((o = object_of(m, t->pid, obj, 0, ns)))
-			o->last_tid = t->tid; /* the last to arrive releases the others */
-		push(m, t, MS_BARRIER, obj, ns);
+	default: /* names, padding */
 		break;
-	case PTT_EV_BARRIER_WAIT:
-		if (drop(m, t, MS_BARRIER, obj, ns))
-			link_from_last(m, t, object_of(m, t->pid, obj, 0, ns), "barrier", obj, ns);
-		break;
-	case PTT_EV_SEM_WAIT_REQ:
-		push(m, t, MS_SEM_WAIT, obj, ns);
-		break;
-	case PTT_EV_SEM_WAIT:
-	case PTT_EV_SEM_TIMEDWAIT:
-	case PTT_EV_SEM_TRYWAIT:
-		if (drop(m, t, MS_SEM_WAIT, obj, ns) && ptt_event_arg(ev, "ret", 0) == 0)
-			link_from_last(m, t, object_of(m, t->pid, obj, 0, ns), "post", obj, ns);
-		if (ev->id == PTT_EV_SEM_TRYWAIT && m->ops.point)
-			m->ops.point(m->ops.ctx, t, ev);
-		break;
-	case PTT_EV_SEM_POST:
-		if ((o = object_of(m, t->pid, obj, 0, ns)))
-			o->last_tid = t->tid;
-		if (m->ops.point)
-			m->ops.point(m->ops.ctx, t, ev);
-		break;
-	case PTT_EV_RWLOCK_RDLOCK_REQ:
-		push(m, t, MS_RW_RD_WAIT, obj, ns);
-		break;
-	case PTT_EV_RWLOCK_WRLOCK_REQ:
-		push(m, t, MS_RW_WR_WAIT, obj, ns);
-		break;
-	case PTT_EV_RWLOCK_RDLOCK:
-	case PTT_EV_RWLOCK_TRYRDLOCK:
-	case PTT_EV_RWLOCK_TIMEDRDLOCK:
-		lock_acquired(m, t, MS_RW_RD_WAIT, MS_RW_RD_HOLD, obj, ev);
-		break;
-	case PTT_EV_RWLOCK_WRLOCK:
-	case PTT_EV_RWLOCK_TRYWRLOCK:
-	case PTT_EV_RWLOCK_TIMEDWRLOCK:
-		lock_acquired(m, t, MS_RW_WR_WAIT, MS_RW_WR_HOLD, obj, ev);
-		break;
-	case PTT_EV_RWLOCK_UNLOCK:
-		if (!drop(m, t, MS_RW_WR_HOLD, obj, ns))
-			drop(m, t, MS_RW_RD_HOLD, obj, ns);
-		if ((o = object_of(m, t->pid, obj, 0, ns)))
-			o->last_tid = t->tid;
-		break;
-	case PTT_EV_SPIN_LOCK:
-	case PTT_EV_SPIN_TRYLOCK:
-		if (acquired(ev))
-			push(m, t, MS_SPIN_HOLD, obj, ns);
-		break;
-	case PTT_EV_SPIN_UNLOCK:
-		drop(m, t, MS_SPIN_HOLD, obj, ns);
-		break;
-	case PTT_EV_MUTEX_DESTROY:
-	case PTT_EV_COND_DESTROY:
-	case PTT_EV_RWLOCK_DESTROY:
-	case PTT_EV_BARRIER_DESTROY:
-	case PTT_EV_SEM_DESTROY:
-	case PTT_EV_SEM_CLOSE:
-		if (ptt_event_arg(ev, "ret", 0) == 0)
-			forget_object(m, ev->pid, obj, ns);
-		break;
-	default:
-		if (m->ops.point && (ty->cls == PTT_CLASS_USER || ev->id == PTT_EV_THREAD_CREATE ||
-				     ev->id == PTT_EV_THREAD_CANCEL || ev->id == PTT_EV_PROCESS_FORK ||
-				     ev->id == PTT_EV_PROCESS_EXEC || ev->id == PTT_EV_THREAD_EXIT))
-			m->ops.point(m->ops.ctx, t, ev);
 	}
 }
 
@@ -557,12 +870,76 @@ void model_finish(struct model *m, uint64_t ns)
 	}
 }
 
+int model_foreach_thread(const struct model *m, int (*fn)(void *ctx, struct mthread *t), void *ctx)
+{
+	for (size_t i = 0; i < m->threads.cap; i++) {
+		struct mthread *t = m->threads.vals[i];
+		int rc = t ? fn(ctx, t) : 0;
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int model_foreach_open(const struct model *m, int (*fn)(void *ctx, struct mthread *t, const struct mframe *f), void *ctx)
+{
+	for (size_t i = 0; i < m->threads.cap; i++) {
+		struct mthread *t = m->threads.vals[i];
+		for (unsigned k = 0; t && k < t->depth; k++) {
+			int rc = fn(ctx, t, &t->stack[k]);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+struct mthread *model_any_holder(const struct model *m, uint32_t pid, uint64_t addr, const struct mthread *not)
+{
+	struct mobject *o = model_object(m, pid, addr);
+	if (o && o->owner) {
+		struct mthread *t = model_thread(m, pid, o->owner);
+		return t != not ? t : NULL;
+	}
+	for (size_t i = 0; i < m->threads.cap; i++) {
+		struct mthread *t = m->threads.vals[i];
+		if (!t || t == not || t->pid != pid)
+			continue;
+		for (unsigned k = 0; k < t->depth; k++)
+			if (t->stack[k].obj == addr && mstate_is_hold(t->stack[k].state))
+				return t;
+	}
+	return NULL;
+}
+
+int model_frame_event(const struct mthread *t, const struct mframe *f, const struct ptt_types *types,
+		      uint64_t at_ns, uint64_t at_ticks, struct ptt_event *ev)
+{
+	memset(ev, 0, sizeof *ev);
+	ev->type = types->by_id[f->open.id];
+	if (!ev->type)
+		return -1;
+	ev->id = f->open.id;
+	ev->nargs = ev->type->nargs;
+	ev->ns = at_ns;
+	ev->ticks = at_ticks;
+	ev->pid = t->pid;
+	ev->tid = t->tid;
+	ev->pos = f->open.pos;
+	memcpy(ev->arg, f->open.arg, sizeof ev->arg);
+	return 0;
+}
+
 void model_free(struct model *m)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; i < m->threads.cap; i++)
-		free(m->threads.vals[i]);
+	for (size_t i = 0; i < m->threads.cap; i++) {
+		struct mthread *t = m->threads.vals[i];
+		if (t)
+			free(t->stack);
+		free(t);
+	}
 	for (size_t i = 0; i < m->processes.cap; i++)
 		free(m->processes.vals[i]);
 	for (size_t i = 0; i < m->objects.cap; i++)
@@ -572,5 +949,7 @@ void model_free(struct model *m)
 	pmap_free(&m->objects);
 	pmap_free(&m->joiners);
 	pmap_free(&m->ended);
+	pmap_free(&m->pids);
+	pmap_free(&m->announced);
 	free(m);
 }

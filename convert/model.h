@@ -1,9 +1,60 @@
 /*
- * model.h - what each thread is doing, replayed from the events: the state
- * stack (waiting for a mutex on top of holding another, ...), thread and
- * process life, object ownership.  Shared by the converters that show
- * states (ptt-paje, ptt-csv --states).  Memory is bounded by live threads,
- * processes and objects: ended threads are forgotten.
+ * model.h - the one state model of a trace: processes, threads (what each
+ * holds and waits for, since when, opened by which event), objects (owner,
+ * readers, holders and waiters, last releaser or poster), joins.  Every
+ * analysis and converter reads the trace through it: ptt-dump --check and
+ * --human, ptt-stat, ptt-deadlock, ptt-filter's window context, ptt-paje,
+ * ptt-csv --states.  It prints nothing: it calls back and answers queries.
+ * Memory is bounded by live threads, processes and objects: ended threads
+ * are forgotten, destroyed objects too.
+ *
+ * What an event means comes from its role (formats/events.def) and class;
+ * the model names event ids only for the structure of processes and threads
+ * (begin, end, create, join).  The rules, each decided here once:
+ *
+ *  - Success.  An acquisition (role ACQUIRE, SHARED, TRY, TRY_SHARED) takes
+ *    its object when ret is 0, or EOWNERDEAD (a robust mutex whose owner
+ *    died: the caller holds it now, the dead owner's hold ends silently).
+ *    Any other ret took nothing.  A semaphore wait succeeds on 0 only; a
+ *    barrier wait on 0 and PTHREAD_BARRIER_SERIAL_THREAD; a join on 0.
+ *  - Requests.  A request (role REQUEST, REQUEST_SHARED) opens a wait frame
+ *    on its object (a join's on the target tid); the next outcome on the
+ *    same object closes it.  A request made while the thread still has a
+ *    wait open means the earlier call returned unseen (its outcome lost): the
+ *    earlier wait is closed then.  An outcome without a request did not
+ *    block (uncontended, or the request was not recorded).
+ *  - Refused release.  A release (role RELEASE) with ret != 0 (EPERM, ...)
+ *    releases nothing.  An rwlock release gives up the thread's write hold
+ *    if it has one, else one read hold.
+ *  - Spinlocks hold like mutexes; spinning leaves no record, so they never
+ *    wait: they order locks but never block anyone in the model.
+ *  - Condition waits.  The request releases the mutex (glibc's hidden
+ *    unlock; a release like any other, ev is the request); the outcome,
+ *    whatever its ret, holds the mutex again (the hidden re-lock; an
+ *    acquisition whose ev has role WAIT_END).
+ *  - Semaphores.  A successful wait takes a unit, a post gives one.  A
+ *    semaphore is used as a lock when it was initialised to 1 (and stays one
+ *    while its value stays at most 1), or, its sem_init not being in the
+ *    trace, when a thread posts a semaphore it took itself: from then on a
+ *    unit taken is a hold (MS_SEM_HOLD) released by the next post, of the
+ *    taker or, when the poster holds none, of the thread that took it last.
+ *    (CPython's locks are such semaphores.)
+ *  - Ownership (for anomalies and holder queries) is per object: the
+ *    exclusive owner with its recursion depth, or a count of readers.  A
+ *    thread that ends holding a lock leaves it owned by a dead thread (a
+ *    normal mutex stays locked for ever); its frames end with it.
+ *  - Anomalies (what cannot have happened): an exclusive acquisition of an
+ *    object owned by another live or dead thread (but EOWNERDEAD), a write
+ *    lock taken while readers hold it, a read lock while another thread
+ *    write-holds it, a release by a thread that does not own it, a cond
+ *    wait that ends still owning its mutex, a thread that begins with no
+ *    thread_create announcing it, a process's first event other than
+ *    process_begin.  Not anomalies: releases of objects never taken before
+ *    in a trace that starts mid-run (model_starts_mid_run), releases by a
+ *    forked child of locks its parent held at fork().  One per event.
+ *  - Objects are per process (a forked child has copies at the same
+ *    addresses).  A successful destroy (role DESTROY) forgets an idle object
+ *    (the address may be reused by a new one); INIT resets its ownership.
  */
 #ifndef PTT_MODEL_H
 #define PTT_MODEL_H
@@ -12,20 +63,32 @@
 
 #include "../formats/ptt_trace.h"
 
+/* A thread's state: running (outside any traced blocking call), or the frame on top of its stack. */
 enum mstate {
 	MS_RUNNING, MS_MUTEX_WAIT, MS_MUTEX_HOLD, MS_COND_WAIT, MS_BARRIER, MS_JOIN, MS_SEM_WAIT,
-	MS_RW_RD_WAIT, MS_RW_WR_WAIT, MS_RW_RD_HOLD, MS_RW_WR_HOLD, MS_SPIN_HOLD, MS_COUNT
+	MS_RW_RD_WAIT, MS_RW_WR_WAIT, MS_RW_RD_HOLD, MS_RW_WR_HOLD, MS_SPIN_HOLD, MS_SEM_HOLD,
+	MS_OTHER_WAIT, MS_COUNT
 };
-extern const char *const mstate_name[MS_COUNT];   /* "Running", "Blocked on mutex", ... */
+extern const char *const mstate_name[MS_COUNT];   /* the legend: "Running", "Blocked on mutex", ... */
 extern const char *const mstate_alias[MS_COUNT];  /* "R", "MW", ... */
 extern const char *const mstate_key[MS_COUNT];    /* "running", "blocked_mutex", ... */
+int mstate_is_wait(unsigned s);
+int mstate_is_hold(unsigned s);
+unsigned mstate_class(unsigned s); /* the class of object a state is about (PTT_CLASS_META: none) */
 
-#define MODEL_STACK 32
+/* The event that opened a frame, kept to tell it again (a window's context). */
+struct mopen {
+	uint16_t id;
+	uint64_t ticks, pos;
+	uint64_t arg[PTT_MAX_ARGS];
+};
 
 struct mframe {
 	uint8_t state;
-	uint64_t obj;
-	uint64_t since_ns;
+	uint64_t obj;               /* the object's address; a join's target tid */
+	uint64_t since_ns;          /* start of the current interval on top of the stack */
+	uint64_t begin_ns;          /* when the frame opened (a hold's acquisition, a wait's request) */
+	struct mopen open;
 };
 
 struct mthread {
@@ -34,8 +97,8 @@ struct mthread {
 	uint32_t joining;           /* tid this thread is blocked joining, 0 if none */
 	uint64_t join_key;          /* a join link started towards this thread, not yet ended */
 	uint64_t begin_ns;
-	struct mframe stack[MODEL_STACK];
-	unsigned depth;
+	struct mframe *stack;       /* holds and waits, oldest first */
+	unsigned depth, cap;
 	uint64_t running_since;
 	void *user;                 /* for the converter */
 };
@@ -43,16 +106,25 @@ struct mthread {
 /*
  * A synchronisation object, known from its first event until it is
  * destroyed (idle) or its process ends.  holders and waiters count the
- * frames of thread stacks on it (a recursive lock held twice counts two),
- * so they never go negative and return to 0 as threads end.
+ * frames of live threads' stacks on it (a recursive lock held twice counts
+ * two), so they never go negative and return to 0 as threads end.
  */
 struct mobject {
 	uint32_t pid;
-	uint32_t serial;            /* unique per object incarnation; 0 while not shown */
+	uint32_t serial;            /* unique per shown incarnation (object_begin); 0 while not shown */
 	uint64_t addr;
-	uint8_t cls;                /* PTT_CLASS_MUTEX .. PTT_CLASS_SPIN */
+	uint8_t cls;                /* PTT_CLASS_MUTEX .. PTT_CLASS_SPIN, as shown */
 	uint32_t holders, waiters;
 	uint32_t last_tid;          /* last unlocker / signaller / poster / barrier arriver */
+	uint32_t owner, depth;      /* exclusive owner (maybe ended) and its recursion depth */
+	uint32_t readers;
+	uint32_t taker;             /* semaphore: the thread that took a unit last */
+	uint32_t poster;            /* semaphore: the one thread that posted it, if posters == 1 */
+	uint8_t posters;            /* 0, 1, 2 = several */
+	uint8_t sem_lock;           /* a semaphore used as a lock */
+	uint8_t value_known;        /* semaphore: its sem_init is in the trace, so value is right */
+	int64_t value;
+	uint8_t known;              /* taken or released at least once */
 	void *user;
 };
 
@@ -63,6 +135,17 @@ struct mprocess {
 	void *user;
 };
 
+enum manomaly_kind {
+	MA_NO_PROCESS_BEGIN, MA_UNANNOUNCED_THREAD, MA_TAKEN_WHILE_HELD, MA_WRITE_WHILE_READ,
+	MA_READ_WHILE_WRITTEN, MA_RELEASE_NOT_HELD, MA_COND_KEPT_MUTEX,
+};
+struct manomaly {
+	enum manomaly_kind kind;
+	uint64_t obj;               /* the object concerned */
+	uint32_t other;             /* the owner in the way (0: none, the object is free) */
+	uint32_t count;             /* readers in the way */
+};
+
 struct model_ops {
 	void *ctx;
 	void (*process_begin)(void *ctx, struct mprocess *p, uint64_t ns);
@@ -71,9 +154,9 @@ struct model_ops {
 	void (*thread_end)(void *ctx, struct mthread *t, struct mprocess *p, uint64_t ns);
 	/* the top of t's stack changed from old (depth 0: running) */
 	void (*state)(void *ctx, struct mthread *t, const struct mframe *old, const struct mframe *now, uint64_t ns);
-	/* a link between two live threads (zero length, at ns): kind "create", "handoff", "wake", "join", "barrier" */
+	/* a link between two live threads (zero length, at ns): kind "create", "handoff", "wake", "join", "barrier", "post" */
 	void (*link)(void *ctx, struct mthread *from, struct mthread *to, const char *kind, uint64_t obj, uint64_t ns);
-	/* a point event worth showing (unlock, signal, post, failed trylock, ...) */
+	/* a point event worth showing: posts, releases, tries, failed acquisitions, joins, life cycle, user events */
 	void (*point)(void *ctx, struct mthread *t, const struct ptt_event *ev);
 	/*
 	 * A link whose two ends happen at different times (join: from the joined
@@ -83,19 +166,54 @@ struct model_ops {
 	 */
 	void (*link_start)(void *ctx, struct mprocess *p, uint32_t from_serial, const char *kind, uint64_t key, uint64_t ns);
 	void (*link_end)(void *ctx, struct mprocess *p, uint32_t to_serial, const char *kind, uint64_t key, uint64_t ns);
-	/* Objects are followed only when object_begin is set. */
+	/* Objects are shown (serial, object_begin/end/count) only when object_begin is set. */
 	void (*object_begin)(void *ctx, struct mobject *o, struct mprocess *p, uint64_t ns);
 	void (*object_end)(void *ctx, struct mobject *o, struct mprocess *p, uint64_t ns);
 	/* o->holders (waiters = 0) or o->waiters (waiters = 1) changed */
 	void (*object_count)(void *ctx, struct mobject *o, int waiters, uint64_t ns);
+	/* t asks for o (a wait frame pushed) */
+	void (*wait_begin)(void *ctx, struct mthread *t, struct mobject *o, const struct mframe *wait, const struct ptt_event *ev);
+	/*
+	 * t took o: hold is its new frame (NULL for a semaphore unit that is no
+	 * hold), wait the request it waited in (NULL: it did not block).  For a
+	 * cond wait's re-lock of its mutex, ev is the cond wait's outcome.
+	 */
+	void (*acquire)(void *ctx, struct mthread *t, struct mobject *o, const struct mframe *hold,
+			const struct mframe *wait, const struct ptt_event *ev);
+	/* t gave o up; held since hold->begin_ns */
+	void (*release)(void *ctx, struct mthread *t, struct mobject *o, const struct mframe *hold, const struct ptt_event *ev);
+	/* an outcome that took nothing (cond wait, barrier, join, failed acquisition); wait as for acquire */
+	void (*wait_end)(void *ctx, struct mthread *t, struct mobject *o, const struct mframe *wait, int ok,
+			 const struct ptt_event *ev);
+	/* what cannot have happened (see the rules above); the event is applied all the same */
+	void (*anomaly)(void *ctx, const struct ptt_event *ev, const struct manomaly *a);
 };
 
 struct model;
 struct model *model_new(const struct model_ops *ops);
+/* The trace starts mid-run (a later file of a rotated recording): see the anomalies above. */
+void model_starts_mid_run(struct model *m);
 void model_event(struct model *m, const struct ptt_event *ev);
 /* End of input at ns: close every state, thread and process. */
 void model_finish(struct model *m, uint64_t ns);
-struct mthread *model_thread(struct model *m, uint32_t pid, uint32_t tid);
 void model_free(struct model *m);
+
+/* ---- queries ---- */
+struct mthread *model_thread(const struct model *m, uint32_t pid, uint32_t tid);
+struct mobject *model_object(const struct model *m, uint32_t pid, uint64_t addr);
+/* The thread that owns addr exclusively (0: free or shared; the owner may have ended). */
+uint32_t model_holder(const struct model *m, uint32_t pid, uint64_t addr);
+/* The live thread holding addr in any mode (a reader too), other than not, or NULL. */
+struct mthread *model_any_holder(const struct model *m, uint32_t pid, uint64_t addr, const struct mthread *not);
+/* The frame on top of t's stack, or NULL when it runs; the topmost wait frame, or NULL. */
+const struct mframe *model_top(const struct mthread *t);
+const struct mframe *model_waiting(const struct mthread *t);
+/* Call fn for every live thread (in no particular order); stops at the first non-zero result. */
+int model_foreach_thread(const struct model *m, int (*fn)(void *ctx, struct mthread *t), void *ctx);
+/* Call fn for every open frame (hold or wait) of every live thread; stops at the first non-zero result. */
+int model_foreach_open(const struct model *m, int (*fn)(void *ctx, struct mthread *t, const struct mframe *f), void *ctx);
+/* The event that opened f, rebuilt with the types of the trace and stamped at_ns/at_ticks; 0 or -1 (type unknown). */
+int model_frame_event(const struct mthread *t, const struct mframe *f, const struct ptt_types *types,
+		      uint64_t at_ns, uint64_t at_ticks, struct ptt_event *ev);
 
 #endif

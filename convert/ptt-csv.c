@@ -134,7 +134,7 @@ static void state_row(void *ctx, struct mthread *t, const struct mframe *old, co
 static void end_row(void *ctx, struct mthread *t, struct mprocess *p, uint64_t ns)
 {
 	(void)p;
-	static const struct mframe running = { MS_RUNNING, 0, 0 };
+	static const struct mframe running = { .state = MS_RUNNING };
 	state_row(ctx, t, &running, &running, ns); /* the last running interval */
 }
 

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "fidelity.h"
 #include "human.h"
+#include "model.h"
 #include "summary.h"
 
 enum mode { MODE_TEXT, MODE_HUMAN, MODE_INFO, MODE_CHECK };
@@ -61,9 +62,11 @@ int main(int argc, char **argv)
 	struct ptt_names *names = ptt_names_new();
 	struct summary *sum = summary_new();
 	struct fidelity *fid = mode == MODE_CHECK ? fidelity_new() : NULL;
+	static const struct model_ops no_ops = { 0 };
+	struct model *model = mode == MODE_HUMAN ? model_new(&no_ops) : NULL; /* who holds what, for --human */
 	static struct ptt_event ev;
 	static char line[PTT_MAX_STR * 4 + 1024];
-	int failed = !names || !sum;
+	int failed = !names || !sum || (mode == MODE_HUMAN && !model);
 	if (mode == MODE_TEXT && !no_header)
 		failed |= ptt_sink_open(&sink, stdout, PTT_FORM_TEXT, 0) != 0;
 	int first = 1;
@@ -85,7 +88,8 @@ int main(int argc, char **argv)
 			line[len++] = '\n';
 			fwrite(line, 1, len, stdout);
 		} else if (mode == MODE_HUMAN) {
-			human_sentence(&ev, names, line, sizeof line);
+			human_sentence(&ev, names, model, line, sizeof line);
+			model_event(model, &ev);
 			puts(line);
 		}
 		if (ferror(stdout))
@@ -100,6 +104,7 @@ int main(int argc, char **argv)
 		summary_print_check(sum, in.label, in.problems, violations, stdout);
 	int bad = mode == MODE_CHECK && (summary_order_errors(sum) || violations);
 	fidelity_free(fid);
+	model_free(model);
 	summary_free(sum);
 	ptt_names_free(names);
 	int damaged = cli_close(&in);

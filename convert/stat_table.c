@@ -25,16 +25,12 @@ struct obj {
 
 struct thr {
 	uint32_t pid, tid;
-	uint64_t first_ns, last_ns, ended_ns;
+	uint64_t first_ns, ended_ns;
 	uint64_t in_state[MS_COUNT];
-	struct { uint64_t obj, start; int req; } wait;
-	struct { uint64_t obj, start; } hold[HOLDS];
-	unsigned nholds;
-	int ended;
 };
 
 struct stat_table {
-	struct pmap objs_by_key, thr_by_key;
+	struct pmap objs_by_key;
 	struct obj **objs;
 	size_t nobjs, cap_objs;
 	struct thr **thrs;
@@ -44,8 +40,6 @@ struct stat_table {
 	uint64_t last_ns, first_ns;
 	int any;
 };
-
-static uint64_t tkey(uint32_t pid, uint32_t tid) { return (uint64_t)pid << 32 | tid; }
 
 static int grow(void ***arr, size_t *cap, size_t n)
 {
@@ -76,24 +70,6 @@ static struct obj *obj_of(struct stat_table *st, uint32_t pid, uint64_t addr, un
 	o->cls = (uint8_t)cls;
 	st->objs[st->nobjs++] = o;
 	return o;
-}
-
-static struct thr *thr_of(struct stat_table *st, uint32_t pid, uint32_t tid, uint64_t ns)
-{
-	struct thr *t = pmap_get(&st->thr_by_key, tkey(pid, tid));
-	if (t && !t->ended)
-		return t;
-	if (grow((void ***)&st->thrs, &st->cap_thrs, st->nthrs) || !(t = calloc(1, sizeof *t)))
-		return NULL;
-	if (pmap_put(&st->thr_by_key, tkey(pid, tid), t)) {
-		free(t);
-		return NULL;
-	}
-	t->pid = pid;
-	t->tid = tid;
-	t->first_ns = ns;
-	st->thrs[st->nthrs++] = t;
-	return t;
 }
 
 static unsigned bucket(uint64_t ns)
@@ -153,11 +129,26 @@ static void add_wait(struct obj *o, uint32_t tid, uint64_t d, int contended)
 	o->top[k].ns += d;
 }
 
-static void on_state(void *ctx, struct mthread *mt, const struct mframe *old, const struct mframe *now, uint64_t ns)
+static void on_thread_begin(void *ctx, struct mthread *mt, struct mprocess *p, uint64_t ns)
 {
 	struct stat_table *st = ctx;
+	struct thr *t;
+	(void)p;
+	mt->user = NULL;
+	if (grow((void ***)&st->thrs, &st->cap_thrs, st->nthrs) || !(t = calloc(1, sizeof *t)))
+		return;
+	t->pid = mt->pid;
+	t->tid = mt->tid;
+	t->first_ns = t->ended_ns = ns;
+	st->thrs[st->nthrs++] = t;
+	mt->user = t;
+}
+
+static void on_state(void *ctx, struct mthread *mt, const struct mframe *old, const struct mframe *now, uint64_t ns)
+{
+	struct thr *t = mt->user;
+	(void)ctx;
 	(void)now;
-	struct thr *t = pmap_get(&st->thr_by_key, tkey(mt->pid, mt->tid));
 	uint64_t start = old->state == MS_RUNNING ? mt->running_since : old->since_ns;
 	if (t && ns >= start)
 		t->in_state[old->state] += ns - start;
@@ -166,8 +157,56 @@ static void on_state(void *ctx, struct mthread *mt, const struct mframe *old, co
 static void on_thread_end(void *ctx, struct mthread *mt, struct mprocess *p, uint64_t ns)
 {
 	(void)p;
-	static const struct mframe running = { MS_RUNNING, 0, 0 };
+	static const struct mframe running = { .state = MS_RUNNING };
 	on_state(ctx, mt, &running, &running, ns);
+	struct thr *t = mt->user;
+	if (t)
+		t->ended_ns = ns;
+}
+
+/* an acquisition: counted, with the time waited (a cond wait's re-lock of its mutex is no acquisition of it) */
+static void on_acquire(void *ctx, struct mthread *t, struct mobject *mo, const struct mframe *hold, const struct mframe *wait,
+		       const struct ptt_event *ev)
+{
+	struct stat_table *st = ctx;
+	(void)hold;
+	if (ev->type->role == PTT_ROLE_WAIT_END)
+		return;
+	struct obj *o = obj_of(st, t->pid, mo->addr, ev->type->cls);
+	if (!o)
+		return;
+	o->acq++;
+	add_wait(o, t->tid, wait ? ev->ns - wait->begin_ns : 0, wait != NULL);
+	if (o->last_owner && o->last_owner != t->tid)
+		o->owner_changes++;
+	o->last_owner = t->tid;
+}
+
+static void on_release(void *ctx, struct mthread *t, struct mobject *mo, const struct mframe *hold, const struct ptt_event *ev)
+{
+	struct obj *o = obj_of(ctx, t->pid, mo->addr, ev->type->cls == PTT_CLASS_COND ? PTT_CLASS_MUTEX : ev->type->cls);
+	uint64_t d = ev->ns - hold->begin_ns;
+	if (o) {
+		o->holds++;
+		o->hold_total += d;
+		if (d > o->hold_max)
+			o->hold_max = d;
+	}
+}
+
+/* an outcome that took nothing: a cond wait or barrier counts as a passage; a failed try is not a wait */
+static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const struct mframe *wait, int ok,
+			const struct ptt_event *ev)
+{
+	unsigned role = ev->type->role, cls = ev->type->cls;
+	(void)ok;
+	if (!mo || role == PTT_ROLE_TRY || role == PTT_ROLE_TRY_SHARED)
+		return;
+	struct obj *o = obj_of(ctx, t->pid, mo->addr, cls);
+	if (!o || (cls != PTT_CLASS_BARRIER && (cls != PTT_CLASS_COND || !wait)))
+		return;
+	o->acq++;
+	add_wait(o, t->tid, wait ? ev->ns - wait->begin_ns : 0, wait != NULL);
 }
 
 struct stat_table *stat_new(void)
@@ -176,60 +215,14 @@ struct stat_table *stat_new(void)
 	if (!st)
 		return NULL;
 	st->names = ptt_names_new();
-	struct model_ops ops = { .ctx = st, .thread_end = on_thread_end, .state = on_state };
+	struct model_ops ops = { .ctx = st, .thread_begin = on_thread_begin, .thread_end = on_thread_end, .state = on_state,
+				 .acquire = on_acquire, .release = on_release, .wait_end = on_wait_end };
 	st->model = model_new(&ops);
 	if (!st->names || !st->model) {
 		stat_free(st);
 		return NULL;
 	}
 	return st;
-}
-
-static int acquired(const struct ptt_event *ev)
-{
-	int64_t ret = (int64_t)ptt_event_arg(ev, "ret", 0);
-	return ret == 0 || ret == 130;
-}
-
-static void take(struct stat_table *st, struct thr *t, const struct ptt_event *ev, uint64_t obj)
-{
-	struct obj *o = obj_of(st, ev->pid, obj, ev->type->cls);
-	if (!o)
-		return;
-	int waited = t->wait.req && t->wait.obj == obj;
-	uint64_t d = waited ? ev->ns - t->wait.start : 0;
-	t->wait.req = 0;
-	if (!acquired(ev))
-		return;
-	o->acq++;
-	add_wait(o, ev->tid, d, waited);
-	if (o->last_owner && o->last_owner != ev->tid)
-		o->owner_changes++;
-	o->last_owner = ev->tid;
-	if (t->nholds < HOLDS) {
-		t->hold[t->nholds].obj = obj;
-		t->hold[t->nholds].start = ev->ns;
-		t->nholds++;
-	}
-}
-
-static void release(struct stat_table *st, struct thr *t, const struct ptt_event *ev, uint64_t obj)
-{
-	for (unsigned i = t->nholds; i-- > 0;) {
-		if (t->hold[i].obj != obj)
-			continue;
-		struct obj *o = obj_of(st, ev->pid, obj, PTT_CLASS_MUTEX);
-		uint64_t d = ev->ns - t->hold[i].start;
-		if (o) {
-			o->holds++;
-			o->hold_total += d;
-			if (d > o->hold_max)
-				o->hold_max = d;
-		}
-		memmove(t->hold + i, t->hold + i + 1, (t->nholds - i - 1) * sizeof t->hold[0]);
-		t->nholds--;
-		return;
-	}
 }
 
 void stat_event(struct stat_table *st, const struct ptt_event *ev)
@@ -242,81 +235,11 @@ void stat_event(struct stat_table *st, const struct ptt_event *ev)
 		st->first_ns = ev->ns;
 	st->any = 1;
 	st->last_ns = ev->ns;
-	if (!ev->type || ev->type->source == PTT_SRC_RECORDER || ev->type->cls == PTT_CLASS_META)
-		return;
-	if (ev->id == PTT_EV_THREAD_END || ev->id == PTT_EV_PROCESS_EXIT) {
-		for (size_t i = 0; i < st->nthrs; i++) {
-			struct thr *t = st->thrs[i];
-			if (!t->ended && t->pid == ev->pid && (ev->id == PTT_EV_PROCESS_EXIT || t->tid == ev->tid)) {
-				t->ended = 1;
-				t->ended_ns = ev->ns;
-				t->last_ns = ev->ns;
-			}
-		}
-		return;
-	}
-	struct thr *t = thr_of(st, ev->pid, ev->tid, ev->ns);
-	if (!t)
-		return;
-	t->last_ns = ev->ns;
-	uint64_t obj = ev->nargs && ev->type->argkind[0] == PTT_ARG_PTR ? ev->arg[0] : 0;
-	if (ptt_role_is_request(ev->type->role) && ev->id != PTT_EV_THREAD_JOIN_REQ) {
-		if (ev->id == PTT_EV_COND_WAIT_REQ || ev->id == PTT_EV_COND_TIMEDWAIT_REQ)
-			release(st, t, ev, ptt_event_arg(ev, "mutex", 0));
-		t->wait.obj = obj;
-		t->wait.start = ev->ns;
-		t->wait.req = 1;
-		return;
-	}
-	switch (ev->id) {
-	case PTT_EV_MUTEX_LOCK: case PTT_EV_MUTEX_TRYLOCK: case PTT_EV_MUTEX_TIMEDLOCK:
-	case PTT_EV_RWLOCK_RDLOCK: case PTT_EV_RWLOCK_WRLOCK: case PTT_EV_RWLOCK_TRYRDLOCK:
-	case PTT_EV_RWLOCK_TRYWRLOCK: case PTT_EV_RWLOCK_TIMEDRDLOCK: case PTT_EV_RWLOCK_TIMEDWRLOCK:
-	case PTT_EV_SPIN_LOCK: case PTT_EV_SPIN_TRYLOCK:
-		if (ev->id == PTT_EV_MUTEX_TRYLOCK && !acquired(ev))
-			return; /* a failed try is not a wait */
-		take(st, t, ev, obj);
-		break;
-	case PTT_EV_MUTEX_UNLOCK: case PTT_EV_RWLOCK_UNLOCK: case PTT_EV_SPIN_UNLOCK:
-		release(st, t, ev, obj);
-		break;
-	case PTT_EV_COND_WAIT: {
-		struct obj *o = obj_of(st, ev->pid, obj, PTT_CLASS_COND);
-		if (o && t->wait.req && t->wait.obj == obj) {
-			o->acq++;
-			add_wait(o, ev->tid, ev->ns - t->wait.start, 1);
-		}
-		t->wait.req = 0;
-		/* the mutex is held again */
-		uint64_t m = ptt_event_arg(ev, "mutex", 0);
-		if (t->nholds < HOLDS) {
-			t->hold[t->nholds].obj = m;
-			t->hold[t->nholds].start = ev->ns;
-			t->nholds++;
-		}
-		break;
-	}
-	case PTT_EV_BARRIER_WAIT: case PTT_EV_SEM_WAIT: case PTT_EV_SEM_TIMEDWAIT: case PTT_EV_SEM_TRYWAIT: {
-		struct obj *o = obj_of(st, ev->pid, obj, ev->type->cls);
-		int waited = t->wait.req && t->wait.obj == obj;
-		if (o && (acquired(ev) || ev->id == PTT_EV_BARRIER_WAIT)) {
-			o->acq++;
-			add_wait(o, ev->tid, waited ? ev->ns - t->wait.start : 0, waited);
-		}
-		t->wait.req = 0;
-		break;
-	}
-	default:
-		break;
-	}
 }
 
 void stat_finish(struct stat_table *st)
 {
 	model_finish(st->model, st->last_ns);
-	for (size_t i = 0; i < st->nthrs; i++)
-		if (!st->thrs[i]->ended)
-			st->thrs[i]->ended_ns = st->last_ns;
 }
 
 static const struct stat_opts *sort_opts;
@@ -455,7 +378,6 @@ void stat_free(struct stat_table *st)
 	free(st->objs);
 	free(st->thrs);
 	pmap_free(&st->objs_by_key);
-	pmap_free(&st->thr_by_key);
 	ptt_names_free(st->names);
 	model_free(st->model);
 	free(st);

@@ -117,9 +117,9 @@ Y
 	grep -q "^$first [0-9]* $tid pthread mutex_lock $mutex ret=0\$" "$BATS_TEST_TMPDIR/w.txt"
 	# nothing but definitions before the window's first time
 	defs='thread_begin|process_begin|module|thread_name|object_name|thread_create|rec_start|rec_drain'
-	awk -v f="$first" '$1 < f' "$BATS_TEST_TMPDIR/w.txt" | grep -Ev " ($defs) " | { ! grep -q .; }
+	[ -z "$(awk -v f="$first" '$1 < f' "$BATS_TEST_TMPDIR/w.txt" | grep -Ev " ($defs) ")" ]
 	ptt-filter --no-context --from="${from}s" --to="${to}s" "$T" | ptt-dump -n >"$BATS_TEST_TMPDIR/nc.txt"
-	! grep -q "^$first [0-9]* $tid pthread mutex_lock $mutex ret=0\$" "$BATS_TEST_TMPDIR/nc.txt"
+	run -1 grep -q "^$first [0-9]* $tid pthread mutex_lock $mutex ret=0\$" "$BATS_TEST_TMPDIR/nc.txt"
 	ptt-filter --from="${from}s" --to="${to}s" "$T" | ptt-paje >"$BATS_TEST_TMPDIR/w.paje"
 	assert_paje_valid "$BATS_TEST_TMPDIR/w.paje"
 	assert_vite_clean "$BATS_TEST_TMPDIR/w.paje"

@@ -29,3 +29,16 @@ load helpers
 		[[ "$output" == *"0."* ]]
 	done
 }
+
+@test "the event table of ptt-trace(5) is events.def: ids, names, classes, levels, roles, arguments" {
+	sh "$BATS_TEST_DIRNAME/events_table.sh" "$PTT_ROOT/formats/events.def" >"$BATS_TEST_TMPDIR/want"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/want")" -ge 66 ]
+	grep -E '^\.It [0-9]+ Ta ' "$PTT_ROOT/man/ptt-trace.5" >"$BATS_TEST_TMPDIR/got"
+	run -0 diff "$BATS_TEST_TMPDIR/got" "$BATS_TEST_TMPDIR/want"
+	# and the table of a fresh trace's header agrees with events.def (class, level, arguments)
+	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- true
+	ptt-dump "$BATS_TEST_TMPDIR/t.ptt" | awk '/^# type [0-9]+ / && $3 < 1024 {
+		args = $8; gsub(/,/, ", ", args); printf "%s %s %s %s %s\n", $3, $4, $5, $6, args }' >"$BATS_TEST_TMPDIR/hdr"
+	awk '{ print $2, $4, $6, $8, substr($0, index($0, $12)) }' "$BATS_TEST_TMPDIR/want" >"$BATS_TEST_TMPDIR/def"
+	run -0 diff "$BATS_TEST_TMPDIR/hdr" "$BATS_TEST_TMPDIR/def"
+}
