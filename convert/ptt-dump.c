@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 	while (!failed && cli_next(&in, &ev) > 0) {
 		if (first && fid) { /* the header is read by now: a later part of a rotated recording? */
 			const char *part = ptt_reader_meta(in.r, "part");
-			if (part && atoi(part) > 1)
+			if ((part && atoi(part) > 1) || ptt_reader_meta(in.r, "flight")) /* or a flight recording */
 				fidelity_starts_mid_run(fid);
 		}
 		first = 0;
