@@ -36,8 +36,9 @@ static void usage(void)
 	       "  -h, --help            show this help and exit\n"
 	       "      --version         show the version and exit\n"
 	       "\n"
-	       "Exit status: 0 success, 1 damaged input (the output is still consistent),\n"
-	       "2 usage error or unreadable input.\n");
+	       "Exit status: 0 success, 1 damaged input (the output is still consistent), or a\n"
+	       "selection that names nothing in the trace, or a window that ends before it\n"
+	       "begins; 2 usage error or unreadable input.\n");
 }
 
 struct out_ctx {
@@ -83,7 +84,14 @@ static int parse_args(int argc, char **argv, struct filter_spec *s, int *no_cont
 		switch (c) {
 		case 'p': bad = spec_add_pids(s, optarg); break;
 		case 't': bad = spec_add_list(s, s->threads, &s->nthreads, optarg, "--thread"); break;
-		case 'm': case 'o': bad = spec_add_list(s, s->objects, &s->nobjects, optarg, "--object"); break;
+		case 'm': case 'o': {
+			unsigned before = s->nobjects;
+			const char *opt = c == 'm' ? "--mutex" : "--object";
+			bad = spec_add_list(s, s->objects, &s->nobjects, optarg, opt);
+			for (unsigned i = before; i < s->nobjects; i++)
+				s->object_opts[i] = opt;
+			break;
+		}
 		case 'e':
 			bad = spec_add_list(s, s->events, &s->nevents, optarg, "--event");
 			break;
@@ -138,8 +146,12 @@ int main(int argc, char **argv)
 	struct out_ctx oc = { sink, in.r, &spec, names };
 	static struct ptt_event ev;
 	int werr = 0, stopped_early = 0;
-	while (!failed && cli_next(&in, &ev) > 0) {
+	int empty = spec.from_ns > spec.to_ns;
+	if (empty)
+		fprintf(stderr, "ptt-filter: the window ends (--to) before it begins (--from): it selects nothing\n");
+	while (!failed && !empty && cli_next(&in, &ev) > 0) {
 		ptt_names_update(names, &ev);
+		spec_note_seen(&spec, &ev, names);
 		if (ev.ns > spec.to_ns || ev.pos >= end_pos) {
 			stopped_early = 1;
 			break; /* past the window: nothing more to keep */
@@ -168,11 +180,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ptt-filter: write error: %s\n", ptt_strerror(werr));
 	}
 	/* stopped before the end, a user type registered later is unknown yet: no verdict */
-	int unknown = !stopped_early && spec_warn_unknown_events(&spec, ptt_reader_types(in.r), "ptt-filter");
+	int unknown = !stopped_early && !empty && spec_warn_unknown_events(&spec, ptt_reader_types(in.r), "ptt-filter");
+	unknown |= !stopped_early && !empty && spec_warn_unseen(&spec, "ptt-filter");
 	fcontext_free(ctx);
 	ptt_names_free(names);
 	spec_free(&spec);
 	int damaged = cli_close(&in);
 	int out = cli_finish_output("ptt-filter");
-	return damaged || out || failed || unknown ? 1 : 0;
+	return damaged || out || failed || unknown || empty ? 1 : 0;
 }

@@ -177,3 +177,22 @@ Y
 	run -0 --separate-stderr ptt-filter --event=mutex,cond_w,consumer_progress "$BATS_TEST_TMPDIR/t.ptt"
 	[ -z "$stderr" ]
 }
+
+@test "a selection that names nothing in the trace, or an empty window: one line each, exit 1, output still a trace" {
+	for sel in --mutex=nosuchname --object=0xdead --thread=nosuchthread --thread=1 --pid=1; do
+		run -1 --separate-stderr ptt-filter "$sel" "$T"
+		[ "$(echo "$stderr" | wc -l)" -eq 1 ]
+		[[ "$stderr" == "ptt-filter: ${sel%%=*}: "*"${sel#*=}"* ]]
+		[[ "$stderr" == *"no process"* || "$stderr" == *"names no "* ]]
+		# streaming goes on: the definitions are written, the output reads as a trace
+		ptt-filter "$sel" "$T" 2>/dev/null | ptt-dump --check - >/dev/null
+	done
+	# one line per value that names nothing; the ones that name something are fine
+	run -1 --separate-stderr ptt-filter --mutex=queue_lock,nosuch,alsonot "$T"
+	[ "$(echo "$stderr" | wc -l)" -eq 2 ]
+	[[ "$stderr" == *"'nosuch' names no object"*"'alsonot' names no object"* ]]
+	run -0 --separate-stderr ptt-filter --mutex=queue_lock --thread=consumer-0 "$T"
+	[ -z "$stderr" ]
+	run -1 --separate-stderr ptt-filter --from=2s --to=1s "$T"
+	[ "$stderr" = "ptt-filter: the window ends (--to) before it begins (--from): it selects nothing" ]
+}
