@@ -91,13 +91,20 @@ Y
 0.000005000 10 14 pthread mutex_lock mutex=0x50 ret=0
 $(cat "$BATS_TEST_TMPDIR/window.txt")
 Y
-	# a selection applies to the replayed state too
+	# a selection applies to the replayed state too; a wait it leaves out is a wait_other
 	diff <(ptt-filter --from=4us --mutex=0x10 "$BATS_TEST_TMPDIR/s.txt" | ptt-dump -n) - <<'Y'
 0.000005000 10 11 pthread mutex_lock mutex=0x10 ret=0
 0.000005000 10 12 pthread mutex_lock_req mutex=0x10
+0.000005000 10 13 pthread wait_other object=0x30 event=24
 0.000005000 10 11 pthread mutex_unlock mutex=0x10 ret=0
 0.000005100 10 12 pthread mutex_lock mutex=0x10 ret=0
+0.000005400 10 13 pthread wait_other_end object=0x30 event=24
 Y
+	# so that thread 13 is not taken for running while it waits on the condition
+	run -0 --separate-stderr bash -c "ptt-filter --mutex=0x10 '$BATS_TEST_TMPDIR/s.txt' | ptt-csv --states"
+	[[ "$output" == *"10,13,,other_wait,0x30,,3000,5400,2400,1"* ]]
+	[[ "$output" != *"10,13,,running,,,3000,5400,"* ]]
+	[ -z "$stderr" ]
 	# without context, only the window
 	diff <(ptt-filter --no-context --from=4us "$BATS_TEST_TMPDIR/s.txt" | ptt-dump -n) "$BATS_TEST_TMPDIR/window.txt"
 
