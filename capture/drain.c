@@ -45,6 +45,8 @@ struct drain {
 	uint64_t *last_ts;    /* per ring: timestamp of the last record seen */
 	struct cursor *cur;
 	uint32_t *heap;
+	uint32_t *busy;       /* rings with records in this pass, and how many */
+	uint32_t nbusy;
 	struct note notes[MAX_NOTES];
 	uint32_t nnotes;
 	uint64_t slack_ticks;
@@ -81,12 +83,13 @@ struct drain *drain_new(struct ptt_shm *shm, struct ptt_writer *w, const struct 
 	d->last_ts = calloc(shm->nrings, sizeof *d->last_ts);
 	d->cur = calloc(shm->nrings + 1, sizeof *d->cur);
 	d->heap = calloc(shm->nrings + 1, sizeof *d->heap);
+	d->busy = calloc(shm->nrings + 1, sizeof *d->busy);
 	uint32_t maxrec = shm->ring_words / PTT_REC_MIN_WORDS + 1;
 	for (uint32_t i = 0; d->cur && i < shm->nrings; i++) {
 		d->cur[i].recs = NULL; /* allocated on first use: most rings stay unused */
 		(void)maxrec;
 	}
-	if (!d->last_ts || !d->cur || !d->heap) {
+	if (!d->last_ts || !d->cur || !d->heap || !d->busy) {
 		drain_free(d);
 		return NULL;
 	}
@@ -107,6 +110,7 @@ void drain_free(struct drain *d)
 	}
 	free(d->cur);
 	free(d->heap);
+	free(d->busy);
 	free(d->last_ts);
 	free(d);
 }
@@ -284,12 +288,33 @@ static void report_counters(struct drain *d)
 	d->st.late = __atomic_load_n(&s->late_lost, __ATOMIC_ACQUIRE);
 }
 
+/*
+ * Give back the space of the records written so far in this pass: they are
+ * in the writer's buffer now.  Done every RELEASE_EVERY records as well as
+ * at the end, so a writer waiting for room (or about to) gets it while the
+ * rest of a long pass (a block compressed and written) is still going on.
+ */
+#define RELEASE_EVERY 2048u
+static void release_space(struct drain *d)
+{
+	for (uint32_t k = 0; k < d->nbusy; k++) {
+		uint32_t i = d->busy[k];
+		struct cursor *c = &d->cur[i];
+		struct ptt_ring *r = &d->shm->rings[i];
+		if (c->next && r->consumed != c->ends[c->next - 1]) {
+			__atomic_store_n(&r->consumed, c->ends[c->next - 1], __ATOMIC_RELEASE);
+			__atomic_store_n(&r->full, 0, __ATOMIC_RELAXED); /* room again: the owner may wake us next time */
+		}
+	}
+}
+
 long drain_pass(struct drain *d, int final)
 {
 	struct ptt_shm *s = d->shm;
 	uint64_t now = drain_now(d);
 	uint64_t wm = UINT64_MAX;
 	uint32_t nheap = 0;
+	d->nbusy = 0;
 	report_counters(d);
 	for (uint32_t i = 0; i < s->nrings; i++) {
 		struct ptt_ring *r = &s->rings[i];
@@ -304,6 +329,7 @@ long drain_pass(struct drain *d, int final)
 		if (c->n) {
 			d->last_ts[i] = c->ts[c->n - 1];
 			d->heap[nheap++] = i;
+			d->busy[d->nbusy++] = i;
 		}
 		if (final || state == PTT_RING_CLOSED)
 			continue;
@@ -355,23 +381,22 @@ long drain_pass(struct drain *d, int final)
 		if (rc)
 			return rc;
 		written++;
+		c->next++;
 		if (i != s->nrings) {
 			ring_records++;
 			bytes += n * 4u;
+			if (ring_records % RELEASE_EVERY == 0)
+				release_space(d);
 		}
-		c->next++;
 		if (c->next == c->n)
 			d->heap[0] = d->heap[--nheap];
 		sift_down(d, nheap, 0);
 	}
 	/* give the space back, free finished rings, keep unwritten notes */
+	release_space(d);
 	for (uint32_t i = 0; i < s->nrings; i++) {
 		struct cursor *c = &d->cur[i];
 		struct ptt_ring *r = &s->rings[i];
-		if (c->next) {
-			__atomic_store_n(&r->consumed, c->ends[c->next - 1], __ATOMIC_RELEASE);
-			__atomic_store_n(&r->full, 0, __ATOMIC_RELAXED); /* room again: the owner may wake us next time */
-		}
 		uint32_t state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
 		if (state == PTT_RING_CLOSED && c->next == c->n &&
 		    __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) == __atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE)) {

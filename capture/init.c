@@ -66,6 +66,7 @@ void ptt_resolve(void)
 	RESOLVE(pthread_join);
 	RESOLVE(pthread_tryjoin_np);
 	RESOLVE(pthread_timedjoin_np);
+	RESOLVE(pthread_clockjoin_np);
 	RESOLVE(pthread_detach);
 	RESOLVE(pthread_cancel);
 	RESOLVE(pthread_exit);

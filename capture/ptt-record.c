@@ -130,17 +130,30 @@ static struct ptt_shm *make_shm(const struct record_opts *o, int *fdp)
 }
 
 /*
- * How long to sleep before the next pass, from the rate the last pass saw:
- * long enough that a recorder waking up does not steal the processor from
- * the program (on a busy 2-CPU machine every wake-up preempts it), short
- * enough that no ring gets more than a quarter full in between.
+ * How long to sleep before the next pass: long enough that a recorder
+ * waking up does not steal the processor from the program (on a busy 2-CPU
+ * machine every wake-up preempts it), short enough that no ring gets more
+ * than a quarter full in between.  The rate is the peak the recent passes
+ * saw (events drained / time since the previous pass began), decaying over
+ * half a second: a pass that follows a long one finds few records (the
+ * writers were waiting for the long one), and a rate taken from it alone
+ * slept the recorder for 30-50 ms while a ring filled in a few.
  */
-static uint64_t next_pause(long events, uint64_t interval_ns, uint64_t ring_events, uint64_t max_ns)
+struct pace {
+	double rate;   /* events/s, all rings: the recent peak */
+	uint64_t prev; /* when the previous pass began */
+};
+
+static uint64_t next_pause(struct pace *p, long events, uint64_t began, uint64_t ring_events, uint64_t max_ns)
 {
-	if (events <= 0)
-		return max_ns / 5 > 10000000u ? 10000000u : max_ns / 5; /* a writer with a full ring wakes us */
-	double rate = (double)events / ((double)(interval_ns ? interval_ns : 1) / 1e9); /* events/s, all rings */
-	double ns = (double)ring_events / 4 / rate * 1e9;
+	uint64_t dt = began - p->prev;
+	p->prev = began;
+	double measured = events > 0 ? (double)events / ((double)(dt ? dt : 1) / 1e9) : 0;
+	double keep = dt >= 500000000u ? 0 : 1 - (double)dt / 5e8;
+	p->rate = measured > p->rate * keep ? measured : p->rate * keep;
+	if (p->rate < 1000) /* quiet: a writer with a full ring wakes us */
+		return max_ns / 5 > 10000000u ? 10000000u : max_ns / 5;
+	double ns = (double)ring_events / 4 / p->rate * 1e9;
 	if ((uint64_t)events >= ring_events / 4 || ns < 50000)
 		return 0;
 	return ns > (double)max_ns ? max_ns : (uint64_t)ns;
@@ -252,6 +265,9 @@ static void part_name(char *buf, size_t size, const char *output, uint32_t part)
 	snprintf(buf, size, "%s.%04u", output, part);
 }
 
+/* bytes written to the files before the current one (-m) */
+static uint64_t rotated_bytes;
+
 /* -m: continue in the next file once this one is big enough; -f: drop the oldest. */
 static int maybe_rotate(const struct record_opts *o, struct ptt_writer *w, int *out_fd, uint32_t *part)
 {
@@ -264,7 +280,10 @@ static int maybe_rotate(const struct record_opts *o, struct ptt_writer *w, int *
 		fprintf(stderr, "ptt-record: %s: %s\n", name, strerror(errno));
 		return -errno;
 	}
-	int rc = ptt_writer_switch(w, fd);
+	int rc = ptt_writer_flush(w); /* its bytes counted before the switch resets the count */
+	rotated_bytes += ptt_writer_bytes(w);
+	if (!rc)
+		rc = ptt_writer_switch(w, fd);
 	close(*out_fd);
 	*out_fd = fd;
 	(*part)++;
@@ -277,6 +296,71 @@ static int maybe_rotate(const struct record_opts *o, struct ptt_writer *w, int *
 	char line[32]; /* which part: a file after the first starts mid-run */
 	snprintf(line, sizeof line, "part %u\n", *part);
 	return rc ? rc : ptt_writer_meta(w, line, strlen(line));
+}
+
+/*
+ * The end-of-run summary on stderr: what was written where, then the most
+ * contended locks, which ptt-stat (the one place that accounts for them)
+ * computes from the finished files: ptt-stat --brief, found beside us.
+ */
+static void summary(const struct record_opts *o, const struct drain_stats *st, uint64_t bytes, uint32_t part)
+{
+	uint32_t first = o->max_files && part > o->max_files ? part - o->max_files + 1 : 1;
+	char a[PATH_MAX + 16], b[PATH_MAX + 16];
+	if (o->max_size) {
+		part_name(a, sizeof a, o->output, first);
+		part_name(b, sizeof b, o->output, part);
+		fprintf(stderr, "ptt-record: %s%s%s (%u file%s", a, part > first ? " to " : "", part > first ? b : "",
+			part - first + 1, part > first ? "s" : "");
+		if (first > 1)
+			fprintf(stderr, "; %u older removed, as -f asks", first - 1);
+		fprintf(stderr, "): ");
+	} else {
+		fprintf(stderr, "ptt-record: %s: ", strcmp(o->output, "-") ? o->output : "stdout");
+	}
+	fprintf(stderr, "%" PRIu64 " events, %" PRIu64 " lost, %" PRIu64 " ring waits, %" PRIu64 " bytes written\n",
+		st->events, st->lost, st->waits, bytes);
+	if (!o->out_is_file)
+		return; /* gone down a pipe (-o -, a fifo, >(...)): nothing to read back */
+	if (bytes > (512ull << 20)) {
+		fprintf(stderr, "ptt-record: contended locks: ptt-stat %s%s\n", o->output, o->max_size ? ".*" : "");
+		return;
+	}
+	char tool[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", tool, sizeof tool - 16);
+	if (n <= 0)
+		return;
+	tool[n] = 0;
+	char *slash = strrchr(tool, '/');
+	if (!slash)
+		return;
+	snprintf(slash, 16, "/ptt-stat");
+	if (access(tool, X_OK) != 0)
+		return;
+	uint32_t nfiles = part - first + 1;
+	char **argv = calloc(nfiles + 4, sizeof *argv);
+	char *names = calloc(nfiles, PATH_MAX + 16);
+	pid_t pid = argv && names ? fork() : -1;
+	if (pid == 0) {
+		argv[0] = "ptt-stat";
+		argv[1] = "--brief";
+		argv[2] = "--top=3";
+		for (uint32_t i = 0; i < nfiles; i++) {
+			argv[3 + i] = names + (size_t)i * (PATH_MAX + 16);
+			if (o->max_size)
+				part_name(argv[3 + i], PATH_MAX + 16, o->output, first + i);
+			else
+				snprintf(argv[3 + i], PATH_MAX + 16, "%s", o->output);
+		}
+		dup2(2, 1);
+		execv(tool, argv);
+		_exit(127);
+	}
+	if (pid > 0)
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	free(argv);
+	free(names);
 }
 
 int main(int argc, char **argv)
@@ -299,6 +383,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ptt-record: %s: %s\n", first_name, strerror(errno));
 		return 1;
 	}
+	struct stat out_st;
+	o.out_is_file = fstat(out_fd, &out_st) == 0 && S_ISREG(out_st.st_mode);
 	int shm_fd;
 	struct ptt_shm *s = make_shm(&o, &shm_fd);
 	if (!s)
@@ -381,7 +467,7 @@ int main(int argc, char **argv)
 	drain_note(d, PTT_EV_REC_START, a, 3);
 
 	int status = 0, exited = 0, warned = 0;
-	uint64_t last_pass = mono_ns(CLOCK_MONOTONIC);
+	struct pace pace = { 0, mono_ns(CLOCK_MONOTONIC) };
 	o.out_is_pipe = out_fd == 1;
 	uint32_t types_seen = 0;
 	uint64_t t_start = mono_ns(CLOCK_MONOTONIC), last_flush = t_start;
@@ -397,6 +483,7 @@ int main(int argc, char **argv)
 			exited = 1;
 		if (!werr)
 			werr = sync_user_types(s, w, &types_seen);
+		uint64_t began = mono_ns(CLOCK_MONOTONIC);
 		long n = werr ? 0 : drain_pass(d, 0);
 		if (n < 0)
 			werr = (int)n;
@@ -418,8 +505,7 @@ int main(int argc, char **argv)
 			__atomic_store_n(&s->stopping, 1, __ATOMIC_RELEASE);
 		}
 		if (!exited) {
-			uint64_t pause = next_pause(n, now - last_pass, o.ring_bytes / 36, o.out_is_pipe ? 20000000u : 50000000u);
-			last_pass = now;
+			uint64_t pause = next_pause(&pace, n, began, o.ring_bytes / 36, o.out_is_pipe ? 20000000u : 50000000u);
 			if (werr)
 				pause = 1000000;
 			if (pause) { /* sleep, unless a writer with a full ring wakes us first */
@@ -441,7 +527,7 @@ int main(int argc, char **argv)
 		if (n < 0)
 			werr = (int)n;
 	}
-	const struct drain_stats *st = drain_stats(d);
+	const struct drain_stats *st = drain_stats(d), stats = *st;
 	char end[1024];
 	uint64_t end_ticks = s->use_tsc ? ptt_rdtsc() : mono_ns(CLOCK_MONOTONIC);
 	snprintf(end, sizeof end, "end_ticks %" PRIu64 "\nevents %" PRIu64 "\nlost %" PRIu64 "\nwaits %" PRIu64
@@ -451,13 +537,15 @@ int main(int argc, char **argv)
 		werr = ptt_writer_end(w, end, strlen(end));
 	if (werr)
 		fprintf(stderr, "ptt-record: %s: %s; the trace is incomplete\n", o.output, ptt_strerror(werr));
-	else if (!o.quiet)
-		fprintf(stderr, "ptt-record: %s: %" PRIu64 " events, %" PRIu64 " lost, %" PRIu64 " bytes\n",
-			o.output, st->events, st->lost, ptt_writer_bytes(w));
+	uint64_t bytes = rotated_bytes + ptt_writer_bytes(w);
 	ptt_writer_close(w);
 	drain_free(d);
 	namer_free(nm);
-	if (out_fd != 1 && close(out_fd) != 0 && !werr)
+	if (out_fd != 1 && close(out_fd) != 0 && !werr) {
 		fprintf(stderr, "ptt-record: %s: %s\n", o.output, strerror(errno));
+		werr = 1;
+	}
+	if (!werr && !o.quiet)
+		summary(&o, &stats, bytes, part);
 	return code;
 }

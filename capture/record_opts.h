@@ -17,7 +17,9 @@ struct record_opts {
 	int zlevel;
 	int level;
 	int quiet;
+	int force;            /* binary to a terminal all the same */
 	int out_is_pipe;
+	int out_is_file;      /* a regular file: the closing summary reads it back */
 	uint64_t max_size;    /* rotate output files at this size (0: one file) */
 	uint32_t max_files;   /* keep only the last N files (0: all) */
 	uint32_t class_mask;

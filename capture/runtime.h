@@ -81,6 +81,8 @@ void ptt_obj_only(unsigned id, const void *obj) PTT_HIDDEN;
 
 /* Thread bookkeeping */
 void ptt_thread_end(void *retval, unsigned how) PTT_HIDDEN;
+/* pthread_create, and thrd_create with c11 set (start is then an int (*)(void *)): an errno code */
+int ptt_create_thread(pthread_t *th, const pthread_attr_t *attr, void *(*start)(void *), void *arg, int c11) PTT_HIDDEN;
 uint32_t ptt_handle_tid(pthread_t h) PTT_HIDDEN;
 void ptt_handle_remember(pthread_t h, uint32_t tid) PTT_HIDDEN;
 void ptt_handle_forget(pthread_t h) PTT_HIDDEN;
@@ -99,6 +101,7 @@ struct ptt_real {
 	int (*pthread_join)(pthread_t, void **);
 	int (*pthread_tryjoin_np)(pthread_t, void **);
 	int (*pthread_timedjoin_np)(pthread_t, void **, const struct timespec *);
+	int (*pthread_clockjoin_np)(pthread_t, void **, clockid_t, const struct timespec *);
 	int (*pthread_detach)(pthread_t);
 	int (*pthread_cancel)(pthread_t);
 	void (*pthread_exit)(void *) __attribute__((noreturn));

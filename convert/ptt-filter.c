@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "filter_context.h"
@@ -34,6 +35,7 @@ static void usage(void)
 	       "  -n, --no-context      keep only matching events: no process and thread definitions,\n"
 	       "                        no locks and waits in force at a window's start; binary\n"
 	       "                        input is then read only from the blocks the window needs\n"
+	       "      --force           write a binary trace to stdout even when it is a terminal\n"
 	       "  -h, --help            show this help and exit\n"
 	       "      --version         show the version and exit\n"
 	       "\n"
@@ -131,7 +133,7 @@ static int parse_count(const char *arg, uint64_t *v, const char *opt)
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct filter_spec *s, int *no_context)
+static int parse_args(int argc, char **argv, struct filter_spec *s, int *no_context, int *force)
 {
 	static const struct option longopts[] = {
 		{ "pid", required_argument, 0, 'p' }, { "thread", required_argument, 0, 't' },
@@ -140,7 +142,7 @@ static int parse_args(int argc, char **argv, struct filter_spec *s, int *no_cont
 		{ "to", required_argument, 0, 'T' }, { "first", required_argument, 0, 'F' },
 		{ "count", required_argument, 0, 'c' }, { "invert", no_argument, 0, 'v' },
 		{ "no-context", no_argument, 0, 'n' }, { "help", no_argument, 0, 'h' },
-		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
+		{ "version", no_argument, 0, 'V' }, { "force", no_argument, 0, 'O' }, { 0, 0, 0, 0 },
 	};
 	int c;
 	while ((c = getopt_long(argc, argv, "p:t:m:o:e:f:T:F:c:vnh", longopts, NULL)) != -1) {
@@ -172,6 +174,7 @@ static int parse_args(int argc, char **argv, struct filter_spec *s, int *no_cont
 		case 'c': bad = parse_count(optarg, &s->count, "--count"); break;
 		case 'v': s->invert = 1; break;
 		case 'n': *no_context = 1; break;
+		case 'O': *force = 1; break;
 		case 'h': usage(); return 0;
 		case 'V': cli_print_version("ptt-filter"); return 0;
 		default: return cli_usage_error("ptt-filter");
@@ -185,9 +188,9 @@ static int parse_args(int argc, char **argv, struct filter_spec *s, int *no_cont
 int main(int argc, char **argv)
 {
 	struct filter_spec spec;
-	int no_context = 0;
+	int no_context = 0, force = 0;
 	spec_init(&spec);
-	int rc = parse_args(argc, argv, &spec, &no_context);
+	int rc = parse_args(argc, argv, &spec, &no_context, &force);
 	if (rc >= 0) {
 		spec_free(&spec);
 		return rc;
@@ -196,6 +199,12 @@ int main(int argc, char **argv)
 	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 	struct cli_input in;
 	if (cli_open(&in, "ptt-filter", argc - optind, argv + optind)) {
+		spec_free(&spec);
+		return 2;
+	}
+	if (ptt_reader_form(in.r) == PTT_FORM_BINARY && isatty(1) && !force) {
+		fprintf(stderr, "ptt-filter: refusing to write a binary trace to a terminal: redirect it, pipe it, or use --force\n");
+		cli_close(&in);
 		spec_free(&spec);
 		return 2;
 	}

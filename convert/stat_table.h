@@ -18,6 +18,8 @@ struct stat_table *stat_new(void);
 void stat_event(struct stat_table *st, const struct ptt_event *ev);
 void stat_finish(struct stat_table *st);
 void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *out);
+/* The contended locks only, a line each, most waited-for first (o->top of them). */
+void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FILE *out);
 void stat_free(struct stat_table *st);
 
 #endif

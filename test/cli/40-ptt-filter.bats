@@ -203,3 +203,11 @@ Y
 	run -1 --separate-stderr ptt-filter --from=2s --to=1s "$T"
 	[ "$stderr" = "ptt-filter: the window ends (--to) before it begins (--from): it selects nothing" ]
 }
+
+@test "binary output is not written to a terminal unless --force; text output is" {
+	command -v script >/dev/null || skip "script (util-linux) not installed"
+	run -2 --separate-stderr script -qec "ptt-filter '$T'" /dev/null
+	[[ "$output" == *"ptt-filter: refusing to write a binary trace to a terminal: redirect it, pipe it, or use --force"* ]]
+	run -0 --separate-stderr script -qec "ptt-filter --force -e mutex '$T' >/dev/null && ptt-dump '$T' | ptt-filter -c 3 -n" /dev/null
+	[[ "$output" == "# ptt-trace "* ]]
+}
