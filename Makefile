@@ -14,6 +14,8 @@ CFLAGS    ?= -O2 -g
 ZLIB_CFLAGS := $(shell pkg-config --cflags zlib 2>/dev/null)
 ZLIB_LIBS   := $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
 ELF_LIBS    := $(shell pkg-config --libs libelf 2>/dev/null || echo -lelf)
+# the readers' symboliser (convert/symbols.c): elfutils' libdw/libdwfl
+DW_LIBS     := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf)
 SAN        = $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DPTT_VERSION='"$(VERSION)"' $(WARN) $(ZLIB_CFLAGS) $(CFLAGS) -fPIC
 # the runtime is preloaded into arbitrary programs: never sanitized (ASan must come first in a process)
@@ -22,9 +24,9 @@ TOOL_CFLAGS = $(ALL_CFLAGS) $(SAN)
 
 FORMAT_SRC = $(wildcard formats/*.c)
 FORMAT_OBJ = $(FORMAT_SRC:%.c=$(BUILD)/obj/%.o)
-RT_SRC     = capture/trace_path.c capture/init.c capture/api.c $(wildcard capture/wrap_*.c)
+RT_SRC     = capture/trace_path.c capture/shm.c capture/init.c capture/api.c $(wildcard capture/wrap_*.c)
 RT_OBJ     = $(RT_SRC:%.c=$(BUILD)/rt/%.o) $(BUILD)/rt/formats/types.o
-REC_SRC    = capture/ptt-record.c capture/record_opts.c capture/drain.c capture/namer.c
+REC_SRC    = capture/ptt-record.c capture/record_opts.c capture/drain.c capture/flight.c capture/shm.c capture/namer.c
 REC_OBJ    = $(REC_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_SRC    = $(filter-out convert/ptt-%.c,$(wildcard convert/*.c))
 CLI_OBJ    = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
@@ -71,7 +73,7 @@ $(BUILD)/bin/ptt-record: $(REC_OBJ) $(LIBFORMAT)
 
 $(BUILD)/bin/ptt-%: $(BUILD)/obj/convert/ptt-%.o $(CLI_OBJ) $(LIBFORMAT)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ $< $(CLI_OBJ) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) -lm
+	$(CC) $(TOOL_CFLAGS) -o $@ $< $(CLI_OBJ) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(DW_LIBS) -lm
 
 $(BUILD)/examples/%: examples/%.c capture/ptt.h $(LIBPTT)
 	@mkdir -p $(dir $@)
@@ -83,7 +85,7 @@ $(BUILD)/examples/%: examples/%.cc
 
 $(BUILD)/test/test_ring: test/unit/test_ring.c $(RT_SRC) formats/types.c $(LIBFORMAT) $(REC_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -DPTT_UNIT_TEST -o $@ test/unit/test_ring.c capture/trace_path.c capture/drain.c $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) -lpthread
+	$(CC) $(TOOL_CFLAGS) -DPTT_UNIT_TEST -o $@ test/unit/test_ring.c capture/trace_path.c capture/drain.c capture/shm.c $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) -lpthread
 
 $(BUILD)/test/test_%: test/unit/test_%.c $(LIBFORMAT)
 	@mkdir -p $(dir $@)

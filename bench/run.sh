@@ -157,11 +157,12 @@ run_case() { # KEY LABEL PAIRS_PER_RUN CMD...  (unit of the runs' figures: $U)
 	section "$label"
 	# interleaved (untraced, traced, traced -d, traced -b) so a load change on
 	# a shared machine hits all of them alike
-	: >"$TMP/c-base"; : >"$TMP/c-ptt"; : >"$TMP/c-d"; : >"$TMP/c-b"
+	: >"$TMP/c-base"; : >"$TMP/c-ptt"; : >"$TMP/c-d"; : >"$TMP/c-b"; : >"$TMP/c-f"
 	for _ in $(seq "$REPS"); do
 		"$@" 2>/dev/null >>"$TMP/c-base"
 		"$BIN/ptt-record" -q -o "$TMP/l.ptt" -- "$@" 2>>"$TMP/err" >>"$TMP/c-ptt"
 		"$BIN/ptt-record" -q -d -o "$TMP/d.ptt" -- "$@" 2>>"$TMP/err" >>"$TMP/c-d"
+		"$BIN/ptt-record" -q --flight -o "$TMP/f.ptt" -- "$@" 2>>"$TMP/err" >>"$TMP/c-f"
 		[ -n "${TRACE_PATH:-}" ] && "$BIN/ptt-record" -q -b $HOLD -o "$TMP/b.ptt" -- "$@" $WARM 2>>"$TMP/err" >>"$TMP/c-b"
 	done
 	base=$(median <"$TMP/c-base")
@@ -190,6 +191,8 @@ run_case() { # KEY LABEL PAIRS_PER_RUN CMD...  (unit of the runs' figures: $U)
 	say "ptt-record per event (lossless)" "$per" "ns/event"
 	say "ptt-record -d (discard when full)" "$ptt_d" "$U" "${lost:-?} events lost"
 	say "ptt-record -d per event" "$(calc "($ptt_d - $base) / $epp")" "ns/event"
+	say "ptt-record --flight (1M rings overwrite)" "$(median <"$TMP/c-f")" "$U" "$(info "$TMP/f.ptt" events) events kept"
+	say "ptt-record --flight per event" "$(calc "($(median <"$TMP/c-f") - $base) / $epp")" "ns/event"
 	if [ -n "${TRACE_PATH:-}" ] && pos "$ptt_b"; then
 		PERB[$key]=$(calc "($ptt_b - $base) / $epp")
 		say "ptt-record -b $((HOLD >> 20))M, warmed ring (the trace path)" "$ptt_b" "$U" "$(info "$TMP/b.ptt" lost) lost"

@@ -23,11 +23,12 @@
 
 #include "../formats/ptt_trace.h"
 #include "drain.h"
+#include "flight.h"
 #include "namer.h"
 #include "record_opts.h"
 #include "shm.h"
 
-static volatile sig_atomic_t pending_signal, child_done;
+static volatile sig_atomic_t pending_signal, child_done, snapshot_asked;
 static uint32_t *wake_word; /* the shared futex the main loop sleeps on */
 
 /* The program ended: wake the main loop now rather than at its next pass.
@@ -48,7 +49,9 @@ static void on_sigchld(int sig)
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
-	if (si->si_code <= 0)
+	if (sig == SIGUSR1) /* --flight: a snapshot, nothing for the program */
+		snapshot_asked = 1;
+	else if (si->si_code <= 0)
 		pending_signal = sig;
 }
 
@@ -100,14 +103,22 @@ static int use_tsc(void)
 #endif
 }
 
+/*
+ * The control page, the descriptors of every ring up to the cap, and the
+ * first segment of rings, in a memfd sized for the cap (sparse: memory is
+ * used only where written); the rings' users map further segments as they
+ * need them (shm.h).
+ */
 static struct ptt_shm *make_shm(const struct record_opts *o, int *fdp)
 {
 	uint64_t ring_off;
 	uint32_t words = (uint32_t)(o->ring_bytes / 4);
-	uint64_t size = ptt_shm_bytes(o->nrings, words, &ring_off);
+	uint32_t seg = o->nrings < PTT_SEG_RINGS ? o->nrings : PTT_SEG_RINGS;
+	uint64_t size = ptt_shm_bytes(o->nrings, seg, words, &ring_off);
+	uint64_t file = ring_off + (uint64_t)(o->nrings + seg - 1) / seg * seg * words * 4;
 	int fd = memfd_create("ptt-ring", MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
-		fprintf(stderr, "ptt-record: cannot create the shared ring (%" PRIu64 " bytes): %s\n", size, strerror(errno));
+	if (fd < 0 || ftruncate(fd, (off_t)file) != 0) {
+		fprintf(stderr, "ptt-record: cannot create the shared ring (%" PRIu64 " bytes): %s\n", file, strerror(errno));
 		return NULL;
 	}
 	struct ptt_shm *s = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -118,13 +129,16 @@ static struct ptt_shm *make_shm(const struct record_opts *o, int *fdp)
 	s->magic = PTT_SHM_MAGIC;
 	s->version = PTT_SHM_VERSION;
 	s->size = size;
-	s->nrings = o->nrings;
+	s->nrings = seg;
+	s->max_rings = o->nrings;
+	s->seg_rings = seg;
 	s->ring_words = words;
 	s->ring_offset = ring_off;
-	s->flags = o->discard ? PTT_SHM_DISCARD : 0;
+	s->flags = (o->discard ? PTT_SHM_DISCARD : 0) | (o->flight ? PTT_SHM_FLIGHT : 0);
 	s->level = (uint32_t)o->level;
 	s->class_mask = o->class_mask;
 	s->recorder_pid = (uint32_t)getpid();
+	ptt_shm_fd = fd;
 	*fdp = fd;
 	return s;
 }
@@ -196,13 +210,16 @@ static void header_lines(char *buf, size_t size, const struct record_opts *o, co
 		"clock %s\nclock_hz %" PRIu64 "\nstart_ticks %" PRIu64 "\nrealtime_ns %" PRIu64 "\n"
 		"pid %d\nhostname %s\nrecorder ptt-record %s\nring_bytes %" PRIu64 "\nmode %s\nlevel %d\nclasses %s\ncmdline",
 		s->use_tsc ? "tsc" : "monotonic", hz, s->start_ticks, realtime, (int)child, host, PTT_VERSION,
-		o->ring_bytes, o->discard ? "discard" : "lossless", o->level, o->classes);
+		o->ring_bytes, o->flight ? "flight" : o->discard ? "discard" : "lossless", o->level, o->classes);
+
 	for (int i = 0; argv[i] && n < size - 1024; i++) {
 		char q[1024];
 		ptt_text_quote(argv[i], q, sizeof q);
 		n += (size_t)snprintf(buf + n, size - n, " %s", q);
 	}
 	n += (size_t)snprintf(buf + n, size - n, "\n");
+	if (o->flight) /* a flight recording: each thread's last ring_bytes of events, starting mid-run */
+		n += (size_t)snprintf(buf + n, size - n, "flight %" PRIu64 "\n", o->ring_bytes);
 	for (unsigned id = 0; id < PTT_EV_BUILTIN_COUNT && n < size - 512; id++) {
 		n += ptt_text_format_type(ptt_builtin_type(id), buf + n, size - n);
 		buf[n++] = '\n';
@@ -363,6 +380,116 @@ static void summary(const struct record_opts *o, const struct drain_stats *st, u
 	free(names);
 }
 
+/*
+ * Write a flight recording to fd: the header, the user types, every ring's
+ * records in time order, the end.  0, or a negative error of the writer.
+ */
+static int write_flight(const struct record_opts *o, struct ptt_shm *s, struct flight *f, const struct ptt_clock *clk,
+			pid_t child, char **cmd, int fd, uint64_t realtime, int code, uint64_t *events)
+{
+	struct ptt_writer *w;
+	int rc = ptt_writer_open(&w, fd, o->zlevel);
+	if (rc)
+		return rc;
+	size_t hsize = 256 * 1024;
+	char *hdr = malloc(hsize);
+	if (!hdr) {
+		ptt_writer_close(w);
+		return PTT_E_NOMEM;
+	}
+	header_lines(hdr, hsize, o, s, clk->hz, realtime, child, cmd);
+	rc = ptt_writer_meta(w, hdr, strlen(hdr));
+	free(hdr);
+	uint32_t types_seen = 0;
+	if (!rc)
+		rc = sync_user_types(s, w, &types_seen);
+	struct namer *nm = namer_new(); /* a fresh one: each file names its objects anew */
+	uint64_t torn = 0;
+	long n = rc ? 0 : flight_write(f, w, clk, code < 0, nm ? namer_before : NULL, nm, &torn);
+	namer_free(nm);
+	if (n < 0)
+		rc = (int)n;
+	*events = ptt_writer_events(w);
+	char end[512];
+	uint64_t end_ticks = s->use_tsc ? ptt_rdtsc() : mono_ns(CLOCK_MONOTONIC);
+	int len = snprintf(end, sizeof end, "end_ticks %" PRIu64 "\nevents %" PRIu64 "\nlost 0\ntorn %" PRIu64 "\nprocesses %u\n",
+			   end_ticks, *events, torn, s->attached);
+	if (code >= 0) /* the end, not a snapshot */
+		snprintf(end + len, sizeof end - (size_t)len, "exit_status %d\n", code);
+	if (!rc)
+		rc = ptt_writer_end(w, end, strlen(end));
+	int rc2 = ptt_writer_close(w);
+	return rc ? rc : rc2;
+}
+
+/* A SIGUSR1 snapshot: FILE.N, complete before it appears under that name. */
+static void flight_snapshot(const struct record_opts *o, struct ptt_shm *s, struct flight *f,
+			    const struct ptt_clock *clk, pid_t child, char **cmd, uint64_t realtime, unsigned k)
+{
+	char name[PATH_MAX + 32], tmp[PATH_MAX + 40];
+	snprintf(name, sizeof name, "%s.%u", o->output, k);
+	snprintf(tmp, sizeof tmp, "%s.tmp", name);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	uint64_t events = 0;
+	int rc = fd < 0 ? -errno : write_flight(o, s, f, clk, child, cmd, fd, realtime, -1, &events);
+	if (fd >= 0 && close(fd) != 0 && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, name) != 0)
+		rc = -errno;
+	if (rc) {
+		fprintf(stderr, "ptt-record: %s: %s\n", name, rc == -errno ? strerror(errno) : ptt_strerror(rc));
+		unlink(tmp);
+	} else if (!o->quiet) {
+		fprintf(stderr, "ptt-record: %s: flight snapshot, %" PRIu64 " events\n", name, events);
+	}
+}
+
+/*
+ * --flight: nothing is written while the program runs.  The loop forwards
+ * signals, takes snapshots on SIGUSR1, gives back the rings of ended
+ * threads, and at the end (exit, crash, kill) writes the rings to the
+ * output.  Returns the exit code.
+ */
+static int record_flight(const struct record_opts *o, struct ptt_shm *s, const struct ptt_clock *clk, pid_t child,
+			 char **cmd, int out_fd, uint64_t realtime)
+{
+	struct flight *f = flight_new(s);
+	if (!f)
+		return 1;
+	int status = 0;
+	unsigned snaps = 0;
+	for (;;) {
+		if (pending_signal) {
+			kill(child, pending_signal);
+			pending_signal = 0;
+		}
+		if (waitpid(child, &status, WNOHANG) == child)
+			break;
+		if (snapshot_asked) {
+			snapshot_asked = 0;
+			flight_snapshot(o, s, f, clk, child, cmd, realtime, ++snaps);
+		}
+		flight_trim(f);
+		__atomic_store_n(&s->heartbeat, s->heartbeat + 1, __ATOMIC_RELEASE);
+		struct timespec ts = { 0, 20000000 }; /* a thread waiting for a ring at the cap wakes us */
+		uint32_t seen = __atomic_load_n(&s->wake, __ATOMIC_ACQUIRE);
+		if (!child_done && !snapshot_asked)
+			syscall(SYS_futex, &s->wake, FUTEX_WAIT, seen, &ts, NULL, 0);
+	}
+	__atomic_store_n(&s->stopping, 1, __ATOMIC_RELEASE);
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+	uint64_t events = 0;
+	int rc = write_flight(o, s, f, clk, child, cmd, out_fd, realtime, code, &events);
+	if (rc)
+		fprintf(stderr, "ptt-record: %s: %s; the trace is incomplete\n", o->output, ptt_strerror(rc));
+	else if (!o->quiet)
+		fprintf(stderr, "ptt-record: %s: flight recording, %" PRIu64 " events\n", o->output, events);
+	flight_free(f);
+	if (close(out_fd) != 0 && !rc)
+		fprintf(stderr, "ptt-record: %s: %s\n", o->output, strerror(errno));
+	return code;
+}
+
 int main(int argc, char **argv)
 {
 	struct record_opts o;
@@ -401,6 +528,8 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	if (o.flight)
+		sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	wake_word = &s->wake;
 	memset(&sa, 0, sizeof sa);
@@ -443,6 +572,8 @@ int main(int argc, char **argv)
 	}
 	struct ptt_clock clk;
 	ptt_clock_init(&clk, s->start_ticks, hz);
+	if (o.flight)
+		return record_flight(&o, s, &clk, child, cmd, out_fd, realtime);
 
 	struct ptt_writer *w;
 	if (ptt_writer_open(&w, out_fd, o.zlevel) != 0)

@@ -5,6 +5,8 @@
 #include <limits.h>
 #include <stdint.h>
 
+#include "shm.h"
+
 #ifndef PTT_VERSION
 #define PTT_VERSION "0.1.0"
 #endif
@@ -14,6 +16,7 @@ struct record_opts {
 	uint64_t ring_bytes;  /* per thread, a power of two */
 	uint32_t nrings;
 	int discard;
+	int flight;           /* --flight: rings overwrite, written at the end and on SIGUSR1 */
 	int zlevel;
 	int level;
 	int quiet;

@@ -33,7 +33,7 @@ PTT_EXPORT int thrd_create(thrd_t *thr, thrd_start_t func, void *arg)
 		PTT_REAL_FN(thrd_create, int (*)(thrd_t *, thrd_start_t, void *), NULL);
 		return real_thrd_create(thr, func, arg);
 	}
-	return thrd_result(ptt_create_thread((pthread_t *)thr, NULL, (void *(*)(void *))(void *)func, arg, 1));
+	return thrd_result(ptt_create_thread((pthread_t *)thr, NULL, (void *(*)(void *))(void *)func, arg, 1, PTT_SITE));
 }
 
 PTT_EXPORT int thrd_join(thrd_t thr, int *res)

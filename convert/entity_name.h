@@ -15,11 +15,12 @@
 /* Object kinds as words, per class (PTT_CLASS_MUTEX .. PTT_CLASS_SPIN): "mutex", "rwlock", ... */
 extern const char *const entity_object_kind[PTT_CLASS_COUNT];
 
-/* "process PID" */
-void entity_process_name(char *buf, size_t size, const struct ptt_names *names, uint32_t pid);
-/* "TID NAME", or "TID" for an unnamed thread: tests and scripts read the tid as the first word */
-void entity_thread_name(char *buf, size_t size, const struct ptt_names *names, uint32_t tid);
-/* "KIND NAME", or "KIND 0xADDR" */
-void entity_object_name(char *buf, size_t size, const struct ptt_names *names, unsigned cls, uint64_t addr);
+struct ptt_syms;
+/* "COMMAND PID" (ptt_syms_process_name) */
+void entity_process_name(char *buf, size_t size, struct ptt_syms *syms, uint32_t pid);
+/* "TID NAME" (its given name, else its start routine), or "TID": tests and scripts read the tid as the first word */
+void entity_thread_name(char *buf, size_t size, struct ptt_syms *syms, uint32_t pid, uint32_t tid);
+/* "KIND NAME": its given name, else its symbol, else module+0xOFF, else its address */
+void entity_object_name(char *buf, size_t size, struct ptt_syms *syms, uint32_t pid, unsigned cls, uint64_t addr);
 
 #endif

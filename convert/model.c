@@ -736,7 +736,7 @@ static void on_life(struct model *m, struct mthread *t, const struct ptt_event *
 			uint64_t h = hkey(ev->pid, ptt_event_arg(ev, "handle", 0));
 			if (pmap_get(&m->announced, tkey(ev->pid, ev->tid)))
 				pmap_del(&m->announced, tkey(ev->pid, ev->tid));
-			else if (!pmap_get(&m->announced, h))
+			else if (!pmap_get(&m->announced, h) && !m->mid_run)
 				anomaly(m, ev, MA_UNANNOUNCED_THREAD, 0, 0, 0);
 			pmap_del(&m->announced, h);
 		}

@@ -49,8 +49,9 @@
  *    write-holds it, a release by a thread that does not own it, a cond
  *    wait that ends still owning its mutex, a thread that begins with no
  *    thread_create announcing it, a process's first event other than
- *    process_begin.  Not anomalies: releases of objects never taken before
- *    in a trace that starts mid-run (model_starts_mid_run), releases by a
+ *    process_begin.  Not anomalies: releases of objects never taken before,
+ *    and threads that begin with their thread_create before the start, in a
+ *    trace that starts mid-run (model_starts_mid_run), releases by a
  *    forked child of locks its parent held at fork().  One per event.
  *  - Objects are per process (a forked child has copies at the same
  *    addresses).  A successful destroy (role DESTROY) forgets an idle object

@@ -4,6 +4,7 @@
 
 #include "model.h"
 #include "paje_out.h"
+#include "symbols.h"
 
 static const char *const header =
 	"%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n"
@@ -141,13 +142,10 @@ void paje_time(FILE *out, uint64_t ns)
 
 void paje_name(FILE *out, const char *name)
 {
+	char buf[PTT_MAX_STR * 2];
 	putc('"', out);
 	if (!name || !*name)
 		name = "?";
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
-		/* ViTE writes names into its SVG export as they are: & < > would break the XML */
-		int c = *p == '<' ? '[' : *p == '>' ? ']' : *p == '&' ? '+' : *p;
-		putc(c < 0x20 || c == 0x7f || c == '"' || c == '\'' || c == '#' || c == '\\' ? '_' : c, out);
-	}
+	fputs(ptt_name_escape(name, PTT_ESC_PAJE, buf, sizeof buf), out);
 	putc('"', out);
 }

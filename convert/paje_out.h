@@ -30,8 +30,7 @@ static inline char *paje_put(char *p, const char *s)
 		*p++ = *s++;
 	return p;
 }
-/* A display name, always quoted, never empty, with " ' # \ and control characters replaced by _,
- * and < > & (which ViTE's SVG export copies as they are) by [ ] +. */
+/* A display name, always quoted, never empty, escaped by ptt_name_escape(PTT_ESC_PAJE): " ' # \ and control characters and & < > replaced. */
 void paje_name(FILE *out, const char *name);
 
 enum paje_event_id {

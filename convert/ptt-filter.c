@@ -4,6 +4,7 @@
  * (binary or text), keeping the context a viewer needs.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "filter_context.h"
 #include "filter_spec.h"
 #include "pmap.h"
+#include "symbols.h"
 
 static void usage(void)
 {
@@ -25,6 +27,9 @@ static void usage(void)
 	       "  -t, --thread=LIST     events of these threads (tid or thread name)\n"
 	       "  -m, --mutex=LIST      events about these objects (0x address or name)\n"
 	       "  -o, --object=LIST     the same as --mutex, for any kind of object\n"
+	       "  -s, --site=PATTERN    events called from a site matching the glob PATTERN: the symbolised\n"
+	       "                        site (\"queue_push+0x1a (prog) at queue.c:42\"), its function\n"
+	       "                        or its file:line (e.g. 'queue_push', '*queue.c:4?', 'libfoo.so+0x*')\n"
 	       "  -e, --event=LIST      events whose name starts so, or of these classes\n"
 	       "                        (thread, mutex, cond, rwlock, barrier, sem, spin, process, user)\n"
 	       "  -f, --from=TIME       events at or after TIME since the start (units ns, us, ms, s; default s)\n"
@@ -49,9 +54,26 @@ struct out_ctx {
 	const struct ptt_reader *r;
 	const struct filter_spec *spec;
 	const struct ptt_names *names;
+	struct ptt_syms *syms;
+	const char *site;   /* --site pattern, or NULL */
 	int context;                     /* definitions and wait_other markers are written */
 	struct pmap pending;             /* (pid, tid) -> the left-out call a thread is blocked in */
 };
+
+/* --site: the event's call site, its function or its file:line matches the glob. */
+static int site_match(struct out_ctx *o, const struct ptt_event *ev)
+{
+	if (!o->site)
+		return 1;
+	const struct ptt_sym *s = ptt_syms_site(o->syms, ev);
+	return s && (!fnmatch(o->site, s->text, 0) || !fnmatch(o->site, s->where, 0) ||
+		     (s->func && !fnmatch(o->site, s->func, 0)) || (s->line && !fnmatch(o->site, s->line, 0)));
+}
+
+static int selected(struct out_ctx *o, const struct ptt_event *ev)
+{
+	return (spec_match(o->spec, ev, o->names) && site_match(o, ev)) != o->spec->invert;
+}
 
 /* A left-out blocking call: its object and the type of its request. */
 struct left_out {
@@ -119,7 +141,7 @@ static int write_event(struct out_ctx *o, struct ptt_event *ev, int keep)
 static int emit_context(void *p, struct ptt_event *ev)
 {
 	struct out_ctx *o = p;
-	return write_event(o, ev, spec_match(o->spec, ev, o->names) != o->spec->invert);
+	return write_event(o, ev, selected(o, ev));
 }
 
 static int parse_count(const char *arg, uint64_t *v, const char *opt)
@@ -133,7 +155,7 @@ static int parse_count(const char *arg, uint64_t *v, const char *opt)
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct filter_spec *s, int *no_context, int *force)
+static int parse_args(int argc, char **argv, struct filter_spec *s, int *no_context, int *force, const char **site)
 {
 	static const struct option longopts[] = {
 		{ "pid", required_argument, 0, 'p' }, { "thread", required_argument, 0, 't' },
@@ -141,11 +163,12 @@ static int parse_args(int argc, char **argv, struct filter_spec *s, int *no_cont
 		{ "event", required_argument, 0, 'e' }, { "from", required_argument, 0, 'f' },
 		{ "to", required_argument, 0, 'T' }, { "first", required_argument, 0, 'F' },
 		{ "count", required_argument, 0, 'c' }, { "invert", no_argument, 0, 'v' },
-		{ "no-context", no_argument, 0, 'n' }, { "help", no_argument, 0, 'h' },
-		{ "version", no_argument, 0, 'V' }, { "force", no_argument, 0, 'O' }, { 0, 0, 0, 0 },
+		{ "no-context", no_argument, 0, 'n' }, { "site", required_argument, 0, 's' },
+		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' },
+		{ "force", no_argument, 0, 'O' }, { 0, 0, 0, 0 },
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, "p:t:m:o:e:f:T:F:c:vnh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:t:m:o:s:e:f:T:F:c:vnh", longopts, NULL)) != -1) {
 		int bad = 0;
 		switch (c) {
 		case 'p': bad = spec_add_pids(s, optarg); break;
@@ -172,6 +195,7 @@ static int parse_args(int argc, char **argv, struct filter_spec *s, int *no_cont
 			break;
 		case 'F': bad = parse_count(optarg, &s->first, "--first"); s->has_window = 1; break;
 		case 'c': bad = parse_count(optarg, &s->count, "--count"); break;
+		case 's': *site = optarg; break;
 		case 'v': s->invert = 1; break;
 		case 'n': *no_context = 1; break;
 		case 'O': *force = 1; break;
@@ -189,8 +213,9 @@ int main(int argc, char **argv)
 {
 	struct filter_spec spec;
 	int no_context = 0, force = 0;
+	const char *site = NULL;
 	spec_init(&spec);
-	int rc = parse_args(argc, argv, &spec, &no_context, &force);
+	int rc = parse_args(argc, argv, &spec, &no_context, &force, &site);
 	if (rc >= 0) {
 		spec_free(&spec);
 		return rc;
@@ -210,13 +235,16 @@ int main(int argc, char **argv)
 	}
 	struct ptt_sink *sink = NULL;
 	struct ptt_names *names = ptt_names_new();
+	struct ptt_syms *syms = ptt_syms_new();
 	struct fcontext *ctx = no_context ? NULL : fcontext_new();
-	int failed = !names || (!no_context && !ctx) || ptt_sink_open(&sink, stdout, ptt_reader_form(in.r), 0) != 0;
+	int failed = !names || !syms || (!no_context && !ctx) || ptt_sink_open(&sink, stdout, ptt_reader_form(in.r), 0) != 0;
+	if (sink && ptt_reader_form(in.r) == PTT_FORM_TEXT)
+		ptt_sink_set_note(sink, ptt_syms_note, syms);
 	if (no_context)
 		ptt_reader_skip(in.r, spec.from_ns, spec.first);
 	uint64_t end_pos = spec.count == UINT64_MAX ? UINT64_MAX : spec.first + spec.count;
 	int in_window = !spec.has_window;
-	struct out_ctx oc = { sink, in.r, &spec, names, !no_context, { 0 } };
+	struct out_ctx oc = { sink, in.r, &spec, names, syms, site, !no_context, { 0 } };
 	static struct ptt_event ev;
 	int werr = 0, stopped_early = 0;
 	int empty = spec.from_ns > spec.to_ns;
@@ -224,6 +252,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ptt-filter: the window ends (--to) before it begins (--from): it selects nothing\n");
 	while (!failed && !empty && cli_next(&in, &ev) > 0) {
 		ptt_names_update(names, &ev);
+		ptt_syms_update(syms, &ev);
 		spec_note_seen(&spec, &ev, names);
 		if (ev.ns > spec.to_ns || ev.pos >= end_pos) {
 			stopped_early = 1;
@@ -236,7 +265,7 @@ int main(int argc, char **argv)
 		}
 		if (ctx && !in_window)
 			fcontext_event(ctx, &ev);
-		int keep = in_window && spec_match(&spec, &ev, names) != spec.invert;
+		int keep = in_window && selected(&oc, &ev);
 		if (!keep && !no_context && spec_is_definition(&ev))
 			keep = 1;
 		if ((keep || in_window) && (werr = write_event(&oc, &ev, keep)) != 0)
@@ -260,6 +289,7 @@ int main(int argc, char **argv)
 		free(oc.pending.vals[i]);
 	pmap_free(&oc.pending);
 	ptt_names_free(names);
+	ptt_syms_free(syms);
 	spec_free(&spec);
 	int damaged = cli_close(&in);
 	int out = cli_finish_output("ptt-filter");

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "entity_name.h"
+#include "symbols.h"
 #include "model.h"
 #include "pmap.h"
 
@@ -22,7 +23,7 @@
 
 struct json {
 	FILE *out;
-	struct ptt_names *names;
+	struct ptt_syms *syms; /* names and symbols, learnt as the events come */
 	int points;                 /* instant events for unlocks, signals, posts, ... */
 	unsigned long events;       /* written so far: the first has no comma */
 	uint64_t flows;
@@ -100,7 +101,7 @@ static void name_meta(struct json *js, const char *what, uint32_t pid, uint32_t 
 static void thread_meta(struct json *js, uint32_t pid, uint32_t tid)
 {
 	char name[PTT_MAX_STR + 32];
-	entity_thread_name(name, sizeof name, js->names, tid);
+	entity_thread_name(name, sizeof name, js->syms, pid, tid);
 	name_meta(js, "thread_name", pid, tid, name);
 }
 
@@ -109,7 +110,7 @@ static void on_process_begin(void *ctx, struct mprocess *p, uint64_t ns)
 	struct json *js = ctx;
 	char name[PTT_MAX_STR + 32];
 	(void)ns;
-	entity_process_name(name, sizeof name, js->names, p->pid);
+	entity_process_name(name, sizeof name, js->syms, p->pid);
 	name_meta(js, "process_name", p->pid, 0, name);
 }
 
@@ -134,12 +135,10 @@ static void close_state(struct json *js, struct mthread *t, struct jthread *jt, 
 	json_ts(js->out, ns - f.since_ns);
 	fprintf(js->out, ",\"cname\":\"%s\"", state_colour(&f));
 	if (f.obj && f.state != MS_RUNNING) {
-		const char *given = ptt_names_object(js->names, f.obj);
-		fprintf(js->out, ",\"args\":{\"object\":\"0x%" PRIx64 "\"", f.obj);
-		if (given) {
-			fputs(",\"object_name\":", js->out);
-			json_string(js->out, given);
-		}
+		char given[PTT_MAX_STR];
+		ptt_syms_object_name(js->syms, t->pid, f.obj, given, sizeof given);
+		fprintf(js->out, ",\"args\":{\"object\":\"0x%" PRIx64 "\",\"object_name\":", f.obj);
+		json_string(js->out, given);
 		putc('}', js->out);
 	}
 	putc('}', js->out);
@@ -225,7 +224,7 @@ static void on_link_end(void *ctx, struct mprocess *p, uint32_t to, const char *
 static void counter(struct json *js, const struct mobject *o, uint64_t ns)
 {
 	char name[PTT_MAX_STR + 32];
-	entity_object_name(name, sizeof name, js->names, o->cls, o->addr);
+	entity_object_name(name, sizeof name, js->syms, o->pid, o->cls, o->addr);
 	begin(js, "C", o->pid, 0);
 	fputs(",\"name\":", js->out);
 	json_string(js->out, name);
@@ -293,7 +292,7 @@ static void convert(struct json *js, struct cli_input *in)
 	fprintf(js->out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"ptt-json %s\"},\"traceEvents\":[",
 		PTT_VERSION);
 	while (m && cli_next(in, &ev) > 0) {
-		ptt_names_update(js->names, &ev);
+		ptt_syms_update(js->syms, &ev);
 		model_event(m, &ev);
 		if (ev.id == PTT_EV_THREAD_NAME && model_thread(m, ev.pid, (uint32_t)ev.arg[0]))
 			thread_meta(js, ev.pid, (uint32_t)ev.arg[0]); /* a later name replaces the first */
@@ -327,12 +326,12 @@ int main(int argc, char **argv)
 	if (cli_open(&in, "ptt-json", argc - optind, argv + optind))
 		return 2;
 	in.ordered = 1; /* durations are never negative */
-	js.names = ptt_names_new();
-	if (js.names)
+	js.syms = ptt_syms_new();
+	if (js.syms)
 		convert(&js, &in);
-	ptt_names_free(js.names);
+	ptt_syms_free(js.syms);
 	pmap_free(&js.serial_tid);
-	int damaged = cli_close(&in) || !js.names;
+	int damaged = cli_close(&in) || !js.syms;
 	int out = cli_finish_output("ptt-json");
 	return damaged || out ? 1 : 0;
 }

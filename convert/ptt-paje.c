@@ -20,6 +20,7 @@
 #include "model.h"
 #include "paje_out.h"
 #include "pmap.h"
+#include "symbols.h"
 
 /* objects shown by --objects unless told otherwise: enough to see the contention, few enough to read */
 #define PAJE_OBJECTS_DEFAULT 10
@@ -37,7 +38,7 @@ struct obj_stat {
 
 struct paje {
 	FILE *out;
-	struct ptt_names *names;
+	struct ptt_syms *syms; /* names and symbols, learnt by a first pass */
 	int program_created;
 	uint64_t last_ns, links;
 	int objects;            /* draw object containers */
@@ -95,10 +96,10 @@ static void program(struct paje *pj, uint64_t ns)
 	fputs(" C_prog CT_Program 0 \"Program\"\n", pj->out);
 }
 
-static void thread_container(struct paje *pj, uint32_t serial, uint32_t tid, uint32_t p_serial, uint64_t ns)
+static void thread_container(struct paje *pj, uint32_t serial, uint32_t pid, uint32_t tid, uint32_t p_serial, uint64_t ns)
 {
 	char name[PTT_MAX_STR + 32];
-	entity_thread_name(name, sizeof name, pj->names, tid);
+	entity_thread_name(name, sizeof name, pj->syms, pid, tid);
 	line_start(pj, PJ_CREATE_CONTAINER, ns);
 	fprintf(pj->out, " T%" PRIu32 " CT_Thread P%" PRIu32 " ", serial, p_serial);
 	paje_name(pj->out, name);
@@ -143,7 +144,7 @@ static void on_process_begin(void *ctx, struct mprocess *p, uint64_t ns)
 	struct paje *pj = ctx;
 	char name[PTT_MAX_STR + 32];
 	program(pj, ns);
-	entity_process_name(name, sizeof name, pj->names, p->pid);
+	entity_process_name(name, sizeof name, pj->syms, p->pid);
 	fprintf(pj->out, "%d ", PJ_CREATE_CONTAINER);
 	paje_time(pj->out, ns);
 	fprintf(pj->out, " P%" PRIu32 " CT_Process C_prog ", p->serial);
@@ -155,7 +156,7 @@ static void on_process_begin(void *ctx, struct mprocess *p, uint64_t ns)
 	for (uint32_t i = 0; early && i < early->n; i++) {
 		uint32_t tid = (uint32_t)(uintptr_t)pmap_get(&pj->unclaimed, early->s[i]);
 		if (tid)
-			thread_container(pj, early->s[i], tid, p->serial, ns);
+			thread_container(pj, early->s[i], p->pid, tid, p->serial, ns);
 	}
 	object_groups(pj, p, ns);
 }
@@ -191,7 +192,7 @@ static void on_thread_begin(void *ctx, struct mthread *t, struct mprocess *p, ui
 	if ((uint32_t)(uintptr_t)pmap_get(&pj->unclaimed, t->serial) == t->tid && t->tid)
 		pmap_del(&pj->unclaimed, t->serial);
 	else
-		thread_container(pj, t->serial, t->tid, p->serial, ns);
+		thread_container(pj, t->serial, t->pid, t->tid, p->serial, ns);
 	fprintf(pj->out, "%d ", PJ_ADD_VARIABLE);
 	paje_time(pj->out, ns);
 	fprintf(pj->out, " V_Threads P%" PRIu32 " 1\n%d ", p->serial, PJ_SET_STATE);
@@ -275,7 +276,7 @@ static void on_object_begin(void *ctx, struct mobject *o, struct mprocess *p, ui
 	if (!o->user)
 		return;
 	object_group(pj, p, o->cls, ns);
-	entity_object_name(name, sizeof name, pj->names, o->cls, o->addr);
+	entity_object_name(name, sizeof name, pj->syms, o->pid, o->cls, o->addr);
 	line_start(pj, PJ_CREATE_CONTAINER, ns);
 	fprintf(pj->out, " O%" PRIu32 " %s K%" PRIu32 "_%u ", o->serial, paje_object_type[o->cls], p->serial, o->cls);
 	paje_name(pj->out, name);
@@ -419,15 +420,15 @@ static void choose_objects(struct paje *pj)
 }
 
 /* The names in the trace at fd (and, with m, what the model says of its objects), read from its start; the offset is put back to 0. */
-static void learn_names_fd(struct ptt_names *names, struct model *m, int fd, const char *name)
+static void learn_names_fd(struct ptt_syms *syms, struct model *m, int fd, const char *name)
 {
 	static struct ptt_event ev;
 	struct ptt_reader *r = NULL;
 	if (ptt_reader_open(&r, fd, name) == 0) {
 		int rc;
 		while ((rc = ptt_reader_next(r, &ev)) != 0) {
-			if (rc > 0 && (ev.id == PTT_EV_THREAD_NAME || ev.id == PTT_EV_OBJECT_NAME))
-				ptt_names_update(names, &ev);
+			if (rc > 0)
+				ptt_syms_update(syms, &ev);
 			if (rc > 0 && m)
 				model_event(m, &ev);
 		}
@@ -469,7 +470,7 @@ static int spool_stdin(void)
  */
 static int learn_names(struct paje *pj, int npaths, char **paths)
 {
-	struct ptt_names *names = pj->names;
+	struct ptt_syms *syms = pj->syms;
 	struct model_ops ops = { .ctx = pj, .thread_begin = stat_thread, .object_begin = stat_begin,
 				 .object_count = stat_count };
 	struct model *m = pj->objects ? model_new(&ops) : NULL;
@@ -481,10 +482,10 @@ static int learn_names(struct paje *pj, int npaths, char **paths)
 		return -1;
 	}
 	if (npaths == 0)
-		learn_names_fd(names, m, 0, "-");
+		learn_names_fd(syms, m, 0, "-");
 	for (int i = 0; i < npaths; i++) {
 		if (strcmp(paths[i], "-") == 0) {
-			learn_names_fd(names, m, 0, "-");
+			learn_names_fd(syms, m, 0, "-");
 			continue;
 		}
 		int fd = open(paths[i], O_RDONLY | O_CLOEXEC);
@@ -492,7 +493,7 @@ static int learn_names(struct paje *pj, int npaths, char **paths)
 			continue; /* reported by the real pass */
 		struct stat st;
 		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-			learn_names_fd(names, m, fd, paths[i]);
+			learn_names_fd(syms, m, fd, paths[i]);
 		close(fd);
 	}
 	if (m) {
@@ -552,16 +553,16 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-	pj.names = ptt_names_new();
-	if (!pj.names || learn_names(&pj, argc - optind, argv + optind) != 0) {
+	pj.syms = ptt_syms_new();
+	if (!pj.syms || learn_names(&pj, argc - optind, argv + optind) != 0) {
 		free_stats(&pj);
-		ptt_names_free(pj.names);
+		ptt_syms_free(pj.syms);
 		return 1;
 	}
 	struct cli_input in;
 	if (cli_open(&in, "ptt-paje", argc - optind, argv + optind)) {
 		free_stats(&pj);
-		ptt_names_free(pj.names);
+		ptt_syms_free(pj.syms);
 		return 2;
 	}
 	in.ordered = 1; /* Paje readers reject time going back */
@@ -576,7 +577,6 @@ int main(int argc, char **argv)
 	while (m && cli_next(&in, &ev) > 0) {
 		if (ev.ns < pj.last_ns)
 			ev.ns = pj.last_ns; /* Paje times never go back, whatever the input */
-		ptt_names_update(pj.names, &ev);
 		model_event(m, &ev);
 		pj.last_ns = ev.ns;
 	}
@@ -587,7 +587,7 @@ int main(int argc, char **argv)
 	fputs(" CT_Program C_prog\n", stdout);
 	model_free(m);
 	free_stats(&pj);
-	ptt_names_free(pj.names);
+	ptt_syms_free(pj.syms);
 	int damaged = cli_close(&in);
 	int out = cli_finish_output("ptt-paje");
 	return damaged || out ? 1 : 0;

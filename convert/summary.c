@@ -93,7 +93,7 @@ static void print_date(FILE *out, uint64_t ns)
 void summary_print_info(const struct summary *s, const struct ptt_reader *r, const struct ptt_names *names, FILE *out)
 {
 	static const char *const keys[] = { "cmdline", "pid", "hostname", "recorder", "clock", "clock_hz",
-		"mode", "level", "classes", "ring_bytes", "exit_status", "processes" };
+		"mode", "flight", "flight_from", "level", "classes", "ring_bytes", "exit_status", "processes" };
 	fprintf(out, "format:     %s\n", ptt_reader_form(r) == PTT_FORM_BINARY ? "binary" : "text");
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
 		const char *v = ptt_reader_meta(r, keys[i]);
