@@ -45,14 +45,50 @@ struct out_ctx {
 	const struct ptt_reader *r;
 	const struct filter_spec *spec;
 	const struct ptt_names *names;
+	struct fcontext *ctx;
 };
 
+/* Definitions are kept whatever the selection; holds and waits when they match. */
 static int emit_context(void *p, struct ptt_event *ev)
 {
 	struct out_ctx *o = p;
-	if (spec_match(o->spec, ev, o->names) == o->spec->invert)
+	if (!spec_is_definition(ev) && spec_match(o->spec, ev, o->names) == o->spec->invert)
 		return 0;
 	return ptt_sink_event(o->sink, o->r, ev);
+}
+
+/* A snapshot's record: learnt as if read from the trace. */
+static int restore(void *p, struct ptt_event *ev, unsigned kind)
+{
+	struct out_ctx *o = p;
+	(void)kind;
+	ptt_names_update((struct ptt_names *)o->names, ev);
+	fcontext_event(o->ctx, ev);
+	return 0;
+}
+
+/* The window begins with ev: its context, stamped at the window's start, and its bounds in the header. */
+static int open_window(struct out_ctx *o, const struct ptt_event *ev)
+{
+	uint64_t at = o->spec->first ? ev->ns : o->spec->from_ns;
+	if (at < o->spec->from_ns)
+		at = o->spec->from_ns;
+	uint64_t ticks = at;
+	if (ev->ns == at) {
+		ticks = ev->ticks;
+	} else if (ptt_reader_form(o->r) == PTT_FORM_BINARY) {
+		/* the first tick at or after the start, so that every reader sees the same time */
+		const struct ptt_clock *clk = ptt_reader_clock(o->r);
+		for (ticks = ptt_clock_ticks(clk, at); ptt_clock_ns(clk, ticks) < at; ticks++)
+			;
+		at = ptt_clock_ns(clk, ticks);
+	}
+	char line[64];
+	snprintf(line, sizeof line, "window_from_ns %llu\n", (unsigned long long)at);
+	int rc = ptt_sink_meta(o->sink, line);
+	if (!rc && o->ctx)
+		rc = fcontext_replay(o->ctx, at, ticks, ptt_reader_types(o->r), emit_context, o);
+	return rc;
 }
 
 static int parse_count(const char *arg, uint64_t *v, const char *opt)
@@ -131,31 +167,42 @@ int main(int argc, char **argv)
 	struct ptt_names *names = ptt_names_new();
 	struct fcontext *ctx = no_context ? NULL : fcontext_new();
 	int failed = !names || (!no_context && !ctx) || ptt_sink_open(&sink, stdout, ptt_reader_form(in.r), 0) != 0;
-	if (no_context)
-		ptt_reader_skip(in.r, spec.from_ns, spec.first);
 	uint64_t end_pos = spec.count == UINT64_MAX ? UINT64_MAX : spec.first + spec.count;
 	int in_window = !spec.has_window;
-	struct out_ctx oc = { sink, in.r, &spec, names };
+	struct out_ctx oc = { sink, in.r, &spec, names, ctx };
+	if (no_context)
+		ptt_reader_skip(in.r, spec.from_ns, spec.first);
+	else if (ctx && spec.has_window && in.npaths <= 1) /* a snapshot of the state before the window, if the file has one */
+		failed |= ptt_reader_snapshot(in.r, spec.from_ns, spec.first, restore, &oc) < 0;
 	static struct ptt_event ev;
-	int werr = 0, stopped_early = 0;
+	int werr = 0, stopped_early = 0, past_to = 0, seen = 0;
+	uint64_t last_ns = 0;
 	while (!failed && cli_next(&in, &ev) > 0) {
 		ptt_names_update(names, &ev);
 		if (ev.ns > spec.to_ns || ev.pos >= end_pos) {
 			stopped_early = 1;
+			past_to = ev.ns > spec.to_ns;
 			break; /* past the window: nothing more to keep */
 		}
 		if (!in_window && ev.ns >= spec.from_ns && ev.pos >= spec.first) {
 			in_window = 1;
-			if (ctx)
-				failed |= fcontext_replay(ctx, ev.ns, ev.ticks, ptt_reader_types(in.r), emit_context, &oc) != 0;
+			failed |= (werr = open_window(&oc, &ev)) != 0;
 		}
-		if (ctx && !in_window)
-			fcontext_event(ctx, &ev);
-		int keep = in_window && spec_match(&spec, &ev, names) != spec.invert;
-		if (!keep && !no_context && spec_is_definition(&ev))
-			keep = 1;
-		if (keep && (werr = ptt_sink_event(sink, in.r, &ev)) != 0)
+		if (!in_window) {
+			if (ctx)
+				fcontext_event(ctx, &ev);
+			continue;
+		}
+		seen = 1;
+		last_ns = ev.ns;
+		int keep = spec_match(&spec, &ev, names) != spec.invert || (!no_context && spec_is_definition(&ev));
+		if (keep && !failed && (werr = ptt_sink_event(sink, in.r, &ev)) != 0)
 			failed = 1;
+	}
+	if (sink && seen && (spec.has_window || spec.to_ns != UINT64_MAX)) {
+		char line[64]; /* where the window ends: its --to when the trace goes on after it */
+		snprintf(line, sizeof line, "window_to_ns %llu\n", (unsigned long long)(past_to ? spec.to_ns : last_ns));
+		failed |= ptt_sink_end_meta(sink, line) != 0;
 	}
 	if (sink) {
 		int crc = ptt_sink_close(sink, in.r); /* frees it, even after a write error */
