@@ -50,7 +50,9 @@
  *    wait that ends still owning its mutex, a thread that begins with no
  *    thread_create announcing it, a process's first event other than
  *    process_begin.  Not anomalies: releases of objects never taken before
- *    in a trace that starts mid-run (model_starts_mid_run), releases by a
+ *    in a trace that starts mid-run (model_starts_mid_run: a later file of
+ *    a recording, or a window), nor there the cond wait requests of waiters
+ *    whose mutex is free, nor threads that begin unannounced, releases by a
  *    forked child of locks its parent held at fork().  One per event.
  *  - Objects are per process (a forked child has copies at the same
  *    addresses).  A successful destroy (role DESTROY) forgets an idle object

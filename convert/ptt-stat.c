@@ -74,7 +74,9 @@ int main(int argc, char **argv)
 	while (st && cli_next(&in, &ev) > 0)
 		stat_event(st, &ev);
 	if (st) {
-		stat_finish(st);
+		uint64_t from = 0, to = 0;
+		cli_window(in.r, &from, &to);
+		stat_finish(st, from, to);
 		stat_print(st, &o, stdout);
 		stat_free(st);
 	}
