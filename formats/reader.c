@@ -279,7 +279,7 @@ static int header_ok(const struct ptt_block_header *h)
 	if (h->magic != PTT_BLOCK_MAGIC)
 		return 0;
 	uint32_t crc = (uint32_t)crc32(0, (const Bytef *)h, offsetof(struct ptt_block_header, header_crc));
-	return crc == h->header_crc && h->kind >= PTT_BLOCK_META && h->kind <= PTT_BLOCK_END &&
+	return crc == h->header_crc && h->kind >= PTT_BLOCK_META && /* a newer kind is passed over */
 	       h->payload_len <= 4 * PTT_BLOCK_MAX_PAYLOAD && h->raw_len <= 4 * PTT_BLOCK_MAX_PAYLOAD;
 }
 
@@ -448,7 +448,7 @@ static int next_block(struct ptt_reader *r)
 			return PTT_E_BADBLOCK;
 		}
 		consume(r, sizeof h);
-		if (h.kind == PTT_BLOCK_EVENTS && (h.flags & PTT_BLOCK_SNAPSHOT)) {
+		if (h.kind > PTT_BLOCK_END || (h.kind == PTT_BLOCK_EVENTS && (h.flags & PTT_BLOCK_SNAPSHOT))) {
 			skip_payload(r, h.payload_len); /* only ptt_reader_snapshot wants it */
 			continue;
 		}
@@ -722,17 +722,17 @@ int ptt_reader_snapshot(struct ptt_reader *r, uint64_t min_ns, uint64_t min_pos,
 			start = r->in_offset;
 			continue;
 		}
-		if (h.kind != PTT_BLOCK_EVENTS)
+		if (h.kind == PTT_BLOCK_META || h.kind == PTT_BLOCK_END)
 			break; /* a META block after events (or the END): re-reading it would define twice */
-		int snap = (h.flags & PTT_BLOCK_SNAPSHOT) != 0;
-		if (!snap && h.count && pos + h.count > min_pos && ptt_clock_ns(&r->clock, h.last_ticks) >= min_ns)
+		int snap = h.kind == PTT_BLOCK_EVENTS && (h.flags & PTT_BLOCK_SNAPSHOT);
+		if (!snap && h.kind == PTT_BLOCK_EVENTS && h.count && pos + h.count > min_pos && ptt_clock_ns(&r->clock, h.last_ticks) >= min_ns)
 			break; /* the window may begin in this block */
 		if (snap) {
 			cand = at;
 			ch = h;
 			have = 1;
 		}
-		pos += h.count;
+		pos += h.kind == PTT_BLOCK_EVENTS ? h.count : 0;
 		passed = 1;
 		consume(r, sizeof h);
 		skip_payload(r, h.payload_len);
