@@ -84,6 +84,15 @@ enum ptt_block_kind {
  *   w9 .. = the wrapped record as it was stored (header: nothing), last = checksum.
  */
 #define PTT_SNAP_MAGIC 0x53545450u /* "PTTS" */
+/*
+ * The index after the END block (a trace with snapshots): one such block of
+ * pad records, kind META or SNAPSHOT with w7 w8 = the snapshot's position
+ * and w9 w10 = the block's offset, w11 w12 = its ticks; then kind END with
+ * w7 w8 = the offset of the index block itself, the last 40 bytes of the file.
+ */
+#define PTT_SNAP_INDEX_META 4u
+#define PTT_SNAP_INDEX_SNAPSHOT 5u
+#define PTT_SNAP_INDEX_END 6u
 #define PTT_SNAP_WRAP_WORDS 10
 
 struct ptt_block_header {

@@ -697,6 +697,77 @@ static int use_snapshot(struct ptt_reader *r, uint64_t off, const struct ptt_blo
 	return 1;
 }
 
+/* Read n bytes at file offset off without moving the reader: 0 or -1. */
+static int read_at(struct ptt_reader *r, void *buf, size_t n, uint64_t off)
+{
+	return pread(r->fd, buf, n, (off_t)off) == (ssize_t)n ? 0 : -1;
+}
+
+/*
+ * Use the index after the END block (ptt_trace.h): the last snapshot the
+ * window allows, after the META blocks before it.  1 used; 0 no index or no
+ * such snapshot (nothing changed); 2 failed after META blocks were read.
+ */
+static int from_index(struct ptt_reader *r, uint64_t start, uint64_t min_ns, uint64_t min_pos,
+		      int (*fn)(void *ctx, struct ptt_event *ev, unsigned kind), void *ctx)
+{
+	struct stat st;
+	uint32_t t[PTT_SNAP_WRAP_WORDS];
+	if (fstat(r->fd, &st) != 0 || st.st_size < (off_t)(sizeof t + sizeof(struct ptt_block_header)) ||
+	    read_at(r, t, sizeof t, (uint64_t)st.st_size - sizeof t) != 0)
+		return 0;
+	uint64_t at = (uint64_t)t[8] << 32 | t[7];
+	if (t[0] != ptt_rec_word0(PTT_EV_PAD, PTT_SNAP_WRAP_WORDS) || ptt_rec_checksum(t, PTT_SNAP_WRAP_WORDS - 1) != t[9] ||
+	    t[5] != PTT_SNAP_MAGIC || t[6] != PTT_SNAP_INDEX_END || at >= (uint64_t)st.st_size)
+		return 0;
+	struct ptt_block_header h;
+	if (read_at(r, &h, sizeof h, at) != 0 || !header_ok(&h) || h.flags & PTT_BLOCK_ZLIB ||
+	    at + sizeof h + h.payload_len != (uint64_t)st.st_size)
+		return 0;
+	uint32_t *idx = malloc(h.payload_len + 4);
+	if (!idx || read_at(r, idx, h.payload_len, at + sizeof h) != 0) {
+		free(idx);
+		return 0;
+	}
+	size_t n = h.payload_len / 4, best = SIZE_MAX;
+	for (size_t p = 0; p + 14 <= n && idx[p] == ptt_rec_word0(PTT_EV_PAD, 14); p += 14) {
+		uint64_t pos = (uint64_t)idx[p + 8] << 32 | idx[p + 7], ticks = (uint64_t)idx[p + 12] << 32 | idx[p + 11];
+		if (idx[p + 6] == PTT_SNAP_INDEX_SNAPSHOT && ptt_rec_checksum(idx + p, 13) == idx[p + 13] &&
+		    (pos <= min_pos || ptt_clock_ns(&r->clock, ticks) < min_ns))
+			best = p; /* events before it are all before the window */
+	}
+	int rc = 0;
+	if (best != SIZE_MAX) {
+		uint64_t snap_off = (uint64_t)idx[best + 10] << 32 | idx[best + 9];
+		rc = 1;
+		for (size_t p = 0; p < best && rc == 1; p += 14) {
+			uint64_t off = (uint64_t)idx[p + 10] << 32 | idx[p + 9];
+			if (idx[p + 6] != PTT_SNAP_INDEX_META || off < start)
+				continue; /* the header's META blocks are read already */
+			struct ptt_block_header mh;
+			if (seek_to(r, off) != 0 || fill(r, sizeof mh) < sizeof mh)
+				rc = 2;
+			memcpy(&mh, r->in + r->in_start, sizeof mh);
+			if (rc == 1 && (!header_ok(&mh) || mh.kind != PTT_BLOCK_META))
+				rc = 2;
+			if (rc == 1) {
+				consume(r, sizeof mh);
+				rc = load_block(r, &mh, off) == 0 ? 1 : 2;
+			}
+		}
+		struct ptt_block_header sh;
+		if (rc == 1 && (read_at(r, &sh, sizeof sh, snap_off) != 0 || !header_ok(&sh) || !(sh.flags & PTT_BLOCK_SNAPSHOT)))
+			rc = 2;
+		if (rc == 1) {
+			rc = use_snapshot(r, snap_off, &sh, fn, ctx);
+			if (rc == 0)
+				rc = 2;
+		}
+	}
+	free(idx);
+	return rc;
+}
+
 int ptt_reader_snapshot(struct ptt_reader *r, uint64_t min_ns, uint64_t min_pos,
 			int (*fn)(void *ctx, struct ptt_event *ev, unsigned kind), void *ctx)
 {
@@ -720,6 +791,24 @@ int ptt_reader_snapshot(struct ptt_reader *r, uint64_t min_ns, uint64_t min_pos,
 			if (load_block(r, &h, at) != 0)
 				break; /* damaged: read again from there, and reported, by ptt_reader_next */
 			start = r->in_offset;
+			continue;
+		}
+		if (!passed) {
+			/* the header is read: an index finds the snapshot without walking the blocks */
+			passed = 1;
+			rc = from_index(r, start, min_ns, min_pos, fn, ctx);
+			if (rc == 1 || rc < 0) {
+				r->skipping = 0;
+				r->blk_len = r->blk_pos = 0;
+				return rc;
+			}
+			if (rc == 2) {
+				have = 0;
+				rc = 0;
+				break; /* damaged: the whole trace is read */
+			}
+			if (seek_to(r, start) != 0)
+				break;
 			continue;
 		}
 		if (h.kind == PTT_BLOCK_META || h.kind == PTT_BLOCK_END)

@@ -25,7 +25,27 @@ struct ptt_writer {
 	size_t snap_used, snap_cap; /* words */
 	uint64_t snap_ticks;
 	int snap_bad;
+	/* the index written after the END block when there are snapshots: META and snapshot blocks */
+	struct { uint64_t off, pos, ticks; uint32_t kind; } *idx;
+	size_t nidx, idx_cap, nsnaps;
 };
+
+/* Remember a block about to be written at the current offset (kind PTT_SNAP_INDEX_*). */
+static void index_block(struct ptt_writer *w, uint32_t kind, uint64_t pos, uint64_t ticks)
+{
+	if (w->nidx == w->idx_cap) {
+		size_t cap = w->idx_cap ? w->idx_cap * 2 : 64;
+		void *n = realloc(w->idx, cap * sizeof *w->idx);
+		if (!n)
+			return; /* the index is an aid: without it, readers walk the block headers */
+		w->idx = n;
+		w->idx_cap = cap;
+	}
+	w->idx[w->nidx].off = w->bytes;
+	w->idx[w->nidx].pos = pos;
+	w->idx[w->nidx].ticks = ticks;
+	w->idx[w->nidx++].kind = kind;
+}
 
 static int write_all(struct ptt_writer *w, const void *p, size_t n)
 {
@@ -128,6 +148,10 @@ static int put_block(struct ptt_writer *w, unsigned kind, unsigned extra_flags, 
 int ptt_writer_meta(struct ptt_writer *w, const char *lines, size_t len)
 {
 	int rc = ptt_writer_flush(w); /* keep META before the events that use it */
+	if (!rc)
+		rc = file_header(w);
+	if (!rc)
+		index_block(w, PTT_SNAP_INDEX_META, 0, 0);
 	return rc ? rc : put_block(w, PTT_BLOCK_META, 0, lines, len, 0, 0, 0, 0);
 }
 
@@ -163,10 +187,38 @@ int ptt_writer_flush(struct ptt_writer *w)
 	return rc;
 }
 
+static void snap_wrap(struct ptt_writer *w, unsigned kind, uint64_t pos, const uint32_t *words, uint32_t nwords);
+
+/* After the END block, the index of the META and snapshot blocks, its offset in its last record. */
+static int put_index(struct ptt_writer *w)
+{
+	uint64_t at = w->bytes;
+	w->snap_used = 0;
+	w->snap_bad = 0;
+	w->snap_ticks = 0;
+	for (size_t i = 0; i < w->nidx; i++) {
+		uint32_t e[4] = { (uint32_t)w->idx[i].off, (uint32_t)(w->idx[i].off >> 32), (uint32_t)w->idx[i].ticks,
+				  (uint32_t)(w->idx[i].ticks >> 32) };
+		snap_wrap(w, w->idx[i].kind, w->idx[i].pos, e, 4);
+	}
+	snap_wrap(w, PTT_SNAP_INDEX_END, at, NULL, 0);
+	if (w->snap_bad)
+		return 0; /* too large: readers walk the block headers */
+	int z = w->zlevel;
+	w->zlevel = 0; /* stored as is: its last record is found from the file's end */
+	int rc = put_block(w, PTT_BLOCK_EVENTS, PTT_BLOCK_SNAPSHOT, w->snap, w->snap_used * 4, 0, 0, 0, 0);
+	w->zlevel = z;
+	return rc;
+}
+
 int ptt_writer_end(struct ptt_writer *w, const char *lines, size_t len)
 {
 	int rc = ptt_writer_flush(w);
-	return rc ? rc : put_block(w, PTT_BLOCK_END, 0, lines, len, 0, 0, 0, 0);
+	if (!rc)
+		rc = put_block(w, PTT_BLOCK_END, 0, lines, len, 0, 0, 0, 0);
+	if (!rc && w->nsnaps)
+		rc = put_index(w);
+	return rc;
 }
 
 uint64_t ptt_writer_bytes(const struct ptt_writer *w) { return w->bytes; }
@@ -179,6 +231,7 @@ int ptt_writer_switch(struct ptt_writer *w, int fd)
 	w->fd = fd;
 	w->header_done = 0;
 	w->bytes = 0;
+	w->nidx = w->nsnaps = 0;
 	return 0;
 }
 uint64_t ptt_writer_events(const struct ptt_writer *w) { return w->events; }
@@ -190,6 +243,7 @@ int ptt_writer_close(struct ptt_writer *w)
 	free(w->buf);
 	free(w->zbuf);
 	free(w->snap);
+	free(w->idx);
 	free(w);
 	return 0;
 }
@@ -249,6 +303,11 @@ int ptt_writer_snapshot_end(struct ptt_writer *w)
 		return rc;
 	if (w->snap_bad)
 		return PTT_E_BADRECORD;
+	rc = file_header(w);
+	if (rc)
+		return rc;
+	index_block(w, PTT_SNAP_INDEX_SNAPSHOT, ((uint64_t)w->snap[8] << 32) | w->snap[7], w->snap_ticks);
+	w->nsnaps++;
 	return put_block(w, PTT_BLOCK_EVENTS, PTT_BLOCK_SNAPSHOT, w->snap, w->snap_used * 4, 0, 0, w->snap_ticks,
 			 w->snap_ticks);
 }
