@@ -14,6 +14,8 @@ CFLAGS    ?= -O2 -g
 ZLIB_CFLAGS := $(shell pkg-config --cflags zlib 2>/dev/null)
 ZLIB_LIBS   := $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
 ELF_LIBS    := $(shell pkg-config --libs libelf 2>/dev/null || echo -lelf)
+# the readers' symboliser (convert/symbols.c): elfutils' libdw/libdwfl
+DW_LIBS     := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf)
 SAN        = $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DPTT_VERSION='"$(VERSION)"' $(WARN) $(ZLIB_CFLAGS) $(CFLAGS) -fPIC
 # the runtime is preloaded into arbitrary programs: never sanitized (ASan must come first in a process)
@@ -22,9 +24,9 @@ TOOL_CFLAGS = $(ALL_CFLAGS) $(SAN)
 
 FORMAT_SRC = $(wildcard formats/*.c)
 FORMAT_OBJ = $(FORMAT_SRC:%.c=$(BUILD)/obj/%.o)
-RT_SRC     = capture/trace_path.c capture/init.c capture/api.c $(wildcard capture/wrap_*.c)
+RT_SRC     = capture/trace_path.c capture/shm.c capture/init.c capture/api.c $(wildcard capture/wrap_*.c)
 RT_OBJ     = $(RT_SRC:%.c=$(BUILD)/rt/%.o) $(BUILD)/rt/formats/types.o
-REC_SRC    = capture/ptt-record.c capture/record_opts.c capture/drain.c capture/namer.c
+REC_SRC    = capture/ptt-record.c capture/record_opts.c capture/drain.c capture/flight.c capture/shm.c capture/namer.c
 REC_OBJ    = $(REC_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_SRC    = $(filter-out convert/ptt-%.c,$(wildcard convert/*.c))
 CLI_OBJ    = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
@@ -36,12 +38,16 @@ UNIT       = $(patsubst test/unit/%.c,$(BUILD)/test/%,$(wildcard test/unit/test_
 LIBFORMAT  = $(BUILD)/lib/libpttformat.a
 LIBPTT     = $(BUILD)/lib/libptt.so
 
-PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|'
+# a program linked with `pkg-config --libs libptt` finds libptt.so at any PREFIX: an rpath,
+# except in the loader's own directories
+comma := ,
+PC_RPATH = $(if $(filter /usr/lib /lib /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null),$(LIBDIR)),, -Wl$(comma)-rpath$(comma)$${libdir})
+PC_SED = sed -e 's|@RPATH@|$(PC_RPATH)|' -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|'
 
 # keep the objects make sees as intermediate (convert/ptt-*.o): no rebuild on every make
 .SECONDARY:
 
-.PHONY: all check check-unit check-cli check-asan demo bench install uninstall clean
+.PHONY: all deps deps-check check check-all check-unit check-cli check-asan check-fuzz fuzz demo picture bench install uninstall clean
 
 all: $(LIBPTT) $(PROGRAMS) $(EXAMPLES) $(BUILD)/lib/libptt.pc
 
@@ -67,7 +73,7 @@ $(BUILD)/bin/ptt-record: $(REC_OBJ) $(LIBFORMAT)
 
 $(BUILD)/bin/ptt-%: $(BUILD)/obj/convert/ptt-%.o $(CLI_OBJ) $(LIBFORMAT)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ $< $(CLI_OBJ) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) -lm
+	$(CC) $(TOOL_CFLAGS) -o $@ $< $(CLI_OBJ) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(DW_LIBS) -lm
 
 $(BUILD)/examples/%: examples/%.c capture/ptt.h $(LIBPTT)
 	@mkdir -p $(dir $@)
@@ -79,7 +85,7 @@ $(BUILD)/examples/%: examples/%.cc
 
 $(BUILD)/test/test_ring: test/unit/test_ring.c $(RT_SRC) formats/types.c $(LIBFORMAT) $(REC_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -DPTT_UNIT_TEST -o $@ test/unit/test_ring.c capture/trace_path.c capture/drain.c $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) -lpthread
+	$(CC) $(TOOL_CFLAGS) -DPTT_UNIT_TEST -o $@ test/unit/test_ring.c capture/trace_path.c capture/drain.c capture/shm.c $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) -lpthread
 
 $(BUILD)/test/test_%: test/unit/test_%.c $(LIBFORMAT)
 	@mkdir -p $(dir $@)
@@ -89,21 +95,87 @@ $(BUILD)/lib/libptt.pc: libptt.pc.in
 	@mkdir -p $(dir $@)
 	$(PC_SED) $< > $@
 
-check: check-unit check-cli check-asan
+# the Debian packages of .ci/packages: installed as root, else the command to run is printed
+deps:
+	@sh .ci/deps build
+deps-check:
+	@sh .ci/deps check
+
+# everything twice (normal, ASan+UBSan), then one closing "N passed, N failed" line
+# counted from the TAP that each pass leaves in $(BUILD)/results/
+check: deps-check
+	@rm -rf $(BUILD)/results build-asan/results
+	@rc=0; $(MAKE) --no-print-directory -k check-all || rc=$$?; \
+		sh test/tally.sh $(BUILD)/results build-asan/results; exit $$rc
+
+check-all: check-unit check-cli check-fuzz check-asan
 
 check-unit: $(UNIT)
-	@set -e; for t in $(UNIT); do echo "# $$t"; $$t; done
+	@mkdir -p $(BUILD)/results; rc=0; for t in $(UNIT); do echo "# $$t"; r=$(BUILD)/results/$$(basename $$t).tap; \
+		{ $$t || echo "not ok - $$t exited with status $$?"; } >$$r; cat $$r; ! grep -q '^not ok' $$r || rc=1; done; exit $$rc
 
 check-cli: all
-	PTT_BUILD=$(abspath $(BUILD)) bats --print-output-on-failure test/cli
+	@mkdir -p $(BUILD)/results
+	PTT_BUILD=$(abspath $(BUILD)) bats --print-output-on-failure --report-formatter tap -o $(BUILD)/results test/cli
 
 # the tools and the unit tests again under ASan+UBSan (libptt.so itself is tested
 # under ASan by linking its writer into test_ring)
 check-asan:
-	$(MAKE) BUILD=build-asan SANITIZE=address,undefined check-unit check-cli
+	$(MAKE) BUILD=build-asan SANITIZE=address,undefined check-unit check-cli check-fuzz
 
-demo: all
+# ---- fuzzing (fuzz/README.md) ----------------------------------------------
+# make check replays the committed corpus and every crash input kept under
+# fuzz/regress with a plain driver (this compiler, under ASan+UBSan in check-asan);
+# make fuzz builds the libFuzzer harnesses with clang and runs each in turn.
+.SECONDEXPANSION:
+FUZZ_NAMES  = reader text paje
+FUZZ_REPLAY = $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
+FUZZ_SRC_reader = fuzz/fuzz_reader.c
+FUZZ_SRC_text   = fuzz/fuzz_text.c
+FUZZ_SRC_paje   = fuzz/fuzz_paje.c convert/ptt-paje.c $(CLI_SRC)
+FUZZ_OBJ_paje   = $(BUILD)/fuzz/ptt-paje-main.o $(CLI_OBJ)
+FUZZ_CC    ?= clang
+FUZZ_RUNS  ?= 200000
+FUZZ_TIME  ?= 120
+FUZZ_FLAGS ?=
+
+$(BUILD)/fuzz/ptt-paje-main.o: convert/ptt-paje.c $(wildcard formats/*.h formats/*.def convert/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) -Wno-missing-prototypes -Dmain=ptt_paje_main -c -o $@ $<
+
+$(BUILD)/fuzz/replay_%: fuzz/replay.c fuzz/fuzz_common.c fuzz/fuzz_%.c fuzz/fuzz.h $(LIBFORMAT) $$(FUZZ_OBJ_$$*)
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) -o $@ fuzz/replay.c fuzz/fuzz_common.c fuzz/fuzz_$*.c $(FUZZ_OBJ_$*) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) -lm
+
+check-fuzz: $(FUZZ_REPLAY)
+	@set -e; for n in $(FUZZ_NAMES); do echo "# replay $$n: fuzz/corpus/$$n fuzz/regress/$$n"; \
+		$(BUILD)/fuzz/replay_$$n fuzz/corpus/$$n fuzz/regress/$$n; done
+
+# the harnesses themselves: clang -fsanitize=fuzzer with ASan+UBSan, every source compiled again
+$(BUILD)/fuzz/libfuzzer_%: fuzz/fuzz_%.c fuzz/fuzz_common.c fuzz/fuzz.h $(FORMAT_SRC) $$(FUZZ_SRC_$$*) $(wildcard formats/*.h formats/*.def convert/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -std=gnu11 -D_GNU_SOURCE -DPTT_VERSION='"$(VERSION)"' -g -O1 \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(ZLIB_CFLAGS) \
+		$(if $(filter paje,$*),-Dmain=ptt_paje_main) -o $@ fuzz/fuzz_common.c $(FUZZ_SRC_$*) $(FORMAT_SRC) $(ZLIB_LIBS) -lm
+
+# FUZZ_RUNS executions or FUZZ_TIME seconds per harness, whichever comes first;
+# seeds: the examples' traces recorded now, plus the committed corpus
+fuzz: all $(FUZZ_NAMES:%=$(BUILD)/fuzz/libfuzzer_%)
+	@sh fuzz/seeds.sh $(BUILD) $(BUILD)/fuzz/seeds
+	@set -e; for n in $(FUZZ_NAMES); do mkdir -p $(BUILD)/fuzz/corpus-$$n $(BUILD)/fuzz/crash-$$n; \
+		echo "== fuzz $$n: $(FUZZ_RUNS) runs or $(FUZZ_TIME) s"; \
+		$(BUILD)/fuzz/libfuzzer_$$n -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_TIME) -max_len=65536 \
+			-artifact_prefix=$(BUILD)/fuzz/crash-$$n/ $(FUZZ_FLAGS) \
+			$(BUILD)/fuzz/corpus-$$n $(BUILD)/fuzz/seeds/$$n fuzz/corpus/$$n fuzz/regress/$$n; done
+
+demo: deps
+	@$(MAKE) --no-print-directory all
 	@sh examples/demo.sh $(BUILD)
+
+# the README's picture, remade from a new demo trace (needs R with ggplot2, as make demo's PNG)
+picture: demo
+	@test -f demo/prodcons.png || { echo "make picture: make demo wrote no PNG (see its message)" >&2; exit 1; }
+	cp demo/prodcons.png doc/demo.png
 
 bench: all
 	@sh bench/run.sh $(BUILD)

@@ -45,10 +45,14 @@ struct drain {
 	uint64_t *last_ts;    /* per ring: timestamp of the last record seen */
 	struct cursor *cur;
 	uint32_t *heap;
+	uint32_t *busy;       /* rings with records in this pass, and how many */
+	uint32_t nbusy;
 	struct note notes[MAX_NOTES];
 	uint32_t nnotes;
 	uint64_t slack_ticks;
 	uint32_t pid, tid;
+	uint32_t nrings;      /* rings announced, as this pass sees them */
+	uint32_t notes_at;    /* index of the notes' cursor: after every ring up to the cap */
 	uint64_t no_ring_seen, late_seen;
 	struct drain_stats st;
 	int (*before)(void *ctx, const uint32_t *rec, struct ptt_writer *w);
@@ -78,15 +82,15 @@ struct drain *drain_new(struct ptt_shm *shm, struct ptt_writer *w, const struct 
 	d->shm = shm;
 	d->w = w;
 	d->clk = *clk;
-	d->last_ts = calloc(shm->nrings, sizeof *d->last_ts);
-	d->cur = calloc(shm->nrings + 1, sizeof *d->cur);
-	d->heap = calloc(shm->nrings + 1, sizeof *d->heap);
-	uint32_t maxrec = shm->ring_words / PTT_REC_MIN_WORDS + 1;
-	for (uint32_t i = 0; d->cur && i < shm->nrings; i++) {
-		d->cur[i].recs = NULL; /* allocated on first use: most rings stay unused */
-		(void)maxrec;
-	}
-	if (!d->last_ts || !d->cur || !d->heap) {
+	/* room for every ring up to the cap, the recorder's notes last: pages
+	 * of rings never announced are never touched (cursors are allocated on
+	 * a ring's first use) */
+	d->notes_at = shm->max_rings;
+	d->last_ts = calloc(shm->max_rings, sizeof *d->last_ts);
+	d->cur = calloc(shm->max_rings + 1, sizeof *d->cur);
+	d->heap = calloc(shm->max_rings + 1, sizeof *d->heap);
+	d->busy = calloc(shm->max_rings + 1, sizeof *d->busy);
+	if (!d->last_ts || !d->cur || !d->heap || !d->busy) {
 		drain_free(d);
 		return NULL;
 	}
@@ -100,13 +104,14 @@ void drain_free(struct drain *d)
 {
 	if (!d)
 		return;
-	for (uint32_t i = 0; d->cur && i <= d->shm->nrings; i++) {
+	for (uint32_t i = 0; d->cur && i <= d->notes_at; i++) {
 		free(d->cur[i].recs);
 		free(d->cur[i].ends);
 		free(d->cur[i].ts);
 	}
 	free(d->cur);
 	free(d->heap);
+	free(d->busy);
 	free(d->last_ts);
 	free(d);
 }
@@ -149,19 +154,24 @@ static int ensure_cursor(struct cursor *c, uint32_t cap)
  * undone), and its checksum.  Only those, only when the header is the
  * ring owner's and the time follows the ring's previous record.
  */
-static int salvage(struct drain *d, const struct ptt_ring *r, const struct cursor *c, uint32_t *rec, uint32_t n)
+int drain_salvage(uint32_t *rec, uint32_t n, uint32_t pid, uint32_t tid, uint64_t prev_ts, uint64_t now)
 {
 	uint32_t id = ptt_rec_id(rec[0]);
 	const struct ptt_type *t = ptt_builtin_type(id);
-	if (!t || (t->role != PTT_ROLE_RELEASE && t->role != PTT_ROLE_POST) || !t || n != (uint32_t)PTT_REC_MIN_WORDS + t->words || rec[3] != r->pid || rec[4] != r->tid)
+	if (!t || (t->role != PTT_ROLE_RELEASE && t->role != PTT_ROLE_POST) || n != (uint32_t)PTT_REC_MIN_WORDS + t->words ||
+	    rec[3] != pid || rec[4] != tid)
 		return 0;
 	uint64_t ts = (uint64_t)rec[2] << 32 | rec[1];
-	uint64_t prev = c->n ? c->ts[c->n - 1] : d->last_ts[c->ring];
-	if (ts < prev || ts > drain_now(d))
+	if (ts < prev_ts || ts > now)
 		return 0;
 	rec[n - 2] = 0; /* ret */
 	rec[n - 1] = ptt_rec_checksum(rec, n - 1);
 	return 1;
+}
+
+static int salvage(struct drain *d, const struct ptt_ring *r, const struct cursor *c, uint32_t *rec, uint32_t n)
+{
+	return drain_salvage(rec, n, r->pid, r->tid, c->n ? c->ts[c->n - 1] : d->last_ts[c->ring], drain_now(d));
 }
 
 /*
@@ -178,7 +188,7 @@ static void scan_ring(struct drain *d, uint32_t i, uint64_t limit, int final)
 	c->n = c->next = 0;
 	c->ring = i;
 	c->tid = r->tid;
-	if (pos == limit || ensure_cursor(c, size / PTT_REC_MIN_WORDS + 2))
+	if (pos == limit || !data || ensure_cursor(c, size / PTT_REC_MIN_WORDS + 2))
 		return;
 	while (pos < limit) {
 		uint32_t off = (uint32_t)pos & (size - 1);
@@ -267,7 +277,7 @@ static void report_ring(struct drain *d, struct ptt_ring *r)
 static void report_counters(struct drain *d)
 {
 	struct ptt_shm *s = d->shm;
-	for (uint32_t i = 0; i < s->nrings; i++) {
+	for (uint32_t i = 0; i < d->nrings; i++) {
 		struct ptt_ring *r = &s->rings[i];
 		if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) >= PTT_RING_ACTIVE)
 			report_ring(d, r);
@@ -284,14 +294,36 @@ static void report_counters(struct drain *d)
 	d->st.late = __atomic_load_n(&s->late_lost, __ATOMIC_ACQUIRE);
 }
 
+/*
+ * Give back the space of the records written so far in this pass: they are
+ * in the writer's buffer now.  Done every RELEASE_EVERY records as well as
+ * at the end, so a writer waiting for room (or about to) gets it while the
+ * rest of a long pass (a block compressed and written) is still going on.
+ */
+#define RELEASE_EVERY 2048u
+static void release_space(struct drain *d)
+{
+	for (uint32_t k = 0; k < d->nbusy; k++) {
+		uint32_t i = d->busy[k];
+		struct cursor *c = &d->cur[i];
+		struct ptt_ring *r = &d->shm->rings[i];
+		if (c->next && r->consumed != c->ends[c->next - 1]) {
+			__atomic_store_n(&r->consumed, c->ends[c->next - 1], __ATOMIC_RELEASE);
+			__atomic_store_n(&r->full, 0, __ATOMIC_RELAXED); /* room again: the owner may wake us next time */
+		}
+	}
+}
+
 long drain_pass(struct drain *d, int final)
 {
 	struct ptt_shm *s = d->shm;
 	uint64_t now = drain_now(d);
 	uint64_t wm = UINT64_MAX;
 	uint32_t nheap = 0;
+	d->nrings = __atomic_load_n(&s->nrings, __ATOMIC_ACQUIRE); /* threads may announce more at any time */
+	d->nbusy = 0;
 	report_counters(d);
-	for (uint32_t i = 0; i < s->nrings; i++) {
+	for (uint32_t i = 0; i < d->nrings; i++) {
 		struct ptt_ring *r = &s->rings[i];
 		uint32_t state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
 		d->cur[i].n = d->cur[i].next = 0;
@@ -304,6 +336,7 @@ long drain_pass(struct drain *d, int final)
 		if (c->n) {
 			d->last_ts[i] = c->ts[c->n - 1];
 			d->heap[nheap++] = i;
+			d->busy[d->nbusy++] = i;
 		}
 		if (final || state == PTT_RING_CLOSED)
 			continue;
@@ -314,7 +347,7 @@ long drain_pass(struct drain *d, int final)
 			wm = bound;
 	}
 	/* the recorder's notes, as one more cursor */
-	struct cursor *nc = &d->cur[s->nrings];
+	struct cursor *nc = &d->cur[d->notes_at];
 	if (d->nnotes) {
 		if (ensure_cursor(nc, MAX_NOTES + 1) == 0) {
 			nc->ring = UINT32_MAX;
@@ -323,7 +356,7 @@ long drain_pass(struct drain *d, int final)
 			nc->tid = d->tid;
 			for (uint32_t k = 0; k < d->nnotes; k++)
 				nc->ts[k] = d->notes[k].ts;
-			d->heap[nheap++] = s->nrings;
+			d->heap[nheap++] = d->notes_at;
 		}
 	}
 	for (uint32_t k = nheap; k-- > 0;)
@@ -337,7 +370,7 @@ long drain_pass(struct drain *d, int final)
 			break;
 		const uint32_t *rec;
 		uint32_t n;
-		if (i == s->nrings) {
+		if (i == d->notes_at) {
 			rec = d->notes[c->next].words;
 			n = d->notes[c->next].nwords;
 		} else {
@@ -355,23 +388,22 @@ long drain_pass(struct drain *d, int final)
 		if (rc)
 			return rc;
 		written++;
-		if (i != s->nrings) {
+		c->next++;
+		if (i != d->notes_at) {
 			ring_records++;
 			bytes += n * 4u;
+			if (ring_records % RELEASE_EVERY == 0)
+				release_space(d);
 		}
-		c->next++;
 		if (c->next == c->n)
 			d->heap[0] = d->heap[--nheap];
 		sift_down(d, nheap, 0);
 	}
 	/* give the space back, free finished rings, keep unwritten notes */
-	for (uint32_t i = 0; i < s->nrings; i++) {
+	release_space(d);
+	for (uint32_t i = 0; i < d->nrings; i++) {
 		struct cursor *c = &d->cur[i];
 		struct ptt_ring *r = &s->rings[i];
-		if (c->next) {
-			__atomic_store_n(&r->consumed, c->ends[c->next - 1], __ATOMIC_RELEASE);
-			__atomic_store_n(&r->full, 0, __ATOMIC_RELAXED); /* room again: the owner may wake us next time */
-		}
 		uint32_t state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
 		if (state == PTT_RING_CLOSED && c->next == c->n &&
 		    __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) == __atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE)) {

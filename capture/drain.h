@@ -35,6 +35,16 @@ const struct drain_stats *drain_stats(const struct drain *d);
 /* Called with each program record just before it is written (it may write records of its own first). */
 void drain_set_hook(struct drain *d, int (*before)(void *ctx, const uint32_t *rec, struct ptt_writer *w), void *ctx);
 void drain_free(struct drain *d);
+/*
+ * A record cut short because its process died inside the call it records:
+ * the releases (unlock, signal, post, cancel) write their object before the
+ * call and only the result after, so such a record is complete but for its
+ * result, taken as success (the process is gone: the release cannot be
+ * undone), and its checksum.  Only those, only when the header is the ring
+ * owner's (pid, tid) and the time is between the ring's previous record and
+ * now.  1 when rec was completed.
+ */
+int drain_salvage(uint32_t *rec, uint32_t n, uint32_t pid, uint32_t tid, uint64_t prev_ts, uint64_t now);
 uint64_t drain_now(const struct drain *d);
 
 #endif

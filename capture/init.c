@@ -66,6 +66,7 @@ void ptt_resolve(void)
 	RESOLVE(pthread_join);
 	RESOLVE(pthread_tryjoin_np);
 	RESOLVE(pthread_timedjoin_np);
+	RESOLVE(pthread_clockjoin_np);
 	RESOLVE(pthread_detach);
 	RESOLVE(pthread_cancel);
 	RESOLVE(pthread_exit);
@@ -154,7 +155,8 @@ static void process_begin(void)
 /* An exec'd image keeps the pid: the rings of its previous image's threads are orphans. */
 static void close_stale_rings(struct ptt_shm *s, uint32_t pid)
 {
-	for (uint32_t i = 0; i < s->nrings; i++) {
+	uint32_t n = __atomic_load_n(&s->nrings, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < n; i++) {
 		struct ptt_ring *r = &s->rings[i];
 		if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == PTT_RING_ACTIVE && r->pid == pid)
 			__atomic_store_n(&r->state, PTT_RING_CLOSED, __ATOMIC_RELEASE);
@@ -261,16 +263,26 @@ __attribute__((constructor)) static void ptt_init(void)
 		ptt_debug("PTT_SHM_FD does not name the shared ring; not tracing");
 		return;
 	}
-	struct ptt_shm *s = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+	/* the control page says how much to map: itself, the descriptors and the first segment */
+	struct ptt_shm *s = mmap(NULL, sizeof *s, PROT_READ, MAP_SHARED, (int)fd, 0);
 	if (s == MAP_FAILED) {
 		ptt_debug("cannot map the shared ring; not tracing");
 		return;
 	}
-	if (s->magic != PTT_SHM_MAGIC || s->version != PTT_SHM_VERSION || s->size != (uint64_t)st.st_size) {
+	uint64_t size = s->size;
+	int ok = s->magic == PTT_SHM_MAGIC && s->version == PTT_SHM_VERSION && s->seg_rings &&
+		 s->max_rings <= PTT_MAX_RINGS && size <= (uint64_t)st.st_size && ptt_shm_file_bytes(s) == (uint64_t)st.st_size;
+	munmap(s, sizeof *s);
+	if (!ok) {
 		ptt_debug("shared ring from another ptt version; not tracing");
-		munmap(s, (size_t)st.st_size);
 		return;
 	}
+	s = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+	if (s == MAP_FAILED) {
+		ptt_debug("cannot map the shared ring; not tracing");
+		return;
+	}
+	ptt_shm_fd = (int)fd; /* kept open: later segments are mapped from it */
 	close_stale_rings(s, (uint32_t)getpid());
 	enable_events(s);
 	ptt_shm = s;

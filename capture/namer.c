@@ -48,7 +48,7 @@ static void load_symbols(struct image *img)
 	int fd = open(img->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	GElf_Ehdr eh;
 	if (e && gelf_getehdr(e, &eh))
 		img->pie = eh.e_type == ET_DYN;

@@ -23,11 +23,12 @@
 
 #include "../formats/ptt_trace.h"
 #include "drain.h"
+#include "flight.h"
 #include "namer.h"
 #include "record_opts.h"
 #include "shm.h"
 
-static volatile sig_atomic_t pending_signal, child_done;
+static volatile sig_atomic_t pending_signal, child_done, snapshot_asked;
 static uint32_t *wake_word; /* the shared futex the main loop sleeps on */
 
 /* The program ended: wake the main loop now rather than at its next pass.
@@ -48,7 +49,9 @@ static void on_sigchld(int sig)
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
-	if (si->si_code <= 0)
+	if (sig == SIGUSR1) /* --flight: a snapshot, nothing for the program */
+		snapshot_asked = 1;
+	else if (si->si_code <= 0)
 		pending_signal = sig;
 }
 
@@ -100,14 +103,22 @@ static int use_tsc(void)
 #endif
 }
 
+/*
+ * The control page, the descriptors of every ring up to the cap, and the
+ * first segment of rings, in a memfd sized for the cap (sparse: memory is
+ * used only where written); the rings' users map further segments as they
+ * need them (shm.h).
+ */
 static struct ptt_shm *make_shm(const struct record_opts *o, int *fdp)
 {
 	uint64_t ring_off;
 	uint32_t words = (uint32_t)(o->ring_bytes / 4);
-	uint64_t size = ptt_shm_bytes(o->nrings, words, &ring_off);
+	uint32_t seg = o->nrings < PTT_SEG_RINGS ? o->nrings : PTT_SEG_RINGS;
+	uint64_t size = ptt_shm_bytes(o->nrings, seg, words, &ring_off);
+	uint64_t file = ring_off + (uint64_t)(o->nrings + seg - 1) / seg * seg * words * 4;
 	int fd = memfd_create("ptt-ring", MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
-		fprintf(stderr, "ptt-record: cannot create the shared ring (%" PRIu64 " bytes): %s\n", size, strerror(errno));
+	if (fd < 0 || ftruncate(fd, (off_t)file) != 0) {
+		fprintf(stderr, "ptt-record: cannot create the shared ring (%" PRIu64 " bytes): %s\n", file, strerror(errno));
 		return NULL;
 	}
 	struct ptt_shm *s = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -118,29 +129,45 @@ static struct ptt_shm *make_shm(const struct record_opts *o, int *fdp)
 	s->magic = PTT_SHM_MAGIC;
 	s->version = PTT_SHM_VERSION;
 	s->size = size;
-	s->nrings = o->nrings;
+	s->nrings = seg;
+	s->max_rings = o->nrings;
+	s->seg_rings = seg;
 	s->ring_words = words;
 	s->ring_offset = ring_off;
-	s->flags = o->discard ? PTT_SHM_DISCARD : 0;
+	s->flags = (o->discard ? PTT_SHM_DISCARD : 0) | (o->flight ? PTT_SHM_FLIGHT : 0);
 	s->level = (uint32_t)o->level;
 	s->class_mask = o->class_mask;
 	s->recorder_pid = (uint32_t)getpid();
+	ptt_shm_fd = fd;
 	*fdp = fd;
 	return s;
 }
 
 /*
- * How long to sleep before the next pass, from the rate the last pass saw:
- * long enough that a recorder waking up does not steal the processor from
- * the program (on a busy 2-CPU machine every wake-up preempts it), short
- * enough that no ring gets more than a quarter full in between.
+ * How long to sleep before the next pass: long enough that a recorder
+ * waking up does not steal the processor from the program (on a busy 2-CPU
+ * machine every wake-up preempts it), short enough that no ring gets more
+ * than a quarter full in between.  The rate is the peak the recent passes
+ * saw (events drained / time since the previous pass began), decaying over
+ * half a second: a pass that follows a long one finds few records (the
+ * writers were waiting for the long one), and a rate taken from it alone
+ * slept the recorder for 30-50 ms while a ring filled in a few.
  */
-static uint64_t next_pause(long events, uint64_t interval_ns, uint64_t ring_events, uint64_t max_ns)
+struct pace {
+	double rate;   /* events/s, all rings: the recent peak */
+	uint64_t prev; /* when the previous pass began */
+};
+
+static uint64_t next_pause(struct pace *p, long events, uint64_t began, uint64_t ring_events, uint64_t max_ns)
 {
-	if (events <= 0)
-		return max_ns / 5 > 10000000u ? 10000000u : max_ns / 5; /* a writer with a full ring wakes us */
-	double rate = (double)events / ((double)(interval_ns ? interval_ns : 1) / 1e9); /* events/s, all rings */
-	double ns = (double)ring_events / 4 / rate * 1e9;
+	uint64_t dt = began - p->prev;
+	p->prev = began;
+	double measured = events > 0 ? (double)events / ((double)(dt ? dt : 1) / 1e9) : 0;
+	double keep = dt >= 500000000u ? 0 : 1 - (double)dt / 5e8;
+	p->rate = measured > p->rate * keep ? measured : p->rate * keep;
+	if (p->rate < 1000) /* quiet: a writer with a full ring wakes us */
+		return max_ns / 5 > 10000000u ? 10000000u : max_ns / 5;
+	double ns = (double)ring_events / 4 / p->rate * 1e9;
 	if ((uint64_t)events >= ring_events / 4 || ns < 50000)
 		return 0;
 	return ns > (double)max_ns ? max_ns : (uint64_t)ns;
@@ -183,13 +210,16 @@ static void header_lines(char *buf, size_t size, const struct record_opts *o, co
 		"clock %s\nclock_hz %" PRIu64 "\nstart_ticks %" PRIu64 "\nrealtime_ns %" PRIu64 "\n"
 		"pid %d\nhostname %s\nrecorder ptt-record %s\nring_bytes %" PRIu64 "\nmode %s\nlevel %d\nclasses %s\ncmdline",
 		s->use_tsc ? "tsc" : "monotonic", hz, s->start_ticks, realtime, (int)child, host, PTT_VERSION,
-		o->ring_bytes, o->discard ? "discard" : "lossless", o->level, o->classes);
+		o->ring_bytes, o->flight ? "flight" : o->discard ? "discard" : "lossless", o->level, o->classes);
+
 	for (int i = 0; argv[i] && n < size - 1024; i++) {
 		char q[1024];
 		ptt_text_quote(argv[i], q, sizeof q);
 		n += (size_t)snprintf(buf + n, size - n, " %s", q);
 	}
 	n += (size_t)snprintf(buf + n, size - n, "\n");
+	if (o->flight) /* a flight recording: each thread's last ring_bytes of events, starting mid-run */
+		n += (size_t)snprintf(buf + n, size - n, "flight %" PRIu64 "\n", o->ring_bytes);
 	for (unsigned id = 0; id < PTT_EV_BUILTIN_COUNT && n < size - 512; id++) {
 		n += ptt_text_format_type(ptt_builtin_type(id), buf + n, size - n);
 		buf[n++] = '\n';
@@ -252,6 +282,9 @@ static void part_name(char *buf, size_t size, const char *output, uint32_t part)
 	snprintf(buf, size, "%s.%04u", output, part);
 }
 
+/* bytes written to the files before the current one (-m) */
+static uint64_t rotated_bytes;
+
 /* -m: continue in the next file once this one is big enough; -f: drop the oldest. */
 static int maybe_rotate(const struct record_opts *o, struct ptt_writer *w, int *out_fd, uint32_t *part)
 {
@@ -264,7 +297,10 @@ static int maybe_rotate(const struct record_opts *o, struct ptt_writer *w, int *
 		fprintf(stderr, "ptt-record: %s: %s\n", name, strerror(errno));
 		return -errno;
 	}
-	int rc = ptt_writer_switch(w, fd);
+	int rc = ptt_writer_flush(w); /* its bytes counted before the switch resets the count */
+	rotated_bytes += ptt_writer_bytes(w);
+	if (!rc)
+		rc = ptt_writer_switch(w, fd);
 	close(*out_fd);
 	*out_fd = fd;
 	(*part)++;
@@ -277,6 +313,181 @@ static int maybe_rotate(const struct record_opts *o, struct ptt_writer *w, int *
 	char line[32]; /* which part: a file after the first starts mid-run */
 	snprintf(line, sizeof line, "part %u\n", *part);
 	return rc ? rc : ptt_writer_meta(w, line, strlen(line));
+}
+
+/*
+ * The end-of-run summary on stderr: what was written where, then the most
+ * contended locks, which ptt-stat (the one place that accounts for them)
+ * computes from the finished files: ptt-stat --brief, found beside us.
+ */
+static void summary(const struct record_opts *o, const struct drain_stats *st, uint64_t bytes, uint32_t part)
+{
+	uint32_t first = o->max_files && part > o->max_files ? part - o->max_files + 1 : 1;
+	char a[PATH_MAX + 16], b[PATH_MAX + 16];
+	if (o->max_size) {
+		part_name(a, sizeof a, o->output, first);
+		part_name(b, sizeof b, o->output, part);
+		fprintf(stderr, "ptt-record: %s%s%s (%u file%s", a, part > first ? " to " : "", part > first ? b : "",
+			part - first + 1, part > first ? "s" : "");
+		if (first > 1)
+			fprintf(stderr, "; %u older removed, as -f asks", first - 1);
+		fprintf(stderr, "): ");
+	} else {
+		fprintf(stderr, "ptt-record: %s: ", strcmp(o->output, "-") ? o->output : "stdout");
+	}
+	fprintf(stderr, "%" PRIu64 " events, %" PRIu64 " lost, %" PRIu64 " ring waits, %" PRIu64 " bytes written\n",
+		st->events, st->lost, st->waits, bytes);
+	if (!o->out_is_file)
+		return; /* gone down a pipe (-o -, a fifo, >(...)): nothing to read back */
+	if (bytes > (512ull << 20)) {
+		fprintf(stderr, "ptt-record: contended locks: ptt-stat %s%s\n", o->output, o->max_size ? ".*" : "");
+		return;
+	}
+	char tool[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", tool, sizeof tool - 16);
+	if (n <= 0)
+		return;
+	tool[n] = 0;
+	char *slash = strrchr(tool, '/');
+	if (!slash)
+		return;
+	snprintf(slash, 16, "/ptt-stat");
+	if (access(tool, X_OK) != 0)
+		return;
+	uint32_t nfiles = part - first + 1;
+	char **argv = calloc(nfiles + 4, sizeof *argv);
+	char *names = calloc(nfiles, PATH_MAX + 16);
+	pid_t pid = argv && names ? fork() : -1;
+	if (pid == 0) {
+		argv[0] = "ptt-stat";
+		argv[1] = "--brief";
+		argv[2] = "--top=3";
+		for (uint32_t i = 0; i < nfiles; i++) {
+			argv[3 + i] = names + (size_t)i * (PATH_MAX + 16);
+			if (o->max_size)
+				part_name(argv[3 + i], PATH_MAX + 16, o->output, first + i);
+			else
+				snprintf(argv[3 + i], PATH_MAX + 16, "%s", o->output);
+		}
+		dup2(2, 1);
+		execv(tool, argv);
+		_exit(127);
+	}
+	if (pid > 0)
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	free(argv);
+	free(names);
+}
+
+/*
+ * Write a flight recording to fd: the header, the user types, every ring's
+ * records in time order, the end.  0, or a negative error of the writer.
+ */
+static int write_flight(const struct record_opts *o, struct ptt_shm *s, struct flight *f, const struct ptt_clock *clk,
+			pid_t child, char **cmd, int fd, uint64_t realtime, int code, uint64_t *events)
+{
+	struct ptt_writer *w;
+	int rc = ptt_writer_open(&w, fd, o->zlevel);
+	if (rc)
+		return rc;
+	size_t hsize = 256 * 1024;
+	char *hdr = malloc(hsize);
+	if (!hdr) {
+		ptt_writer_close(w);
+		return PTT_E_NOMEM;
+	}
+	header_lines(hdr, hsize, o, s, clk->hz, realtime, child, cmd);
+	rc = ptt_writer_meta(w, hdr, strlen(hdr));
+	free(hdr);
+	uint32_t types_seen = 0;
+	if (!rc)
+		rc = sync_user_types(s, w, &types_seen);
+	struct namer *nm = namer_new(); /* a fresh one: each file names its objects anew */
+	uint64_t torn = 0;
+	long n = rc ? 0 : flight_write(f, w, clk, code < 0, nm ? namer_before : NULL, nm, &torn);
+	namer_free(nm);
+	if (n < 0)
+		rc = (int)n;
+	*events = ptt_writer_events(w);
+	char end[512];
+	uint64_t end_ticks = s->use_tsc ? ptt_rdtsc() : mono_ns(CLOCK_MONOTONIC);
+	int len = snprintf(end, sizeof end, "end_ticks %" PRIu64 "\nevents %" PRIu64 "\nlost 0\ntorn %" PRIu64 "\nprocesses %u\n",
+			   end_ticks, *events, torn, s->attached);
+	if (code >= 0) /* the end, not a snapshot */
+		snprintf(end + len, sizeof end - (size_t)len, "exit_status %d\n", code);
+	if (!rc)
+		rc = ptt_writer_end(w, end, strlen(end));
+	int rc2 = ptt_writer_close(w);
+	return rc ? rc : rc2;
+}
+
+/* A SIGUSR1 snapshot: FILE.N, complete before it appears under that name. */
+static void flight_snapshot(const struct record_opts *o, struct ptt_shm *s, struct flight *f,
+			    const struct ptt_clock *clk, pid_t child, char **cmd, uint64_t realtime, unsigned k)
+{
+	char name[PATH_MAX + 32], tmp[PATH_MAX + 40];
+	snprintf(name, sizeof name, "%s.%u", o->output, k);
+	snprintf(tmp, sizeof tmp, "%s.tmp", name);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	uint64_t events = 0;
+	int rc = fd < 0 ? -errno : write_flight(o, s, f, clk, child, cmd, fd, realtime, -1, &events);
+	if (fd >= 0 && close(fd) != 0 && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, name) != 0)
+		rc = -errno;
+	if (rc) {
+		fprintf(stderr, "ptt-record: %s: %s\n", name, rc == -errno ? strerror(errno) : ptt_strerror(rc));
+		unlink(tmp);
+	} else if (!o->quiet) {
+		fprintf(stderr, "ptt-record: %s: flight snapshot, %" PRIu64 " events\n", name, events);
+	}
+}
+
+/*
+ * --flight: nothing is written while the program runs.  The loop forwards
+ * signals, takes snapshots on SIGUSR1, gives back the rings of ended
+ * threads, and at the end (exit, crash, kill) writes the rings to the
+ * output.  Returns the exit code.
+ */
+static int record_flight(const struct record_opts *o, struct ptt_shm *s, const struct ptt_clock *clk, pid_t child,
+			 char **cmd, int out_fd, uint64_t realtime)
+{
+	struct flight *f = flight_new(s);
+	if (!f)
+		return 1;
+	int status = 0;
+	unsigned snaps = 0;
+	for (;;) {
+		if (pending_signal) {
+			kill(child, pending_signal);
+			pending_signal = 0;
+		}
+		if (waitpid(child, &status, WNOHANG) == child)
+			break;
+		if (snapshot_asked) {
+			snapshot_asked = 0;
+			flight_snapshot(o, s, f, clk, child, cmd, realtime, ++snaps);
+		}
+		flight_trim(f);
+		__atomic_store_n(&s->heartbeat, s->heartbeat + 1, __ATOMIC_RELEASE);
+		struct timespec ts = { 0, 20000000 }; /* a thread waiting for a ring at the cap wakes us */
+		uint32_t seen = __atomic_load_n(&s->wake, __ATOMIC_ACQUIRE);
+		if (!child_done && !snapshot_asked)
+			syscall(SYS_futex, &s->wake, FUTEX_WAIT, seen, &ts, NULL, 0);
+	}
+	__atomic_store_n(&s->stopping, 1, __ATOMIC_RELEASE);
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+	uint64_t events = 0;
+	int rc = write_flight(o, s, f, clk, child, cmd, out_fd, realtime, code, &events);
+	if (rc)
+		fprintf(stderr, "ptt-record: %s: %s; the trace is incomplete\n", o->output, ptt_strerror(rc));
+	else if (!o->quiet)
+		fprintf(stderr, "ptt-record: %s: flight recording, %" PRIu64 " events\n", o->output, events);
+	flight_free(f);
+	if (close(out_fd) != 0 && !rc)
+		fprintf(stderr, "ptt-record: %s: %s\n", o->output, strerror(errno));
+	return code;
 }
 
 int main(int argc, char **argv)
@@ -299,6 +510,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ptt-record: %s: %s\n", first_name, strerror(errno));
 		return 1;
 	}
+	struct stat out_st;
+	o.out_is_file = fstat(out_fd, &out_st) == 0 && S_ISREG(out_st.st_mode);
 	int shm_fd;
 	struct ptt_shm *s = make_shm(&o, &shm_fd);
 	if (!s)
@@ -315,6 +528,8 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	if (o.flight)
+		sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	wake_word = &s->wake;
 	memset(&sa, 0, sizeof sa);
@@ -357,6 +572,8 @@ int main(int argc, char **argv)
 	}
 	struct ptt_clock clk;
 	ptt_clock_init(&clk, s->start_ticks, hz);
+	if (o.flight)
+		return record_flight(&o, s, &clk, child, cmd, out_fd, realtime);
 
 	struct ptt_writer *w;
 	if (ptt_writer_open(&w, out_fd, o.zlevel) != 0)
@@ -381,7 +598,7 @@ int main(int argc, char **argv)
 	drain_note(d, PTT_EV_REC_START, a, 3);
 
 	int status = 0, exited = 0, warned = 0;
-	uint64_t last_pass = mono_ns(CLOCK_MONOTONIC);
+	struct pace pace = { 0, mono_ns(CLOCK_MONOTONIC) };
 	o.out_is_pipe = out_fd == 1;
 	uint32_t types_seen = 0;
 	uint64_t t_start = mono_ns(CLOCK_MONOTONIC), last_flush = t_start;
@@ -397,6 +614,7 @@ int main(int argc, char **argv)
 			exited = 1;
 		if (!werr)
 			werr = sync_user_types(s, w, &types_seen);
+		uint64_t began = mono_ns(CLOCK_MONOTONIC);
 		long n = werr ? 0 : drain_pass(d, 0);
 		if (n < 0)
 			werr = (int)n;
@@ -418,8 +636,7 @@ int main(int argc, char **argv)
 			__atomic_store_n(&s->stopping, 1, __ATOMIC_RELEASE);
 		}
 		if (!exited) {
-			uint64_t pause = next_pause(n, now - last_pass, o.ring_bytes / 36, o.out_is_pipe ? 20000000u : 50000000u);
-			last_pass = now;
+			uint64_t pause = next_pause(&pace, n, began, o.ring_bytes / 36, o.out_is_pipe ? 20000000u : 50000000u);
 			if (werr)
 				pause = 1000000;
 			if (pause) { /* sleep, unless a writer with a full ring wakes us first */
@@ -441,7 +658,7 @@ int main(int argc, char **argv)
 		if (n < 0)
 			werr = (int)n;
 	}
-	const struct drain_stats *st = drain_stats(d);
+	const struct drain_stats *st = drain_stats(d), stats = *st;
 	char end[1024];
 	uint64_t end_ticks = s->use_tsc ? ptt_rdtsc() : mono_ns(CLOCK_MONOTONIC);
 	snprintf(end, sizeof end, "end_ticks %" PRIu64 "\nevents %" PRIu64 "\nlost %" PRIu64 "\nwaits %" PRIu64
@@ -451,13 +668,15 @@ int main(int argc, char **argv)
 		werr = ptt_writer_end(w, end, strlen(end));
 	if (werr)
 		fprintf(stderr, "ptt-record: %s: %s; the trace is incomplete\n", o.output, ptt_strerror(werr));
-	else if (!o.quiet)
-		fprintf(stderr, "ptt-record: %s: %" PRIu64 " events, %" PRIu64 " lost, %" PRIu64 " bytes\n",
-			o.output, st->events, st->lost, ptt_writer_bytes(w));
+	uint64_t bytes = rotated_bytes + ptt_writer_bytes(w);
 	ptt_writer_close(w);
 	drain_free(d);
 	namer_free(nm);
-	if (out_fd != 1 && close(out_fd) != 0 && !werr)
+	if (out_fd != 1 && close(out_fd) != 0 && !werr) {
 		fprintf(stderr, "ptt-record: %s: %s\n", o.output, strerror(errno));
+		werr = 1;
+	}
+	if (!werr && !o.quiet)
+		summary(&o, &stats, bytes, part);
 	return code;
 }

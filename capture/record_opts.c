@@ -19,18 +19,26 @@ static void usage(FILE *f)
 		"Usage: ptt-record [OPTION]... [--] PROGRAM [ARG]...\n"
 		"Run PROGRAM with its pthread calls traced; write the trace to a file.\n"
 		"\n"
-		"  -o, --output=FILE     write the trace to FILE (default trace.ptt; - for stdout)\n"
+		"  -o, --output=FILE     write the trace to FILE (default trace.ptt; - for stdout, where\n"
+		"                        the program's own stdout goes to stderr; see EXAMPLES in\n"
+		"                        ptt-record(1) for a pipe that keeps it)\n"
+		"      --force           write a binary trace to stdout even when it is a terminal\n"
 		"  -b, --buffer=SIZE     ring size per thread, with k/M/G suffix (default 1M)\n"
-		"  -t, --threads=N       most threads alive at once that get a ring (default 256)\n"
+		"  -t, --threads=N       cap on the threads alive at once that get a ring (default 65536;\n"
+		"                        rings are added as threads need them)\n"
 		"  -d, --discard         never make the program wait: drop (and count) events when a ring is full\n"
-		"  -z, --compress[=LEVEL] compress blocks with zlib (level 1-9, default 1)\n"
+		"  -z, --compress[=LEVEL] compress blocks with zlib: level 1-9 (default 1), attached\n"
+		"                        (-z5, --compress=5) or as the next argument if that is one digit (-z 5)\n"
+		"      --flight[=SIZE]   flight recorder: keep only each thread's last SIZE bytes of events\n"
+		"                        (default 1M) in memory and write them when the program ends or dies,\n"
+		"                        and to FILE.N (N = 1, 2, ...) on each SIGUSR1 to ptt-record\n"
 		"  -e, --events=CLASSES  record only these classes (comma list of thread, mutex, cond,\n"
 		"                        rwlock, barrier, sem, spin, process, user; 'all'; default all but spin)\n"
 		"  -l, --level=N         detail level 1-3 (default 2)\n"
 		"  -m, --max-size=SIZE   split the trace into files FILE.0001, FILE.0002, ... of about SIZE\n"
 		"                        bytes (k/M/G suffix); the filters read them, named in order, as one trace\n"
 		"  -f, --max-files=N     with -m, keep only the last N files\n"
-		"  -q, --quiet           no summary line on stderr\n"
+		"  -q, --quiet           no summary on stderr at the end (counts, files, contended locks)\n"
 		"  -h, --help            show this help and exit\n"
 		"      --version         show the version and exit\n"
 		"\n"
@@ -155,12 +163,14 @@ int record_parse_opts(struct record_opts *o, int argc, char **argv)
 		{ "compress", optional_argument, 0, 'z' }, { "events", required_argument, 0, 'e' },
 		{ "level", required_argument, 0, 'l' }, { "quiet", no_argument, 0, 'q' },
 		{ "max-size", required_argument, 0, 'm' }, { "max-files", required_argument, 0, 'f' },
-		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
+		{ "flight", optional_argument, 0, 'R' },
+		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' },
+		{ "force", no_argument, 0, 'F' }, { 0, 0, 0, 0 },
 	};
 	memset(o, 0, sizeof *o);
 	o->output = "trace.ptt";
 	o->ring_bytes = 1u << 20;
-	o->nrings = 256;
+	o->nrings = PTT_MAX_RINGS;
 	o->level = 2;
 	parse_classes(o, "process,thread,mutex,cond,rwlock,barrier,sem,user");
 	int c, have_e = 0, have_l = 0;
@@ -177,18 +187,31 @@ int record_parse_opts(struct record_opts *o, int argc, char **argv)
 		case 't': {
 			char *end;
 			long n = strtol(optarg, &end, 10);
-			if (*end || n < 1 || n > 1024) {
-				fprintf(stderr, "ptt-record: -t: a number from 1 to 1024: '%s'\n", optarg);
+			if (*end || n < 1 || n > PTT_MAX_RINGS) {
+				fprintf(stderr, "ptt-record: -t: a number from 1 to %d: '%s'\n", PTT_MAX_RINGS, optarg);
 				return -2;
 			}
 			o->nrings = (uint32_t)n;
 			break;
 		}
 		case 'd': o->discard = 1; break;
+		case 'R':
+			o->flight = 1;
+			if (optarg && (parse_size(optarg, &o->ring_bytes) || o->ring_bytes < 4096 ||
+				       o->ring_bytes > (1ull << 31) || (o->ring_bytes & (o->ring_bytes - 1)))) {
+				fprintf(stderr, "ptt-record: --flight: size must be a power of two from 4k to 2G: '%s'\n", optarg);
+				return -2;
+			}
+			break;
 		case 'z':
-			o->zlevel = optarg ? atoi(optarg) : 1;
-			if (o->zlevel < 1 || o->zlevel > 9) {
-				fprintf(stderr, "ptt-record: -z: level must be 1-9\n");
+			/* getopt takes an optional argument only attached (-z5); a bare -z
+			 * also takes the next word when it is one digit, so -z 5 means level 5
+			 * rather than a program named "5" (-z -- 5 runs that one) */
+			if (!optarg && optind < argc && argv[optind][0] >= '0' && argv[optind][0] <= '9' && !argv[optind][1])
+				optarg = argv[optind++];
+			o->zlevel = optarg && optarg[0] >= '1' && optarg[0] <= '9' && !optarg[1] ? optarg[0] - '0' : optarg ? 0 : 1;
+			if (!o->zlevel) {
+				fprintf(stderr, "ptt-record: -z: level must be 1-9: '%s'\n", optarg);
 				return -2;
 			}
 			break;
@@ -225,7 +248,8 @@ int record_parse_opts(struct record_opts *o, int argc, char **argv)
 			break;
 		}
 		case 'h': usage(stdout); return -1;
-		case 'V': printf("ptt-record %s\n", PTT_VERSION); return -1;
+		case 'V': printf("ptt-record (ptt) %s\n", PTT_VERSION); return -1;
+		case 'F': o->force = 1; break;
 		default:
 			fprintf(stderr, "Try 'ptt-record --help' for more information.\n");
 			return -2;
@@ -237,6 +261,14 @@ int record_parse_opts(struct record_opts *o, int argc, char **argv)
 	}
 	if (o->max_size && strcmp(o->output, "-") == 0) {
 		fprintf(stderr, "ptt-record: -m: cannot split a trace written to stdout\n");
+		return -2;
+	}
+	if (strcmp(o->output, "-") == 0 && isatty(1) && !o->force) {
+		fprintf(stderr, "ptt-record: refusing to write a binary trace to a terminal: use -o FILE, a pipe, or --force\n");
+		return -2;
+	}
+	if (o->flight && (o->max_size || o->discard || strcmp(o->output, "-") == 0)) {
+		fprintf(stderr, "ptt-record: --flight: writes one file at the end (not with -m, -d or -o -)\n");
 		return -2;
 	}
 	if (o->max_files && !o->max_size) {

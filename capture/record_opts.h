@@ -5,6 +5,8 @@
 #include <limits.h>
 #include <stdint.h>
 
+#include "shm.h"
+
 #ifndef PTT_VERSION
 #define PTT_VERSION "0.1.0"
 #endif
@@ -14,10 +16,13 @@ struct record_opts {
 	uint64_t ring_bytes;  /* per thread, a power of two */
 	uint32_t nrings;
 	int discard;
+	int flight;           /* --flight: rings overwrite, written at the end and on SIGUSR1 */
 	int zlevel;
 	int level;
 	int quiet;
+	int force;            /* binary to a terminal all the same */
 	int out_is_pipe;
+	int out_is_file;      /* a regular file: the closing summary reads it back */
 	uint64_t max_size;    /* rotate output files at this size (0: one file) */
 	uint32_t max_files;   /* keep only the last N files (0: all) */
 	uint32_t class_mask;

@@ -16,7 +16,7 @@
 #define PTT_EXPORT __attribute__((visibility("default")))
 
 #define PTT_DEFER_RECORDS 16
-#define PTT_DEFER_WORDS 16 /* a deferred record's size at most: object events are 7 to 10 words */
+#define PTT_DEFER_WORDS 16 /* a deferred record's size at most: object events are 9 to 13 words */
 
 struct ptt_tls {
 	struct ptt_ring *ring;
@@ -67,9 +67,18 @@ void ptt_emit(unsigned id, const uint32_t *args, unsigned nargw) PTT_HIDDEN;
 void ptt_emit_str(unsigned id, const uint32_t *args, unsigned nargw, const char *s) PTT_HIDDEN;
 
 
-/* Common event shapes: an object and a result; an object alone (a request). */
-void ptt_obj_ret(unsigned id, const void *obj, int ret) PTT_HIDDEN;
-void ptt_obj_only(unsigned id, const void *obj) PTT_HIDDEN;
+/*
+ * The call site of an event: the return address of the exported wrapper,
+ * i.e. the instruction after the program's call (no unwinding; one load from
+ * the stack).  Take it in the exported function itself and pass it down:
+ * inside a helper it would name the wrapper.  It is the last argument
+ * ("site:ptr") of every event type whose argspec has one (formats/events.def).
+ */
+#define PTT_SITE ((const void *)__builtin_return_address(0))
+
+/* Common event shapes: an object, a result and the call site; an object and the call site (a request). */
+void ptt_obj_ret(unsigned id, const void *obj, int ret, const void *site) PTT_HIDDEN;
+void ptt_obj_only(unsigned id, const void *obj, const void *site) PTT_HIDDEN;
 
 /* Lazily resolved real function in a static pointer real_NAME (version: NULL for the default). */
 #define PTT_REAL_FN(name, type, version) \
@@ -81,6 +90,9 @@ void ptt_obj_only(unsigned id, const void *obj) PTT_HIDDEN;
 
 /* Thread bookkeeping */
 void ptt_thread_end(void *retval, unsigned how) PTT_HIDDEN;
+/* pthread_create, and thrd_create with c11 set (start is then an int (*)(void *)): an errno code */
+int ptt_create_thread(pthread_t *th, const pthread_attr_t *attr, void *(*start)(void *), void *arg, int c11,
+		      const void *site) PTT_HIDDEN;
 uint32_t ptt_handle_tid(pthread_t h) PTT_HIDDEN;
 void ptt_handle_remember(pthread_t h, uint32_t tid) PTT_HIDDEN;
 void ptt_handle_forget(pthread_t h) PTT_HIDDEN;
@@ -99,6 +111,7 @@ struct ptt_real {
 	int (*pthread_join)(pthread_t, void **);
 	int (*pthread_tryjoin_np)(pthread_t, void **);
 	int (*pthread_timedjoin_np)(pthread_t, void **, const struct timespec *);
+	int (*pthread_clockjoin_np)(pthread_t, void **, clockid_t, const struct timespec *);
 	int (*pthread_detach)(pthread_t);
 	int (*pthread_cancel)(pthread_t);
 	void (*pthread_exit)(void *) __attribute__((noreturn));

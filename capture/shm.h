@@ -2,6 +2,14 @@
  * shm.h - the memory shared between the traced program (libptt.so) and
  * ptt-record: a control page followed by per-thread rings.
  *
+ * Rings come in segments: segment 0 is mapped with the control page, and
+ * when every ring is taken a thread that needs one announces the next
+ * segment (a compare-and-swap of `nrings`) and maps it from the same memfd,
+ * which ptt-record sized for `max_rings` up front (a sparse file: pages
+ * exist only once written).  The recorder maps a segment when it sees
+ * `nrings` cover it.  Nothing on an event's path changes: a thread keeps
+ * the address of its ring's data.
+ *
  * Each ring has exactly one writer, the thread that owns it, and one
  * reader, the recorder.  The owner advances `reserved` before writing a
  * record and `committed` (release) after it; the recorder advances
@@ -14,12 +22,15 @@
 #ifndef PTT_SHM_H
 #define PTT_SHM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define PTT_SHM_MAGIC 0x3152485350545450ull /* "PTTSHMR1" */
-#define PTT_SHM_VERSION 1
+#define PTT_SHM_VERSION 2
 #define PTT_SHM_ENV "PTT_SHM_FD"
-#define PTT_MAX_RINGS 1024
+#define PTT_MAX_RINGS 65536   /* ring descriptors the control page has room for */
+#define PTT_SEG_RINGS 256     /* rings per segment (fewer when the cap is lower) */
+#define PTT_MAX_SEGS (PTT_MAX_RINGS / PTT_SEG_RINGS)
 #define PTT_MAX_USER_TYPES 256
 
 enum ptt_ring_state {
@@ -31,6 +42,7 @@ enum ptt_ring_state {
 
 enum ptt_shm_flags {
 	PTT_SHM_DISCARD = 1u << 0, /* drop events when a ring is full (and count them) */
+	PTT_SHM_FLIGHT = 1u << 1,  /* flight recorder: rings overwrite their oldest records, nobody waits */
 };
 
 struct ptt_shm_type {
@@ -57,14 +69,18 @@ struct ptt_ring {
 	/* shared */
 	_Alignas(64) uint32_t state;      /* enum ptt_ring_state */
 	uint32_t generation;
+	uint64_t first;                   /* position of the owner's first record */
 };
 
 struct ptt_shm {
 	uint64_t magic;
 	uint32_t version;
 	uint32_t flags;            /* enum ptt_shm_flags */
-	uint64_t size;             /* bytes of the whole mapping */
-	uint32_t nrings;
+	uint64_t size;             /* bytes of the first mapping: control page, descriptors, segment 0 */
+	uint32_t nrings;           /* rings announced so far (grows by seg_rings, atomically, up to max_rings) */
+	uint32_t max_rings;        /* the cap (-t): the descriptors and the memfd are sized for it */
+	uint32_t seg_rings;        /* rings per segment */
+	uint32_t pad0;
 	uint32_t ring_words;       /* words per ring, a power of two */
 	uint64_t ring_offset;      /* byte offset of ring 0's data */
 	uint32_t level;            /* detail level to record (1..3) */
@@ -85,18 +101,48 @@ struct ptt_shm {
 	_Alignas(64) struct ptt_ring rings[];
 };
 
-static inline uint32_t *ptt_ring_data(struct ptt_shm *s, uint32_t i)
+/* Where each segment after the first is mapped in this process (0: not yet),
+ * and the memfd to map it from (-1: none, the rings cannot grow).  One per
+ * process: libptt.so and ptt-record each have theirs (capture/shm.c). */
+extern void *ptt_seg_base[PTT_MAX_SEGS] __attribute__((visibility("hidden")));
+extern int ptt_shm_fd __attribute__((visibility("hidden")));
+
+/* Map segment k (k >= 1) of s; its base, or NULL (no descriptor, no memory).
+ * Safe from any thread at once: the loser of a race unmaps its copy. */
+void *ptt_seg_map(const struct ptt_shm *s, uint32_t k) __attribute__((visibility("hidden")));
+
+/* The data of ring i (i < nrings), mapping its segment on first use; NULL if that fails. */
+static inline uint32_t *ptt_ring_data(const struct ptt_shm *s, uint32_t i)
 {
-	return (uint32_t *)((char *)s + s->ring_offset + (uint64_t)i * s->ring_words * 4);
+	uint32_t k = i / s->seg_rings;
+	uint64_t in = (uint64_t)(i % s->seg_rings) * s->ring_words;
+	if (k == 0)
+		return (uint32_t *)((char *)s + s->ring_offset) + in;
+	void *b = __atomic_load_n(&ptt_seg_base[k], __ATOMIC_ACQUIRE);
+	if (__builtin_expect(!b, 0) && !(b = ptt_seg_map(s, k)))
+		return NULL;
+	return (uint32_t *)b + in;
 }
 
-static inline uint64_t ptt_shm_bytes(uint32_t nrings, uint32_t ring_words, uint64_t *ring_offset)
+/*
+ * Bytes of the control page and of the descriptors of max_rings rings
+ * (*ring_offset, page-aligned); returns the bytes of the first mapping:
+ * that and the first segment of seg_rings rings.  The memfd holds
+ * ptt_shm_file_bytes().
+ */
+static inline uint64_t ptt_shm_bytes(uint32_t max_rings, uint32_t seg_rings, uint32_t ring_words, uint64_t *ring_offset)
 {
-	uint64_t off = sizeof(struct ptt_shm) + (uint64_t)nrings * sizeof(struct ptt_ring);
+	uint64_t off = sizeof(struct ptt_shm) + (uint64_t)max_rings * sizeof(struct ptt_ring);
 	off = (off + 4095) & ~4095ull;
 	if (ring_offset)
 		*ring_offset = off;
-	return off + (uint64_t)nrings * ring_words * 4;
+	return off + (uint64_t)seg_rings * ring_words * 4;
+}
+
+static inline uint64_t ptt_shm_file_bytes(const struct ptt_shm *s)
+{
+	uint64_t segs = (s->max_rings + s->seg_rings - 1) / s->seg_rings;
+	return s->ring_offset + segs * s->seg_rings * (uint64_t)s->ring_words * 4;
 }
 
 static inline void ptt_put64(uint32_t *w, uint64_t v)

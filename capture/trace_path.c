@@ -69,19 +69,26 @@ static void poke_recorder(struct ptt_shm *s)
 	syscall(SYS_futex, &s->wake, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
-/* Claim a free ring for t; 0, or -1 when every ring is taken. */
+/* Claim a free ring for t: 0; -1 when every announced ring is taken. */
 static int claim_ring(struct ptt_tls *t, struct ptt_shm *s)
 {
+	uint32_t n = __atomic_load_n(&s->nrings, __ATOMIC_ACQUIRE);
 	uint32_t start = __atomic_load_n(&s->ring_hint, __ATOMIC_RELAXED);
-	for (uint32_t k = 0; k < s->nrings; k++) {
-		uint32_t i = (start + k) % s->nrings;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t i = (start + k) % n;
 		struct ptt_ring *r = &s->rings[i];
 		uint32_t expect = PTT_RING_FREE;
-		if (!__atomic_compare_exchange_n(&r->state, &expect, PTT_RING_CLAIMED, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		if (__atomic_load_n(&r->state, __ATOMIC_RELAXED) != PTT_RING_FREE ||
+		    !__atomic_compare_exchange_n(&r->state, &expect, PTT_RING_CLAIMED, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			continue;
+		uint32_t *data = ptt_ring_data(s, i);
+		if (!data) { /* its segment cannot be mapped here (the memfd was closed): leave it to others */
+			__atomic_store_n(&r->state, PTT_RING_FREE, __ATOMIC_RELEASE);
+			continue;
+		}
 		r->pid = t->pid;
 		r->tid = t->tid;
-		r->reserved = r->committed = __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE);
+		r->reserved = r->committed = r->first = __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE);
 		r->lost = 0;
 		r->full = 0;
 		r->waits = 0;
@@ -90,7 +97,7 @@ static int claim_ring(struct ptt_tls *t, struct ptt_shm *s)
 		__atomic_store_n(&r->state, PTT_RING_ACTIVE, __ATOMIC_RELEASE);
 		__atomic_store_n(&s->ring_hint, i + 1, __ATOMIC_RELAXED);
 		t->ring = r;
-		t->data = ptt_ring_data(s, i);
+		t->data = data;
 		t->ring_words = s->ring_words;
 		return 0;
 	}
@@ -98,31 +105,54 @@ static int claim_ring(struct ptt_tls *t, struct ptt_shm *s)
 }
 
 /*
- * Rings of ended threads that the recorder will free: closed, with nothing
- * left half-written (a thread that died inside a record leaves a ring the
- * recorder keeps, and waiting for it could last as long as the program).
+ * Announce the next segment of rings, unless another thread did since we
+ * counted n of them (then there are new rings to look at too).  1 when
+ * there are more rings than n, 0 at the cap or when this process cannot
+ * map a segment.  No lock: the compare-and-swap picks one announcer.
  */
-static int rings_closing(const struct ptt_shm *s)
+static int grow(struct ptt_shm *s, uint32_t n)
 {
-	for (uint32_t i = 0; i < s->nrings; i++) {
+	uint32_t cap = s->max_rings;
+	if (n >= cap || ptt_shm_fd < 0)
+		return __atomic_load_n(&s->nrings, __ATOMIC_ACQUIRE) > n;
+	uint32_t next = n + s->seg_rings < cap ? n + s->seg_rings : cap;
+	__atomic_compare_exchange_n(&s->nrings, &n, next, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	return 1;
+}
+
+/*
+ * At the cap: will a ring become free?  Yes while some ring is free (taken
+ * from under us), being claimed, or closed with nothing left half-written
+ * (the recorder frees it once drained).  A ring whose owner died inside a
+ * record stays with the recorder, and one owned by a live thread may stay
+ * taken as long as the program runs.
+ */
+static int ring_coming(const struct ptt_shm *s)
+{
+	uint32_t n = __atomic_load_n(&s->nrings, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < n; i++) {
 		const struct ptt_ring *r = &s->rings[i];
-		if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == PTT_RING_CLOSED &&
-		    __atomic_load_n(&r->committed, __ATOMIC_ACQUIRE) == __atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE))
+		uint32_t st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+		if (st == PTT_RING_FREE || st == PTT_RING_CLAIMED ||
+		    (st == PTT_RING_CLOSED &&
+		     __atomic_load_n(&r->committed, __ATOMIC_ACQUIRE) == __atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE)))
 			return 1;
 	}
 	return 0;
 }
 
 /*
- * First event of a thread (or after fork): find a free ring.  System calls
- * are allowed here.  A program that starts threads faster than the recorder
- * frees the rings of those that ended would find none; by default the new
- * thread waits for one (wakes the recorder, sleeps 50 us at a time), as a
- * full ring waits for room.  It never waits when every ring belongs to a
- * live thread (that could be forever), in discard mode, nor more than 2 s
- * in all: then its events are counted as lost.
+ * First event of a thread (or after fork): find a ring.  System calls are
+ * allowed here.  When every ring is taken the thread announces a new
+ * segment (grow) and looks again: below the cap (-t) no thread goes
+ * without a ring.  At the cap it waits, waking the recorder and sleeping
+ * 50 us at a time, for as long as the recorder lives and a ring is on its
+ * way back (ring_coming: looked at after each failed claim, so a ring freed
+ * just after the claim's scan is seen); when every ring belongs to a live
+ * thread it waits at most 2 s, and in discard mode not at all: then its
+ * events are counted as lost.
  */
-static int attach(struct ptt_tls *t)
+__attribute__((noinline, cold)) static int attach(struct ptt_tls *t)
 {
 	struct ptt_shm *s = ptt_shm;
 	if (t->no_ring || t->ended)
@@ -131,9 +161,15 @@ static int attach(struct ptt_tls *t)
 		t->pid = (uint32_t)getpid();
 		t->tid = ptt_gettid();
 	}
-	for (unsigned waits = 0; claim_ring(t, s) != 0; waits++) {
-		if ((s->flags & PTT_SHM_DISCARD) || __atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE) || !rings_closing(s) ||
-		    waits >= 40000) {
+	unsigned idle = 0;
+	for (;;) {
+		uint32_t n = __atomic_load_n(&s->nrings, __ATOMIC_ACQUIRE);
+		if (claim_ring(t, s) == 0)
+			return 0;
+		if (grow(s, n))
+			continue;
+		if ((s->flags & PTT_SHM_DISCARD) || __atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE) ||
+		    (!ring_coming(s) && ++idle > 40000)) {
 			t->no_ring = 1;
 			return -1;
 		}
@@ -141,7 +177,6 @@ static int attach(struct ptt_tls *t)
 		struct timespec ts = { 0, 50000 };
 		syscall(SYS_nanosleep, &ts, NULL); /* raw: not a cancellation point */
 	}
-	return 0;
 }
 
 static void count_lost(struct ptt_tls *t, uint64_t ts)
@@ -178,10 +213,37 @@ static void wake_recorder(struct ptt_ring *r, struct ptt_shm *s)
 	errno = saved;
 }
 
+/*
+ * Flight recorder: nobody drains the ring, so the writer moves `consumed`
+ * itself, along its own records (it wrote them: their lengths are sound),
+ * past the oldest ones until half the ring is free: one walk per half ring
+ * of events.  `consumed` is stored (release, then a full fence) before the
+ * new records overwrite the old, so a recorder that copies the ring and then
+ * reads `consumed` knows which part of its copy may be torn.
+ */
+static void flight_forget(struct ptt_tls *t, uint64_t pos, uint64_t need)
+{
+	struct ptt_ring *r = t->ring;
+	uint32_t size = t->ring_words;
+	uint64_t c = r->consumed, goal = pos + need - size / 2;
+	while (c < goal && c < pos) {
+		uint32_t off = (uint32_t)c & (size - 1);
+		uint32_t w0 = t->data[off];
+		uint32_t n = ptt_rec_len(w0);
+		c += w0 == ptt_rec_word0(PTT_EV_PAD, 0) || n == 0 ? size - off : n;
+	}
+	__atomic_store_n(&r->consumed, c, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
 static int wait_room(struct ptt_tls *t, uint64_t pos, uint64_t need)
 {
 	struct ptt_ring *r = t->ring;
 	struct ptt_shm *s = ptt_shm;
+	if (s->flags & PTT_SHM_FLIGHT) {
+		flight_forget(t, pos, need);
+		return 0;
+	}
 	wake_recorder(r, s);
 	if ((s->flags & PTT_SHM_DISCARD) || t->give_up || __atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE))
 		return -1;
@@ -397,21 +459,23 @@ void ptt_emit_str(unsigned id, const uint32_t *args, unsigned nargw, const char 
 	ptt_rec_close(&rec);
 }
 
-void ptt_obj_ret(unsigned id, const void *obj, int ret)
+void ptt_obj_ret(unsigned id, const void *obj, int ret, const void *site)
 {
 	if (!ptt_on[id])
 		return;
-	uint32_t a[3];
+	uint32_t a[5];
 	ptt_put64(a, (uint64_t)(uintptr_t)obj);
 	a[2] = (uint32_t)ret;
-	ptt_emit(id, a, 3);
+	ptt_put64(a + 3, (uint64_t)(uintptr_t)site);
+	ptt_emit(id, a, 5);
 }
 
-void ptt_obj_only(unsigned id, const void *obj)
+void ptt_obj_only(unsigned id, const void *obj, const void *site)
 {
 	if (!ptt_on[id])
 		return;
-	uint32_t a[2];
+	uint32_t a[4];
 	ptt_put64(a, (uint64_t)(uintptr_t)obj);
-	ptt_emit(id, a, 2);
+	ptt_put64(a + 2, (uint64_t)(uintptr_t)site);
+	ptt_emit(id, a, 4);
 }

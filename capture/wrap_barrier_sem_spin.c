@@ -23,11 +23,12 @@ PTT_EXPORT int pthread_barrier_init(pthread_barrier_t *b, const pthread_barriera
 	PTT_REAL_FN(pthread_barrier_init, int (*)(pthread_barrier_t *, const pthread_barrierattr_t *, unsigned), NULL);
 	int ret = real_pthread_barrier_init(b, attr, count);
 	if (ptt_on[PTT_EV_BARRIER_INIT]) {
-		uint32_t a[4];
+		uint32_t a[6];
 		ptt_put64(a, (uint64_t)(uintptr_t)b);
 		a[2] = count;
 		a[3] = (uint32_t)ret;
-		ptt_emit(PTT_EV_BARRIER_INIT, a, 4);
+		ptt_put64(a + 4, (uint64_t)(uintptr_t)PTT_SITE);
+		ptt_emit(PTT_EV_BARRIER_INIT, a, 6);
 	}
 	return ret;
 }
@@ -35,9 +36,9 @@ PTT_EXPORT int pthread_barrier_init(pthread_barrier_t *b, const pthread_barriera
 PTT_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 {
 	PTT_REAL_FN(pthread_barrier_wait, int (*)(pthread_barrier_t *), NULL);
-	ptt_obj_only(PTT_EV_BARRIER_WAIT_REQ, b);
+	ptt_obj_only(PTT_EV_BARRIER_WAIT_REQ, b, PTT_SITE);
 	int ret = real_pthread_barrier_wait(b);
-	ptt_obj_ret(PTT_EV_BARRIER_WAIT, b, ret);
+	ptt_obj_ret(PTT_EV_BARRIER_WAIT, b, ret, PTT_SITE);
 	return ret;
 }
 
@@ -45,7 +46,7 @@ PTT_EXPORT int pthread_barrier_destroy(pthread_barrier_t *b)
 {
 	PTT_REAL_FN(pthread_barrier_destroy, int (*)(pthread_barrier_t *), NULL);
 	int ret = real_pthread_barrier_destroy(b);
-	ptt_obj_ret(PTT_EV_BARRIER_DESTROY, b, ret);
+	ptt_obj_ret(PTT_EV_BARRIER_DESTROY, b, ret, PTT_SITE);
 	return ret;
 }
 
@@ -55,11 +56,12 @@ PTT_EXPORT int sem_init(sem_t *s, int pshared, unsigned value)
 	int rc = real_sem_init(s, pshared, value);
 	if (ptt_on[PTT_EV_SEM_INIT]) {
 		int saved = errno;
-		uint32_t a[4];
+		uint32_t a[6];
 		ptt_put64(a, (uint64_t)(uintptr_t)s);
 		a[2] = value;
 		a[3] = (uint32_t)sem_ret(rc);
-		ptt_emit(PTT_EV_SEM_INIT, a, 4);
+		ptt_put64(a + 4, (uint64_t)(uintptr_t)PTT_SITE);
+		ptt_emit(PTT_EV_SEM_INIT, a, 6);
 		errno = saved;
 	}
 	return rc;
@@ -70,7 +72,7 @@ PTT_EXPORT int sem_destroy(sem_t *s)
 	PTT_REAL_FN(sem_destroy, int (*)(sem_t *), NULL);
 	int rc = real_sem_destroy(s);
 	int saved = errno;
-	ptt_obj_ret(PTT_EV_SEM_DESTROY, s, sem_ret(rc));
+	ptt_obj_ret(PTT_EV_SEM_DESTROY, s, sem_ret(rc), PTT_SITE);
 	errno = saved;
 	return rc;
 }
@@ -85,12 +87,12 @@ PTT_EXPORT int sem_wait(sem_t *s)
 	pthread_testcancel(); /* as glibc's sem_wait does first: the try below is no cancellation point */
 	int rc = real_sem_trywait(s);
 	if (rc != 0) {
-		ptt_obj_only(PTT_EV_SEM_WAIT_REQ, s);
+		ptt_obj_only(PTT_EV_SEM_WAIT_REQ, s, PTT_SITE);
 		errno = saved;
 		rc = real_sem_wait(s);
 	}
 	saved = errno;
-	ptt_obj_ret(PTT_EV_SEM_WAIT, s, sem_ret(rc));
+	ptt_obj_ret(PTT_EV_SEM_WAIT, s, sem_ret(rc), PTT_SITE);
 	errno = saved;
 	return rc;
 }
@@ -100,13 +102,13 @@ PTT_EXPORT int sem_trywait(sem_t *s)
 	PTT_REAL_FN(sem_trywait, int (*)(sem_t *), NULL);
 	int rc = real_sem_trywait(s);
 	int saved = errno;
-	ptt_obj_ret(PTT_EV_SEM_TRYWAIT, s, sem_ret(rc));
+	ptt_obj_ret(PTT_EV_SEM_TRYWAIT, s, sem_ret(rc), PTT_SITE);
 	errno = saved;
 	return rc;
 }
 
 static int timed_sem(sem_t *s, int (*real)(sem_t *, clockid_t, const struct timespec *), clockid_t clk,
-		     const struct timespec *t, int (*treal)(sem_t *, const struct timespec *))
+		     const struct timespec *t, int (*treal)(sem_t *, const struct timespec *), const void *site)
 {
 	PTT_REAL_FN(sem_trywait, int (*)(sem_t *), NULL);
 	int saved = errno;
@@ -118,12 +120,12 @@ static int timed_sem(sem_t *s, int (*real)(sem_t *, clockid_t, const struct time
 		rc = real_sem_trywait(s);
 	}
 	if (rc != 0) {
-		ptt_obj_only(PTT_EV_SEM_WAIT_REQ, s);
+		ptt_obj_only(PTT_EV_SEM_WAIT_REQ, s, site);
 		errno = saved;
 		rc = real ? real(s, clk, t) : treal(s, t);
 	}
 	saved = errno;
-	ptt_obj_ret(PTT_EV_SEM_TIMEDWAIT, s, sem_ret(rc));
+	ptt_obj_ret(PTT_EV_SEM_TIMEDWAIT, s, sem_ret(rc), site);
 	errno = saved;
 	return rc;
 }
@@ -133,7 +135,7 @@ PTT_EXPORT int sem_timedwait(sem_t *s, const struct timespec *t)
 	PTT_REAL_FN(sem_timedwait, int (*)(sem_t *, const struct timespec *), NULL);
 	if (!ptt_on[PTT_EV_SEM_TIMEDWAIT])
 		return real_sem_timedwait(s, t);
-	return timed_sem(s, NULL, 0, t, real_sem_timedwait);
+	return timed_sem(s, NULL, 0, t, real_sem_timedwait, PTT_SITE);
 }
 
 PTT_EXPORT int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *t)
@@ -141,7 +143,7 @@ PTT_EXPORT int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *t)
 	PTT_REAL_FN(sem_clockwait, int (*)(sem_t *, clockid_t, const struct timespec *), NULL);
 	if (!ptt_on[PTT_EV_SEM_TIMEDWAIT])
 		return real_sem_clockwait(s, clk, t);
-	return timed_sem(s, real_sem_clockwait, clk, t, NULL);
+	return timed_sem(s, real_sem_clockwait, clk, t, NULL, PTT_SITE);
 }
 
 /* sem_post is async-signal-safe: a post from a signal handler that interrupts
@@ -163,10 +165,11 @@ PTT_EXPORT int sem_post(sem_t *s)
 	if (__builtin_expect(!real_sem_post, 0))
 		resolve_sem_post(); /* called before the constructors ran */
 	struct ptt_rec rec;
-	if (!ptt_on[PTT_EV_SEM_POST] || ptt_rec_open(&rec, PTT_EV_SEM_POST, 3) != 0)
+	if (!ptt_on[PTT_EV_SEM_POST] || ptt_rec_open(&rec, PTT_EV_SEM_POST, 5) != 0)
 		return real_sem_post(s);
 	ptt_put64(rec.p + PTT_REC_HDR_WORDS, (uint64_t)(uintptr_t)s);
 	rec.p[PTT_REC_HDR_WORDS + 2] = 0;
+	ptt_put64(rec.p + PTT_REC_HDR_WORDS + 3, (uint64_t)(uintptr_t)PTT_SITE);
 	int rc = real_sem_post(s);
 	int saved = errno;
 	rec.p[PTT_REC_HDR_WORDS + 2] = (uint32_t)sem_ret(rc);
@@ -204,7 +207,7 @@ PTT_EXPORT int sem_close(sem_t *s)
 	PTT_REAL_FN(sem_close, int (*)(sem_t *), NULL);
 	int rc = real_sem_close(s);
 	int saved = errno;
-	ptt_obj_ret(PTT_EV_SEM_CLOSE, s, sem_ret(rc));
+	ptt_obj_ret(PTT_EV_SEM_CLOSE, s, sem_ret(rc), PTT_SITE);
 	errno = saved;
 	return rc;
 }
@@ -226,7 +229,7 @@ PTT_EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
 {
 	PTT_REAL_FN(pthread_spin_lock, int (*)(pthread_spinlock_t *), NULL);
 	int ret = real_pthread_spin_lock(l);
-	ptt_obj_ret(PTT_EV_SPIN_LOCK, (const void *)l, ret);
+	ptt_obj_ret(PTT_EV_SPIN_LOCK, (const void *)l, ret, PTT_SITE);
 	return ret;
 }
 
@@ -234,7 +237,7 @@ PTT_EXPORT int pthread_spin_trylock(pthread_spinlock_t *l)
 {
 	PTT_REAL_FN(pthread_spin_trylock, int (*)(pthread_spinlock_t *), NULL);
 	int ret = real_pthread_spin_trylock(l);
-	ptt_obj_ret(PTT_EV_SPIN_TRYLOCK, (const void *)l, ret);
+	ptt_obj_ret(PTT_EV_SPIN_TRYLOCK, (const void *)l, ret, PTT_SITE);
 	return ret;
 }
 
@@ -242,10 +245,11 @@ PTT_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)
 {
 	PTT_REAL_FN(pthread_spin_unlock, int (*)(pthread_spinlock_t *), NULL);
 	struct ptt_rec rec;
-	if (!ptt_on[PTT_EV_SPIN_UNLOCK] || ptt_rec_open(&rec, PTT_EV_SPIN_UNLOCK, 3) != 0)
+	if (!ptt_on[PTT_EV_SPIN_UNLOCK] || ptt_rec_open(&rec, PTT_EV_SPIN_UNLOCK, 5) != 0)
 		return real_pthread_spin_unlock(l);
 	ptt_put64(rec.p + PTT_REC_HDR_WORDS, (uint64_t)(uintptr_t)l);
 	rec.p[PTT_REC_HDR_WORDS + 2] = 0;
+	ptt_put64(rec.p + PTT_REC_HDR_WORDS + 3, (uint64_t)(uintptr_t)PTT_SITE);
 	int ret = real_pthread_spin_unlock(l);
 	rec.p[PTT_REC_HDR_WORDS + 2] = (uint32_t)ret;
 	ptt_rec_close(&rec);

@@ -19,26 +19,29 @@
 
 #define COND_VERSION "GLIBC_2.3.2"
 
-static void cond_mutex_event(unsigned id, const void *c, const void *m, int with_ret, int ret)
+static void cond_mutex_event(unsigned id, const void *c, const void *m, int with_ret, int ret, const void *site)
 {
 	if (!ptt_on[id])
 		return;
-	uint32_t a[5];
+	uint32_t a[7], n = 4;
 	ptt_put64(a, (uint64_t)(uintptr_t)c);
 	ptt_put64(a + 2, (uint64_t)(uintptr_t)m);
-	a[4] = (uint32_t)ret;
-	ptt_emit(id, a, with_ret ? 5 : 4);
+	if (with_ret)
+		a[n++] = (uint32_t)ret;
+	ptt_put64(a + n, (uint64_t)(uintptr_t)site);
+	ptt_emit(id, a, n + 2);
 }
 
 struct wait_ctx {
 	pthread_cond_t *c;
 	pthread_mutex_t *m;
+	const void *site;
 };
 
 static void cancelled_in_wait(void *p)
 {
 	struct wait_ctx *w = p;
-	cond_mutex_event(PTT_EV_COND_WAIT, w->c, w->m, 1, ECANCELED);
+	cond_mutex_event(PTT_EV_COND_WAIT, w->c, w->m, 1, ECANCELED, w->site);
 }
 
 PTT_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
@@ -46,13 +49,13 @@ PTT_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 	PTT_REAL_FN(pthread_cond_wait, int (*)(pthread_cond_t *, pthread_mutex_t *), COND_VERSION);
 	if (!ptt_on[PTT_EV_COND_WAIT])
 		return real_pthread_cond_wait(c, m);
-	struct wait_ctx w = { c, m };
+	struct wait_ctx w = { c, m, PTT_SITE };
 	int ret;
-	cond_mutex_event(PTT_EV_COND_WAIT_REQ, c, m, 0, 0);
+	cond_mutex_event(PTT_EV_COND_WAIT_REQ, c, m, 0, 0, w.site);
 	pthread_cleanup_push(cancelled_in_wait, &w);
 	ret = real_pthread_cond_wait(c, m);
 	pthread_cleanup_pop(0);
-	cond_mutex_event(PTT_EV_COND_WAIT, c, m, 1, ret);
+	cond_mutex_event(PTT_EV_COND_WAIT, c, m, 1, ret, w.site);
 	return ret;
 }
 
@@ -61,13 +64,13 @@ PTT_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, con
 	PTT_REAL_FN(pthread_cond_timedwait, int (*)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *), COND_VERSION);
 	if (!ptt_on[PTT_EV_COND_WAIT])
 		return real_pthread_cond_timedwait(c, m, abstime);
-	struct wait_ctx w = { c, m };
+	struct wait_ctx w = { c, m, PTT_SITE };
 	int ret;
-	cond_mutex_event(PTT_EV_COND_TIMEDWAIT_REQ, c, m, 0, 0);
+	cond_mutex_event(PTT_EV_COND_TIMEDWAIT_REQ, c, m, 0, 0, w.site);
 	pthread_cleanup_push(cancelled_in_wait, &w);
 	ret = real_pthread_cond_timedwait(c, m, abstime);
 	pthread_cleanup_pop(0);
-	cond_mutex_event(PTT_EV_COND_WAIT, c, m, 1, ret);
+	cond_mutex_event(PTT_EV_COND_WAIT, c, m, 1, ret, w.site);
 	return ret;
 }
 
@@ -80,24 +83,25 @@ PTT_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clo
 		ptt_die("cannot resolve pthread_cond_clockwait");
 	if (!ptt_on[PTT_EV_COND_WAIT])
 		return real(c, m, clk, abstime);
-	struct wait_ctx w = { c, m };
+	struct wait_ctx w = { c, m, PTT_SITE };
 	int ret;
-	cond_mutex_event(PTT_EV_COND_TIMEDWAIT_REQ, c, m, 0, 0);
+	cond_mutex_event(PTT_EV_COND_TIMEDWAIT_REQ, c, m, 0, 0, w.site);
 	pthread_cleanup_push(cancelled_in_wait, &w);
 	ret = real(c, m, clk, abstime);
 	pthread_cleanup_pop(0);
-	cond_mutex_event(PTT_EV_COND_WAIT, c, m, 1, ret);
+	cond_mutex_event(PTT_EV_COND_WAIT, c, m, 1, ret, w.site);
 	return ret;
 }
 
 /* signal/broadcast: timestamp first, so a woken waiter's event never precedes it */
-static int wake(unsigned id, pthread_cond_t *c, int (*real)(pthread_cond_t *))
+static int wake(unsigned id, pthread_cond_t *c, int (*real)(pthread_cond_t *), const void *site)
 {
 	struct ptt_rec rec;
-	if (!ptt_on[id] || ptt_rec_open(&rec, id, 3) != 0)
+	if (!ptt_on[id] || ptt_rec_open(&rec, id, 5) != 0)
 		return real(c);
 	ptt_put64(rec.p + PTT_REC_HDR_WORDS, (uint64_t)(uintptr_t)c);
 	rec.p[PTT_REC_HDR_WORDS + 2] = 0;
+	ptt_put64(rec.p + PTT_REC_HDR_WORDS + 3, (uint64_t)(uintptr_t)site);
 	int ret = real(c);
 	rec.p[PTT_REC_HDR_WORDS + 2] = (uint32_t)ret;
 	ptt_rec_close(&rec);
@@ -107,20 +111,20 @@ static int wake(unsigned id, pthread_cond_t *c, int (*real)(pthread_cond_t *))
 PTT_EXPORT int pthread_cond_signal(pthread_cond_t *c)
 {
 	PTT_REAL_FN(pthread_cond_signal, int (*)(pthread_cond_t *), COND_VERSION);
-	return wake(PTT_EV_COND_SIGNAL, c, real_pthread_cond_signal);
+	return wake(PTT_EV_COND_SIGNAL, c, real_pthread_cond_signal, PTT_SITE);
 }
 
 PTT_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 {
 	PTT_REAL_FN(pthread_cond_broadcast, int (*)(pthread_cond_t *), COND_VERSION);
-	return wake(PTT_EV_COND_BROADCAST, c, real_pthread_cond_broadcast);
+	return wake(PTT_EV_COND_BROADCAST, c, real_pthread_cond_broadcast, PTT_SITE);
 }
 
 PTT_EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *attr)
 {
 	PTT_REAL_FN(pthread_cond_init, int (*)(pthread_cond_t *, const pthread_condattr_t *), COND_VERSION);
 	int ret = real_pthread_cond_init(c, attr);
-	ptt_obj_ret(PTT_EV_COND_INIT, c, ret);
+	ptt_obj_ret(PTT_EV_COND_INIT, c, ret, PTT_SITE);
 	return ret;
 }
 
@@ -128,6 +132,6 @@ PTT_EXPORT int pthread_cond_destroy(pthread_cond_t *c)
 {
 	PTT_REAL_FN(pthread_cond_destroy, int (*)(pthread_cond_t *), COND_VERSION);
 	int ret = real_pthread_cond_destroy(c);
-	ptt_obj_ret(PTT_EV_COND_DESTROY, c, ret);
+	ptt_obj_ret(PTT_EV_COND_DESTROY, c, ret, PTT_SITE);
 	return ret;
 }

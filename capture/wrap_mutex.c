@@ -20,10 +20,10 @@ PTT_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 		return ptt_real.pthread_mutex_lock(m);
 	int ret = ptt_real.pthread_mutex_trylock(m);
 	if (ret != 0 && ret != EOWNERDEAD) {
-		ptt_obj_only(PTT_EV_MUTEX_LOCK_REQ, m);
+		ptt_obj_only(PTT_EV_MUTEX_LOCK_REQ, m, PTT_SITE);
 		ret = ptt_real.pthread_mutex_lock(m);
 	}
-	ptt_obj_ret(PTT_EV_MUTEX_LOCK, m, ret);
+	ptt_obj_ret(PTT_EV_MUTEX_LOCK, m, ret, PTT_SITE);
 	return ret;
 }
 
@@ -36,7 +36,7 @@ PTT_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 	}
 	int ret = ptt_real.pthread_mutex_trylock(m);
 	if (ptt_on[PTT_EV_MUTEX_TRYLOCK])
-		ptt_obj_ret(PTT_EV_MUTEX_TRYLOCK, m, ret);
+		ptt_obj_ret(PTT_EV_MUTEX_TRYLOCK, m, ret, PTT_SITE);
 	return ret;
 }
 
@@ -46,10 +46,10 @@ PTT_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec
 		return REAL(pthread_mutex_timedlock)(m, abstime);
 	int ret = ptt_real.pthread_mutex_trylock(m);
 	if (ret != 0 && ret != EOWNERDEAD) {
-		ptt_obj_only(PTT_EV_MUTEX_TIMEDLOCK_REQ, m);
+		ptt_obj_only(PTT_EV_MUTEX_TIMEDLOCK_REQ, m, PTT_SITE);
 		ret = ptt_real.pthread_mutex_timedlock(m, abstime);
 	}
-	ptt_obj_ret(PTT_EV_MUTEX_TIMEDLOCK, m, ret);
+	ptt_obj_ret(PTT_EV_MUTEX_TIMEDLOCK, m, ret, PTT_SITE);
 	return ret;
 }
 
@@ -59,10 +59,10 @@ PTT_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const 
 		return REAL(pthread_mutex_clocklock)(m, clk, abstime);
 	int ret = ptt_bad_timeout(clk, abstime) ? EINVAL : ptt_real.pthread_mutex_trylock(m);
 	if (ret != 0 && ret != EOWNERDEAD) {
-		ptt_obj_only(PTT_EV_MUTEX_TIMEDLOCK_REQ, m);
+		ptt_obj_only(PTT_EV_MUTEX_TIMEDLOCK_REQ, m, PTT_SITE);
 		ret = ptt_real.pthread_mutex_clocklock(m, clk, abstime);
 	}
-	ptt_obj_ret(PTT_EV_MUTEX_TIMEDLOCK, m, ret);
+	ptt_obj_ret(PTT_EV_MUTEX_TIMEDLOCK, m, ret, PTT_SITE);
 	return ret;
 }
 
@@ -74,11 +74,12 @@ PTT_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 			return 0;
 	}
 	struct ptt_rec rec;
-	if (!ptt_on[PTT_EV_MUTEX_UNLOCK] || ptt_rec_open(&rec, PTT_EV_MUTEX_UNLOCK, 3) != 0)
+	if (!ptt_on[PTT_EV_MUTEX_UNLOCK] || ptt_rec_open(&rec, PTT_EV_MUTEX_UNLOCK, 5) != 0)
 		return ptt_real.pthread_mutex_unlock(m);
 	/* the object first: a process killed inside the call leaves a record the recorder can complete */
 	ptt_put64(rec.p + PTT_REC_HDR_WORDS, (uint64_t)(uintptr_t)m);
 	rec.p[PTT_REC_HDR_WORDS + 2] = 0;
+	ptt_put64(rec.p + PTT_REC_HDR_WORDS + 3, (uint64_t)(uintptr_t)PTT_SITE);
 	int ret = ptt_real.pthread_mutex_unlock(m);
 	rec.p[PTT_REC_HDR_WORDS + 2] = (uint32_t)ret;
 	ptt_rec_close(&rec);
@@ -94,11 +95,12 @@ PTT_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t 
 			pthread_mutexattr_gettype(attr, &type);
 			pthread_mutexattr_getrobust(attr, &robust);
 		}
-		uint32_t a[4];
+		uint32_t a[6];
 		ptt_put64(a, (uint64_t)(uintptr_t)m);
 		a[2] = (uint32_t)(type | (robust == PTHREAD_MUTEX_ROBUST ? 0x10 : 0));
 		a[3] = (uint32_t)ret;
-		ptt_emit(PTT_EV_MUTEX_INIT, a, 4);
+		ptt_put64(a + 4, (uint64_t)(uintptr_t)PTT_SITE);
+		ptt_emit(PTT_EV_MUTEX_INIT, a, 6);
 	}
 	return ret;
 }
@@ -107,6 +109,6 @@ PTT_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 {
 	int ret = REAL(pthread_mutex_destroy)(m);
 	if (ptt_on[PTT_EV_MUTEX_DESTROY])
-		ptt_obj_ret(PTT_EV_MUTEX_DESTROY, m, ret);
+		ptt_obj_ret(PTT_EV_MUTEX_DESTROY, m, ret, PTT_SITE);
 	return ret;
 }

@@ -11,16 +11,16 @@
 
 typedef int (*rw_fn)(pthread_rwlock_t *);
 
-static int acquire(pthread_rwlock_t *l, unsigned req, unsigned done, rw_fn try, rw_fn lock)
+static int acquire(pthread_rwlock_t *l, unsigned req, unsigned done, rw_fn try, rw_fn lock, const void *site)
 {
 	if (!ptt_on[done])
 		return lock(l);
 	int ret = try(l);
 	if (ret != 0) {
-		ptt_obj_only(req, l);
+		ptt_obj_only(req, l, site);
 		ret = lock(l);
 	}
-	ptt_obj_ret(done, l, ret);
+	ptt_obj_ret(done, l, ret, site);
 	return ret;
 }
 
@@ -28,21 +28,23 @@ PTT_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
 	PTT_REAL_FN(pthread_rwlock_rdlock, rw_fn, NULL);
 	PTT_REAL_FN(pthread_rwlock_tryrdlock, rw_fn, NULL);
-	return acquire(l, PTT_EV_RWLOCK_RDLOCK_REQ, PTT_EV_RWLOCK_RDLOCK, real_pthread_rwlock_tryrdlock, real_pthread_rwlock_rdlock);
+	return acquire(l, PTT_EV_RWLOCK_RDLOCK_REQ, PTT_EV_RWLOCK_RDLOCK, real_pthread_rwlock_tryrdlock, real_pthread_rwlock_rdlock,
+		       PTT_SITE);
 }
 
 PTT_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
 	PTT_REAL_FN(pthread_rwlock_wrlock, rw_fn, NULL);
 	PTT_REAL_FN(pthread_rwlock_trywrlock, rw_fn, NULL);
-	return acquire(l, PTT_EV_RWLOCK_WRLOCK_REQ, PTT_EV_RWLOCK_WRLOCK, real_pthread_rwlock_trywrlock, real_pthread_rwlock_wrlock);
+	return acquire(l, PTT_EV_RWLOCK_WRLOCK_REQ, PTT_EV_RWLOCK_WRLOCK, real_pthread_rwlock_trywrlock, real_pthread_rwlock_wrlock,
+		       PTT_SITE);
 }
 
 PTT_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
 {
 	PTT_REAL_FN(pthread_rwlock_tryrdlock, rw_fn, NULL);
 	int ret = real_pthread_rwlock_tryrdlock(l);
-	ptt_obj_ret(PTT_EV_RWLOCK_TRYRDLOCK, l, ret);
+	ptt_obj_ret(PTT_EV_RWLOCK_TRYRDLOCK, l, ret, PTT_SITE);
 	return ret;
 }
 
@@ -50,7 +52,7 @@ PTT_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
 {
 	PTT_REAL_FN(pthread_rwlock_trywrlock, rw_fn, NULL);
 	int ret = real_pthread_rwlock_trywrlock(l);
-	ptt_obj_ret(PTT_EV_RWLOCK_TRYWRLOCK, l, ret);
+	ptt_obj_ret(PTT_EV_RWLOCK_TRYWRLOCK, l, ret, PTT_SITE);
 	return ret;
 }
 
@@ -63,10 +65,10 @@ PTT_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
 			return real_##fname call; \
 		int ret = ptt_bad_timeout(clk, t) ? EINVAL : real_##tryfn(l); \
 		if (ret != 0) { \
-			ptt_obj_only(req, l); \
+			ptt_obj_only(req, l, PTT_SITE); \
 			ret = real_##fname call; \
 		} \
-		ptt_obj_ret(done, l, ret); \
+		ptt_obj_ret(done, l, ret, PTT_SITE); \
 		return ret; \
 	}
 
@@ -83,10 +85,11 @@ PTT_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
 	PTT_REAL_FN(pthread_rwlock_unlock, rw_fn, NULL);
 	struct ptt_rec rec;
-	if (!ptt_on[PTT_EV_RWLOCK_UNLOCK] || ptt_rec_open(&rec, PTT_EV_RWLOCK_UNLOCK, 3) != 0)
+	if (!ptt_on[PTT_EV_RWLOCK_UNLOCK] || ptt_rec_open(&rec, PTT_EV_RWLOCK_UNLOCK, 5) != 0)
 		return real_pthread_rwlock_unlock(l);
 	ptt_put64(rec.p + PTT_REC_HDR_WORDS, (uint64_t)(uintptr_t)l);
 	rec.p[PTT_REC_HDR_WORDS + 2] = 0;
+	ptt_put64(rec.p + PTT_REC_HDR_WORDS + 3, (uint64_t)(uintptr_t)PTT_SITE);
 	int ret = real_pthread_rwlock_unlock(l);
 	rec.p[PTT_REC_HDR_WORDS + 2] = (uint32_t)ret;
 	ptt_rec_close(&rec);
@@ -97,7 +100,7 @@ PTT_EXPORT int pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr
 {
 	PTT_REAL_FN(pthread_rwlock_init, int (*)(pthread_rwlock_t *, const pthread_rwlockattr_t *), NULL);
 	int ret = real_pthread_rwlock_init(l, attr);
-	ptt_obj_ret(PTT_EV_RWLOCK_INIT, l, ret);
+	ptt_obj_ret(PTT_EV_RWLOCK_INIT, l, ret, PTT_SITE);
 	return ret;
 }
 
@@ -105,6 +108,6 @@ PTT_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *l)
 {
 	PTT_REAL_FN(pthread_rwlock_destroy, rw_fn, NULL);
 	int ret = real_pthread_rwlock_destroy(l);
-	ptt_obj_ret(PTT_EV_RWLOCK_DESTROY, l, ret);
+	ptt_obj_ret(PTT_EV_RWLOCK_DESTROY, l, ret, PTT_SITE);
 	return ret;
 }

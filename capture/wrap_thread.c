@@ -130,6 +130,7 @@ struct trampoline_arg {
 	void *(*start)(void *);
 	void *arg;
 	uint32_t parent;
+	int c11;  /* start is a C11 thrd_start_t: int (*)(void *) */
 	int busy; /* a pool slot in use (atomic); -1: from malloc */
 };
 
@@ -190,19 +191,25 @@ static void *trampoline(void *p)
 	ptt_emit(PTT_EV_THREAD_BEGIN, a, 5);
 	void *ret;
 	pthread_cleanup_push(end_by_unwind, NULL);
-	ret = ta.start(ta.arg);
+	if (ta.c11) /* as glibc's start_thread does for thrd_create's threads */
+		ret = (void *)(intptr_t)((int (*)(void *))(void *)ta.start)(ta.arg);
+	else
+		ret = ta.start(ta.arg);
 	pthread_cleanup_pop(0);
 	ptt_thread_end(ret, 0);
 	return ret;
 }
 
-PTT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
+/* pthread_create and thrd_create (c11: start is an int (*)(void *)); site: the exported wrapper's
+ * caller; an errno code. */
+int ptt_create_thread(pthread_t *th, const pthread_attr_t *attr, void *(*start)(void *), void *arg, int c11,
+		      const void *site)
 {
-	if (!ptt_on[PTT_EV_THREAD_CREATE])
+	if (!ptt_on[PTT_EV_THREAD_CREATE]) /* not recording (thrd_create checks first) */
 		return REAL(pthread_create)(th, attr, start, arg);
 	struct trampoline_arg *ta = trampoline_arg_get();
 	if (!ta)
-		return REAL(pthread_create)(th, attr, start, arg);
+		return c11 ? EAGAIN : REAL(pthread_create)(th, attr, start, arg);
 	struct ptt_tls *t = &ptt_tls;
 	if (!t->tid) {
 		t->pid = (uint32_t)getpid();
@@ -211,9 +218,10 @@ PTT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(
 	ta->start = start;
 	ta->arg = arg;
 	ta->parent = t->tid;
+	ta->c11 = c11;
 	/* timestamp before the thread exists, so create always precedes begin */
 	struct ptt_rec rec;
-	int open = ptt_rec_open(&rec, PTT_EV_THREAD_CREATE, 6) == 0;
+	int open = ptt_rec_open(&rec, PTT_EV_THREAD_CREATE, 8) == 0;
 	if (open)
 		ptt_defer_begin();
 	int ret = REAL(pthread_create)(th, attr, trampoline, ta);
@@ -225,6 +233,7 @@ PTT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(
 		ptt_put64(w + 2, (uint64_t)(uintptr_t)start);
 		w[4] = ret == 0 ? ptt_peek_tid(*th) : 0;
 		w[5] = (uint32_t)ret;
+		ptt_put64(w + 6, (uint64_t)(uintptr_t)site);
 		uint32_t child = w[4]; /* the ring may be reused once committed */
 		ptt_defer_close(&rec);
 		if (ret == 0 && child)
@@ -233,36 +242,77 @@ PTT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(
 	return ret;
 }
 
-static void join_event(unsigned id, pthread_t th, uint32_t tid, int ret, void *value)
+PTT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
 {
-	uint32_t a[7];
+	return ptt_create_thread(th, attr, start, arg, 0, PTT_SITE);
+}
+
+static void join_event(unsigned id, pthread_t th, uint32_t tid, int ret, void *value, const void *site)
+{
+	uint32_t a[8];
 	ptt_put64(a, (uint64_t)th);
 	a[2] = tid;
 	a[3] = (uint32_t)ret;
 	ptt_put64(a + 4, (uint64_t)(uintptr_t)value);
-	ptt_emit(id, a, 6);
+	ptt_put64(a + 6, (uint64_t)(uintptr_t)site);
+	ptt_emit(id, a, 8);
 }
 
-PTT_EXPORT int pthread_join(pthread_t th, void **retval)
+static void join_req_event(pthread_t th, uint32_t tid, const void *site)
+{
+	if (!ptt_on[PTT_EV_THREAD_JOIN_REQ])
+		return;
+	uint32_t a[5];
+	ptt_put64(a, (uint64_t)th);
+	a[2] = tid;
+	ptt_put64(a + 3, (uint64_t)(uintptr_t)site);
+	ptt_emit(PTT_EV_THREAD_JOIN_REQ, a, 5);
+}
+
+enum join_kind { JOIN_PLAIN, JOIN_TIMED, JOIN_CLOCK };
+
+static int real_join(enum join_kind kind, pthread_t th, void **value, clockid_t clk, const struct timespec *abstime)
+{
+	switch (kind) {
+	case JOIN_TIMED: return REAL(pthread_timedjoin_np)(th, value, abstime);
+	case JOIN_CLOCK: return REAL(pthread_clockjoin_np)(th, value, clk, abstime);
+	default: return REAL(pthread_join)(th, value);
+	}
+}
+
+/* A blocking join, with or without a time limit: join_req, then thread_join with the outcome. */
+static int traced_join(enum join_kind kind, pthread_t th, void **retval, clockid_t clk, const struct timespec *abstime,
+		       const void *site)
 {
 	if (!ptt_on[PTT_EV_THREAD_JOIN])
-		return REAL(pthread_join)(th, retval);
+		return real_join(kind, th, retval, clk, abstime);
 	uint32_t tid = ptt_handle_tid(th);
-	if (ptt_on[PTT_EV_THREAD_JOIN_REQ]) {
-		uint32_t a[3];
-		ptt_put64(a, (uint64_t)th);
-		a[2] = tid;
-		ptt_emit(PTT_EV_THREAD_JOIN_REQ, a, 3);
-	}
+	join_req_event(th, tid, site);
 	void *value = NULL;
-	int ret = REAL(pthread_join)(th, &value);
+	int ret = real_join(kind, th, &value, clk, abstime);
 	if (ret == 0) {
 		ptt_handle_forget(th);
 		if (retval)
 			*retval = value;
 	}
-	join_event(PTT_EV_THREAD_JOIN, th, tid, ret, value);
+	join_event(PTT_EV_THREAD_JOIN, th, tid, ret, value, site);
 	return ret;
+}
+
+PTT_EXPORT int pthread_join(pthread_t th, void **retval)
+{
+	return traced_join(JOIN_PLAIN, th, retval, CLOCK_REALTIME, NULL, PTT_SITE);
+}
+
+PTT_EXPORT int pthread_timedjoin_np(pthread_t th, void **retval, const struct timespec *abstime)
+{
+	return traced_join(JOIN_TIMED, th, retval, CLOCK_REALTIME, abstime, PTT_SITE);
+}
+
+/* glibc 2.34+: a join timed on a chosen clock, the same events as the timed join */
+PTT_EXPORT int pthread_clockjoin_np(pthread_t th, void **retval, clockid_t clk, const struct timespec *abstime)
+{
+	return traced_join(JOIN_CLOCK, th, retval, clk, abstime, PTT_SITE);
 }
 
 PTT_EXPORT int pthread_tryjoin_np(pthread_t th, void **retval)
@@ -277,29 +327,7 @@ PTT_EXPORT int pthread_tryjoin_np(pthread_t th, void **retval)
 		if (retval)
 			*retval = value;
 	}
-	join_event(PTT_EV_THREAD_TRYJOIN, th, tid, ret, value);
-	return ret;
-}
-
-PTT_EXPORT int pthread_timedjoin_np(pthread_t th, void **retval, const struct timespec *abstime)
-{
-	if (!ptt_on[PTT_EV_THREAD_JOIN])
-		return REAL(pthread_timedjoin_np)(th, retval, abstime);
-	uint32_t tid = ptt_handle_tid(th);
-	if (ptt_on[PTT_EV_THREAD_JOIN_REQ]) {
-		uint32_t a[3];
-		ptt_put64(a, (uint64_t)th);
-		a[2] = tid;
-		ptt_emit(PTT_EV_THREAD_JOIN_REQ, a, 3);
-	}
-	void *value = NULL;
-	int ret = REAL(pthread_timedjoin_np)(th, &value, abstime);
-	if (ret == 0) {
-		ptt_handle_forget(th);
-		if (retval)
-			*retval = value;
-	}
-	join_event(PTT_EV_THREAD_JOIN, th, tid, ret, value);
+	join_event(PTT_EV_THREAD_TRYJOIN, th, tid, ret, value, PTT_SITE);
 	return ret;
 }
 
@@ -309,11 +337,12 @@ PTT_EXPORT int pthread_detach(pthread_t th)
 		return REAL(pthread_detach)(th);
 	uint32_t tid = ptt_handle_tid(th);
 	int ret = REAL(pthread_detach)(th);
-	uint32_t a[4];
+	uint32_t a[6];
 	ptt_put64(a, (uint64_t)th);
 	a[2] = tid;
 	a[3] = (uint32_t)ret;
-	ptt_emit(PTT_EV_THREAD_DETACH, a, 4);
+	ptt_put64(a + 4, (uint64_t)(uintptr_t)PTT_SITE);
+	ptt_emit(PTT_EV_THREAD_DETACH, a, 6);
 	return ret;
 }
 
@@ -321,12 +350,13 @@ PTT_EXPORT int pthread_cancel(pthread_t th)
 {
 	struct ptt_rec rec;
 	/* stamped before the cancel: the target may end before pthread_cancel returns */
-	if (!ptt_on[PTT_EV_THREAD_CANCEL] || ptt_rec_open(&rec, PTT_EV_THREAD_CANCEL, 4) != 0)
+	if (!ptt_on[PTT_EV_THREAD_CANCEL] || ptt_rec_open(&rec, PTT_EV_THREAD_CANCEL, 6) != 0)
 		return REAL(pthread_cancel)(th);
 	uint32_t *w = rec.p + PTT_REC_HDR_WORDS;
 	ptt_put64(w, (uint64_t)th);
 	w[2] = ptt_handle_tid(th);
 	w[3] = 0;
+	ptt_put64(w + 4, (uint64_t)(uintptr_t)PTT_SITE);
 	if (pthread_equal(th, pthread_self())) {
 		/* with asynchronous cancellation the call does not return: commit first */
 		ptt_rec_close(&rec);

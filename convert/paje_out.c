@@ -1,8 +1,10 @@
 /* paje_out.c - the Paje header, times and names. */
 #include <inttypes.h>
+#include <string.h>
 
 #include "model.h"
 #include "paje_out.h"
+#include "symbols.h"
 
 static const char *const header =
 	"%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n"
@@ -36,30 +38,47 @@ static const char *const header =
 	"4 L_post CT_Process CT_Thread CT_Thread \"Semaphore post\"\n"
 	"4 L_join CT_Process CT_Thread CT_Thread \"Thread join\"\n";
 
-/* with per-object containers: one container type per kind, with the variables that mean something for it */
+/*
+ * With per-object containers: under each process, after its threads, one
+ * container "objects" holding one container per kind ("mutexes", ...)
+ * holding a container per object, with the variables that mean something
+ * for its kind.  ViTE draws containers in the order they are created:
+ * ptt-paje creates them in that order.
+ */
 static const char *const object_header =
-	"0 CT_Mutex CT_Process \"Mutex\"\n"
-	"0 CT_RWLock CT_Process \"Read-write lock\"\n"
-	"0 CT_Spin CT_Process \"Spinlock\"\n"
-	"0 CT_Cond CT_Process \"Condition variable\"\n"
-	"0 CT_Barrier CT_Process \"Barrier\"\n"
-	"0 CT_Sem CT_Process \"Semaphore\"\n"
-	"3 V_MHold CT_Mutex \"Mutex holders\" \"0.1 0.8 0.1\"\n"
-	"3 V_MWait CT_Mutex \"Mutex waiters\" \"1.0 0.1 0.1\"\n"
-	"3 V_RHold CT_RWLock \"Read-write lock holders\" \"0.4 0.9 0.7\"\n"
-	"3 V_RWait CT_RWLock \"Read-write lock waiters\" \"0.8 0.1 0.4\"\n"
-	"3 V_PHold CT_Spin \"Spinlock holders\" \"0.5 0.3 0.1\"\n"
-	"3 V_CWait CT_Cond \"Condition waiters\" \"1.0 0.6 0.0\"\n"
-	"3 V_BWait CT_Barrier \"Barrier waiters\" \"0.6 0.2 0.8\"\n"
-	"3 V_SWait CT_Sem \"Semaphore waiters\" \"0.9 0.9 0.1\"\n";
+	"0 CT_Objects CT_Process \"Objects\"\n"
+	"0 CT_Mutexes CT_Objects \"Mutexes\"\n"
+	"0 CT_RWLocks CT_Objects \"Read-write locks\"\n"
+	"0 CT_Spins CT_Objects \"Spinlocks\"\n"
+	"0 CT_Conds CT_Objects \"Condition variables\"\n"
+	"0 CT_Barriers CT_Objects \"Barriers\"\n"
+	"0 CT_Sems CT_Objects \"Semaphores\"\n"
+	"0 CT_Mutex CT_Mutexes \"Mutex\"\n"
+	"0 CT_RWLock CT_RWLocks \"Read-write lock\"\n"
+	"0 CT_Spin CT_Spins \"Spinlock\"\n"
+	"0 CT_Cond CT_Conds \"Condition variable\"\n"
+	"0 CT_Barrier CT_Barriers \"Barrier\"\n"
+	"0 CT_Sem CT_Sems \"Semaphore\"\n"
+	"3 V_MHold CT_Mutex \"Mutex holders\" \"0.17 0.63 0.17\"\n"
+	"3 V_MWait CT_Mutex \"Mutex waiters\" \"0.84 0.15 0.16\"\n"
+	"3 V_RHold CT_RWLock \"Read-write lock holders\" \"0.60 0.87 0.54\"\n"
+	"3 V_RWait CT_RWLock \"Read-write lock waiters\" \"0.89 0.47 0.76\"\n"
+	"3 V_PHold CT_Spin \"Spinlock holders\" \"0.55 0.34 0.29\"\n"
+	"3 V_CWait CT_Cond \"Condition waiters\" \"1.00 0.50 0.05\"\n"
+	"3 V_BWait CT_Barrier \"Barrier waiters\" \"0.58 0.40 0.74\"\n"
+	"3 V_SWait CT_Sem \"Semaphore waiters\" \"0.74 0.74 0.13\"\n";
 
 const char *const paje_object_type[PTT_CLASS_COUNT] = {
 	[PTT_CLASS_MUTEX] = "CT_Mutex", [PTT_CLASS_RWLOCK] = "CT_RWLock", [PTT_CLASS_SPIN] = "CT_Spin",
 	[PTT_CLASS_COND] = "CT_Cond", [PTT_CLASS_BARRIER] = "CT_Barrier", [PTT_CLASS_SEM] = "CT_Sem",
 };
-const char *const paje_object_kind[PTT_CLASS_COUNT] = {
-	[PTT_CLASS_MUTEX] = "mutex", [PTT_CLASS_RWLOCK] = "rwlock", [PTT_CLASS_SPIN] = "spinlock",
-	[PTT_CLASS_COND] = "cond", [PTT_CLASS_BARRIER] = "barrier", [PTT_CLASS_SEM] = "semaphore",
+const char *const paje_group_type[PTT_CLASS_COUNT] = {
+	[PTT_CLASS_MUTEX] = "CT_Mutexes", [PTT_CLASS_RWLOCK] = "CT_RWLocks", [PTT_CLASS_SPIN] = "CT_Spins",
+	[PTT_CLASS_COND] = "CT_Conds", [PTT_CLASS_BARRIER] = "CT_Barriers", [PTT_CLASS_SEM] = "CT_Sems",
+};
+const char *const paje_group_name[PTT_CLASS_COUNT] = {
+	[PTT_CLASS_MUTEX] = "mutexes", [PTT_CLASS_RWLOCK] = "rwlocks", [PTT_CLASS_SPIN] = "spinlocks",
+	[PTT_CLASS_COND] = "condition variables", [PTT_CLASS_BARRIER] = "barriers", [PTT_CLASS_SEM] = "semaphores",
 };
 const char *const paje_holders_var[PTT_CLASS_COUNT] = {
 	[PTT_CLASS_MUTEX] = "V_MHold", [PTT_CLASS_RWLOCK] = "V_RHold", [PTT_CLASS_SPIN] = "V_PHold",
@@ -69,19 +88,49 @@ const char *const paje_waiters_var[PTT_CLASS_COUNT] = {
 	[PTT_CLASS_BARRIER] = "V_BWait", [PTT_CLASS_SEM] = "V_SWait",
 };
 
-static const char *const colors[MS_COUNT] = {
-	"0.3 0.5 1.0", "1.0 0.1 0.1", "0.1 0.8 0.1", "1.0 0.6 0.0", "0.6 0.2 0.8", "0.6 0.6 0.6",
-	"0.9 0.9 0.1", "0.9 0.4 0.5", "0.8 0.1 0.4", "0.4 0.9 0.7", "0.0 0.5 0.3", "0.5 0.3 0.1",
-	"0.7 0.7 0.2", "0.8 0.8 0.8",
+/*
+ * The colour of each state, by the state model's key, so that a state keeps
+ * its colour whatever the order or number of states: blue running, warm
+ * colours for waits (red: mutex, orange: condition, purple: barrier, pinks:
+ * read-write locks, olive: semaphore), greens for holding, grey for joins
+ * and waits on something else.  From the Tableau 10 and 20 palettes, which
+ * stay apart on screen and in print.
+ */
+static const struct { const char *key, *rgb; } state_colours[] = {
+	{ "running", "0.12 0.47 0.71" },
+	{ "blocked_mutex", "0.84 0.15 0.16" },
+	{ "holding_mutex", "0.17 0.63 0.17" },
+	{ "cond_wait", "1.00 0.50 0.05" },
+	{ "barrier_wait", "0.58 0.40 0.74" },
+	{ "join", "0.50 0.50 0.50" },
+	{ "sem_wait", "0.74 0.74 0.13" },
+	{ "rwlock_read_wait", "0.97 0.71 0.82" },
+	{ "rwlock_write_wait", "0.89 0.47 0.76" },
+	{ "rwlock_read_hold", "0.60 0.87 0.54" },
+	{ "rwlock_write_hold", "0.09 0.75 0.81" },
+	{ "spin_hold", "0.55 0.34 0.29" },
+	{ "sem_hold", "0.30 0.50 0.30" },
+	{ "other_wait", "0.78 0.78 0.78" },
 };
+
+const char *paje_state_colour(unsigned state)
+{
+	for (size_t i = 0; i < sizeof state_colours / sizeof state_colours[0]; i++)
+		if (strcmp(state_colours[i].key, mstate_key[state]) == 0)
+			return state_colours[i].rgb;
+	return "0.78 0.78 0.78"; /* a state this table does not know yet: neutral, never mistaken for running */
+}
 
 void paje_header(FILE *out, int objects)
 {
 	fputs(header, out);
 	if (objects)
 		fputs(object_header, out);
-	for (unsigned s = 0; s < MS_COUNT; s++)
-		fprintf(out, "5 %s ST_Thread \"%s\" \"%s\"\n", mstate_alias[s], mstate_name[s], colors[s]);
+	for (unsigned s = 0; s < MS_COUNT; s++) {
+		fprintf(out, "5 %s ST_Thread ", mstate_alias[s]);
+		paje_name(out, mstate_name[s]);
+		fprintf(out, " \"%s\"\n", paje_state_colour(s));
+	}
 }
 
 
@@ -93,10 +142,10 @@ void paje_time(FILE *out, uint64_t ns)
 
 void paje_name(FILE *out, const char *name)
 {
+	char buf[PTT_MAX_STR * 2];
 	putc('"', out);
 	if (!name || !*name)
 		name = "?";
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		putc(*p < 0x20 || *p == 0x7f || *p == '"' || *p == '\'' || *p == '#' || *p == '\\' ? '_' : *p, out);
+	fputs(ptt_name_escape(name, PTT_ESC_PAJE, buf, sizeof buf), out);
 	putc('"', out);
 }

@@ -7,12 +7,16 @@
 
 /* The header: event definitions and the type hierarchy Program > Process > Thread (> objects too). */
 void paje_header(FILE *out, int objects);
-/* Per class of object (PTT_CLASS_MUTEX .. PTT_CLASS_SPIN): container type, kind shown in names,
+/* Per class of object (PTT_CLASS_MUTEX .. PTT_CLASS_SPIN): container type,
  * and the holders and waiters variables (NULL where the kind has none). */
 extern const char *const paje_object_type[];
-extern const char *const paje_object_kind[];
+/* the container type and name grouping the objects of a kind ("mutexes", ...) */
+extern const char *const paje_group_type[];
+extern const char *const paje_group_name[];
 extern const char *const paje_holders_var[];
 extern const char *const paje_waiters_var[];
+/* "R G B" of a state of the model (enum mstate), the same in every trace */
+const char *paje_state_colour(unsigned state);
 /* "SECONDS.NNNNNNNNN" */
 void paje_time(FILE *out, uint64_t ns);
 /*
@@ -26,7 +30,7 @@ static inline char *paje_put(char *p, const char *s)
 		*p++ = *s++;
 	return p;
 }
-/* A display name, always quoted, never empty, with " ' # \ and control characters replaced. */
+/* A display name, always quoted, never empty, escaped by ptt_name_escape(PTT_ESC_PAJE): " ' # \ and control characters and & < > replaced. */
 void paje_name(FILE *out, const char *name);
 
 enum paje_event_id {

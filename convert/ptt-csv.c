@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "model.h"
+#include "symbols.h"
 
 /* RFC 4180: quote when needed, double the quotes inside. */
 static void field(FILE *out, const char *s)
@@ -53,7 +54,7 @@ static char *put_str(char *p, const char *s)
 
 /* One row, built in a buffer (printf was most of the time): the arguments
  * as name=value;... are one field, quoted as a whole when needed. */
-static void event_row(FILE *out, const struct ptt_event *ev, const struct ptt_names *names)
+static void event_row(FILE *out, const struct ptt_event *ev, const struct ptt_names *names, struct ptt_syms *syms)
 {
 	const struct ptt_type *t = ev->type;
 	const char *tname = ptt_names_thread(names, ev->tid);
@@ -102,6 +103,11 @@ static void event_row(FILE *out, const struct ptt_event *ev, const struct ptt_na
 	p = put_field(p, oname ? oname : "");
 	*p++ = ',';
 	p = put_field(p, args);
+	*p++ = ',';
+	const struct ptt_sym *site = ptt_syms_site(syms, ev);
+	p = put_field(p, site ? site->where : "");
+	*p++ = ',';
+	p = put_field(p, site && site->line ? site->line : "");
 	*p++ = '\n';
 	fwrite(line, 1, (size_t)(p - line), out);
 }
@@ -148,7 +154,8 @@ static void usage(void)
 	       "  -h, --help        show this help and exit\n"
 	       "      --version     show the version and exit\n"
 	       "\n"
-	       "Event columns: time_ns,time_s,pid,tid,thread_name,source,event,class,object,object_name,args\n"
+	       "Event columns: time_ns,time_s,pid,tid,thread_name,source,event,class,object,object_name,args,site,site_line\n"
+	       "  (site: the call site as function+offset (module), or module+offset; site_line: file:line)\n"
 	       "State columns: pid,tid,thread_name,state,object,object_name,start_ns,end_ns,duration_ns,complete\n"
 	       "Exit status: 0 success, 1 damaged input, 2 usage error or unreadable input.\n");
 }
@@ -175,21 +182,24 @@ int main(int argc, char **argv)
 		return 2;
 	in.ordered = states; /* intervals are differences of times; event rows stay as read */
 	struct ptt_names *names = ptt_names_new();
+	struct ptt_syms *syms = states ? NULL : ptt_syms_new();
 	struct states st = { stdout, names, 1 };
 	struct model_ops ops = { .ctx = &st, .thread_end = end_row, .state = state_row };
 	struct model *m = states ? model_new(&ops) : NULL;
 	if (states)
 		puts("pid,tid,thread_name,state,object,object_name,start_ns,end_ns,duration_ns,complete");
 	else
-		puts("time_ns,time_s,pid,tid,thread_name,source,event,class,object,object_name,args");
+		puts("time_ns,time_s,pid,tid,thread_name,source,event,class,object,object_name,args,site,site_line");
 	static struct ptt_event ev;
 	uint64_t last = 0;
-	while (names && (!states || m) && cli_next(&in, &ev) > 0) {
+	while (names && (states ? m != NULL : syms != NULL) && cli_next(&in, &ev) > 0) {
 		ptt_names_update(names, &ev);
-		if (states)
+		if (states) {
 			model_event(m, &ev);
-		else
-			event_row(stdout, &ev, names);
+		} else {
+			ptt_syms_update(syms, &ev);
+			event_row(stdout, &ev, names, syms);
+		}
 		last = ev.ns;
 	}
 	if (m) {
@@ -198,6 +208,7 @@ int main(int argc, char **argv)
 		model_free(m);
 	}
 	ptt_names_free(names);
+	ptt_syms_free(syms);
 	int damaged = cli_close(&in);
 	int out = cli_finish_output("ptt-csv");
 	return damaged || out ? 1 : 0;

@@ -12,6 +12,7 @@
 #include "human.h"
 #include "model.h"
 #include "summary.h"
+#include "symbols.h"
 
 enum mode { MODE_TEXT, MODE_HUMAN, MODE_INFO, MODE_CHECK };
 
@@ -20,8 +21,10 @@ static void usage(void)
 	printf("Usage: ptt-dump [OPTION]... [FILE|-]...\n"
 	       "Decode a ptt trace (binary or text, from FILE or stdin) to text on stdout.\n"
 	       "Several FILEs are read in order as one trace (the files of ptt-record -m).\n"
+	       "Call sites are symbolised (function+offset (module) at file:line) after a '#'.\n"
 	       "\n"
-	       "  -H, --human       one sentence per event (\"thread 42 waits for mutex queue_lock\")\n"
+	       "  -H, --human       one sentence per event, saying where (\"thread 42 waits for mutex\n"
+	       "                    queue_lock at queue.c:42 in queue_push\")\n"
 	       "  -c, --check       verify checksums, structure and time order, and replay the trace for\n"
 	       "                    impossible histories (two holders of a lock, ...); print counts\n"
 	       "  -i, --info        print the header, duration, per-thread and per-event counts, lost events\n"
@@ -61,24 +64,30 @@ int main(int argc, char **argv)
 	struct ptt_sink *sink = NULL;
 	struct ptt_names *names = ptt_names_new();
 	struct summary *sum = summary_new();
+	struct ptt_syms *syms = ptt_syms_new();
 	struct fidelity *fid = mode == MODE_CHECK ? fidelity_new() : NULL;
 	static const struct model_ops no_ops = { 0 };
 	struct model *model = mode == MODE_HUMAN ? model_new(&no_ops) : NULL; /* who holds what, for --human */
 	static struct ptt_event ev;
 	static char line[PTT_MAX_STR * 4 + 1024];
-	int failed = !names || !sum || (mode == MODE_HUMAN && !model);
-	if (mode == MODE_TEXT && !no_header)
+	int failed = !names || !sum || !syms || (mode == MODE_HUMAN && !model);
+	if (mode == MODE_TEXT && !no_header && !failed) {
 		failed |= ptt_sink_open(&sink, stdout, PTT_FORM_TEXT, 0) != 0;
+		if (sink)
+			ptt_sink_set_note(sink, ptt_syms_note, syms);
+	}
 	int first = 1;
 	while (!failed && cli_next(&in, &ev) > 0) {
 		if (first && fid) { /* the header is read by now: a later part of a rotated recording? */
 			const char *part = ptt_reader_meta(in.r, "part");
 			uint64_t from = 0, to = 0;
-			if ((part && atoi(part) > 1) || cli_window(in.r, &from, &to)) /* a window starts mid-run too */
+			if ((part && atoi(part) > 1) || ptt_reader_meta(in.r, "flight") || /* or a flight recording */
+			    cli_window(in.r, &from, &to)) /* or a window */
 				fidelity_starts_mid_run(fid);
 		}
 		first = 0;
 		ptt_names_update(names, &ev);
+		ptt_syms_update(syms, &ev);
 		summary_add(sum, &ev);
 		if (fid && fidelity_add(fid, &ev, names, line, sizeof line) && fidelity_violations(fid) <= 20)
 			printf("violation: %s\n", line);
@@ -86,11 +95,18 @@ int main(int argc, char **argv)
 			failed |= ptt_sink_event(sink, in.r, &ev) != 0;
 		} else if (mode == MODE_TEXT) {
 			size_t len = ptt_text_format_event(&ev, line, sizeof line);
+			size_t k = ptt_syms_note(syms, &ev, line + len + 4, sizeof line - len - 5);
+			if (k) {
+				memcpy(line + len, "  # ", 4);
+				len += 4 + k;
+			}
 			line[len++] = '\n';
 			fwrite(line, 1, len, stdout);
 		} else if (mode == MODE_HUMAN) {
 			human_sentence(&ev, names, model, line, sizeof line);
 			model_event(model, &ev);
+			size_t len = strlen(line);
+			ptt_syms_site_phrase(syms, &ev, line + len, sizeof line - len);
 			puts(line);
 		}
 		if (ferror(stdout))
@@ -108,6 +124,7 @@ int main(int argc, char **argv)
 	model_free(model);
 	summary_free(sum);
 	ptt_names_free(names);
+	ptt_syms_free(syms);
 	int damaged = cli_close(&in);
 	int out = cli_finish_output("ptt-dump");
 	return damaged || bad || out || failed ? 1 : 0;

@@ -10,19 +10,54 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "entity_name.h"
 #include "model.h"
 #include "paje_out.h"
+#include "pmap.h"
+#include "symbols.h"
+
+/* objects shown by --objects unless told otherwise: enough to see the contention, few enough to read */
+#define PAJE_OBJECTS_DEFAULT 10
+
+/* What the first pass learns of an object (all incarnations at one address in one process). */
+struct obj_stat {
+	uint64_t key;
+	uint64_t waits;     /* times a thread began to wait on it */
+	uint64_t changes;   /* changes of its holders and waiters */
+	uint32_t waiters;   /* now, to see a wait begin */
+	uint32_t p_serial;  /* its process */
+	uint8_t cls;        /* its kind (the last, if the address was reused as another) */
+	int shown;
+};
 
 struct paje {
 	FILE *out;
-	struct ptt_names *names;
+	struct ptt_syms *syms; /* names and symbols, learnt by a first pass */
 	int program_created;
 	uint64_t last_ns, links;
+	int objects;            /* draw object containers */
+	long max_objects;       /* the most contended shown; 0: all */
+	struct pmap stats;      /* pmap_obj_key -> struct obj_stat, from the first pass */
+	/*
+	 * With objects, every thread's container is created with its process,
+	 * so that threads come first and the objects after them (ViTE draws
+	 * containers in creation order).  The first pass runs the same model on
+	 * the same events, so a thread has the same serial in both passes:
+	 */
+	struct pmap early;      /* process serial -> struct serials, its threads in creation order */
+	struct pmap unclaimed;  /* thread serial -> tid, created early and not begun yet in this pass */
+	struct pmap kinds;      /* process serial -> 1 + bit mask of the kinds of its objects shown */
+};
+
+struct serials {
+	uint32_t n, cap;
+	uint32_t s[];
 };
 
 static void line_start(struct paje *pj, int id, uint64_t ns)
@@ -61,12 +96,55 @@ static void program(struct paje *pj, uint64_t ns)
 	fputs(" C_prog CT_Program 0 \"Program\"\n", pj->out);
 }
 
+static void thread_container(struct paje *pj, uint32_t serial, uint32_t pid, uint32_t tid, uint32_t p_serial, uint64_t ns)
+{
+	char name[PTT_MAX_STR + 32];
+	entity_thread_name(name, sizeof name, pj->syms, pid, tid);
+	line_start(pj, PJ_CREATE_CONTAINER, ns);
+	fprintf(pj->out, " T%" PRIu32 " CT_Thread P%" PRIu32 " ", serial, p_serial);
+	paje_name(pj->out, name);
+	putc('\n', pj->out);
+}
+
+/*
+ * Under a process, after its threads: "objects" (G), holding one container
+ * per kind (K), holding the objects.  p->user has bit 0 set once "objects"
+ * exists and bit 1 + cls once the kind cls has its container.
+ */
+static void object_group(struct paje *pj, struct mprocess *p, unsigned cls, uint64_t ns)
+{
+	uintptr_t made = (uintptr_t)p->user;
+	if (!(made & 1)) {
+		line_start(pj, PJ_CREATE_CONTAINER, ns);
+		fprintf(pj->out, " G%" PRIu32 " CT_Objects P%" PRIu32 " \"objects\"\n", p->serial, p->serial);
+		made |= 1;
+	}
+	if (!(made & (uintptr_t)2 << cls)) {
+		line_start(pj, PJ_CREATE_CONTAINER, ns);
+		fprintf(pj->out, " K%" PRIu32 "_%u %s G%" PRIu32 " \"%s\"\n", p->serial, cls, paje_group_type[cls], p->serial,
+			paje_group_name[cls]);
+		made |= (uintptr_t)2 << cls;
+	}
+	p->user = (void *)made;
+}
+
+/* The kind containers of p's objects shown (as the first pass found them), locks first. */
+static void object_groups(struct paje *pj, struct mprocess *p, uint64_t ns)
+{
+	static const unsigned order[] = { PTT_CLASS_MUTEX, PTT_CLASS_RWLOCK, PTT_CLASS_SPIN,
+					  PTT_CLASS_COND, PTT_CLASS_BARRIER, PTT_CLASS_SEM };
+	uintptr_t mask = (uintptr_t)pmap_get(&pj->kinds, p->serial);
+	for (size_t i = 0; mask && i < sizeof order / sizeof order[0]; i++)
+		if (mask & (uintptr_t)2 << order[i])
+			object_group(pj, p, order[i], ns);
+}
+
 static void on_process_begin(void *ctx, struct mprocess *p, uint64_t ns)
 {
 	struct paje *pj = ctx;
-	char name[64];
+	char name[PTT_MAX_STR + 32];
 	program(pj, ns);
-	snprintf(name, sizeof name, "process %" PRIu32, p->pid);
+	entity_process_name(name, sizeof name, pj->syms, p->pid);
 	fprintf(pj->out, "%d ", PJ_CREATE_CONTAINER);
 	paje_time(pj->out, ns);
 	fprintf(pj->out, " P%" PRIu32 " CT_Process C_prog ", p->serial);
@@ -74,11 +152,34 @@ static void on_process_begin(void *ctx, struct mprocess *p, uint64_t ns)
 	fprintf(pj->out, "\n%d ", PJ_SET_VARIABLE);
 	paje_time(pj->out, ns);
 	fprintf(pj->out, " V_Threads P%" PRIu32 " 0\n", p->serial);
+	const struct serials *early = pmap_get(&pj->early, p->serial);
+	for (uint32_t i = 0; early && i < early->n; i++) {
+		uint32_t tid = (uint32_t)(uintptr_t)pmap_get(&pj->unclaimed, early->s[i]);
+		if (tid)
+			thread_container(pj, early->s[i], p->pid, tid, p->serial, ns);
+	}
+	object_groups(pj, p, ns);
 }
 
 static void on_process_end(void *ctx, struct mprocess *p, uint64_t ns)
 {
 	struct paje *pj = ctx;
+	const struct serials *early = pmap_get(&pj->early, p->serial);
+	for (uint32_t i = 0; early && i < early->n; i++)
+		if (pmap_get(&pj->unclaimed, early->s[i])) { /* created early, never begun in this pass */
+			line_start(pj, PJ_DESTROY_CONTAINER, ns);
+			fprintf(pj->out, " CT_Thread T%" PRIu32 "\n", early->s[i]);
+		}
+	uintptr_t made = (uintptr_t)p->user;
+	for (unsigned cls = 0; cls < PTT_CLASS_COUNT; cls++)
+		if (made & (uintptr_t)2 << cls) { /* after the objects, before the process */
+			line_start(pj, PJ_DESTROY_CONTAINER, ns);
+			fprintf(pj->out, " %s K%" PRIu32 "_%u\n", paje_group_type[cls], p->serial, cls);
+		}
+	if (made & 1) {
+		line_start(pj, PJ_DESTROY_CONTAINER, ns);
+		fprintf(pj->out, " CT_Objects G%" PRIu32 "\n", p->serial);
+	}
 	fprintf(pj->out, "%d ", PJ_DESTROY_CONTAINER);
 	paje_time(pj->out, ns);
 	fprintf(pj->out, " CT_Process P%" PRIu32 "\n", p->serial);
@@ -87,18 +188,12 @@ static void on_process_end(void *ctx, struct mprocess *p, uint64_t ns)
 static void on_thread_begin(void *ctx, struct mthread *t, struct mprocess *p, uint64_t ns)
 {
 	struct paje *pj = ctx;
-	char name[128];
-	const char *given = ptt_names_thread(pj->names, t->tid);
-	if (given)
-		snprintf(name, sizeof name, "%" PRIu32 " %s", t->tid, given);
-	else
-		snprintf(name, sizeof name, "%" PRIu32, t->tid);
 	t->user = p;
-	fprintf(pj->out, "%d ", PJ_CREATE_CONTAINER);
-	paje_time(pj->out, ns);
-	fprintf(pj->out, " T%" PRIu32 " CT_Thread P%" PRIu32 " ", t->serial, p->serial);
-	paje_name(pj->out, name);
-	fprintf(pj->out, "\n%d ", PJ_ADD_VARIABLE);
+	if ((uint32_t)(uintptr_t)pmap_get(&pj->unclaimed, t->serial) == t->tid && t->tid)
+		pmap_del(&pj->unclaimed, t->serial);
+	else
+		thread_container(pj, t->serial, t->pid, t->tid, p->serial, ns);
+	fprintf(pj->out, "%d ", PJ_ADD_VARIABLE);
 	paje_time(pj->out, ns);
 	fprintf(pj->out, " V_Threads P%" PRIu32 " 1\n%d ", p->serial, PJ_SET_STATE);
 	paje_time(pj->out, ns);
@@ -171,17 +266,19 @@ static void set_count(struct paje *pj, const struct mobject *o, const char *var,
 	emit(pj, line, field(p, " ", n));
 }
 
+/* An object gets a container when it is among those shown (o->user set), in the container of its kind. */
 static void on_object_begin(void *ctx, struct mobject *o, struct mprocess *p, uint64_t ns)
 {
 	struct paje *pj = ctx;
 	char name[PTT_MAX_STR + 32];
-	const char *given = ptt_names_object(pj->names, o->addr);
-	if (given)
-		snprintf(name, sizeof name, "%s %s", paje_object_kind[o->cls], given);
-	else
-		snprintf(name, sizeof name, "%s 0x%" PRIx64, paje_object_kind[o->cls], o->addr);
+	const struct obj_stat *st = pmap_get(&pj->stats, pmap_obj_key(o->pid, o->addr));
+	o->user = pj->max_objects == 0 || (st && st->shown) ? pj : NULL;
+	if (!o->user)
+		return;
+	object_group(pj, p, o->cls, ns);
+	entity_object_name(name, sizeof name, pj->syms, o->pid, o->cls, o->addr);
 	line_start(pj, PJ_CREATE_CONTAINER, ns);
-	fprintf(pj->out, " O%" PRIu32 " %s P%" PRIu32 " ", o->serial, paje_object_type[o->cls], p->serial);
+	fprintf(pj->out, " O%" PRIu32 " %s K%" PRIu32 "_%u ", o->serial, paje_object_type[o->cls], p->serial, o->cls);
 	paje_name(pj->out, name);
 	putc('\n', pj->out);
 	if (paje_holders_var[o->cls])
@@ -194,6 +291,8 @@ static void on_object_end(void *ctx, struct mobject *o, struct mprocess *p, uint
 {
 	struct paje *pj = ctx;
 	(void)p;
+	if (!o->user)
+		return;
 	line_start(pj, PJ_DESTROY_CONTAINER, ns);
 	fprintf(pj->out, " %s O%" PRIu32 "\n", paje_object_type[o->cls], o->serial);
 }
@@ -201,7 +300,7 @@ static void on_object_end(void *ctx, struct mobject *o, struct mprocess *p, uint
 static void on_object_count(void *ctx, struct mobject *o, int waiters, uint64_t ns)
 {
 	const char *var = waiters ? paje_waiters_var[o->cls] : paje_holders_var[o->cls];
-	if (var)
+	if (var && o->user)
 		set_count(ctx, o, var, waiters ? o->waiters : o->holders, ns);
 }
 
@@ -220,25 +319,119 @@ static void usage(void)
 	       "for PajeNG (pj_dump) and ViTE.\n"
 	       "Several FILEs are read in order as one trace (the files of ptt-record -m).\n"
 	       "\n"
-	       "  -o, --objects     a container per mutex, rwlock, spinlock, condition variable,\n"
-	       "                    barrier and semaphore, with its holders and waiters\n"
-	       "  -h, --help        show this help and exit\n"
-	       "      --version     show the version and exit\n"
+	       "  -o, --objects          under each process, after its threads, a container per\n"
+	       "                         mutex, rwlock, spinlock, condition variable, barrier and\n"
+	       "                         semaphore, with its holders and waiters: the 10 objects\n"
+	       "                         threads waited on most\n"
+	       "  -n, --max-objects=N    --objects for the N objects waited on most (0: all)\n"
+	       "  -O, --all-objects      --objects for every object (as --max-objects=0)\n"
+	       "  -h, --help             show this help and exit\n"
+	       "      --version          show the version and exit\n"
 	       "\n"
 	       "Exit status: 0 success, 1 damaged input (the Paje file is still complete and valid),\n"
 	       "2 usage error or unreadable input.\n");
 }
 
-/* The names in the trace at fd, read from its start; the offset is put back to 0. */
-static void learn_names_fd(struct ptt_names *names, int fd, const char *name)
+/* First pass, through the model: which objects threads wait on, how often. */
+static void stat_begin(void *ctx, struct mobject *o, struct mprocess *p, uint64_t ns)
+{
+	struct paje *pj = ctx;
+	uint64_t key = pmap_obj_key(o->pid, o->addr);
+	struct obj_stat *st = pmap_get(&pj->stats, key);
+	(void)ns;
+	if (!st && (st = calloc(1, sizeof *st)) != NULL && pmap_put(&pj->stats, key, st) != 0) {
+		free(st);
+		st = NULL;
+	}
+	if (st) {
+		st->key = key;
+		st->waiters = 0;
+		st->p_serial = p->serial;
+		st->cls = o->cls;
+	}
+	o->user = st;
+}
+
+static void stat_count(void *ctx, struct mobject *o, int waiters, uint64_t ns)
+{
+	struct obj_stat *st = o->user;
+	(void)ctx, (void)ns;
+	if (!st)
+		return;
+	st->changes++;
+	if (waiters && o->waiters > st->waiters)
+		st->waits++;
+	if (waiters)
+		st->waiters = o->waiters;
+}
+
+static void stat_thread(void *ctx, struct mthread *t, struct mprocess *p, uint64_t ns)
+{
+	struct paje *pj = ctx;
+	struct serials *early = pmap_get(&pj->early, p->serial);
+	(void)ns;
+	if (!t->tid)
+		return;
+	if (!early || early->n == early->cap) {
+		uint32_t cap = early ? 2 * early->cap : 8;
+		struct serials *more = realloc(early, sizeof *more + cap * sizeof more->s[0]);
+		if (!more)
+			return;
+		if (!early)
+			more->n = 0;
+		more->cap = cap;
+		early = more;
+		if (pmap_put(&pj->early, p->serial, early) != 0)
+			return;
+	}
+	if (pmap_put(&pj->unclaimed, t->serial, (void *)(uintptr_t)t->tid) == 0)
+		early->s[early->n++] = t->serial;
+}
+
+/* More waits first, then more activity, then the lower key: the same choice for the same trace. */
+static int by_contention(const void *a, const void *b)
+{
+	const struct obj_stat *x = *(struct obj_stat *const *)a, *y = *(struct obj_stat *const *)b;
+	if (x->waits != y->waits)
+		return x->waits < y->waits ? 1 : -1;
+	if (x->changes != y->changes)
+		return x->changes < y->changes ? 1 : -1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* Mark the max_objects most contended objects as shown. */
+static void choose_objects(struct paje *pj)
+{
+	struct obj_stat **all = calloc(pj->stats.used + 1, sizeof *all);
+	size_t n = 0;
+	if (!all)
+		return;
+	for (size_t i = 0; i < pj->stats.cap; i++)
+		if (pj->stats.vals[i])
+			all[n++] = pj->stats.vals[i];
+	qsort(all, n, sizeof *all, by_contention);
+	for (size_t i = 0; i < n; i++) {
+		all[i]->shown = pj->max_objects == 0 || i < (size_t)pj->max_objects;
+		uintptr_t mask = (uintptr_t)pmap_get(&pj->kinds, all[i]->p_serial);
+		if (all[i]->shown && all[i]->cls < PTT_CLASS_COUNT)
+			pmap_put(&pj->kinds, all[i]->p_serial, (void *)(mask | 1 | (uintptr_t)2 << all[i]->cls));
+	}
+	free(all);
+}
+
+/* The names in the trace at fd (and, with m, what the model says of its objects), read from its start; the offset is put back to 0. */
+static void learn_names_fd(struct ptt_syms *syms, struct model *m, int fd, const char *name)
 {
 	static struct ptt_event ev;
 	struct ptt_reader *r = NULL;
 	if (ptt_reader_open(&r, fd, name) == 0) {
 		int rc;
-		while ((rc = ptt_reader_next(r, &ev)) != 0)
-			if (rc > 0 && (ev.id == PTT_EV_THREAD_NAME || ev.id == PTT_EV_OBJECT_NAME))
-				ptt_names_update(names, &ev);
+		while ((rc = ptt_reader_next(r, &ev)) != 0) {
+			if (rc > 0)
+				ptt_syms_update(syms, &ev);
+			if (rc > 0 && m)
+				model_event(m, &ev);
+		}
 	}
 	ptt_reader_close(r);
 	lseek(fd, 0, SEEK_SET);
@@ -272,10 +465,15 @@ static int spool_stdin(void)
  * container's name is fixed when it is created: a quick first pass learns
  * every thread and object name (stdin from a pipe is spooled to a temporary
  * file for it), so that a file and the same trace piped in give the same
- * Paje.  Damage is left for the real pass to report.
+ * Paje.  With a limit on the objects shown, the same pass finds the most
+ * contended.  Damage is left for the real pass to report.
  */
-static int learn_names(struct ptt_names *names, int npaths, char **paths)
+static int learn_names(struct paje *pj, int npaths, char **paths)
 {
+	struct ptt_syms *syms = pj->syms;
+	struct model_ops ops = { .ctx = pj, .thread_begin = stat_thread, .object_begin = stat_begin,
+				 .object_count = stat_count };
+	struct model *m = pj->objects ? model_new(&ops) : NULL;
 	int stdin_used = npaths == 0;
 	for (int i = 0; i < npaths; i++)
 		stdin_used |= strcmp(paths[i], "-") == 0;
@@ -284,10 +482,10 @@ static int learn_names(struct ptt_names *names, int npaths, char **paths)
 		return -1;
 	}
 	if (npaths == 0)
-		learn_names_fd(names, 0, "-");
+		learn_names_fd(syms, m, 0, "-");
 	for (int i = 0; i < npaths; i++) {
 		if (strcmp(paths[i], "-") == 0) {
-			learn_names_fd(names, 0, "-");
+			learn_names_fd(syms, m, 0, "-");
 			continue;
 		}
 		int fd = open(paths[i], O_RDONLY | O_CLOEXEC);
@@ -295,56 +493,96 @@ static int learn_names(struct ptt_names *names, int npaths, char **paths)
 			continue; /* reported by the real pass */
 		struct stat st;
 		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-			learn_names_fd(names, fd, paths[i]);
+			learn_names_fd(syms, m, fd, paths[i]);
 		close(fd);
+	}
+	if (m) {
+		model_free(m); /* without model_finish: nothing more waits */
+		choose_objects(pj);
 	}
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* Options into pj; 0 to go on, else the exit status (help, version: 0 is returned as -1). */
+static int options(struct paje *pj, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "help", no_argument, 0, 'h' }, { "objects", no_argument, 0, 'o' },
+		{ "all-objects", no_argument, 0, 'O' }, { "help", no_argument, 0, 'h' },
+		{ "max-objects", required_argument, 0, 'n' }, { "objects", no_argument, 0, 'o' },
 		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
-	int c, objects = 0;
-	while ((c = getopt_long(argc, argv, "oh", longopts, NULL)) != -1) {
+	int c;
+	char *end;
+	while ((c = getopt_long(argc, argv, "hn:oO", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'o': objects = 1; break;
-		case 'h': usage(); return 0;
-		case 'V': cli_print_version("ptt-paje"); return 0;
+		case 'o': pj->objects = 1; break;
+		case 'O': pj->objects = 1; pj->max_objects = 0; break;
+		case 'n':
+			pj->objects = 1;
+			pj->max_objects = strtol(optarg, &end, 10);
+			if (end == optarg || *end || pj->max_objects < 0) {
+				fprintf(stderr, "ptt-paje: --max-objects: not a count: %s\n", optarg);
+				return cli_usage_error("ptt-paje");
+			}
+			break;
+		case 'h': usage(); return -1;
+		case 'V': cli_print_version("ptt-paje"); return -1;
 		default: return cli_usage_error("ptt-paje");
 		}
 	}
+	return 0;
+}
+
+static void free_stats(struct paje *pj)
+{
+	for (size_t i = 0; i < pj->stats.cap; i++)
+		free(pj->stats.vals[i]);
+	pmap_free(&pj->stats);
+	for (size_t i = 0; i < pj->early.cap; i++)
+		free(pj->early.vals[i]);
+	pmap_free(&pj->early);
+	pmap_free(&pj->unclaimed);
+	pmap_free(&pj->kinds);
+}
+
+int main(int argc, char **argv)
+{
 	static char outbuf[1 << 18];
+	struct paje pj = { .out = stdout, .max_objects = PAJE_OBJECTS_DEFAULT };
+	int rc = options(&pj, argc, argv);
+	if (rc)
+		return rc < 0 ? 0 : rc;
 	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-	struct paje pj = { stdout, ptt_names_new(), 0, 0, 0 };
-	if (!pj.names || learn_names(pj.names, argc - optind, argv + optind) != 0)
+	pj.syms = ptt_syms_new();
+	if (!pj.syms || learn_names(&pj, argc - optind, argv + optind) != 0) {
+		free_stats(&pj);
+		ptt_syms_free(pj.syms);
 		return 1;
+	}
 	struct cli_input in;
 	if (cli_open(&in, "ptt-paje", argc - optind, argv + optind)) {
-		ptt_names_free(pj.names);
+		free_stats(&pj);
+		ptt_syms_free(pj.syms);
 		return 2;
 	}
 	in.ordered = 1; /* Paje readers reject time going back */
 	struct model_ops ops = { .ctx = &pj, .process_begin = on_process_begin, .process_end = on_process_end,
 				 .thread_begin = on_thread_begin, .thread_end = on_thread_end, .state = on_state,
 				 .link = on_link, .point = on_point, .link_start = on_link_start, .link_end = on_link_end,
-				 .object_begin = objects ? on_object_begin : NULL, .object_end = on_object_end,
+				 .object_begin = pj.objects ? on_object_begin : NULL, .object_end = on_object_end,
 				 .object_count = on_object_count };
 	struct model *m = model_new(&ops);
 	static struct ptt_event ev;
-	paje_header(stdout, objects);
+	paje_header(stdout, pj.objects);
 	/* a window (ptt-filter) is drawn from its start: viewers begin their time axis at 0 */
 	uint64_t from = 0, to = 0;
 	int window = -1;
-	while (m && pj.names && cli_next(&in, &ev) > 0) {
+	while (m && cli_next(&in, &ev) > 0) {
 		if (window < 0)
 			window = cli_window(in.r, &from, &to);
 		ev.ns = ev.ns > from ? ev.ns - from : 0;
 		if (ev.ns < pj.last_ns)
 			ev.ns = pj.last_ns; /* Paje times never go back, whatever the input */
-		ptt_names_update(pj.names, &ev);
 		model_event(m, &ev);
 		pj.last_ns = ev.ns;
 	}
@@ -356,7 +594,8 @@ int main(int argc, char **argv)
 	paje_time(stdout, pj.last_ns);
 	fputs(" CT_Program C_prog\n", stdout);
 	model_free(m);
-	ptt_names_free(pj.names);
+	free_stats(&pj);
+	ptt_syms_free(pj.syms);
 	int damaged = cli_close(&in);
 	int out = cli_finish_output("ptt-paje");
 	return damaged || out ? 1 : 0;

@@ -20,6 +20,7 @@ static void usage(void)
 	       "\n"
 	       "  -s, --sort=KEY    order objects by wait (default), hold, count or contended\n"
 	       "  -n, --top=N       show the first N objects and threads (default 20; 0: all)\n"
+	       "  -b, --brief       only the contended locks, a line each (ptt-record's closing summary)\n"
 	       "  -c, --csv         write CSV tables instead of aligned text\n"
 	       "  -h, --help        show this help and exit\n"
 	       "      --version     show the version and exit\n"
@@ -32,12 +33,12 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "sort", required_argument, 0, 's' }, { "top", required_argument, 0, 'n' },
-		{ "csv", no_argument, 0, 'c' }, { "help", no_argument, 0, 'h' },
+		{ "brief", no_argument, 0, 'b' }, { "csv", no_argument, 0, 'c' }, { "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	struct stat_opts o = { STAT_SORT_WAIT, 20, 0 };
-	int c;
-	while ((c = getopt_long(argc, argv, "s:n:ch", longopts, NULL)) != -1) {
+	int c, brief = 0;
+	while ((c = getopt_long(argc, argv, "s:n:bch", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (!strcmp(optarg, "wait")) o.sort = STAT_SORT_WAIT;
@@ -59,6 +60,7 @@ int main(int argc, char **argv)
 			o.top = (unsigned)v;
 			break;
 		}
+		case 'b': brief = 1; break;
 		case 'c': o.csv = 1; break;
 		case 'h': usage(); return 0;
 		case 'V': cli_print_version("ptt-stat"); return 0;
@@ -77,7 +79,10 @@ int main(int argc, char **argv)
 		uint64_t from = 0, to = 0;
 		cli_window(in.r, &from, &to);
 		stat_finish(st, from, to);
-		stat_print(st, &o, stdout);
+		if (brief)
+			stat_print_brief(st, &o, stdout);
+		else
+			stat_print(st, &o, stdout);
 		stat_free(st);
 	}
 	int damaged = cli_close(&in);

@@ -372,6 +372,42 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 	free(sorted);
 }
 
+/* --brief: the locks threads waited for most, a line each, mutrace-style (ptt-record's closing summary). */
+void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FILE *out)
+{
+	struct obj **sorted = malloc((st->nobjs + 1) * sizeof *sorted);
+	size_t n = 0;
+	uint64_t contention = 0;
+	for (size_t i = 0; sorted && i < st->nobjs; i++) /* cond and barrier waits are no lock contention */
+		if (st->objs[i]->cls != PTT_CLASS_COND && st->objs[i]->cls != PTT_CLASS_BARRIER && st->objs[i]->contended) {
+			sorted[n++] = st->objs[i];
+			contention += st->objs[i]->wait_total;
+		}
+	if (!sorted)
+		return;
+	struct stat_opts by_wait = *o;
+	by_wait.sort = STAT_SORT_WAIT;
+	sort_opts = &by_wait;
+	if (n)
+		qsort(sorted, n, sizeof *sorted, by_key);
+	size_t shown = o->top && o->top < n ? o->top : n;
+	if (!n)
+		fprintf(out, "no thread waited for a lock\n");
+	else
+		fprintf(out, "%.3f ms waited for locks over %.3f ms; most contended:\n", ms(contention),
+			ms(st->last_ns - st->first_ns));
+	for (size_t i = 0; i < shown; i++) {
+		const struct obj *b = sorted[i];
+		char name[96];
+		obj_name(st, b, name, sizeof name);
+		fprintf(out, "  %-20s %-6s %" PRIu64 " of %" PRIu64 " acquisitions waited, %.3f ms in all, longest %.3f ms\n",
+			name, ptt_class_name(b->cls), b->contended, b->acq, ms(b->wait_total), ms(b->wait_max));
+	}
+	if (shown < n)
+		fprintf(out, "  (%zu more contended)\n", n - shown);
+	free(sorted);
+}
+
 void stat_free(struct stat_table *st)
 {
 	if (!st)

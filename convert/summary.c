@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "summary.h"
@@ -76,10 +77,24 @@ static void print_ns(FILE *out, uint64_t ns)
 	fprintf(out, "%" PRIu64 ".%09" PRIu64 " s", ns / 1000000000u, ns % 1000000000u);
 }
 
+/* "started" as ISO 8601 in local time with its offset: 2026-11-23T09:12:03.123456789+01:00 */
+static void print_date(FILE *out, uint64_t ns)
+{
+	time_t t = (time_t)(ns / 1000000000u);
+	struct tm tm;
+	char day[64], zone[16];
+	if (!localtime_r(&t, &tm) || !strftime(day, sizeof day, "%Y-%m-%dT%H:%M:%S", &tm) ||
+	    !strftime(zone, sizeof zone, "%z", &tm) || strlen(zone) != 5) {
+		fprintf(out, "%-11s %" PRIu64 " ns since 1970\n", "started", ns);
+		return;
+	}
+	fprintf(out, "%-11s %s.%09" PRIu64 "%.3s:%s\n", "started", day, ns % 1000000000u, zone, zone + 3);
+}
+
 void summary_print_info(const struct summary *s, const struct ptt_reader *r, const struct ptt_names *names, FILE *out)
 {
 	static const char *const keys[] = { "cmdline", "pid", "hostname", "recorder", "clock", "clock_hz",
-		"mode", "level", "classes", "ring_bytes", "exit_status", "processes" };
+		"mode", "flight", "flight_from", "level", "classes", "ring_bytes", "exit_status", "processes" };
 	fprintf(out, "format:     %s\n", ptt_reader_form(r) == PTT_FORM_BINARY ? "binary" : "text");
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
 		const char *v = ptt_reader_meta(r, keys[i]);
@@ -88,7 +103,7 @@ void summary_print_info(const struct summary *s, const struct ptt_reader *r, con
 	}
 	const char *rt = ptt_reader_meta(r, "realtime_ns");
 	if (rt)
-		fprintf(out, "%-11s %s (ns since 1970)\n", "started", rt);
+		print_date(out, strtoull(rt, NULL, 10));
 	uint64_t first = s->first_ns, last = s->last_ns;
 	if (cli_window(r, &first, &last)) { /* a window: its bounds, not its first and last events' */
 		fprintf(out, "window:     %" PRIu64 ".%09" PRIu64 " s to %" PRIu64 ".%09" PRIu64 " s\n", first / 1000000000u,

@@ -18,6 +18,12 @@ for tool in paje csv; do
 done
 if [ -x "$BIN/ptt-csv" ]; then "$BIN/ptt-csv" --states demo/prodcons.ptt >demo/prodcons.states.csv; fi
 if [ -x "$BIN/ptt-paje" ]; then "$BIN/ptt-paje" --objects demo/prodcons.ptt >demo/prodcons.objects.paje; fi
+if [ -x "$BIN/ptt-json" ]; then "$BIN/ptt-json" demo/prodcons.ptt >demo/prodcons.json; fi
+# the picture (README's doc/demo.png is this one, by make picture); skipped with a reason without R
+rc=0
+PTT_BIN=$BIN sh "$(dirname "$0")/picture.sh" demo/prodcons.ptt demo/prodcons.png \
+	"make demo: prodcons -p 2 -c 2 -n 2000 (2 producers, 2 consumers, one queue)" || rc=$?
+[ "$rc" -eq 0 ] || [ "$rc" -eq 3 ]
 echo
 echo "== contention: ptt-stat demo/prodcons.ptt"
 "$BIN/ptt-stat" --top=5 demo/prodcons.ptt
@@ -34,6 +40,12 @@ Look at them:
   ptt-dump --human demo/prodcons.ptt | less     # one sentence per event
   less demo/prodcons.txt                        # the lossless text form
 MSG
+if [ -f demo/prodcons.png ]; then
+	echo "  xdg-open demo/prodcons.png                    # each thread's states as a Gantt chart (PNG)"
+fi
+if [ -f demo/prodcons.json ]; then
+	echo "  demo/prodcons.json                            # open in ui.perfetto.dev or chrome://tracing"
+fi
 if [ -f demo/prodcons.paje ]; then
 	cat <<MSG
   vite demo/prodcons.paje                       # timeline in ViTE (or: QT_QPA_PLATFORM=offscreen vite demo/prodcons.paje -e shot.svg)

@@ -333,7 +333,9 @@ void ptt_reader_close(struct ptt_reader *r);
 /*
  * One event as a ptt-dump line (without newline):
  *   SECONDS.NANOSECONDS PID TID SOURCE EVENT [ARG=VALUE ...]
- * ptr as 0x hex, integers in decimal, str as a C-quoted string.
+ * ptr as 0x hex, integers in decimal, str as a C-quoted string; a line
+ * may end with a comment ("  # ..."), which the parser skips.  A last
+ * argument "site" (a call site) may be left out: it reads as 0, unknown.
  * Returns the length written (truncated to size-1 like snprintf).
  */
 size_t ptt_text_format_event(const struct ptt_event *ev, char *buf, size_t size);
@@ -389,6 +391,10 @@ int ptt_sink_close(struct ptt_sink *s, const struct ptt_reader *r); /* writes EN
 int ptt_sink_meta(struct ptt_sink *s, const char *lines);
 int ptt_sink_end_meta(struct ptt_sink *s, const char *lines);
 struct ptt_writer *ptt_sink_writer(struct ptt_sink *s); /* NULL for text output */
+/* Text form: note(ctx, ev, buf, size) may write a comment for the event (its length, 0 for none),
+ * put after the line as "  # NOTE" (ptt-dump's symbolised call sites); readers skip it. */
+void ptt_sink_set_note(struct ptt_sink *s, size_t (*note)(void *ctx, const struct ptt_event *ev, char *buf, size_t size),
+		       void *ctx);
 
 /* ---- names ------------------------------------------------------------- */
 

@@ -20,7 +20,8 @@
 
 int ptt__decode_args(struct ptt_event *ev);
 
-#define IN_CAP (4u << 20)
+#define IN_CAP (4u << 20)     /* the input buffer at most: a block payload or a text line fits */
+#define IN_CAP_FIRST (64u << 10) /* at first: a short trace costs no 4 MiB (grown on demand) */
 
 struct ptt_reader {
 	int fd;
@@ -30,7 +31,7 @@ struct ptt_reader {
 	char name[256];
 	char diag[512];
 	unsigned char *in; /* input buffer */
-	size_t in_start, in_len;
+	size_t in_cap, in_start, in_len;
 	uint64_t in_offset; /* file offset of in[in_start] */
 	/* current block (binary) */
 	unsigned char *blk;
@@ -66,12 +67,25 @@ static size_t fill(struct ptt_reader *r, size_t n)
 {
 	if (r->in_len >= n || r->eof)
 		return r->in_len < n ? r->in_len : n;
-	if (r->in_start + n > IN_CAP) {
+	if (r->in_start + n > r->in_cap) {
 		memmove(r->in, r->in + r->in_start, r->in_len);
 		r->in_start = 0;
 	}
+	if (n > r->in_cap) {
+		size_t cap = r->in_cap;
+		while (cap < n && cap < IN_CAP)
+			cap *= 2;
+		unsigned char *nb = realloc(r->in, cap);
+		if (!nb) {
+			r->eof = 1;
+			snprintf(r->diag, sizeof r->diag, "offset %" PRIu64 ": %s", r->in_offset + r->in_len, ptt_strerror(PTT_E_NOMEM));
+			return r->in_len;
+		}
+		r->in = nb;
+		r->in_cap = cap;
+	}
 	while (r->in_len < n && !r->eof) {
-		size_t room = IN_CAP - r->in_start - r->in_len;
+		size_t room = r->in_cap - r->in_start - r->in_len;
 		/* while passing blocks over, read no more than asked: the payloads are seeked over */
 		if (r->skipping && r->seekable && room > n - r->in_len)
 			room = n - r->in_len;
@@ -177,7 +191,8 @@ int ptt_reader_open(struct ptt_reader **rp, int fd, const char *name)
 	*rp = r;
 	r->fd = fd;
 	snprintf(r->name, sizeof r->name, "%s", name ? name : "-");
-	r->in = malloc(IN_CAP);
+	r->in_cap = IN_CAP_FIRST;
+	r->in = malloc(r->in_cap);
 	if (!r->in)
 		return PTT_E_NOMEM;
 	ptt_types_init_builtin(&r->types);
@@ -322,7 +337,7 @@ static void skip_payload(struct ptt_reader *r, uint64_t len)
 		return;
 	}
 	while (len && !r->eof) {
-		size_t want = len < IN_CAP ? (size_t)len : IN_CAP;
+		size_t want = len < r->in_cap ? (size_t)len : r->in_cap;
 		size_t got = fill(r, want);
 		consume(r, got);
 		len -= got;

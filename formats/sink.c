@@ -10,6 +10,8 @@
 
 struct ptt_sink {
 	FILE *out;
+	size_t (*note)(void *ctx, const struct ptt_event *ev, char *buf, size_t size);
+	void *note_ctx;
 	int form;
 	struct ptt_writer *w;
 	size_t meta_done; /* reader meta lines already written */
@@ -144,6 +146,13 @@ int ptt_sink_event(struct ptt_sink *s, const struct ptt_reader *r, struct ptt_ev
 		return rc;
 	if (s->form == PTT_FORM_TEXT) {
 		size_t len = ptt_text_format_event(ev, s->line, sizeof s->line);
+		if (s->note && len + 8 < sizeof s->line) {
+			size_t k = s->note(s->note_ctx, ev, s->line + len + 4, sizeof s->line - len - 5);
+			if (k) {
+				memcpy(s->line + len, "  # ", 4);
+				len += 4 + k;
+			}
+		}
 		s->line[len++] = '\n';
 		return fwrite(s->line, 1, len, s->out) != len ? -EIO : 0;
 	}
@@ -205,4 +214,11 @@ int ptt_sink_close(struct ptt_sink *s, const struct ptt_reader *r)
 	free(s->extra_end);
 	free(s);
 	return rc;
+}
+
+void ptt_sink_set_note(struct ptt_sink *s, size_t (*note)(void *ctx, const struct ptt_event *ev, char *buf, size_t size),
+		       void *ctx)
+{
+	s->note = note;
+	s->note_ctx = ctx;
 }

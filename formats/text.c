@@ -233,6 +233,11 @@ int ptt_text_parse_event(const struct ptt_types *ts, const char *line, struct pt
 	ev->str[0] = 0;
 	for (unsigned a = 0; a < t->nargs; a++) {
 		p = skip_spaces(p);
+		if ((!*p || *p == '\n' || *p == '#') && a + 1 == t->nargs && t->argkind[a] == PTT_ARG_PTR &&
+		    strcmp(t->argname[a], "site") == 0) {
+			ev->arg[a] = 0; /* a line written without its call site (by hand, or before sites): 0, unknown */
+			break;
+		}
 		size_t len = strlen(t->argname[a]);
 		if (strncmp(p, t->argname[a], len) != 0 || p[len] != '=')
 			return PTT_E_BADTEXT;
@@ -267,7 +272,7 @@ int ptt_text_parse_event(const struct ptt_types *ts, const char *line, struct pt
 			return PTT_E_BADTEXT;
 	}
 	p = skip_spaces(p);
-	if (*p && *p != '\n')
+	if (*p && *p != '\n' && *p != '#') /* a trailing comment: ptt-dump's symbolised site */
 		return PTT_E_BADTEXT;
 	return 0;
 }

@@ -7,7 +7,91 @@ load helpers
 	run -0 --separate-stderr ptt-record --help
 	[[ "$output" == *"Usage: ptt-record"* ]]
 	run -0 --separate-stderr ptt-record --version
-	[[ "$output" == "ptt-record "* ]]
+	[[ "$output" == "ptt-record (ptt) "* ]]
+}
+
+@test "-z LEVEL: attached, as the next word when that is one digit, bare; anything else is the program" {
+	for z in -z5 "-z 5" --compress=5 "--compress 5"; do
+		# shellcheck disable=SC2086 # the option's words
+		run -0 --separate-stderr ptt-record -q $z -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/prodcons" -n 100
+		[ -z "$stderr" ]
+		run -0 ptt-dump -i "$BATS_TEST_TMPDIR/t.ptt"
+	done
+	run -0 --separate-stderr ptt-record -q -z -o "$BATS_TEST_TMPDIR/t.ptt" "$EXAMPLES/prodcons" -n 100
+	[ -z "$stderr" ]
+	# a bare -z before the program: the program is not taken as a level
+	run -0 --separate-stderr ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -z echo 5
+	[ "$output" = 5 ]
+	# a program named by one digit follows --
+	run -127 --separate-stderr ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -z -- 5
+	[ "$stderr" = "ptt-record: 5: No such file or directory" ]
+	for bad in -z0 "-z 0" -z10 --compress=x; do
+		# shellcheck disable=SC2086
+		run -2 --separate-stderr ptt-record $bad -- true
+		[ -z "$output" ]
+		[[ "$stderr" == "ptt-record: -z: level must be 1-9: '"* ]]
+	done
+}
+
+@test "a binary trace is not written to a terminal unless --force; a pipe is fine" {
+	command -v script >/dev/null || skip "script (util-linux) not installed"
+	run -2 --separate-stderr script -qec "ptt-record -o - -- true" /dev/null
+	[[ "$output" == *"ptt-record: refusing to write a binary trace to a terminal: use -o FILE, a pipe, or --force"* ]]
+	run -0 --separate-stderr script -qec "ptt-record -q --force -o - -- true >/dev/null; ptt-record -q -o - -- true | ptt-dump --check" /dev/null
+	[[ "$output" == *" 0 damaged, 0 lost, 0 out of order, 0 violations: ok"* ]]
+}
+
+@test "-o -: the program's stdout goes to stderr; a fifo or >(...) keeps it on stdout" {
+	run -0 --separate-stderr bash -c "ptt-record -q -o - -- echo hello | ptt-dump --check"
+	[ "$stderr" = hello ]
+	[[ "$output" == *" 0 violations: ok" ]]
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	run -0 --separate-stderr bash -c "ptt-dump --check '$BATS_TEST_TMPDIR/fifo' >'$BATS_TEST_TMPDIR/check.txt' & ptt-record -q -o '$BATS_TEST_TMPDIR/fifo' -- echo hello; wait \$!"
+	[ "$output" = hello ]
+	[ -z "$stderr" ]
+	[[ "$(cat "$BATS_TEST_TMPDIR/check.txt")" == *" 0 violations: ok" ]]
+	# not -q: the closing summary does not try to read the pipe back
+	run -0 --separate-stderr bash -c "ptt-record -o >(ptt-dump --check >'$BATS_TEST_TMPDIR/check2.txt') -- echo hello; wait \$!"
+	[ "$output" = hello ]
+	[[ "$stderr" =~ ^ptt-record:\ /dev/fd/[0-9]+:\ [0-9]+\ events,\ 0\ lost,\ [0-9]+\ ring\ waits,\ [0-9]+\ bytes\ written$ ]]
+	[[ "$(cat "$BATS_TEST_TMPDIR/check2.txt")" == *" 0 violations: ok" ]]
+}
+
+@test "the closing summary: counts and bytes written, then ptt-stat --brief's contended locks; -q says nothing" {
+	T="$BATS_TEST_TMPDIR/t.ptt"
+	run -0 --separate-stderr ptt-record -o "$T" -- "$EXAMPLES/prodcons" -p 2 -c 2 -n 500
+	size=$(stat -c %s "$T")
+	events=$(ptt-dump -n "$T" | wc -l)
+	[[ "${stderr_lines[0]}" =~ ^ptt-record:\ $T:\ $events\ events,\ 0\ lost,\ [0-9]+\ ring\ waits,\ $size\ bytes\ written$ ]]
+	# the rest is ptt-stat's, from the same file
+	brief=$(ptt-stat --brief --top=3 "$T")
+	[ "$(printf '%s\n' "${stderr_lines[@]:1}")" = "$brief" ]
+	[[ "$brief" == "no thread waited for a lock" || "$brief" == *"; most contended:"*"queue_lock "* ]]
+	run -0 --separate-stderr ptt-record -q -o "$T" -- "$EXAMPLES/prodcons" -p 2 -c 2 -n 500
+	[ -z "$stderr" ]
+	# to stdout: the counts only (the trace is gone down the pipe), after the program's output
+	run -0 --separate-stderr bash -c "ptt-record -o - -- '$EXAMPLES/prodcons' -n 100 >/dev/null"
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ "${stderr_lines[0]}" = "consumed 200 items, sum 9900" ]
+	[[ "${stderr_lines[1]}" =~ ^ptt-record:\ stdout:\ [0-9]+\ events,\ 0\ lost,\ [0-9]+\ ring\ waits,\ [0-9]+\ bytes\ written$ ]]
+}
+
+@test "-m: the summary names the files that exist and the bytes written to all of them" {
+	T="$BATS_TEST_TMPDIR/r.ptt"
+	run -0 --separate-stderr ptt-record -m 64k -o "$T" -- "$EXAMPLES/prodcons" -n 20000
+	files=("$T".*)
+	[ "${#files[@]}" -ge 3 ]
+	total=$(cat "${files[@]}" | wc -c)
+	n=${#files[@]}
+	[[ "${stderr_lines[0]}" == "ptt-record: ${files[0]} to ${files[n-1]} ($n files): "*" events, 0 lost, "*" ring waits, $total bytes written" ]]
+	rm -f "$T".*
+	run -0 --separate-stderr ptt-record -m 64k -f 2 -o "$T" -- "$EXAMPLES/prodcons" -n 20000
+	files=("$T".*)
+	[ "${#files[@]}" -eq 2 ]
+	last=${files[1]##*.}
+	[[ "${stderr_lines[0]}" == "ptt-record: ${files[0]} to ${files[1]} (2 files; $((10#$last - 2)) older removed, as -f asks): "*" bytes written" ]]
+	written=${stderr_lines[0]##*waits, }
+	[ "${written%% *}" -gt "$(cat "${files[@]}" | wc -c)" ]
 }
 
 @test "ptt-record usage errors exit 2" {

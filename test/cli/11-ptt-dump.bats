@@ -22,7 +22,7 @@ setup() {
 
 @test "text lines follow the documented grammar" {
 	run -0 --separate-stderr ptt-dump -n "$T"
-	bad=$(echo "$output" | grep -Evc '^[0-9]+\.[0-9]{9} [0-9]+ [0-9]+ (pthread|recorder|program) [a-z_]+( [a-z_]+=(-?[0-9]+|0x[0-9a-f]+|"([^"\\]|\\.)*"))*$' || true)
+	bad=$(echo "$output" | grep -Evc '^[0-9]+\.[0-9]{9} [0-9]+ [0-9]+ (pthread|recorder|program) [a-z_]+( [a-z_]+=(-?[0-9]+|0x[0-9a-f]+|"([^"\\]|\\.)*"))*(  # [^ ].*)?$' || true)
 	[ "$bad" -eq 0 ]
 }
 
@@ -126,4 +126,14 @@ setup() {
 	# the same wait with its release is clean
 	sed '$d' "$BATS_TEST_TMPDIR/cw.txt" >"$BATS_TEST_TMPDIR/ok.txt"
 	run -0 ptt-dump --check "$BATS_TEST_TMPDIR/ok.txt"
+}
+
+@test "--info gives the start as ISO 8601 local time with its offset" {
+	rt=$(ptt-dump "$T" | awk '$2 == "realtime_ns" { print $3; exit }')
+	[ -n "$rt" ]
+	run -0 --separate-stderr env TZ=UTC ptt-dump --info "$T"
+	[ -z "$stderr" ]
+	[[ "$output" == *$'\nstarted     '"$(date -u -d "@${rt:0:-9}" +%Y-%m-%dT%H:%M:%S).${rt: -9}+00:00"$'\n'* ]]
+	run -0 --separate-stderr env TZ=Asia/Kolkata ptt-dump --info "$T"
+	[[ "$output" == *$'\nstarted     '"$(TZ=Asia/Kolkata date -d "@${rt:0:-9}" +%Y-%m-%dT%H:%M:%S).${rt: -9}+05:30"$'\n'* ]]
 }

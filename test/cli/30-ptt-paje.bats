@@ -33,7 +33,7 @@ setup() {
 	[ -s "$BATS_TEST_TMPDIR/trace.txt" ]
 	diff "$BATS_TEST_TMPDIR/paje.txt" "$BATS_TEST_TMPDIR/trace.txt"
 	# one container per thread, links for creation and hand-offs
-	[ "$(pj_dump "$BATS_TEST_TMPDIR/t.paje" | grep -c '^Container, process')" -eq 5 ]
+	[ "$(pj_dump "$BATS_TEST_TMPDIR/t.paje" | grep -c '^Container, [a-z_]* [0-9]*, Thread,')" -eq 5 ]
 	[ "$(pj_dump "$BATS_TEST_TMPDIR/t.paje" | grep -c '^Link, .*Thread creation')" -eq 4 ]
 }
 

@@ -32,7 +32,7 @@ vite_both() {
 # re-acquisitions after condition waits), and no mutex ever has two holders
 assert_mutex_holders_match() {
 	local acq held max
-	acq=$(ptt-dump -n "$T" | awk '($5=="mutex_lock" || $5=="mutex_trylock" || $5=="mutex_timedlock") && / ret=0$/ || $5=="cond_wait"' | wc -l)
+	acq=$(ptt-dump -n "$T" | awk '($5=="mutex_lock" || $5=="mutex_trylock" || $5=="mutex_timedlock") && / ret=0 / || $5=="cond_wait"' | wc -l)
 	held=$(pj_dump "$O" | awk -F', ' '$1=="Variable" && $3=="Mutex holders" && $7+0 == 1' | wc -l)
 	max=$(pj_dump "$O" | awk -F', ' '$1=="Variable" && $3=="Mutex holders" && $7+0 > m {m = $7+0} END {print m+0}')
 	[ "$acq" -gt 0 ]
@@ -52,12 +52,12 @@ assert_mutex_holders_match() {
 	[ "$(paje_join_pairs "$P" | wc -l)" -eq 4 ]
 	assert_mutex_holders_match
 	for c in "Mutex/mutex queue_lock" "Condition variable/cond not_empty" "Condition variable/cond not_full" "Barrier/barrier start"; do
-		pj_dump "$O" | grep -q "^Container, process [0-9]*, ${c%/*}, .*, ${c#*/}\$" || { echo "no container $c"; return 1; }
+		pj_dump "$O" | grep -qE "^Container, (mutexes|condition variables|barriers), ${c%/*}, .*, ${c#*/}\$" || { echo "no container $c"; return 1; }
 	done
 	# the producers end long after main starts joining them: those links start at the thread's end
 	pj_dump "$P" | awk -F', ' '$1=="Link" && $3=="Thread join" && $6+0 > 0 {n++} END {exit !n}'
 	# the default output has no object containers
-	[ "$(pj_dump "$P" | grep -c '^Container, process [0-9]*, Mutex')" -eq 0 ]
+	[ "$(pj_dump "$P" | grep -c '^Container, [a-z_]* [0-9]*, Mutex')" -eq 0 ]
 	vite_both
 }
 
@@ -88,7 +88,7 @@ assert_mutex_holders_match() {
 @test "prim_sem: join links and semaphore waiters" {
 	record "$EXAMPLES/prim_sem"
 	convert_both
-	pj_dump "$O" | grep -q '^Container, process [0-9]*, Semaphore, '
+	pj_dump "$O" | grep -q '^Container, semaphores, Semaphore, '
 	vite_both
 }
 
@@ -147,14 +147,14 @@ assert_mutex_holders_match() {
 	assert_paje_valid "$P"
 	pj_dump "$P" | awk -F', ' '$1=="Link" && $3=="Thread join" {print $4, $5, $8, $9}' >"$BATS_TEST_TMPDIR/links.txt"
 	cat >"$BATS_TEST_TMPDIR/expected.txt" <<-EOF
-	0.000005 0.000005 101 100
-	0.000007 0.000008 102 100
-	0.000010 0.000010 103 100
-	0.000012 0.000013 104 100
+	0.000005 0.000005 101 100 x
+	0.000007 0.000008 102 100 x
+	0.000010 0.000010 103 100 x
+	0.000012 0.000013 104 100 x
 	EOF
 	diff "$BATS_TEST_TMPDIR/expected.txt" "$BATS_TEST_TMPDIR/links.txt"
 	# 103's end is not in the trace: it ends when it is joined
-	pj_dump "$P" | grep -q '^Container, process 100, Thread, 2.6e-06, 1e-05, '
+	pj_dump "$P" | grep -q '^Container, x 100, Thread, 2.6e-06, 1e-05, '
 	assert_vite_clean "$P"
 }
 
@@ -178,7 +178,7 @@ assert_mutex_holders_match() {
 	mid=$(awk -v e="$end" 'BEGIN {printf "%d", e * 1e6 / 3}')
 	ptt-filter --from="${mid}us" --to="$((mid * 2))us" "$T" | ptt-paje --objects >"$BATS_TEST_TMPDIR/window.paje"
 	assert_paje_valid "$BATS_TEST_TMPDIR/window.paje"
-	pj_dump "$BATS_TEST_TMPDIR/window.paje" | grep -q '^Container, process [0-9]*, Mutex, .*, mutex queue_lock$'
+	pj_dump "$BATS_TEST_TMPDIR/window.paje" | grep -q '^Container, mutexes, Mutex, .*, mutex queue_lock$'
 	ptt-filter --mutex=queue_lock "$T" | ptt-paje --objects >"$BATS_TEST_TMPDIR/mutex.paje"
 	assert_paje_valid "$BATS_TEST_TMPDIR/mutex.paje"
 	# a killed program
@@ -213,4 +213,94 @@ assert_mutex_holders_match() {
 	echo "$output" >"$BATS_TEST_TMPDIR/c.paje"
 	awk '$1 >= 6 && $1 <= 14 { if ($2 + 0 < t) { print "time goes back at line " NR; exit 1 } t = $2 + 0 }' "$BATS_TEST_TMPDIR/c.paje"
 	assert_paje_valid "$BATS_TEST_TMPDIR/c.paje"
+}
+
+@test "--objects: threads first, then one container of objects by kind, locks first; ViTE draws them in that order" {
+	record "$EXAMPLES/prodcons" -p 2 -c 2 -n 2000
+	ptt-paje --objects "$T" >"$BATS_TEST_TMPDIR/o.paje"
+	assert_paje_valid "$BATS_TEST_TMPDIR/o.paje"
+	pj_dump "$BATS_TEST_TMPDIR/o.paje" | awk -F', ' '$1=="Container" {print $2 " > " $3 " " $7}' | sort >"$BATS_TEST_TMPDIR/tree.txt"
+	grep -E ' > (Objects|Mutexes|Condition variables|Barriers)' "$BATS_TEST_TMPDIR/tree.txt" | sed 's/^prodcons [0-9]* >/process >/' >"$BATS_TEST_TMPDIR/groups.txt"
+	printf '%s\n' "objects > Barriers barriers" "objects > Condition variables condition variables" \
+		"objects > Mutexes mutexes" "process > Objects objects" | diff - "$BATS_TEST_TMPDIR/groups.txt"
+	# creation order is drawing order: every thread, then the objects' containers, mutexes before condition variables
+	awk '$1 == 6 {print $4}' "$BATS_TEST_TMPDIR/o.paje" | grep -vE '^(0|CT_Program|CT_Process)$' | uniq >"$BATS_TEST_TMPDIR/order.txt"
+	printf '%s\n' CT_Thread CT_Objects CT_Mutexes CT_Conds CT_Barriers | diff - <(awk '!seen[$0]++' "$BATS_TEST_TMPDIR/order.txt" | head -n 5)
+	# ViTE's picture lists the five threads above the objects
+	command -v vite >/dev/null || skip "vite not installed"
+	assert_vite_clean "$BATS_TEST_TMPDIR/o.paje"
+	grep -o '<text[^>]*>[^<]*' "$BATS_TEST_TMPDIR/vite.svg" | sed -n 's/.* y="\([0-9.]*\)"[^>]*>\(.*\)/\1 \2/p' | sort -n |
+		awk '{sub(/^[0-9.]+ /, "")} /^[0-9]+( |$)|^(mutex|cond|barrier) / {print ($0 ~ /^[0-9]/) ? "thread" : "object"}' | uniq >"$BATS_TEST_TMPDIR/drawn.txt"
+	printf '%s\n' thread object | diff - "$BATS_TEST_TMPDIR/drawn.txt"
+}
+
+# a text trace: threads 100 and 101 of process 100; mutex i (at 0x1000 + 64 i, i = 1..14) waited on i times
+many_mutexes() {
+	ptt-dump "$T" | grep '^#'
+	awk 'BEGIN {
+		t = 1000
+		print "0.000001000 100 100 pthread thread_begin handle=0x0 start=0x0 parent=0"
+		print "0.000001000 100 101 pthread thread_begin handle=0x0 start=0x0 parent=100"
+		for (i = 1; i <= 14; i++)
+			for (k = 0; k < i; k++) {
+				m = sprintf("mutex=0x%x", 4096 + 64 * i)
+				printf "0.%09d 100 100 pthread mutex_lock %s ret=0\n", t++, m
+				printf "0.%09d 100 101 pthread mutex_lock_req %s\n", t++, m
+				printf "0.%09d 100 100 pthread mutex_unlock %s ret=0\n", t++, m
+				printf "0.%09d 100 101 pthread mutex_lock %s ret=0\n", t++, m
+				printf "0.%09d 100 101 pthread mutex_unlock %s ret=0\n", t++, m
+			}
+	}'
+}
+
+# the mutex containers of a Paje file, by address, sorted
+paje_mutexes() {
+	pj_dump "$1" | awk -F', ' '$1=="Container" && $3=="Mutex" {print $7}' | sort
+}
+
+@test "--objects shows the 10 objects waited on most; --max-objects=N the N most; --all-objects every one" {
+	command -v pj_dump >/dev/null || skip "pj_dump (pajeng) not installed"
+	record "$EXAMPLES/prodcons" -p 2 -c 2 -n 10
+	many_mutexes >"$BATS_TEST_TMPDIR/many.txt"
+	ptt-paje --objects "$BATS_TEST_TMPDIR/many.txt" >"$BATS_TEST_TMPDIR/d.paje"
+	assert_paje_valid "$BATS_TEST_TMPDIR/d.paje"
+	for i in 5 6 7 8 9 10 11 12 13 14; do printf 'mutex 0x%x\n' $((4096 + 64 * i)); done | sort >"$BATS_TEST_TMPDIR/want.txt"
+	paje_mutexes "$BATS_TEST_TMPDIR/d.paje" | diff "$BATS_TEST_TMPDIR/want.txt" -
+	ptt-paje --max-objects=3 "$BATS_TEST_TMPDIR/many.txt" >"$BATS_TEST_TMPDIR/3.paje"
+	assert_paje_valid "$BATS_TEST_TMPDIR/3.paje"
+	printf 'mutex 0x%x\n' 4864 4928 4992 | diff - <(paje_mutexes "$BATS_TEST_TMPDIR/3.paje")
+	for all in --all-objects -O --max-objects=0; do
+		ptt-paje "$all" "$BATS_TEST_TMPDIR/many.txt" >"$BATS_TEST_TMPDIR/all.paje"
+		assert_paje_valid "$BATS_TEST_TMPDIR/all.paje"
+		[ "$(paje_mutexes "$BATS_TEST_TMPDIR/all.paje" | wc -l)" -eq 14 ]
+	done
+	assert_vite_clean "$BATS_TEST_TMPDIR/d.paje"
+	run -2 --separate-stderr ptt-paje --max-objects=ten "$T"
+	[ -z "$output" ]
+	[[ "$stderr" == "ptt-paje: --max-objects: not a count: ten"* ]]
+}
+
+@test "state colours are the same in every trace and distinct; legend names come from the state model" {
+	record "$EXAMPLES/prodcons" -p 2 -c 2 -n 10
+	ptt-paje "$T" | awk '$1 == 5' >"$BATS_TEST_TMPDIR/a.txt"
+	record "$EXAMPLES/prim_rwlock"
+	ptt-paje --objects "$T" | awk '$1 == 5' >"$BATS_TEST_TMPDIR/b.txt"
+	diff "$BATS_TEST_TMPDIR/a.txt" "$BATS_TEST_TMPDIR/b.txt"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/a.txt")" -ge 12 ]
+	# no two states share a colour, every name is quoted
+	[ "$(awk -F'"' '{print $4}' "$BATS_TEST_TMPDIR/a.txt" | sort | uniq -d | wc -l)" -eq 0 ]
+	[ "$(awk -F'"' 'NF != 5' "$BATS_TEST_TMPDIR/a.txt" | wc -l)" -eq 0 ]
+}
+
+@test "names with & < > keep ViTE's SVG export well-formed XML" {
+	command -v xmllint >/dev/null || skip "xmllint (libxml2-utils) not installed"
+	record "$EXAMPLES/prodcons" -p 2 -c 2 -n 100
+	ptt-dump "$T" | sed -e 's/name="queue_lock"/name="std::map<int, q>\&"/' -e 's/name="producer-0"/name="p \& <0>"/' >"$BATS_TEST_TMPDIR/amp.txt"
+	ptt-paje --objects "$BATS_TEST_TMPDIR/amp.txt" >"$BATS_TEST_TMPDIR/amp.paje"
+	assert_paje_valid "$BATS_TEST_TMPDIR/amp.paje"
+	grep -q '"mutex std::map\[int, q\]+"' "$BATS_TEST_TMPDIR/amp.paje"
+	grep -q '"[0-9]* p + \[0\]"' "$BATS_TEST_TMPDIR/amp.paje"
+	assert_vite_clean "$BATS_TEST_TMPDIR/amp.paje"
+	run -0 --separate-stderr xmllint --noout "$BATS_TEST_TMPDIR/vite.svg"
+	[ -z "$stderr" ]
 }

@@ -28,7 +28,7 @@ setup() {
 	# Paje time 0 is the window's start (viewers begin at 0): the program spans the 10 ms,
 	# every thread from its first moment, and nothing lies outside it
 	grep -q '^Container, 0, Program, 0, 0.01, 0.01, Program$' "$BATS_TEST_TMPDIR/pj.txt"
-	[ "$(grep -c '^Container, process [0-9]*, Thread, 0, ' "$BATS_TEST_TMPDIR/pj.txt")" -eq 5 ]
+	[ "$(grep -c '^Container, [a-z]* [0-9]*, Thread, 0, ' "$BATS_TEST_TMPDIR/pj.txt")" -eq 5 ]
 	[ "$(grep -c '^State, ' "$BATS_TEST_TMPDIR/pj.txt")" -gt 100 ]
 	run -0 awk -F', ' '($1 == "State" || $1 == "Container" || $1 == "Link") && ($4 < 0 || $5 > 0.0100001) { print; bad = 1 }
 		END { exit bad }' "$BATS_TEST_TMPDIR/pj.txt"

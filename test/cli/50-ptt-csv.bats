@@ -17,10 +17,10 @@ setup() {
 
 @test "one row per event under a header row; text and binary input agree" {
 	ptt-csv "$T" >"$BATS_TEST_TMPDIR/e.csv"
-	[ "$(head -1 "$BATS_TEST_TMPDIR/e.csv")" = "time_ns,time_s,pid,tid,thread_name,source,event,class,object,object_name,args" ]
+	[ "$(head -1 "$BATS_TEST_TMPDIR/e.csv")" = "time_ns,time_s,pid,tid,thread_name,source,event,class,object,object_name,args,site,site_line" ]
 	[ $(($(wc -l <"$BATS_TEST_TMPDIR/e.csv") - 1)) -eq "$(ptt-dump -n "$T" | wc -l)" ]
 	ptt-dump "$T" | ptt-csv | cmp - "$BATS_TEST_TMPDIR/e.csv"
-	grep -q ',pthread,mutex_lock,mutex,0x[0-9a-f]*,queue_lock,mutex=0x[0-9a-f]*;ret=0$' "$BATS_TEST_TMPDIR/e.csv"
+	grep -q ',pthread,mutex_lock,mutex,0x[0-9a-f]*,queue_lock,mutex=0x[0-9a-f]*;ret=0;site=0x[0-9a-f]*,[^,]* (prodcons),prodcons.c:[0-9]*$' "$BATS_TEST_TMPDIR/e.csv"
 }
 
 @test "fields with commas and quotes are quoted as RFC 4180 says" {
@@ -29,7 +29,7 @@ setup() {
 	  printf '0.000000002 1 1 pthread object_name object=0x10 name="x"\n'; } | ptt-csv >"$BATS_TEST_TMPDIR/q.csv"
 	grep -qF '1,1,"a,b ""c""",pthread,thread_name,thread,,,"target=1;name=a,b ""c"""' "$BATS_TEST_TMPDIR/q.csv"
 	if command -v python3 >/dev/null; then
-		python3 -c 'import csv,sys; rows=list(csv.reader(open(sys.argv[1]))); assert all(len(r)==11 for r in rows), rows' "$BATS_TEST_TMPDIR/q.csv"
+		python3 -c 'import csv,sys; rows=list(csv.reader(open(sys.argv[1]))); assert all(len(r)==13 for r in rows), rows' "$BATS_TEST_TMPDIR/q.csv"
 	fi
 }
 

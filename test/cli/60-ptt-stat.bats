@@ -72,3 +72,20 @@ load helpers
 	[ -z "$stderr" ]
 	[[ "${lines[0]}" == "object,name,kind,"* ]]
 }
+
+@test "--brief: the contended locks of the full table, most waited-for first, a line each" {
+	T="$BATS_TEST_TMPDIR/t.ptt"
+	ptt-record -q -o "$T" -- "$EXAMPLES/prodcons" -p 3 -c 3 -n 3000 >/dev/null
+	run -0 --separate-stderr ptt-stat --brief --top=2 "$T"
+	[ -z "$stderr" ]
+	# the same rows from the CSV table: no cond or barrier, contended > 0, by wait, the first 2
+	want=$(ptt-stat --csv --top=0 "$T" | awk -F, 'NR > 1 && $1 == "" { exit } NR > 1 && $3 != "cond" && $3 != "barrier" && $6 > 0 { print $8, $2, $3, $6, $5 }' |
+		sort -k1,1nr -k2 | head -2 | awk '{ print $2, $3, $4 " of " $5 }')
+	got=$(printf '%s\n' "${lines[@]:1}" | grep -v '^  (' | awk '{ print $1, $2, $3 " of " $5 }')
+	[ "$got" = "$want" ]
+	if [ -z "$want" ]; then
+		[ "$output" = "no thread waited for a lock" ]
+	else
+		[[ "${lines[0]}" =~ ^[0-9]+\.[0-9]{3}\ ms\ waited\ for\ locks\ over\ [0-9]+\.[0-9]{3}\ ms\;\ most\ contended:$ ]]
+	fi
+}

@@ -23,11 +23,17 @@ load helpers
 	done
 }
 
-@test "every program answers --version" {
+@test "every program answers --version in one form: NAME (ptt) VERSION, the Makefile's" {
+	version=$(sed -n 's/^VERSION *= *//p' "$PTT_ROOT/Makefile")
+	[ -n "$version" ]
+	n=0
 	for prog in "$PTT_BUILD"/bin/ptt-*; do
-		run -0 "$prog" --version
-		[[ "$output" == *"0."* ]]
+		run -0 --separate-stderr "$prog" --version
+		[ "$output" = "$(basename "$prog") (ptt) $version" ]
+		[ -z "$stderr" ]
+		n=$((n + 1))
 	done
+	[ "$n" -ge 7 ]
 }
 
 @test "the event table of ptt-trace(5) is events.def: ids, names, classes, levels, roles, arguments" {

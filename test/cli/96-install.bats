@@ -38,3 +38,21 @@ C
 	run -0 make -s -C "$PTT_ROOT" BUILD="$PTT_BUILD" PREFIX="$prefix" DESTDIR="$root" uninstall
 	[ -z "$(find "$root" -type f)" ]
 }
+
+@test "a program linked with pkg-config --libs libptt starts from any PREFIX (rpath), no LD_LIBRARY_PATH" {
+	command -v pkg-config >/dev/null || skip "pkg-config not installed"
+	local prefix="$BATS_TEST_TMPDIR/any prefix"
+	prefix=${prefix// /-}
+	run -0 make -s -C "$PTT_ROOT" BUILD="$PTT_BUILD" PREFIX="$prefix" install
+	grep -qx "Libs: -L\${libdir} -Wl,-rpath,\${libdir} -lptt" "$prefix/lib/pkgconfig/libptt.pc"
+	printf '#include <ptt.h>\nint main(void) { PTT_TRACE(ptt_register_event("x", 1, "")); return 0; }\n' >"$BATS_TEST_TMPDIR/p.c"
+	cc -o "$BATS_TEST_TMPDIR/p" "$BATS_TEST_TMPDIR/p.c" $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs libptt)
+	run -0 --separate-stderr env -u LD_LIBRARY_PATH "$BATS_TEST_TMPDIR/p"
+	[ -z "$stderr" ]
+	run -0 --separate-stderr env -u LD_LIBRARY_PATH "$prefix/bin/ptt-record" -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$BATS_TEST_TMPDIR/p"
+	run -0 ptt-dump -n "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *' program x'* ]]
+	# in the loader's own directories no rpath is written
+	run -0 make -s -C "$PTT_ROOT" BUILD="$PTT_BUILD" PREFIX=/usr DESTDIR="$BATS_TEST_TMPDIR/sys" install
+	grep -qx 'Libs: -L${libdir} -lptt' "$BATS_TEST_TMPDIR/sys/usr/lib/pkgconfig/libptt.pc"
+}

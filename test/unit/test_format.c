@@ -100,7 +100,7 @@ int main(void)
 
 	/* checksum catches every single-bit flip of a record */
 	struct ptt_event ev = make_event(PTT_EV_MUTEX_UNLOCK, 123456789, 42, 0xdeadbeef, 0);
-	ok(ptt_event_encode(&ev) == 0 && ev.nwords == 9, "mutex_unlock encodes to 9 words");
+	ok(ptt_event_encode(&ev) == 0 && ev.nwords == 11, "mutex_unlock encodes to 11 words (with its call site)");
 	int undetected = 0;
 	for (unsigned w = 0; w < ev.nwords - 1; w++)
 		for (unsigned b = 0; b < 32; b++) {
@@ -147,7 +147,7 @@ int main(void)
 	ok(ptt_text_parse_event(&ts, "18446744072.999999999 4294967295 2 pthread thread_end retval=0x0 how=4294967295", &back) == 0 &&
 	   back.ns == 18446744072999999999u && back.pid == 4294967295u && back.arg[1] == 4294967295u,
 	   "the largest values still parse");
-	ok(ptt_text_parse_event(&ts, "0.000000001 1 2 pthread mutex_lock mutex=0x1 ret=-11", &back) == 0 &&
+	ok(ptt_text_parse_event(&ts, "0.000000001 1 2 pthread mutex_lock mutex=0x1 ret=-11 site=0x2", &back) == 0 &&
 	   (int64_t)back.arg[1] == -11, "negative i32 parses");
 
 	/* type definitions */

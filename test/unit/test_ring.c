@@ -32,10 +32,11 @@ static void *writer(void *arg)
 {
 	uint32_t me = (uint32_t)(uintptr_t)arg;
 	for (uint32_t i = 0; i < events_per_writer; i++) {
-		uint32_t a[3];
+		uint32_t a[5];
 		ptt_put64(a, ((uint64_t)me << 32) | i);
 		a[2] = 0;
-		ptt_emit(PTT_EV_MUTEX_LOCK, a, 3);
+		ptt_put64(a + 3, 0x401000u); /* a call site */
+		ptt_emit(PTT_EV_MUTEX_LOCK, a, 5);
 	}
 	if (ptt_tls.ring)
 		__atomic_store_n(&ptt_tls.ring->state, PTT_RING_CLOSED, __ATOMIC_RELEASE);
@@ -96,12 +97,12 @@ static void run(int discard, unsigned waves, uint32_t events)
 	drain_pause = waves > 1 ? 5000 : 200; /* churn: threads end faster than rings are freed */
 	uint64_t off;
 	uint32_t words = 4096; /* 16 KiB rings: they fill up all the time */
-	uint64_t size = ptt_shm_bytes(8, words, &off);
+	uint64_t size = ptt_shm_bytes(8, 8, words, &off);
 	struct ptt_shm *s = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	s->magic = PTT_SHM_MAGIC;
 	s->version = PTT_SHM_VERSION;
 	s->size = size;
-	s->nrings = 8;
+	s->nrings = s->max_rings = s->seg_rings = 8; /* a cap: no segment to grow into */
 	s->ring_words = words;
 	s->ring_offset = off;
 	s->flags = discard ? PTT_SHM_DISCARD : 0;

@@ -1,0 +1,308 @@
+/*
+ * flight.c - the flight recorder's side of the rings: keep the rings of
+ * ended threads for a while, and write a snapshot of every ring.
+ *
+ * A ring in flight mode holds its owner's records from `consumed` (a record
+ * boundary the owner moves forward itself before it overwrites anything) to
+ * `committed`.  A snapshot copies that span, then reads `consumed` again:
+ * what the owner may have overwritten during the copy lies before the new
+ * value, which is also a record boundary, and the copy is read from there.
+ * Each record's checksum is verified as well: a record that fails (torn by
+ * a wrap we did not see, or by a death inside a write) ends that ring's
+ * part of the snapshot and is counted.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "drain.h"
+#include "flight.h"
+
+#define KEEP_FREE 16 /* rings the recorder keeps free for new threads */
+
+struct flight {
+	struct ptt_shm *shm;
+	uint64_t *closed_at;  /* per ring: the trim call that first saw it closed (0: not closed) */
+	uint64_t calls;
+};
+
+struct frec {
+	uint64_t ts;
+	uint32_t tid, ring, seq;
+	const uint32_t *rec;
+};
+
+struct flight *flight_new(struct ptt_shm *shm)
+{
+	struct flight *f = calloc(1, sizeof *f);
+	if (!f)
+		return NULL;
+	f->shm = shm;
+	f->closed_at = calloc(shm->max_rings, sizeof *f->closed_at);
+	if (!f->closed_at) {
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+void flight_free(struct flight *f)
+{
+	if (!f)
+		return;
+	free(f->closed_at);
+	free(f);
+}
+
+void flight_trim(struct flight *f)
+{
+	struct ptt_shm *s = f->shm;
+	uint32_t n = __atomic_load_n(&s->nrings, __ATOMIC_ACQUIRE), closed = 0, free_rings = 0;
+	f->calls++;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t st = __atomic_load_n(&s->rings[i].state, __ATOMIC_ACQUIRE);
+		if (st == PTT_RING_CLOSED) {
+			if (!f->closed_at[i])
+				f->closed_at[i] = f->calls;
+			closed++;
+		} else {
+			f->closed_at[i] = 0;
+			free_rings += st == PTT_RING_FREE;
+		}
+	}
+	/* keep a few rings free for new threads (fewer under a low cap) */
+	uint32_t want = s->max_rings / 4 < KEEP_FREE ? s->max_rings / 4 : KEEP_FREE;
+	if (!want)
+		want = 1;
+	while (free_rings < want && closed) {
+		uint32_t oldest = UINT32_MAX;
+		for (uint32_t i = 0; i < n; i++)
+			if (f->closed_at[i] && (oldest == UINT32_MAX || f->closed_at[i] < f->closed_at[oldest]))
+				oldest = i;
+		f->closed_at[oldest] = 0;
+		__atomic_store_n(&s->rings[oldest].state, PTT_RING_FREE, __ATOMIC_RELEASE);
+		closed--;
+		free_rings++;
+	}
+}
+
+/* The rings' clock now (as drain_now). */
+static uint64_t now_ticks(const struct ptt_shm *s)
+{
+	if (s->use_tsc)
+		return ptt_rdtsc();
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Copy ring positions [from, to) of ring data into out (wrapping). */
+static void copy_span(uint32_t *out, const uint32_t *data, uint32_t size, uint64_t from, uint64_t to)
+{
+	while (from < to) {
+		uint32_t off = (uint32_t)from & (size - 1);
+		uint64_t k = size - off < to - from ? size - off : to - from;
+		memcpy(out, data + off, k * 4);
+		out += k;
+		from += k;
+	}
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct frec *x = a, *y = b;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->ring != y->ring)
+		return x->ring < y->ring ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Append ring i's valid records (copied to *copy) to *recs; the META line saying where its history begins to meta. */
+static int snap_ring(struct flight *f, uint32_t i, uint32_t **copy, struct frec **recs, size_t *nrecs, size_t *cap,
+		     int live, int *cut, uint64_t *bound, uint64_t slack, uint64_t *torn)
+{
+	struct ptt_shm *s = f->shm;
+	struct ptt_ring *r = &s->rings[i];
+	const uint32_t *data = ptt_ring_data(s, i);
+	uint32_t size = s->ring_words;
+	if (!data)
+		return 0;
+	uint32_t pid = r->pid, tid = r->tid;
+	uint64_t first = __atomic_load_n(&r->first, __ATOMIC_ACQUIRE);
+	int closed = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == PTT_RING_CLOSED;
+	uint64_t now = 0, c0 = 0, end = 0;
+	int busy = 1;
+	for (int tries = 0; busy && tries < 1000; tries++) { /* a record being written: it takes nanoseconds */
+		now = now_ticks(s);
+		c0 = __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE);
+		end = __atomic_load_n(&r->committed, __ATOMIC_ACQUIRE);
+		uint64_t reserved = __atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE);
+		busy = reserved != end;
+		if (!live) { /* the program is gone: what it wrote past its last commit may be whole, or salvageable */
+			end = reserved;
+			break;
+		}
+	}
+	/* no later record of this ring can be older than this (drain.c's rule; a
+	 * writer preempted inside its very first record sets none) */
+	*bound = closed || busy ? UINT64_MAX : now - slack;
+	if (end <= c0)
+		return 0;
+	*copy = malloc((end - c0) * 4);
+	if (!*copy)
+		return PTT_E_NOMEM;
+	copy_span(*copy, data, size, c0, end);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* pairs with the owner's fence after it moves consumed */
+	uint64_t c1 = __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE);
+	uint64_t pos = c1 > c0 ? c1 : c0;
+	size_t before = *nrecs;
+	uint32_t seq = 0;
+	(void)f;
+	while (pos < end) {
+		uint32_t off = (uint32_t)pos & (size - 1);
+		uint32_t *p = *copy + (pos - c0);
+		if (p[0] == ptt_rec_word0(PTT_EV_PAD, 0)) {
+			pos += size - off;
+			continue;
+		}
+		uint32_t n = ptt_rec_len(p[0]);
+		uint64_t prev = *nrecs > before ? (*recs)[*nrecs - 1].ts : 0;
+		if (!ptt_rec_marked(p[0]) || n < PTT_REC_MIN_WORDS || off + n > size || pos + n > end ||
+		    (ptt_rec_checksum(p, n - 1) != p[n - 1] && (live || !drain_salvage(p, n, pid, tid, prev, now))) ||
+		    p[3] != pid || p[4] != tid) {
+			(*torn)++;
+			break;
+		}
+		if (*nrecs == *cap) {
+			size_t nc = *cap ? *cap * 2 : 4096;
+			struct frec *g = realloc(*recs, nc * sizeof *g);
+			if (!g)
+				return PTT_E_NOMEM;
+			*recs = g;
+			*cap = nc;
+		}
+		(*recs)[(*nrecs)++] = (struct frec){ (uint64_t)p[2] << 32 | p[1], tid, i, seq++, p };
+		pos += n;
+	}
+	*cut = *nrecs > before && (c1 > c0 ? c1 : c0) != first;
+	if (*nrecs > before && busy)
+		*bound = (*recs)[*nrecs - 1].ts;
+	return 0;
+}
+
+/* The META lines: the common start, and where each thread's history begins. */
+static int meta_lines(struct ptt_writer *w, const struct ptt_shm *s, const struct frec *recs, size_t nrecs,
+		      const uint8_t *cut, uint64_t from, const struct ptt_clock *clk)
+{
+	size_t cap = 4096 + (size_t)s->max_rings * 64, len = 0;
+	char *m = malloc(cap);
+	uint8_t *done = calloc(s->max_rings, 1);
+	if (!m || !done) {
+		free(m);
+		free(done);
+		return PTT_E_NOMEM;
+	}
+	len += (size_t)snprintf(m, cap, "flight_from %" PRIu64 "\n", from ? ptt_clock_ns(clk, from) : 0);
+	for (size_t k = 0; k < nrecs && len < cap - 128; k++) {
+		const struct frec *r = &recs[k];
+		if (done[r->ring])
+			continue;
+		done[r->ring] = 1;
+		len += (size_t)snprintf(m + len, cap - len, "flight_thread %" PRIu32 " %" PRIu32 " %" PRIu64 " %s\n",
+					r->rec[3], r->tid, ptt_clock_ns(clk, r->ts), cut[r->ring] ? "cut" : "whole");
+	}
+	int rc = ptt_writer_meta(w, m, len);
+	free(m);
+	free(done);
+	return rc;
+}
+
+/* One try at copying every ring: the records in time order, [*k0, *nrecs) to write. */
+static long collect(struct flight *f, uint32_t n, int live, uint64_t slack, uint32_t **copies, uint8_t *cut,
+		    struct frec **recs, size_t *nrecs, size_t *k0, uint64_t *from, uint64_t *torn)
+{
+	struct ptt_shm *s = f->shm;
+	size_t cap = 0;
+	uint64_t upto = UINT64_MAX;
+	long rc = 0;
+	*from = 0;
+	for (uint32_t i = 0; !rc && i < n; i++) {
+		if (__atomic_load_n(&s->rings[i].state, __ATOMIC_ACQUIRE) < PTT_RING_ACTIVE)
+			continue;
+		size_t first = *nrecs;
+		int c = 0;
+		uint64_t bound = UINT64_MAX;
+		rc = snap_ring(f, i, &copies[i], recs, nrecs, &cap, live, &c, &bound, slack, torn);
+		cut[i] = (uint8_t)c;
+		if (live && bound < upto)
+			upto = bound;
+		if (c && (*recs)[first].ts > *from)
+			*from = (*recs)[first].ts;
+	}
+	if (rc)
+		return rc;
+	qsort(*recs, *nrecs, sizeof **recs, by_time);
+	*k0 = 0;
+	while (*k0 < *nrecs && (*recs)[*k0].ts < *from)
+		cut[(*recs)[(*k0)++].ring] = 1;
+	while (*nrecs > *k0 && (*recs)[*nrecs - 1].ts > upto)
+		(*nrecs)--;
+	return 0;
+}
+
+/*
+ * Threads whose oldest records were overwritten begin at different times;
+ * before the latest of those beginnings some thread's events are missing
+ * (an unlock, a post), and a lock's story would not add up.  The snapshot
+ * starts there for every thread: from then on it holds every event, like a
+ * trace file that starts mid-run.  A snapshot of a live program ends the
+ * same way: the rings are copied one after another, so it stops where the
+ * copy of some ring may lack what came after (the lowest of the rings'
+ * bounds), for every thread.  When the recorder is preempted between two
+ * copies long enough for the busy rings to turn over, nothing is left in
+ * between: it copies again (a few times at most).
+ */
+long flight_write(struct flight *f, struct ptt_writer *w, const struct ptt_clock *clk, int live,
+		  int (*before)(void *, const uint32_t *, struct ptt_writer *), void *ctx, uint64_t *torn)
+{
+	struct ptt_shm *s = f->shm;
+	uint32_t n = __atomic_load_n(&s->nrings, __ATOMIC_ACQUIRE);
+	uint32_t **copies = calloc(n ? n : 1, sizeof *copies);
+	uint8_t *cut = calloc(n ? n : 1, 1);
+	struct frec *recs = NULL;
+	size_t nrecs = 0, k0 = 0;
+	uint64_t from = 0, slack = clk->hz / 5000; /* 200 us, as the drain's */
+	long rc = copies && cut ? 0 : PTT_E_NOMEM;
+	uint64_t t = 0; /* the records found torn by the last try */
+	for (int tries = 0; !rc && tries < 10; tries++) {
+		t = 0;
+		rc = collect(f, n, live, slack, copies, cut, &recs, &nrecs, &k0, &from, &t);
+		if (rc || nrecs > k0 || !live)
+			break;
+		for (uint32_t i = 0; i < n; i++) {
+			free(copies[i]);
+			copies[i] = NULL;
+		}
+		nrecs = 0;
+	}
+	*torn += t;
+	if (!rc)
+		rc = meta_lines(w, s, recs + k0, nrecs - k0, cut, from, clk);
+	for (size_t k = k0; !rc && k < nrecs; k++) {
+		if (before)
+			rc = before(ctx, recs[k].rec, w);
+		if (!rc)
+			rc = ptt_writer_record(w, recs[k].rec, ptt_rec_len(recs[k].rec[0]));
+	}
+	for (uint32_t i = 0; copies && i < n; i++)
+		free(copies[i]);
+	free(copies);
+	free(cut);
+	free(recs);
+	return rc ? rc : (long)(nrecs > k0 ? nrecs - k0 : 0);
+}

@@ -1,0 +1,36 @@
+/* entity_name.c - the display names of processes, threads and objects, for every picture. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "entity_name.h"
+#include "symbols.h"
+
+const char *const entity_object_kind[PTT_CLASS_COUNT] = {
+	[PTT_CLASS_MUTEX] = "mutex", [PTT_CLASS_RWLOCK] = "rwlock", [PTT_CLASS_SPIN] = "spinlock",
+	[PTT_CLASS_COND] = "cond", [PTT_CLASS_BARRIER] = "barrier", [PTT_CLASS_SEM] = "semaphore",
+};
+
+void entity_process_name(char *buf, size_t size, struct ptt_syms *syms, uint32_t pid)
+{
+	ptt_syms_process_name(syms, pid, buf, size);
+}
+
+void entity_thread_name(char *buf, size_t size, struct ptt_syms *syms, uint32_t pid, uint32_t tid)
+{
+	char given[PTT_MAX_STR];
+	ptt_syms_thread_name(syms, pid, tid, given, sizeof given);
+	/* the tid first: rows of threads with the same start routine stay apart */
+	if (strncmp(given, "thread ", 7) != 0)
+		snprintf(buf, size, "%" PRIu32 " %s", tid, given);
+	else
+		snprintf(buf, size, "%" PRIu32, tid);
+}
+
+void entity_object_name(char *buf, size_t size, struct ptt_syms *syms, uint32_t pid, unsigned cls, uint64_t addr)
+{
+	const char *kind = cls < PTT_CLASS_COUNT && entity_object_kind[cls] ? entity_object_kind[cls] : "object";
+	char given[PTT_MAX_STR];
+	ptt_syms_object_name(syms, pid, addr, given, sizeof given);
+	snprintf(buf, size, "%s %s", kind, given);
+}

@@ -1,0 +1,337 @@
+/*
+ * ptt-json - convert a ptt trace to the Chrome Trace Event Format (JSON),
+ * for Perfetto's UI and chrome://tracing: a track per thread with its states
+ * as complete events, thread creations, hand-offs, wake-ups and joins as
+ * flow events, holders and waiters of each synchronisation object as
+ * counters, and process and thread names as metadata.  Streamed: memory is
+ * bounded by the live threads and objects, never by the length of the trace.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "entity_name.h"
+#include "symbols.h"
+#include "model.h"
+#include "pmap.h"
+
+/* ended threads remembered for the flows that start from them (joins), as the model remembers them */
+#define JSON_SERIALS_MAX 65536
+
+struct json {
+	FILE *out;
+	struct ptt_syms *syms; /* names and symbols, learnt as the events come */
+	int points;                 /* instant events for unlocks, signals, posts, ... */
+	unsigned long events;       /* written so far: the first has no comma */
+	uint64_t flows;
+	struct pmap serial_tid;     /* thread serial -> tid, for flows from a thread that ended */
+};
+
+/* What a thread track shows now: the open complete event. */
+struct jthread {
+	uint8_t state;
+	uint64_t obj, since_ns;
+};
+
+/*
+ * A JSON string: quoted, with " \ and control characters escaped, < > &
+ * as \u escapes too (the output stays safe inside an HTML page, as
+ * trace2html embeds it), and bytes that are not UTF-8 replaced by '?'.
+ */
+static void json_string(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	putc('"', out);
+	while (*p) {
+		unsigned char c = *p;
+		if (c == '"' || c == '\\') {
+			putc('\\', out);
+			putc(c, out);
+		} else if (c < 0x20 || c == 0x7f || c == '<' || c == '>' || c == '&') {
+			fprintf(out, "\\u%04x", c);
+		} else if (c < 0x80) {
+			putc(c, out);
+		} else {
+			/* a whole, shortest-form UTF-8 sequence, or '?' for its first byte */
+			int n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+			int ok = n > 0;
+			for (int i = 1; ok && i < n; i++)
+				ok = (p[i] & 0xc0) == 0x80;
+			if (ok && n == 3 && ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0)))
+				ok = 0; /* overlong, or a surrogate */
+			if (ok && n == 4 && ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90)))
+				ok = 0;
+			if (!ok) {
+				putc('?', out);
+			} else {
+				fwrite_unlocked(p, 1, (size_t)n, out);
+				p += n - 1;
+			}
+		}
+		p++;
+	}
+	putc('"', out);
+}
+
+/* Microseconds, exact: "SECONDS*1e6.NNN" */
+static void json_ts(FILE *out, uint64_t ns)
+{
+	fprintf(out, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+}
+
+/* Begin an event: the separator, then {"ph":"PH","pid":PID,"tid":TID */
+static void begin(struct json *js, const char *ph, uint32_t pid, uint32_t tid)
+{
+	fputs(js->events++ ? ",\n{\"ph\":\"" : "\n{\"ph\":\"", js->out);
+	fprintf(js->out, "%s\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32, ph, pid, tid);
+}
+
+/* A metadata event naming a process (tid 0) or a thread. */
+static void name_meta(struct json *js, const char *what, uint32_t pid, uint32_t tid, const char *name)
+{
+	begin(js, "M", pid, tid);
+	fprintf(js->out, ",\"name\":\"%s\",\"args\":{\"name\":", what);
+	json_string(js->out, name);
+	fputs("}}", js->out);
+}
+
+static void thread_meta(struct json *js, uint32_t pid, uint32_t tid)
+{
+	char name[PTT_MAX_STR + 32];
+	entity_thread_name(name, sizeof name, js->syms, pid, tid);
+	name_meta(js, "thread_name", pid, tid, name);
+}
+
+static void on_process_begin(void *ctx, struct mprocess *p, uint64_t ns)
+{
+	struct json *js = ctx;
+	char name[PTT_MAX_STR + 32];
+	(void)ns;
+	entity_process_name(name, sizeof name, js->syms, p->pid);
+	name_meta(js, "process_name", p->pid, 0, name);
+}
+
+/* Chrome's reserved colour names, by what a state means for the thread: waiting, holding or running. */
+static const char *state_colour(const struct mframe *f)
+{
+	if (f->state == MS_RUNNING)
+		return "thread_state_running";
+	return mstate_is_hold(f->state) ? "good" : "terrible";
+}
+
+/* The complete event of the state t showed from jt->since_ns to ns. */
+static void close_state(struct json *js, struct mthread *t, struct jthread *jt, uint64_t ns)
+{
+	struct mframe f = { .state = jt->state, .obj = jt->obj, .since_ns = jt->since_ns };
+	begin(js, "X", t->pid, t->tid);
+	fputs(",\"cat\":\"state\",\"name\":", js->out);
+	json_string(js->out, mstate_name[f.state]);
+	fputs(",\"ts\":", js->out);
+	json_ts(js->out, f.since_ns);
+	fputs(",\"dur\":", js->out);
+	json_ts(js->out, ns - f.since_ns);
+	fprintf(js->out, ",\"cname\":\"%s\"", state_colour(&f));
+	if (f.obj && f.state != MS_RUNNING) {
+		char given[PTT_MAX_STR];
+		ptt_syms_object_name(js->syms, t->pid, f.obj, given, sizeof given);
+		fprintf(js->out, ",\"args\":{\"object\":\"0x%" PRIx64 "\",\"object_name\":", f.obj);
+		json_string(js->out, given);
+		putc('}', js->out);
+	}
+	putc('}', js->out);
+}
+
+static void on_thread_begin(void *ctx, struct mthread *t, struct mprocess *p, uint64_t ns)
+{
+	struct json *js = ctx;
+	struct jthread *jt = calloc(1, sizeof *jt);
+	(void)p;
+	t->user = jt;
+	if (jt)
+		jt->since_ns = ns;
+	if (js->serial_tid.used >= JSON_SERIALS_MAX) {
+		pmap_free(&js->serial_tid);
+		memset(&js->serial_tid, 0, sizeof js->serial_tid);
+	}
+	if (t->tid)
+		pmap_put(&js->serial_tid, t->serial, (void *)(uintptr_t)t->tid);
+	thread_meta(js, t->pid, t->tid);
+}
+
+static void on_thread_end(void *ctx, struct mthread *t, struct mprocess *p, uint64_t ns)
+{
+	struct jthread *jt = t->user;
+	(void)p;
+	if (jt)
+		close_state(ctx, t, jt, ns);
+	free(jt);
+	t->user = NULL;
+}
+
+static void on_state(void *ctx, struct mthread *t, const struct mframe *old, const struct mframe *now, uint64_t ns)
+{
+	struct jthread *jt = t->user;
+	(void)old; /* each acquisition is its own event, even of the same state */
+	if (!jt)
+		return;
+	close_state(ctx, t, jt, ns);
+	jt->state = now->state;
+	jt->obj = now->obj;
+	jt->since_ns = ns;
+}
+
+/* One end of a flow: "s" leaves the slice open at ns on the sender, "f" enters the receiver's. */
+static void flow(struct json *js, const char *ph, const char *kind, uint32_t pid, uint32_t tid, uint64_t id, uint64_t ns)
+{
+	begin(js, ph, pid, tid);
+	fprintf(js->out, ",\"cat\":\"%s\",\"name\":\"%s\",\"id\":%" PRIu64 ",\"ts\":", kind, kind, id);
+	json_ts(js->out, ns);
+	fputs(*ph == 'f' ? ",\"bp\":\"e\"}" : "}", js->out);
+}
+
+/* flow ids: even for the links of on_link, odd for the model's keys */
+static void on_link(void *ctx, struct mthread *from, struct mthread *to, const char *kind, uint64_t obj, uint64_t ns)
+{
+	struct json *js = ctx;
+	(void)obj;
+	if (from->pid != to->pid)
+		return;
+	uint64_t id = 2 * ++js->flows;
+	flow(js, "s", kind, from->pid, from->tid, id, ns);
+	flow(js, "f", kind, to->pid, to->tid, id, ns);
+}
+
+static void on_link_start(void *ctx, struct mprocess *p, uint32_t from, const char *kind, uint64_t key, uint64_t ns)
+{
+	struct json *js = ctx;
+	uint32_t tid = (uint32_t)(uintptr_t)pmap_get(&js->serial_tid, from);
+	if (tid)
+		flow(js, "s", kind, p->pid, tid, 2 * key + 1, ns);
+}
+
+static void on_link_end(void *ctx, struct mprocess *p, uint32_t to, const char *kind, uint64_t key, uint64_t ns)
+{
+	struct json *js = ctx;
+	uint32_t tid = (uint32_t)(uintptr_t)pmap_get(&js->serial_tid, to);
+	if (tid)
+		flow(js, "f", kind, p->pid, tid, 2 * key + 1, ns); /* an end without its start is ignored by readers */
+}
+
+/* The counter of an object: one track per object, series "holders" (locks) and "waiters". */
+static void counter(struct json *js, const struct mobject *o, uint64_t ns)
+{
+	char name[PTT_MAX_STR + 32];
+	entity_object_name(name, sizeof name, js->syms, o->pid, o->cls, o->addr);
+	begin(js, "C", o->pid, 0);
+	fputs(",\"name\":", js->out);
+	json_string(js->out, name);
+	fputs(",\"ts\":", js->out);
+	json_ts(js->out, ns);
+	fputs(",\"args\":{", js->out);
+	if (o->cls == PTT_CLASS_MUTEX || o->cls == PTT_CLASS_RWLOCK || o->cls == PTT_CLASS_SPIN)
+		fprintf(js->out, "\"holders\":%" PRIu32 ",", o->holders);
+	fprintf(js->out, "\"waiters\":%" PRIu32 "}}", o->waiters);
+}
+
+static void on_object_begin(void *ctx, struct mobject *o, struct mprocess *p, uint64_t ns)
+{
+	(void)p;
+	counter(ctx, o, ns);
+}
+
+static void on_object_end(void *ctx, struct mobject *o, struct mprocess *p, uint64_t ns)
+{
+	(void)ctx, (void)o, (void)p, (void)ns; /* its counter already went back to 0 */
+}
+
+static void on_object_count(void *ctx, struct mobject *o, int waiters, uint64_t ns)
+{
+	(void)waiters;
+	counter(ctx, o, ns);
+}
+
+static void on_point(void *ctx, struct mthread *t, const struct ptt_event *ev)
+{
+	struct json *js = ctx;
+	if (!js->points)
+		return;
+	begin(js, "i", t->pid, t->tid);
+	fprintf(js->out, ",\"s\":\"t\",\"cat\":\"event\",\"name\":\"%s\",\"ts\":", ev->type->name); /* [a-z0-9_] */
+	json_ts(js->out, ev->ns);
+	putc('}', js->out);
+}
+
+static void usage(void)
+{
+	printf("Usage: ptt-json [OPTION]... [FILE|-]...\n"
+	       "Convert a ptt trace (binary or text, from FILE or stdin) to the Chrome Trace Event\n"
+	       "Format (JSON) on stdout, for Perfetto's UI and chrome://tracing.\n"
+	       "Several FILEs are read in order as one trace (the files of ptt-record -m).\n"
+	       "\n"
+	       "  -p, --points      also an instant event per unlock, signal, post, failed trylock, ...\n"
+	       "  -h, --help        show this help and exit\n"
+	       "      --version     show the version and exit\n"
+	       "\n"
+	       "Exit status: 0 success, 1 damaged input (the JSON is still complete and valid),\n"
+	       "2 usage error or unreadable input.\n");
+}
+
+/* The trace through the model: one JSON event per state interval, flow end, counter change, name. */
+static void convert(struct json *js, struct cli_input *in)
+{
+	struct model_ops ops = { .ctx = js, .process_begin = on_process_begin, .thread_begin = on_thread_begin,
+				 .thread_end = on_thread_end, .state = on_state, .link = on_link, .point = on_point,
+				 .link_start = on_link_start, .link_end = on_link_end, .object_begin = on_object_begin,
+				 .object_end = on_object_end, .object_count = on_object_count };
+	struct model *m = model_new(&ops);
+	static struct ptt_event ev;
+	uint64_t last = 0;
+	fprintf(js->out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"ptt-json %s\"},\"traceEvents\":[",
+		PTT_VERSION);
+	while (m && cli_next(in, &ev) > 0) {
+		ptt_syms_update(js->syms, &ev);
+		model_event(m, &ev);
+		if (ev.id == PTT_EV_THREAD_NAME && model_thread(m, ev.pid, (uint32_t)ev.arg[0]))
+			thread_meta(js, ev.pid, (uint32_t)ev.arg[0]); /* a later name replaces the first */
+		last = ev.ns;
+	}
+	if (m)
+		model_finish(m, last);
+	model_free(m);
+	fputs("\n]}\n", js->out);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, 0, 'h' }, { "points", no_argument, 0, 'p' },
+		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
+	};
+	struct json js = { .out = stdout };
+	int c;
+	while ((c = getopt_long(argc, argv, "hp", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p': js.points = 1; break;
+		case 'h': usage(); return 0;
+		case 'V': cli_print_version("ptt-json"); return 0;
+		default: return cli_usage_error("ptt-json");
+		}
+	}
+	static char outbuf[1 << 18];
+	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+	struct cli_input in;
+	if (cli_open(&in, "ptt-json", argc - optind, argv + optind))
+		return 2;
+	in.ordered = 1; /* durations are never negative */
+	js.syms = ptt_syms_new();
+	if (js.syms)
+		convert(&js, &in);
+	ptt_syms_free(js.syms);
+	pmap_free(&js.serial_tid);
+	int damaged = cli_close(&in) || !js.syms;
+	int out = cli_finish_output("ptt-json");
+	return damaged || out ? 1 : 0;
+}

@@ -1,0 +1,453 @@
+/* symbols.c - addresses to function+offset (module) and file:line with libdwfl; display names. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <elfutils/libdwfl.h>
+
+#include "pmap.h"
+#include "symbols.h"
+
+struct module {
+	uint64_t base;
+	char *path;
+};
+
+/* One address space: a process between its begin (or exec) and its end. */
+struct space {
+	Dwfl *dwfl;
+	int dirty;            /* modules learnt since the last report to dwfl */
+	struct module *mods;
+	size_t nmods, cap;
+	struct pmap cache;    /* address -> struct ptt_sym */
+	char *cmd;            /* base name of the command */
+};
+
+struct sym_entry { /* a cached lookup; its strings live in the same allocation's list */
+	struct ptt_sym sym;
+	struct sym_entry *next;
+	char buf[];
+};
+
+struct thread_info {
+	uint64_t start;
+};
+
+struct ptt_syms {
+	struct pmap spaces;   /* pid -> struct space */
+	struct pmap threads;  /* pid/tid -> struct thread_info */
+	struct ptt_names *names;
+	struct sym_entry *all; /* every lookup made, freed at the end (pointers stay valid) */
+	char *debuginfo_path;
+};
+
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+struct ptt_syms *ptt_syms_new(void)
+{
+	struct ptt_syms *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->names = ptt_names_new();
+	if (!s->names) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void space_clear(struct space *sp)
+{
+	if (sp->dwfl)
+		dwfl_end(sp->dwfl);
+	sp->dwfl = NULL;
+	for (size_t i = 0; i < sp->nmods; i++)
+		free(sp->mods[i].path);
+	free(sp->mods);
+	sp->mods = NULL;
+	sp->nmods = sp->cap = 0;
+	pmap_free(&sp->cache);
+	memset(&sp->cache, 0, sizeof sp->cache);
+	free(sp->cmd);
+	sp->cmd = NULL;
+}
+
+static void free_values(struct pmap *m, int spaces)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->vals && m->vals[i]) {
+			if (spaces)
+				space_clear(m->vals[i]);
+			free(m->vals[i]);
+		}
+	pmap_free(m);
+}
+
+void ptt_syms_free(struct ptt_syms *s)
+{
+	if (!s)
+		return;
+	free_values(&s->spaces, 1);
+	free_values(&s->threads, 0);
+	while (s->all) {
+		struct sym_entry *e = s->all;
+		s->all = e->next;
+		free(e);
+	}
+	ptt_names_free(s->names);
+	free(s);
+}
+
+const struct ptt_names *ptt_syms_names(const struct ptt_syms *s)
+{
+	return s->names;
+}
+
+static struct space *space_get(struct ptt_syms *s, uint32_t pid, int create)
+{
+	struct space *sp = pmap_get(&s->spaces, pid);
+	if (!sp && create) {
+		sp = calloc(1, sizeof *sp);
+		if (sp && pmap_put(&s->spaces, pid, sp) != 0) {
+			free(sp);
+			sp = NULL;
+		}
+	}
+	return sp;
+}
+
+static void space_add_module(struct space *sp, uint64_t base, const char *path)
+{
+	for (size_t i = 0; i < sp->nmods; i++)
+		if (sp->mods[i].base == base && !strcmp(sp->mods[i].path, path))
+			return;
+	if (sp->nmods == sp->cap) {
+		size_t cap = sp->cap ? sp->cap * 2 : 16;
+		struct module *m = realloc(sp->mods, cap * sizeof *m);
+		if (!m)
+			return;
+		sp->mods = m;
+		sp->cap = cap;
+	}
+	char *p = strdup(path);
+	if (!p)
+		return;
+	sp->mods[sp->nmods].base = base;
+	sp->mods[sp->nmods++].path = p;
+	sp->dirty = 1;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+/* The command's base name: the first word of process_begin's cmd, or an exec's path. */
+static void space_set_cmd(struct space *sp, const char *cmd)
+{
+	size_t n = strcspn(cmd, " ");
+	char word[256];
+	if (n >= sizeof word)
+		n = sizeof word - 1;
+	memcpy(word, cmd, n);
+	word[n] = 0;
+	free(sp->cmd);
+	sp->cmd = strdup(base_name(word));
+}
+
+static uint64_t thread_key(uint32_t pid, uint32_t tid)
+{
+	return (uint64_t)pid << 32 | tid;
+}
+
+static void remember_start(struct ptt_syms *s, uint32_t pid, uint32_t tid, uint64_t start)
+{
+	if (!tid || !start)
+		return;
+	struct thread_info *t = pmap_get(&s->threads, thread_key(pid, tid));
+	if (!t) {
+		t = calloc(1, sizeof *t);
+		if (!t || pmap_put(&s->threads, thread_key(pid, tid), t) != 0) {
+			free(t);
+			return;
+		}
+	}
+	t->start = start;
+}
+
+void ptt_syms_update(struct ptt_syms *s, const struct ptt_event *ev)
+{
+	struct space *sp, *parent;
+	ptt_names_update(s->names, ev);
+	switch (ev->id) {
+	case PTT_EV_MODULE:
+		if ((sp = space_get(s, ev->pid, 1)))
+			space_add_module(sp, ev->arg[0], ev->str);
+		break;
+	case PTT_EV_PROCESS_BEGIN:
+		/* a new image (the first, or after an exec): modules follow */
+		if ((sp = space_get(s, ev->pid, 1))) {
+			space_clear(sp);
+			space_set_cmd(sp, ev->str);
+		}
+		break;
+	case PTT_EV_PROCESS_FORK:
+		/* the child runs the parent's image until it execs */
+		if ((int32_t)ev->arg[0] > 0 && (parent = space_get(s, ev->pid, 0)) &&
+		    (sp = space_get(s, (uint32_t)ev->arg[0], 1)) && !sp->nmods) {
+			for (size_t i = 0; i < parent->nmods; i++)
+				space_add_module(sp, parent->mods[i].base, parent->mods[i].path);
+			if (parent->cmd && !sp->cmd)
+				sp->cmd = strdup(parent->cmd);
+		}
+		break;
+	case PTT_EV_THREAD_BEGIN:
+		remember_start(s, ev->pid, ev->tid, ev->arg[1]);
+		break;
+	case PTT_EV_THREAD_CREATE:
+		remember_start(s, ev->pid, (uint32_t)ev->arg[2], ev->arg[1]);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Report the modules learnt to dwfl; 0 or -1 when there is no dwfl. */
+static int space_report(struct space *sp)
+{
+	if (!sp->dwfl) {
+		sp->dwfl = dwfl_begin(&callbacks);
+		if (!sp->dwfl)
+			return -1;
+		sp->dirty = 1;
+	}
+	if (!sp->dirty)
+		return 0;
+	dwfl_report_begin(sp->dwfl);
+	for (size_t i = 0; i < sp->nmods; i++)
+		dwfl_report_elf(sp->dwfl, base_name(sp->mods[i].path), sp->mods[i].path, -1, sp->mods[i].base, false);
+	dwfl_report_end(sp->dwfl, NULL, NULL);
+	sp->dirty = 0;
+	return 0;
+}
+
+static struct ptt_sym *entry_new(struct ptt_syms *s, const char *func, const char *where, const char *line)
+{
+	size_t lf = func ? strlen(func) + 1 : 0, lw = strlen(where) + 1, ll = line ? strlen(line) + 1 : 0;
+	size_t lt = lw + (line ? 4 + ll : 0);
+	struct sym_entry *e = malloc(sizeof *e + lf + lw + ll + lt);
+	if (!e)
+		return NULL;
+	char *p = e->buf;
+	e->sym.func = func ? memcpy(p, func, lf) : NULL;
+	p += lf;
+	e->sym.where = memcpy(p, where, lw);
+	p += lw;
+	e->sym.line = line ? memcpy(p, line, ll) : NULL;
+	p += ll;
+	snprintf(p, lt, "%s%s%s", where, line ? " at " : "", line ? line : "");
+	e->sym.text = p;
+	e->next = s->all;
+	s->all = e;
+	return &e->sym;
+}
+
+/*
+ * Symbolise addr (a return address when code: the call is the byte before,
+ * so symbol and line are looked up at addr - 1 while the offset shown is
+ * that of addr itself, as perf and gdb show return addresses).
+ */
+static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t addr, int code)
+{
+	static const struct ptt_sym nomem = { NULL, "?", NULL, "?" };
+	struct space *sp = space_get(s, pid, 1);
+	if (!sp)
+		return &nomem;
+	uint64_t key = addr << 1 | (unsigned)code;
+	struct ptt_sym *hit = pmap_get(&sp->cache, key);
+	if (hit)
+		return hit;
+	char where[512], line[300], *linep = NULL;
+	const char *func = NULL;
+	uint64_t at = code && addr ? addr - 1 : addr;
+	Dwfl_Module *mod = space_report(sp) == 0 ? dwfl_addrmodule(sp->dwfl, at) : NULL;
+	if (!mod) {
+		snprintf(where, sizeof where, "0x%" PRIx64, addr);
+	} else {
+		const char *mname = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+		GElf_Off off = 0;
+		GElf_Sym sym;
+		const char *name = dwfl_module_addrinfo(mod, at, &off, &sym, NULL, NULL, NULL);
+		/* a symbol that does not cover the address (stripped static code) names nothing */
+		if (name && sym.st_size && off >= sym.st_size)
+			name = NULL;
+		uint64_t shown = off + (addr - at);
+		if (name && *name) {
+			func = name;
+			if (shown)
+				snprintf(where, sizeof where, "%s+0x%" PRIx64 " (%s)", name, shown, mname);
+			else
+				snprintf(where, sizeof where, "%s (%s)", name, mname);
+		} else {
+			/* offset in the file's address space: what objdump and addr2line take */
+			Dwarf_Addr bias = 0;
+			dwfl_module_getelf(mod, &bias);
+			snprintf(where, sizeof where, "%s+0x%" PRIx64, mname, addr - bias);
+		}
+		Dwfl_Line *l = dwfl_module_getsrc(mod, at);
+		int lineno = 0;
+		const char *src = l ? dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL) : NULL;
+		if (src && lineno > 0) {
+			snprintf(line, sizeof line, "%s:%d", base_name(src), lineno);
+			linep = line;
+		}
+	}
+	struct ptt_sym *e = entry_new(s, func, where, linep);
+	if (!e)
+		return &nomem;
+	pmap_put(&sp->cache, key, e);
+	return e;
+}
+
+const struct ptt_sym *ptt_syms_code(struct ptt_syms *s, uint32_t pid, uint64_t addr)
+{
+	return lookup(s, pid, addr, 1);
+}
+
+const struct ptt_sym *ptt_syms_site(struct ptt_syms *s, const struct ptt_event *ev)
+{
+	const struct ptt_type *t = ev->type;
+	if (!t || !t->nargs || strcmp(t->argname[t->nargs - 1], "site") || t->argkind[t->nargs - 1] != PTT_ARG_PTR ||
+	    !ev->arg[t->nargs - 1])
+		return NULL;
+	return lookup(s, ev->pid, ev->arg[t->nargs - 1], 1);
+}
+
+size_t ptt_syms_note(void *ctx, const struct ptt_event *ev, char *buf, size_t size)
+{
+	const struct ptt_sym *site = ptt_syms_site(ctx, ev);
+	int w = site && size ? snprintf(buf, size, "%s", site->text) : 0;
+	return w < 0 ? 0 : (size_t)w < size ? (size_t)w : size - 1;
+}
+
+size_t ptt_syms_site_phrase(struct ptt_syms *s, const struct ptt_event *ev, char *buf, size_t size)
+{
+	const struct ptt_sym *site = ptt_syms_site(s, ev);
+	int w = 0;
+	if (!size)
+		return 0;
+	buf[0] = 0;
+	if (site && site->line && site->func)
+		w = snprintf(buf, size, " at %s in %s", site->line, site->func);
+	else if (site && site->func)
+		w = snprintf(buf, size, " in %s", site->where);
+	else if (site)
+		w = snprintf(buf, size, " at %s", site->where);
+	return w < 0 ? 0 : (size_t)w < size ? (size_t)w : size - 1;
+}
+
+const char *ptt_syms_process_name(struct ptt_syms *s, uint32_t pid, char *buf, size_t size)
+{
+	struct space *sp = space_get(s, pid, 0);
+	if (sp && sp->cmd && *sp->cmd)
+		snprintf(buf, size, "%s %" PRIu32, sp->cmd, pid);
+	else
+		snprintf(buf, size, "process %" PRIu32, pid);
+	return buf;
+}
+
+const char *ptt_syms_thread_name(struct ptt_syms *s, uint32_t pid, uint32_t tid, char *buf, size_t size)
+{
+	const char *given = ptt_names_thread(s->names, tid);
+	struct thread_info *t = pmap_get(&s->threads, thread_key(pid, tid));
+	struct space *sp;
+	const struct ptt_sym *start;
+	if (given && *given)
+		snprintf(buf, size, "%s", given);
+	else if (t && t->start && (start = lookup(s, pid, t->start, 0))->func)
+		snprintf(buf, size, "%s", start->func);
+	else if (tid == pid && (sp = space_get(s, pid, 0)) && sp->cmd && *sp->cmd)
+		snprintf(buf, size, "%s", sp->cmd);
+	else
+		snprintf(buf, size, "thread %" PRIu32, tid);
+	return buf;
+}
+
+const char *ptt_syms_object_name(struct ptt_syms *s, uint32_t pid, uint64_t addr, char *buf, size_t size)
+{
+	const char *given = ptt_names_object(s->names, addr);
+	if (given && *given) {
+		snprintf(buf, size, "%s", given);
+		return buf;
+	}
+	const struct ptt_sym *sym = lookup(s, pid, addr, 0);
+	if (sym->func) {
+		/* a data symbol: "queue_lock", or "table+0x40" inside an array or struct */
+		const char *plus = strchr(sym->where, '+'), *paren = strchr(sym->where, ' ');
+		if (plus && (!paren || plus < paren))
+			snprintf(buf, size, "%.*s", (int)(paren ? paren - sym->where : (long)strlen(sym->where)), sym->where);
+		else
+			snprintf(buf, size, "%s", sym->func);
+	} else {
+		snprintf(buf, size, "%s", sym->where);
+	}
+	return buf;
+}
+
+const char *ptt_name_escape(const char *name, enum ptt_escape form, char *buf, size_t size)
+{
+	size_t n = 0;
+	int quote = form == PTT_ESC_CSV && strpbrk(name, ",\"\r\n") != NULL;
+	if (!size)
+		return buf;
+#define PUT(c) do { if (n + 1 < size) buf[n++] = (c); } while (0)
+	if (quote)
+		PUT('"');
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		unsigned c = *p;
+		switch (form) {
+		case PTT_ESC_CSV:
+			if (c == '"')
+				PUT('"');
+			PUT((char)c);
+			break;
+		case PTT_ESC_JSON:
+			if (c == '"' || c == '\\') {
+				PUT('\\');
+				PUT((char)c);
+			} else if (c < 0x20) {
+				char u[8];
+				snprintf(u, sizeof u, "\\u%04x", c);
+				for (char *q = u; *q; q++)
+					PUT(*q);
+			} else {
+				PUT((char)c);
+			}
+			break;
+		case PTT_ESC_PAJE:
+			/* ViTE writes names into SVG unescaped: keep XML's specials out */
+			if (c == '&')
+				PUT('+');
+			else if (c == '<')
+				PUT('[');
+			else if (c == '>')
+				PUT(']');
+			else if (c == '"' || c == '\\' || c == '\'' || c == '#' || c < 0x20 || c == 0x7f)
+				PUT('_');
+			else
+				PUT((char)c);
+			break;
+		}
+	}
+	if (quote)
+		PUT('"');
+#undef PUT
+	buf[n] = 0;
+	return buf;
+}

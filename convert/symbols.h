@@ -1,0 +1,76 @@
+/*
+ * symbols.h - addresses of a traced program as a person reads them, and the
+ * names of its processes, threads and objects: the one symboliser every tool
+ * uses (libdwfl from elfutils), fed by the trace's own events.
+ *
+ * The recorder writes a module event (load base, path) for each loaded
+ * object; ptt_syms_update() learns them per process (an exec starts over, a
+ * fork copies the parent's), with process commands, thread start routines
+ * and the names of thread_name/object_name events.  Lookups are cached.
+ * Nothing here prints.
+ */
+#ifndef PTT_SYMBOLS_H
+#define PTT_SYMBOLS_H
+
+#include <stdint.h>
+
+#include "../formats/ptt_trace.h"
+
+/* An address, symbolised.  Every string is owned by the cache: valid until ptt_syms_free(). */
+struct ptt_sym {
+	const char *func;   /* "queue_push", or NULL without a symbol */
+	const char *where;  /* "queue_push+0x1a (prog)", "prog+0x1234" without a symbol,
+			       "0x7f..." only when no module maps the address */
+	const char *line;   /* "queue.c:42" where debug information exists, else NULL */
+	const char *text;   /* the site in one piece: "queue_push+0x1a (prog) at queue.c:42" */
+};
+
+struct ptt_syms;
+struct ptt_syms *ptt_syms_new(void);
+void ptt_syms_free(struct ptt_syms *s);
+/* Learn from an event (module, process_begin/exec/fork, thread_begin/create, name events). */
+void ptt_syms_update(struct ptt_syms *s, const struct ptt_event *ev);
+/* The names learnt from thread_name and object_name events. */
+const struct ptt_names *ptt_syms_names(const struct ptt_syms *s);
+
+/* A code address in process pid (a call site, a start routine).  Never NULL. */
+const struct ptt_sym *ptt_syms_code(struct ptt_syms *s, uint32_t pid, uint64_t addr);
+/* The call site of an event: NULL when its type has no site (or it is 0). */
+const struct ptt_sym *ptt_syms_site(struct ptt_syms *s, const struct ptt_event *ev);
+
+/* The text form's comment (ptt_sink_set_note): the event's site, symbolised; 0 without one.
+ * ctx is the struct ptt_syms.  Every tool writing the text form uses it, so all agree. */
+size_t ptt_syms_note(void *ctx, const struct ptt_event *ev, char *buf, size_t size);
+
+/*
+ * The site of an event as a phrase for a sentence: " at queue.c:42 in
+ * queue_push", " in queue_push+0x1a (prog)" without line information,
+ * " at prog+0x1234" without a symbol; "" when the event has no site.
+ * Returns the length written into buf.
+ */
+size_t ptt_syms_site_phrase(struct ptt_syms *s, const struct ptt_event *ev, char *buf, size_t size);
+
+/*
+ * Display names, written into buf (NUL-terminated, truncated to size):
+ *   process: "pigz 4383" (command's base name and pid), else "process 4383";
+ *   thread:  its given name, else its start routine's symbol ("worker_main"),
+ *            else "thread TID" (the main thread: the process's command);
+ *   object:  its given name (object_name: ELF symbol or user name), else the
+ *            symbol of the address ("queue_lock", "buf+0x10"), else
+ *            "module+0xoff", else the address in hex.
+ * Returns buf.
+ */
+const char *ptt_syms_process_name(struct ptt_syms *s, uint32_t pid, char *buf, size_t size);
+const char *ptt_syms_thread_name(struct ptt_syms *s, uint32_t pid, uint32_t tid, char *buf, size_t size);
+const char *ptt_syms_object_name(struct ptt_syms *s, uint32_t pid, uint64_t addr, char *buf, size_t size);
+
+/*
+ * A name made safe for an output form: CSV (a field, quoted when it holds
+ * a comma, quote or line break), JSON (the inside of a string), PAJE (the
+ * inside of a double-quoted field: no " \ or control characters, and & < >
+ * replaced, as ViTE's SVG export writes names into XML unescaped).
+ */
+enum ptt_escape { PTT_ESC_CSV, PTT_ESC_JSON, PTT_ESC_PAJE };
+const char *ptt_name_escape(const char *name, enum ptt_escape form, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,34 @@
+/*
+ * fuzz_paje.c - libFuzzer harness for one whole tool path: the reader, the
+ * state model and the Paje writer, through ptt-paje's own main() (built
+ * with -Dmain=ptt_paje_main), so that it follows ptt-paje whatever the
+ * model behind it becomes.  The Paje goes to /dev/null; --objects is on, the
+ * widest path.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fuzz.h"
+
+int ptt_paje_main(int argc, char **argv);
+
+static int input_fd = -1;
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static int quiet;
+	if (!quiet) {
+		quiet = 1;
+		if (!freopen("/dev/null", "w", stdout))
+			abort();
+	}
+	if (fuzz_load_fd(&input_fd, data, size) != 0)
+		return 0;
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/fd/%d", input_fd);
+	char *argv[] = { "ptt-paje", "--objects", path, NULL };
+	optind = 1;
+	ptt_paje_main(3, argv);
+	return 0;
+}

@@ -1,0 +1,20 @@
+#!/bin/sh
+# seeds.sh BUILD DIR: seed inputs for the harnesses from traces of the examples,
+# recorded now: DIR/reader (binary plain, zlib and packed, and text), DIR/text
+# (ptt-dump lines), DIR/paje (the same traces).  fuzz/corpus holds a copy made
+# once, replayed by make check.
+set -eu
+BUILD=$1
+DIR=$2
+BIN=$BUILD/bin
+mkdir -p "$DIR/reader" "$DIR/text" "$DIR/paje"
+for ex in primitives prim_rwlock prim_sem prim_spin addr_reuse prim_c11; do
+	[ -x "$BUILD/examples/$ex" ] || continue
+	# the examples' exit status is their own verdict; a trace is all we need
+	"$BIN/ptt-record" -q -o "$DIR/reader/$ex.ptt" -- "$BUILD/examples/$ex" >/dev/null 2>&1 || true
+	"$BIN/ptt-record" -q -z -o "$DIR/reader/$ex.z.ptt" -- "$BUILD/examples/$ex" >/dev/null 2>&1 || true
+	"$BIN/ptt-dump" "$DIR/reader/$ex.ptt" >"$DIR/text/$ex.txt" 2>/dev/null || true
+	cp "$DIR/reader/$ex.ptt" "$DIR/paje/$ex.ptt"
+done
+cp "$DIR/text/primitives.txt" "$DIR/reader/primitives.txt"
+cp "$DIR/text/primitives.txt" "$DIR/paje/primitives.txt"

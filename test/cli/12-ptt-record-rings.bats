@@ -1,0 +1,57 @@
+#!/usr/bin/env bats
+# ptt-record: rings on demand for any number of live threads, the cap (-t), churn without loss.
+bats_require_minimum_version 1.5.0
+load helpers
+
+# ptt-record and ptt-dump --check on many_threads N: nothing lost, counts equal to the program's own
+live_threads() {
+	local n=$1
+	run -0 --separate-stderr ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/many_threads" "$n" 10
+	[ "$output" = "threads $n alive at once, locks $((n * 10))" ]
+	[ "$stderr" = "" ]
+	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *" 0 damaged, 0 lost, 0 out of order, 0 violations: ok" ]]
+	[ "$stderr" = "" ]
+	run -0 --separate-stderr ptt-dump --info "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$(echo "$output" | awk '$1 == "thread_begin" {print $2}')" -eq "$((n + 1))" ]
+	[ "$(echo "$output" | awk '$1 == "thread_end" {print $2}')" -eq "$((n + 1))" ]
+	[ "$(echo "$output" | awk '$1 == "mutex_lock" {print $2}')" -eq "$((n * 10))" ]
+	[ "$(echo "$output" | awk '$1 == "barrier_wait" {print $2}')" -eq "$((n + 1))" ]
+}
+
+@test "300 threads alive at once: every thread has a ring, nothing lost" {
+	live_threads 300
+}
+
+@test "2000 threads alive at once: every thread has a ring, nothing lost" {
+	live_threads 2000
+}
+
+@test "-t caps the rings; with -d the threads left without one are counted exactly" {
+	run -0 --separate-stderr ptt-record -q -e thread -o "$BATS_TEST_TMPDIR/all.ptt" -- "$EXAMPLES/many_threads" 300 1
+	run -0 --separate-stderr ptt-dump -n "$BATS_TEST_TMPDIR/all.ptt"
+	all=$(echo "$output" | awk '$4 != "recorder"' | wc -l)
+	run -0 --separate-stderr ptt-record -q -d -t 100 -e thread -o "$BATS_TEST_TMPDIR/cap.ptt" -- "$EXAMPLES/many_threads" 300 1
+	[ "$output" = "threads 300 alive at once, locks 300" ]
+	run -0 --separate-stderr ptt-dump -n "$BATS_TEST_TMPDIR/cap.ptt"
+	kept=$(echo "$output" | awk '$4 != "recorder"' | wc -l)
+	lost=$(echo "$output" | awk '$5 == "rec_lost" { sub("count=", "", $7); n += $7 } END { print n + 0 }')
+	echo "all=$all kept=$kept lost=$lost"
+	[ "$lost" -gt 0 ]
+	[ "$((kept + lost))" -eq "$all" ]
+	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/cap.ptt"
+	[[ "$output" == *" 0 damaged, $lost lost, 0 out of order, 0 violations: ok" ]]
+}
+
+@test "churn in rounds of 10 loses nothing, with and without a cap below a round" {
+	for cap in "" "-t 8"; do
+		# shellcheck disable=SC2086
+		run -0 --separate-stderr ptt-record -q $cap -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/churn" 1000 10
+		[ "$output" = "threads 1000 locks 1000" ]
+		run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+		[[ "$output" == *" 0 damaged, 0 lost, 0 out of order, 0 violations: ok" ]]
+		run -0 --separate-stderr ptt-dump --info "$BATS_TEST_TMPDIR/t.ptt"
+		[ "$(echo "$output" | awk '$1 == "thread_begin" {print $2}')" -eq 1001 ]
+		[ "$(echo "$output" | awk '$1 == "mutex_lock" {print $2}')" -eq 1000 ]
+	done
+}

@@ -1,0 +1,104 @@
+#!/usr/bin/env bats
+# ptt-record --flight: the last events of each thread, written at the end, on a kill, on SIGUSR1.
+bats_require_minimum_version 1.5.0
+load helpers
+
+# wait (without a time limit of its own: bats' timeout applies) for a file to appear
+wait_for_file() {
+	while [ ! -e "$1" ]; do sleep 0.1; done
+}
+
+# every thread of the flight recording t holds at most SIZE bytes of events (24 bytes each at least)
+assert_bounded() {
+	local file=$1 size=$2
+	run -0 --separate-stderr ptt-dump --info "$file"
+	echo "$output" | awk -v max=$((size / 24)) '
+		/^ *PID +TID/ { t = 1; next } t && NF == 0 { t = 0 }
+		t { n++; if ($3 > max) { print "thread " $2 ": " $3 " events > " max; bad = 1 } }
+		END { exit bad || n == 0 }'
+}
+
+@test "--flight usage errors exit 2" {
+	run -2 --separate-stderr ptt-record --flight=1000 -- true
+	[[ "$stderr" == *"--flight: size must be a power of two"* ]]
+	run -2 --separate-stderr ptt-record --flight -d -- true
+	[[ "$stderr" == *"--flight: writes one file at the end"* ]]
+	run -2 --separate-stderr ptt-record --flight -m 1M -- true
+	[[ "$stderr" == *"--flight: writes one file at the end"* ]]
+	run -2 --separate-stderr ptt-record --flight -o - -- true
+	[[ "$stderr" == *"--flight: writes one file at the end"* ]]
+}
+
+@test "--flight: a program that ends keeps every event when they fit" {
+	run -0 --separate-stderr ptt-record -q --flight -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/many_threads" 300 10
+	[ "$output" = "threads 300 alive at once, locks 3000" ]
+	[ "$stderr" = "" ]
+	run -0 --separate-stderr ptt-dump --info "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *"mode        flight"* ]]
+	[ "$(echo "$output" | awk '$1 == "thread_begin" {print $2}')" -eq 301 ]
+	[ "$(echo "$output" | awk '$1 == "mutex_lock" {print $2}')" -eq 3000 ]
+	run -0 --separate-stderr ptt-dump "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$(echo "$output" | grep -c '^# flight_thread .* whole$')" -eq 301 ]
+	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *" 0 damaged, 0 lost, 0 out of order, 0 violations: ok" ]]
+}
+
+@test "--flight: a SIGKILLed program leaves its last events, bounded by SIZE, that pass --check" {
+	ptt-record -q --flight=64k -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/prodcons" -n 100000000 >/dev/null &
+	rec=$!
+	sleep 2
+	pkill -KILL -P "$rec"
+	st=0
+	wait "$rec" || st=$?
+	[ "$st" -eq 137 ]
+	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *" 0 damaged, 0 lost, 0 out of order, 0 violations: ok" ]]
+	assert_bounded "$BATS_TEST_TMPDIR/t.ptt" 65536
+	run -0 --separate-stderr ptt-dump "$BATS_TEST_TMPDIR/t.ptt"
+	# the workers' oldest events were overwritten: their histories are cut, and the file says from when
+	[ "$(echo "$output" | grep -c '^# flight_thread .* cut$')" -ge 2 ]
+	[[ "$output" == *"# flight_from "* ]]
+	[[ "$output" == *" mutex_lock "* ]]
+	[[ "$output" == *"# exit_status 137"* ]]
+	run -0 --separate-stderr ptt-paje "$BATS_TEST_TMPDIR/t.ptt"
+	echo "$output" >"$BATS_TEST_TMPDIR/t.paje"
+	assert_paje_valid "$BATS_TEST_TMPDIR/t.paje"
+	assert_vite_clean "$BATS_TEST_TMPDIR/t.paje"
+}
+
+@test "--flight: SIGUSR1 writes a snapshot that passes --check while the program goes on" {
+	ptt-record -q --flight=64k -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/prodcons" -n 100000000 >/dev/null &
+	rec=$!
+	sleep 1
+	kill -USR1 "$rec"
+	wait_for_file "$BATS_TEST_TMPDIR/t.ptt.1"
+	pkill -0 -P "$rec" # the program still runs
+	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt.1"
+	[[ "$output" == *" 0 damaged, 0 lost, 0 out of order, 0 violations: ok" ]]
+	[[ "$output" != *": 0 events,"* ]]
+	assert_bounded "$BATS_TEST_TMPDIR/t.ptt.1" 65536
+	run -0 --separate-stderr ptt-dump --info "$BATS_TEST_TMPDIR/t.ptt.1"
+	[[ "$output" == *"mode        flight"* ]]
+	[[ "$output" != *"exit_status"* ]]
+	kill -USR1 "$rec"
+	wait_for_file "$BATS_TEST_TMPDIR/t.ptt.2"
+	kill -TERM "$rec"
+	st=0
+	wait "$rec" || st=$?
+	[ "$st" -eq 143 ]
+	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt.2"
+	[[ "$output" == *" 0 violations: ok" ]]
+	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *" 0 damaged, 0 lost, 0 out of order, 0 violations: ok" ]]
+}
+
+@test "--flight: churning threads get rings back and nothing hangs" {
+	run -0 --separate-stderr ptt-record -q --flight=16k -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/churn" 2000 10
+	[ "$output" = "threads 2000 locks 2000" ]
+	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *" 0 damaged, 0 lost, 0 out of order, 0 violations: ok" ]]
+	run -0 --separate-stderr ptt-record -q -t 8 --flight=16k -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/churn" 500 10
+	[ "$output" = "threads 500 locks 500" ]
+	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *" 0 violations: ok" ]]
+}

@@ -1,0 +1,105 @@
+#!/usr/bin/env bats
+# ptt-json: Chrome Trace Event Format that python3's json module parses, with the fields ptt-json(1) documents.
+bats_require_minimum_version 1.5.0
+load helpers
+
+# ptt-json FILE into $BATS_TEST_TMPDIR/t.json, checked; the summary ("threads=N states=N flows=N counters=N") in $summary
+json_checked() {
+	ptt-json "$@" >"$BATS_TEST_TMPDIR/t.json"
+	summary=$(python3 "$BATS_TEST_DIRNAME/chrome_json_check.py" "$BATS_TEST_TMPDIR/t.json") || { echo "$summary"; return 1; }
+}
+
+# the count called NAME in $summary
+count() {
+	local v=${summary#*"$1="}
+	echo "${v%% *}"
+}
+
+@test "ptt-json --help, --version and usage errors" {
+	run -0 --separate-stderr ptt-json --help
+	[[ "$output" == *"Usage: ptt-json"* ]]
+	[ -z "$stderr" ]
+	run -0 --separate-stderr ptt-json --version
+	[[ "$output" == "ptt-json "* ]]
+	run -2 --separate-stderr ptt-json --bogus
+	[ -z "$output" ]
+	[[ "$stderr" == *"Try 'ptt-json --help'"* ]]
+	run -2 --separate-stderr ptt-json "$BATS_TEST_TMPDIR/nope"
+	[ -z "$output" ]
+	[[ "$stderr" == "ptt-json: $BATS_TEST_TMPDIR/nope: No such file or directory"* ]]
+}
+
+@test "the demo trace: thread tracks, hand-off and join flows, lock counters, names" {
+	record "$EXAMPLES/prodcons" -p 2 -c 2 -n 2000
+	json_checked -p "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$(count threads)" -eq 5 ]
+	[ "$(count counters)" -ge 3 ]
+	python3 - "$BATS_TEST_TMPDIR/t.json" "$BATS_TEST_TMPDIR/t.ptt" <<'PY'
+import json, subprocess, sys, collections
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+kinds = collections.Counter(e["cat"] for e in ev if e["ph"] == "s")
+assert kinds["create"] == 4 and kinds["join"] == 4 and kinds["handoff"] > 0, kinds
+names = {e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+assert {n.split(" ", 1)[-1] for n in names} >= {"producer-0", "producer-1", "consumer-0", "consumer-1"}, names
+# a holding interval per acquisition (mutex_lock and the re-acquisition of cond_wait), per thread
+held = collections.Counter(e["tid"] for e in ev if e["ph"] == "X" and e["name"].lower() == "holding mutex")
+dump = subprocess.run(["ptt-dump", "-n", sys.argv[2]], capture_output=True, text=True, check=True).stdout
+acq = collections.Counter(int(l.split()[2]) for l in dump.splitlines() if l.split()[4:5] in (["mutex_lock"], ["cond_wait"]))
+assert held == acq, (held, acq)
+assert any(e["ph"] == "i" and e["name"] == "mutex_unlock" for e in ev)
+assert any(e["ph"] == "C" and e["name"] == "mutex queue_lock" for e in ev)
+PY
+}
+
+@test "every example converts to JSON with the documented fields" {
+	for ex in addr_reuse churn contention cxx_threads inversion prim_cond prim_rwlock prim_sem prim_spin prodcons \
+		self_cancel wrapper_semantics "primitives rwlock" "primitives barrier" "primitives sem" "primitives spin" \
+		"primitives trylock" "primitives timed" "primitives cancel" "primitives fork"; do
+		# shellcheck disable=SC2086 # the example's arguments
+		ptt-record -q -e all -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/"$ex >/dev/null 2>&1
+		json_checked "$BATS_TEST_TMPDIR/t.ptt" || { echo "example: $ex"; return 1; }
+		[ "$(count counters)" -ge 1 ] || { echo "$ex: $summary"; return 1; }
+		# a track per thread; a program that starts threads shows each creation as a flow
+		created=$(ptt-dump -n "$BATS_TEST_TMPDIR/t.ptt" | grep -c ' thread_create .* ret=0' || true)
+		[ "$(count threads)" -ge $((created + 1)) ] || { echo "$ex: $summary, $created created"; return 1; }
+		[ "$created" -eq 0 ] || [ "$(count flows)" -ge "$created" ] || { echo "$ex: $summary, $created created"; return 1; }
+	done
+}
+
+@test "a deadlocked program stopped by SIGINT, and a cut trace, still give valid JSON" {
+	run timeout -s INT 3 ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/deadlock"
+	json_checked "$BATS_TEST_TMPDIR/t.ptt"
+	python3 -c '
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+assert sum(1 for e in ev if e["ph"] == "X" and "mutex" in e["name"].lower() and "block" in e["name"].lower()) >= 2' "$BATS_TEST_TMPDIR/t.json"
+	record "$EXAMPLES/prodcons" -p 2 -c 2 -n 2000
+	head -c 20000 "$BATS_TEST_TMPDIR/t.ptt" >"$BATS_TEST_TMPDIR/cut.ptt"
+	run -1 --separate-stderr ptt-json "$BATS_TEST_TMPDIR/cut.ptt"
+	[[ "$stderr" == "ptt-json: $BATS_TEST_TMPDIR/cut.ptt: "* ]]
+	echo "$output" >"$BATS_TEST_TMPDIR/t.json"
+	run -0 python3 "$BATS_TEST_DIRNAME/chrome_json_check.py" "$BATS_TEST_TMPDIR/t.json"
+}
+
+@test "names with & < > quotes, backslashes and bad UTF-8 are escaped" {
+	record "$EXAMPLES/prodcons" -p 2 -c 2 -n 200
+	ptt-dump "$BATS_TEST_TMPDIR/t.ptt" |
+		sed -e 's/name="queue_lock"/name="q<\&>\\"x\\\\y'"'"'\xff"/' -e 's/name="producer-0"/name="p \& <0> \\"q\\""/' \
+		>"$BATS_TEST_TMPDIR/t.txt"
+	json_checked "$BATS_TEST_TMPDIR/t.txt"
+	run -1 grep -q '[<>&]' "$BATS_TEST_TMPDIR/t.json"
+	python3 - "$BATS_TEST_TMPDIR/t.json" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = {e["args"]["name"] for e in ev if e["ph"] == "M"} | {e["name"] for e in ev if e["ph"] == "C"}
+assert any(n.endswith(' p & <0> "q"') for n in names), names
+assert 'mutex q<&>"x\\y\'?' in names, names
+PY
+}
+
+@test "the same trace from a pipe and from a file, text or binary, gives the same JSON" {
+	record "$EXAMPLES/prodcons" -p 2 -c 2 -n 500
+	ptt-json "$BATS_TEST_TMPDIR/t.ptt" >"$BATS_TEST_TMPDIR/a.json"
+	ptt-dump "$BATS_TEST_TMPDIR/t.ptt" | ptt-json >"$BATS_TEST_TMPDIR/b.json"
+	cmp "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/b.json"
+}
