@@ -19,7 +19,7 @@ setup() {
 	ptt-dump -n "$BATS_TEST_TMPDIR/w.ptt" >"$BATS_TEST_TMPDIR/w.txt"
 	# the window's start, on the first clock tick at or after --from (a nanosecond later at most)
 	f=$(awk 'NR == 1 { print $1 }' "$BATS_TEST_TMPDIR/w.txt")
-	awk -v f="$f" -v n="$from" 'BEGIN { d = f * 1e9 - n; exit !(d > -0.5 && d < 2.5) }'
+	awk -v f="$f" -v n="$from" 'BEGIN { d = f * 1e9 - n; if (d > -0.5 && d < 2.5) exit 0; exit 1 }'
 	# the context (process, threads, names, holds and waits) is there, at the window's start
 	grep -q "^$f [0-9]* [0-9]* pthread process_begin " "$BATS_TEST_TMPDIR/w.txt"
 	[ "$(grep -c "^$f [0-9]* [0-9]* pthread thread_begin " "$BATS_TEST_TMPDIR/w.txt")" -eq 5 ]
