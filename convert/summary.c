@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "summary.h"
 
 struct thread_count {
@@ -103,8 +104,13 @@ void summary_print_info(const struct summary *s, const struct ptt_reader *r, con
 	const char *rt = ptt_reader_meta(r, "realtime_ns");
 	if (rt)
 		print_date(out, strtoull(rt, NULL, 10));
+	uint64_t first = s->first_ns, last = s->last_ns;
+	if (cli_window(r, &first, &last)) { /* a window: its bounds, not its first and last events' */
+		fprintf(out, "window:     %" PRIu64 ".%09" PRIu64 " s to %" PRIu64 ".%09" PRIu64 " s\n", first / 1000000000u,
+			first % 1000000000u, last / 1000000000u, last % 1000000000u);
+	}
 	fprintf(out, "duration:   ");
-	print_ns(out, s->events ? s->last_ns - s->first_ns : 0);
+	print_ns(out, s->events && last > first ? last - first : 0);
 	fprintf(out, "\nevents:     %" PRIu64 "\nlost:       %" PRIu64 "%s\n", s->events, s->lost,
 		ptt_reader_saw_end(r) ? "" : " (the trace has no end: the recorder did not finish it)");
 	fprintf(out, "threads:    %zu\n\n%8s %8s %12s %14s %14s  %s\n", s->nthreads, "PID", "TID", "EVENTS", "FIRST", "LAST", "NAME");
