@@ -52,6 +52,17 @@ setup() {
  2 worker_main" ]
 }
 
+@test "C++ call sites and start routines read as written, not mangled" {
+	ptt-record -q -o "$BATS_TEST_TMPDIR/x.ptt" -- "$EXAMPLES/cxx_threads" >/dev/null 2>&1
+	run -0 --separate-stderr ptt-dump --human "$BATS_TEST_TMPDIR/x.ptt"
+	[ -z "$stderr" ]
+	[[ "$output" == *" creates thread "*" in std::thread::_M_start_thread("* ]]
+	[[ "$output" != *" _Z"* ]]
+	run -0 --separate-stderr ptt-dump "$BATS_TEST_TMPDIR/x.ptt"
+	[[ "$output" == *"  # std::thread::join()"* ]]
+	[[ "$output" != *"# _Z"* ]]
+}
+
 @test "--human writes sentences with names" {
 	run -0 ptt-dump --human "$T"
 	[[ "$output" == *"holds mutex queue_lock"* ]]
