@@ -115,7 +115,7 @@ int main(int argc, char **argv)
 	if (sink)
 		ptt_sink_close(sink, in.r);
 	if (mode == MODE_INFO)
-		summary_print_info(sum, in.r, names, stdout);
+		summary_print_info(sum, in.r, syms, stdout);
 	unsigned long violations = fid ? fidelity_violations(fid) : 0;
 	if (mode == MODE_CHECK)
 		summary_print_check(sum, in.label, in.problems, violations, stdout);

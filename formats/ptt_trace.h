@@ -409,4 +409,8 @@ int ptt_names_find_object(const struct ptt_names *n, const char *name, uint64_t 
 int ptt_names_find_thread(const struct ptt_names *n, const char *name, uint32_t *tid);
 void ptt_names_free(struct ptt_names *n);
 
+/* A C++ symbol demangled ("_ZN4pool4lockE" -> "pool::lock"), malloc'd; NULL if not
+ * mangled or libstdc++'s demangler is not there (looked up at run time). */
+char *ptt_demangle(const char *sym);
+
 #endif

@@ -103,3 +103,14 @@ PY
 	ptt-dump "$BATS_TEST_TMPDIR/t.ptt" | ptt-json >"$BATS_TEST_TMPDIR/b.json"
 	cmp "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/b.json"
 }
+
+@test "a process that execs is renamed after its new command" {
+	record sh -c "exec \"$EXAMPLES/prim_cond\""
+	json_checked "$BATS_TEST_TMPDIR/t.ptt"
+	run -0 --separate-stderr python3 -c '
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+print([e["args"]["name"].split(" ")[0] for e in ev if e["ph"] == "M" and e["name"] == "process_name"])' "$BATS_TEST_TMPDIR/t.json"
+	[ "$output" = "['sh', 'prim_cond']" ]
+	[ -z "$stderr" ]
+}
