@@ -202,7 +202,7 @@ int main(int argc, char **argv)
 	}
 	if (werr) { /* the binary writer bypasses stdio: say it here, stdout's checks cannot see it */
 		failed = 1;
-		if (werr != -EPIPE)
+		if (werr != -EPIPE && ptt_reader_form(in.r) == PTT_FORM_BINARY)
 			fprintf(stderr, "ptt-filter: write error: %s\n", ptt_strerror(werr));
 	}
 	/* stopped before the end, a user type registered later is unknown yet: no verdict */
