@@ -47,7 +47,6 @@ struct stat_table {
 	size_t nthrs, cap_thrs;
 	struct ptt_names *names;
 	struct ptt_syms *syms;
-	int8_t site_arg[PTT_MAX_TYPES]; /* index of the "site" argument of each type seen, -1 none, -2 not seen */
 	struct model *model;
 	uint64_t last_ns, first_ns;
 	int any;
@@ -133,17 +132,15 @@ static struct site *site_of(struct obj *o, uint64_t addr)
 	return &o->sites[o->nsites++];
 }
 
-/* The call site of the event that opened a frame (its type was seen: it is the event of an earlier callback). */
+/* The call site of the event that opened a frame, or of an event. */
 static uint64_t open_site(const struct stat_table *st, const struct mopen *op)
 {
-	int k = op->id < PTT_MAX_TYPES ? st->site_arg[op->id] : -1;
-	return k >= 0 ? op->arg[k] : 0;
+	return ptt_syms_site_addr(st->syms, op->id, op->arg);
 }
 
 static uint64_t ev_site(const struct stat_table *st, const struct ptt_event *ev)
 {
-	int k = ev->id < PTT_MAX_TYPES ? st->site_arg[ev->id] : -1;
-	return k >= 0 ? ev->arg[k] : 0;
+	return ptt_syms_site_addr(st->syms, ev->id, ev->arg);
 }
 
 /* an acquisition or passage at site that waited d ns (contended: it blocked) */
@@ -275,7 +272,6 @@ struct stat_table *stat_new(void)
 		return NULL;
 	st->names = ptt_names_new();
 	st->syms = ptt_syms_new();
-	memset(st->site_arg, -2, sizeof st->site_arg);
 	struct model_ops ops = { .ctx = st, .thread_begin = on_thread_begin, .thread_end = on_thread_end, .state = on_state,
 				 .acquire = on_acquire, .release = on_release, .wait_end = on_wait_end };
 	st->model = model_new(&ops);
@@ -290,8 +286,6 @@ void stat_event(struct stat_table *st, const struct ptt_event *ev)
 {
 	ptt_names_update(st->names, ev);
 	ptt_syms_update(st->syms, ev);
-	if (ev->id < PTT_MAX_TYPES && st->site_arg[ev->id] == -2)
-		st->site_arg[ev->id] = (int8_t)ptt_event_argindex(ev, "site");
 	if (ev->id == PTT_EV_SEM_OPEN && ev->nargs && ev->str[0] && !ptt_names_object(st->names, ev->arg[0]))
 		ptt_names_set_object(st->names, ev->arg[0], ev->str); /* a named semaphore: its name */
 	model_event(st->model, ev);
