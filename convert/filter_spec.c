@@ -161,6 +161,38 @@ int spec_match(const struct filter_spec *s, const struct ptt_event *ev, const st
 	return 1;
 }
 
+void spec_note_seen(struct filter_spec *s, const struct ptt_event *ev, const struct ptt_names *names)
+{
+	for (unsigned i = 0; i < s->npids; i++)
+		s->pid_seen[i] |= s->pids[i] == ev->pid;
+	for (unsigned i = 0; i < s->nthreads; i++)
+		s->thread_seen[i] |= !s->thread_seen[i] && match_thread(s->threads[i], ev, names);
+	for (unsigned i = 0; i < s->nobjects; i++)
+		s->object_seen[i] |= !s->object_seen[i] && match_object(s->objects[i], ev, names);
+}
+
+int spec_warn_unseen(const struct filter_spec *s, const char *prog)
+{
+	int unseen = 0;
+	for (unsigned i = 0; i < s->npids; i++)
+		if (!s->pid_seen[i]) {
+			fprintf(stderr, "%s: --pid: no process %u in the trace\n", prog, s->pids[i]);
+			unseen = 1;
+		}
+	for (unsigned i = 0; i < s->nthreads; i++)
+		if (!s->thread_seen[i]) {
+			fprintf(stderr, "%s: --thread: '%s' names no thread of the trace\n", prog, s->threads[i]);
+			unseen = 1;
+		}
+	for (unsigned i = 0; i < s->nobjects; i++)
+		if (!s->object_seen[i]) {
+			fprintf(stderr, "%s: %s: '%s' names no object of the trace\n", prog,
+				s->object_opts[i] ? s->object_opts[i] : "--object", s->objects[i]);
+			unseen = 1;
+		}
+	return unseen;
+}
+
 int spec_warn_unknown_events(const struct filter_spec *s, const struct ptt_types *types, const char *prog)
 {
 	int unknown = 0;

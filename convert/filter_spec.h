@@ -14,7 +14,10 @@ struct filter_spec {
 	char *threads[SPEC_MAX]; /* tid or name */
 	unsigned nthreads;
 	char *objects[SPEC_MAX]; /* 0x address or name */
+	const char *object_opts[SPEC_MAX]; /* the option each came with: --mutex or --object */
 	unsigned nobjects;
+	/* which pids, threads and objects matched some event of the input */
+	uint8_t pid_seen[SPEC_MAX], thread_seen[SPEC_MAX], object_seen[SPEC_MAX];
 	char *events[SPEC_MAX];  /* event name prefix or class name */
 	unsigned nevents;
 	uint64_t from_ns, to_ns;  /* to_ns UINT64_MAX: no end */
@@ -31,6 +34,10 @@ int spec_add_pids(struct filter_spec *s, const char *arg);
 int spec_parse_time(const char *arg, uint64_t *ns);
 /* Does ev satisfy the criteria (pid, thread, object, event; not the window, not --invert)? */
 int spec_match(const struct filter_spec *s, const struct ptt_event *ev, const struct ptt_names *names);
+/* Note which --pid, --thread and --object values ev matches (whatever the other criteria). */
+void spec_note_seen(struct filter_spec *s, const struct ptt_event *ev, const struct ptt_names *names);
+/* Report each --pid, --thread or --object value that matched nothing read, one line each; 1 if any. */
+int spec_warn_unseen(const struct filter_spec *s, const char *prog);
 /* Events that define context (processes, threads, names): kept whatever the selection. */
 int spec_is_definition(const struct ptt_event *ev);
 /* Warn about each --event that names no class and begins no type name of the

@@ -78,6 +78,8 @@ static const struct phrase phrases[] = {
 	{ "spin_lock", "%T holds spinlock %O" },
 	{ "spin_trylock", "%T tries spinlock %O" },
 	{ "spin_unlock", "%T releases spinlock %O" },
+	{ "wait_other", "%T waits in a call left out of the selection (on %O)" },
+	{ "wait_other_end", "%T returns from the call left out of the selection" },
 	{ "rec_start", "the recorder starts tracing process %{child} (rings of %{ring_bytes} bytes)" },
 	{ "rec_drain", "the recorder has drained %{events} events (%{bytes} bytes)" },
 	{ "rec_ring_full", "thread %j waited for room in its ring" },

@@ -30,6 +30,7 @@ struct edge {
 struct lockgraph {
 	struct model *model;
 	struct pmap nodes, edges;
+	struct pmap signallers;  /* (pid, cond) -> struct signallers */
 	struct node **all;
 	size_t nall, capall;
 	struct ptt_names *names;
@@ -161,6 +162,32 @@ static void on_acquire(void *ctx, struct mthread *t, struct mobject *o, const st
 		edges_to(g, t, b, hold->state == MS_RW_RD_HOLD, hold, ev);
 }
 
+/* The threads that ever signalled a condition variable (a few; more is "many": anyone could). */
+#define SIGNALLERS 8
+struct signallers {
+	uint32_t tid[SIGNALLERS];
+	unsigned n, many;
+};
+
+static void note_signaller(struct lockgraph *g, uint32_t pid, uint64_t cond, uint32_t tid)
+{
+	struct signallers *s = pmap_get(&g->signallers, pmap_obj_key(pid, cond));
+	if (!s) {
+		s = calloc(1, sizeof *s);
+		if (!s || pmap_put(&g->signallers, pmap_obj_key(pid, cond), s)) {
+			free(s);
+			return;
+		}
+	}
+	for (unsigned i = 0; i < s->n; i++)
+		if (s->tid[i] == tid)
+			return;
+	if (s->n < SIGNALLERS)
+		s->tid[s->n++] = tid;
+	else
+		s->many = 1;
+}
+
 struct lockgraph *lockgraph_new(void)
 {
 	struct lockgraph *g = calloc(1, sizeof *g);
@@ -198,6 +225,8 @@ void lockgraph_event(struct lockgraph *g, const struct ptt_event *ev)
 	model_event(g->model, ev);
 	if (role == PTT_ROLE_POST && ev->type->cls == PTT_CLASS_SEM && ptt_event_arg(ev, "ret", 0) == 0)
 		node_of(g, ev->pid, obj);
+	if (role == PTT_ROLE_POST && ev->type->cls == PTT_CLASS_COND)
+		note_signaller(g, ev->pid, obj, ev->tid);
 }
 
 static void strongconnect(struct lockgraph *g, struct node *v, int *comp)
@@ -336,79 +365,193 @@ int lockgraph_report_cycles(struct lockgraph *g, FILE *out)
 	return found;
 }
 
-/* Who could release what t waits for: the lock's holder, or the one thread that ever posted a semaphore. */
-static struct mthread *holder_of(struct lockgraph *g, struct mthread *t, const struct mframe *w, int *sem)
+/*
+ * Who could end t's wait w (at most max, into who; returns how many, or -1
+ * when it cannot be told: anyone might).  A lock's holders; a semaphore's
+ * holder when it is used as a lock, else the one thread that ever posted it;
+ * a join's target; a condition's signallers.  *how says which.
+ */
+static int releasers(struct lockgraph *g, struct mthread *t, const struct mframe *w, struct mthread **who, int max,
+		     const char **how)
 {
 	struct mobject *o = model_object(g->model, t->pid, w->obj);
-	*sem = w->state == MS_SEM_WAIT && !(o && o->sem_lock);
-	if (*sem)
-		return o && o->posters == 1 ? model_thread(g->model, t->pid, o->poster) : NULL;
-	return model_any_holder(g->model, t->pid, w->obj, NULL);
+	int n = 0;
+	switch (w->state) {
+	case MS_MUTEX_WAIT: case MS_RW_RD_WAIT: case MS_RW_WR_WAIT:
+		*how = "held by";
+		for (struct mthread *h = NULL; n < max && (h = model_any_holder(g->model, t->pid, w->obj, t)) != NULL;) {
+			who[n++] = h;
+			break; /* the owner, or one reader: enough to tell blocked from not */
+		}
+		return n;
+	case MS_SEM_WAIT:
+		if (o && o->sem_lock) {
+			*how = "held by";
+			struct mthread *h = o->owner ? model_thread(g->model, t->pid, o->owner) : NULL;
+			if (h && h != t)
+				who[n++] = h;
+			return n;
+		}
+		*how = "a semaphore posted only by";
+		if (!o || o->posters != 1)
+			return -1;
+		who[0] = model_thread(g->model, t->pid, o->poster);
+		return who[0] ? 1 : 0;
+	case MS_JOIN:
+		*how = "to join";
+		who[0] = model_thread(g->model, t->pid, (uint32_t)w->obj);
+		return who[0] && who[0] != t ? 1 : -1;
+	case MS_COND_WAIT: {
+		*how = "a condition signalled only by";
+		struct signallers *s = pmap_get(&g->signallers, pmap_obj_key(t->pid, w->obj));
+		if (!s || s->many)
+			return -1;
+		for (unsigned i = 0; i < s->n && n < max; i++) {
+			struct mthread *h = model_thread(g->model, t->pid, s->tid[i]);
+			if (h && h != t)
+				who[n++] = h;
+		}
+		return n;
+	}
+	default:
+		return -1;
+	}
 }
 
-/* The wait of t that a deadlock can go through (a lock or a semaphore), or NULL. */
-static const struct mframe *blocked_on(const struct mthread *t)
-{
-	const struct mframe *w = model_waiting(t);
-	return w && (w->state == MS_MUTEX_WAIT || w->state == MS_RW_RD_WAIT || w->state == MS_RW_WR_WAIT ||
-		     w->state == MS_SEM_WAIT) ? w : NULL;
-}
-
-struct blocked_walk {
+struct blocked {
 	struct lockgraph *g;
-	struct pmap reported;
-	FILE *out;
-	int found;
+	struct mthread **t;     /* the blocked threads with releasers that can be told */
+	size_t n, cap;
+	struct pmap in;         /* thread -> still in the closed set */
 };
 
-static int report_from(void *ctx, struct mthread *start)
+static int gather(void *ctx, struct mthread *t)
 {
-	struct blocked_walk *bw = ctx;
-	struct lockgraph *g = bw->g;
-	int sem;
-	if (!blocked_on(start) || pmap_get(&bw->reported, (uint64_t)(uintptr_t)start))
+	struct blocked *b = ctx;
+	const struct mframe *w = model_waiting(t);
+	struct mthread *who[SIGNALLERS];
+	const char *how;
+	if (!w || releasers(b->g, t, w, who, SIGNALLERS, &how) < 0)
 		return 0;
-	/* follow waits-for: each blocked thread waits for one holder */
-	struct mthread *t = start;
-	size_t steps = 0;
-	while (t && blocked_on(t) && steps <= 1u << 20) {
-		t = holder_of(g, t, blocked_on(t), &sem);
-		steps++;
-		if (t == start)
-			break;
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 16;
+		struct mthread **nt = realloc(b->t, cap * sizeof *nt);
+		if (!nt)
+			return -1;
+		b->t = nt;
+		b->cap = cap;
 	}
-	if (t != start)
-		return 0;
-	bw->found++;
-	if (bw->out)
-		fprintf(bw->out, "deadlock: threads blocked in a cycle at the end of the trace (process %" PRIu32 ")\n", start->pid);
-	t = start;
-	do {
-		const struct mframe *w = blocked_on(t);
-		struct mthread *h = holder_of(g, t, w, &sem);
-		pmap_put(&bw->reported, (uint64_t)(uintptr_t)t, t);
-		if (bw->out) {
-			char tn[64], hn[64], on[128];
-			struct node *n = node_of(g, t->pid, w->obj);
-			thread_name(g, t->tid, tn, sizeof tn);
-			thread_name(g, h->tid, hn, sizeof hn);
-			if (n)
-				name_of(g, n, on, sizeof on);
-			fprintf(bw->out, "  thread %s waits since %" PRIu64 ".%09" PRIu64 " s for %s, %s thread %s\n", tn,
-				w->begin_ns / 1000000000u, w->begin_ns % 1000000000u, n ? on : "?",
-				sem ? "a semaphore posted only by" : "held by", hn);
-		}
-		t = h;
-	} while (t != start);
-	return 0;
+	b->t[b->n++] = t;
+	return pmap_put(&b->in, (uint64_t)(uintptr_t)t, t);
 }
 
+/* Print t's wait and who could end it. */
+static void print_wait(struct lockgraph *g, struct mthread *t, FILE *out)
+{
+	const struct mframe *w = model_waiting(t);
+	struct mthread *who[SIGNALLERS];
+	const char *how;
+	int n = releasers(g, t, w, who, SIGNALLERS, &how);
+	char tn[64], on[160], hn[64];
+	thread_name(g, t->tid, tn, sizeof tn);
+	if (w->state == MS_JOIN) {
+		snprintf(on, sizeof on, "thread %" PRIu64 " to end", w->obj);
+	} else {
+		struct node n0 = { .pid = t->pid, .addr = w->obj };
+		name_of(g, &n0, on, sizeof on);
+	}
+	fprintf(out, "  thread %s waits since %" PRIu64 ".%09" PRIu64 " s for %s", tn, w->begin_ns / 1000000000u,
+		w->begin_ns % 1000000000u, on);
+	if (n < 0) {
+		fprintf(out, " (who could end the wait cannot be told)\n");
+		return;
+	}
+	if (n == 0) {
+		fprintf(out, ", which no live thread can end\n");
+		return;
+	}
+	if (w->state == MS_JOIN) {
+		fprintf(out, "\n");
+		return;
+	}
+	fprintf(out, ", %s thread", how);
+	for (int i = 0; i < n; i++) {
+		thread_name(g, who[i]->tid, hn, sizeof hn);
+		fprintf(out, "%s %s", i ? (i == n - 1 ? " or" : ",") : "", hn);
+	}
+	fprintf(out, "\n");
+}
+
+/*
+ * Deadlocked: blocked threads whose waits only threads of the same set could
+ * end (a closed set of the wait-for graph through locks, semaphores, joins
+ * and condition waits).  Found by removing, until nothing changes, every
+ * thread that some thread outside the set (running, or unknown) could wake.
+ * Each process's set is printed from a thread, following who could end its
+ * wait, so that a cycle reads in order; then threads blocked for ever for
+ * other reasons.
+ */
 int lockgraph_report_blocked(struct lockgraph *g, FILE *out)
 {
-	struct blocked_walk bw = { g, { 0 }, out, 0 };
-	model_foreach_thread(g->model, report_from, &bw);
-	pmap_free(&bw.reported);
-	return bw.found;
+	struct blocked b = { g, NULL, 0, 0, { 0 } };
+	model_foreach_thread(g->model, gather, &b);
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (size_t i = 0; i < b.n; i++) {
+			struct mthread *t = b.t[i], *who[SIGNALLERS];
+			const char *how;
+			if (!pmap_get(&b.in, (uint64_t)(uintptr_t)t))
+				continue;
+			int n = releasers(g, t, model_waiting(t), who, SIGNALLERS, &how), free_ = n <= 0;
+			for (int k = 0; k < n && !free_; k++)
+				free_ = !pmap_get(&b.in, (uint64_t)(uintptr_t)who[k]);
+			if (free_) {
+				pmap_del(&b.in, (uint64_t)(uintptr_t)t);
+				changed = 1;
+			}
+		}
+	}
+	int found = 0;
+	struct pmap shown = { 0 };
+	for (size_t i = 0; i < b.n; i++) {
+		struct mthread *start = b.t[i];
+		if (!pmap_get(&b.in, (uint64_t)(uintptr_t)start) || pmap_get(&shown, (uint64_t)(uintptr_t)start))
+			continue;
+		found++;
+		if (out)
+			fprintf(out, "deadlock: threads blocked in a cycle at the end of the trace (process %" PRIu32 ")\n",
+				start->pid);
+		for (struct mthread *t = start; t && !pmap_get(&shown, (uint64_t)(uintptr_t)t);) {
+			struct mthread *who[SIGNALLERS];
+			const char *how;
+			pmap_put(&shown, (uint64_t)(uintptr_t)t, t);
+			if (out)
+				print_wait(g, t, out);
+			t = releasers(g, t, model_waiting(t), who, SIGNALLERS, &how) > 0 ? who[0] : NULL;
+		}
+		for (size_t k = 0; k < b.n; k++) { /* the rest of the set (waiting for the cycle) */
+			struct mthread *t = b.t[k];
+			if (t->pid != start->pid || !pmap_get(&b.in, (uint64_t)(uintptr_t)t) || pmap_get(&shown, (uint64_t)(uintptr_t)t))
+				continue;
+			pmap_put(&shown, (uint64_t)(uintptr_t)t, t);
+			if (out)
+				print_wait(g, t, out);
+		}
+	}
+	if (out) {
+		int header = 0;
+		for (size_t i = 0; i < b.n; i++) {
+			if (pmap_get(&b.in, (uint64_t)(uintptr_t)b.t[i]))
+				continue;
+			if (!header++)
+				fprintf(out, "blocked at the end of the trace (not deadlocked as far as the trace tells):\n");
+			print_wait(g, b.t[i], out);
+		}
+	}
+	pmap_free(&shown);
+	pmap_free(&b.in);
+	free(b.t);
+	return found;
 }
 
 void lockgraph_free(struct lockgraph *g)
@@ -421,6 +564,9 @@ void lockgraph_free(struct lockgraph *g)
 	}
 	for (size_t i = 0; i < g->edges.cap; i++)
 		free(g->edges.vals[i]);
+	for (size_t i = 0; i < g->signallers.cap; i++)
+		free(g->signallers.vals[i]);
+	pmap_free(&g->signallers);
 	free(g->all);
 	pmap_free(&g->nodes);
 	pmap_free(&g->edges);

@@ -7,10 +7,10 @@
 #include "pmap.h"
 
 const char *const mstate_name[MS_COUNT] = {
-	"Running", "Blocked on mutex", "Holding mutex", "Waiting on condition", "Waiting at barrier",
-	"Joining", "Waiting on semaphore", "Waiting to read-lock", "Waiting to write-lock",
+	"Running (outside traced waits)", "Blocked on mutex", "Holding mutex", "In condition wait",
+	"At barrier", "Joining a thread", "Waiting on semaphore", "Waiting to read-lock", "Waiting to write-lock",
 	"Holding read lock", "Holding write lock", "Holding spinlock", "Holding semaphore (as a lock)",
-	"Waiting (other)",
+	"Waiting (outside the selection)",
 };
 const char *const mstate_alias[MS_COUNT] = {
 	"R", "MW", "MH", "CW", "BW", "JW", "SW", "RRW", "RWW", "RRH", "RWH", "SH", "SMH", "OW",
@@ -567,7 +567,7 @@ static void on_request(struct model *m, struct mthread *t, const struct ptt_even
 		if (target && target != t->tid && !pmap_put(&m->joiners, tkey(t->pid, target), t))
 			t->joining = target;
 	} else {
-		o = object_of(m, t->pid, obj, 0, ev->ns);
+		o = obj ? object_of(m, t->pid, obj, 0, ev->ns) : NULL;
 		if (ty->cls == PTT_CLASS_COND) { /* the hidden unlock */
 			uint64_t mutex = ptt_event_arg(ev, "mutex", 0);
 			struct mobject *mo = object_of(m, t->pid, mutex, 0, ev->ns);
@@ -631,14 +631,14 @@ static void on_wait_end(struct model *m, struct mthread *t, const struct ptt_eve
 		return;
 	}
 	waited = close_wait(m, t, wait_state(ty->cls, PTT_ROLE_REQUEST), obj, ev->ns, &wait);
-	struct mobject *o = object_of(m, t->pid, obj, 0, ev->ns);
+	struct mobject *o = obj ? object_of(m, t->pid, obj, 0, ev->ns) : NULL;
 	if (ty->cls == PTT_CLASS_BARRIER) {
 		ok = ret == 0 || (int32_t)ret == -1; /* PTHREAD_BARRIER_SERIAL_THREAD */
 		if (waited)
 			link_from_last(m, t, o, "barrier", ev->ns);
 	} else {
 		ok = ret == 0;
-		if (waited && ok)
+		if (waited && ok && ty->cls == PTT_CLASS_COND)
 			link_from_last(m, t, o, "wake", ev->ns);
 	}
 	if (m->ops.wait_end)

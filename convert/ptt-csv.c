@@ -127,7 +127,7 @@ static void state_row(void *ctx, struct mthread *t, const struct mframe *old, co
 	fprintf(st->out, "%" PRIu32 ",%" PRIu32 ",", t->pid, t->tid);
 	field(st->out, tname ? tname : "");
 	fprintf(st->out, ",%s,", mstate_key[old->state]);
-	if (old->state != MS_RUNNING && old->state != MS_JOIN)
+	if (old->state != MS_RUNNING && old->state != MS_JOIN && old->obj)
 		fprintf(st->out, "0x%" PRIx64, old->obj);
 	else if (old->state == MS_JOIN)
 		fprintf(st->out, "%" PRIu64, old->obj);

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "filter_context.h"
 #include "filter_spec.h"
+#include "pmap.h"
 #include "symbols.h"
 
 static void usage(void)
@@ -43,8 +44,9 @@ static void usage(void)
 	       "  -h, --help            show this help and exit\n"
 	       "      --version         show the version and exit\n"
 	       "\n"
-	       "Exit status: 0 success, 1 damaged input (the output is still consistent),\n"
-	       "2 usage error or unreadable input.\n");
+	       "Exit status: 0 success, 1 damaged input (the output is still consistent), or a\n"
+	       "selection that names nothing in the trace, or a window that ends before it\n"
+	       "begins; 2 usage error or unreadable input.\n");
 }
 
 struct out_ctx {
@@ -54,6 +56,8 @@ struct out_ctx {
 	const struct ptt_names *names;
 	struct ptt_syms *syms;
 	const char *site;   /* --site pattern, or NULL */
+	int context;                     /* definitions and wait_other markers are written */
+	struct pmap pending;             /* (pid, tid) -> the left-out call a thread is blocked in */
 };
 
 /* --site: the event's call site, its function or its file:line matches the glob. */
@@ -71,12 +75,73 @@ static int selected(struct out_ctx *o, const struct ptt_event *ev)
 	return (spec_match(o->spec, ev, o->names) && site_match(o, ev)) != o->spec->invert;
 }
 
+/* A left-out blocking call: its object and the type of its request. */
+struct left_out {
+	uint64_t obj;
+	uint32_t id;
+};
+
+static uint64_t thread_key(const struct ptt_event *ev) { return (uint64_t)ev->pid << 32 | ev->tid; }
+
+/* Write a wait_other marker (begin or end) for thread of ev at its time. */
+static int marker(struct out_ctx *o, const struct ptt_event *ev, const char *name, const struct left_out *l)
+{
+	static struct ptt_event m;
+	const struct ptt_type *t = ptt_types_find_name(ptt_reader_types(o->r), name);
+	if (!t || t->nargs != 2)
+		return 0; /* the input defines the id otherwise: no marker */
+	memset(&m, 0, sizeof m);
+	m.type = t;
+	m.id = t->id;
+	m.nargs = t->nargs;
+	m.ns = ev->ns;
+	m.ticks = ev->ticks;
+	m.pos = ev->pos;
+	m.pid = ev->pid;
+	m.tid = ev->tid;
+	m.arg[0] = l->obj;
+	m.arg[1] = l->id;
+	int rc = ptt_event_encode(&m);
+	return rc ? rc : ptt_sink_event(o->sink, o->r, &m);
+}
+
+/*
+ * Write ev if kept.  With context, a blocking call that the selection leaves
+ * out becomes a wait_other marker, and the thread's next event (its
+ * outcome, or whatever comes first) ends it: the thread is not drawn
+ * running while it waits on something outside the selection.
+ */
+static int write_event(struct out_ctx *o, struct ptt_event *ev, int keep)
+{
+	int rc = 0;
+	unsigned role = ev->type->role;
+	if (o->context && o->pending.used && role != PTT_ROLE_NAME && role != PTT_ROLE_META) {
+		struct left_out *l = pmap_get(&o->pending, thread_key(ev));
+		if (l) {
+			rc = marker(o, ev, "wait_other_end", l);
+			pmap_del(&o->pending, thread_key(ev));
+			free(l);
+		}
+	}
+	if (!rc && keep)
+		return ptt_sink_event(o->sink, o->r, ev);
+	if (!rc && o->context && ptt_role_is_request(role) && ev->type->cls != PTT_CLASS_META) {
+		struct left_out *l = malloc(sizeof *l);
+		if (!l || pmap_put(&o->pending, thread_key(ev), l)) {
+			free(l);
+			return PTT_E_NOMEM;
+		}
+		l->obj = ev->nargs && ev->type->argkind[0] == PTT_ARG_PTR && ev->type->cls != PTT_CLASS_THREAD ? ev->arg[0] : 0;
+		l->id = ev->id;
+		rc = marker(o, ev, "wait_other", l);
+	}
+	return rc;
+}
+
 static int emit_context(void *p, struct ptt_event *ev)
 {
 	struct out_ctx *o = p;
-	if (!selected(o, ev))
-		return 0;
-	return ptt_sink_event(o->sink, o->r, ev);
+	return write_event(o, ev, selected(o, ev));
 }
 
 static int parse_count(const char *arg, uint64_t *v, const char *opt)
@@ -108,7 +173,14 @@ static int parse_args(int argc, char **argv, struct filter_spec *s, int *no_cont
 		switch (c) {
 		case 'p': bad = spec_add_pids(s, optarg); break;
 		case 't': bad = spec_add_list(s, s->threads, &s->nthreads, optarg, "--thread"); break;
-		case 'm': case 'o': bad = spec_add_list(s, s->objects, &s->nobjects, optarg, "--object"); break;
+		case 'm': case 'o': {
+			unsigned before = s->nobjects;
+			const char *opt = c == 'm' ? "--mutex" : "--object";
+			bad = spec_add_list(s, s->objects, &s->nobjects, optarg, opt);
+			for (unsigned i = before; i < s->nobjects; i++)
+				s->object_opts[i] = opt;
+			break;
+		}
 		case 'e':
 			bad = spec_add_list(s, s->events, &s->nevents, optarg, "--event");
 			break;
@@ -172,12 +244,16 @@ int main(int argc, char **argv)
 		ptt_reader_skip(in.r, spec.from_ns, spec.first);
 	uint64_t end_pos = spec.count == UINT64_MAX ? UINT64_MAX : spec.first + spec.count;
 	int in_window = !spec.has_window;
-	struct out_ctx oc = { sink, in.r, &spec, names, syms, site };
+	struct out_ctx oc = { sink, in.r, &spec, names, syms, site, !no_context, { 0 } };
 	static struct ptt_event ev;
 	int werr = 0, stopped_early = 0;
-	while (!failed && cli_next(&in, &ev) > 0) {
+	int empty = spec.from_ns > spec.to_ns;
+	if (empty)
+		fprintf(stderr, "ptt-filter: the window ends (--to) before it begins (--from): it selects nothing\n");
+	while (!failed && !empty && cli_next(&in, &ev) > 0) {
 		ptt_names_update(names, &ev);
 		ptt_syms_update(syms, &ev);
+		spec_note_seen(&spec, &ev, names);
 		if (ev.ns > spec.to_ns || ev.pos >= end_pos) {
 			stopped_early = 1;
 			break; /* past the window: nothing more to keep */
@@ -192,7 +268,7 @@ int main(int argc, char **argv)
 		int keep = in_window && selected(&oc, &ev);
 		if (!keep && !no_context && spec_is_definition(&ev))
 			keep = 1;
-		if (keep && (werr = ptt_sink_event(sink, in.r, &ev)) != 0)
+		if ((keep || in_window) && (werr = write_event(&oc, &ev, keep)) != 0)
 			failed = 1;
 	}
 	if (sink) {
@@ -206,12 +282,16 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ptt-filter: write error: %s\n", ptt_strerror(werr));
 	}
 	/* stopped before the end, a user type registered later is unknown yet: no verdict */
-	int unknown = !stopped_early && spec_warn_unknown_events(&spec, ptt_reader_types(in.r), "ptt-filter");
+	int unknown = !stopped_early && !empty && spec_warn_unknown_events(&spec, ptt_reader_types(in.r), "ptt-filter");
+	unknown |= !stopped_early && !empty && spec_warn_unseen(&spec, "ptt-filter");
 	fcontext_free(ctx);
+	for (size_t i = 0; i < oc.pending.cap; i++)
+		free(oc.pending.vals[i]);
+	pmap_free(&oc.pending);
 	ptt_names_free(names);
 	ptt_syms_free(syms);
 	spec_free(&spec);
 	int damaged = cli_close(&in);
 	int out = cli_finish_output("ptt-filter");
-	return damaged || out || failed || unknown ? 1 : 0;
+	return damaged || out || failed || unknown || empty ? 1 : 0;
 }

@@ -461,28 +461,32 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		fprintf(out, "(%zu more objects; --top=0 shows all)\n", st->nobjs - shown);
 	/* threads */
 	if (o->csv)
-		fprintf(out, "\npid,tid,name,lifetime_ns,running_ns,blocked_mutex_ns,cond_wait_ns,barrier_ns,join_ns,sem_ns,rwlock_ns\n");
+		fprintf(out, "\npid,tid,name,lifetime_ns,no_wait_ns,blocked_mutex_ns,cond_wait_ns,barrier_ns,join_ns,sem_ns,rwlock_ns,"
+			     "other_wait_ns\n");
 	else
-		fprintf(out, "\n%8s %8s %-16s %11s %11s %11s %11s %11s %11s %11s %11s\n", "PID", "TID", "NAME", "LIFE(ms)",
-			"RUN(ms)", "MUTEX(ms)", "COND(ms)", "BARRIER(ms)", "JOIN(ms)", "SEM(ms)", "RWLOCK(ms)");
+		fprintf(out, "\n%8s %8s %-16s %11s %11s %11s %11s %11s %11s %11s %11s %11s\n", "PID", "TID", "NAME", "LIFE(ms)",
+			"NO-WAIT(ms)", "MUTEX(ms)", "COND(ms)", "BARRIER(ms)", "JOIN(ms)", "SEM(ms)", "RWLOCK(ms)", "OTHER(ms)");
 	size_t tshown = o->top && o->top < st->nthrs ? o->top : st->nthrs;
 	for (size_t i = 0; i < tshown; i++) {
 		const struct thr *t = st->thrs[i];
 		const char *n = ptt_names_thread(st->names, t->tid);
 		uint64_t life = t->ended_ns > t->first_ns ? t->ended_ns - t->first_ns : 0;
-		uint64_t waits = t->in_state[MS_MUTEX_WAIT] + t->in_state[MS_COND_WAIT] + t->in_state[MS_BARRIER] +
-				 t->in_state[MS_JOIN] + t->in_state[MS_SEM_WAIT] + t->in_state[MS_RW_RD_WAIT] + t->in_state[MS_RW_WR_WAIT];
-		uint64_t run = life > waits ? life - waits : 0;
+		uint64_t waits = 0;
+		for (unsigned s = 0; s < MS_COUNT; s++)
+			if (mstate_is_wait(s))
+				waits += t->in_state[s];
+		uint64_t run = life > waits ? life - waits : 0; /* outside any traced blocking call */
 		uint64_t rw = t->in_state[MS_RW_RD_WAIT] + t->in_state[MS_RW_WR_WAIT];
 		if (o->csv)
 			fprintf(out, "%" PRIu32 ",%" PRIu32 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-				",%" PRIu64 ",%" PRIu64 "\n", t->pid, t->tid, n ? n : "", life, run, t->in_state[MS_MUTEX_WAIT],
-				t->in_state[MS_COND_WAIT], t->in_state[MS_BARRIER], t->in_state[MS_JOIN], t->in_state[MS_SEM_WAIT], rw);
+				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", t->pid, t->tid, n ? n : "", life, run, t->in_state[MS_MUTEX_WAIT],
+				t->in_state[MS_COND_WAIT], t->in_state[MS_BARRIER], t->in_state[MS_JOIN], t->in_state[MS_SEM_WAIT], rw,
+				t->in_state[MS_OTHER_WAIT]);
 		else
-			fprintf(out, "%8" PRIu32 " %8" PRIu32 " %-16.16s %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f\n",
+			fprintf(out, "%8" PRIu32 " %8" PRIu32 " %-16.16s %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f\n",
 				t->pid, t->tid, n ? n : "", ms(life), ms(run), ms(t->in_state[MS_MUTEX_WAIT]),
 				ms(t->in_state[MS_COND_WAIT]), ms(t->in_state[MS_BARRIER]), ms(t->in_state[MS_JOIN]),
-				ms(t->in_state[MS_SEM_WAIT]), ms(rw));
+				ms(t->in_state[MS_SEM_WAIT]), ms(rw), ms(t->in_state[MS_OTHER_WAIT]));
 	}
 	if (o->csv && o->sites) { /* the sites of the objects shown, after the two tables CSV readers know */
 		fprintf(out, "\nobject,name,pid,rank,site,site_line,function,acquisitions,contended,wait_total_ns,wait_mean_ns,"
@@ -496,7 +500,9 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 	if (!o->csv) {
 		if (tshown < st->nthrs)
 			fprintf(out, "(%zu more threads)\n", st->nthrs - tshown);
-		fprintf(out, "\ncontention: %.3f ms spent waiting for locks and semaphores over %.3f ms of trace\n",
+		fprintf(out, "NO-WAIT: outside any traced blocking call (running, or blocked in a call ptt does not trace);\n"
+			     "OTHER: blocked in a traced call that a selection (ptt-filter) left out\n");
+		fprintf(out, "\ncontention: %.3f ms waited for locks and semaphores, summed over threads, in %.3f ms of trace\n",
 			ms(contention), ms(st->last_ns - st->first_ns));
 	}
 	free(sorted);

@@ -61,12 +61,12 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (threads < 1 || threads > 64) {
-		fprintf(stderr, "contention: 1 to 64 threads\n");
+	if (threads < 1 || threads > 512) {
+		fprintf(stderr, "contention: 1 to 512 threads\n");
 		return 2;
 	}
 	ptt_name_object(&hot, "hot_lock");
-	pthread_t th[64];
+	pthread_t th[512];
 	for (int i = 0; i < threads; i++)
 		pthread_create(&th[i], NULL, worker, NULL);
 	for (int i = 0; i < threads; i++)

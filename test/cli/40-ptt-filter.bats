@@ -92,13 +92,20 @@ Y
 0.000005000 10 14 pthread mutex_lock mutex=0x50 ret=0 site=0x0
 $(cat "$BATS_TEST_TMPDIR/window.txt")
 Y
-	# a selection applies to the replayed state too
+	# a selection applies to the replayed state too; a wait it leaves out is a wait_other
 	diff <(ptt-filter --from=4us --mutex=0x10 "$BATS_TEST_TMPDIR/s.txt" | ptt-dump -n) - <<'Y'
 0.000005000 10 11 pthread mutex_lock mutex=0x10 ret=0 site=0x0
 0.000005000 10 12 pthread mutex_lock_req mutex=0x10 site=0x0
+0.000005000 10 13 pthread wait_other object=0x30 event=24
 0.000005000 10 11 pthread mutex_unlock mutex=0x10 ret=0 site=0x0
 0.000005100 10 12 pthread mutex_lock mutex=0x10 ret=0 site=0x0
+0.000005400 10 13 pthread wait_other_end object=0x30 event=24
 Y
+	# so that thread 13 is not taken for running while it waits on the condition
+	run -0 --separate-stderr bash -c "ptt-filter --mutex=0x10 '$BATS_TEST_TMPDIR/s.txt' | ptt-csv --states"
+	[[ "$output" == *"10,13,,other_wait,0x30,,3000,5400,2400,1"* ]]
+	[[ "$output" != *"10,13,,running,,,3000,5400,"* ]]
+	[ -z "$stderr" ]
 	# without context, only the window
 	diff <(ptt-filter --no-context --from=4us "$BATS_TEST_TMPDIR/s.txt" | ptt-dump -n) "$BATS_TEST_TMPDIR/window.txt"
 
@@ -177,6 +184,25 @@ Y
 	[ "$stderr" = "ptt-filter: --event: 'mutx_lock' is no event class and begins no event name of this trace" ]
 	run -0 --separate-stderr ptt-filter --event=mutex,cond_w,consumer_progress "$BATS_TEST_TMPDIR/t.ptt"
 	[ -z "$stderr" ]
+}
+
+@test "a selection that names nothing in the trace, or an empty window: one line each, exit 1, output still a trace" {
+	for sel in --mutex=nosuchname --object=0xdead --thread=nosuchthread --thread=1 --pid=1; do
+		run -1 --separate-stderr ptt-filter "$sel" "$T"
+		[ "$(echo "$stderr" | wc -l)" -eq 1 ]
+		[[ "$stderr" == "ptt-filter: ${sel%%=*}: "*"${sel#*=}"* ]]
+		[[ "$stderr" == *"no process"* || "$stderr" == *"names no "* ]]
+		# streaming goes on: the definitions are written, the output reads as a trace
+		ptt-filter "$sel" "$T" 2>/dev/null | ptt-dump --check - >/dev/null
+	done
+	# one line per value that names nothing; the ones that name something are fine
+	run -1 --separate-stderr ptt-filter --mutex=queue_lock,nosuch,alsonot "$T"
+	[ "$(echo "$stderr" | wc -l)" -eq 2 ]
+	[[ "$stderr" == *"'nosuch' names no object"*"'alsonot' names no object"* ]]
+	run -0 --separate-stderr ptt-filter --mutex=queue_lock --thread=consumer-0 "$T"
+	[ -z "$stderr" ]
+	run -1 --separate-stderr ptt-filter --from=2s --to=1s "$T"
+	[ "$stderr" = "ptt-filter: the window ends (--to) before it begins (--from): it selects nothing" ]
 }
 
 @test "binary output is not written to a terminal unless --force; text output is" {

@@ -61,6 +61,70 @@ load helpers
 	run -0 ptt-deadlock "$BATS_TEST_TMPDIR/c.ptt"
 }
 
+@test "semaphores used as locks: an inversion (exit 1) and a real deadlock through them (exit 3)" {
+	ptt-record -q -o "$BATS_TEST_TMPDIR/s.ptt" -- "$EXAMPLES/sem_deadlock" -s >/dev/null
+	run -1 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/s.ptt"
+	[[ "$output" == *"potential deadlock 1: lock-order cycle of 2 objects"* ]]
+	[[ "$output" == *"sem_b (0x"*"taken while holding sem_a (0x"* ]]
+	[[ "$output" == *"sem_a (0x"*"taken while holding sem_b (0x"* ]]
+	[ -z "$stderr" ]
+	run timeout -s INT 3 ptt-record -q -o "$BATS_TEST_TMPDIR/d.ptt" -- "$EXAMPLES/sem_deadlock"
+	run -3 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/d.ptt"
+	[[ "$output" == *"deadlock: threads blocked in a cycle at the end of the trace"* ]]
+	[[ "$output" == *"for sem_a (0x"*"held by thread"* ]]
+	[[ "$output" == *"for sem_b (0x"*"held by thread"* ]]
+	# the main thread, joining a deadlocked thread, is blocked for ever too
+	[[ "$output" == *" to end"* ]]
+	[ -z "$stderr" ]
+}
+
+@test "CPython: two threading.Lock taken in opposite orders hang; found, naming both locks and threads" {
+	py=$(command -v python3 >/dev/null && python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || skip "python3 not installed"
+	cat >"$BATS_TEST_TMPDIR/dl.py" <<'PY'
+import threading
+a = threading.Lock(); b = threading.Lock(); meet = threading.Barrier(2)
+def run(first, second):
+    with first:
+        meet.wait()
+        with second:
+            pass
+t1 = threading.Thread(target=run, args=(a, b)); t2 = threading.Thread(target=run, args=(b, a))
+t1.start(); t2.start(); t1.join(); t2.join()
+PY
+	run timeout -s TERM 5 ptt-record -q -o "$BATS_TEST_TMPDIR/py.ptt" -- "$py" "$BATS_TEST_TMPDIR/dl.py"
+	run -3 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/py.ptt"
+	[ -z "$stderr" ]
+	[[ "$output" == *"potential deadlock 1: lock-order cycle of 2 objects"* ]]
+	# two threads wait for each other's lock (a semaphore set to 1), each named with the lock it waits for
+	echo "$output" | awk '/^  thread [0-9]+ waits since .* for 0x[0-9a-f]+, held by thread [0-9]+$/ { held[$2] = $NF }
+		END { for (w in held) if (held[held[w]] == w && held[w] != w) n++; exit n != 2 }'
+	[ "$(echo "$output" | grep -cE 'taken while holding 0x[0-9a-f]+: first by thread [0-9]+')" -eq 2 ]
+}
+
+@test "nothing is reported on a clean program of 300 threads, nor on a clean CPython one" {
+	ptt-record -q -o "$BATS_TEST_TMPDIR/c.ptt" -- "$EXAMPLES/contention" -t 300 -n 20 >/dev/null
+	[ "$(ptt-dump -n "$BATS_TEST_TMPDIR/c.ptt" | grep -c ' thread_begin ')" -ge 300 ]
+	run -0 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/c.ptt"
+	[ "$output" = "no lock-order inversion and no deadlock found" ]
+	py=$(command -v python3 >/dev/null && python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || skip "python3 not installed"
+	cat >"$BATS_TEST_TMPDIR/ok.py" <<'PY'
+import threading, queue
+a = threading.Lock(); b = threading.Lock(); q = queue.Queue()
+def work():
+    for k in range(500):
+        with a:
+            with b:
+                q.put(k)
+ts = [threading.Thread(target=work) for i in range(4)]
+for t in ts: t.start()
+for k in range(2000): q.get()
+for t in ts: t.join()
+PY
+	ptt-record -q -o "$BATS_TEST_TMPDIR/ok.ptt" -- "$py" "$BATS_TEST_TMPDIR/ok.py"
+	run -0 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/ok.ptt"
+	[ "$output" = "no lock-order inversion and no deadlock found" ]
+}
+
 # trace CMD... on the big input (at least 2 worker threads): nothing is reported
 clean_program() {
 	command -v "$1" >/dev/null || skip "$1 not installed"
