@@ -447,6 +447,17 @@ if [ -x "$BIN/ptt-filter" ]; then
 	read -r cwin _ <<<"$(timed "$BIN/ptt-filter" --from="${from}ns" --to="${to}ns" "$TMP/big.ptt")"
 	say "ptt-filter, same window with its context" "$(calc "$cwin / ($full + 0.0001)")" "ratio" \
 		"${cwin}s: the state in force is replayed from the start"
+	# with ptt-index's snapshots the context comes from the last one before the window; CPU time
+	# (user + sys) of both runs: their wall clock varies with the page cache and the other jobs
+	if [ -x "$BIN/ptt-index" ] && "$BIN/ptt-index" "$TMP/big.ptt" >"$TMP/bigi.ptt" 2>>"$TMP/err"; then
+		cpu() { /usr/bin/time -f "%U %S" -o "$TMP/cpu" "$@" >/dev/null 2>>"$TMP/err"; awk '{ print $1 + $2 }' "$TMP/cpu"; }
+		cfull=$(cpu "$BIN/ptt-filter" -n --event=rec_stop "$TMP/big.ptt")
+		iwin=$(cpu "$BIN/ptt-filter" --from="${from}ns" --to="${to}ns" "$TMP/bigi.ptt")
+		IWIN=$(calc "$iwin / ($cfull + 0.0001)")
+		say "ptt-filter, same window with its context, after ptt-index" "$IWIN" "ratio" \
+			"${iwin}s vs ${cfull}s CPU: from the last snapshot before the window"
+		rm -f "$TMP/bigi.ptt"
+	fi
 fi
 if command -v pj_dump >/dev/null && [ -x "$BIN/ptt-paje" ] && [ -x "$BIN/ptt-filter" ]; then
 	"$BIN/ptt-filter" -n --first=0 --count=1000000 "$TMP/big.ptt" >"$TMP/m1.ptt"
@@ -498,6 +509,7 @@ verdict "ptt-record peak RSS (MiB; rings 2 x 1 MiB + 16)" "${RECRSS:-}" "<=" 18
 verdict "-z bytes/event, lock loop" "${ZB:-}" "<=" 8
 verdict "-z bytes/event, prodcons" "${ZB_PC:-}" "<=" 8
 verdict "1% window by time / full scan (-n)" "${WIN:-}" "<=" 0.05
+verdict "1% window with its context (ptt-index) / full scan" "${IWIN:-}" "<=" 0.05
 
 grep -v -e '^thread [0-9]*: ' -e '^total: ' -e ' turns: ' "$TMP/err" >"$TMP/err2"
 if [ -s "$TMP/err2" ]; then

@@ -1,5 +1,4 @@
 /* namer.c - ELF symbols for object addresses (libelf), for the recorder. */
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
@@ -184,32 +183,6 @@ static int is_sync_class(unsigned cls)
 	       cls == PTT_CLASS_BARRIER || cls == PTT_CLASS_SEM || cls == PTT_CLASS_SPIN;
 }
 
-/*
- * A C++ symbol as the program's author wrote it (_ZL2qm -> qm, _ZN4pool4lockE
- * -> pool::lock), or NULL.  The demangler is libstdc++'s, looked up at run
- * time: ptt-record does not depend on C++, and without it names stay mangled.
- */
-static char *demangle(const char *sym)
-{
-	static char *(*cxa_demangle)(const char *, char *, size_t *, int *);
-	static int tried;
-	if (strncmp(sym, "_Z", 2) != 0)
-		return NULL;
-	if (!tried) {
-		tried = 1;
-		void *lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-		if (lib)
-			cxa_demangle = (__typeof__(cxa_demangle))dlsym(lib, "__cxa_demangle");
-	}
-	int status = -1;
-	char *out = cxa_demangle ? cxa_demangle(sym, NULL, NULL, &status) : NULL;
-	if (status != 0) {
-		free(out);
-		return NULL;
-	}
-	return out;
-}
-
 int namer_before(void *ctx, const uint32_t *rec, struct ptt_writer *w)
 {
 	struct namer *n = ctx;
@@ -261,7 +234,7 @@ int namer_before(void *ctx, const uint32_t *rec, struct ptt_writer *w)
 	ev->pid = pid;
 	ev->tid = rec[4];
 	ev->arg[0] = addr;
-	char *readable = demangle(name);
+	char *readable = ptt_demangle(name); /* as written: _ZL2qm -> qm, _ZN4pool4lockE -> pool::lock */
 	if (readable)
 		name = readable;
 	if (off)

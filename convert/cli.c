@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -179,6 +180,16 @@ int cli_finish_output(const char *prog)
 		return 1;
 	}
 	return 0;
+}
+
+int cli_window(const struct ptt_reader *r, uint64_t *from, uint64_t *to)
+{
+	const char *f = ptt_reader_meta(r, "window_from_ns"), *t = ptt_reader_meta(r, "window_to_ns");
+	if (f)
+		*from = strtoull(f, NULL, 10);
+	if (t)
+		*to = strtoull(t, NULL, 10);
+	return f || t;
 }
 
 void cli_print_version(const char *prog)

@@ -45,6 +45,13 @@ int cli_close(struct cli_input *in);
 /* Flush stdout and check for write errors: 0 or 1 (reported). */
 int cli_finish_output(const char *prog);
 void cli_print_version(const char *prog);
+/*
+ * The window a trace was cut to (ptt-filter writes window_from_ns in its
+ * header and window_to_ns with its end): *from and *to set, each only when
+ * known; 1 if the trace is a window, else 0.  Ask after the whole input is
+ * read for the end.
+ */
+int cli_window(const struct ptt_reader *r, uint64_t *from, uint64_t *to);
 /* For usage errors: "Try 'prog --help'" and return 2. */
 int cli_usage_error(const char *prog);
 

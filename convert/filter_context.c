@@ -1,19 +1,35 @@
-/* filter_context.c - what is open when a window starts: the model's frames, told again as their events. */
+/*
+ * filter_context.c - what is in force when a window starts: the live
+ * processes and threads (the records that began and named them, and the
+ * process's modules and object names), the model's open frames (the
+ * records that opened them), and, for the model only, the init records of
+ * live objects.  Told again stamped at the window's start, or written as a
+ * snapshot (ptt-index) from which the same state is rebuilt.
+ */
 #include <stdlib.h>
 #include <string.h>
 
 #include "filter_context.h"
 #include "model.h"
+#include "pmap.h"
+
+/* A record kept as it was stored. */
+struct krec {
+	struct krec *next;
+	uint64_t pos, obj; /* obj: the object of an object_name or init record */
+	uint32_t target;   /* the thread a thread_name names */
+	uint32_t nwords;
+	uint32_t words[];
+};
 
 struct fcontext {
 	struct model *model;
+	struct pmap procs;   /* pid -> records of the process (begin, exec, modules, object names) */
+	struct pmap threads; /* (pid, tid) -> records of the thread (begin, name) */
+	struct pmap inits;   /* (pid, object) -> its init record */
 };
 
-struct open_list {
-	const struct mthread **t;
-	const struct mframe **f;
-	size_t n, cap;
-};
+static uint64_t thread_key(uint32_t pid, uint32_t tid) { return (uint64_t)pid << 32 | tid; }
 
 struct fcontext *fcontext_new(void)
 {
@@ -26,68 +42,261 @@ struct fcontext *fcontext_new(void)
 	return c;
 }
 
+static void free_list(struct krec *k)
+{
+	while (k) {
+		struct krec *n = k->next;
+		free(k);
+		k = n;
+	}
+}
+
+static void free_map(struct pmap *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		free_list(m->vals[i]);
+	pmap_free(m);
+}
+
 void fcontext_free(struct fcontext *c)
 {
-	if (c)
-		model_free(c->model);
+	if (!c)
+		return;
+	model_free(c->model);
+	free_map(&c->procs);
+	free_map(&c->threads);
+	free_map(&c->inits);
 	free(c);
 }
+
+static struct krec *keep(const struct ptt_event *ev)
+{
+	struct krec *k = malloc(sizeof *k + ev->nwords * 4);
+	if (!k)
+		return NULL;
+	k->next = NULL;
+	k->pos = ev->pos;
+	k->obj = 0;
+	k->target = 0;
+	k->nwords = ev->nwords;
+	memcpy(k->words, ev->words, ev->nwords * 4);
+	return k;
+}
+
+/* Append k to the list at key (k NULL: memory is short, the record is not told again). */
+static void append(struct pmap *m, uint64_t key, struct krec *k)
+{
+	if (!k)
+		return;
+	struct krec *head = pmap_get(m, key);
+	if (!head) {
+		if (pmap_put(m, key, k) != 0)
+			free(k);
+		return;
+	}
+	while (head->next)
+		head = head->next;
+	head->next = k;
+}
+
+/* Drop the list at key, or from it the records of the same kind (id) about the same obj/target. */
+static void drop(struct pmap *m, uint64_t key, const struct krec *like)
+{
+	struct krec *head = pmap_get(m, key);
+	if (!like) {
+		pmap_del(m, key);
+		free_list(head);
+		return;
+	}
+	struct krec **pp = &head;
+	while (*pp) {
+		struct krec *k = *pp;
+		if (ptt_rec_id(k->words[0]) == ptt_rec_id(like->words[0]) && k->obj == like->obj && k->target == like->target) {
+			*pp = k->next;
+			free(k);
+		} else {
+			pp = &k->next;
+		}
+	}
+	if (head)
+		pmap_put(m, key, head);
+	else
+		pmap_del(m, key);
+}
+
+static void drop_process(struct fcontext *c, uint32_t pid)
+{
+	drop(&c->procs, pid, NULL);
+	for (struct pmap *m = &c->threads; m; m = m == &c->threads ? &c->inits : NULL)
+		for (size_t i = 0; i < m->cap; i++) {
+			struct krec *k = m->vals[i];
+			if (k && k->words[3] == pid) {
+				drop(m, m->keys[i], NULL);
+				i--; /* backward-shift deletion moved another entry here */
+			}
+		}
+}
+
+/* Is ev a successful call (no ret argument: yes)? */
+static int succeeded(const struct ptt_event *ev) { return ptt_event_arg(ev, "ret", 0) == 0; }
 
 void fcontext_event(struct fcontext *c, const struct ptt_event *ev)
 {
 	model_event(c->model, ev);
+	unsigned role = ev->type ? ev->type->role : PTT_ROLE_POINT;
+	struct krec *k;
+	switch (ev->id) {
+	case PTT_EV_PROCESS_BEGIN:
+		drop_process(c, ev->pid);
+		append(&c->procs, ev->pid, keep(ev));
+		return;
+	case PTT_EV_PROCESS_EXEC: case PTT_EV_MODULE:
+		append(&c->procs, ev->pid, keep(ev));
+		return;
+	case PTT_EV_OBJECT_NAME:
+		if ((k = keep(ev)) != NULL) {
+			k->obj = ptt_event_arg(ev, "object", 0);
+			drop(&c->procs, ev->pid, k);
+		}
+		append(&c->procs, ev->pid, k);
+		return;
+	case PTT_EV_PROCESS_EXIT:
+		drop_process(c, ev->pid);
+		return;
+	case PTT_EV_THREAD_BEGIN: /* a name given before the thread began stays */
+		if ((k = keep(ev)) != NULL)
+			drop(&c->threads, thread_key(ev->pid, ev->tid), k);
+		append(&c->threads, thread_key(ev->pid, ev->tid), k);
+		return;
+	case PTT_EV_THREAD_NAME: {
+		uint32_t target = (uint32_t)ptt_event_arg(ev, "target", ev->tid);
+		if ((k = keep(ev)) != NULL) {
+			k->target = target;
+			drop(&c->threads, thread_key(ev->pid, target), k);
+		}
+		append(&c->threads, thread_key(ev->pid, target), k);
+		return;
+	}
+	case PTT_EV_THREAD_END:
+		drop(&c->threads, thread_key(ev->pid, ev->tid), NULL);
+		return;
+	default:
+		break;
+	}
+	if ((role == PTT_ROLE_INIT || role == PTT_ROLE_DESTROY) && succeeded(ev) && ev->nargs) {
+		uint64_t key = pmap_obj_key(ev->pid, ev->arg[0]);
+		drop(&c->inits, key, NULL);
+		if (role == PTT_ROLE_INIT && (k = keep(ev)) != NULL) {
+			k->obj = ev->arg[0];
+			append(&c->inits, key, k);
+		}
+	}
 }
 
-static int collect(void *ctx, struct mthread *t, const struct mframe *f)
+/* Everything in force, as records in position order. */
+struct item {
+	uint64_t pos;
+	unsigned kind;               /* PTT_SNAP_CONTEXT or PTT_SNAP_STATE */
+	const struct krec *k;        /* a kept record, or */
+	const struct mthread *t;     /* an open frame */
+	const struct mframe *f;
+};
+struct items {
+	struct item *v;
+	size_t n, cap;
+	int failed;
+};
+
+static void add(struct items *l, struct item it)
 {
-	struct open_list *l = ctx;
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 64;
-		const struct mthread **nt = realloc(l->t, cap * sizeof *nt);
-		if (nt)
-			l->t = nt;
-		const struct mframe **nf = realloc(l->f, cap * sizeof *nf);
-		if (nf)
-			l->f = nf;
-		if (!nt || !nf)
-			return PTT_E_NOMEM;
+		struct item *nv = realloc(l->v, cap * sizeof *nv);
+		if (!nv) {
+			l->failed = 1;
+			return;
+		}
+		l->v = nv;
 		l->cap = cap;
 	}
-	l->t[l->n] = t;
-	l->f[l->n++] = f;
+	l->v[l->n++] = it;
+}
+
+static int add_frame(void *ctx, struct mthread *t, const struct mframe *f)
+{
+	add(ctx, (struct item){ f->open.pos, PTT_SNAP_CONTEXT, NULL, t, f });
 	return 0;
 }
 
-static const struct mframe *const *sort_frames;
-
 static int by_pos(const void *a, const void *b)
 {
-	uint64_t x = sort_frames[*(const size_t *)a]->open.pos, y = sort_frames[*(const size_t *)b]->open.pos;
+	uint64_t x = ((const struct item *)a)->pos, y = ((const struct item *)b)->pos;
 	return x < y ? -1 : x > y;
+}
+
+static int collect(const struct fcontext *c, struct items *l, int with_state)
+{
+	const struct pmap *maps[] = { &c->procs, &c->threads, &c->inits };
+	for (unsigned m = 0; m < (with_state ? 3u : 2u); m++)
+		for (size_t i = 0; i < maps[m]->cap; i++)
+			for (const struct krec *k = maps[m]->vals[i]; k; k = k->next)
+				add(l, (struct item){ k->pos, m == 2 ? PTT_SNAP_STATE : PTT_SNAP_CONTEXT, k, NULL, NULL });
+	model_foreach_open(c->model, add_frame, l);
+	if (l->failed) {
+		free(l->v);
+		return PTT_E_NOMEM;
+	}
+	if (l->n)
+		qsort(l->v, l->n, sizeof *l->v, by_pos); /* oldest first, as they happened */
+	return 0;
+}
+
+/* The record of item it, as it was stored, in ev (words and decoded fields); 0 or -1. */
+static int item_event(const struct item *it, const struct ptt_types *types, struct ptt_event *ev)
+{
+	if (it->k) {
+		ev->nwords = it->k->nwords;
+		memcpy(ev->words, it->k->words, it->k->nwords * 4);
+		if (ptt_event_decode(types, ev) != 0)
+			return -1;
+	} else if (model_frame_event(it->t, it->f, types, 0, it->f->open.ticks, ev) != 0 || ptt_event_encode(ev) != 0) {
+		return -1;
+	}
+	ev->pos = it->pos;
+	return 0;
 }
 
 int fcontext_replay(struct fcontext *c, uint64_t at_ns, uint64_t at_ticks, const struct ptt_types *types,
 		    int (*emit)(void *ctx, struct ptt_event *ev), void *ctx)
 {
-	struct open_list l = { 0 };
-	int rc = model_foreach_open(c->model, collect, &l);
-	size_t *order = l.n ? malloc(l.n * sizeof *order) : NULL;
+	struct items l = { 0 };
 	struct ptt_event *ev = calloc(1, sizeof *ev);
-	if (rc || (l.n && !order) || !ev) {
-		rc = PTT_E_NOMEM;
-		l.n = 0;
+	int rc = ev ? collect(c, &l, 0) : PTT_E_NOMEM;
+	for (size_t i = 0; i < l.n && !rc; i++) {
+		if (item_event(&l.v[i], types, ev) != 0)
+			continue;
+		ev->ns = at_ns;
+		ev->ticks = at_ticks;
+		ev->words[1] = (uint32_t)at_ticks;
+		ev->words[2] = (uint32_t)(at_ticks >> 32);
+		ev->words[ev->nwords - 1] = ptt_rec_checksum(ev->words, ev->nwords - 1);
+		rc = emit(ctx, ev);
 	}
-	for (size_t i = 0; i < l.n; i++)
-		order[i] = i;
-	sort_frames = l.f;
-	if (l.n)
-		qsort(order, l.n, sizeof *order, by_pos); /* oldest first, as they happened */
-	for (size_t i = 0; i < l.n && !rc; i++)
-		if (model_frame_event(l.t[order[i]], l.f[order[i]], types, at_ns, at_ticks, ev) == 0 && ptt_event_encode(ev) == 0)
-			rc = emit(ctx, ev);
-	free(order);
+	free(l.v);
 	free(ev);
-	free(l.t);
-	free(l.f);
+	return rc;
+}
+
+int fcontext_snapshot(struct fcontext *c, const struct ptt_types *types,
+		      int (*put)(void *ctx, unsigned kind, const struct ptt_event *ev), void *ctx)
+{
+	struct items l = { 0 };
+	struct ptt_event *ev = calloc(1, sizeof *ev);
+	int rc = ev ? collect(c, &l, 1) : PTT_E_NOMEM;
+	for (size_t i = 0; i < l.n && !rc; i++)
+		if (item_event(&l.v[i], types, ev) == 0)
+			rc = put(ctx, l.v[i].kind, ev);
+	free(l.v);
+	free(ev);
 	return rc;
 }

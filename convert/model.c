@@ -481,8 +481,8 @@ static void disown(struct model *m, struct mthread *t, struct mobject *o, const 
 	int first = !o->known;
 	o->known = 1;
 	int owned = o->owner || o->readers;
-	if (m->mid_run && first && !owned)
-		return; /* taken before the trace starts */
+	if (m->mid_run && !owned && (first || ptt_role_is_request(ev->type->role)))
+		return; /* taken before the trace starts (a cond wait's request: its mutex, by each waiter) */
 	if (ev->type->cls == PTT_CLASS_RWLOCK && !o->owner && o->readers) {
 		o->readers--;
 		return;
@@ -730,16 +730,18 @@ static void on_life(struct model *m, struct mthread *t, const struct ptt_event *
 	case PTT_EV_THREAD_BEGIN: {
 		uint32_t parent = (uint32_t)ptt_event_arg(ev, "parent", 0);
 		struct mthread *pt = parent ? pmap_get(&m->threads, tkey(ev->pid, parent)) : NULL;
-		if (pt && m->ops.link)
-			m->ops.link(m->ops.ctx, pt, t, "create", 0, ev->ns);
+		int announced = 0;
 		if (parent) {
 			uint64_t h = hkey(ev->pid, ptt_event_arg(ev, "handle", 0));
-			if (pmap_get(&m->announced, tkey(ev->pid, ev->tid)))
-				pmap_del(&m->announced, tkey(ev->pid, ev->tid));
-			else if (!pmap_get(&m->announced, h) && !m->mid_run)
+			announced = pmap_get(&m->announced, tkey(ev->pid, ev->tid)) || pmap_get(&m->announced, h);
+			if (!announced && !m->mid_run) /* mid-run: created before the trace starts */
 				anomaly(m, ev, MA_UNANNOUNCED_THREAD, 0, 0, 0);
+			pmap_del(&m->announced, tkey(ev->pid, ev->tid));
 			pmap_del(&m->announced, h);
 		}
+		/* the creation is shown when it is in the trace (not before a window's start) */
+		if (pt && announced && m->ops.link)
+			m->ops.link(m->ops.ctx, pt, t, "create", 0, ev->ns);
 		return;
 	}
 	case PTT_EV_THREAD_CREATE:

@@ -51,7 +51,9 @@
  *    thread_create announcing it, a process's first event other than
  *    process_begin.  Not anomalies: releases of objects never taken before,
  *    and threads that begin with their thread_create before the start, in a
- *    trace that starts mid-run (model_starts_mid_run), releases by a
+ *    trace that starts mid-run (model_starts_mid_run: a later file of a
+ *    recording, a flight recording, a window), nor there the cond wait
+ *    requests of waiters whose mutex is free, releases by a
  *    forked child of locks its parent held at fork().  One per event.
  *  - Objects are per process (a forked child has copies at the same
  *    addresses).  A successful destroy (role DESTROY) forgets an idle object

@@ -80,7 +80,9 @@ int main(int argc, char **argv)
 	while (!failed && cli_next(&in, &ev) > 0) {
 		if (first && fid) { /* the header is read by now: a later part of a rotated recording? */
 			const char *part = ptt_reader_meta(in.r, "part");
-			if ((part && atoi(part) > 1) || ptt_reader_meta(in.r, "flight")) /* or a flight recording */
+			uint64_t from = 0, to = 0;
+			if ((part && atoi(part) > 1) || ptt_reader_meta(in.r, "flight") || /* or a flight recording */
+			    cli_window(in.r, &from, &to)) /* or a window */
 				fidelity_starts_mid_run(fid);
 		}
 		first = 0;
@@ -113,7 +115,7 @@ int main(int argc, char **argv)
 	if (sink)
 		ptt_sink_close(sink, in.r);
 	if (mode == MODE_INFO)
-		summary_print_info(sum, in.r, names, stdout);
+		summary_print_info(sum, in.r, syms, stdout);
 	unsigned long violations = fid ? fidelity_violations(fid) : 0;
 	if (mode == MODE_CHECK)
 		summary_print_check(sum, in.label, in.problems, violations, stdout);

@@ -58,6 +58,7 @@ struct out_ctx {
 	const char *site;   /* --site pattern, or NULL */
 	int context;                     /* definitions and wait_other markers are written */
 	struct pmap pending;             /* (pid, tid) -> the left-out call a thread is blocked in */
+	struct fcontext *ctx;
 };
 
 /* --site: the event's call site, its function or its file:line matches the glob. */
@@ -138,10 +139,45 @@ static int write_event(struct out_ctx *o, struct ptt_event *ev, int keep)
 	return rc;
 }
 
+/* Definitions are kept whatever the selection; holds and waits when they are selected (else wait_other). */
 static int emit_context(void *p, struct ptt_event *ev)
 {
 	struct out_ctx *o = p;
-	return write_event(o, ev, selected(o, ev));
+	return write_event(o, ev, selected(o, ev) || spec_is_definition(ev));
+}
+
+/* A snapshot's record: learnt as if read from the trace. */
+static int restore(void *p, struct ptt_event *ev, unsigned kind)
+{
+	struct out_ctx *o = p;
+	(void)kind;
+	ptt_names_update((struct ptt_names *)o->names, ev);
+	fcontext_event(o->ctx, ev);
+	return 0;
+}
+
+/* The window begins with ev: its context, stamped at the window's start, and its bounds in the header. */
+static int open_window(struct out_ctx *o, const struct ptt_event *ev)
+{
+	uint64_t at = o->spec->first ? ev->ns : o->spec->from_ns;
+	if (at < o->spec->from_ns)
+		at = o->spec->from_ns;
+	uint64_t ticks = at;
+	if (ev->ns == at) {
+		ticks = ev->ticks;
+	} else if (ptt_reader_form(o->r) == PTT_FORM_BINARY) {
+		/* the first tick at or after the start, so that every reader sees the same time */
+		const struct ptt_clock *clk = ptt_reader_clock(o->r);
+		for (ticks = ptt_clock_ticks(clk, at); ptt_clock_ns(clk, ticks) < at; ticks++)
+			;
+		at = ptt_clock_ns(clk, ticks);
+	}
+	char line[64];
+	snprintf(line, sizeof line, "window_from_ns %llu\n", (unsigned long long)at);
+	int rc = ptt_sink_meta(o->sink, line);
+	if (!rc && o->ctx)
+		rc = fcontext_replay(o->ctx, at, ticks, ptt_reader_types(o->r), emit_context, o);
+	return rc;
 }
 
 static int parse_count(const char *arg, uint64_t *v, const char *opt)
@@ -240,13 +276,16 @@ int main(int argc, char **argv)
 	int failed = !names || !syms || (!no_context && !ctx) || ptt_sink_open(&sink, stdout, ptt_reader_form(in.r), 0) != 0;
 	if (sink && ptt_reader_form(in.r) == PTT_FORM_TEXT)
 		ptt_sink_set_note(sink, ptt_syms_note, syms);
-	if (no_context)
-		ptt_reader_skip(in.r, spec.from_ns, spec.first);
 	uint64_t end_pos = spec.count == UINT64_MAX ? UINT64_MAX : spec.first + spec.count;
 	int in_window = !spec.has_window;
-	struct out_ctx oc = { sink, in.r, &spec, names, syms, site, !no_context, { 0 } };
+	struct out_ctx oc = { sink, in.r, &spec, names, syms, site, !no_context, { 0 }, ctx };
+	if (no_context)
+		ptt_reader_skip(in.r, spec.from_ns, spec.first);
+	else if (ctx && spec.has_window && in.npaths <= 1) /* a snapshot of the state before the window, if the file has one */
+		failed |= ptt_reader_snapshot(in.r, spec.from_ns, spec.first, restore, &oc) < 0;
 	static struct ptt_event ev;
-	int werr = 0, stopped_early = 0;
+	int werr = 0, stopped_early = 0, past_to = 0, seen = 0;
+	uint64_t last_ns = 0;
 	int empty = spec.from_ns > spec.to_ns;
 	if (empty)
 		fprintf(stderr, "ptt-filter: the window ends (--to) before it begins (--from): it selects nothing\n");
@@ -256,20 +295,28 @@ int main(int argc, char **argv)
 		spec_note_seen(&spec, &ev, names);
 		if (ev.ns > spec.to_ns || ev.pos >= end_pos) {
 			stopped_early = 1;
+			past_to = ev.ns > spec.to_ns;
 			break; /* past the window: nothing more to keep */
 		}
 		if (!in_window && ev.ns >= spec.from_ns && ev.pos >= spec.first) {
 			in_window = 1;
-			if (ctx)
-				failed |= fcontext_replay(ctx, ev.ns, ev.ticks, ptt_reader_types(in.r), emit_context, &oc) != 0;
+			failed |= (werr = open_window(&oc, &ev)) != 0;
 		}
-		if (ctx && !in_window)
-			fcontext_event(ctx, &ev);
-		int keep = in_window && selected(&oc, &ev);
-		if (!keep && !no_context && spec_is_definition(&ev))
-			keep = 1;
-		if ((keep || in_window) && (werr = write_event(&oc, &ev, keep)) != 0)
+		if (!in_window) {
+			if (ctx)
+				fcontext_event(ctx, &ev);
+			continue;
+		}
+		seen = 1;
+		last_ns = ev.ns;
+		int keep = selected(&oc, &ev) || (!no_context && spec_is_definition(&ev));
+		if (!failed && (werr = write_event(&oc, &ev, keep)) != 0)
 			failed = 1;
+	}
+	if (sink && seen && (spec.has_window || spec.to_ns != UINT64_MAX)) {
+		char line[64]; /* where the window ends: its --to when the trace goes on after it */
+		snprintf(line, sizeof line, "window_to_ns %llu\n", (unsigned long long)(past_to ? spec.to_ns : last_ns));
+		failed |= ptt_sink_end_meta(sink, line) != 0;
 	}
 	if (sink) {
 		int crc = ptt_sink_close(sink, in.r); /* frees it, even after a write error */

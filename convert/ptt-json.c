@@ -308,10 +308,18 @@ static void convert(struct json *js, struct cli_input *in)
 	fprintf(js->out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"ptt-json %s\"},\"traceEvents\":[",
 		PTT_VERSION);
 	while (m && cli_next(in, &ev) > 0) {
+		/* process_begin of a pid already seen: an exec, whose new command renames the process */
+		int exec = ev.id == PTT_EV_PROCESS_BEGIN && model_thread(m, ev.pid, ev.tid);
 		ptt_syms_update(js->syms, &ev);
 		model_event(m, &ev);
 		if (ev.id == PTT_EV_THREAD_NAME && model_thread(m, ev.pid, (uint32_t)ev.arg[0]))
 			thread_meta(js, ev.pid, (uint32_t)ev.arg[0]); /* a later name replaces the first */
+		if (exec) {
+			char name[PTT_MAX_STR + 32];
+			entity_process_name(name, sizeof name, js->syms, ev.pid);
+			name_meta(js, "process_name", ev.pid, 0, name);
+			thread_meta(js, ev.pid, ev.tid);
+		}
 		last = ev.ns;
 	}
 	if (m)

@@ -79,7 +79,9 @@ int main(int argc, char **argv)
 	while (st && cli_next(&in, &ev) > 0)
 		stat_event(st, &ev);
 	if (st) {
-		stat_finish(st);
+		uint64_t from = 0, to = 0;
+		cli_window(in.r, &from, &to);
+		stat_finish(st, from, to);
 		if (brief)
 			stat_print_brief(st, &o, stdout);
 		else

@@ -295,8 +295,13 @@ void stat_event(struct stat_table *st, const struct ptt_event *ev)
 	st->last_ns = ev->ns;
 }
 
-void stat_finish(struct stat_table *st)
+void stat_finish(struct stat_table *st, uint64_t from_ns, uint64_t to_ns)
 {
+	/* a window's threads live until its end, and the trace's time is the window's */
+	if (to_ns > st->last_ns)
+		st->last_ns = to_ns;
+	if (from_ns && st->any && from_ns < st->first_ns)
+		st->first_ns = from_ns;
 	model_finish(st->model, st->last_ns);
 }
 

@@ -17,7 +17,8 @@ struct stat_opts {
 struct stat_table;
 struct stat_table *stat_new(void);
 void stat_event(struct stat_table *st, const struct ptt_event *ev);
-void stat_finish(struct stat_table *st);
+/* End of input; from_ns and to_ns: the window the trace was cut to (0 and 0: none). */
+void stat_finish(struct stat_table *st, uint64_t from_ns, uint64_t to_ns);
 void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *out);
 /* The contended locks only, a line each, most waited-for first (o->top of them). */
 void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FILE *out);

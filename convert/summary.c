@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "summary.h"
 
 struct thread_count {
@@ -90,7 +91,7 @@ static void print_date(FILE *out, uint64_t ns)
 	fprintf(out, "%-11s %s.%09" PRIu64 "%.3s:%s\n", "started", day, ns % 1000000000u, zone, zone + 3);
 }
 
-void summary_print_info(const struct summary *s, const struct ptt_reader *r, const struct ptt_names *names, FILE *out)
+void summary_print_info(const struct summary *s, const struct ptt_reader *r, struct ptt_syms *syms, FILE *out)
 {
 	static const char *const keys[] = { "cmdline", "pid", "hostname", "recorder", "clock", "clock_hz",
 		"mode", "flight", "flight_from", "level", "classes", "ring_bytes", "exit_status", "processes" };
@@ -103,17 +104,26 @@ void summary_print_info(const struct summary *s, const struct ptt_reader *r, con
 	const char *rt = ptt_reader_meta(r, "realtime_ns");
 	if (rt)
 		print_date(out, strtoull(rt, NULL, 10));
+	uint64_t first = s->first_ns, last = s->last_ns;
+	if (cli_window(r, &first, &last)) { /* a window: its bounds, not its first and last events' */
+		fprintf(out, "window:     %" PRIu64 ".%09" PRIu64 " s to %" PRIu64 ".%09" PRIu64 " s\n", first / 1000000000u,
+			first % 1000000000u, last / 1000000000u, last % 1000000000u);
+	}
 	fprintf(out, "duration:   ");
-	print_ns(out, s->events ? s->last_ns - s->first_ns : 0);
+	print_ns(out, s->events && last > first ? last - first : 0);
 	fprintf(out, "\nevents:     %" PRIu64 "\nlost:       %" PRIu64 "%s\n", s->events, s->lost,
 		ptt_reader_saw_end(r) ? "" : " (the trace has no end: the recorder did not finish it)");
 	fprintf(out, "threads:    %zu\n\n%8s %8s %12s %14s %14s  %s\n", s->nthreads, "PID", "TID", "EVENTS", "FIRST", "LAST", "NAME");
 	for (size_t i = 0; i < s->nthreads; i++) {
 		const struct thread_count *t = &s->threads[i];
-		const char *n = ptt_names_thread(names, t->tid);
+		char n[PTT_MAX_STR];
+		/* as the pictures name it: its given name, else its start routine, else the command (main thread) */
+		ptt_syms_thread_name(syms, t->pid, t->tid, n, sizeof n);
+		if (strncmp(n, "thread ", 7) == 0)
+			n[0] = 0;
 		fprintf(out, "%8" PRIu32 " %8" PRIu32 " %12" PRIu64 " %4" PRIu64 ".%09" PRIu64 " %4" PRIu64 ".%09" PRIu64 "  %s\n",
 			t->pid, t->tid, t->events, t->first_ns / 1000000000u, t->first_ns % 1000000000u,
-			t->last_ns / 1000000000u, t->last_ns % 1000000000u, n ? n : "");
+			t->last_ns / 1000000000u, t->last_ns % 1000000000u, n);
 	}
 	fprintf(out, "\n%-24s %12s\n", "EVENT", "COUNT");
 	const struct ptt_types *ts = ptt_reader_types(r);

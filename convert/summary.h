@@ -5,13 +5,15 @@
 #include <stdio.h>
 
 #include "../formats/ptt_trace.h"
+#include "symbols.h"
 
 struct summary;
 struct summary *summary_new(void);
 void summary_add(struct summary *s, const struct ptt_event *ev);
 /* Per-thread monotonic time and order checks found so far. */
 unsigned long summary_order_errors(const struct summary *s);
-void summary_print_info(const struct summary *s, const struct ptt_reader *r, const struct ptt_names *names, FILE *out);
+/* The header's facts, then a row per thread named as in the pictures (symbols.h), then counts per event type. */
+void summary_print_info(const struct summary *s, const struct ptt_reader *r, struct ptt_syms *syms, FILE *out);
 void summary_print_check(const struct summary *s, const char *name, unsigned long damaged, unsigned long violations, FILE *out);
 void summary_free(struct summary *s);
 

@@ -285,7 +285,7 @@ static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t a
 	struct ptt_sym *hit = pmap_get(&sp->cache, key);
 	if (hit)
 		return hit;
-	char where[512], line[300], *linep = NULL;
+	char where[512], line[300], *linep = NULL, *readable = NULL;
 	const char *func = NULL;
 	uint64_t at = code && addr ? addr - 1 : addr;
 	Dwfl_Module *mod = space_report(sp) == 0 ? dwfl_addrmodule(sp->dwfl, at) : NULL;
@@ -301,11 +301,12 @@ static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t a
 			name = NULL;
 		uint64_t shown = off + (addr - at);
 		if (name && *name) {
-			func = name;
+			readable = ptt_demangle(name); /* C++: as written, not as mangled */
+			func = readable ? readable : name;
 			if (shown)
-				snprintf(where, sizeof where, "%s+0x%" PRIx64 " (%s)", name, shown, mname);
+				snprintf(where, sizeof where, "%s+0x%" PRIx64 " (%s)", func, shown, mname);
 			else
-				snprintf(where, sizeof where, "%s (%s)", name, mname);
+				snprintf(where, sizeof where, "%s (%s)", func, mname);
 		} else {
 			/* offset in the file's address space: what objdump and addr2line take */
 			Dwarf_Addr bias = 0;
@@ -321,6 +322,7 @@ static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t a
 		}
 	}
 	struct ptt_sym *e = entry_new(s, func, where, linep);
+	free(readable);
 	if (!e)
 		return &nomem;
 	pmap_put(&sp->cache, key, e);

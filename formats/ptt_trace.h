@@ -74,6 +74,26 @@ enum ptt_block_kind {
 #define PTT_BLOCK_ZLIB 0x1u   /* payload is a zlib stream of raw_len bytes */
 #define PTT_BLOCK_CRC 0x2u    /* META/END: count holds the crc32 of the raw_len bytes of text */
 #define PTT_BLOCK_PACKED 0x4u /* EVENTS, with ZLIB: records packed before compression (ptt_block_pack) */
+#define PTT_BLOCK_SNAPSHOT 0x8u /* EVENTS with count 0: a snapshot of the state, as pad records (ptt-trace(5)) */
+/*
+ * A snapshot block's records are pad records (id 0, which every reader
+ * skips), each wrapping one record of the snapshot:
+ *   w0 = pad id | length, w1 w2 = the snapshot's ticks, w3 = w4 = 0,
+ *   w5 = PTT_SNAP_MAGIC, w6 = kind (0: the snapshot's own header),
+ *   w7 w8 = position of the wrapped record (header: events before the snapshot),
+ *   w9 .. = the wrapped record as it was stored (header: nothing), last = checksum.
+ */
+#define PTT_SNAP_MAGIC 0x53545450u /* "PTTS" */
+/*
+ * The index after the END block (a trace with snapshots): one such block of
+ * pad records, kind META or SNAPSHOT with w7 w8 = the snapshot's position
+ * and w9 w10 = the block's offset, w11 w12 = its ticks; then kind END with
+ * w7 w8 = the offset of the index block itself, the last 40 bytes of the file.
+ */
+#define PTT_SNAP_INDEX_META 4u
+#define PTT_SNAP_INDEX_SNAPSHOT 5u
+#define PTT_SNAP_INDEX_END 6u
+#define PTT_SNAP_WRAP_WORDS 10
 
 struct ptt_block_header {
 	uint32_t magic;       /* PTT_BLOCK_MAGIC */
@@ -222,6 +242,9 @@ int ptt_event_argindex(const struct ptt_event *ev, const char *name); /* -1 if n
 
 /* Build ev->words/nwords from the decoded fields (used to write text input as binary). */
 int ptt_event_encode(struct ptt_event *ev);
+/* The reverse: id, type, ticks, pid, tid and arguments from ev->words/nwords (ns and pos are
+ * left to the caller); 0, PTT_E_UNKNOWN_TYPE or PTT_E_BADRECORD. */
+int ptt_event_decode(const struct ptt_types *ts, struct ptt_event *ev);
 
 /* ---- clock -------------------------------------------------------------- */
 
@@ -285,6 +308,24 @@ void ptt_reader_skip(struct ptt_reader *r, uint64_t min_ns, uint64_t min_pos);
  * the input.  The reader never closes an fd.
  */
 void ptt_reader_set_next(struct ptt_reader *r, int (*next)(void *arg), void *arg);
+/*
+ * Start from a snapshot (ptt-trace(5), ptt-index(1)) instead of the trace's
+ * beginning, for a window that begins at time min_ns and position min_pos
+ * (the same promise as ptt_reader_skip): on a seekable binary file, before
+ * the first ptt_reader_next, the block headers are walked (payloads seeked
+ * over) up to the first EVENTS block the window may need, or the first
+ * META block after the header; the last snapshot passed is decoded and fn
+ * called for each of its records (kind PTT_SNAP_CONTEXT or PTT_SNAP_STATE,
+ * with their original time and position, in position order).  Reading then
+ * goes on after the snapshot, with positions as in a full read.  Returns 1
+ * when a snapshot was used, 0 when there is none (or it is damaged: then
+ * nothing was called and reading starts where it would have), or the first
+ * non-zero result of fn (negative).
+ */
+#define PTT_SNAP_CONTEXT 1u /* a record that opened what is in force (a definition, a hold, a wait) */
+#define PTT_SNAP_STATE 2u   /* a record the state depends on (an object's init) */
+int ptt_reader_snapshot(struct ptt_reader *r, uint64_t min_ns, uint64_t min_pos,
+			int (*fn)(void *ctx, struct ptt_event *ev, unsigned kind), void *ctx);
 void ptt_reader_close(struct ptt_reader *r);
 
 /* ---- text form ---------------------------------------------------------- */
@@ -323,6 +364,16 @@ uint64_t ptt_writer_bytes(const struct ptt_writer *w); /* bytes written to the c
 /* Flush, then continue in a new file on fd (a file header comes first; the caller repeats the META). */
 int ptt_writer_switch(struct ptt_writer *w, int fd);
 uint64_t ptt_writer_events(const struct ptt_writer *w);
+/*
+ * A snapshot of the state after the first pos events (the latest at ticks):
+ * begin, add each record (kind PTT_SNAP_CONTEXT or PTT_SNAP_STATE, its
+ * position in the trace), end writes it as one block after the events
+ * written so far.  A record longer than 245 words, or a snapshot of more
+ * than 4 MiB, makes end return PTT_E_BADRECORD and write nothing.
+ */
+int ptt_writer_snapshot_begin(struct ptt_writer *w, uint64_t pos, uint64_t ticks);
+int ptt_writer_snapshot_add(struct ptt_writer *w, unsigned kind, uint64_t pos, const uint32_t *words, uint32_t nwords);
+int ptt_writer_snapshot_end(struct ptt_writer *w);
 int ptt_writer_close(struct ptt_writer *w); /* frees; does not close fd */
 
 /*
@@ -335,6 +386,11 @@ struct ptt_sink;
 int ptt_sink_open(struct ptt_sink **s, FILE *out, int form, int zlevel);
 int ptt_sink_event(struct ptt_sink *s, const struct ptt_reader *r, struct ptt_event *ev);
 int ptt_sink_close(struct ptt_sink *s, const struct ptt_reader *r); /* writes END if the input had one */
+/* "key value\n" lines of the filter's own, written with the header (or the next META) and
+ * with the END lines; each call replaces the previous lines of its kind. */
+int ptt_sink_meta(struct ptt_sink *s, const char *lines);
+int ptt_sink_end_meta(struct ptt_sink *s, const char *lines);
+struct ptt_writer *ptt_sink_writer(struct ptt_sink *s); /* NULL for text output */
 /* Text form: note(ctx, ev, buf, size) may write a comment for the event (its length, 0 for none),
  * put after the line as "  # NOTE" (ptt-dump's symbolised call sites); readers skip it. */
 void ptt_sink_set_note(struct ptt_sink *s, size_t (*note)(void *ctx, const struct ptt_event *ev, char *buf, size_t size),
@@ -352,5 +408,9 @@ const char *ptt_names_object(const struct ptt_names *n, uint64_t addr);
 int ptt_names_find_object(const struct ptt_names *n, const char *name, uint64_t *addr); /* 1 if found */
 int ptt_names_find_thread(const struct ptt_names *n, const char *name, uint32_t *tid);
 void ptt_names_free(struct ptt_names *n);
+
+/* A C++ symbol demangled ("_ZN4pool4lockE" -> "pool::lock"), malloc'd; NULL if not
+ * mangled or libstdc++'s demangler is not there (looked up at run time). */
+char *ptt_demangle(const char *sym);
 
 #endif

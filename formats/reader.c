@@ -294,7 +294,7 @@ static int header_ok(const struct ptt_block_header *h)
 	if (h->magic != PTT_BLOCK_MAGIC)
 		return 0;
 	uint32_t crc = (uint32_t)crc32(0, (const Bytef *)h, offsetof(struct ptt_block_header, header_crc));
-	return crc == h->header_crc && h->kind >= PTT_BLOCK_META && h->kind <= PTT_BLOCK_END &&
+	return crc == h->header_crc && h->kind >= PTT_BLOCK_META && /* a newer kind is passed over */
 	       h->payload_len <= 4 * PTT_BLOCK_MAX_PAYLOAD && h->raw_len <= 4 * PTT_BLOCK_MAX_PAYLOAD;
 }
 
@@ -358,6 +358,75 @@ static int ensure_blk(struct ptt_reader *r, size_t n)
 	return 0;
 }
 
+/*
+ * The payload of the block whose header h (at offset at) was just consumed:
+ * 1 an EVENTS block loaded into blk, 0 a block used up (META, END, empty
+ * EVENTS), or a negative code (diag set).
+ */
+static int load_block(struct ptt_reader *r, const struct ptt_block_header *hp, uint64_t at)
+{
+	struct ptt_block_header h = *hp;
+	if (h.kind == PTT_BLOCK_EVENTS)
+		r->skipping = 0; /* the window has begun: back to big reads */
+	size_t n = fill(r, h.payload_len);
+	int rc = ensure_blk(r, (h.flags & PTT_BLOCK_ZLIB ? h.raw_len : h.payload_len) + 4);
+	if (rc)
+		return rc;
+	r->blk_offset = r->in_offset;
+	r->blk_zlib = (h.flags & PTT_BLOCK_ZLIB) != 0;
+	int trunc = n < h.payload_len;
+	if (r->blk_zlib) {
+		uLongf raw = h.raw_len;
+		int zr = trunc ? Z_DATA_ERROR : uncompress(r->blk, &raw, r->in + r->in_start, (uLong)n);
+		consume(r, n);
+		if (zr != Z_OK || raw != h.raw_len) {
+			set_diag(r, "offset", at, trunc ? "truncated compressed block, block skipped" : "corrupt compressed block, block skipped");
+			return trunc ? PTT_E_TRUNCATED : PTT_E_ZLIB;
+		}
+		n = raw;
+		if (h.kind == PTT_BLOCK_EVENTS && (h.flags & PTT_BLOCK_PACKED))
+			ptt_block_unpack((uint32_t *)r->blk, n / 4, h.first_ticks);
+	} else {
+		memcpy(r->blk, r->in + r->in_start, n);
+		consume(r, n);
+	}
+	r->blk_len = n;
+	r->blk_pos = 0;
+	if (h.kind == PTT_BLOCK_EVENTS) {
+		if (trunc) {
+			/* deliver the records that made it; the diag comes with the cut record */
+			r->blk_len = n & ~(size_t)3;
+		}
+		if (r->blk_len)
+			return 1;
+		if (trunc) {
+			set_diag(r, "offset", at, "truncated block, trace ends here");
+			return PTT_E_TRUNCATED;
+		}
+		return 0;
+	}
+	if (h.kind == PTT_BLOCK_END) {
+		r->saw_end = 1;
+		add_meta(r, "end", 3);
+	}
+	rc = add_meta_block(r, (const char *)r->blk, n);
+	r->blk_len = 0;
+	if (trunc) {
+		set_diag(r, "offset", at, "truncated header block, trace ends here");
+		return PTT_E_TRUNCATED;
+	}
+	if ((h.flags & PTT_BLOCK_CRC) && (uint32_t)crc32(0, r->blk, (uInt)n) != h.count) {
+		/* kept: without its clock every time would be wrong, with it most likely only one value is */
+		set_diag(r, "offset", at, "bad checksum in header block, its values may be wrong");
+		return PTT_E_CHECKSUM;
+	}
+	if (rc) {
+		set_diag(r, "offset", at, "bad event type definition in header, ignored");
+		return rc;
+	}
+	return 0;
+}
+
 /* Load the next block into blk; 1 loaded, 0 end of input, <0 damage (diag set). */
 static int next_block(struct ptt_reader *r)
 {
@@ -394,70 +463,19 @@ static int next_block(struct ptt_reader *r)
 			return PTT_E_BADBLOCK;
 		}
 		consume(r, sizeof h);
+		if (h.kind > PTT_BLOCK_END || (h.kind == PTT_BLOCK_EVENTS && (h.flags & PTT_BLOCK_SNAPSHOT))) {
+			skip_payload(r, h.payload_len); /* only ptt_reader_snapshot wants it */
+			continue;
+		}
 		if (h.kind == PTT_BLOCK_EVENTS && h.count &&
 		    (r->pos + h.count <= r->skip_pos || ptt_clock_ns(&r->clock, h.last_ticks) < r->skip_ns)) {
 			skip_payload(r, h.payload_len);
 			r->pos += h.count;
 			continue;
 		}
-		if (h.kind == PTT_BLOCK_EVENTS)
-			r->skipping = 0; /* the window has begun: back to big reads */
-		size_t n = fill(r, h.payload_len);
-		int rc = ensure_blk(r, (h.flags & PTT_BLOCK_ZLIB ? h.raw_len : h.payload_len) + 4);
+		int rc = load_block(r, &h, at);
 		if (rc)
 			return rc;
-		r->blk_offset = r->in_offset;
-		r->blk_zlib = (h.flags & PTT_BLOCK_ZLIB) != 0;
-		int trunc = n < h.payload_len;
-		if (r->blk_zlib) {
-			uLongf raw = h.raw_len;
-			int zr = trunc ? Z_DATA_ERROR : uncompress(r->blk, &raw, r->in + r->in_start, (uLong)n);
-			consume(r, n);
-			if (zr != Z_OK || raw != h.raw_len) {
-				set_diag(r, "offset", at, trunc ? "truncated compressed block, block skipped" : "corrupt compressed block, block skipped");
-				return trunc ? PTT_E_TRUNCATED : PTT_E_ZLIB;
-			}
-			n = raw;
-			if (h.kind == PTT_BLOCK_EVENTS && (h.flags & PTT_BLOCK_PACKED))
-				ptt_block_unpack((uint32_t *)r->blk, n / 4, h.first_ticks);
-		} else {
-			memcpy(r->blk, r->in + r->in_start, n);
-			consume(r, n);
-		}
-		r->blk_len = n;
-		r->blk_pos = 0;
-		if (h.kind == PTT_BLOCK_EVENTS) {
-			if (trunc) {
-				/* deliver the records that made it; the diag comes with the cut record */
-				r->blk_len = n & ~(size_t)3;
-			}
-			if (r->blk_len)
-				return 1;
-			if (trunc) {
-				set_diag(r, "offset", at, "truncated block, trace ends here");
-				return PTT_E_TRUNCATED;
-			}
-			continue;
-		}
-		if (h.kind == PTT_BLOCK_END) {
-			r->saw_end = 1;
-			add_meta(r, "end", 3);
-		}
-		rc = add_meta_block(r, (const char *)r->blk, n);
-		r->blk_len = 0;
-		if (trunc) {
-			set_diag(r, "offset", at, "truncated header block, trace ends here");
-			return PTT_E_TRUNCATED;
-		}
-		if ((h.flags & PTT_BLOCK_CRC) && (uint32_t)crc32(0, r->blk, (uInt)n) != h.count) {
-			/* kept: without its clock every time would be wrong, with it most likely only one value is */
-			set_diag(r, "offset", at, "bad checksum in header block, its values may be wrong");
-			return PTT_E_CHECKSUM;
-		}
-		if (rc) {
-			set_diag(r, "offset", at, "bad event type definition in header, ignored");
-			return rc;
-		}
 	}
 }
 
@@ -624,6 +642,218 @@ static int next_text(struct ptt_reader *r, struct ptt_event *ev)
 		return 1;
 	}
 	return more;
+}
+
+/* Go on reading at file offset off (a seekable input): 0 or -1. */
+static int seek_to(struct ptt_reader *r, uint64_t off)
+{
+	if (lseek(r->fd, (off_t)off, SEEK_SET) < 0)
+		return -1;
+	r->in_start = r->in_len = 0;
+	r->in_offset = off;
+	r->eof = 0;
+	return 0;
+}
+
+/* Call fn for each record of the snapshot block at off (header h); 1, 0 if damaged, or fn's result. */
+static int use_snapshot(struct ptt_reader *r, uint64_t off, const struct ptt_block_header *h,
+			int (*fn)(void *ctx, struct ptt_event *ev, unsigned kind), void *ctx)
+{
+	if (seek_to(r, off + sizeof *h) != 0)
+		return 0;
+	size_t n = fill(r, h->payload_len);
+	int rc = ensure_blk(r, (h->flags & PTT_BLOCK_ZLIB ? h->raw_len : h->payload_len) + 4);
+	if (rc || n < h->payload_len)
+		return rc;
+	if (h->flags & PTT_BLOCK_ZLIB) {
+		uLongf raw = h->raw_len;
+		if (uncompress(r->blk, &raw, r->in + r->in_start, (uLong)n) != Z_OK || raw != h->raw_len)
+			return 0;
+		n = raw;
+	} else {
+		memcpy(r->blk, r->in + r->in_start, n);
+	}
+	consume(r, h->payload_len);
+	r->blk_len = n; /* for valid_record_at */
+	static struct ptt_event ev; /* 1.6 KiB: not on the stack of a library call */
+	uint64_t pos = UINT64_MAX;
+	/* check the whole block before calling fn once: a damaged snapshot is not used at all */
+	for (int pass = 0; pass < 2; pass++) {
+		size_t p = 0;
+		while (p < n) {
+			uint32_t len = valid_record_at(r, p);
+			uint32_t w[PTT_SNAP_WRAP_WORDS];
+			if (len < PTT_SNAP_WRAP_WORDS)
+				return 0;
+			memcpy(w, r->blk + p, sizeof w);
+			if (ptt_rec_id(w[0]) != PTT_EV_PAD || w[5] != PTT_SNAP_MAGIC)
+				return 0;
+			uint64_t at = (uint64_t)w[8] << 32 | w[7];
+			if (w[6] == 0) {
+				pos = at;
+			} else if (pass == 1) {
+				ev.nwords = len - PTT_SNAP_WRAP_WORDS;
+				memcpy(ev.words, r->blk + p + 9 * 4, (size_t)ev.nwords * 4);
+				if (ptt_event_decode(&r->types, &ev) == 0) {
+					ev.ns = ptt_clock_ns(&r->clock, ev.ticks);
+					ev.pos = at;
+					ev.offset = off;
+					rc = fn(ctx, &ev, w[6]);
+					if (rc)
+						return rc < 0 ? rc : -rc;
+				}
+			}
+			p += (size_t)len * 4;
+		}
+		if (pos == UINT64_MAX)
+			return 0;
+	}
+	r->pos = pos;
+	return 1;
+}
+
+/* Read n bytes at file offset off without moving the reader: 0 or -1. */
+static int read_at(struct ptt_reader *r, void *buf, size_t n, uint64_t off)
+{
+	return pread(r->fd, buf, n, (off_t)off) == (ssize_t)n ? 0 : -1;
+}
+
+/*
+ * Use the index after the END block (ptt_trace.h): the last snapshot the
+ * window allows, after the META blocks before it.  1 used; 0 no index or no
+ * such snapshot (nothing changed); 2 failed after META blocks were read.
+ */
+static int from_index(struct ptt_reader *r, uint64_t start, uint64_t min_ns, uint64_t min_pos,
+		      int (*fn)(void *ctx, struct ptt_event *ev, unsigned kind), void *ctx)
+{
+	struct stat st;
+	uint32_t t[PTT_SNAP_WRAP_WORDS];
+	if (fstat(r->fd, &st) != 0 || st.st_size < (off_t)(sizeof t + sizeof(struct ptt_block_header)) ||
+	    read_at(r, t, sizeof t, (uint64_t)st.st_size - sizeof t) != 0)
+		return 0;
+	uint64_t at = (uint64_t)t[8] << 32 | t[7];
+	if (t[0] != ptt_rec_word0(PTT_EV_PAD, PTT_SNAP_WRAP_WORDS) || ptt_rec_checksum(t, PTT_SNAP_WRAP_WORDS - 1) != t[9] ||
+	    t[5] != PTT_SNAP_MAGIC || t[6] != PTT_SNAP_INDEX_END || at >= (uint64_t)st.st_size)
+		return 0;
+	struct ptt_block_header h;
+	if (read_at(r, &h, sizeof h, at) != 0 || !header_ok(&h) || h.flags & PTT_BLOCK_ZLIB ||
+	    at + sizeof h + h.payload_len != (uint64_t)st.st_size)
+		return 0;
+	uint32_t *idx = malloc(h.payload_len + 4);
+	if (!idx || read_at(r, idx, h.payload_len, at + sizeof h) != 0) {
+		free(idx);
+		return 0;
+	}
+	size_t n = h.payload_len / 4, best = SIZE_MAX;
+	for (size_t p = 0; p + 14 <= n && idx[p] == ptt_rec_word0(PTT_EV_PAD, 14); p += 14) {
+		uint64_t pos = (uint64_t)idx[p + 8] << 32 | idx[p + 7], ticks = (uint64_t)idx[p + 12] << 32 | idx[p + 11];
+		if (idx[p + 6] == PTT_SNAP_INDEX_SNAPSHOT && ptt_rec_checksum(idx + p, 13) == idx[p + 13] &&
+		    (pos <= min_pos || ptt_clock_ns(&r->clock, ticks) < min_ns))
+			best = p; /* events before it are all before the window */
+	}
+	int rc = 0;
+	if (best != SIZE_MAX) {
+		uint64_t snap_off = (uint64_t)idx[best + 10] << 32 | idx[best + 9];
+		rc = 1;
+		for (size_t p = 0; p < best && rc == 1; p += 14) {
+			uint64_t off = (uint64_t)idx[p + 10] << 32 | idx[p + 9];
+			if (idx[p + 6] != PTT_SNAP_INDEX_META || off < start)
+				continue; /* the header's META blocks are read already */
+			struct ptt_block_header mh;
+			if (seek_to(r, off) != 0 || fill(r, sizeof mh) < sizeof mh)
+				rc = 2;
+			memcpy(&mh, r->in + r->in_start, sizeof mh);
+			if (rc == 1 && (!header_ok(&mh) || mh.kind != PTT_BLOCK_META))
+				rc = 2;
+			if (rc == 1) {
+				consume(r, sizeof mh);
+				rc = load_block(r, &mh, off) == 0 ? 1 : 2;
+			}
+		}
+		struct ptt_block_header sh;
+		if (rc == 1 && (read_at(r, &sh, sizeof sh, snap_off) != 0 || !header_ok(&sh) || !(sh.flags & PTT_BLOCK_SNAPSHOT)))
+			rc = 2;
+		if (rc == 1) {
+			rc = use_snapshot(r, snap_off, &sh, fn, ctx);
+			if (rc == 0)
+				rc = 2;
+		}
+	}
+	free(idx);
+	return rc;
+}
+
+int ptt_reader_snapshot(struct ptt_reader *r, uint64_t min_ns, uint64_t min_pos,
+			int (*fn)(void *ctx, struct ptt_event *ev, unsigned kind), void *ctx)
+{
+	if (r->form != PTT_FORM_BINARY || !r->seekable || r->pos || r->blk_len)
+		return 0;
+	uint64_t start = r->in_offset, cand = 0, pos = 0;
+	struct ptt_block_header ch = { 0 };
+	int have = 0, passed = 0, rc = 0;
+	r->skipping = 1; /* read headers only */
+	for (;;) {
+		uint64_t at = r->in_offset;
+		struct ptt_block_header h;
+		if (fill(r, sizeof h) < sizeof h)
+			break;
+		memcpy(&h, r->in + r->in_start, sizeof h);
+		if (!header_ok(&h))
+			break;
+		if (h.kind == PTT_BLOCK_META && !passed) {
+			/* the header: read as usual (the clock and types are needed from here on) */
+			consume(r, sizeof h);
+			if (load_block(r, &h, at) != 0)
+				break; /* damaged: read again from there, and reported, by ptt_reader_next */
+			start = r->in_offset;
+			continue;
+		}
+		if (!passed) {
+			/* the header is read: an index finds the snapshot without walking the blocks */
+			passed = 1;
+			rc = from_index(r, start, min_ns, min_pos, fn, ctx);
+			if (rc == 1 || rc < 0) {
+				r->skipping = 0;
+				r->blk_len = r->blk_pos = 0;
+				return rc;
+			}
+			if (rc == 2) {
+				have = 0;
+				rc = 0;
+				break; /* damaged: the whole trace is read */
+			}
+			if (seek_to(r, start) != 0)
+				break;
+			continue;
+		}
+		if (h.kind == PTT_BLOCK_META || h.kind == PTT_BLOCK_END)
+			break; /* a META block after events (or the END): re-reading it would define twice */
+		int snap = h.kind == PTT_BLOCK_EVENTS && (h.flags & PTT_BLOCK_SNAPSHOT);
+		if (!snap && h.kind == PTT_BLOCK_EVENTS && h.count && pos + h.count > min_pos && ptt_clock_ns(&r->clock, h.last_ticks) >= min_ns)
+			break; /* the window may begin in this block */
+		if (snap) {
+			cand = at;
+			ch = h;
+			have = 1;
+		}
+		pos += h.kind == PTT_BLOCK_EVENTS ? h.count : 0;
+		passed = 1;
+		consume(r, sizeof h);
+		skip_payload(r, h.payload_len);
+	}
+	r->skipping = 0;
+	if (have)
+		rc = use_snapshot(r, cand, &ch, fn, ctx);
+	r->blk_len = r->blk_pos = 0;
+	if (rc == 0) {
+		r->blk_len = r->blk_pos = 0;
+		if (seek_to(r, start) != 0) {
+			snprintf(r->diag, sizeof r->diag, "offset %" PRIu64 ": %s", start, strerror(errno));
+			return -EIO;
+		}
+		r->pos = 0;
+	}
+	return rc;
 }
 
 void ptt_reader_skip(struct ptt_reader *r, uint64_t min_ns, uint64_t min_pos)

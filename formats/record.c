@@ -88,3 +88,19 @@ int ptt_event_encode(struct ptt_event *ev)
 	ev->words[i] = ptt_rec_checksum(ev->words, i);
 	return 0;
 }
+
+int ptt_event_decode(const struct ptt_types *ts, struct ptt_event *ev)
+{
+	if (ev->nwords < PTT_REC_MIN_WORDS || ev->nwords > PTT_REC_MAX_WORDS)
+		return PTT_E_BADRECORD;
+	ev->id = (uint16_t)ptt_rec_id(ev->words[0]);
+	ev->type = ts->by_id[ev->id];
+	if (!ev->type)
+		return PTT_E_UNKNOWN_TYPE;
+	ev->ticks = (uint64_t)ev->words[2] << 32 | ev->words[1];
+	ev->pid = ev->words[3];
+	ev->tid = ev->words[4];
+	if ((uint32_t)PTT_REC_MIN_WORDS + ev->type->words > ev->nwords || ptt__decode_args(ev) != 0)
+		return PTT_E_BADRECORD;
+	return 0;
+}

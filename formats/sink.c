@@ -16,6 +16,7 @@ struct ptt_sink {
 	struct ptt_writer *w;
 	size_t meta_done; /* reader meta lines already written */
 	int started;
+	char *extra, *extra_end; /* the filter's own lines (ptt_sink_meta, ptt_sink_end_meta) */
 	char line[PTT_MAX_STR * 4 + 1024];
 };
 
@@ -42,11 +43,41 @@ static int is_clock_line(const char *l)
 	return strncmp(l, "clock_hz ", 9) == 0 || strncmp(l, "start_ticks ", 12) == 0;
 }
 
+/* Write "key value\n" lines as "# key value" and forget them. */
+static int text_lines(struct ptt_sink *s, char **lines)
+{
+	int rc = 0;
+	for (const char *p = *lines; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		int l = nl ? (int)(nl - p) : (int)strlen(p);
+		if (fprintf(s->out, "# %.*s\n", l, p) < 0)
+			rc = -EIO;
+		p += l + (nl != NULL);
+	}
+	free(*lines);
+	*lines = NULL;
+	return rc;
+}
+
+static int set_lines(char **slot, const char *lines)
+{
+	char *copy = strdup(lines);
+	if (!copy)
+		return PTT_E_NOMEM;
+	free(*slot);
+	*slot = copy;
+	return 0;
+}
+
+int ptt_sink_meta(struct ptt_sink *s, const char *lines) { return set_lines(&s->extra, lines); }
+int ptt_sink_end_meta(struct ptt_sink *s, const char *lines) { return set_lines(&s->extra_end, lines); }
+struct ptt_writer *ptt_sink_writer(struct ptt_sink *s) { return s->w; }
+
 /* Write reader meta lines [meta_done, upto) that belong to the header part. */
 static int sync_meta(struct ptt_sink *s, const struct ptt_reader *r, int include_end)
 {
 	size_t n = ptt_reader_meta_count(r);
-	if (s->meta_done >= n && s->started)
+	if (s->meta_done >= n && s->started && !s->extra)
 		return 0;
 	if (s->form == PTT_FORM_TEXT) {
 		if (!s->started && fprintf(s->out, "%s%d\n", PTT_TEXT_MAGIC, PTT_FORMAT_VERSION) < 0)
@@ -59,7 +90,7 @@ static int sync_meta(struct ptt_sink *s, const struct ptt_reader *r, int include
 				return -EIO;
 		}
 		s->started = 1;
-		return 0;
+		return text_lines(s, &s->extra);
 	}
 	size_t cap = 4096, len = 0;
 	char *buf = malloc(cap);
@@ -86,6 +117,21 @@ static int sync_meta(struct ptt_sink *s, const struct ptt_reader *r, int include
 		memcpy(buf + len, l, ll);
 		buf[len + ll] = '\n';
 		len += ll + 1;
+	}
+	if (s->extra) {
+		size_t el = strlen(s->extra);
+		if (len + el > cap) {
+			char *nb = realloc(buf, len + el);
+			if (!nb) {
+				free(buf);
+				return PTT_E_NOMEM;
+			}
+			buf = nb;
+		}
+		memcpy(buf + len, s->extra, el);
+		len += el;
+		free(s->extra);
+		s->extra = NULL;
 	}
 	int rc = len || !s->started ? ptt_writer_meta(s->w, buf, len) : 0;
 	free(buf);
@@ -128,10 +174,13 @@ int ptt_sink_close(struct ptt_sink *s, const struct ptt_reader *r)
 		rc = sync_meta(s, r, 0);
 	if (!rc && r && !ptt_reader_saw_end(r)) {
 		/* the output is complete even when the input was cut (the cut was reported) */
-		if (s->form == PTT_FORM_TEXT)
+		if (s->form == PTT_FORM_TEXT) {
 			rc = fprintf(s->out, "# end\n") < 0 ? -EIO : 0;
-		else
-			rc = ptt_writer_end(s->w, "", 0);
+			if (!rc)
+				rc = text_lines(s, &s->extra_end);
+		} else {
+			rc = ptt_writer_end(s->w, s->extra_end ? s->extra_end : "", s->extra_end ? strlen(s->extra_end) : 0);
+		}
 	} else if (!rc && r) {
 		size_t n = ptt_reader_meta_count(r), i;
 		for (i = 0; i < n && strcmp(ptt_reader_meta_line(r, i), "end") != 0; i++)
@@ -140,8 +189,10 @@ int ptt_sink_close(struct ptt_sink *s, const struct ptt_reader *r)
 			for (; i < n; i++)
 				if (fprintf(s->out, "# %s\n", ptt_reader_meta_line(r, i)) < 0)
 					rc = -EIO;
+			if (!rc)
+				rc = text_lines(s, &s->extra_end);
 		} else {
-			size_t len = 0;
+			size_t len = s->extra_end ? strlen(s->extra_end) : 0;
 			for (size_t j = i + 1; j < n; j++)
 				len += strlen(ptt_reader_meta_line(r, j)) + 1;
 			char *buf = malloc(len + 1);
@@ -150,6 +201,8 @@ int ptt_sink_close(struct ptt_sink *s, const struct ptt_reader *r)
 			len = 0;
 			for (size_t j = i + 1; j < n; j++)
 				len += (size_t)sprintf(buf + len, "%s\n", ptt_reader_meta_line(r, j));
+			if (s->extra_end)
+				len += (size_t)sprintf(buf + len, "%s", s->extra_end);
 			rc = ptt_writer_end(s->w, buf, len);
 			free(buf);
 		}
@@ -157,6 +210,8 @@ int ptt_sink_close(struct ptt_sink *s, const struct ptt_reader *r)
 	if (!rc && s->w)
 		rc = ptt_writer_flush(s->w);
 	ptt_writer_close(s->w);
+	free(s->extra);
+	free(s->extra_end);
 	free(s);
 	return rc;
 }

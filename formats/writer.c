@@ -20,7 +20,32 @@ struct ptt_writer {
 	unsigned char *zbuf;
 	size_t zcap;
 	uint64_t bytes, events;
+	/* the snapshot being built (ptt_writer_snapshot_*) */
+	uint32_t *snap;
+	size_t snap_used, snap_cap; /* words */
+	uint64_t snap_ticks;
+	int snap_bad;
+	/* the index written after the END block when there are snapshots: META and snapshot blocks */
+	struct { uint64_t off, pos, ticks; uint32_t kind; } *idx;
+	size_t nidx, idx_cap, nsnaps;
 };
+
+/* Remember a block about to be written at the current offset (kind PTT_SNAP_INDEX_*). */
+static void index_block(struct ptt_writer *w, uint32_t kind, uint64_t pos, uint64_t ticks)
+{
+	if (w->nidx == w->idx_cap) {
+		size_t cap = w->idx_cap ? w->idx_cap * 2 : 64;
+		void *n = realloc(w->idx, cap * sizeof *w->idx);
+		if (!n)
+			return; /* the index is an aid: without it, readers walk the block headers */
+		w->idx = n;
+		w->idx_cap = cap;
+	}
+	w->idx[w->nidx].off = w->bytes;
+	w->idx[w->nidx].pos = pos;
+	w->idx[w->nidx].ticks = ticks;
+	w->idx[w->nidx++].kind = kind;
+}
 
 static int write_all(struct ptt_writer *w, const void *p, size_t n)
 {
@@ -68,10 +93,10 @@ static int file_header(struct ptt_writer *w)
 }
 
 /* payload is only written to when it is a packable EVENTS block (the writer's own buffer) */
-static int put_block(struct ptt_writer *w, unsigned kind, const void *payload, size_t len,
+static int put_block(struct ptt_writer *w, unsigned kind, unsigned extra_flags, const void *payload, size_t len,
 		     uint32_t count, uint32_t lost, uint64_t first, uint64_t last)
 {
-	int pack = kind == PTT_BLOCK_EVENTS && w->zlevel > 0 && len > 0;
+	int pack = kind == PTT_BLOCK_EVENTS && !extra_flags && w->zlevel > 0 && len > 0;
 	int rc = file_header(w);
 	if (rc)
 		return rc;
@@ -86,6 +111,7 @@ static int put_block(struct ptt_writer *w, unsigned kind, const void *payload, s
 		h.flags = PTT_BLOCK_CRC;
 		h.count = (uint32_t)crc32(0, (const Bytef *)payload, (uInt)len);
 	}
+	h.flags |= (uint16_t)extra_flags;
 	h.lost = lost;
 	h.first_ticks = first;
 	h.last_ticks = last;
@@ -122,7 +148,11 @@ static int put_block(struct ptt_writer *w, unsigned kind, const void *payload, s
 int ptt_writer_meta(struct ptt_writer *w, const char *lines, size_t len)
 {
 	int rc = ptt_writer_flush(w); /* keep META before the events that use it */
-	return rc ? rc : put_block(w, PTT_BLOCK_META, lines, len, 0, 0, 0, 0);
+	if (!rc)
+		rc = file_header(w);
+	if (!rc)
+		index_block(w, PTT_SNAP_INDEX_META, 0, 0);
+	return rc ? rc : put_block(w, PTT_BLOCK_META, 0, lines, len, 0, 0, 0, 0);
 }
 
 int ptt_writer_record(struct ptt_writer *w, const uint32_t *words, uint32_t nwords)
@@ -150,17 +180,45 @@ int ptt_writer_flush(struct ptt_writer *w)
 	int rc = file_header(w);
 	if (rc || w->count == 0)
 		return rc;
-	rc = put_block(w, PTT_BLOCK_EVENTS, w->buf, w->used, w->count, w->lost, w->first, w->last);
+	rc = put_block(w, PTT_BLOCK_EVENTS, 0, w->buf, w->used, w->count, w->lost, w->first, w->last);
 	w->used = 0;
 	w->count = 0;
 	w->lost = 0;
 	return rc;
 }
 
+static void snap_wrap(struct ptt_writer *w, unsigned kind, uint64_t pos, const uint32_t *words, uint32_t nwords);
+
+/* After the END block, the index of the META and snapshot blocks, its offset in its last record. */
+static int put_index(struct ptt_writer *w)
+{
+	uint64_t at = w->bytes;
+	w->snap_used = 0;
+	w->snap_bad = 0;
+	w->snap_ticks = 0;
+	for (size_t i = 0; i < w->nidx; i++) {
+		uint32_t e[4] = { (uint32_t)w->idx[i].off, (uint32_t)(w->idx[i].off >> 32), (uint32_t)w->idx[i].ticks,
+				  (uint32_t)(w->idx[i].ticks >> 32) };
+		snap_wrap(w, w->idx[i].kind, w->idx[i].pos, e, 4);
+	}
+	snap_wrap(w, PTT_SNAP_INDEX_END, at, NULL, 0);
+	if (w->snap_bad)
+		return 0; /* too large: readers walk the block headers */
+	int z = w->zlevel;
+	w->zlevel = 0; /* stored as is: its last record is found from the file's end */
+	int rc = put_block(w, PTT_BLOCK_EVENTS, PTT_BLOCK_SNAPSHOT, w->snap, w->snap_used * 4, 0, 0, 0, 0);
+	w->zlevel = z;
+	return rc;
+}
+
 int ptt_writer_end(struct ptt_writer *w, const char *lines, size_t len)
 {
 	int rc = ptt_writer_flush(w);
-	return rc ? rc : put_block(w, PTT_BLOCK_END, lines, len, 0, 0, 0, 0);
+	if (!rc)
+		rc = put_block(w, PTT_BLOCK_END, 0, lines, len, 0, 0, 0, 0);
+	if (!rc && w->nsnaps)
+		rc = put_index(w);
+	return rc;
 }
 
 uint64_t ptt_writer_bytes(const struct ptt_writer *w) { return w->bytes; }
@@ -173,6 +231,7 @@ int ptt_writer_switch(struct ptt_writer *w, int fd)
 	w->fd = fd;
 	w->header_done = 0;
 	w->bytes = 0;
+	w->nidx = w->nsnaps = 0;
 	return 0;
 }
 uint64_t ptt_writer_events(const struct ptt_writer *w) { return w->events; }
@@ -183,6 +242,72 @@ int ptt_writer_close(struct ptt_writer *w)
 		return 0;
 	free(w->buf);
 	free(w->zbuf);
+	free(w->snap);
+	free(w->idx);
 	free(w);
 	return 0;
+}
+
+/* Append one pad record wrapping words (see PTT_SNAP_MAGIC in ptt_trace.h). */
+static void snap_wrap(struct ptt_writer *w, unsigned kind, uint64_t pos, const uint32_t *words, uint32_t nwords)
+{
+	uint32_t n = PTT_SNAP_WRAP_WORDS + nwords;
+	if (w->snap_bad || n > PTT_REC_MAX_WORDS || (w->snap_used + n) * 4 > 4 * PTT_BLOCK_MAX_PAYLOAD) {
+		w->snap_bad = 1;
+		return;
+	}
+	if (w->snap_used + n > w->snap_cap) {
+		size_t cap = (w->snap_used + n) * 2;
+		uint32_t *nb = realloc(w->snap, cap * 4);
+		if (!nb) {
+			w->snap_bad = 1;
+			return;
+		}
+		w->snap = nb;
+		w->snap_cap = cap;
+	}
+	uint32_t *r = w->snap + w->snap_used;
+	r[0] = ptt_rec_word0(PTT_EV_PAD, n);
+	r[1] = (uint32_t)w->snap_ticks;
+	r[2] = (uint32_t)(w->snap_ticks >> 32);
+	r[3] = r[4] = 0;
+	r[5] = PTT_SNAP_MAGIC;
+	r[6] = kind;
+	r[7] = (uint32_t)pos;
+	r[8] = (uint32_t)(pos >> 32);
+	if (nwords)
+		memcpy(r + 9, words, (size_t)nwords * 4);
+	r[n - 1] = ptt_rec_checksum(r, n - 1);
+	w->snap_used += n;
+}
+
+int ptt_writer_snapshot_begin(struct ptt_writer *w, uint64_t pos, uint64_t ticks)
+{
+	w->snap_used = 0;
+	w->snap_bad = 0;
+	w->snap_ticks = ticks;
+	snap_wrap(w, 0, pos, NULL, 0);
+	return w->snap_bad ? PTT_E_NOMEM : 0;
+}
+
+int ptt_writer_snapshot_add(struct ptt_writer *w, unsigned kind, uint64_t pos, const uint32_t *words, uint32_t nwords)
+{
+	snap_wrap(w, kind, pos, words, nwords);
+	return 0; /* a failure is told by ptt_writer_snapshot_end */
+}
+
+int ptt_writer_snapshot_end(struct ptt_writer *w)
+{
+	int rc = ptt_writer_flush(w); /* the snapshot follows the events it sums up */
+	if (rc)
+		return rc;
+	if (w->snap_bad)
+		return PTT_E_BADRECORD;
+	rc = file_header(w);
+	if (rc)
+		return rc;
+	index_block(w, PTT_SNAP_INDEX_SNAPSHOT, ((uint64_t)w->snap[8] << 32) | w->snap[7], w->snap_ticks);
+	w->nsnaps++;
+	return put_block(w, PTT_BLOCK_EVENTS, PTT_BLOCK_SNAPSHOT, w->snap, w->snap_used * 4, 0, 0, w->snap_ticks,
+			 w->snap_ticks);
 }

@@ -42,6 +42,27 @@ setup() {
 	[[ "$output" == *"mutex_lock "* ]]
 }
 
+@test "--info names threads as the pictures do: start routine, else the command for the main thread" {
+	ptt-record -q -o "$BATS_TEST_TMPDIR/s.ptt" -- "$EXAMPLES/two_sites" >/dev/null
+	run -0 --separate-stderr ptt-dump --info "$BATS_TEST_TMPDIR/s.ptt"
+	[ -z "$stderr" ]
+	# the rows of the program's process: PID TID EVENTS FIRST LAST NAME
+	names=$(echo "$output" | awk '$6 != "" && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { print $6 }' | sort | uniq -c | tr -s ' ')
+	[ "$names" = " 1 two_sites
+ 2 worker_main" ]
+}
+
+@test "C++ call sites and start routines read as written, not mangled" {
+	ptt-record -q -o "$BATS_TEST_TMPDIR/x.ptt" -- "$EXAMPLES/cxx_threads" >/dev/null 2>&1
+	run -0 --separate-stderr ptt-dump --human "$BATS_TEST_TMPDIR/x.ptt"
+	[ -z "$stderr" ]
+	[[ "$output" == *" creates thread "*" in std::thread::_M_start_thread("* ]]
+	[[ "$output" != *" _Z"* ]]
+	run -0 --separate-stderr ptt-dump "$BATS_TEST_TMPDIR/x.ptt"
+	[[ "$output" == *"  # std::thread::join()"* ]]
+	[[ "$output" != *"# _Z"* ]]
+}
+
 @test "--human writes sentences with names" {
 	run -0 ptt-dump --human "$T"
 	[[ "$output" == *"holds mutex queue_lock"* ]]

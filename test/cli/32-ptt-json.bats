@@ -119,3 +119,14 @@ print(sum(n for k, n in c.items() if k[0] == "i" and k[1] == "thread_create"))' 
 	[ "${lines[0]}" = "120 40" ]
 	[ "${lines[1]}" -eq 2 ]
 }
+
+@test "a process that execs is renamed after its new command" {
+	record sh -c "exec \"$EXAMPLES/prim_cond\""
+	json_checked "$BATS_TEST_TMPDIR/t.ptt"
+	run -0 --separate-stderr python3 -c '
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+print([e["args"]["name"].split(" ")[0] for e in ev if e["ph"] == "M" and e["name"] == "process_name"])' "$BATS_TEST_TMPDIR/t.json"
+	[ "$output" = "['sh', 'prim_cond']" ]
+	[ -z "$stderr" ]
+}

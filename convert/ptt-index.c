@@ -1,0 +1,132 @@
+/*
+ * ptt-index - copy a trace, adding snapshots of the state in force every N
+ * events, so that a window with its context (ptt-filter --from, --first)
+ * starts from the last snapshot before it instead of the trace's start.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "filter_context.h"
+
+static void usage(void)
+{
+	printf("Usage: ptt-index [OPTION]... [FILE|-]...\n"
+	       "Copy a ptt trace (binary or text, from FILE or stdin) to stdout in binary form,\n"
+	       "with snapshots of the state in force (live threads, held locks, waits) every N\n"
+	       "events: a window of the copy with its context (ptt-filter --from, --first) is\n"
+	       "then read from the last snapshot before it, not from the trace's start.\n"
+	       "Several FILEs are read in order as one trace (the files of ptt-record -m).\n"
+	       "\n"
+	       "  -i, --interval=N      a snapshot every N events (default 100000)\n"
+	       "  -z, --compress=LEVEL  zlib level 1-9 for the copy (default 0: none)\n"
+	       "  -h, --help            show this help and exit\n"
+	       "      --version         show the version and exit\n"
+	       "\n"
+	       "Exit status: 0 success, 1 damaged input (the intact events are copied),\n"
+	       "2 usage error or unreadable input.\n");
+}
+
+static int parse_args(int argc, char **argv, uint64_t *interval, int *zlevel)
+{
+	static const struct option longopts[] = {
+		{ "compress", required_argument, 0, 'z' }, { "help", no_argument, 0, 'h' },
+		{ "interval", required_argument, 0, 'i' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
+	};
+	int c;
+	while ((c = getopt_long(argc, argv, "i:z:h", longopts, NULL)) != -1) {
+		char *end;
+		switch (c) {
+		case 'i':
+			*interval = strtoull(optarg, &end, 10);
+			if (!*optarg || *end || *optarg == '-' || *interval == 0) {
+				fprintf(stderr, "ptt-index: --interval: not a positive number: '%s'\n", optarg);
+				return cli_usage_error("ptt-index");
+			}
+			break;
+		case 'z':
+			*zlevel = (int)strtol(optarg, &end, 10);
+			if (*end || *zlevel < 0 || *zlevel > 9) {
+				fprintf(stderr, "ptt-index: --compress: not a level 0-9: '%s'\n", optarg);
+				return cli_usage_error("ptt-index");
+			}
+			break;
+		case 'h': usage(); return 0;
+		case 'V': cli_print_version("ptt-index"); return 0;
+		default: return cli_usage_error("ptt-index");
+		}
+	}
+	return -1;
+}
+
+static int put(void *w, unsigned kind, const struct ptt_event *ev)
+{
+	return ptt_writer_snapshot_add(w, kind, ev->pos, ev->words, ev->nwords);
+}
+
+/* A snapshot of c after the first pos events (the latest at ticks); a too large one is left out (1). */
+static int snapshot(struct ptt_sink *sink, struct fcontext *c, const struct ptt_reader *r, uint64_t pos, uint64_t ticks)
+{
+	struct ptt_writer *w = ptt_sink_writer(sink);
+	int rc = ptt_writer_snapshot_begin(w, pos, ticks);
+	if (!rc)
+		rc = fcontext_snapshot(c, ptt_reader_types(r), put, w);
+	if (!rc)
+		rc = ptt_writer_snapshot_end(w);
+	return rc == PTT_E_BADRECORD ? 1 : rc;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t interval = 100000;
+	int zlevel = 0;
+	int rc = parse_args(argc, argv, &interval, &zlevel);
+	if (rc >= 0)
+		return rc;
+	if (isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "ptt-index: the binary copy goes to stdout: redirect it to a file\n");
+		return 2;
+	}
+	struct cli_input in;
+	if (cli_open(&in, "ptt-index", argc - optind, argv + optind))
+		return 2;
+	struct ptt_sink *sink = NULL;
+	struct fcontext *ctx = fcontext_new();
+	int failed = !ctx || ptt_sink_open(&sink, stdout, PTT_FORM_BINARY, zlevel) != 0;
+	static struct ptt_event ev;
+	uint64_t written = 0, max_ticks = 0, left_out = 0;
+	int werr = 0;
+	while (!failed && cli_next(&in, &ev) > 0) {
+		if (written && written % interval == 0 && (werr = snapshot(sink, ctx, in.r, written, max_ticks)) != 0) {
+			if (werr < 0)
+				break;
+			left_out++;
+			werr = 0;
+		}
+		fcontext_event(ctx, &ev);
+		if (ev.ticks > max_ticks)
+			max_ticks = ev.ticks;
+		if ((werr = ptt_sink_event(sink, in.r, &ev)) != 0)
+			break;
+		written++;
+	}
+	if (sink) {
+		int crc = ptt_sink_close(sink, in.r);
+		if (!werr)
+			werr = crc;
+	}
+	if (werr) {
+		failed = 1;
+		if (werr != -EPIPE)
+			fprintf(stderr, "ptt-index: write error: %s\n", ptt_strerror(werr));
+	}
+	if (left_out)
+		fprintf(stderr, "ptt-index: %llu snapshots left out (more than 4 MiB of state)\n", (unsigned long long)left_out);
+	fcontext_free(ctx);
+	int damaged = cli_close(&in);
+	int out = cli_finish_output("ptt-index");
+	return damaged || out || failed ? 1 : 0;
+}

@@ -1,0 +1,31 @@
+/* demangle.c - C++ symbols as their authors wrote them, for the recorder's namer and the readers' symboliser. */
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptt_trace.h"
+
+/*
+ * The demangler is libstdc++'s, looked up at run time: nothing here depends
+ * on C++, and without libstdc++ names stay mangled.
+ */
+char *ptt_demangle(const char *sym)
+{
+	static char *(*cxa_demangle)(const char *, char *, size_t *, int *);
+	static int tried;
+	if (!sym || strncmp(sym, "_Z", 2) != 0)
+		return NULL;
+	if (!tried) {
+		tried = 1;
+		void *lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+		if (lib)
+			cxa_demangle = (__typeof__(cxa_demangle))dlsym(lib, "__cxa_demangle");
+	}
+	int status = -1;
+	char *out = cxa_demangle ? cxa_demangle(sym, NULL, NULL, &status) : NULL;
+	if (status != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}

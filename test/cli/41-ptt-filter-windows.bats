@@ -1,0 +1,144 @@
+#!/usr/bin/env bats
+# Windows are windows: context stamped at the window's start, readers describe the window only;
+# ptt-index's snapshots give the same window, byte for byte, without replaying from the start.
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	T="$BATS_TEST_TMPDIR/t.ptt"
+	ptt-record -q -o "$T" -- "$EXAMPLES/prodcons" -p 2 -c 2 -n 20000 >/dev/null
+	dur=$(ptt-dump --info "$T" | awk '/^duration:/ { print $2 }')
+	# a window from 40% of the trace (the threads all live then)
+	from=$(awk -v d="$dur" 'BEGIN { printf "%.0f", d * 0.4e9 }')
+}
+
+@test "a 10 ms window is drawn from its start: nothing before it, in the trace or in the Paje" {
+	[ "$(awk -v d="$dur" 'BEGIN { print (d > 0.03) }')" = 1 ]
+	to=$((from + 10000000))
+	ptt-filter --from="${from}ns" --to="${to}ns" "$T" >"$BATS_TEST_TMPDIR/w.ptt"
+	ptt-dump -n "$BATS_TEST_TMPDIR/w.ptt" >"$BATS_TEST_TMPDIR/w.txt"
+	# the window's start, on the first clock tick at or after --from (a nanosecond later at most)
+	f=$(awk 'NR == 1 { print $1 }' "$BATS_TEST_TMPDIR/w.txt")
+	awk -v f="$f" -v n="$from" 'BEGIN { d = f * 1e9 - n; if (d > -0.5 && d < 2.5) exit 0; exit 1 }'
+	# the context (process, threads, names, holds and waits) is there, at the window's start
+	grep -q "^$f [0-9]* [0-9]* pthread process_begin " "$BATS_TEST_TMPDIR/w.txt"
+	[ "$(grep -c "^$f [0-9]* [0-9]* pthread thread_begin " "$BATS_TEST_TMPDIR/w.txt")" -eq 5 ]
+	[ -z "$(awk -v f="$f" '$1 < f' "$BATS_TEST_TMPDIR/w.txt")" ]
+	ptt-paje "$BATS_TEST_TMPDIR/w.ptt" >"$BATS_TEST_TMPDIR/w.paje"
+	assert_paje_valid "$BATS_TEST_TMPDIR/w.paje"
+	pj_dump "$BATS_TEST_TMPDIR/w.paje" >"$BATS_TEST_TMPDIR/pj.txt"
+	# Paje time 0 is the window's start (viewers begin at 0): the program spans the 10 ms,
+	# every thread from its first moment, and nothing lies outside it
+	grep -q '^Container, 0, Program, 0, 0.01, 0.01, Program$' "$BATS_TEST_TMPDIR/pj.txt"
+	[ "$(grep -c '^Container, [a-z]* [0-9]*, Thread, 0, ' "$BATS_TEST_TMPDIR/pj.txt")" -eq 5 ]
+	[ "$(grep -c '^State, ' "$BATS_TEST_TMPDIR/pj.txt")" -gt 100 ]
+	run -0 awk -F', ' '($1 == "State" || $1 == "Container" || $1 == "Link") && ($4 < 0 || $5 > 0.0100001) { print; bad = 1 }
+		END { exit bad }' "$BATS_TEST_TMPDIR/pj.txt"
+	assert_vite_clean "$BATS_TEST_TMPDIR/w.paje"
+}
+
+@test "ptt-dump --info of a window gives the window's bounds and length" {
+	to=$((from + 10000000))
+	ptt-filter --from="${from}ns" --to="${to}ns" "$T" >"$BATS_TEST_TMPDIR/w.ptt"
+	run -0 --separate-stderr ptt-dump --info "$BATS_TEST_TMPDIR/w.ptt"
+	[ -z "$stderr" ]
+	f=$(awk -v n="$from" 'BEGIN { printf "%.9f", n / 1e9 }')
+	t=$(awk -v n="$to" 'BEGIN { printf "%.9f", n / 1e9 }')
+	[[ "$output" == *"window:     $f s to $t s"* ]]
+	[[ "$output" == *"duration:   0.010000000 s"* ]]
+	# every thread's first event is at the window's start
+	[ "$(echo "$output" | awk -v f="$f" '$1 ~ /^[0-9]+$/ && NF >= 5 && $4 == f' | wc -l)" -eq 5 ]
+	# through a pipe, in text form, the same
+	run -0 --separate-stderr sh -c "ptt-dump '$BATS_TEST_TMPDIR/w.ptt' | ptt-dump --info -"
+	[ -z "$stderr" ]
+	[[ "$output" == *"duration:   0.010000000 s"* ]]
+	# and --check takes the window as a trace that starts mid-run: no false violation
+	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/w.ptt"
+	[[ "$output" == *": "*" events, 0 damaged, 0 lost, 0 out of order, 0 violations: ok" ]]
+	[ -z "$stderr" ]
+}
+
+@test "ptt-stat of a 20 ms window: lives and the trace's time are the window's" {
+	to=$((from + 20000000))
+	ptt-filter --from="${from}ns" --to="${to}ns" "$T" >"$BATS_TEST_TMPDIR/w.ptt"
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/w.ptt"
+	[ -z "$stderr" ]
+	[[ "$output" == *"in 20.000 ms of trace"* ]]
+	# the five threads live through the window: LIFE(ms) is 20.000 for each
+	[ "$(echo "$output" | awk '/LIFE\(ms\)/ { on = 1; next } on && NF >= 4 && $(NF - 8) == "20.000"' | wc -l)" -eq 5 ]
+	run -0 --separate-stderr ptt-stat -c "$BATS_TEST_TMPDIR/w.ptt"
+	[ "$(echo "$output" | awk -F, '$4 == 20000000' | wc -l)" -eq 5 ]
+}
+
+@test "ptt-index: --help and usage errors" {
+	run -0 --separate-stderr ptt-index --help
+	[[ "$output" == *"Usage: ptt-index"* ]]
+	[ -z "$stderr" ]
+	run -2 --separate-stderr ptt-index --interval=0 "$T"
+	[ -z "$output" ]
+	[[ "$stderr" == *"--interval: not a positive number: '0'"* ]]
+	run -2 --separate-stderr ptt-index --compress=12 "$T"
+	[[ "$stderr" == *"--compress: not a level 0-9: '12'"* ]]
+	run -2 --separate-stderr ptt-index "$BATS_TEST_TMPDIR/none.ptt"
+	[[ "$stderr" == *"none.ptt"* ]]
+}
+
+@test "ptt-index: the copy reads as the trace; windows from its snapshots equal windows from a full replay" {
+	ptt-index -i 5000 "$T" >"$BATS_TEST_TMPDIR/i.ptt"
+	ptt-index -z 6 -i 1000 "$T" >"$BATS_TEST_TMPDIR/iz.ptt"
+	diff <(ptt-dump "$T") <(ptt-dump "$BATS_TEST_TMPDIR/i.ptt")
+	diff <(ptt-dump "$T") <(ptt-dump "$BATS_TEST_TMPDIR/iz.ptt")
+	n=$(ptt-dump --info "$T" | awk '/^events:/ { print $2 }')
+	for w in "--from=${from}ns --to=$((from + 5000000))ns" "--first=$((n / 2)) --count=3000" \
+		"--first=$((n - 100))" "--from=${from}ns --to=$((from + 1000000))ns --mutex=queue_lock" "--first=10 --count=5"; do
+		# $T has no snapshots: the window's context is replayed from the start
+		ptt-filter $w "$T" >"$BATS_TEST_TMPDIR/a.ptt"
+		for c in i iz; do
+			run -0 --separate-stderr ptt-filter $w "$BATS_TEST_TMPDIR/$c.ptt"
+			[ -z "$stderr" ]
+			ptt-filter $w "$BATS_TEST_TMPDIR/$c.ptt" >"$BATS_TEST_TMPDIR/b.ptt"
+			cmp "$BATS_TEST_TMPDIR/a.ptt" "$BATS_TEST_TMPDIR/b.ptt" || { echo "differs: $c $w"; return 1; }
+			# without the index after the END block, the block headers lead to the snapshot: the same
+			size=$(stat -c %s "$BATS_TEST_TMPDIR/$c.ptt")
+			at=$(od -An -tu8 -j $((size - 12)) -N 8 "$BATS_TEST_TMPDIR/$c.ptt" | tr -d ' ')
+			[ "$at" -gt 0 ] && [ "$at" -lt "$size" ]
+			head -c "$at" "$BATS_TEST_TMPDIR/$c.ptt" >"$BATS_TEST_TMPDIR/noindex.ptt"
+			run -0 --separate-stderr ptt-filter $w "$BATS_TEST_TMPDIR/noindex.ptt"
+			[ -z "$stderr" ]
+			ptt-filter $w "$BATS_TEST_TMPDIR/noindex.ptt" | cmp "$BATS_TEST_TMPDIR/a.ptt" -
+			# through a pipe the snapshots are skipped (no seeking back): the same again
+			cat "$BATS_TEST_TMPDIR/$c.ptt" | ptt-filter $w >"$BATS_TEST_TMPDIR/c.ptt"
+			cmp "$BATS_TEST_TMPDIR/a.ptt" "$BATS_TEST_TMPDIR/c.ptt"
+		done
+	done
+}
+
+@test "ptt-index: the snapshot is what a window reads (damage before it is never seen)" {
+	ptt-index -i 20000 "$T" >"$BATS_TEST_TMPDIR/i.ptt"
+	# spoil a record inside the first EVENTS block (after the file header and the META block)
+	meta=$(od -An -tu4 -j 24 -N 4 "$BATS_TEST_TMPDIR/i.ptt" | tr -d ' ')
+	at=$((16 + 48 + meta + 48 + 200))
+	printf '\377\377\377\377' | dd of="$BATS_TEST_TMPDIR/i.ptt" bs=1 seek="$at" conv=notrunc status=none
+	w="--from=${from}ns --to=$((from + 1000000))ns"
+	# from the file: the last snapshot before the window, the damage is not read
+	run -0 --separate-stderr ptt-filter $w "$BATS_TEST_TMPDIR/i.ptt"
+	[ -z "$stderr" ]
+	# from a pipe the whole trace is read: the damage is reported
+	run -1 --separate-stderr sh -c "cat '$BATS_TEST_TMPDIR/i.ptt' | ptt-filter $w >/dev/null"
+	[[ "$stderr" == *"bad checksum"* ]]
+}
+
+@test "ptt-index: snapshots of the recorded examples give byte-identical windows" {
+	for t in "$BATS_TEST_DIRNAME"/frozen/*.txt; do
+		b=$(basename "$t" .txt)
+		ptt-index -i 7 "$t" >"$BATS_TEST_TMPDIR/$b.i.ptt"
+		ptt-index -i 1000000 "$t" >"$BATS_TEST_TMPDIR/$b.n.ptt"
+		n=$(grep -vc '^#' "$t")
+		t1=$(grep -v '^#' "$t" | awk '{ v[NR] = $1 } END { printf "%s", v[int(NR / 2)] }')
+		for w in "--first=$((n / 3)) --count=20" "--first=$((n * 3 / 4))" "--from=${t1}s"; do
+			ptt-filter $w "$BATS_TEST_TMPDIR/$b.n.ptt" >"$BATS_TEST_TMPDIR/a.ptt"
+			ptt-filter $w "$BATS_TEST_TMPDIR/$b.i.ptt" >"$BATS_TEST_TMPDIR/b.ptt"
+			cmp "$BATS_TEST_TMPDIR/a.ptt" "$BATS_TEST_TMPDIR/b.ptt" || { echo "differs: $b $w"; return 1; }
+		done
+	done
+}
