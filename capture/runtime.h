@@ -75,6 +75,29 @@ void ptt_emit_str(unsigned id, const uint32_t *args, unsigned nargw, const char 
  * ("site:ptr") of every event type whose argspec has one (formats/events.def).
  */
 #define PTT_SITE ((const void *)__builtin_return_address(0))
+/* A wrapper's body, inlined into its exported pthread function and into its ptt_*_at twin. */
+#define PTT_ALWAYS_INLINE static inline __attribute__((always_inline))
+
+/*
+ * The pthread wrappers with the call site given: wrap_c11.c calls these with
+ * its own caller's address (through the exported pthread function the site
+ * would be an address inside libptt's mtx_lock).
+ */
+int ptt_mutex_lock_at(pthread_mutex_t *m, const void *site) PTT_HIDDEN;
+int ptt_mutex_trylock_at(pthread_mutex_t *m, const void *site) PTT_HIDDEN;
+int ptt_mutex_timedlock_at(pthread_mutex_t *m, const struct timespec *abstime, const void *site) PTT_HIDDEN;
+int ptt_mutex_unlock_at(pthread_mutex_t *m, const void *site) PTT_HIDDEN;
+int ptt_mutex_init_at(pthread_mutex_t *m, const pthread_mutexattr_t *attr, const void *site) PTT_HIDDEN;
+int ptt_mutex_destroy_at(pthread_mutex_t *m, const void *site) PTT_HIDDEN;
+int ptt_cond_wait_at(pthread_cond_t *c, pthread_mutex_t *m, const void *site) PTT_HIDDEN;
+int ptt_cond_timedwait_at(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime,
+			  const void *site) PTT_HIDDEN;
+int ptt_cond_signal_at(pthread_cond_t *c, const void *site) PTT_HIDDEN;
+int ptt_cond_broadcast_at(pthread_cond_t *c, const void *site) PTT_HIDDEN;
+int ptt_cond_init_at(pthread_cond_t *c, const pthread_condattr_t *attr, const void *site) PTT_HIDDEN;
+int ptt_cond_destroy_at(pthread_cond_t *c, const void *site) PTT_HIDDEN;
+int ptt_join_at(pthread_t th, void **retval, const void *site) PTT_HIDDEN;
+int ptt_detach_at(pthread_t th, const void *site) PTT_HIDDEN;
 
 /* Common event shapes: an object, a result and the call site; an object and the call site (a request). */
 void ptt_obj_ret(unsigned id, const void *obj, int ret, const void *site) PTT_HIDDEN;

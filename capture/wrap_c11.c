@@ -7,6 +7,8 @@
  * so C11 threads and locks give the same events as pthread ones; the
  * pthread error code is mapped to the thrd_* result as glibc maps it.
  * thrd_create shares pthread_create's trampoline (ptt_create_thread).
+ * Each calls the pthread wrapper's hidden twin (ptt_*_at) with its own
+ * PTT_SITE, so an event's call site is the program's, not this file's.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -39,7 +41,7 @@ PTT_EXPORT int thrd_create(thrd_t *thr, thrd_start_t func, void *arg)
 PTT_EXPORT int thrd_join(thrd_t thr, int *res)
 {
 	void *value;
-	int err = pthread_join((pthread_t)thr, &value);
+	int err = ptt_join_at((pthread_t)thr, &value, PTT_SITE);
 	if (err == 0 && res)
 		*res = (int)(intptr_t)value;
 	return thrd_result(err);
@@ -47,7 +49,7 @@ PTT_EXPORT int thrd_join(thrd_t thr, int *res)
 
 PTT_EXPORT int thrd_detach(thrd_t thr)
 {
-	return thrd_result(pthread_detach((pthread_t)thr));
+	return thrd_result(ptt_detach_at((pthread_t)thr, PTT_SITE));
 }
 
 PTT_EXPORT _Noreturn void thrd_exit(int res)
@@ -65,62 +67,62 @@ PTT_EXPORT int mtx_init(mtx_t *m, int type)
 	pthread_mutexattr_init(&attr);
 	/* glibc: recursive when asked, otherwise a normal mutex (mtx_timed changes nothing) */
 	pthread_mutexattr_settype(&attr, type & mtx_recursive ? PTHREAD_MUTEX_RECURSIVE : PTHREAD_MUTEX_NORMAL);
-	int err = pthread_mutex_init((pthread_mutex_t *)m, &attr);
+	int err = ptt_mutex_init_at((pthread_mutex_t *)m, &attr, PTT_SITE);
 	pthread_mutexattr_destroy(&attr);
 	return thrd_result(err);
 }
 
 PTT_EXPORT void mtx_destroy(mtx_t *m)
 {
-	pthread_mutex_destroy((pthread_mutex_t *)m);
+	ptt_mutex_destroy_at((pthread_mutex_t *)m, PTT_SITE);
 }
 
 PTT_EXPORT int mtx_lock(mtx_t *m)
 {
-	return thrd_result(pthread_mutex_lock((pthread_mutex_t *)m));
+	return thrd_result(ptt_mutex_lock_at((pthread_mutex_t *)m, PTT_SITE));
 }
 
 PTT_EXPORT int mtx_trylock(mtx_t *m)
 {
-	return thrd_result(pthread_mutex_trylock((pthread_mutex_t *)m));
+	return thrd_result(ptt_mutex_trylock_at((pthread_mutex_t *)m, PTT_SITE));
 }
 
 PTT_EXPORT int mtx_timedlock(mtx_t *restrict m, const struct timespec *restrict abstime)
 {
-	return thrd_result(pthread_mutex_timedlock((pthread_mutex_t *)m, abstime));
+	return thrd_result(ptt_mutex_timedlock_at((pthread_mutex_t *)m, abstime, PTT_SITE));
 }
 
 PTT_EXPORT int mtx_unlock(mtx_t *m)
 {
-	return thrd_result(pthread_mutex_unlock((pthread_mutex_t *)m));
+	return thrd_result(ptt_mutex_unlock_at((pthread_mutex_t *)m, PTT_SITE));
 }
 
 PTT_EXPORT int cnd_init(cnd_t *c)
 {
-	return thrd_result(pthread_cond_init((pthread_cond_t *)c, NULL));
+	return thrd_result(ptt_cond_init_at((pthread_cond_t *)c, NULL, PTT_SITE));
 }
 
 PTT_EXPORT void cnd_destroy(cnd_t *c)
 {
-	pthread_cond_destroy((pthread_cond_t *)c);
+	ptt_cond_destroy_at((pthread_cond_t *)c, PTT_SITE);
 }
 
 PTT_EXPORT int cnd_signal(cnd_t *c)
 {
-	return thrd_result(pthread_cond_signal((pthread_cond_t *)c));
+	return thrd_result(ptt_cond_signal_at((pthread_cond_t *)c, PTT_SITE));
 }
 
 PTT_EXPORT int cnd_broadcast(cnd_t *c)
 {
-	return thrd_result(pthread_cond_broadcast((pthread_cond_t *)c));
+	return thrd_result(ptt_cond_broadcast_at((pthread_cond_t *)c, PTT_SITE));
 }
 
 PTT_EXPORT int cnd_wait(cnd_t *c, mtx_t *m)
 {
-	return thrd_result(pthread_cond_wait((pthread_cond_t *)c, (pthread_mutex_t *)m));
+	return thrd_result(ptt_cond_wait_at((pthread_cond_t *)c, (pthread_mutex_t *)m, PTT_SITE));
 }
 
 PTT_EXPORT int cnd_timedwait(cnd_t *restrict c, mtx_t *restrict m, const struct timespec *restrict abstime)
 {
-	return thrd_result(pthread_cond_timedwait((pthread_cond_t *)c, (pthread_mutex_t *)m, abstime));
+	return thrd_result(ptt_cond_timedwait_at((pthread_cond_t *)c, (pthread_mutex_t *)m, abstime, PTT_SITE));
 }

@@ -44,12 +44,12 @@ static void cancelled_in_wait(void *p)
 	cond_mutex_event(PTT_EV_COND_WAIT, w->c, w->m, 1, ECANCELED, w->site);
 }
 
-PTT_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+static int cond_wait_body(pthread_cond_t *c, pthread_mutex_t *m, const void *site)
 {
 	PTT_REAL_FN(pthread_cond_wait, int (*)(pthread_cond_t *, pthread_mutex_t *), COND_VERSION);
 	if (!ptt_on[PTT_EV_COND_WAIT])
 		return real_pthread_cond_wait(c, m);
-	struct wait_ctx w = { c, m, PTT_SITE };
+	struct wait_ctx w = { c, m, site };
 	int ret;
 	cond_mutex_event(PTT_EV_COND_WAIT_REQ, c, m, 0, 0, w.site);
 	pthread_cleanup_push(cancelled_in_wait, &w);
@@ -59,12 +59,22 @@ PTT_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 	return ret;
 }
 
-PTT_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime)
+PTT_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	return cond_wait_body(c, m, PTT_SITE);
+}
+
+int ptt_cond_wait_at(pthread_cond_t *c, pthread_mutex_t *m, const void *site)
+{
+	return cond_wait_body(c, m, site);
+}
+
+static int cond_timedwait_body(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime, const void *site)
 {
 	PTT_REAL_FN(pthread_cond_timedwait, int (*)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *), COND_VERSION);
 	if (!ptt_on[PTT_EV_COND_WAIT])
 		return real_pthread_cond_timedwait(c, m, abstime);
-	struct wait_ctx w = { c, m, PTT_SITE };
+	struct wait_ctx w = { c, m, site };
 	int ret;
 	cond_mutex_event(PTT_EV_COND_TIMEDWAIT_REQ, c, m, 0, 0, w.site);
 	pthread_cleanup_push(cancelled_in_wait, &w);
@@ -72,6 +82,16 @@ PTT_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, con
 	pthread_cleanup_pop(0);
 	cond_mutex_event(PTT_EV_COND_WAIT, c, m, 1, ret, w.site);
 	return ret;
+}
+
+PTT_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime)
+{
+	return cond_timedwait_body(c, m, abstime, PTT_SITE);
+}
+
+int ptt_cond_timedwait_at(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime, const void *site)
+{
+	return cond_timedwait_body(c, m, abstime, site);
 }
 
 PTT_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk, const struct timespec *abstime)
@@ -108,30 +128,70 @@ static int wake(unsigned id, pthread_cond_t *c, int (*real)(pthread_cond_t *), c
 	return ret;
 }
 
-PTT_EXPORT int pthread_cond_signal(pthread_cond_t *c)
+PTT_ALWAYS_INLINE int cond_signal_body(pthread_cond_t *c, const void *site)
 {
 	PTT_REAL_FN(pthread_cond_signal, int (*)(pthread_cond_t *), COND_VERSION);
-	return wake(PTT_EV_COND_SIGNAL, c, real_pthread_cond_signal, PTT_SITE);
+	return wake(PTT_EV_COND_SIGNAL, c, real_pthread_cond_signal, site);
+}
+
+PTT_EXPORT int pthread_cond_signal(pthread_cond_t *c)
+{
+	return cond_signal_body(c, PTT_SITE);
+}
+
+int ptt_cond_signal_at(pthread_cond_t *c, const void *site)
+{
+	return cond_signal_body(c, site);
+}
+
+PTT_ALWAYS_INLINE int cond_broadcast_body(pthread_cond_t *c, const void *site)
+{
+	PTT_REAL_FN(pthread_cond_broadcast, int (*)(pthread_cond_t *), COND_VERSION);
+	return wake(PTT_EV_COND_BROADCAST, c, real_pthread_cond_broadcast, site);
 }
 
 PTT_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 {
-	PTT_REAL_FN(pthread_cond_broadcast, int (*)(pthread_cond_t *), COND_VERSION);
-	return wake(PTT_EV_COND_BROADCAST, c, real_pthread_cond_broadcast, PTT_SITE);
+	return cond_broadcast_body(c, PTT_SITE);
+}
+
+int ptt_cond_broadcast_at(pthread_cond_t *c, const void *site)
+{
+	return cond_broadcast_body(c, site);
+}
+
+PTT_ALWAYS_INLINE int cond_init_body(pthread_cond_t *c, const pthread_condattr_t *attr, const void *site)
+{
+	PTT_REAL_FN(pthread_cond_init, int (*)(pthread_cond_t *, const pthread_condattr_t *), COND_VERSION);
+	int ret = real_pthread_cond_init(c, attr);
+	ptt_obj_ret(PTT_EV_COND_INIT, c, ret, site);
+	return ret;
 }
 
 PTT_EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *attr)
 {
-	PTT_REAL_FN(pthread_cond_init, int (*)(pthread_cond_t *, const pthread_condattr_t *), COND_VERSION);
-	int ret = real_pthread_cond_init(c, attr);
-	ptt_obj_ret(PTT_EV_COND_INIT, c, ret, PTT_SITE);
+	return cond_init_body(c, attr, PTT_SITE);
+}
+
+int ptt_cond_init_at(pthread_cond_t *c, const pthread_condattr_t *attr, const void *site)
+{
+	return cond_init_body(c, attr, site);
+}
+
+PTT_ALWAYS_INLINE int cond_destroy_body(pthread_cond_t *c, const void *site)
+{
+	PTT_REAL_FN(pthread_cond_destroy, int (*)(pthread_cond_t *), COND_VERSION);
+	int ret = real_pthread_cond_destroy(c);
+	ptt_obj_ret(PTT_EV_COND_DESTROY, c, ret, site);
 	return ret;
 }
 
 PTT_EXPORT int pthread_cond_destroy(pthread_cond_t *c)
 {
-	PTT_REAL_FN(pthread_cond_destroy, int (*)(pthread_cond_t *), COND_VERSION);
-	int ret = real_pthread_cond_destroy(c);
-	ptt_obj_ret(PTT_EV_COND_DESTROY, c, ret, PTT_SITE);
-	return ret;
+	return cond_destroy_body(c, PTT_SITE);
+}
+
+int ptt_cond_destroy_at(pthread_cond_t *c, const void *site)
+{
+	return cond_destroy_body(c, site);
 }

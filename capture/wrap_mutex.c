@@ -9,7 +9,7 @@
 
 #include "runtime.h"
 
-PTT_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+PTT_ALWAYS_INLINE int mutex_lock_body(pthread_mutex_t *m, const void *site)
 {
 	if (__builtin_expect(!ptt_real.pthread_mutex_lock, 0)) {
 		ptt_resolve();
@@ -20,14 +20,24 @@ PTT_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 		return ptt_real.pthread_mutex_lock(m);
 	int ret = ptt_real.pthread_mutex_trylock(m);
 	if (ret != 0 && ret != EOWNERDEAD) {
-		ptt_obj_only(PTT_EV_MUTEX_LOCK_REQ, m, PTT_SITE);
+		ptt_obj_only(PTT_EV_MUTEX_LOCK_REQ, m, site);
 		ret = ptt_real.pthread_mutex_lock(m);
 	}
-	ptt_obj_ret(PTT_EV_MUTEX_LOCK, m, ret, PTT_SITE);
+	ptt_obj_ret(PTT_EV_MUTEX_LOCK, m, ret, site);
 	return ret;
 }
 
-PTT_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+PTT_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	return mutex_lock_body(m, PTT_SITE);
+}
+
+int ptt_mutex_lock_at(pthread_mutex_t *m, const void *site)
+{
+	return mutex_lock_body(m, site);
+}
+
+PTT_ALWAYS_INLINE int mutex_trylock_body(pthread_mutex_t *m, const void *site)
 {
 	if (__builtin_expect(!ptt_real.pthread_mutex_trylock, 0)) {
 		ptt_resolve();
@@ -36,21 +46,41 @@ PTT_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 	}
 	int ret = ptt_real.pthread_mutex_trylock(m);
 	if (ptt_on[PTT_EV_MUTEX_TRYLOCK])
-		ptt_obj_ret(PTT_EV_MUTEX_TRYLOCK, m, ret, PTT_SITE);
+		ptt_obj_ret(PTT_EV_MUTEX_TRYLOCK, m, ret, site);
 	return ret;
 }
 
-PTT_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
+PTT_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	return mutex_trylock_body(m, PTT_SITE);
+}
+
+int ptt_mutex_trylock_at(pthread_mutex_t *m, const void *site)
+{
+	return mutex_trylock_body(m, site);
+}
+
+PTT_ALWAYS_INLINE int mutex_timedlock_body(pthread_mutex_t *m, const struct timespec *abstime, const void *site)
 {
 	if (!ptt_on[PTT_EV_MUTEX_TIMEDLOCK])
 		return REAL(pthread_mutex_timedlock)(m, abstime);
 	int ret = ptt_real.pthread_mutex_trylock(m);
 	if (ret != 0 && ret != EOWNERDEAD) {
-		ptt_obj_only(PTT_EV_MUTEX_TIMEDLOCK_REQ, m, PTT_SITE);
+		ptt_obj_only(PTT_EV_MUTEX_TIMEDLOCK_REQ, m, site);
 		ret = ptt_real.pthread_mutex_timedlock(m, abstime);
 	}
-	ptt_obj_ret(PTT_EV_MUTEX_TIMEDLOCK, m, ret, PTT_SITE);
+	ptt_obj_ret(PTT_EV_MUTEX_TIMEDLOCK, m, ret, site);
 	return ret;
+}
+
+PTT_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
+{
+	return mutex_timedlock_body(m, abstime, PTT_SITE);
+}
+
+int ptt_mutex_timedlock_at(pthread_mutex_t *m, const struct timespec *abstime, const void *site)
+{
+	return mutex_timedlock_body(m, abstime, site);
 }
 
 PTT_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const struct timespec *abstime)
@@ -66,7 +96,7 @@ PTT_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const 
 	return ret;
 }
 
-PTT_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+PTT_ALWAYS_INLINE int mutex_unlock_body(pthread_mutex_t *m, const void *site)
 {
 	if (__builtin_expect(!ptt_real.pthread_mutex_unlock, 0)) {
 		ptt_resolve();
@@ -79,14 +109,24 @@ PTT_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 	/* the object first: a process killed inside the call leaves a record the recorder can complete */
 	ptt_put64(rec.p + PTT_REC_HDR_WORDS, (uint64_t)(uintptr_t)m);
 	rec.p[PTT_REC_HDR_WORDS + 2] = 0;
-	ptt_put64(rec.p + PTT_REC_HDR_WORDS + 3, (uint64_t)(uintptr_t)PTT_SITE);
+	ptt_put64(rec.p + PTT_REC_HDR_WORDS + 3, (uint64_t)(uintptr_t)site);
 	int ret = ptt_real.pthread_mutex_unlock(m);
 	rec.p[PTT_REC_HDR_WORDS + 2] = (uint32_t)ret;
 	ptt_rec_close(&rec);
 	return ret;
 }
 
-PTT_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr)
+PTT_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	return mutex_unlock_body(m, PTT_SITE);
+}
+
+int ptt_mutex_unlock_at(pthread_mutex_t *m, const void *site)
+{
+	return mutex_unlock_body(m, site);
+}
+
+PTT_ALWAYS_INLINE int mutex_init_body(pthread_mutex_t *m, const pthread_mutexattr_t *attr, const void *site)
 {
 	int ret = REAL(pthread_mutex_init)(m, attr);
 	if (ptt_on[PTT_EV_MUTEX_INIT]) {
@@ -99,16 +139,36 @@ PTT_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t 
 		ptt_put64(a, (uint64_t)(uintptr_t)m);
 		a[2] = (uint32_t)(type | (robust == PTHREAD_MUTEX_ROBUST ? 0x10 : 0));
 		a[3] = (uint32_t)ret;
-		ptt_put64(a + 4, (uint64_t)(uintptr_t)PTT_SITE);
+		ptt_put64(a + 4, (uint64_t)(uintptr_t)site);
 		ptt_emit(PTT_EV_MUTEX_INIT, a, 6);
 	}
 	return ret;
 }
 
-PTT_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
+PTT_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr)
+{
+	return mutex_init_body(m, attr, PTT_SITE);
+}
+
+int ptt_mutex_init_at(pthread_mutex_t *m, const pthread_mutexattr_t *attr, const void *site)
+{
+	return mutex_init_body(m, attr, site);
+}
+
+PTT_ALWAYS_INLINE int mutex_destroy_body(pthread_mutex_t *m, const void *site)
 {
 	int ret = REAL(pthread_mutex_destroy)(m);
 	if (ptt_on[PTT_EV_MUTEX_DESTROY])
-		ptt_obj_ret(PTT_EV_MUTEX_DESTROY, m, ret, PTT_SITE);
+		ptt_obj_ret(PTT_EV_MUTEX_DESTROY, m, ret, site);
 	return ret;
+}
+
+PTT_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
+{
+	return mutex_destroy_body(m, PTT_SITE);
+}
+
+int ptt_mutex_destroy_at(pthread_mutex_t *m, const void *site)
+{
+	return mutex_destroy_body(m, site);
 }

@@ -304,6 +304,11 @@ PTT_EXPORT int pthread_join(pthread_t th, void **retval)
 	return traced_join(JOIN_PLAIN, th, retval, CLOCK_REALTIME, NULL, PTT_SITE);
 }
 
+int ptt_join_at(pthread_t th, void **retval, const void *site)
+{
+	return traced_join(JOIN_PLAIN, th, retval, CLOCK_REALTIME, NULL, site);
+}
+
 PTT_EXPORT int pthread_timedjoin_np(pthread_t th, void **retval, const struct timespec *abstime)
 {
 	return traced_join(JOIN_TIMED, th, retval, CLOCK_REALTIME, abstime, PTT_SITE);
@@ -331,7 +336,7 @@ PTT_EXPORT int pthread_tryjoin_np(pthread_t th, void **retval)
 	return ret;
 }
 
-PTT_EXPORT int pthread_detach(pthread_t th)
+static int detach_body(pthread_t th, const void *site)
 {
 	if (!ptt_on[PTT_EV_THREAD_DETACH])
 		return REAL(pthread_detach)(th);
@@ -341,9 +346,19 @@ PTT_EXPORT int pthread_detach(pthread_t th)
 	ptt_put64(a, (uint64_t)th);
 	a[2] = tid;
 	a[3] = (uint32_t)ret;
-	ptt_put64(a + 4, (uint64_t)(uintptr_t)PTT_SITE);
+	ptt_put64(a + 4, (uint64_t)(uintptr_t)site);
 	ptt_emit(PTT_EV_THREAD_DETACH, a, 6);
 	return ret;
+}
+
+PTT_EXPORT int pthread_detach(pthread_t th)
+{
+	return detach_body(th, PTT_SITE);
+}
+
+int ptt_detach_at(pthread_t th, const void *site)
+{
+	return detach_body(th, site);
 }
 
 PTT_EXPORT int pthread_cancel(pthread_t th)

@@ -6,6 +6,7 @@
 #include "lockgraph.h"
 #include "model.h"
 #include "pmap.h"
+#include "symbols.h"
 
 struct node {
 	uint32_t pid;
@@ -21,6 +22,7 @@ struct edge {
 	struct node *from, *to;
 	uint32_t first_tid, other_tid; /* a second thread that took the same order, if any */
 	uint64_t first_ns;
+	uint64_t held_site, taken_site; /* the first time: where A was taken, then where B was asked for */
 	/* seen with A held exclusively / shared, with B asked exclusively / shared (rwlocks) */
 	unsigned held_excl : 1, held_shared : 1, want_excl : 1, want_shared : 1;
 };
@@ -32,6 +34,7 @@ struct lockgraph {
 	struct node **all;
 	size_t nall, capall;
 	struct ptt_names *names;
+	struct ptt_syms *syms;
 	int tarjan_index;
 	struct node **stack;
 	size_t sp;
@@ -76,9 +79,10 @@ static void edge_modes(struct edge *e, int a_shared, int b_shared)
 		e->want_excl = 1;
 }
 
-static void add_edge(struct lockgraph *g, struct node *a, int a_shared, struct node *b, int b_shared,
+static void add_edge(struct lockgraph *g, struct node *a, const struct mframe *a_hold, struct node *b, int b_shared,
 		     const struct ptt_event *ev)
 {
+	int a_shared = a_hold->state == MS_RW_RD_HOLD;
 	uint64_t k = (uint64_t)a->serial << 32 | b->serial;
 	struct edge *e = pmap_get(&g->edges, k);
 	if (e) {
@@ -96,6 +100,8 @@ static void add_edge(struct lockgraph *g, struct node *a, int a_shared, struct n
 	e->to = b;
 	e->first_tid = ev->tid;
 	e->first_ns = ev->ns;
+	e->held_site = ptt_syms_site_addr(g->syms, a_hold->open.id, a_hold->open.arg);
+	e->taken_site = ptt_syms_site_addr(g->syms, ev->id, ev->arg);
 	edge_modes(e, a_shared, b_shared);
 	if (a->nout == a->capout) {
 		size_t cap = a->capout ? a->capout * 2 : 4;
@@ -125,7 +131,7 @@ static void edges_to(struct lockgraph *g, struct mthread *t, struct node *b, int
 			continue;
 		struct node *a = node_of(g, t->pid, f->obj);
 		if (a)
-			add_edge(g, a, f->state == MS_RW_RD_HOLD, b, b_shared, ev);
+			add_edge(g, a, f, b, b_shared, ev);
 	}
 }
 
@@ -189,8 +195,9 @@ struct lockgraph *lockgraph_new(void)
 		return NULL;
 	struct model_ops ops = { .ctx = g, .wait_begin = on_wait_begin, .acquire = on_acquire };
 	g->names = ptt_names_new();
+	g->syms = ptt_syms_new();
 	g->model = model_new(&ops);
-	if (!g->names || !g->model) {
+	if (!g->names || !g->syms || !g->model) {
 		lockgraph_free(g);
 		return NULL;
 	}
@@ -200,6 +207,7 @@ struct lockgraph *lockgraph_new(void)
 void lockgraph_event(struct lockgraph *g, const struct ptt_event *ev)
 {
 	ptt_names_update(g->names, ev);
+	ptt_syms_update(g->syms, ev);
 	if (ev->id == PTT_EV_SEM_OPEN && ev->nargs && ev->str[0] && !ptt_names_object(g->names, ev->arg[0]))
 		ptt_names_set_object(g->names, ev->arg[0], ev->str); /* a named semaphore: its name */
 	if (!ev->type)
@@ -287,6 +295,19 @@ static size_t find_path(struct node *from, struct node *target, int comp, struct
 	return 0;
 }
 
+/* The two places of an edge's first occurrence, the code to change: where A was taken, then B (none: no line). */
+static void edge_sites(struct lockgraph *g, const struct edge *e, FILE *out)
+{
+	char a[128], b[128], at_a[512], at_b[512];
+	if (!e->held_site && !e->taken_site)
+		return;
+	ptt_syms_object_name(g->syms, e->from->pid, e->from->addr, a, sizeof a);
+	ptt_syms_object_name(g->syms, e->to->pid, e->to->addr, b, sizeof b);
+	ptt_syms_code_phrase(g->syms, e->from->pid, e->held_site, at_a, sizeof at_a);
+	ptt_syms_code_phrase(g->syms, e->to->pid, e->taken_site, at_b, sizeof at_b);
+	fprintf(out, "    %s taken%s, then %s%s\n", a, *at_a ? at_a : " (site unknown)", b, *at_b ? at_b : " (site unknown)");
+}
+
 int lockgraph_report_cycles(struct lockgraph *g, FILE *out)
 {
 	int comp = 0, found = 0;
@@ -333,6 +354,7 @@ int lockgraph_report_cycles(struct lockgraph *g, FILE *out)
 			thread_name(g, path[k]->first_tid, t, sizeof t);
 			fprintf(out, "  %s taken while holding %s: first by thread %s at %" PRIu64 ".%09" PRIu64 " s\n", b, a, t,
 				path[k]->first_ns / 1000000000u, path[k]->first_ns % 1000000000u);
+			edge_sites(g, path[k], out);
 		}
 	}
 	free(size);
@@ -550,5 +572,6 @@ void lockgraph_free(struct lockgraph *g)
 	pmap_free(&g->edges);
 	model_free(g->model);
 	ptt_names_free(g->names);
+	ptt_syms_free(g->syms);
 	free(g);
 }

@@ -25,6 +25,11 @@ static const char *const header =
 	"% Value string\n% Key string\n%EndEventDef\n"
 	"%EventDef PajeEndLink 14\n% Time date\n% Type string\n% Container string\n% EndContainer string\n"
 	"% Value string\n% Key string\n%EndEventDef\n"
+	/* the same with the call site, a field ViTE shows on click (a line with a site, the other without) */
+	"%EventDef PajeSetState 15\n% Time date\n% Type string\n% Container string\n% Value string\n% Site string\n"
+	"%EndEventDef\n"
+	"%EventDef PajeNewEvent 16\n% Time date\n% Type string\n% Container string\n% Value string\n% Site string\n"
+	"%EndEventDef\n"
 	"0 CT_Program 0 \"Program\"\n"
 	"0 CT_Process CT_Program \"Process\"\n"
 	"0 CT_Thread CT_Process \"Thread\"\n"

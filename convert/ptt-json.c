@@ -34,6 +34,7 @@ struct json {
 struct jthread {
 	uint8_t state;
 	uint64_t obj, since_ns;
+	uint64_t site; /* where the state's frame was opened (0: unknown, running) */
 };
 
 /*
@@ -123,6 +124,13 @@ static const char *state_colour(const struct mframe *f)
 }
 
 /* The complete event of the state t showed from jt->since_ns to ns. */
+/* PREFIX"fast_path+0x10 (prog) at prog.c:17": the value of the "site" argument */
+static void site_arg(struct json *js, const char *prefix, uint32_t pid, uint64_t site)
+{
+	fputs(prefix, js->out);
+	json_string(js->out, ptt_syms_code(js->syms, pid, site)->text);
+}
+
 static void close_state(struct json *js, struct mthread *t, struct jthread *jt, uint64_t ns)
 {
 	struct mframe f = { .state = jt->state, .obj = jt->obj, .since_ns = jt->since_ns };
@@ -139,6 +147,8 @@ static void close_state(struct json *js, struct mthread *t, struct jthread *jt, 
 		ptt_syms_object_name(js->syms, t->pid, f.obj, given, sizeof given);
 		fprintf(js->out, ",\"args\":{\"object\":\"0x%" PRIx64 "\",\"object_name\":", f.obj);
 		json_string(js->out, given);
+		if (jt->site)
+			site_arg(js, ",\"site\":", t->pid, jt->site);
 		putc('}', js->out);
 	}
 	putc('}', js->out);
@@ -181,6 +191,7 @@ static void on_state(void *ctx, struct mthread *t, const struct mframe *old, con
 	jt->state = now->state;
 	jt->obj = now->obj;
 	jt->since_ns = ns;
+	jt->site = now->state == MS_RUNNING ? 0 : ptt_syms_site_addr(((struct json *)ctx)->syms, now->open.id, now->open.arg);
 }
 
 /* One end of a flow: "s" leaves the slice open at ns on the sender, "f" enters the receiver's. */
@@ -261,6 +272,11 @@ static void on_point(void *ctx, struct mthread *t, const struct ptt_event *ev)
 	begin(js, "i", t->pid, t->tid);
 	fprintf(js->out, ",\"s\":\"t\",\"cat\":\"event\",\"name\":\"%s\",\"ts\":", ev->type->name); /* [a-z0-9_] */
 	json_ts(js->out, ev->ns);
+	uint64_t site = ptt_syms_site_addr(js->syms, ev->id, ev->arg);
+	if (site) {
+		site_arg(js, ",\"args\":{\"site\":", t->pid, site);
+		putc('}', js->out);
+	}
 	putc('}', js->out);
 }
 

@@ -213,14 +213,26 @@ static void on_thread_end(void *ctx, struct mthread *t, struct mprocess *p, uint
 	}
 }
 
+/* " \"SITE\"": a call site, symbolised and escaped, as the last field of a line (fits in 600 bytes) */
+static char *site_field(struct paje *pj, char *p, uint32_t pid, uint64_t addr)
+{
+	char esc[512];
+	const struct ptt_sym *sym = ptt_syms_code(pj->syms, pid, addr);
+	p = paje_put(p, " \"");
+	return paje_put(paje_put(p, ptt_name_escape(sym->text, PTT_ESC_PAJE, esc, sizeof esc)), "\"");
+}
+
 static void on_state(void *ctx, struct mthread *t, const struct mframe *old, const struct mframe *now, uint64_t ns)
 {
 	struct paje *pj = ctx;
-	char line[128], *p = head(line, PJ_SET_STATE, ns);
+	/* a hold or wait says where it was asked for: the site of the event that opened the frame */
+	uint64_t site = now->state == MS_RUNNING ? 0 : ptt_syms_site_addr(pj->syms, now->open.id, now->open.arg);
+	char line[768], *p = head(line, site ? PJ_SET_STATE_SITE : PJ_SET_STATE, ns);
 	(void)old; /* even a new interval of the same state is set again: intervals count acquisitions */
 	p = field(p, " ST_Thread T", t->serial);
 	*p++ = ' ';
-	emit(pj, line, paje_put(p, mstate_alias[now->state]));
+	p = paje_put(p, mstate_alias[now->state]);
+	emit(pj, line, site ? site_field(pj, p, t->pid, site) : p);
 }
 
 /* one end of a link: " L_kind Pn Tn kind PREFIXkey" */
@@ -306,10 +318,14 @@ static void on_object_count(void *ctx, struct mobject *o, int waiters, uint64_t 
 
 static void on_point(void *ctx, struct mthread *t, const struct ptt_event *ev)
 {
-	char line[160], *p = head(line, PJ_NEW_EVENT, ev->ns); /* type names are [A-Za-z0-9_.-], < 48 bytes */
+	struct paje *pj = ctx;
+	uint64_t site = ptt_syms_site_addr(pj->syms, ev->id, ev->arg);
+	/* type names are [A-Za-z0-9_.-], < 48 bytes */
+	char line[768], *p = head(line, site ? PJ_NEW_EVENT_SITE : PJ_NEW_EVENT, ev->ns);
 	p = field(p, " E_Thread T", t->serial);
 	*p++ = ' ';
-	emit(ctx, line, paje_put(p, ev->type->name));
+	p = paje_put(p, ev->type->name);
+	emit(pj, line, site ? site_field(pj, p, t->pid, site) : p);
 }
 
 static void usage(void)

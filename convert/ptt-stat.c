@@ -20,6 +20,7 @@ static void usage(void)
 	       "\n"
 	       "  -s, --sort=KEY    order objects by wait (default), hold, count or contended\n"
 	       "  -n, --top=N       show the first N objects and threads (default 20; 0: all)\n"
+	       "  -S, --sites=N     show each object's top N call sites (default 3; 0: none)\n"
 	       "  -b, --brief       only the contended locks, a line each (ptt-record's closing summary)\n"
 	       "  -c, --csv         write CSV tables instead of aligned text\n"
 	       "  -h, --help        show this help and exit\n"
@@ -34,11 +35,12 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "sort", required_argument, 0, 's' }, { "top", required_argument, 0, 'n' },
 		{ "brief", no_argument, 0, 'b' }, { "csv", no_argument, 0, 'c' }, { "help", no_argument, 0, 'h' },
+		{ "sites", required_argument, 0, 'S' },
 		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
-	struct stat_opts o = { STAT_SORT_WAIT, 20, 0 };
+	struct stat_opts o = { STAT_SORT_WAIT, 20, 0, 3 };
 	int c, brief = 0;
-	while ((c = getopt_long(argc, argv, "s:n:bch", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:n:S:bch", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (!strcmp(optarg, "wait")) o.sort = STAT_SORT_WAIT;
@@ -50,14 +52,15 @@ int main(int argc, char **argv)
 				return cli_usage_error("ptt-stat");
 			}
 			break;
-		case 'n': {
+		case 'n':
+		case 'S': {
 			char *end;
 			long v = strtol(optarg, &end, 10);
-			if (*end || !*optarg || v < 0) {
-				fprintf(stderr, "ptt-stat: --top: not a count: '%s'\n", optarg);
+			if (*end || !*optarg || v < 0 || v > 100000) {
+				fprintf(stderr, "ptt-stat: --%s: not a count: '%s'\n", c == 'n' ? "top" : "sites", optarg);
 				return cli_usage_error("ptt-stat");
 			}
-			o.top = (unsigned)v;
+			*(c == 'n' ? &o.top : &o.sites) = (unsigned)v;
 			break;
 		}
 		case 'b': brief = 1; break;

@@ -6,10 +6,18 @@
 #include "model.h"
 #include "pmap.h"
 #include "stat_table.h"
+#include "symbols.h"
 
 #define HIST 256 /* log histogram: 4 buckets per power of two of nanoseconds */
 #define TOPW 4
 #define HOLDS 16
+#define SITES 64 /* call sites kept per object; the rest are counted as one "other sites" row */
+
+/* What happened at one call site of one object (site 0: the others, or a trace without sites). */
+struct site {
+	uint64_t addr;
+	uint64_t acq, contended, wait_total, wait_max, holds, hold_total, hold_max;
+};
 
 struct obj {
 	uint32_t pid;
@@ -21,6 +29,8 @@ struct obj {
 	uint32_t last_owner;
 	uint32_t hist[HIST];
 	struct { uint32_t tid; uint64_t ns; } top[TOPW];
+	struct site *sites;
+	unsigned nsites;
 };
 
 struct thr {
@@ -36,6 +46,7 @@ struct stat_table {
 	struct thr **thrs;
 	size_t nthrs, cap_thrs;
 	struct ptt_names *names;
+	struct ptt_syms *syms;
 	struct model *model;
 	uint64_t last_ns, first_ns;
 	int any;
@@ -105,8 +116,44 @@ static uint64_t percentile(const struct obj *o, double p)
 	return o->wait_max;
 }
 
-static void add_wait(struct obj *o, uint32_t tid, uint64_t d, int contended)
+/* The row of a call site of o (NULL without a site): the first SITES sites each, then one row for the rest. */
+static struct site *site_of(struct obj *o, uint64_t addr)
 {
+	if (!addr)
+		return NULL;
+	for (unsigned k = 0; k < o->nsites; k++)
+		if (o->sites[k].addr == addr)
+			return &o->sites[k];
+	if (o->nsites == SITES)
+		return site_of(o, 1); /* "other sites": 1 is no return address */
+	if (!o->sites && !(o->sites = calloc(SITES, sizeof *o->sites)))
+		return NULL;
+	o->sites[o->nsites].addr = addr;
+	return &o->sites[o->nsites++];
+}
+
+/* The call site of the event that opened a frame, or of an event. */
+static uint64_t open_site(const struct stat_table *st, const struct mopen *op)
+{
+	return ptt_syms_site_addr(st->syms, op->id, op->arg);
+}
+
+static uint64_t ev_site(const struct stat_table *st, const struct ptt_event *ev)
+{
+	return ptt_syms_site_addr(st->syms, ev->id, ev->arg);
+}
+
+/* an acquisition or passage at site that waited d ns (contended: it blocked) */
+static void add_wait(struct obj *o, uint32_t tid, uint64_t site, uint64_t d, int contended)
+{
+	struct site *at = site_of(o, site);
+	if (at) {
+		at->acq++;
+		at->contended += contended;
+		at->wait_total += d;
+		if (d > at->wait_max)
+			at->wait_max = d;
+	}
 	o->waits++;
 	o->contended += contended;
 	o->wait_total += d;
@@ -176,7 +223,8 @@ static void on_acquire(void *ctx, struct mthread *t, struct mobject *mo, const s
 	if (!o)
 		return;
 	o->acq++;
-	add_wait(o, t->tid, wait ? ev->ns - wait->begin_ns : 0, wait != NULL);
+	add_wait(o, t->tid, hold ? open_site(st, &hold->open) : ev_site(st, ev), wait ? ev->ns - wait->begin_ns : 0,
+		 wait != NULL);
 	if (o->last_owner && o->last_owner != t->tid)
 		o->owner_changes++;
 	o->last_owner = t->tid;
@@ -184,13 +232,21 @@ static void on_acquire(void *ctx, struct mthread *t, struct mobject *mo, const s
 
 static void on_release(void *ctx, struct mthread *t, struct mobject *mo, const struct mframe *hold, const struct ptt_event *ev)
 {
-	struct obj *o = obj_of(ctx, t->pid, mo->addr, ev->type->cls == PTT_CLASS_COND ? PTT_CLASS_MUTEX : ev->type->cls);
+	struct stat_table *st = ctx;
+	struct obj *o = obj_of(st, t->pid, mo->addr, ev->type->cls == PTT_CLASS_COND ? PTT_CLASS_MUTEX : ev->type->cls);
 	uint64_t d = ev->ns - hold->begin_ns;
 	if (o) {
 		o->holds++;
 		o->hold_total += d;
 		if (d > o->hold_max)
 			o->hold_max = d;
+		struct site *at = site_of(o, open_site(st, &hold->open)); /* where it was taken */
+		if (at) {
+			at->holds++;
+			at->hold_total += d;
+			if (d > at->hold_max)
+				at->hold_max = d;
+		}
 	}
 }
 
@@ -206,7 +262,7 @@ static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const 
 	if (!o || (cls != PTT_CLASS_BARRIER && (cls != PTT_CLASS_COND || !wait)))
 		return;
 	o->acq++;
-	add_wait(o, t->tid, wait ? ev->ns - wait->begin_ns : 0, wait != NULL);
+	add_wait(o, t->tid, ev_site(ctx, ev), wait ? ev->ns - wait->begin_ns : 0, wait != NULL);
 }
 
 struct stat_table *stat_new(void)
@@ -215,10 +271,11 @@ struct stat_table *stat_new(void)
 	if (!st)
 		return NULL;
 	st->names = ptt_names_new();
+	st->syms = ptt_syms_new();
 	struct model_ops ops = { .ctx = st, .thread_begin = on_thread_begin, .thread_end = on_thread_end, .state = on_state,
 				 .acquire = on_acquire, .release = on_release, .wait_end = on_wait_end };
 	st->model = model_new(&ops);
-	if (!st->names || !st->model) {
+	if (!st->names || !st->syms || !st->model) {
 		stat_free(st);
 		return NULL;
 	}
@@ -228,6 +285,7 @@ struct stat_table *stat_new(void)
 void stat_event(struct stat_table *st, const struct ptt_event *ev)
 {
 	ptt_names_update(st->names, ev);
+	ptt_syms_update(st->syms, ev);
 	if (ev->id == PTT_EV_SEM_OPEN && ev->nargs && ev->str[0] && !ptt_names_object(st->names, ev->arg[0]))
 		ptt_names_set_object(st->names, ev->arg[0], ev->str); /* a named semaphore: its name */
 	model_event(st->model, ev);
@@ -249,14 +307,20 @@ void stat_finish(struct stat_table *st, uint64_t from_ns, uint64_t to_ns)
 
 static const struct stat_opts *sort_opts;
 
-static uint64_t sort_key(const struct obj *o)
+/* the figure --sort orders by, of an object or of a site */
+static uint64_t key_of(uint64_t wait_total, uint64_t hold_total, uint64_t acq, uint64_t contended)
 {
 	switch (sort_opts->sort) {
-	case STAT_SORT_HOLD: return o->hold_total;
-	case STAT_SORT_COUNT: return o->acq;
-	case STAT_SORT_CONTENDED: return o->contended;
-	default: return o->wait_total;
+	case STAT_SORT_HOLD: return hold_total;
+	case STAT_SORT_COUNT: return acq;
+	case STAT_SORT_CONTENDED: return contended;
+	default: return wait_total;
 	}
+}
+
+static uint64_t sort_key(const struct obj *o)
+{
+	return key_of(o->wait_total, o->hold_total, o->acq, o->contended);
 }
 
 static int by_key(const void *a, const void *b)
@@ -269,6 +333,67 @@ static int by_key(const void *a, const void *b)
 }
 
 static double ms(uint64_t ns) { return (double)ns / 1e6; }
+
+static uint64_t site_key(const struct site *a)
+{
+	return key_of(a->wait_total, a->hold_total, a->acq, a->contended);
+}
+
+/* sites in the order of the objects' sort key, then by acquisitions; "other sites" last */
+static int by_site_key(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+	if ((x->addr == 1) != (y->addr == 1))
+		return x->addr == 1 ? 1 : -1;
+	uint64_t kx = site_key(x), ky = site_key(y);
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	if (x->acq != y->acq)
+		return x->acq > y->acq ? -1 : 1;
+	if (x->holds != y->holds)
+		return x->holds > y->holds ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * Under an object's row, its top o->sites call sites (mutrace's backtraces,
+ * one frame deep): the acquisitions, waits and holds taken there, a hold
+ * counted at the site that took the lock.  CSV: rows of the sites table.
+ */
+static void print_sites(const struct stat_table *st, const struct stat_opts *o, const struct obj *b, const char *name, FILE *out)
+{
+	struct site sorted[SITES];
+	unsigned n = b->nsites;
+	if (!o->sites || !n)
+		return;
+	memcpy(sorted, b->sites, n * sizeof *sorted);
+	qsort(sorted, n, sizeof *sorted, by_site_key);
+	unsigned shown = o->sites < n ? o->sites : n;
+	for (unsigned k = 0; k < shown; k++) {
+		const struct site *a = &sorted[k];
+		const struct ptt_sym *sym = a->addr == 1 ? NULL : ptt_syms_code(st->syms, b->pid, a->addr);
+		double pct = a->acq ? 100.0 * (double)a->contended / (double)a->acq : 0;
+		uint64_t wmean = a->acq ? a->wait_total / a->acq : 0, hmean = a->holds ? a->hold_total / a->holds : 0;
+		if (o->csv) {
+			char esc[3][512];
+			fprintf(out, "0x%" PRIx64 ",%s,%" PRIu32 ",%u,%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", b->addr, name, b->pid, k + 1,
+				sym ? ptt_name_escape(sym->where, PTT_ESC_CSV, esc[0], sizeof esc[0]) : "other",
+				sym && sym->line ? ptt_name_escape(sym->line, PTT_ESC_CSV, esc[1], sizeof esc[1]) : "",
+				sym && sym->func ? ptt_name_escape(sym->func, PTT_ESC_CSV, esc[2], sizeof esc[2]) : "", a->acq,
+				a->contended, a->wait_total, wmean, a->wait_max, a->holds, a->hold_total, hmean, a->hold_max);
+			continue;
+		}
+		char label[32];
+		snprintf(label, sizeof label, "  site %u", k + 1);
+		fprintf(out, "%-20s %-7s %9" PRIu64 " %9" PRIu64 " %6.1f %11.3f %10.2f %10s %10s %10.2f %11.3f %10.2f %10.2f %7s %s\n",
+			label, "", a->acq, a->contended, pct, ms(a->wait_total), (double)wmean / 1e3, "-", "-",
+			(double)a->wait_max / 1e3, ms(a->hold_total), (double)hmean / 1e3, (double)a->hold_max / 1e3, "-",
+			sym ? sym->text : "(other sites)");
+	}
+	if (!o->csv && shown < n)
+		fprintf(out, "%-20s (%u more sites; --sites=0 shows none, -S %u all)\n", "", n - shown, n);
+}
 
 static void obj_name(const struct stat_table *st, const struct obj *o, char *buf, size_t size)
 {
@@ -335,6 +460,7 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 			name, ptt_class_name(b->cls), b->acq, b->contended, pct, ms(b->wait_total), (double)wmean / 1e3,
 			(double)percentile(b, 0.5) / 1e3, (double)percentile(b, 0.99) / 1e3, (double)b->wait_max / 1e3,
 			ms(b->hold_total), (double)hmean / 1e3, (double)b->hold_max / 1e3, b->owner_changes, tw);
+		print_sites(st, o, b, name, out);
 	}
 	if (!o->csv && shown < st->nobjs)
 		fprintf(out, "(%zu more objects; --top=0 shows all)\n", st->nobjs - shown);
@@ -366,6 +492,15 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 				t->pid, t->tid, n ? n : "", ms(life), ms(run), ms(t->in_state[MS_MUTEX_WAIT]),
 				ms(t->in_state[MS_COND_WAIT]), ms(t->in_state[MS_BARRIER]), ms(t->in_state[MS_JOIN]),
 				ms(t->in_state[MS_SEM_WAIT]), ms(rw), ms(t->in_state[MS_OTHER_WAIT]));
+	}
+	if (o->csv && o->sites) { /* the sites of the objects shown, after the two tables CSV readers know */
+		fprintf(out, "\nobject,name,pid,rank,site,site_line,function,acquisitions,contended,wait_total_ns,wait_mean_ns,"
+			     "wait_max_ns,holds,hold_total_ns,hold_mean_ns,hold_max_ns\n");
+		for (size_t i = 0; i < shown; i++) {
+			char name[96];
+			obj_name(st, sorted[i], name, sizeof name);
+			print_sites(st, o, sorted[i], name, out);
+		}
 	}
 	if (!o->csv) {
 		if (tshown < st->nthrs)
@@ -418,14 +553,17 @@ void stat_free(struct stat_table *st)
 {
 	if (!st)
 		return;
-	for (size_t i = 0; i < st->nobjs; i++)
+	for (size_t i = 0; i < st->nobjs; i++) {
+		free(st->objs[i]->sites);
 		free(st->objs[i]);
+	}
 	for (size_t i = 0; i < st->nthrs; i++)
 		free(st->thrs[i]);
 	free(st->objs);
 	free(st->thrs);
 	pmap_free(&st->objs_by_key);
 	ptt_names_free(st->names);
+	ptt_syms_free(st->syms);
 	model_free(st->model);
 	free(st);
 }

@@ -11,6 +11,7 @@ struct stat_opts {
 	enum stat_sort sort;
 	unsigned top;
 	int csv;
+	unsigned sites; /* call sites shown under each object (0: none) */
 };
 
 struct stat_table;

@@ -40,6 +40,7 @@ struct ptt_syms {
 	struct ptt_names *names;
 	struct sym_entry *all; /* every lookup made, freed at the end (pointers stay valid) */
 	char *debuginfo_path;
+	int8_t site_arg[PTT_MAX_TYPES]; /* index of each type's "site" argument: -1 none, -2 type not seen yet */
 };
 
 static const Dwfl_Callbacks callbacks = {
@@ -58,7 +59,16 @@ struct ptt_syms *ptt_syms_new(void)
 		free(s);
 		return NULL;
 	}
+	memset(s->site_arg, -2, sizeof s->site_arg);
 	return s;
+}
+
+/* A call site is the last argument, "site:ptr" (formats/events.def): its index, or -1. */
+static int site_index(const struct ptt_type *t)
+{
+	if (!t || !t->nargs || strcmp(t->argname[t->nargs - 1], "site") || t->argkind[t->nargs - 1] != PTT_ARG_PTR)
+		return -1;
+	return t->nargs - 1;
 }
 
 static void space_clear(struct space *sp)
@@ -185,6 +195,8 @@ void ptt_syms_update(struct ptt_syms *s, const struct ptt_event *ev)
 {
 	struct space *sp, *parent;
 	ptt_names_update(s->names, ev);
+	if (ev->id < PTT_MAX_TYPES && s->site_arg[ev->id] == -2 && ev->type)
+		s->site_arg[ev->id] = (int8_t)site_index(ev->type);
 	switch (ev->id) {
 	case PTT_EV_MODULE:
 		if ((sp = space_get(s, ev->pid, 1)))
@@ -324,11 +336,16 @@ const struct ptt_sym *ptt_syms_code(struct ptt_syms *s, uint32_t pid, uint64_t a
 
 const struct ptt_sym *ptt_syms_site(struct ptt_syms *s, const struct ptt_event *ev)
 {
-	const struct ptt_type *t = ev->type;
-	if (!t || !t->nargs || strcmp(t->argname[t->nargs - 1], "site") || t->argkind[t->nargs - 1] != PTT_ARG_PTR ||
-	    !ev->arg[t->nargs - 1])
+	int k = site_index(ev->type);
+	if (k < 0 || !ev->arg[k])
 		return NULL;
-	return lookup(s, ev->pid, ev->arg[t->nargs - 1], 1);
+	return lookup(s, ev->pid, ev->arg[k], 1);
+}
+
+uint64_t ptt_syms_site_addr(const struct ptt_syms *s, unsigned id, const uint64_t *arg)
+{
+	int k = id < PTT_MAX_TYPES ? s->site_arg[id] : -1;
+	return k >= 0 ? arg[k] : 0;
 }
 
 size_t ptt_syms_note(void *ctx, const struct ptt_event *ev, char *buf, size_t size)
@@ -338,9 +355,8 @@ size_t ptt_syms_note(void *ctx, const struct ptt_event *ev, char *buf, size_t si
 	return w < 0 ? 0 : (size_t)w < size ? (size_t)w : size - 1;
 }
 
-size_t ptt_syms_site_phrase(struct ptt_syms *s, const struct ptt_event *ev, char *buf, size_t size)
+static size_t phrase(const struct ptt_sym *site, char *buf, size_t size)
 {
-	const struct ptt_sym *site = ptt_syms_site(s, ev);
 	int w = 0;
 	if (!size)
 		return 0;
@@ -352,6 +368,16 @@ size_t ptt_syms_site_phrase(struct ptt_syms *s, const struct ptt_event *ev, char
 	else if (site)
 		w = snprintf(buf, size, " at %s", site->where);
 	return w < 0 ? 0 : (size_t)w < size ? (size_t)w : size - 1;
+}
+
+size_t ptt_syms_site_phrase(struct ptt_syms *s, const struct ptt_event *ev, char *buf, size_t size)
+{
+	return phrase(ptt_syms_site(s, ev), buf, size);
+}
+
+size_t ptt_syms_code_phrase(struct ptt_syms *s, uint32_t pid, uint64_t addr, char *buf, size_t size)
+{
+	return phrase(addr ? ptt_syms_code(s, pid, addr) : NULL, buf, size);
 }
 
 const char *ptt_syms_process_name(struct ptt_syms *s, uint32_t pid, char *buf, size_t size)

@@ -38,6 +38,10 @@ const struct ptt_sym *ptt_syms_code(struct ptt_syms *s, uint32_t pid, uint64_t a
 /* The call site of an event: NULL when its type has no site (or it is 0). */
 const struct ptt_sym *ptt_syms_site(struct ptt_syms *s, const struct ptt_event *ev);
 
+/* The call site's address in the arguments arg of an event of type id seen by ptt_syms_update (an
+ * opening event the model kept, struct mopen): 0 when its type has none. */
+uint64_t ptt_syms_site_addr(const struct ptt_syms *s, unsigned id, const uint64_t *arg);
+
 /* The text form's comment (ptt_sink_set_note): the event's site, symbolised; 0 without one.
  * ctx is the struct ptt_syms.  Every tool writing the text form uses it, so all agree. */
 size_t ptt_syms_note(void *ctx, const struct ptt_event *ev, char *buf, size_t size);
@@ -49,6 +53,8 @@ size_t ptt_syms_note(void *ctx, const struct ptt_event *ev, char *buf, size_t si
  * Returns the length written into buf.
  */
 size_t ptt_syms_site_phrase(struct ptt_syms *s, const struct ptt_event *ev, char *buf, size_t size);
+/* The same for a call site's address in process pid ("" for 0). */
+size_t ptt_syms_code_phrase(struct ptt_syms *s, uint32_t pid, uint64_t addr, char *buf, size_t size);
 
 /*
  * Display names, written into buf (NUL-terminated, truncated to size):

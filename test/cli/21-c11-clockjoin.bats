@@ -44,6 +44,21 @@ said_n() { sed -n "s/^$1 //p" "$BATS_TEST_TMPDIR/err.txt" | cut -d' ' -f"$2"; }
 	[ "$(count cond_init)" -eq 1 ] && [ "$(count cond_destroy)" -eq 1 ]
 }
 
+# The C11 wrappers pass their own caller's address: a site inside libptt (its mtx_lock calling
+# pthread_mutex_lock) would name libptt.so, not the program.
+@test "prim_c11: the call sites of C11 calls are in the program's own functions" {
+	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/prim_c11"
+	ptt-dump -n "$BATS_TEST_TMPDIR/t.ptt" >"$BATS_TEST_TMPDIR/t.txt"
+	grep -E ' (mutex|cond)_[a-z_]+ | thread_(join|join_req|detach) ' "$BATS_TEST_TMPDIR/t.txt" >"$BATS_TEST_TMPDIR/sites.txt"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/sites.txt")" -gt 1600 ]
+	run -1 grep -vE '  # [a-z_0-9]+\+0x[0-9a-f]+ \(prim_c11\) at prim_c11\.c:[0-9]+$' "$BATS_TEST_TMPDIR/sites.txt"
+	# mtx_lock and mtx_unlock in worker(), line for line; cnd_signal in waiter(); thrd_join in main()
+	[ "$(grep -c ' mutex_lock .*  # worker+0x[0-9a-f]* (prim_c11) at prim_c11.c:43$' "$BATS_TEST_TMPDIR/sites.txt")" -eq 800 ]
+	[ "$(grep -c ' mutex_unlock .*  # worker+0x[0-9a-f]* (prim_c11) at prim_c11.c:47$' "$BATS_TEST_TMPDIR/sites.txt")" -eq 800 ]
+	grep -q ' cond_signal .*  # waiter+0x[0-9a-f]* (prim_c11) at prim_c11.c:' "$BATS_TEST_TMPDIR/sites.txt"
+	grep -q ' thread_join .*  # main+0x[0-9a-f]* (prim_c11) at prim_c11.c:' "$BATS_TEST_TMPDIR/sites.txt"
+}
+
 @test "prim_c11: the program's results and output are the same traced and untraced" {
 	run -0 --separate-stderr "$EXAMPLES/prim_c11" -v
 	untraced=$(grep -c . <<<"$stderr")

@@ -118,3 +118,23 @@ setup() {
 		echo "$output" | grep -q "^Container, .*, Thread, .*, [0-9]* $n\$" || { echo "no container named $n"; return 1; }
 	done
 }
+
+# A state says where its hold or wait was asked for, an event where it was called: the last field
+# (Site) of PajeSetState 15 / PajeNewEvent 16, which ViTE shows on click; running states have none.
+@test "states and events carry their call site, and the file stays valid for pj_dump and ViTE" {
+	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/two_sites" -n 20 >/dev/null
+	run -0 --separate-stderr ptt-paje "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$stderr" = "" ]
+	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/t.paje"
+	grep -q '^%EventDef PajeSetState 15$' "$BATS_TEST_TMPDIR/t.paje"
+	grep -q '^%EventDef PajeNewEvent 16$' "$BATS_TEST_TMPDIR/t.paje"
+	# -n 20 rounds in 2 threads: 120 holds taken in fast_path, 40 in slow_path
+	[ "$(grep -cE '^15 [0-9.]+ ST_Thread T[0-9]+ MH "fast_path\+0x[0-9a-f]+ \(two_sites\) at two_sites\.c:17"$' "$BATS_TEST_TMPDIR/t.paje")" -eq 120 ]
+	[ "$(grep -cE '^15 [0-9.]+ ST_Thread T[0-9]+ MH "slow_path\+0x[0-9a-f]+ \(two_sites\) at two_sites\.c:24"$' "$BATS_TEST_TMPDIR/t.paje")" -eq 40 ]
+	grep -qE '^16 [0-9.]+ E_Thread T[0-9]+ thread_create "main\+0x[0-9a-f]+ \(two_sites\) at two_sites\.c:[0-9]+"$' "$BATS_TEST_TMPDIR/t.paje"
+	# running carries no site; a site is never a bare address
+	run -1 grep -E '^15 .* R ' "$BATS_TEST_TMPDIR/t.paje"
+	run -1 grep -E '^1[56] .* "0x[0-9a-f]+"$' "$BATS_TEST_TMPDIR/t.paje"
+	assert_paje_valid "$BATS_TEST_TMPDIR/t.paje"
+	assert_vite_clean "$BATS_TEST_TMPDIR/t.paje"
+}

@@ -104,6 +104,22 @@ PY
 	cmp "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/b.json"
 }
 
+@test "states and instant events have their call site in args" {
+	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/two_sites" -n 20 >/dev/null
+	ptt-json -p "$BATS_TEST_TMPDIR/t.ptt" >"$BATS_TEST_TMPDIR/t.json"
+	run -0 python3 "$BATS_TEST_DIRNAME/chrome_json_check.py" "$BATS_TEST_TMPDIR/t.json"
+	run -0 python3 -c '
+import collections, json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"] if isinstance(d, dict) else d
+c = collections.Counter((e["ph"], e["name"], e["args"]["site"].split("+")[0], e["args"]["site"].split(" at ")[-1])
+                        for e in ev if "site" in e.get("args", {}))
+print(c[("X", "Holding mutex", "fast_path", "two_sites.c:17")], c[("X", "Holding mutex", "slow_path", "two_sites.c:24")])
+print(sum(n for k, n in c.items() if k[0] == "i" and k[1] == "thread_create"))' "$BATS_TEST_TMPDIR/t.json"
+	[ "${lines[0]}" = "120 40" ]
+	[ "${lines[1]}" -eq 2 ]
+}
+
 @test "a process that execs is renamed after its new command" {
 	record sh -c "exec \"$EXAMPLES/prim_cond\""
 	json_checked "$BATS_TEST_TMPDIR/t.ptt"

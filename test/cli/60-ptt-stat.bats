@@ -89,3 +89,39 @@ load helpers
 		[[ "${lines[0]}" =~ ^[0-9]+\.[0-9]{3}\ ms\ waited\ for\ locks\ over\ [0-9]+\.[0-9]{3}\ ms\;\ most\ contended:$ ]]
 	fi
 }
+
+# two_sites: fast_path takes shared_lock 3 times for each slow_path (two_sites.c:17 and :24).
+@test "ptt-stat names each object's call sites with file:line, their acquisitions, waits and holds adding up" {
+	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/two_sites" -n 500 >/dev/null
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$stderr" = "" ]
+	grep -qE '^  site [12] +3000 .* fast_path\+0x[0-9a-f]+ \(two_sites\) at two_sites\.c:17$' <<<"$output"
+	grep -qE '^  site [12] +1000 .* slow_path\+0x[0-9a-f]+ \(two_sites\) at two_sites\.c:24$' <<<"$output"
+	run -0 --separate-stderr ptt-stat --csv "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$stderr" = "" ]
+	# the sites table: each site's acquisitions; their waits and holds sum to the object's
+	sites=$(awk -F, '/^object,name,pid,rank,site,/ { s = 1; next } s && $2 == "shared_lock" { print $7, $8 }' <<<"$output" | sort)
+	[ "$sites" = "fast_path 3000
+slow_path 1000" ]
+	obj=$(awk -F, 'NR > 1 && $2 == "shared_lock" { print $5, $6, $8, $13; exit }' <<<"$output")
+	sum=$(awk -F, '/^object,name,pid,rank,site,/ { s = 1; next } s && $2 == "shared_lock" { a += $8; c += $9; w += $10; h += $14 }
+		END { print a, c, w, h }' <<<"$output")
+	[ "$obj" = "$sum" ]
+	# -S 1: the one site with most waits; -S 0: no site rows, no sites table
+	run -0 ptt-stat -S 1 "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$(grep -c '^  site ' <<<"$output")" -eq 1 ]
+	grep -q '^ *(1 more sites; ' <<<"$output"
+	run -0 ptt-stat --sites=0 --csv "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$(grep -c '^object,name,pid,rank,site,' <<<"$output")" -eq 0 ]
+	run -2 --separate-stderr ptt-stat --sites=x "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$stderr" == "ptt-stat: --sites: not a count: 'x'"* ]]
+}
+
+@test "ptt-stat on a stripped program: sites read module+0x..., never a bare address" {
+	strip -o "$BATS_TEST_TMPDIR/two_sites_stripped" "$EXAMPLES/two_sites"
+	ptt-record -q -o "$BATS_TEST_TMPDIR/s.ptt" -- "$BATS_TEST_TMPDIR/two_sites_stripped" -n 10 >/dev/null
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/s.ptt"
+	[ "$stderr" = "" ]
+	[ "$(grep -cE '^  site [12] +(60|20) .* two_sites_stripped\+0x[0-9a-f]+$' <<<"$output")" -eq 2 ]
+	run -1 grep -E '^  site .* 0x[0-9a-f]+$' <<<"$(grep -v 'two_sites_stripped+0x' <<<"$output")"
+}

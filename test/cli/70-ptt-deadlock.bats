@@ -25,6 +25,25 @@ load helpers
 	run -1 bash -c "ptt-dump '$BATS_TEST_TMPDIR/t.ptt' | ptt-deadlock"
 }
 
+# The two places a user must change: where each thread took its first lock, then asked for the second.
+@test "each edge of a lock-order cycle names its two call sites (file:line, or module+0x... stripped)" {
+	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/inversion" >/dev/null
+	run -1 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$stderr" = "" ]
+	[ "$(grep -c '^    ' <<<"$output")" -eq 2 ]
+	grep -qx '    lock_a taken at inversion.c:17 in a_then_b, then lock_b at inversion.c:18 in a_then_b' <<<"$output"
+	grep -qx '    lock_b taken at inversion.c:27 in b_then_a, then lock_a at inversion.c:28 in b_then_a' <<<"$output"
+	# each site line follows its edge's line
+	[ "$(grep -A1 'lock_b (0x[0-9a-f]*) taken while holding lock_a' <<<"$output" | tail -1)" = \
+		'    lock_a taken at inversion.c:17 in a_then_b, then lock_b at inversion.c:18 in a_then_b' ]
+	strip -o "$BATS_TEST_TMPDIR/inversion_stripped" "$EXAMPLES/inversion"
+	ptt-record -q -o "$BATS_TEST_TMPDIR/s.ptt" -- "$BATS_TEST_TMPDIR/inversion_stripped" >/dev/null
+	run -1 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/s.ptt"
+	[ "$stderr" = "" ]
+	m='inversion_stripped\+0x[0-9a-f]+'
+	[ "$(grep -cxE "    $m taken at $m, then $m at $m" <<<"$output")" -eq 2 ]
+}
+
 @test "a real deadlock, stopped by SIGINT through ptt-record, is reported, exit 3" {
 	run timeout -s INT 3 ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/deadlock"
 	run -3 ptt-deadlock "$BATS_TEST_TMPDIR/t.ptt"
