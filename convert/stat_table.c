@@ -24,6 +24,7 @@ struct obj {
 	uint64_t addr;
 	uint8_t cls;
 	uint64_t acq, contended, waits;
+	uint64_t open_waits;        /* waits still open at the end of the trace (in contended and the wait times) */
 	uint64_t wait_total, wait_max, hold_total, hold_max, holds;
 	uint64_t owner_changes;
 	uint32_t last_owner;
@@ -46,6 +47,7 @@ struct stat_table {
 	struct thr **thrs;
 	size_t nthrs, cap_thrs;
 	struct ptt_names *names;
+	uint64_t open_waits;        /* over every object */
 	struct ptt_syms *syms;
 	struct model *model;
 	uint64_t last_ns, first_ns;
@@ -295,6 +297,27 @@ void stat_event(struct stat_table *st, const struct ptt_event *ev)
 	st->last_ns = ev->ns;
 }
 
+/*
+ * A wait still open at the end of the trace (a thread blocked for ever, or
+ * cut by the end): contended, with its time up to the end, so that a
+ * deadlock never reads as "no thread waited".  Joins and waits a selection
+ * left out are no object's contention.
+ */
+static int open_wait(void *ctx, struct mthread *t, const struct mframe *f)
+{
+	struct stat_table *st = ctx;
+	unsigned cls = mstate_class(f->state);
+	if (!mstate_is_wait(f->state) || cls == PTT_CLASS_META || f->state == MS_OTHER_WAIT || st->last_ns < f->begin_ns)
+		return 0;
+	struct obj *o = obj_of(st, t->pid, f->obj, cls);
+	if (o) {
+		add_wait(o, t->tid, open_site(st, &f->open), st->last_ns - f->begin_ns, 1);
+		o->open_waits++;
+		st->open_waits++;
+	}
+	return 0;
+}
+
 void stat_finish(struct stat_table *st, uint64_t from_ns, uint64_t to_ns)
 {
 	/* a window's threads live until its end, and the trace's time is the window's */
@@ -302,6 +325,7 @@ void stat_finish(struct stat_table *st, uint64_t from_ns, uint64_t to_ns)
 		st->last_ns = to_ns;
 	if (from_ns && st->any && from_ns < st->first_ns)
 		st->first_ns = from_ns;
+	model_foreach_open(st->model, open_wait, st);
 	model_finish(st->model, st->last_ns);
 }
 
@@ -395,13 +419,25 @@ static void print_sites(const struct stat_table *st, const struct stat_opts *o, 
 		fprintf(out, "%-20s (%u more sites; --sites=0 shows none, -S %u all)\n", "", n - shown, n);
 }
 
+/* A thread's name as the pictures give it (its own, else its start routine), "" when it has none. */
+static const char *thr_name(const struct stat_table *st, uint32_t pid, uint32_t tid, char *buf, size_t size)
+{
+	ptt_syms_thread_name(st->syms, pid, tid, buf, size);
+	if (strncmp(buf, "thread ", 7) == 0)
+		buf[0] = 0;
+	for (char *p = buf; *p; p++)
+		if (*p == ',' || *p == '"' || *p == '\n')
+			*p = '_';
+	return buf;
+}
+
 static void obj_name(const struct stat_table *st, const struct obj *o, char *buf, size_t size)
 {
-	const char *n = ptt_names_object(st->names, o->addr);
+	const char *n = ptt_names_object(st->names, o->addr); /* a sem_open name is only known here */
 	if (n)
 		snprintf(buf, size, "%s", n);
 	else
-		snprintf(buf, size, "0x%" PRIx64, o->addr);
+		ptt_syms_object_name(st->syms, o->pid, o->addr, buf, size); /* given name, symbol, module+0xoff or address */
 	for (char *p = buf; *p; p++)
 		if (*p == ',' || *p == '"' || *p == '\n')
 			*p = '_';
@@ -450,7 +486,10 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 				b->owner_changes, topw);
 			continue;
 		}
-		const char *tn = topw ? ptt_names_thread(st->names, topw) : NULL;
+		char tnb[64];
+		const char *tn = topw ? thr_name(st, b->pid, topw, tnb, sizeof tnb) : NULL;
+		if (tn && !*tn)
+			tn = NULL;
 		char tw[64];
 		if (topw)
 			snprintf(tw, sizeof tw, "%" PRIu32 "%s%s%s", topw, tn ? " (" : "", tn ? tn : "", tn ? ")" : "");
@@ -474,7 +513,8 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 	size_t tshown = o->top && o->top < st->nthrs ? o->top : st->nthrs;
 	for (size_t i = 0; i < tshown; i++) {
 		const struct thr *t = st->thrs[i];
-		const char *n = ptt_names_thread(st->names, t->tid);
+		char nb[PTT_MAX_STR];
+		const char *n = thr_name(st, t->pid, t->tid, nb, sizeof nb);
 		uint64_t life = t->ended_ns > t->first_ns ? t->ended_ns - t->first_ns : 0;
 		uint64_t waits = 0;
 		for (unsigned s = 0; s < MS_COUNT; s++)
@@ -509,6 +549,9 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 			     "OTHER: blocked in a traced call that a selection (ptt-filter) left out\n");
 		fprintf(out, "\ncontention: %.3f ms waited for locks and semaphores, summed over threads, in %.3f ms of trace\n",
 			ms(contention), ms(st->last_ns - st->first_ns));
+		if (st->open_waits)
+			fprintf(out, "%" PRIu64 " wait%s still open at the end of the trace, counted as contended up to its end "
+				     "(threads blocked for ever? see ptt-deadlock)\n", st->open_waits, st->open_waits > 1 ? "s were" : " was");
 	}
 	free(sorted);
 }
@@ -537,6 +580,9 @@ void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FI
 	else
 		fprintf(out, "%.3f ms waited for locks over %.3f ms; most contended:\n", ms(contention),
 			ms(st->last_ns - st->first_ns));
+	if (st->open_waits)
+		fprintf(out, "%" PRIu64 " wait%s still open at the end (threads blocked for ever? see ptt-deadlock)\n",
+			st->open_waits, st->open_waits > 1 ? "s were" : " was");
 	for (size_t i = 0; i < shown; i++) {
 		const struct obj *b = sorted[i];
 		char name[96];
