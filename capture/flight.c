@@ -282,13 +282,13 @@ long flight_write(struct flight *f, struct ptt_writer *w, const struct ptt_clock
 	for (int tries = 0; !rc && tries < 10; tries++) {
 		t = 0;
 		rc = collect(f, n, live, slack, copies, cut, &recs, &nrecs, &k0, &from, &t);
-		if (rc || nrecs > k0 || !live)
+		if (rc || nrecs > k0 || !live || tries == 9) /* the last try's copies are written, even empty */
 			break;
 		for (uint32_t i = 0; i < n; i++) {
 			free(copies[i]);
 			copies[i] = NULL;
 		}
-		nrecs = 0;
+		nrecs = k0 = 0;
 	}
 	*torn += t;
 	if (!rc)
