@@ -181,8 +181,8 @@ int main(int argc, char **argv)
 	if (cli_open(&in, "ptt-csv", argc - optind, argv + optind))
 		return 2;
 	in.ordered = states; /* intervals are differences of times; event rows stay as read */
-	struct ptt_names *names = ptt_names_new();
-	struct ptt_syms *syms = states ? NULL : ptt_syms_new();
+	struct ptt_syms *syms = ptt_syms_new();
+	const struct ptt_names *names = syms ? ptt_syms_names(syms) : NULL; /* learnt by ptt_syms_update */
 	struct states st = { stdout, names, 1 };
 	struct model_ops ops = { .ctx = &st, .thread_end = end_row, .state = state_row };
 	struct model *m = states ? model_new(&ops) : NULL;
@@ -192,14 +192,12 @@ int main(int argc, char **argv)
 		puts("time_ns,time_s,pid,tid,thread_name,source,event,class,object,object_name,args,site,site_line");
 	static struct ptt_event ev;
 	uint64_t last = 0;
-	while (names && (states ? m != NULL : syms != NULL) && cli_next(&in, &ev) > 0) {
-		ptt_names_update(names, &ev);
-		if (states) {
+	while (syms && (!states || m) && cli_next(&in, &ev) > 0) {
+		ptt_syms_update(syms, &ev);
+		if (states)
 			model_event(m, &ev);
-		} else {
-			ptt_syms_update(syms, &ev);
+		else
 			event_row(stdout, &ev, names, syms);
-		}
 		last = ev.ns;
 	}
 	if (m) {
@@ -207,7 +205,6 @@ int main(int argc, char **argv)
 		model_finish(m, last);
 		model_free(m);
 	}
-	ptt_names_free(names);
 	ptt_syms_free(syms);
 	int damaged = cli_close(&in);
 	int out = cli_finish_output("ptt-csv");

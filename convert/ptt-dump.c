@@ -62,9 +62,9 @@ int main(int argc, char **argv)
 	if (cli_open(&in, "ptt-dump", argc - optind, argv + optind))
 		return 2;
 	struct ptt_sink *sink = NULL;
-	struct ptt_names *names = ptt_names_new();
 	struct summary *sum = summary_new();
 	struct ptt_syms *syms = ptt_syms_new();
+	const struct ptt_names *names = syms ? ptt_syms_names(syms) : NULL; /* learnt by ptt_syms_update */
 	struct fidelity *fid = mode == MODE_CHECK ? fidelity_new() : NULL;
 	static const struct model_ops no_ops = { 0 };
 	struct model *model = mode == MODE_HUMAN ? model_new(&no_ops) : NULL; /* who holds what, for --human */
@@ -86,7 +86,6 @@ int main(int argc, char **argv)
 				fidelity_starts_mid_run(fid);
 		}
 		first = 0;
-		ptt_names_update(names, &ev);
 		ptt_syms_update(syms, &ev);
 		summary_add(sum, &ev);
 		if (fid && fidelity_add(fid, &ev, names, line, sizeof line) && fidelity_violations(fid) <= 20)
@@ -123,7 +122,6 @@ int main(int argc, char **argv)
 	fidelity_free(fid);
 	model_free(model);
 	summary_free(sum);
-	ptt_names_free(names);
 	ptt_syms_free(syms);
 	int damaged = cli_close(&in);
 	int out = cli_finish_output("ptt-dump");

@@ -151,7 +151,7 @@ static int restore(void *p, struct ptt_event *ev, unsigned kind)
 {
 	struct out_ctx *o = p;
 	(void)kind;
-	ptt_names_update((struct ptt_names *)o->names, ev);
+	ptt_syms_update(o->syms, ev); /* names, and modules for --site */
 	fcontext_event(o->ctx, ev);
 	return 0;
 }
@@ -270,8 +270,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	struct ptt_sink *sink = NULL;
-	struct ptt_names *names = ptt_names_new();
 	struct ptt_syms *syms = ptt_syms_new();
+	const struct ptt_names *names = syms ? ptt_syms_names(syms) : NULL; /* learnt by ptt_syms_update */
 	struct fcontext *ctx = no_context ? NULL : fcontext_new();
 	int failed = !names || !syms || (!no_context && !ctx) || ptt_sink_open(&sink, stdout, ptt_reader_form(in.r), 0) != 0;
 	if (sink && ptt_reader_form(in.r) == PTT_FORM_TEXT)
@@ -290,7 +290,6 @@ int main(int argc, char **argv)
 	if (empty)
 		fprintf(stderr, "ptt-filter: the window ends (--to) before it begins (--from): it selects nothing\n");
 	while (!failed && !empty && cli_next(&in, &ev) > 0) {
-		ptt_names_update(names, &ev);
 		ptt_syms_update(syms, &ev);
 		spec_note_seen(&spec, &ev, names);
 		if (ev.ns > spec.to_ns || ev.pos >= end_pos) {
@@ -335,7 +334,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < oc.pending.cap; i++)
 		free(oc.pending.vals[i]);
 	pmap_free(&oc.pending);
-	ptt_names_free(names);
 	ptt_syms_free(syms);
 	spec_free(&spec);
 	int damaged = cli_close(&in);

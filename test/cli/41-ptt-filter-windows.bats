@@ -142,3 +142,14 @@ setup() {
 		done
 	done
 }
+
+@test "ptt-index: --site in a window from a snapshot selects as a full replay does (the snapshot's modules are learnt)" {
+	run -0 --separate-stderr ptt-record -q -o "$BATS_TEST_TMPDIR/s.ptt" -- "$EXAMPLES/two_sites"
+	ptt-index -i 200 "$BATS_TEST_TMPDIR/s.ptt" >"$BATS_TEST_TMPDIR/si.ptt"
+	n=$(ptt-dump -n "$BATS_TEST_TMPDIR/s.ptt" | wc -l)
+	f=$(ptt-dump -n "$BATS_TEST_TMPDIR/s.ptt" | sed -n "$((n / 2))p" | awk '{print $1}')
+	ptt-filter --from="${f}s" --site='*slow_path*' "$BATS_TEST_TMPDIR/si.ptt" | ptt-dump -n >"$BATS_TEST_TMPDIR/a.txt"
+	cat "$BATS_TEST_TMPDIR/si.ptt" | ptt-filter --from="${f}s" --site='*slow_path*' | ptt-dump -n >"$BATS_TEST_TMPDIR/b.txt" # a pipe: full replay
+	diff "$BATS_TEST_TMPDIR/a.txt" "$BATS_TEST_TMPDIR/b.txt"
+	grep -q ' mutex_lock ' "$BATS_TEST_TMPDIR/a.txt"
+}
