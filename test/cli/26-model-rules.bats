@@ -3,13 +3,6 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
-# trace NAME LINE...: a text trace of these events in $BATS_TEST_TMPDIR/NAME.txt
-trace() {
-	local f="$BATS_TEST_TMPDIR/$1.txt"
-	shift
-	{ echo '# ptt-trace 1'; echo '0.000000001 10 10 pthread process_begin ppid=1 cmd="x"'; printf '%s\n' "$@"; } >"$f"
-}
-
 @test "--human has a sentence for every event type of a fresh trace" {
 	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- true
 	# one event of each type, every argument 0 or empty
