@@ -19,7 +19,8 @@ struct phrase {
  * the string, %a the first argument as a number, %c the parent, %k the
  * child, %j the target (or stream) thread, %{name} the argument called name,
  * %H ", held by thread N" when the model knows another holder, %C who
- * created the thread, %E how it ended, %G the signal as "signal 2 (SIGINT)".
+ * created the thread, %E how it ended, %G the signal as "signal 2 (SIGINT)",
+ * %X the first object's address (where a name would only repeat %S).
  * A failed call (ret an error number) takes the second verb, followed by
  * what the error means and its name: "does not get mutex m: timed out
  * (ETIMEDOUT)".  Never "ret 110" or "result -1": the numbers are raw.
@@ -74,7 +75,7 @@ static const struct phrase phrases[] = {
 	{ "barrier_wait", "%T leaves barrier %O", NULL }, /* ret -1: the serial thread */
 	{ "sem_init", "%T initialises semaphore %O to %{value}", "%T fails to initialise semaphore %O to %{value}" },
 	{ "sem_destroy", "%T destroys semaphore %O", "%T fails to destroy semaphore %O" },
-	{ "sem_open", "%T opens semaphore %S as %O", NULL },
+	{ "sem_open", "%T opens semaphore %S at %X", NULL },
 	{ "sem_close", "%T closes semaphore %O", "%T fails to close semaphore %O" },
 	{ "sem_unlink", "%T unlinks semaphore %S", "%T fails to unlink semaphore %S" },
 	{ "sem_wait_req", "%T waits on semaphore %O%H", NULL },
@@ -247,6 +248,7 @@ void human_sentence(const struct ptt_event *ev, const struct ptt_names *names, c
 			break;
 		case 'P': n += (size_t)snprintf(buf + n, size - n, "%" PRIu32, ev->pid); break;
 		case 'O': n += object_words(names, nth_arg(ev, PTT_ARG_PTR, 0), buf + n, size - n); break;
+		case 'X': n += (size_t)snprintf(buf + n, size - n, "0x%" PRIx64, nth_arg(ev, PTT_ARG_PTR, 0)); break;
 		case 'A': n += object_words(names, nth_arg(ev, PTT_ARG_PTR, 1), buf + n, size - n); break;
 		case 'S': n += ptt_text_quote(ev->str, buf + n, size - n); break;
 		case 'a': n += (size_t)snprintf(buf + n, size - n, "%" PRIu64, ev->nargs ? ev->arg[0] : 0); break;

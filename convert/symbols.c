@@ -390,7 +390,7 @@ const char *ptt_syms_process_name(struct ptt_syms *s, uint32_t pid, char *buf, s
 	return buf;
 }
 
-const char *ptt_syms_thread_name(struct ptt_syms *s, uint32_t pid, uint32_t tid, char *buf, size_t size)
+const char *ptt_syms_thread_known_name(struct ptt_syms *s, uint32_t pid, uint32_t tid, char *buf, size_t size)
 {
 	const char *given = ptt_names_thread(s->names, tid);
 	struct thread_info *t = pmap_get(&s->threads, thread_key(pid, tid));
@@ -402,7 +402,14 @@ const char *ptt_syms_thread_name(struct ptt_syms *s, uint32_t pid, uint32_t tid,
 		snprintf(buf, size, "%s", start->func);
 	else if (tid == pid && (sp = space_get(s, pid, 0)) && sp->cmd && *sp->cmd)
 		snprintf(buf, size, "%s", sp->cmd);
-	else
+	else if (size)
+		buf[0] = 0;
+	return buf;
+}
+
+const char *ptt_syms_thread_name(struct ptt_syms *s, uint32_t pid, uint32_t tid, char *buf, size_t size)
+{
+	if (!*ptt_syms_thread_known_name(s, pid, tid, buf, size))
 		snprintf(buf, size, "thread %" PRIu32, tid);
 	return buf;
 }

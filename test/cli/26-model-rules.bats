@@ -32,7 +32,7 @@ load helpers
 	[ -z "$stderr" ]
 	# the refused unlock ends no hold in the pictures either
 	run -0 --separate-stderr ptt-csv --states "$BATS_TEST_TMPDIR/refused.txt"
-	[[ "$output" == *"10,10,,holding_mutex,0x10,,2,4,2,0"* ]]
+	[[ "$output" == *"10,10,x,holding_mutex,0x10,,2,4,2,0"* ]]
 	[ -z "$stderr" ]
 }
 
@@ -78,7 +78,7 @@ load helpers
 		'0.000000005 10 10 pthread sem_post sem=0x50 ret=0' \
 		'0.000000006 10 10 pthread thread_end retval=0x0 how=0'
 	run -0 --separate-stderr ptt-csv --states "$BATS_TEST_TMPDIR/semlock.txt"
-	[[ "$output" == *"10,10,,sem_hold,0x50,,3,5,2,1"* ]]
+	[[ "$output" == *"10,10,x,sem_hold,0x50,,3,5,2,1"* ]]
 	[ -z "$stderr" ]
 	run -0 --separate-stderr ptt-stat --csv "$BATS_TEST_TMPDIR/semlock.txt"
 	[[ "$output" == *"0x50,0x50,sem,10,1,0,0.00,0,0,0,0,0,2,2,2,0,0"* ]]
