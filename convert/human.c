@@ -6,6 +6,7 @@
 
 #include "human.h"
 #include "model.h"
+#include "symbols.h"
 
 struct phrase {
 	const char *event;
@@ -20,7 +21,9 @@ struct phrase {
  * child, %j the target (or stream) thread, %{name} the argument called name,
  * %H ", held by thread N" when the model knows another holder, %C who
  * created the thread, %E how it ended, %G the signal as "signal 2 (SIGINT)",
- * %X the first object's address (where a name would only repeat %S).
+ * %X the first object's address (where a name would only repeat %S), %J the
+ * target thread's tid alone.  Threads and objects are named as the pictures
+ * name them (symbols.h): "thread 4243 (worker_main)", "mutex queue_lock".
  * A failed call (ret an error number) takes the second verb, followed by
  * what the error means and its name: "does not get mutex m: timed out
  * (ETIMEDOUT)".  Never "ret 110" or "result -1": the numbers are raw.
@@ -40,9 +43,9 @@ static const struct phrase phrases[] = {
 	{ "thread_detach", "%T detaches thread %j", "%T fails to detach thread %j" },
 	{ "thread_cancel", "%T cancels thread %j", "%T fails to cancel thread %j" },
 	{ "thread_exit", "%T calls pthread_exit", NULL },
-	{ "thread_name", "thread %j is named %S", NULL },
+	{ "thread_name", "thread %J is named %S", NULL },
 	{ "object_name", "object %O is named %S", NULL },
-	{ "module", "process %P maps %S at %O", NULL },
+	{ "module", "process %P maps %S at %X", NULL },
 	{ "mutex_init", "%T initialises mutex %O", "%T fails to initialise mutex %O" },
 	{ "mutex_destroy", "%T destroys mutex %O", "%T fails to destroy mutex %O" },
 	{ "mutex_lock_req", "%T waits for mutex %O%H", NULL },
@@ -96,17 +99,27 @@ static const struct phrase phrases[] = {
 	{ "rec_stop", "the recorder stops: the program exited with status %{status}", "the recorder stops: the program was killed by %G" },
 };
 
-static size_t thread_words(const struct ptt_names *names, uint64_t tid, char *buf, size_t size)
+/* "4243 (worker)": the tid and the name every picture gives the thread (symbols.h), when it has one */
+static size_t thread_words(struct ptt_syms *syms, uint32_t pid, uint64_t tid, char *buf, size_t size)
 {
-	const char *n = names ? ptt_names_thread(names, (uint32_t)tid) : NULL;
-	int w = n ? snprintf(buf, size, "%" PRIu64 " (%s)", tid, n) : snprintf(buf, size, "%" PRIu64, tid);
+	char n[PTT_MAX_STR];
+	if (syms && tid)
+		ptt_syms_thread_known_name(syms, pid, (uint32_t)tid, n, sizeof n);
+	else
+		n[0] = 0;
+	int w = *n ? snprintf(buf, size, "%" PRIu64 " (%s)", tid, n) : snprintf(buf, size, "%" PRIu64, tid);
 	return w < 0 ? 0 : (size_t)w;
 }
 
-static size_t object_words(const struct ptt_names *names, uint64_t addr, char *buf, size_t size)
+/* the object as the pictures name it: its given name, symbol, module+0xoff, else its address */
+static size_t object_words(struct ptt_syms *syms, uint32_t pid, uint64_t addr, char *buf, size_t size)
 {
-	const char *n = names ? ptt_names_object(names, addr) : NULL;
-	int w = n ? snprintf(buf, size, "%s", n) : snprintf(buf, size, "0x%" PRIx64, addr);
+	char n[PTT_MAX_STR + 32];
+	if (syms && addr)
+		ptt_syms_object_name(syms, pid, addr, n, sizeof n);
+	else
+		snprintf(n, sizeof n, "0x%" PRIx64, addr);
+	int w = snprintf(buf, size, "%s", n);
 	return w < 0 ? 0 : (size_t)w;
 }
 
@@ -119,7 +132,7 @@ static uint64_t nth_arg(const struct ptt_event *ev, unsigned kind_wanted, unsign
 }
 
 /* ", held by thread N" when the model knows a live thread other than ev's that holds its first object */
-static size_t holder_words(const struct ptt_event *ev, const struct ptt_names *names, const struct model *m, char *buf,
+static size_t holder_words(const struct ptt_event *ev, struct ptt_syms *syms, const struct model *m, char *buf,
 			   size_t size)
 {
 	if (!m || !ev->nargs || ev->type->argkind[0] != PTT_ARG_PTR)
@@ -131,7 +144,7 @@ static size_t holder_words(const struct ptt_event *ev, const struct ptt_names *n
 		return 0;
 	int w = snprintf(buf, size, ", held by thread ");
 	size_t n = w < 0 ? 0 : (size_t)w;
-	return n < size ? n + thread_words(names, h->tid, buf + n, size - n) : n;
+	return n < size ? n + thread_words(syms, ev->pid, h->tid, buf + n, size - n) : n;
 }
 
 /* What an error number returned by a pthread call means to the reader ("timed out"). */
@@ -172,13 +185,13 @@ static size_t signal_words(uint64_t sig, char *buf, size_t size)
 }
 
 /* Who started the thread: its creator, else what a parent of 0 means (capture/init.c). */
-static size_t creator_words(const struct ptt_event *ev, const struct ptt_names *names, char *buf, size_t size)
+static size_t creator_words(const struct ptt_event *ev, struct ptt_syms *syms, char *buf, size_t size)
 {
 	uint64_t parent = ptt_event_arg(ev, "parent", 0);
 	if (parent) {
 		int w = snprintf(buf, size, "created by thread ");
 		size_t n = w < 0 ? 0 : (size_t)w;
-		return n < size ? n + thread_words(names, parent, buf + n, size - n) : n;
+		return n < size ? n + thread_words(syms, ev->pid, parent, buf + n, size - n) : n;
 	}
 	int w = snprintf(buf, size, "%s",
 			 ev->tid == ev->pid ? "the process's main thread" : "its creation was not traced");
@@ -214,7 +227,7 @@ static int outcome(const struct ptt_event *ev, int64_t *ret)
 	return 1;
 }
 
-void human_sentence(const struct ptt_event *ev, const struct ptt_names *names, const struct model *m, char *buf,
+void human_sentence(const struct ptt_event *ev, struct ptt_syms *syms, const struct model *m, char *buf,
 		    size_t size)
 {
 	const struct phrase *ph = NULL;
@@ -226,7 +239,7 @@ void human_sentence(const struct ptt_event *ev, const struct ptt_names *names, c
 	n = w < 0 ? 0 : (size_t)w;
 	if (!ph) {
 		n += (size_t)snprintf(buf + n, size - n, "thread ");
-		n += thread_words(names, ev->tid, buf + n, size - n);
+		n += thread_words(syms, ev->pid, ev->tid, buf + n, size - n);
 		char text[PTT_MAX_STR * 4 + 256];
 		ptt_text_format_event(ev, text, sizeof text);
 		const char *rest = strstr(text, ev->type->name);
@@ -244,18 +257,18 @@ void human_sentence(const struct ptt_event *ev, const struct ptt_names *names, c
 		switch (c) {
 		case 'T':
 			n += (size_t)snprintf(buf + n, size - n, "thread ");
-			n += thread_words(names, ev->tid, buf + n, size - n);
+			n += thread_words(syms, ev->pid, ev->tid, buf + n, size - n);
 			break;
 		case 'P': n += (size_t)snprintf(buf + n, size - n, "%" PRIu32, ev->pid); break;
-		case 'O': n += object_words(names, nth_arg(ev, PTT_ARG_PTR, 0), buf + n, size - n); break;
+		case 'O': n += object_words(syms, ev->pid, nth_arg(ev, PTT_ARG_PTR, 0), buf + n, size - n); break;
 		case 'X': n += (size_t)snprintf(buf + n, size - n, "0x%" PRIx64, nth_arg(ev, PTT_ARG_PTR, 0)); break;
-		case 'A': n += object_words(names, nth_arg(ev, PTT_ARG_PTR, 1), buf + n, size - n); break;
+		case 'A': n += object_words(syms, ev->pid, nth_arg(ev, PTT_ARG_PTR, 1), buf + n, size - n); break;
 		case 'S': n += ptt_text_quote(ev->str, buf + n, size - n); break;
 		case 'a': n += (size_t)snprintf(buf + n, size - n, "%" PRIu64, ev->nargs ? ev->arg[0] : 0); break;
-		case 'c': n += thread_words(names, ptt_event_arg(ev, "parent", 0), buf + n, size - n); break;
-		case 'k': n += thread_words(names, ptt_event_arg(ev, "child", 0), buf + n, size - n); break;
-		case 'H': n += holder_words(ev, names, m, buf + n, size - n); break;
-		case 'C': n += creator_words(ev, names, buf + n, size - n); break;
+		case 'c': n += thread_words(syms, ev->pid, ptt_event_arg(ev, "parent", 0), buf + n, size - n); break;
+		case 'k': n += thread_words(syms, ev->pid, ptt_event_arg(ev, "child", 0), buf + n, size - n); break;
+		case 'H': n += holder_words(ev, syms, m, buf + n, size - n); break;
+		case 'C': n += creator_words(ev, syms, buf + n, size - n); break;
 		case 'E': n += end_words(ev, buf + n, size - n); break;
 		case 'G': n += signal_words(ptt_event_arg(ev, "signal", 0), buf + n, size - n); break;
 		case '{': {
@@ -273,11 +286,12 @@ void human_sentence(const struct ptt_event *ev, const struct ptt_names *names, c
 				n += (size_t)snprintf(buf + n, size - n, "%" PRIu64, ev->arg[ai]);
 			break;
 		}
+		case 'J': n += (size_t)snprintf(buf + n, size - n, "%" PRIu64, ptt_event_arg(ev, "target", 0)); break;
 		case 'j': {
 			uint64_t t = ptt_event_arg(ev, "target", UINT64_MAX);
 			if (t == UINT64_MAX)
 				t = ptt_event_arg(ev, "stream", 0);
-			n += thread_words(names, t, buf + n, size - n);
+			n += thread_words(syms, ev->pid, t, buf + n, size - n);
 			break;
 		}
 		default: buf[n++] = c;

@@ -230,9 +230,22 @@ void ptt_syms_update(struct ptt_syms *s, const struct ptt_event *ev)
 	}
 }
 
-/* Report the modules learnt to dwfl; 0 or -1 when there is no dwfl. */
+/*
+ * Report the modules learnt to dwfl; 0 or -1 when there is no dwfl.  A
+ * module learnt after a lookup (a converter that names things as it reads,
+ * like ptt-dump --human) starts dwfl over and forgets the cached answers:
+ * reporting again into the same Dwfl lost the modules reported before (the
+ * program's own sites read as bare addresses), and an address looked up
+ * before its module was known would stay unnamed.
+ */
 static int space_report(struct space *sp)
 {
+	if (sp->dwfl && sp->dirty) {
+		dwfl_end(sp->dwfl);
+		sp->dwfl = NULL;
+		pmap_free(&sp->cache); /* the entries stay in the list of all, freed at the end */
+		memset(&sp->cache, 0, sizeof sp->cache);
+	}
 	if (!sp->dwfl) {
 		sp->dwfl = dwfl_begin(&callbacks);
 		if (!sp->dwfl)

@@ -15,11 +15,11 @@ load helpers
 		'0.000000009 10 11 pthread thread_end retval=0x0 how=2'
 	run -0 --separate-stderr ptt-dump --human -n "$BATS_TEST_TMPDIR/b.txt"
 	[ -z "$stderr" ]
-	[[ "$output" == *"0.000000002 thread 10 begins (the process's main thread)"* ]]
-	[[ "$output" == *"0.000000003 thread 11 begins (created by thread 10)"* ]]
+	[[ "$output" == *"0.000000002 thread 10 (x) begins (the process's main thread)"* ]]
+	[[ "$output" == *"0.000000003 thread 11 begins (created by thread 10 (x))"* ]]
 	[[ "$output" == *"0.000000004 thread 12 begins (its creation was not traced)"* ]]
 	[[ "$output" == *"0.000000007 thread 11 leaves barrier 0x30 as the serial thread (PTHREAD_BARRIER_SERIAL_THREAD)"* ]]
-	[[ "$output" == *"0.000000008 thread 10 leaves barrier 0x30"$'\n'* ]]
+	[[ "$output" == *"0.000000008 thread 10 (x) leaves barrier 0x30"$'\n'* ]]
 	[[ "$output" == *"0.000000009 thread 11 ends (cancelled)"* ]]
 	[[ "$output" != *"thread 0"* ]]
 	[[ "$output" != *"result"* ]]
@@ -37,12 +37,12 @@ load helpers
 		'0.000000009 10 10 pthread process_exit status=3'
 	run -0 --separate-stderr ptt-dump --human -n "$BATS_TEST_TMPDIR/f.txt"
 	[ -z "$stderr" ]
-	[[ "$output" == *"0.000000002 thread 10 does not get mutex 0x10: timed out (ETIMEDOUT)"* ]]
-	[[ "$output" == *"0.000000003 thread 10 tries mutex 0x10 and does not get it: busy (EBUSY)"* ]]
-	[[ "$output" == *"0.000000004 thread 10 tries mutex 0x10 and holds it"* ]]
-	[[ "$output" == *"0.000000006 thread 10 fails to release mutex 0x10: the thread does not hold it (EPERM)"* ]]
-	[[ "$output" == *"0.000000007 thread 10 holds mutex 0x20: its previous holder died holding it (EOWNERDEAD)"* ]]
-	[[ "$output" == *"0.000000008 thread 10 tries semaphore 0x40 and does not take it: not available now (EAGAIN)"* ]]
+	[[ "$output" == *"0.000000002 thread 10 (x) does not get mutex 0x10: timed out (ETIMEDOUT)"* ]]
+	[[ "$output" == *"0.000000003 thread 10 (x) tries mutex 0x10 and does not get it: busy (EBUSY)"* ]]
+	[[ "$output" == *"0.000000004 thread 10 (x) tries mutex 0x10 and holds it"* ]]
+	[[ "$output" == *"0.000000006 thread 10 (x) fails to release mutex 0x10: the thread does not hold it (EPERM)"* ]]
+	[[ "$output" == *"0.000000007 thread 10 (x) holds mutex 0x20: its previous holder died holding it (EOWNERDEAD)"* ]]
+	[[ "$output" == *"0.000000008 thread 10 (x) tries semaphore 0x40 and does not take it: not available now (EAGAIN)"* ]]
 	[[ "$output" == *"0.000000009 process 10 exits with status 3"* ]]
 	[[ "$output" != *"failed:"* ]]
 }

@@ -105,7 +105,7 @@ load helpers
 	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/cw.txt"
 	[[ "$output" == *" 0 violations: ok" ]]
 	run -0 --separate-stderr ptt-dump --human -n "$BATS_TEST_TMPDIR/cw.txt"
-	[[ "$output" == *"thread 10 wakes on condition 0x20 and holds mutex 0x10"* ]]
+	[[ "$output" == *"thread 10 (x) wakes on condition 0x20 and holds mutex 0x10"* ]]
 }
 
 @test "--human names the holder a thread waits for" {
