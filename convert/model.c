@@ -918,7 +918,7 @@ int model_frame_event(const struct mthread *t, const struct mframe *f, const str
 		      uint64_t at_ns, uint64_t at_ticks, struct ptt_event *ev)
 {
 	memset(ev, 0, sizeof *ev);
-	ev->type = types->by_id[f->open.id];
+	ev->type = ptt_types_get(types, f->open.id);
 	if (!ev->type)
 		return -1;
 	ev->id = f->open.id;
