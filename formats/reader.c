@@ -52,6 +52,7 @@ struct ptt_reader {
 	char **meta;
 	size_t nmeta, meta_cap;
 	struct meta_chunk *meta_text;
+	uint64_t clock_hz, start_ticks; /* the META lines' values so far (0: none) */
 	z_stream zs; /* inflates every compressed block (inflate_block): set up once, not per block */
 	int zs_ready;
 	int in_end_lines;
@@ -180,10 +181,14 @@ static int add_meta(struct ptt_reader *r, const char *line, size_t len)
 			rc = ptt_types_define(&r->types, &t);
 		return rc;
 	}
-	if (strncmp(copy, "clock_hz ", 9) == 0 || strncmp(copy, "start_ticks ", 12) == 0) {
-		const char *hz = ptt_reader_meta(r, "clock_hz"), *st = ptt_reader_meta(r, "start_ticks");
-		ptt_clock_init(&r->clock, st ? strtoull(st, NULL, 10) : 0, hz ? strtoull(hz, NULL, 10) : 0);
-	}
+	/* the last definition wins (ptt_reader_meta): this one */
+	int hz = strncmp(copy, "clock_hz ", 9) == 0, st = strncmp(copy, "start_ticks ", 12) == 0;
+	if (hz)
+		r->clock_hz = strtoull(copy + 9, NULL, 10);
+	if (st)
+		r->start_ticks = strtoull(copy + 12, NULL, 10);
+	if (hz || st)
+		ptt_clock_init(&r->clock, r->start_ticks, r->clock_hz);
 	return 0;
 }
 

@@ -47,13 +47,17 @@ static void read_all(const uint8_t *data, size_t size, int skip)
 	ptt_reader_close(r);
 }
 
-/* As compress2(): one deflate stream with a 512-byte window, made once (the reader inflates any window). */
+/*
+ * As compress2(), at level 0: stored blocks, a copy (a real deflate cost a third of each run).
+ * What it is for is getting mutated records behind the ZLIB flag to the unpacker; compressed
+ * data reaches inflate from the zlib seeds (kept as they are) and the raw pass.  Made once.
+ */
 static int compress_small(uint8_t *dst, uLongf *dlen, const uint8_t *src, size_t len)
 {
 	static z_stream z;
 	static int ready;
 	if (!ready) {
-		if (deflateInit2(&z, 1, Z_DEFLATED, 9, 1, Z_DEFAULT_STRATEGY) != Z_OK)
+		if (deflateInit2(&z, 0, Z_DEFLATED, 9, 1, Z_DEFAULT_STRATEGY) != Z_OK)
 			return -1;
 		ready = 1;
 	} else if (deflateReset(&z) != Z_OK) {
