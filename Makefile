@@ -138,6 +138,15 @@ FUZZ_CC    ?= clang
 FUZZ_RUNS  ?= 200000
 FUZZ_TIME  ?= 120
 FUZZ_FLAGS ?=
+# the longest input tried (fuzz/README.md): a whole small trace (the seeds, plain
+# or zlib, are 2-8 KiB) for the reader and ptt-paje, some forty lines for the
+# line-by-line text parser
+FUZZ_MAXLEN_reader = 8192
+FUZZ_MAXLEN_text   = 4096
+FUZZ_MAXLEN_paje   = 8192
+# a smaller quarantine than ASan's 256 MiB: freed memory comes back while still
+# in cache (a use after free is still caught within the last 32 MiB freed)
+FUZZ_ASAN_OPTIONS ?= quarantine_size_mb=32
 
 $(BUILD)/fuzz/ptt-paje-main.o: convert/ptt-paje.c $(wildcard formats/*.h formats/*.def convert/*.h)
 	@mkdir -p $(dir $@)
@@ -164,7 +173,8 @@ fuzz: all $(FUZZ_NAMES:%=$(BUILD)/fuzz/libfuzzer_%)
 	@sh fuzz/seeds.sh $(BUILD) $(BUILD)/fuzz/seeds
 	@set -e; for n in $(FUZZ_NAMES); do mkdir -p $(BUILD)/fuzz/corpus-$$n $(BUILD)/fuzz/crash-$$n; \
 		echo "== fuzz $$n: $(FUZZ_RUNS) runs or $(FUZZ_TIME) s"; \
-		$(BUILD)/fuzz/libfuzzer_$$n -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_TIME) -max_len=65536 \
+		ASAN_OPTIONS=$(FUZZ_ASAN_OPTIONS) $(BUILD)/fuzz/libfuzzer_$$n -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_TIME) \
+			-max_len=$$(case $$n in reader) echo $(FUZZ_MAXLEN_reader);; text) echo $(FUZZ_MAXLEN_text);; *) echo $(FUZZ_MAXLEN_paje);; esac) \
 			-artifact_prefix=$(BUILD)/fuzz/crash-$$n/ $(FUZZ_FLAGS) \
 			$(BUILD)/fuzz/corpus-$$n $(BUILD)/fuzz/seeds/$$n fuzz/corpus/$$n fuzz/regress/$$n; done
 

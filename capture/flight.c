@@ -222,9 +222,9 @@ static int meta_lines(struct ptt_writer *w, const struct ptt_shm *s, const struc
 	return rc;
 }
 
-/* One try at copying every ring: the records in time order, [*k0, *nrecs) to write. */
+/* One try at copying every ring: the records in time order, [0, *nrecs) to write. */
 static long collect(struct flight *f, uint32_t n, int live, uint64_t slack, uint32_t **copies, uint8_t *cut,
-		    struct frec **recs, size_t *nrecs, size_t *k0, uint64_t *from, uint64_t *torn)
+		    struct frec **recs, size_t *nrecs, uint64_t *from, uint64_t *torn)
 {
 	struct ptt_shm *s = f->shm;
 	size_t cap = 0;
@@ -247,25 +247,24 @@ static long collect(struct flight *f, uint32_t n, int live, uint64_t slack, uint
 	if (rc)
 		return rc;
 	qsort(*recs, *nrecs, sizeof **recs, by_time);
-	*k0 = 0;
-	while (*k0 < *nrecs && (*recs)[*k0].ts < *from)
-		cut[(*recs)[(*k0)++].ring] = 1;
-	while (*nrecs > *k0 && (*recs)[*nrecs - 1].ts > upto)
+	while (*nrecs > 0 && (*recs)[*nrecs - 1].ts > upto)
 		(*nrecs)--;
 	return 0;
 }
 
 /*
- * Threads whose oldest records were overwritten begin at different times;
- * before the latest of those beginnings some thread's events are missing
- * (an unlock, a post), and a lock's story would not add up.  The snapshot
- * starts there for every thread: from then on it holds every event, like a
- * trace file that starts mid-run.  A snapshot of a live program ends the
- * same way: the rings are copied one after another, so it stops where the
- * copy of some ring may lack what came after (the lowest of the rings'
- * bounds), for every thread.  When the recorder is preempted between two
- * copies long enough for the busy rings to turn over, nothing is left in
- * between: it copies again (a few times at most).
+ * Every thread's whole retained history is written, merged by time: a
+ * thread quiet for long (one hung on a lock: what a flight recording is
+ * for) keeps its old events although the busy threads' rings have turned
+ * over many times since.  Threads whose oldest records were overwritten
+ * begin at different times, each said in its flight_thread line; before
+ * the latest of those beginnings (flight_from) some thread's events are
+ * missing (an unlock, a post), which the readers allow for in a flight
+ * recording.  A snapshot of a live program ends where the copy of some ring
+ * may lack what came after (the lowest of the rings' bounds), for every
+ * thread: the rings are copied one after another.  When the recorder is
+ * preempted between two copies long enough for the busy rings to turn
+ * over, nothing is left in between: it copies again (a few times at most).
  */
 long flight_write(struct flight *f, struct ptt_writer *w, const struct ptt_clock *clk, int live,
 		  int (*before)(void *, const uint32_t *, struct ptt_writer *), void *ctx, uint64_t *torn)
@@ -275,25 +274,25 @@ long flight_write(struct flight *f, struct ptt_writer *w, const struct ptt_clock
 	uint32_t **copies = calloc(n ? n : 1, sizeof *copies);
 	uint8_t *cut = calloc(n ? n : 1, 1);
 	struct frec *recs = NULL;
-	size_t nrecs = 0, k0 = 0;
+	size_t nrecs = 0;
 	uint64_t from = 0, slack = clk->hz / 5000; /* 200 us, as the drain's */
 	long rc = copies && cut ? 0 : PTT_E_NOMEM;
 	uint64_t t = 0; /* the records found torn by the last try */
 	for (int tries = 0; !rc && tries < 10; tries++) {
 		t = 0;
-		rc = collect(f, n, live, slack, copies, cut, &recs, &nrecs, &k0, &from, &t);
-		if (rc || nrecs > k0 || !live || tries == 9) /* the last try's copies are written, even empty */
+		rc = collect(f, n, live, slack, copies, cut, &recs, &nrecs, &from, &t);
+		if (rc || nrecs > 0 || !live || tries == 9) /* the last try's copies are written, even empty */
 			break;
 		for (uint32_t i = 0; i < n; i++) {
 			free(copies[i]);
 			copies[i] = NULL;
 		}
-		nrecs = k0 = 0;
+		nrecs = 0;
 	}
 	*torn += t;
 	if (!rc)
-		rc = meta_lines(w, s, recs + k0, nrecs - k0, cut, from, clk);
-	for (size_t k = k0; !rc && k < nrecs; k++) {
+		rc = meta_lines(w, s, recs, nrecs, cut, from, clk);
+	for (size_t k = 0; !rc && k < nrecs; k++) {
 		if (before)
 			rc = before(ctx, recs[k].rec, w);
 		if (!rc)
@@ -304,5 +303,5 @@ long flight_write(struct flight *f, struct ptt_writer *w, const struct ptt_clock
 	free(copies);
 	free(cut);
 	free(recs);
-	return rc ? rc : (long)(nrecs > k0 ? nrecs - k0 : 0);
+	return rc ? rc : (long)nrecs;
 }

@@ -37,7 +37,7 @@ struct fidelity *fidelity_new(void)
 
 unsigned long fidelity_violations(const struct fidelity *f) { return f->violations; }
 
-void fidelity_starts_mid_run(struct fidelity *f) { model_starts_mid_run(f->model); }
+void fidelity_starts_mid_run(struct fidelity *f, const struct ptt_reader *r) { model_starts_mid_run(f->model, r); }
 
 void fidelity_free(struct fidelity *f)
 {

@@ -201,8 +201,10 @@ int spec_warn_unknown_events(const struct filter_spec *s, const struct ptt_types
 		int known = 0;
 		for (unsigned c = 0; c < PTT_CLASS_COUNT && !known; c++)
 			known = strcmp(ptt_class_name(c), want) == 0;
-		for (unsigned id = 0; id < PTT_MAX_TYPES && !known; id++)
-			known = types->by_id[id] && strncmp(types->by_id[id]->name, want, strlen(want)) == 0;
+		for (unsigned id = 0; id < PTT_MAX_TYPES && !known; id++) {
+			const struct ptt_type *t = ptt_types_get(types, id);
+			known = t && strncmp(t->name, want, strlen(want)) == 0;
+		}
 		if (!known) {
 			fprintf(stderr, "%s: --event: '%s' is no event class and begins no event name of this trace\n", prog, want);
 			unknown = 1;

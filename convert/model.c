@@ -1,5 +1,6 @@
 /* model.c - the one state model: replaying what each thread holds and waits for (rules in model.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,7 @@ struct model {
 	struct pmap ended;    /* (process serial, tid) -> serial of a thread that ended, not joined yet */
 	struct pmap pids;     /* every pid seen: 1 began, 2 forked from a traced process, 3 no beginning */
 	struct pmap announced; /* (pid, child tid) and (pid, handle) of thread_create, until the child begins */
+	struct pmap histories; /* (pid, tid) -> 1 + ns where a flight recording's history of the thread begins */
 	uint32_t serial;
 	uint64_t link_keys;
 	int objects_on, mid_run, anomaly_done;
@@ -70,7 +72,16 @@ struct model *model_new(const struct model_ops *ops)
 	return m;
 }
 
-void model_starts_mid_run(struct model *m) { m->mid_run = 1; }
+void model_starts_mid_run(struct model *m, const struct ptt_reader *r)
+{
+	m->mid_run = 1;
+	for (size_t i = 0; r && i < ptt_reader_meta_count(r); i++) {
+		unsigned pid, tid;
+		unsigned long long ns;
+		if (sscanf(ptt_reader_meta_line(r, i), "flight_thread %u %u %llu", &pid, &tid, &ns) == 3 && ns < UINT64_MAX)
+			pmap_put(&m->histories, tkey(pid, tid), (void *)(uintptr_t)(ns + 1));
+	}
+}
 
 static void anomaly(struct model *m, const struct ptt_event *ev, enum manomaly_kind kind, uint64_t obj,
 		    uint32_t other, uint32_t count)
@@ -476,12 +487,14 @@ static void own_shared(struct model *m, struct mthread *t, struct mobject *o, co
 }
 
 /* t gives up its ownership of o (model.h: anomalies). */
-static void disown(struct model *m, struct mthread *t, struct mobject *o, const struct ptt_event *ev)
+static void disown_rule(struct model *m, struct mthread *t, struct mobject *o, const struct ptt_event *ev)
 {
 	int first = !o->known;
 	o->known = 1;
 	int owned = o->owner || o->readers;
-	if (m->mid_run && !owned && (first || ptt_role_is_request(ev->type->role)))
+	/* in a flight recording, free since before t's history begins: taken by t where its history is lost */
+	uintptr_t history = (uintptr_t)pmap_get(&m->histories, tkey(t->pid, t->tid));
+	if (m->mid_run && !owned && (first || ptt_role_is_request(ev->type->role) || (history && o->free_ns < history)))
 		return; /* taken before the trace starts (a cond wait's request: its mutex, by each waiter) */
 	if (ev->type->cls == PTT_CLASS_RWLOCK && !o->owner && o->readers) {
 		o->readers--;
@@ -495,6 +508,13 @@ static void disown(struct model *m, struct mthread *t, struct mobject *o, const 
 	}
 	if (--o->depth == 0)
 		o->owner = 0;
+}
+
+static void disown(struct model *m, struct mthread *t, struct mobject *o, const struct ptt_event *ev)
+{
+	disown_rule(m, t, o, ev);
+	if (!o->owner && !o->readers)
+		o->free_ns = ev->ns;
 }
 
 /* t releases its hold of state s on o (a frame, if it has one); ev is the release. */
@@ -918,7 +938,7 @@ int model_frame_event(const struct mthread *t, const struct mframe *f, const str
 		      uint64_t at_ns, uint64_t at_ticks, struct ptt_event *ev)
 {
 	memset(ev, 0, sizeof *ev);
-	ev->type = types->by_id[f->open.id];
+	ev->type = ptt_types_get(types, f->open.id);
 	if (!ev->type)
 		return -1;
 	ev->id = f->open.id;
@@ -953,5 +973,6 @@ void model_free(struct model *m)
 	pmap_free(&m->ended);
 	pmap_free(&m->pids);
 	pmap_free(&m->announced);
+	pmap_free(&m->histories);
 	free(m);
 }

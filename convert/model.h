@@ -53,7 +53,9 @@
  *    and threads that begin with their thread_create before the start, in a
  *    trace that starts mid-run (model_starts_mid_run: a later file of a
  *    recording, a flight recording, a window), nor there the cond wait
- *    requests of waiters whose mutex is free, releases by a
+ *    requests of waiters whose mutex is free, nor in a flight recording
+ *    (where each thread's history begins at its own time) a release by a
+ *    thread of an object left free before its history began; releases by a
  *    forked child of locks its parent held at fork().  One per event.
  *  - Objects are per process (a forked child has copies at the same
  *    addresses).  A successful destroy (role DESTROY) forgets an idle object
@@ -128,6 +130,7 @@ struct mobject {
 	uint8_t value_known;        /* semaphore: its sem_init is in the trace, so value is right */
 	int64_t value;
 	uint8_t known;              /* taken or released at least once */
+	uint64_t free_ns;           /* when it was last seen left free */
 	void *user;
 };
 
@@ -194,8 +197,9 @@ struct model_ops {
 
 struct model;
 struct model *model_new(const struct model_ops *ops);
-/* The trace starts mid-run (a later file of a rotated recording): see the anomalies above. */
-void model_starts_mid_run(struct model *m);
+/* The trace starts mid-run (a later file of a rotated recording): see the anomalies above.
+ * A flight recording (r's flight_thread lines) also says where each thread's history begins. */
+void model_starts_mid_run(struct model *m, const struct ptt_reader *r);
 void model_event(struct model *m, const struct ptt_event *ev);
 /* End of input at ns: close every state, thread and process. */
 void model_finish(struct model *m, uint64_t ns);

@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 			uint64_t from = 0, to = 0;
 			if ((part && atoi(part) > 1) || ptt_reader_meta(in.r, "flight") || /* or a flight recording */
 			    cli_window(in.r, &from, &to)) /* or a window */
-				fidelity_starts_mid_run(fid);
+				fidelity_starts_mid_run(fid, in.r);
 		}
 		first = 0;
 		ptt_syms_update(syms, &ev);

@@ -125,9 +125,11 @@ void summary_print_info(const struct summary *s, const struct ptt_reader *r, str
 	}
 	fprintf(out, "\n%-24s %12s\n", "EVENT", "COUNT");
 	const struct ptt_types *ts = ptt_reader_types(r);
-	for (unsigned id = 0; id < PTT_MAX_TYPES; id++)
+	for (unsigned id = 0; id < PTT_MAX_TYPES; id++) {
+		const struct ptt_type *t = ptt_types_get(ts, id);
 		if (s->by_id[id])
-			fprintf(out, "%-24s %12" PRIu64 "\n", ts->by_id[id] ? ts->by_id[id]->name : "?", s->by_id[id]);
+			fprintf(out, "%-24s %12" PRIu64 "\n", t ? t->name : "?", s->by_id[id]);
+	}
 }
 
 void summary_print_check(const struct summary *s, const char *name, unsigned long damaged, unsigned long violations, FILE *out)

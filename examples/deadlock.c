@@ -3,17 +3,34 @@
  * meet at a barrier, then each asks for the other's lock.  It hangs until
  * it is killed; under ptt-record, stop it with SIGINT (ptt-record forwards
  * it) and ptt-deadlock shows the cycle.
+ *
+ * deadlock ROUNDS: once the pair is blocked (each in a futex wait on the
+ * other's lock, as /proc says), two more threads lock and unlock a third
+ * mutex ROUNDS times each while the pair stays deadlocked; when they are done it
+ * prints "busy rounds N" and hangs as before.  The case of a flight
+ * recording (ptt-record --flight): the busy threads' rings turn over many
+ * times after the pair's last events.
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 static pthread_mutex_t left = PTHREAD_MUTEX_INITIALIZER, right = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t busy_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_barrier_t both_hold;
+static long rounds;
+static volatile long counter;
+static pid_t tids[2];
 
 static void *worker(void *arg)
 {
 	int first = arg != NULL;
 	pthread_mutex_t *mine = first ? &left : &right, *theirs = first ? &right : &left;
+	__atomic_store_n(&tids[first], gettid(), __ATOMIC_RELEASE);
 	pthread_mutex_lock(mine);
 	pthread_barrier_wait(&both_hold);
 	pthread_mutex_lock(theirs); /* never returns */
@@ -22,13 +39,50 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int main(void)
+/* Thread tid sleeps in a futex wait on addr (glibc's mutex word is its first). */
+static int blocked_on(pid_t tid, const void *addr)
 {
-	pthread_t a, b;
+	char path[64];
+	unsigned long nr = 0, a0 = 0;
+	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
+	FILE *f = tid ? fopen(path, "r") : NULL;
+	int yes = f && fscanf(f, "%lu %lx", &nr, &a0) == 2 && nr == SYS_futex && a0 == (uintptr_t)addr;
+	if (f)
+		fclose(f);
+	return yes;
+}
+
+static void *busy(void *arg)
+{
+	(void)arg;
+	for (long i = 0; i < rounds; i++) {
+		pthread_mutex_lock(&busy_lock);
+		counter++;
+		pthread_mutex_unlock(&busy_lock);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t a, b, c, d;
+	rounds = argc > 1 ? strtol(argv[1], NULL, 10) : 0;
 	pthread_barrier_init(&both_hold, NULL, 2);
 	pthread_create(&a, NULL, worker, (void *)1);
 	pthread_create(&b, NULL, worker, NULL);
 	fprintf(stderr, "deadlocking now\n");
+	if (rounds > 0) {
+		/* 10 s at most (no /proc): the pair's last events come before all of the busy threads' */
+		for (int i = 0; i < 10000 && !(blocked_on(__atomic_load_n(&tids[1], __ATOMIC_ACQUIRE), &right) &&
+					       blocked_on(__atomic_load_n(&tids[0], __ATOMIC_ACQUIRE), &left)); i++)
+			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+		pthread_create(&c, NULL, busy, NULL);
+		pthread_create(&d, NULL, busy, NULL);
+		pthread_join(c, NULL);
+		pthread_join(d, NULL);
+		printf("busy rounds %ld\n", counter);
+		fflush(stdout);
+	}
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
 	return 0;

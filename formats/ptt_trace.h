@@ -201,12 +201,23 @@ void ptt_type_format_args(const struct ptt_type *t, char *buf, size_t size);
 /* The built-in type with this id, or NULL. */
 const struct ptt_type *ptt_builtin_type(unsigned id);
 
-/* A table of types: built-ins plus those a trace defines. */
+/*
+ * A table of types: built-ins plus those a trace defines.  Sized to use:
+ * initialising it allocates nothing (the built-ins are shared, constant), a
+ * definition grows the id table and a name index (open addressing) over the
+ * defined types only.  Read it through ptt_types_get / ptt_types_find_name.
+ */
 struct ptt_types {
-	struct ptt_type *by_id[PTT_MAX_TYPES];
+	struct ptt_type **defined; /* [ncap]: the trace's own definitions, NULL where none */
+	unsigned ncap;
+	uint16_t *index;  /* [icap]: 1 + id of a defined type hashed by its name, 0 empty */
+	unsigned icap, iused;
 };
 void ptt_types_init_builtin(struct ptt_types *ts);
 int ptt_types_define(struct ptt_types *ts, const struct ptt_type *t);
+/* The type with this id: the trace's definition, else the built-in one, else NULL. */
+const struct ptt_type *ptt_types_get(const struct ptt_types *ts, unsigned id);
+/* The type of lowest id with this name, or NULL. */
 const struct ptt_type *ptt_types_find_name(const struct ptt_types *ts, const char *name);
 void ptt_types_free(struct ptt_types *ts);
 

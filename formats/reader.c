@@ -22,6 +22,15 @@ int ptt__decode_args(struct ptt_event *ev);
 
 #define IN_CAP (4u << 20)     /* the input buffer at most: a block payload or a text line fits */
 #define IN_CAP_FIRST (64u << 10) /* at first: a short trace costs no 4 MiB (grown on demand) */
+#define IN_CAP_MIN (4u << 10)    /* ... and a file shorter than 64 KiB no more than its size */
+#define META_CHUNK 4000          /* the META lines' text is kept in chunks of this size (or one line's) */
+
+/* Text of META lines, packed: a chunk never moves, so a line handed out stays valid until close. */
+struct meta_chunk {
+	struct meta_chunk *next;
+	size_t used, cap;
+	char text[];
+};
 
 struct ptt_reader {
 	int fd;
@@ -42,6 +51,10 @@ struct ptt_reader {
 	/* metadata */
 	char **meta;
 	size_t nmeta, meta_cap;
+	struct meta_chunk *meta_text;
+	uint64_t clock_hz, start_ticks; /* the META lines' values so far (0: none) */
+	z_stream zs; /* inflates every compressed block (inflate_block): set up once, not per block */
+	int zs_ready;
 	int in_end_lines;
 	struct ptt_types types;
 	struct ptt_clock clock;
@@ -104,6 +117,25 @@ static size_t fill(struct ptt_reader *r, size_t n)
 	return r->in_len < n ? r->in_len : n;
 }
 
+/* As uncompress(): the whole zlib stream src[0, n) into dst, *raw bytes at most; 0 and *raw set, or -1. */
+static int inflate_block(struct ptt_reader *r, unsigned char *dst, uLongf *raw, const unsigned char *src, size_t n)
+{
+	if (!r->zs_ready) {
+		if (inflateInit(&r->zs) != Z_OK)
+			return -1;
+		r->zs_ready = 1;
+	} else if (inflateReset(&r->zs) != Z_OK) {
+		return -1;
+	}
+	r->zs.next_in = (Bytef *)(uintptr_t)src;
+	r->zs.avail_in = (uInt)n;
+	r->zs.next_out = dst;
+	r->zs.avail_out = (uInt)*raw;
+	int zr = inflate(&r->zs, Z_FINISH);
+	*raw = r->zs.total_out;
+	return zr == Z_STREAM_END ? 0 : -1;
+}
+
 static void consume(struct ptt_reader *r, size_t n)
 {
 	r->in_start += n;
@@ -127,9 +159,18 @@ static int add_meta(struct ptt_reader *r, const char *line, size_t len)
 		r->meta = nm;
 		r->meta_cap = cap;
 	}
-	char *copy = malloc(len + 1);
-	if (!copy)
-		return PTT_E_NOMEM;
+	struct meta_chunk *c = r->meta_text;
+	if (!c || c->cap - c->used < len + 1) {
+		size_t cap = len + 1 > META_CHUNK ? len + 1 : META_CHUNK;
+		if (!(c = malloc(sizeof *c + cap)))
+			return PTT_E_NOMEM;
+		c->next = r->meta_text;
+		c->used = 0;
+		c->cap = cap;
+		r->meta_text = c;
+	}
+	char *copy = c->text + c->used;
+	c->used += len + 1;
 	memcpy(copy, line, len);
 	copy[len] = 0;
 	r->meta[r->nmeta++] = copy;
@@ -140,10 +181,14 @@ static int add_meta(struct ptt_reader *r, const char *line, size_t len)
 			rc = ptt_types_define(&r->types, &t);
 		return rc;
 	}
-	if (strncmp(copy, "clock_hz ", 9) == 0 || strncmp(copy, "start_ticks ", 12) == 0) {
-		const char *hz = ptt_reader_meta(r, "clock_hz"), *st = ptt_reader_meta(r, "start_ticks");
-		ptt_clock_init(&r->clock, st ? strtoull(st, NULL, 10) : 0, hz ? strtoull(hz, NULL, 10) : 0);
-	}
+	/* the last definition wins (ptt_reader_meta): this one */
+	int hz = strncmp(copy, "clock_hz ", 9) == 0, st = strncmp(copy, "start_ticks ", 12) == 0;
+	if (hz)
+		r->clock_hz = strtoull(copy + 9, NULL, 10);
+	if (st)
+		r->start_ticks = strtoull(copy + 12, NULL, 10);
+	if (hz || st)
+		ptt_clock_init(&r->clock, r->start_ticks, r->clock_hz);
 	return 0;
 }
 
@@ -192,6 +237,10 @@ int ptt_reader_open(struct ptt_reader **rp, int fd, const char *name)
 	r->fd = fd;
 	snprintf(r->name, sizeof r->name, "%s", name ? name : "-");
 	r->in_cap = IN_CAP_FIRST;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) /* a short file: a buffer its size (grown if it grows) */
+		while (r->in_cap > IN_CAP_MIN && (off_t)r->in_cap / 2 >= st.st_size)
+			r->in_cap /= 2;
 	r->in = malloc(r->in_cap);
 	if (!r->in)
 		return PTT_E_NOMEM;
@@ -377,9 +426,9 @@ static int load_block(struct ptt_reader *r, const struct ptt_block_header *hp, u
 	int trunc = n < h.payload_len;
 	if (r->blk_zlib) {
 		uLongf raw = h.raw_len;
-		int zr = trunc ? Z_DATA_ERROR : uncompress(r->blk, &raw, r->in + r->in_start, (uLong)n);
+		int bad = trunc || inflate_block(r, r->blk, &raw, r->in + r->in_start, n) != 0;
 		consume(r, n);
-		if (zr != Z_OK || raw != h.raw_len) {
+		if (bad || raw != h.raw_len) {
 			set_diag(r, "offset", at, trunc ? "truncated compressed block, block skipped" : "corrupt compressed block, block skipped");
 			return trunc ? PTT_E_TRUNCATED : PTT_E_ZLIB;
 		}
@@ -547,7 +596,7 @@ static int next_binary(struct ptt_reader *r, struct ptt_event *ev)
 		ev->pid = ev->words[3];
 		ev->tid = ev->words[4];
 		ev->offset = r->blk_zlib ? r->blk_offset - sizeof(struct ptt_block_header) : r->blk_offset + p;
-		ev->type = r->types.by_id[ev->id];
+		ev->type = ptt_types_get(&r->types, ev->id);
 		if (!ev->type) {
 			char what[96];
 			snprintf(what, sizeof what, "unknown event type %u, record skipped", ev->id);
@@ -667,7 +716,7 @@ static int use_snapshot(struct ptt_reader *r, uint64_t off, const struct ptt_blo
 		return rc;
 	if (h->flags & PTT_BLOCK_ZLIB) {
 		uLongf raw = h->raw_len;
-		if (uncompress(r->blk, &raw, r->in + r->in_start, (uLong)n) != Z_OK || raw != h->raw_len)
+		if (inflate_block(r, r->blk, &raw, r->in + r->in_start, n) != 0 || raw != h->raw_len)
 			return 0;
 		n = raw;
 	} else {
@@ -873,10 +922,14 @@ void ptt_reader_close(struct ptt_reader *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->nmeta; i++)
-		free(r->meta[i]);
+	for (struct meta_chunk *c = r->meta_text, *next; c; c = next) {
+		next = c->next;
+		free(c);
+	}
 	free(r->meta);
 	ptt_types_free(&r->types);
+	if (r->zs_ready)
+		inflateEnd(&r->zs);
 	free(r->in);
 	free(r->blk);
 	free(r);

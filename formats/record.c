@@ -94,7 +94,7 @@ int ptt_event_decode(const struct ptt_types *ts, struct ptt_event *ev)
 	if (ev->nwords < PTT_REC_MIN_WORDS || ev->nwords > PTT_REC_MAX_WORDS)
 		return PTT_E_BADRECORD;
 	ev->id = (uint16_t)ptt_rec_id(ev->words[0]);
-	ev->type = ts->by_id[ev->id];
+	ev->type = ptt_types_get(ts, ev->id);
 	if (!ev->type)
 		return PTT_E_UNKNOWN_TYPE;
 	ev->ticks = (uint64_t)ev->words[2] << 32 | ev->words[1];

@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -286,33 +287,39 @@ size_t ptt_text_format_type(const struct ptt_type *t, char *buf, size_t size)
 	return w < 0 ? 0 : (size_t)w;
 }
 
-int ptt_text_parse_type(const char *defn, struct ptt_type *t)
+/* Each field is checked as soon as it is read: most lines that are no definition fail at the first. */
+static int parse_type_fields(const char *defn, struct ptt_type *t)
 {
 	char id[16], name[64], cls[16], level[8], src[16], args[PTT_MAX_ARGS * 40];
 	const char *p = defn;
-	p = token(p, id, sizeof id);
-	p = token(p, name, sizeof name);
-	p = token(p, cls, sizeof cls);
-	p = token(p, level, sizeof level);
-	p = token(p, src, sizeof src);
-	p = token(p, args, sizeof args);
-	if (*skip_spaces(p) && *skip_spaces(p) != '\n')
-		return PTT_E_BADTYPE;
-	memset(t, 0, sizeof *t);
 	char *end;
+	memset(t, 0, sizeof *t);
+	p = token(p, id, sizeof id);
 	unsigned long v = strtoul(id, &end, 10);
 	if (!*id || *end || v >= PTT_MAX_TYPES)
 		return PTT_E_BADTYPE;
 	t->id = (uint16_t)v;
+	p = token(p, name, sizeof name);
 	if (!*name || strlen(name) >= sizeof t->name)
 		return PTT_E_BADTYPE;
 	for (const char *c = name; *c; c++)
 		if (!isalnum((unsigned char)*c) && *c != '_' && *c != '.' && *c != '-')
 			return PTT_E_BADTYPE;
 	strcpy(t->name, name);
-	int c = ptt_class_from_name(cls), s = ptt_source_from_name(src);
+	p = token(p, cls, sizeof cls);
+	int c = ptt_class_from_name(cls);
+	if (c < 0)
+		return PTT_E_BADTYPE;
+	p = token(p, level, sizeof level);
 	v = strtoul(level, &end, 10);
-	if (c < 0 || s < 0 || !*level || *end || v > 9)
+	if (!*level || *end || v > 9)
+		return PTT_E_BADTYPE;
+	p = token(p, src, sizeof src);
+	int s = ptt_source_from_name(src);
+	if (s < 0)
+		return PTT_E_BADTYPE;
+	p = token(p, args, sizeof args);
+	if (*skip_spaces(p) && *skip_spaces(p) != '\n')
 		return PTT_E_BADTYPE;
 	t->cls = (uint8_t)c;
 	t->source = (uint8_t)s;
@@ -320,4 +327,42 @@ int ptt_text_parse_type(const char *defn, struct ptt_type *t)
 	int rc = ptt_type_parse_args(t, args);
 	t->role = (uint8_t)ptt_type_role(t);
 	return rc;
+}
+
+/*
+ * Every trace's header repeats the built-in types' definitions: those lines,
+ * as ptt_text_format_type writes them (after "type "), are made once and a
+ * definition equal to one of them is the built-in type without parsing.
+ */
+#define BUILTIN_DEFN_MAX 400
+static char builtin_defn[PTT_EV_BUILTIN_COUNT][BUILTIN_DEFN_MAX];
+static pthread_once_t builtin_defn_once = PTHREAD_ONCE_INIT;
+
+static void builtin_defn_init(void)
+{
+	for (unsigned id = 0; id < PTT_EV_BUILTIN_COUNT; id++) {
+		const struct ptt_type *b = ptt_builtin_type(id);
+		char line[BUILTIN_DEFN_MAX + 8];
+		struct ptt_type t;
+		size_t n = ptt_text_format_type(b, line, sizeof line);
+		/* only a line that reads back as the very same type (else the slow path decides) */
+		if (n + 1 < sizeof line && n > 5 && parse_type_fields(line + 5, &t) == 0 && memcmp(&t, b, sizeof t) == 0)
+			memcpy(builtin_defn[id], line + 5, n - 5 + 1);
+	}
+}
+
+int ptt_text_parse_type(const char *defn, struct ptt_type *t)
+{
+	unsigned id = 0;
+	const char *p = defn;
+	for (; *p >= '0' && *p <= '9' && id < PTT_EV_BUILTIN_COUNT; p++)
+		id = id * 10 + (unsigned)(*p - '0');
+	if (p != defn && *p == ' ' && id < PTT_EV_BUILTIN_COUNT) {
+		pthread_once(&builtin_defn_once, builtin_defn_init);
+		if (builtin_defn[id][0] && strcmp(defn, builtin_defn[id]) == 0) {
+			*t = *ptt_builtin_type(id);
+			return 0;
+		}
+	}
+	return parse_type_fields(defn, t);
 }

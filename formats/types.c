@@ -106,6 +106,32 @@ void ptt_type_format_args(const struct ptt_type *t, char *buf, size_t size)
 static struct ptt_type builtin[PTT_EV_BUILTIN_COUNT];
 static int builtin_ready;
 
+/* Name indexes: open addressing over 1 + id (0 empty), probed linearly from the name's hash. */
+#define BUILTIN_INDEX 256 /* a power of two, over twice PTT_EV_BUILTIN_COUNT */
+_Static_assert(2 * PTT_EV_BUILTIN_COUNT < BUILTIN_INDEX, "builtin name index too small");
+static uint16_t builtin_index[BUILTIN_INDEX];
+
+static unsigned name_hash(const char *name)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 16777619u;
+	return h;
+}
+
+/* Put id in the index (mask + 1 slots, not full) under its name, unless it is there already. */
+static void index_put(uint16_t *index, unsigned mask, const char *name, unsigned id)
+{
+	for (unsigned i = name_hash(name) & mask;; i = (i + 1) & mask) {
+		if (index[i] == id + 1)
+			return;
+		if (index[i] == 0) {
+			index[i] = (uint16_t)(id + 1);
+			return;
+		}
+	}
+}
+
 struct builtin_def {
 	uint16_t id;
 	uint8_t cls, level, source, role;
@@ -117,23 +143,28 @@ static const struct builtin_def builtin_defs[] = {
 #undef PTT_EVENT
 };
 
-/* Build the built-in table once; the data is constant, so a race only repeats identical writes. */
+/*
+ * Build the built-in table and its name index once.  The data is constant,
+ * so a race only repeats identical writes (index_put never moves an entry).
+ */
 static void builtin_init(void)
 {
 	if (__atomic_load_n(&builtin_ready, __ATOMIC_ACQUIRE))
 		return;
 	for (size_t i = 0; i < sizeof builtin_defs / sizeof builtin_defs[0]; i++) {
 		const struct builtin_def *d = &builtin_defs[i];
-		struct ptt_type *t = &builtin[d->id];
-		memset(t, 0, sizeof *t);
-		t->id = d->id;
-		t->cls = d->cls;
-		t->level = d->level;
-		t->source = d->source;
-		t->role = d->role;
-		snprintf(t->name, sizeof t->name, "%s", d->name);
-		if (ptt_type_parse_args(t, d->args) != 0)
+		struct ptt_type t;
+		memset(&t, 0, sizeof t);
+		t.id = d->id;
+		t.cls = d->cls;
+		t.level = d->level;
+		t.source = d->source;
+		t.role = d->role;
+		snprintf(t.name, sizeof t.name, "%s", d->name);
+		if (ptt_type_parse_args(&t, d->args) != 0)
 			abort(); /* a typo in events.def: caught by the unit tests */
+		builtin[d->id] = t;
+		index_put(builtin_index, BUILTIN_INDEX - 1, t.name, d->id);
 	}
 	__atomic_store_n(&builtin_ready, 1, __ATOMIC_RELEASE);
 }
@@ -154,45 +185,97 @@ void ptt_types_init_builtin(struct ptt_types *ts)
 {
 	builtin_init();
 	memset(ts, 0, sizeof *ts);
-	for (unsigned i = 0; i < PTT_EV_BUILTIN_COUNT; i++)
-		ts->by_id[i] = &builtin[i];
 }
 
-static int is_builtin_ptr(const struct ptt_type *t)
+const struct ptt_type *ptt_types_get(const struct ptt_types *ts, unsigned id)
 {
-	return t >= builtin && t < builtin + PTT_EV_BUILTIN_COUNT;
+	builtin_init(); /* one load once built: a table zeroed without ptt_types_init_builtin still works */
+	if (id < ts->ncap && ts->defined[id])
+		return ts->defined[id];
+	return id < PTT_EV_BUILTIN_COUNT ? &builtin[id] : NULL;
+}
+
+/* Make room for one more entry in the name index: rebuilt (dropping renamed types' stale entries) when 3/4 full. */
+static int index_reserve(struct ptt_types *ts)
+{
+	if ((ts->iused + 1) * 4 <= ts->icap * 3)
+		return 0;
+	unsigned live = 0;
+	for (unsigned id = 0; id < ts->ncap; id++)
+		live += ts->defined[id] != NULL;
+	unsigned cap = 64;
+	while (cap < 4 * (live + 1))
+		cap *= 2;
+	uint16_t *index = calloc(cap, sizeof *index);
+	if (!index)
+		return PTT_E_NOMEM;
+	for (unsigned id = 0; id < ts->ncap; id++)
+		if (ts->defined[id])
+			index_put(index, cap - 1, ts->defined[id]->name, id);
+	free(ts->index);
+	ts->index = index;
+	ts->icap = cap;
+	ts->iused = live;
+	return 0;
 }
 
 int ptt_types_define(struct ptt_types *ts, const struct ptt_type *t)
 {
 	if (t->id >= PTT_MAX_TYPES)
 		return PTT_E_BADTYPE;
-	struct ptt_type *old = ts->by_id[t->id];
+	const struct ptt_type *old = ptt_types_get(ts, t->id);
 	if (old && memcmp(old, t, sizeof *t) == 0)
 		return 0;
+	if (t->id >= ts->ncap) {
+		unsigned cap = ts->ncap ? ts->ncap : 128;
+		while (cap <= t->id)
+			cap *= 2;
+		struct ptt_type **defined = realloc(ts->defined, cap * sizeof *defined);
+		if (!defined)
+			return PTT_E_NOMEM;
+		memset(defined + ts->ncap, 0, (cap - ts->ncap) * sizeof *defined);
+		ts->defined = defined;
+		ts->ncap = cap;
+	}
 	struct ptt_type *copy = malloc(sizeof *copy);
-	if (!copy)
+	if (!copy || index_reserve(ts) != 0) {
+		free(copy);
 		return PTT_E_NOMEM;
+	}
 	*copy = *t;
-	if (old && !is_builtin_ptr(old))
-		free(old);
-	ts->by_id[t->id] = copy;
+	free(ts->defined[t->id]);
+	ts->defined[t->id] = copy;
+	index_put(ts->index, ts->icap - 1, t->name, t->id);
+	ts->iused++;
 	return 0;
 }
 
 const struct ptt_type *ptt_types_find_name(const struct ptt_types *ts, const char *name)
 {
-	for (unsigned i = 0; i < PTT_MAX_TYPES; i++)
-		if (ts->by_id[i] && strcmp(ts->by_id[i]->name, name) == 0)
-			return ts->by_id[i];
-	return NULL;
+	builtin_init();
+	unsigned h = name_hash(name);
+	const struct ptt_type *best = NULL;
+	for (unsigned i = h & (BUILTIN_INDEX - 1); builtin_index[i]; i = (i + 1) & (BUILTIN_INDEX - 1)) {
+		unsigned id = builtin_index[i] - 1u;
+		if (strcmp(builtin[id].name, name) == 0 && !(id < ts->ncap && ts->defined[id])) {
+			best = &builtin[id];
+			break;
+		}
+	}
+	for (unsigned i = ts->icap ? h & (ts->icap - 1) : 0; ts->icap && ts->index[i]; i = (i + 1) & (ts->icap - 1)) {
+		const struct ptt_type *t = ts->defined[ts->index[i] - 1u];
+		/* an entry left by a type since renamed no longer matches its name */
+		if (t && strcmp(t->name, name) == 0 && (!best || t->id < best->id))
+			best = t;
+	}
+	return best;
 }
 
 void ptt_types_free(struct ptt_types *ts)
 {
-	for (unsigned i = 0; i < PTT_MAX_TYPES; i++) {
-		if (ts->by_id[i] && !is_builtin_ptr(ts->by_id[i]))
-			free(ts->by_id[i]);
-		ts->by_id[i] = NULL;
-	}
+	for (unsigned i = 0; i < ts->ncap; i++)
+		free(ts->defined[i]);
+	free(ts->defined);
+	free(ts->index);
+	memset(ts, 0, sizeof *ts);
 }

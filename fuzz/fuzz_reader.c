@@ -47,6 +47,32 @@ static void read_all(const uint8_t *data, size_t size, int skip)
 	ptt_reader_close(r);
 }
 
+/*
+ * As compress2(), at level 0: stored blocks, a copy (a real deflate cost a third of each run).
+ * What it is for is getting mutated records behind the ZLIB flag to the unpacker; compressed
+ * data reaches inflate from the zlib seeds (kept as they are) and the raw pass.  Made once.
+ */
+static int compress_small(uint8_t *dst, uLongf *dlen, const uint8_t *src, size_t len)
+{
+	static z_stream z;
+	static int ready;
+	if (!ready) {
+		if (deflateInit2(&z, 0, Z_DEFLATED, 9, 1, Z_DEFAULT_STRATEGY) != Z_OK)
+			return -1;
+		ready = 1;
+	} else if (deflateReset(&z) != Z_OK) {
+		return -1;
+	}
+	z.next_in = (Bytef *)(uintptr_t)src;
+	z.avail_in = (uInt)len;
+	z.next_out = dst;
+	z.avail_out = (uInt)*dlen;
+	if (deflate(&z, Z_FINISH) != Z_STREAM_END)
+		return -1;
+	*dlen = z.total_out;
+	return 0;
+}
+
 /* Walk the blocks of a binary file, recomputing CRCs and compressing ZLIB payloads; NULL if not binary. */
 static uint8_t *fix_up(const uint8_t *data, size_t size, size_t *outsize)
 {
@@ -73,7 +99,7 @@ static uint8_t *fix_up(const uint8_t *data, size_t size, size_t *outsize)
 		if ((h.flags & PTT_BLOCK_CRC) && h.kind != PTT_BLOCK_EVENTS && !already)
 			h.count = (uint32_t)crc32(0, payload, (uInt)len);
 		if (zlib && !already) {
-			if (compress2(dst, &zlen, payload, (uLong)len, 1) != Z_OK)
+			if (compress_small(dst, &zlen, payload, len) != 0)
 				break;
 			h.raw_len = (uint32_t)len;
 			h.payload_len = (uint32_t)zlen;

@@ -12,6 +12,15 @@ wait_for_file() {
 	done
 }
 
+# wait for a line in a file, 60 s at most
+wait_for_line() {
+	local n=0
+	until grep -qx "$2" "$1" 2>/dev/null; do
+		[ $((n += 1)) -le 600 ] || { echo "no '$2' in $1 after 60 s; recorder: $(cat "$BATS_TEST_TMPDIR/rec.err" 2>/dev/null)"; return 1; }
+		sleep 0.1
+	done
+}
+
 # a failed test leaves no recorder or program running behind it
 teardown() {
 	if [ -n "${rec:-}" ]; then
@@ -117,4 +126,41 @@ assert_bounded() {
 	[ "$output" = "threads 500 locks 500" ]
 	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
 	[[ "$output" == *" 0 violations: ok" ]]
+}
+
+@test "--flight: threads blocked since before the busy threads' histories begin are kept, waiting and deadlocked" {
+	# the pair deadlocks first; then two threads turn their 16k rings over many times
+	ptt-record -q --flight=16k -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/deadlock" 20000 >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/rec.err" 3>&- &
+	rec=$!
+	wait_for_line "$BATS_TEST_TMPDIR/out" "busy rounds 40000"
+	kill -INT "$rec" # forwarded to the program
+	st=0
+	wait "$rec" || st=$?
+	[ "$st" -eq 130 ]
+	run -0 --separate-stderr ptt-dump "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$stderr" = "" ]
+	echo "$output" >"$BATS_TEST_TMPDIR/t.txt"
+	# the busy threads' histories are cut and begin after the pair's last events; the pair and main are whole
+	[ "$(grep -c '^# flight_thread .* cut$' "$BATS_TEST_TMPDIR/t.txt")" -eq 2 ]
+	[ "$(grep -c '^# flight_thread .* whole$' "$BATS_TEST_TMPDIR/t.txt")" -eq 3 ]
+	from=$(awk '$2 == "flight_from" { print $3 }' "$BATS_TEST_TMPDIR/t.txt")
+	awk -v from="$from" '$5 == "mutex_lock_req" && $6 ~ /^mutex=/ { n++; split($1, t, "."); if (t[1] * 1e9 + t[2] >= from) bad = 1 }
+		END { exit !(n == 2 && !bad) }' "$BATS_TEST_TMPDIR/t.txt"
+	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *" 0 damaged, 0 lost, 0 out of order, 0 violations: ok" ]]
+	run -3 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$stderr" = "" ]
+	[[ "$output" == *"deadlock: threads blocked in a cycle at the end of the trace"* ]]
+	[[ "$output" == *"for left (0x"*"held by thread"* ]]
+	[[ "$output" == *"for right (0x"*"held by thread"* ]]
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *"2 waits were still open at the end of the trace"* ]]
+	[ "$(echo "$output" | awk '$1 == "left" || $1 == "right" { print $2, $3, $4 }')" = "$(printf 'mutex 1 1\nmutex 1 1')" ]
+	# ptt-paje: each of the pair holds its lock, then is blocked on the other's until the end
+	run -0 --separate-stderr ptt-paje "$BATS_TEST_TMPDIR/t.ptt"
+	echo "$output" >"$BATS_TEST_TMPDIR/t.paje"
+	[ "$(grep -c '^15 [0-9.]* ST_Thread T[0-9]* MW ' "$BATS_TEST_TMPDIR/t.paje")" -eq 2 ]
+	[ "$(grep -c '^15 [0-9.]* ST_Thread T[0-9]* MH .*deadlock.c:' "$BATS_TEST_TMPDIR/t.paje")" -ge 2 ]
+	assert_paje_valid "$BATS_TEST_TMPDIR/t.paje"
+	assert_vite_clean "$BATS_TEST_TMPDIR/t.paje"
 }

@@ -1,5 +1,6 @@
 /* test_format.c - records, checksums, text form, writer and reader round trips, damage recovery. */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -97,6 +98,37 @@ int main(void)
 	for (unsigned id = 0; id < PTT_EV_BUILTIN_COUNT; id++)
 		bad += ptt_builtin_type(id) == NULL || ptt_builtin_type(id)->id != id;
 	ok(bad == 0, "built-in event table is consistent");
+
+	/* the type table: by id, by name (the lowest id of that name), definitions that rename or repeat */
+	{
+		struct ptt_types tt;
+		ptt_types_init_builtin(&tt);
+		const struct ptt_type *lock = ptt_types_find_name(&tt, "mutex_lock");
+		ok(lock && lock == ptt_types_get(&tt, PTT_EV_MUTEX_LOCK) && !ptt_types_get(&tt, PTT_EV_BUILTIN_COUNT) &&
+		   !ptt_types_find_name(&tt, "no_such_type"), "built-in types by id and by name, without a definition");
+		struct ptt_type t = *lock;
+		t.id = 4000;
+		snprintf(t.name, sizeof t.name, "user_point");
+		int rc = ptt_types_define(&tt, &t);
+		const struct ptt_type *u = ptt_types_find_name(&tt, "user_point");
+		ok(rc == 0 && u && u->id == 4000 && ptt_types_get(&tt, 4000) == u, "a defined type by id 4000 and by name");
+		t.id = 3000; /* the same name at a lower id: the lowest wins, as a scan by id found it */
+		rc = ptt_types_define(&tt, &t);
+		ok(rc == 0 && ptt_types_find_name(&tt, "user_point")->id == 3000, "a name defined twice: the lowest id");
+		int renames = 0;
+		for (unsigned i = 0; i < 1000; i++) { /* id 3000 renamed again and again: stale index entries are dropped */
+			snprintf(t.name, sizeof t.name, "renamed_%u", i);
+			renames += ptt_types_define(&tt, &t) == 0;
+		}
+		ok(renames == 1000 && ptt_types_find_name(&tt, "user_point")->id == 4000 &&
+		   !ptt_types_find_name(&tt, "renamed_998") && ptt_types_find_name(&tt, "renamed_999")->id == 3000,
+		   "renamed types are found by their new name only");
+		t = *lock;
+		snprintf(t.name, sizeof t.name, "mutex_lock_v2");
+		ok(ptt_types_define(&tt, &t) == 0 && !ptt_types_find_name(&tt, "mutex_lock") &&
+		   ptt_types_find_name(&tt, "mutex_lock_v2")->id == PTT_EV_MUTEX_LOCK, "a built-in id redefined");
+		ptt_types_free(&tt);
+	}
 
 	/* checksum catches every single-bit flip of a record */
 	struct ptt_event ev = make_event(PTT_EV_MUTEX_UNLOCK, 123456789, 42, 0xdeadbeef, 0);
