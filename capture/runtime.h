@@ -50,12 +50,18 @@ struct ptt_rec {
 	uint32_t nwords;
 	uint32_t sum;     /* the checksum's state after the 5 header words (ptt_rec_checksum) */
 	uint64_t end;     /* reserved position after the record; 0: deferred */
-	uint32_t terms;   /* ptt_objret_open: the checksum terms of all but the result */
+	uint32_t terms;   /* checksum terms written so far: the site's (ptt_rec_open_site), then ptt_objret_open's */
 };
 
 /* Reserve and timestamp a record with nargw argument words; 0 on success,
  * -1 when the event is not written (counted as lost where it is a loss). */
 int ptt_rec_open(struct ptt_rec *rec, unsigned id, unsigned nargw) PTT_HIDDEN;
+#ifndef PTT_NO_SITE
+/* The same with the call site as the last two of the nargw words, written here with its
+ * checksum term in rec->terms: the caller passes it in a register and need not keep it
+ * across the call (ptt_objret_open).  Without sites (PTT_NO_SITE) it is ptt_rec_open. */
+int ptt_rec_open_site(struct ptt_rec *rec, unsigned id, unsigned nargw, const void *site) PTT_HIDDEN;
+#endif
 /* Checksum (reading the argument words back) and publish (release) the record. */
 void ptt_rec_close(struct ptt_rec *rec) PTT_HIDDEN;
 /* Publish a checksummed record: commit it (release), or keep it deferred until ptt_defer_close. */
@@ -90,7 +96,8 @@ void ptt_emit_str(unsigned id, const uint32_t *args, unsigned nargw, const char 
  * the stack).  Take it in the exported function itself and pass it down:
  * inside a helper it would name the wrapper.  It is the last argument
  * ("site:ptr") of every event type whose argspec has one (formats/events.def).
- * Writers store it with ptt_put_site and count PTT_SITE_WORDS for it.
+ * Writers store it with ptt_rec_open_site or ptt_put_site and count
+ * PTT_SITE_WORDS for it.
  *
  * PTT_NO_SITE (make bench only, BUILD/nosite): a runtime, recorder and type
  * table without the argument, so that the bench can time the real wrappers
@@ -99,6 +106,8 @@ void ptt_emit_str(unsigned id, const uint32_t *args, unsigned nargw, const char 
 #ifdef PTT_NO_SITE
 #define PTT_SITE ((const void *)0)
 #define PTT_SITE_WORDS 0u
+#define ptt_rec_open_site(rec, id, nargw, site) ((void)(site), ptt_rec_open(rec, id, nargw))
+#define PTT_SITE_TERM(rec) 0u
 PTT_ALWAYS_INLINE void ptt_put_site(uint32_t *w, const void *site)
 {
 	(void)w;
@@ -107,6 +116,7 @@ PTT_ALWAYS_INLINE void ptt_put_site(uint32_t *w, const void *site)
 #else
 #define PTT_SITE ((const void *)__builtin_return_address(0))
 #define PTT_SITE_WORDS 2u
+#define PTT_SITE_TERM(rec) ((rec)->terms) /* the site's checksum term, after ptt_rec_open_site */
 PTT_ALWAYS_INLINE void ptt_put_site(uint32_t *w, const void *site)
 {
 	ptt_put64(w, (uint64_t)(uintptr_t)site);
@@ -126,18 +136,13 @@ PTT_ALWAYS_INLINE void ptt_put_site(uint32_t *w, const void *site)
 #define PTT_OBJRET_WORDS (3u + PTT_SITE_WORDS)
 PTT_ALWAYS_INLINE int ptt_objret_open(struct ptt_rec *rec, unsigned id, const void *obj, const void *site)
 {
-	if (ptt_rec_open(rec, id, PTT_OBJRET_WORDS) != 0)
+	if (ptt_rec_open_site(rec, id, PTT_OBJRET_WORDS, site) != 0)
 		return -1;
 	uint32_t *a = rec->p + PTT_REC_HDR_WORDS;
 	uint64_t o = (uint64_t)(uintptr_t)obj;
 	ptt_put64(a, o);
 	a[2] = 0;
-	ptt_put_site(a + 3, site);
-	uint32_t t = ptt_rotl32(rec->sum, 7 * PTT_OBJRET_WORDS) ^ ptt_rec_sum_term64(o, PTT_OBJRET_WORDS - 2);
-#ifndef PTT_NO_SITE
-	t ^= ptt_rec_sum_term64((uint64_t)(uintptr_t)site, 0);
-#endif
-	rec->terms = t;
+	rec->terms = PTT_SITE_TERM(rec) ^ ptt_rotl32(rec->sum, 7 * PTT_OBJRET_WORDS) ^ ptt_rec_sum_term64(o, PTT_OBJRET_WORDS - 2);
 	return 0;
 }
 PTT_ALWAYS_INLINE void ptt_objret_close(struct ptt_rec *rec, int ret)

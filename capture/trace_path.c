@@ -316,8 +316,14 @@ static inline int reserve(struct ptt_tls *t, uint32_t n, uint32_t **pp, uint64_t
 	return 0;
 }
 
-/* Stamp the record of n words at p (in the ring or a deferral slot) and make rec describe it. */
-static inline void put_header(struct ptt_rec *rec, uint32_t *p, const struct ptt_tls *t, unsigned id, uint32_t n)
+/*
+ * Stamp the record of n words at p (in the ring or a deferral slot) and make
+ * rec describe it; with_site: the call site is its last argument, written
+ * here and its checksum term kept in rec->terms, so that the
+ * wrapper passes it in a register and need not keep it across this call.
+ */
+static inline __attribute__((always_inline)) void put_header(struct ptt_rec *rec, uint32_t *p, const struct ptt_tls *t,
+							     unsigned id, uint32_t n, const void *site, int with_site)
 {
 	uint64_t ts = now_ticks_for(id);
 	uint32_t w0 = ptt_rec_word0(id, n);
@@ -332,9 +338,15 @@ static inline void put_header(struct ptt_rec *rec, uint32_t *p, const struct ptt
 	 * independent terms, added to by the writer of the arguments */
 	rec->sum = ptt_rotl32(PTT_REC_SUM_SEED, 7 * 5) ^ ptt_rec_sum_term(w0, 4) ^ ptt_rec_sum_term64(ts, 2) ^
 		   ptt_rec_sum_term(t->pid, 1) ^ t->tid;
+	if (with_site) {
+		uint64_t a = (uint64_t)(uintptr_t)site;
+		ptt_put64(p + n - 3, a);
+		rec->terms = ptt_rec_sum_term64(a, 0);
+	}
 }
 
-int ptt_rec_open(struct ptt_rec *rec, unsigned id, unsigned nargw)
+static inline __attribute__((always_inline)) int rec_open(struct ptt_rec *rec, unsigned id, unsigned nargw,
+							   const void *site, int with_site)
 {
 	struct ptt_tls *t = &ptt_tls;
 	if (__builtin_expect(t->guard, 0)) {
@@ -348,7 +360,7 @@ int ptt_rec_open(struct ptt_rec *rec, unsigned id, unsigned nargw)
 			return -1;
 		}
 		if (t->ndefer < PTT_DEFER_RECORDS && PTT_REC_HDR_WORDS + nargw + 1 <= PTT_DEFER_WORDS) {
-			put_header(rec, t->defer[t->ndefer], t, id, PTT_REC_HDR_WORDS + nargw + 1);
+			put_header(rec, t->defer[t->ndefer], t, id, PTT_REC_HDR_WORDS + nargw + 1, site, with_site);
 			rec->end = 0; /* deferred */
 			return 0;
 		}
@@ -383,9 +395,21 @@ int ptt_rec_open(struct ptt_rec *rec, unsigned id, unsigned nargw)
 		t->guard = 0;
 		return -1;
 	}
-	put_header(rec, p, t, id, n);
+	put_header(rec, p, t, id, n, site, with_site);
 	return 0;
 }
+
+int ptt_rec_open(struct ptt_rec *rec, unsigned id, unsigned nargw)
+{
+	return rec_open(rec, id, nargw, NULL, 0);
+}
+
+#ifndef PTT_NO_SITE
+int ptt_rec_open_site(struct ptt_rec *rec, unsigned id, unsigned nargw, const void *site)
+{
+	return rec_open(rec, id, nargw, site, 1);
+}
+#endif
 
 /* The checksum of rec, its header's part taken from rec->sum, its arguments read back. */
 static uint32_t rec_checksum(const struct ptt_rec *rec)
@@ -479,16 +503,11 @@ void ptt_obj_only(unsigned id, const void *obj, const void *site)
 {
 	struct ptt_rec rec;
 	enum { N = 2 + PTT_SITE_WORDS };
-	if (!ptt_on[id] || ptt_rec_open(&rec, id, N) != 0)
+	if (!ptt_on[id] || ptt_rec_open_site(&rec, id, N, site) != 0)
 		return;
 	uint32_t *a = rec.p + PTT_REC_HDR_WORDS;
 	uint64_t o = (uint64_t)(uintptr_t)obj;
 	ptt_put64(a, o);
-	ptt_put_site(a + 2, site);
-	uint32_t h = ptt_rotl32(rec.sum, 7 * N) ^ ptt_rec_sum_term64(o, N - 2);
-#ifndef PTT_NO_SITE
-	h ^= ptt_rec_sum_term64((uint64_t)(uintptr_t)site, 0);
-#endif
-	a[N] = ptt_rec_sum_finish(h);
+	a[N] = ptt_rec_sum_finish(PTT_SITE_TERM(&rec) ^ ptt_rotl32(rec.sum, 7 * N) ^ ptt_rec_sum_term64(o, N - 2));
 	ptt_rec_publish(&rec);
 }
