@@ -9,7 +9,8 @@
 # PTT_BENCH_PINGPONG (ping-pong rounds, default 20000), PTT_BENCH_INPUT_MB
 # (size of the real programs' input, default 100), PTT_BENCH_LOCKHEAVY_REPS
 # (runs of each lock-heavy program per mode, default 3), PTT_BENCH_ONLY=lockheavy
-# (only the lock-heavy programs).
+# (only the lock-heavy programs), PTT_BENCH_ONLY=site (only the call site's cost,
+# bench/site.sh, which has its own knobs).
 [ -z "${BASH_VERSION:-}" ] && exec bash "$0" "$@"
 set -u
 if [ $# -ne 1 ] || [ ! -x "$1/bin/ptt-record" ]; then
@@ -73,6 +74,11 @@ echo "CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 section "floor"
 say "rdtsc + 36-byte record store into a private ring" "$(reps "$OUT/floor" 20000000 | median)" "ns/event"
 say "lfence;rdtsc + the same store (as for acquisitions)" "$(reps "$OUT/floor" 20000000 lfence | median)" "ns/event"
+if [ "${PTT_BENCH_ONLY:-}" = site ]; then
+	. "$SRC/site.sh"
+	echo "took $(($(date +%s) - T_START)) s"
+	exit 0
+fi
 
 # ---------------------------------------------------------------- LTTng-UST
 LTTNG_OK=0
@@ -225,6 +231,8 @@ run_case t2s "2 threads, one shared mutex" "$((2 * ITER))" "$LL" 2 "$ITER" share
 # per turn here: lock, cond wait/signal, unlock
 U=ns/turn run_case pp "cond-var ping-pong, 2 threads (per turn)" "$((2 * PP))" "$PPB" "$PP"
 fi
+# the call site's cost per event and size (issue 15): bench/site.sh
+[ "${PTT_BENCH_ONLY:-}" != lockheavy ] && . "$SRC/site.sh"
 if [ -s "$TMP/bt-rate" ]; then
 	section "LTTng decoding"
 	say "babeltrace2 text output of an LTTng trace" "$(cat "$TMP/bt-rate")" "events/s" "$(cat "$TMP/bt-events") events"
@@ -498,6 +506,7 @@ fi
 [ -n "${PER[t1]:-}" ] && [ -n "${PER[t2p]:-}" ] &&
 	verdict "2 threads private / 1 thread, per event (lossless)" "$(calc "${PER[t2p]} / ${PER[t1]}")" "<=" 1.2
 verdict "real programs: worst traced/untraced" "$REAL_WORST" "<=" 1.01
+verdict "call site: added ns per event, trace path (bench/site.sh)" "${SITE_NS:-}" "<=" 1
 verdict "sustained lossless rate (events/s, 0 lost: ${SUST_LOST:-?} lost)" "${SUST:-}" ">=" 20000000
 verdict "ptt-dump text output (events/s)" "${DUMP_RATE:-}" ">=" 10000000
 if [ -s "$TMP/bt-rate" ] && [ -n "${DUMP_RATE:-}" ]; then
