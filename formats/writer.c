@@ -19,6 +19,9 @@ struct ptt_writer {
 	uint64_t first, last;
 	unsigned char *zbuf;
 	size_t zcap;
+	z_stream zs; /* one deflate state for every block (reset, not rebuilt: compress2 allocated
+		      * and cleared some 270 KiB of tables per 64 KiB block) */
+	int zs_ready;
 	uint64_t bytes, events;
 	/* the snapshot being built (ptt_writer_snapshot_*) */
 	uint32_t *snap;
@@ -128,7 +131,18 @@ static int put_block(struct ptt_writer *w, unsigned kind, unsigned extra_flags, 
 		}
 		if (pack)
 			ptt_block_pack((uint32_t *)w->buf, len / 4, first);
-		int zrc = compress2(w->zbuf, &zlen, payload, (uLong)len, w->zlevel);
+		int zrc = w->zs_ready ? deflateReset(&w->zs) : deflateInit(&w->zs, w->zlevel);
+		w->zs_ready = 1;
+		if (zrc == Z_OK) {
+			w->zs.next_in = (Bytef *)payload;
+			w->zs.avail_in = (uInt)len;
+			w->zs.next_out = w->zbuf;
+			w->zs.avail_out = (uInt)zlen;
+			zrc = deflate(&w->zs, Z_FINISH) == Z_STREAM_END ? Z_OK : Z_BUF_ERROR;
+			zlen = w->zs.total_out;
+		} else {
+			w->zs_ready = 0;
+		}
 		if (zrc == Z_OK && zlen < len) {
 			data = w->zbuf;
 			stored = zlen;
@@ -240,6 +254,8 @@ int ptt_writer_close(struct ptt_writer *w)
 {
 	if (!w)
 		return 0;
+	if (w->zs_ready)
+		deflateEnd(&w->zs);
 	free(w->buf);
 	free(w->zbuf);
 	free(w->snap);
