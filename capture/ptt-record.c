@@ -298,6 +298,8 @@ static int maybe_rotate(const struct record_opts *o, struct ptt_writer *w, int *
 		return -errno;
 	}
 	int rc = ptt_writer_flush(w); /* its bytes counted before the switch resets the count */
+	if (!rc)
+		rc = ptt_writer_sync(w);
 	rotated_bytes += ptt_writer_bytes(w);
 	if (!rc)
 		rc = ptt_writer_switch(w, fd);
@@ -578,6 +580,8 @@ int main(int argc, char **argv)
 	struct ptt_writer *w;
 	if (ptt_writer_open(&w, out_fd, o.zlevel) != 0)
 		return 1;
+	if (o.zlevel)
+		ptt_writer_async(w); /* zlib off the drain's path: rings are emptied while a block compresses */
 	size_t hsize = 256 * 1024;
 	char *hdr = malloc(hsize);
 	if (!hdr)
