@@ -277,6 +277,32 @@ static int sync_user_types(struct ptt_shm *s, struct ptt_writer *w, uint32_t *se
 	return len ? ptt_writer_meta(w, buf, len) : 0;
 }
 
+/* Called before each record is written.  A user type registered after this
+ * pass's sync_user_types may already have events in a ring the pass reads
+ * (registration happens before the type's first event, whose commit the pass
+ * has seen): its line is written first, so no reader meets an event before
+ * its type.  Then the namer, which names objects before their first use. */
+struct before_record {
+	struct ptt_shm *shm;
+	uint32_t *types_seen;
+	struct namer *namer;
+};
+
+static int before_record(void *ctx, const uint32_t *rec, struct ptt_writer *w)
+{
+	struct before_record *b = ctx;
+	unsigned id = ptt_rec_id(rec[0]);
+	while (id >= PTT_USER_ID_BASE && id - PTT_USER_ID_BASE >= *b->types_seen) {
+		uint32_t had = *b->types_seen;
+		int rc = sync_user_types(b->shm, w, b->types_seen); /* a few types per call */
+		if (rc)
+			return rc;
+		if (*b->types_seen == had)
+			break; /* not announced by the program: the reader reports it */
+	}
+	return b->namer ? namer_before(b->namer, rec, w) : 0;
+}
+
 static void part_name(char *buf, size_t size, const char *output, uint32_t part)
 {
 	snprintf(buf, size, "%s.%04u", output, part);
@@ -407,7 +433,8 @@ static int write_flight(const struct record_opts *o, struct ptt_shm *s, struct f
 		rc = sync_user_types(s, w, &types_seen);
 	struct namer *nm = namer_new(); /* a fresh one: each file names its objects anew */
 	uint64_t torn = 0;
-	long n = rc ? 0 : flight_write(f, w, clk, code < 0, nm ? namer_before : NULL, nm, &torn);
+	struct before_record br = { s, &types_seen, nm };
+	long n = rc ? 0 : flight_write(f, w, clk, code < 0, before_record, &br, &torn);
 	namer_free(nm);
 	if (n < 0)
 		rc = (int)n;
@@ -595,8 +622,9 @@ int main(int argc, char **argv)
 	if (!d)
 		return 1;
 	struct namer *nm = namer_new();
-	if (nm)
-		drain_set_hook(d, namer_before, nm);
+	uint32_t types_seen = 0;
+	struct before_record br = { s, &types_seen, nm };
+	drain_set_hook(d, before_record, &br);
 	uint32_t a[3] = { (uint32_t)child };
 	ptt_put64(a + 1, o.ring_bytes);
 	drain_note(d, PTT_EV_REC_START, a, 3);
@@ -604,7 +632,6 @@ int main(int argc, char **argv)
 	int status = 0, exited = 0, warned = 0;
 	struct pace pace = { 0, mono_ns(CLOCK_MONOTONIC) };
 	o.out_is_pipe = out_fd == 1;
-	uint32_t types_seen = 0;
 	uint64_t t_start = mono_ns(CLOCK_MONOTONIC), last_flush = t_start;
 	while (!exited) {
 		if (pending_signal) {

@@ -198,7 +198,8 @@ load helpers
 	rec=$!
 	child=
 	for _ in $(seq 600); do
-		child=$(pgrep -P "$rec" | head -1) && [ -n "$child" ] && break
+		child=$(awk -v p="$rec" '$4 == p { print $1; exit }' /proc/[0-9]*/stat 2>/dev/null)
+		[ -n "$child" ] && break
 		sleep 0.1
 	done
 	[ -n "$child" ]

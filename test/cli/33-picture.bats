@@ -3,6 +3,11 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
+# the PNG signature (file(1) is not on a fresh Debian)
+is_png() {
+	[ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
+}
+
 @test "picture.sh draws a PNG with a row per thread; legend from ptt-paje's state types" {
 	command -v pj_dump >/dev/null || skip "pj_dump (pajeng) not installed"
 	command -v Rscript >/dev/null || skip "R not installed"
@@ -11,11 +16,9 @@ load helpers
 		"$BATS_TEST_TMPDIR/t.png" "a title"
 	[ -z "$output" ]
 	[ -z "$stderr" ]
-	run -0 file "$BATS_TEST_TMPDIR/t.png"
-	[[ "$output" == *"PNG image data"* ]]
+	is_png "$BATS_TEST_TMPDIR/t.png"
 	# the committed picture is a PNG too
-	run -0 file "$PTT_ROOT/doc/demo.png"
-	[[ "$output" == *"PNG image data"* ]]
+	is_png "$PTT_ROOT/doc/demo.png"
 }
 
 @test "picture.sh without R says why on one line and exits 3; make demo goes on without the PNG" {
