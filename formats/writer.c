@@ -1,6 +1,7 @@
 /* writer.c - the binary trace writer: file header, META/EVENTS/END blocks. */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -262,7 +263,12 @@ int ptt_writer_async(struct ptt_writer *w)
 		pthread_mutex_init(&a->mu, NULL);
 		pthread_cond_init(&a->cv, NULL);
 		w->as = a;
-		if (pthread_create(&a->thread, NULL, async_main, w) == 0)
+		sigset_t all, old; /* the thread takes no signals: they stay with the caller's threads */
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		int made = pthread_create(&a->thread, NULL, async_main, w) == 0;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (made)
 			return 0;
 		w->as = NULL;
 		pthread_mutex_destroy(&a->mu);
