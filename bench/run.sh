@@ -244,17 +244,18 @@ fi
 # recorder, when traced) used up to the program's end.
 LH_REPS=${PTT_BENCH_LOCKHEAVY_REPS:-3}
 declare -A LH_RATIO LH_LTRATIO
-lh_wrap='"$@"; r=$?; read -r _ _ _ _ _ _ _ _ _ _ _ _ _ u s _ </proc/$PPID/stat; echo "$u $s" >"$PTT_BENCH_CPU"; exit $r'
-lh_run() { # OUTFILE CMD...: appends "ns recorder_ticks" of one run
+# the recorder's CPU time in ns, every thread of it (-z compresses on a thread of its own), at the program's end
+lh_wrap='"$@"; r=$?; cat /proc/$PPID/task/*/schedstat 2>/dev/null | awk '"'"'{ s += $1 } END { print s + 0 }'"'"' >"$PTT_BENCH_CPU"; exit $r'
+lh_run() { # OUTFILE CMD...: appends "ns recorder_cpu_ns" of one run
 	local f=$1 s e
 	shift
 	s=$(now_ns)
 	PTT_BENCH_CPU=$TMP/lh-cpu "$@" >/dev/null 2>>"$TMP/lh-err"
 	e=$(now_ns)
-	echo "$((e - s)) $(awk '{print $1 + $2}' "$TMP/lh-cpu" 2>/dev/null)" >>"$f"
+	echo "$((e - s)) $(cat "$TMP/lh-cpu" 2>/dev/null)" >>"$f"
 }
 lock_heavy() { # KEY LABEL CMD...
-	local key=$1 label=$2 m base ratio ev per lt lev lper sess=pttlh$$ dir lcpu waits tk
+	local key=$1 label=$2 m base ratio ev per lt lev lper sess=pttlh$$ dir lcpu waits
 	shift 2
 	section "lock-heavy: $label"
 	"$@" >/dev/null 2>"$TMP/lh-err" || { note "$label: untraced run failed ($(tail -1 "$TMP/lh-err")): skipped"; return; }
@@ -268,6 +269,8 @@ lock_heavy() { # KEY LABEL CMD...
 	fi
 	for m in base def z d lt; do : >"$TMP/lh-$m"; done
 	for _ in $(seq "$LH_REPS"); do
+		# each trace to a new file: ext4 writes back a file truncated and rewritten when it is closed
+		rm -f "$TMP/lh.ptt" "$TMP/lhz.ptt" "$TMP/lhd.ptt"
 		lh_run "$TMP/lh-base" sh -c "$lh_wrap" sh "$@"
 		lh_run "$TMP/lh-def" "$BIN/ptt-record" -q -o "$TMP/lh.ptt" -- sh -c "$lh_wrap" sh "$@"
 		lh_run "$TMP/lh-z" "$BIN/ptt-record" -q -z -o "$TMP/lhz.ptt" -- sh -c "$lh_wrap" sh "$@"
@@ -275,7 +278,6 @@ lock_heavy() { # KEY LABEL CMD...
 		[ "$lt_ok" = 1 ] && lh_run "$TMP/lh-lt" env LD_PRELOAD="$WRAP" sh -c "$lh_wrap" sh "$@"
 	done
 	base=$(awk '{print $1}' "$TMP/lh-base" | median)
-	tk=$(getconf CLK_TCK)
 	for m in def z d; do
 		local f=$TMP/lh.ptt opt="default (lossless)"
 		[ $m = z ] && f=$TMP/lhz.ptt opt="-z"
@@ -289,13 +291,13 @@ lock_heavy() { # KEY LABEL CMD...
 			continue
 		fi
 		per=$(calc "($t - $base) / $ev")
-		lcpu=$(awk -v tk="$tk" '{print $2 / tk * 1e9}' "$TMP/lh-$m" | median)
+		lcpu=$(awk '{print $2}' "$TMP/lh-$m" | median)
 		waits=$("$BIN/ptt-dump" "$f" | awk '$5 == "rec_ring_full" { sub(/^waits=/, "", $7); s += $7 } END {print s + 0}')
 		say "ptt-record $opt: traced / untraced" "$(calc "$ratio")" "ratio" \
 			"$(calc "$base / 1e6") ms untraced, $(calc "$t / 1e6") traced; $ev events, $(info "$f" lost) lost"
 		pos "$per" || per="(traced faster: run-to-run noise)"
 		say "  events/s; slowdown per event" "$(calc "$ev / ($t / 1e9)")" "events/s" "$per ns/event"
-		say "  recorder CPU (share of the traced run); writer waits" "$(calc "100 * $lcpu / $t")" "%" "$(calc "$lcpu / 1e6") ms; rec_ring_full waits: $waits"
+		say "  recorder CPU (share of the traced run); writer waits" "$(calc "100 * $lcpu / $t")" "%" "$(calc "$lcpu / 1e6") ms, $(calc "$lcpu / $ev") ns/event; rec_ring_full waits: $waits"
 		[ $m = def ] && LH_RATIO[$key]=$(calc "$ratio")
 	done
 	if [ "$lt_ok" = 1 ]; then

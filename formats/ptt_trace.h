@@ -395,7 +395,16 @@ int ptt_writer_open(struct ptt_writer **w, int fd, int zlevel);
 int ptt_writer_meta(struct ptt_writer *w, const char *lines, size_t len);
 /* Append one checksummed record; blocks are cut at the block size. */
 int ptt_writer_record(struct ptt_writer *w, const uint32_t *words, uint32_t nwords);
-int ptt_writer_flush(struct ptt_writer *w); /* finish the current block and write it out */
+int ptt_writer_flush(struct ptt_writer *w); /* finish the current block and write it out (async: queue it) */
+/*
+ * Compress and write EVENTS blocks on a thread of the writer's own, in
+ * order, while the caller fills the next (for a recorder that must not stop
+ * draining while zlib works).  Other blocks, ptt_writer_end, _switch and
+ * _sync wait for the queue first; a thread's error comes back from the
+ * next call.  0 or an error (the writer then stays synchronous).
+ */
+int ptt_writer_async(struct ptt_writer *w);
+int ptt_writer_sync(struct ptt_writer *w); /* wait until every queued block is written; its first error */
 /* Write the END block with these summary lines, flush; w stays valid for close. */
 int ptt_writer_end(struct ptt_writer *w, const char *lines, size_t len);
 uint64_t ptt_writer_bytes(const struct ptt_writer *w); /* bytes written to the current file */

@@ -24,14 +24,16 @@ static struct ptt_event make_event(unsigned id, uint64_t ticks, uint32_t tid, ui
 	return ev;
 }
 
-/* Write n mutex_lock records to a temp file; returns its fd positioned at 0. */
-static int write_trace(int n, int zlevel, size_t *size)
+/* Write n mutex_lock records to a temp file (async: blocks written by the writer's thread); its fd at 0. */
+static int write_trace_mode(int n, int zlevel, int async, size_t *size)
 {
 	char path[] = "/tmp/ptt-test-XXXXXX";
 	int fd = mkstemp(path);
 	unlink(path);
 	struct ptt_writer *w;
 	ptt_writer_open(&w, fd, zlevel);
+	if (async)
+		ptt_writer_async(w);
 	const char *meta = "clock ns\nclock_hz 1000000000\nstart_ticks 0\ntype 1024 my_event user 1 program a:u64,s:str\n";
 	ptt_writer_meta(w, meta, strlen(meta));
 	for (int i = 0; i < n; i++) {
@@ -45,6 +47,8 @@ static int write_trace(int n, int zlevel, size_t *size)
 	lseek(fd, 0, SEEK_SET);
 	return fd;
 }
+
+static int write_trace(int n, int zlevel, size_t *size) { return write_trace_mode(n, zlevel, 0, size); }
 
 /* A temp file holding buf; returns its fd positioned at 0. */
 static int write_buf(const char *buf, size_t size)
@@ -401,5 +405,21 @@ int main(void)
 	close(junk);
 	free(e);
 	close(fd);
+	/* the writer's thread (ptt_writer_async) writes the file a synchronous writer writes, byte for byte */
+	size_t sync_size, async_size;
+	int sfd = write_trace_mode(100000, 1, 0, &sync_size), afd = write_trace_mode(100000, 1, 1, &async_size);
+	char *sb = malloc(sync_size + 1), *ab = malloc(async_size + 1);
+	int same = sb && ab && sync_size == async_size && read(sfd, sb, sync_size) == (ssize_t)sync_size &&
+		   read(afd, ab, async_size) == (ssize_t)async_size && memcmp(sb, ab, sync_size) == 0;
+	ok(same && sync_size > 100000, "-z on the writer's thread: the same %zu bytes as without it", sync_size);
+	free(sb);
+	free(ab);
+	lseek(afd, 0, SEEK_SET);
+	int aerr = 0;
+	uint64_t alast = 0;
+	ok(count_events(afd, &aerr, &alast) == 100000 && aerr == 0 && alast == 0xabc0 + 99999,
+	   "-z on the writer's thread: every event read back, in order");
+	close(sfd);
+	close(afd);
 	return tap_done();
 }
