@@ -47,7 +47,7 @@ PC_SED = sed -e 's|@RPATH@|$(PC_RPATH)|' -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDI
 # keep the objects make sees as intermediate (convert/ptt-*.o): no rebuild on every make
 .SECONDARY:
 
-.PHONY: all deps deps-check check check-all check-unit check-cli check-asan check-fuzz fuzz demo picture bench install uninstall clean
+.PHONY: all deps deps-check check check-all check-unit check-cli check-asan check-fuzz fuzz demo picture bench bench-nosite install uninstall clean
 
 all: $(LIBPTT) $(PROGRAMS) $(EXAMPLES) $(BUILD)/lib/libptt.pc
 
@@ -189,8 +189,15 @@ picture: demo
 	@test -f demo/prodcons.png || { echo "make picture: make demo wrote no PNG (see its message)" >&2; exit 1; }
 	cp demo/prodcons.png doc/demo.png
 
-bench: all
+bench: all bench-nosite
 	@sh bench/run.sh $(BUILD)
+
+# make bench's second runtime and recorder, without the call-site argument (PTT_NO_SITE,
+# capture/runtime.h): bench/site.sh times the real wrappers with and without it in one run.
+# Built apart (its own objects, its own type table), never installed.
+bench-nosite:
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/nosite CFLAGS='$(CFLAGS) -DPTT_NO_SITE' \
+		$(BUILD)/nosite/lib/libptt.so $(BUILD)/nosite/bin/ptt-record
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \

@@ -9,7 +9,8 @@
 # PTT_BENCH_PINGPONG (ping-pong rounds, default 20000), PTT_BENCH_INPUT_MB
 # (size of the real programs' input, default 100), PTT_BENCH_LOCKHEAVY_REPS
 # (runs of each lock-heavy program per mode, default 3), PTT_BENCH_ONLY=lockheavy
-# (only the lock-heavy programs).
+# (only the lock-heavy programs), PTT_BENCH_ONLY=site (only the call site's cost,
+# bench/site.sh, which has its own knobs).
 [ -z "${BASH_VERSION:-}" ] && exec bash "$0" "$@"
 set -u
 if [ $# -ne 1 ] || [ ! -x "$1/bin/ptt-record" ]; then
@@ -73,6 +74,11 @@ echo "CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 section "floor"
 say "rdtsc + 36-byte record store into a private ring" "$(reps "$OUT/floor" 20000000 | median)" "ns/event"
 say "lfence;rdtsc + the same store (as for acquisitions)" "$(reps "$OUT/floor" 20000000 lfence | median)" "ns/event"
+if [ "${PTT_BENCH_ONLY:-}" = site ]; then
+	. "$SRC/site.sh"
+	echo "took $(($(date +%s) - T_START)) s"
+	exit 0
+fi
 
 # ---------------------------------------------------------------- LTTng-UST
 LTTNG_OK=0
@@ -225,6 +231,8 @@ run_case t2s "2 threads, one shared mutex" "$((2 * ITER))" "$LL" 2 "$ITER" share
 # per turn here: lock, cond wait/signal, unlock
 U=ns/turn run_case pp "cond-var ping-pong, 2 threads (per turn)" "$((2 * PP))" "$PPB" "$PP"
 fi
+# the call site's cost per event and size (issue 15): bench/site.sh
+[ "${PTT_BENCH_ONLY:-}" != lockheavy ] && . "$SRC/site.sh"
 if [ -s "$TMP/bt-rate" ]; then
 	section "LTTng decoding"
 	say "babeltrace2 text output of an LTTng trace" "$(cat "$TMP/bt-rate")" "events/s" "$(cat "$TMP/bt-events") events"
@@ -236,17 +244,18 @@ fi
 # recorder, when traced) used up to the program's end.
 LH_REPS=${PTT_BENCH_LOCKHEAVY_REPS:-3}
 declare -A LH_RATIO LH_LTRATIO
-lh_wrap='"$@"; r=$?; read -r _ _ _ _ _ _ _ _ _ _ _ _ _ u s _ </proc/$PPID/stat; echo "$u $s" >"$PTT_BENCH_CPU"; exit $r'
-lh_run() { # OUTFILE CMD...: appends "ns recorder_ticks" of one run
+# the recorder's CPU time in ns, every thread of it (-z compresses on a thread of its own), at the program's end
+lh_wrap='"$@"; r=$?; cat /proc/$PPID/task/*/schedstat 2>/dev/null | awk '"'"'{ s += $1 } END { print s + 0 }'"'"' >"$PTT_BENCH_CPU"; exit $r'
+lh_run() { # OUTFILE CMD...: appends "ns recorder_cpu_ns" of one run
 	local f=$1 s e
 	shift
 	s=$(now_ns)
 	PTT_BENCH_CPU=$TMP/lh-cpu "$@" >/dev/null 2>>"$TMP/lh-err"
 	e=$(now_ns)
-	echo "$((e - s)) $(awk '{print $1 + $2}' "$TMP/lh-cpu" 2>/dev/null)" >>"$f"
+	echo "$((e - s)) $(cat "$TMP/lh-cpu" 2>/dev/null)" >>"$f"
 }
 lock_heavy() { # KEY LABEL CMD...
-	local key=$1 label=$2 m base ratio ev per lt lev lper sess=pttlh$$ dir lcpu waits tk
+	local key=$1 label=$2 m base ratio ev per lt lev lper sess=pttlh$$ dir lcpu waits
 	shift 2
 	section "lock-heavy: $label"
 	"$@" >/dev/null 2>"$TMP/lh-err" || { note "$label: untraced run failed ($(tail -1 "$TMP/lh-err")): skipped"; return; }
@@ -260,6 +269,8 @@ lock_heavy() { # KEY LABEL CMD...
 	fi
 	for m in base def z d lt; do : >"$TMP/lh-$m"; done
 	for _ in $(seq "$LH_REPS"); do
+		# each trace to a new file: ext4 writes back a file truncated and rewritten when it is closed
+		rm -f "$TMP/lh.ptt" "$TMP/lhz.ptt" "$TMP/lhd.ptt"
 		lh_run "$TMP/lh-base" sh -c "$lh_wrap" sh "$@"
 		lh_run "$TMP/lh-def" "$BIN/ptt-record" -q -o "$TMP/lh.ptt" -- sh -c "$lh_wrap" sh "$@"
 		lh_run "$TMP/lh-z" "$BIN/ptt-record" -q -z -o "$TMP/lhz.ptt" -- sh -c "$lh_wrap" sh "$@"
@@ -267,7 +278,6 @@ lock_heavy() { # KEY LABEL CMD...
 		[ "$lt_ok" = 1 ] && lh_run "$TMP/lh-lt" env LD_PRELOAD="$WRAP" sh -c "$lh_wrap" sh "$@"
 	done
 	base=$(awk '{print $1}' "$TMP/lh-base" | median)
-	tk=$(getconf CLK_TCK)
 	for m in def z d; do
 		local f=$TMP/lh.ptt opt="default (lossless)"
 		[ $m = z ] && f=$TMP/lhz.ptt opt="-z"
@@ -281,13 +291,13 @@ lock_heavy() { # KEY LABEL CMD...
 			continue
 		fi
 		per=$(calc "($t - $base) / $ev")
-		lcpu=$(awk -v tk="$tk" '{print $2 / tk * 1e9}' "$TMP/lh-$m" | median)
+		lcpu=$(awk '{print $2}' "$TMP/lh-$m" | median)
 		waits=$("$BIN/ptt-dump" "$f" | awk '$5 == "rec_ring_full" { sub(/^waits=/, "", $7); s += $7 } END {print s + 0}')
 		say "ptt-record $opt: traced / untraced" "$(calc "$ratio")" "ratio" \
 			"$(calc "$base / 1e6") ms untraced, $(calc "$t / 1e6") traced; $ev events, $(info "$f" lost) lost"
 		pos "$per" || per="(traced faster: run-to-run noise)"
 		say "  events/s; slowdown per event" "$(calc "$ev / ($t / 1e9)")" "events/s" "$per ns/event"
-		say "  recorder CPU (share of the traced run); writer waits" "$(calc "100 * $lcpu / $t")" "%" "$(calc "$lcpu / 1e6") ms; rec_ring_full waits: $waits"
+		say "  recorder CPU (share of the traced run); writer waits" "$(calc "100 * $lcpu / $t")" "%" "$(calc "$lcpu / 1e6") ms, $(calc "$lcpu / $ev") ns/event; rec_ring_full waits: $waits"
 		[ $m = def ] && LH_RATIO[$key]=$(calc "$ratio")
 	done
 	if [ "$lt_ok" = 1 ]; then
@@ -498,6 +508,7 @@ fi
 [ -n "${PER[t1]:-}" ] && [ -n "${PER[t2p]:-}" ] &&
 	verdict "2 threads private / 1 thread, per event (lossless)" "$(calc "${PER[t2p]} / ${PER[t1]}")" "<=" 1.2
 verdict "real programs: worst traced/untraced" "$REAL_WORST" "<=" 1.01
+verdict "call site: added ns per event, trace path (bench/site.sh)" "${SITE_NS:-}" "<=" 1
 verdict "sustained lossless rate (events/s, 0 lost: ${SUST_LOST:-?} lost)" "${SUST:-}" ">=" 20000000
 verdict "ptt-dump text output (events/s)" "${DUMP_RATE:-}" ">=" 10000000
 if [ -s "$TMP/bt-rate" ] && [ -n "${DUMP_RATE:-}" ]; then

@@ -23,13 +23,32 @@
 #define SLACK_NS 200000u /* 200 us */
 #define MAX_NOTES 256
 
+/*
+ * A ring's (or the notes') place in the merge.  Records are read where the
+ * owner wrote them, one at a time as the merge reaches them: the header is
+ * read and the record copied out in the same breath, so each line of the
+ * ring is fetched from the writer's core once, and no per-record index is
+ * built.
+ */
 struct cursor {
-	uint32_t ring;      /* index, or UINT32_MAX for the recorder's notes */
-	uint32_t *recs;     /* offsets (words) of the records available, in ring order */
-	uint64_t *ends;     /* ring position after each record (pads included) */
-	uint64_t *ts;
-	uint32_t n, next;
+	const uint32_t *data; /* the ring's words (NULL for the notes) */
+	const uint32_t *rec;  /* the head record, when has */
+	uint64_t pos;         /* ring position of the head record (notes: its index) */
+	uint64_t limit;       /* committed (reserved in a final pass) when the pass began */
+	uint64_t done;        /* position after the last record written */
+	uint64_t ts;          /* the head record's time */
+	uint64_t prev_ts;     /* time of the record before the head */
+	uint32_t n;           /* the head record's words */
 	uint32_t tid;
+	uint8_t has;          /* a head record is loaded */
+	uint8_t bounds;       /* what the ring bounds the merge by (enum bound) */
+	uint8_t wrote;        /* records written in this pass: space to give back */
+};
+
+enum bound {
+	BOUND_NONE = 0, /* closed, or a final pass: nothing more will come */
+	BOUND_LAST,     /* a write was in progress when the pass began: its last record */
+	BOUND_IDLE,     /* idle: its last record or now minus the slack, whichever is later */
 };
 
 struct note {
@@ -53,6 +72,7 @@ struct drain {
 	uint32_t pid, tid;
 	uint32_t nrings;      /* rings announced, as this pass sees them */
 	uint32_t notes_at;    /* index of the notes' cursor: after every ring up to the cap */
+	uint32_t ring_words;
 	uint64_t no_ring_seen, late_seen;
 	struct drain_stats st;
 	int (*before)(void *ctx, const uint32_t *rec, struct ptt_writer *w);
@@ -86,6 +106,7 @@ struct drain *drain_new(struct ptt_shm *shm, struct ptt_writer *w, const struct 
 	 * of rings never announced are never touched (cursors are allocated on
 	 * a ring's first use) */
 	d->notes_at = shm->max_rings;
+	d->ring_words = shm->ring_words;
 	d->last_ts = calloc(shm->max_rings, sizeof *d->last_ts);
 	d->cur = calloc(shm->max_rings + 1, sizeof *d->cur);
 	d->heap = calloc(shm->max_rings + 1, sizeof *d->heap);
@@ -104,11 +125,6 @@ void drain_free(struct drain *d)
 {
 	if (!d)
 		return;
-	for (uint32_t i = 0; d->cur && i <= d->notes_at; i++) {
-		free(d->cur[i].recs);
-		free(d->cur[i].ends);
-		free(d->cur[i].ts);
-	}
 	free(d->cur);
 	free(d->heap);
 	free(d->busy);
@@ -136,16 +152,6 @@ int drain_note(struct drain *d, unsigned id, const uint32_t *args, unsigned narg
 	return 0;
 }
 
-static int ensure_cursor(struct cursor *c, uint32_t cap)
-{
-	if (c->recs)
-		return 0;
-	c->recs = malloc(cap * sizeof *c->recs);
-	c->ends = malloc(cap * sizeof *c->ends);
-	c->ts = malloc(cap * sizeof *c->ts);
-	return c->recs && c->ends && c->ts ? 0 : -1;
-}
-
 /*
  * A record cut short because its process died inside the call it records:
  * the releases (unlock, signal, post, cancel) write their object before the
@@ -169,59 +175,81 @@ int drain_salvage(uint32_t *rec, uint32_t n, uint32_t pid, uint32_t tid, uint64_
 	return 1;
 }
 
-static int salvage(struct drain *d, const struct ptt_ring *r, const struct cursor *c, uint32_t *rec, uint32_t n)
-{
-	return drain_salvage(rec, n, r->pid, r->tid, c->n ? c->ts[c->n - 1] : d->last_ts[c->ring], drain_now(d));
-}
-
 /*
- * Index the records of ring i between consumed and limit.  In a final pass
- * records are checked, and the first torn one ends the ring (counted lost).
+ * Load the head record of ring i's cursor at c->pos, skipping a pad: 1, or
+ * 0 when the span read at the pass's start is used up.  A record that does
+ * not check out ends the span; in a final pass it was torn by the program's
+ * death (counted lost, unless it is a release cut short, which is salvaged).
+ * The notes' cursor goes through here too.
  */
-static void scan_ring(struct drain *d, uint32_t i, uint64_t limit, int final)
+static __attribute__((noinline)) int load_slow(struct drain *d, uint32_t i, struct cursor *c, int final)
 {
-	struct ptt_ring *r = &d->shm->rings[i];
-	struct cursor *c = &d->cur[i];
-	uint32_t *data = ptt_ring_data(d->shm, i);
+	c->has = 0;
+	if (i == d->notes_at) {
+		if (c->pos >= c->limit)
+			return 0;
+		const struct note *nt = &d->notes[c->pos];
+		c->rec = nt->words;
+		c->n = nt->nwords;
+		c->ts = nt->ts;
+		return c->has = 1;
+	}
 	uint32_t size = d->shm->ring_words;
-	uint64_t pos = r->consumed;
-	c->n = c->next = 0;
-	c->ring = i;
-	c->tid = r->tid;
-	if (pos == limit || !data || ensure_cursor(c, size / PTT_REC_MIN_WORDS + 2))
-		return;
-	while (pos < limit) {
-		uint32_t off = (uint32_t)pos & (size - 1);
-		uint32_t w0 = data[off];
+	while (c->pos < c->limit) {
+		uint32_t off = (uint32_t)c->pos & (size - 1);
+		uint32_t *p = (uint32_t *)c->data + off;
+		uint32_t w0 = p[0];
 		if (w0 == ptt_rec_word0(PTT_EV_PAD, 0)) {
-			pos += size - off;
+			c->pos += size - off;
 			continue;
 		}
 		uint32_t n = ptt_rec_len(w0);
-		if (final && ptt_rec_marked(w0) && n >= PTT_REC_MIN_WORDS && off + n <= size && pos + n <= limit &&
-		    ptt_rec_checksum(data + off, n - 1) != data[off + n - 1] && salvage(d, r, c, data + off, n))
-			d->st.salvaged++;
-		if (!ptt_rec_marked(w0) || n < PTT_REC_MIN_WORDS || off + n > size || pos + n > limit ||
-		    (final && ptt_rec_checksum(data + off, n - 1) != data[off + n - 1])) {
+		int sound = ptt_rec_marked(w0) && n >= PTT_REC_MIN_WORDS && off + n <= size && c->pos + n <= c->limit;
+		if (final && sound && ptt_rec_checksum(p, n - 1) != p[n - 1]) {
+			const struct ptt_ring *r = &d->shm->rings[i];
+			if (drain_salvage(p, n, r->pid, r->tid, c->prev_ts, drain_now(d)))
+				d->st.salvaged++;
+			else
+				sound = 0;
+		}
+		if (!sound) {
 			if (final) { /* torn by the program's death */
 				d->st.lost++;
-				uint32_t a[7] = { r->tid, 1, 0, 0, 0, 0, 0 };
+				uint32_t a[7] = { d->shm->rings[i].tid, 1, 0, 0, 0, 0, 0 };
 				drain_note(d, PTT_EV_REC_LOST, a, 7);
 			}
-			break;
+			c->limit = c->pos;
+			return 0;
 		}
-		pos += n;
-		c->recs[c->n] = off;
-		c->ends[c->n] = pos;
-		c->ts[c->n] = (uint64_t)data[off + 2] << 32 | data[off + 1];
-		c->n++;
+		c->rec = p;
+		c->n = n;
+		c->ts = (uint64_t)p[2] << 32 | p[1];
+		return c->has = 1;
 	}
+	return 0;
+}
+
+/* The common case inline: a sound record of a ring, no pad, not a final pass. */
+static inline int load(struct drain *d, uint32_t i, struct cursor *c, int final)
+{
+	uint32_t size = d->ring_words;
+	uint32_t off = (uint32_t)c->pos & (size - 1);
+	const uint32_t *p = c->data + off;
+	if (__builtin_expect(final || i == d->notes_at || c->pos >= c->limit, 0))
+		return load_slow(d, i, c, final);
+	uint32_t w0 = p[0], n = ptt_rec_len(w0);
+	if (__builtin_expect(!ptt_rec_marked(w0) || n < PTT_REC_MIN_WORDS || off + n > size || c->pos + n > c->limit, 0))
+		return load_slow(d, i, c, final); /* a pad, or unsound */
+	c->rec = p;
+	c->n = n;
+	c->ts = (uint64_t)p[2] << 32 | p[1];
+	return c->has = 1;
 }
 
 static int before(const struct drain *d, uint32_t a, uint32_t b)
 {
 	const struct cursor *x = &d->cur[a], *y = &d->cur[b];
-	uint64_t tx = x->ts[x->next], ty = y->ts[y->next];
+	uint64_t tx = x->ts, ty = y->ts;
 	if (tx != ty)
 		return tx < ty;
 	if (x->tid != y->tid)
@@ -301,111 +329,133 @@ static void report_counters(struct drain *d)
  * rest of a long pass (a block compressed and written) is still going on.
  */
 #define RELEASE_EVERY 2048u
-static void release_space(struct drain *d)
+static int release_space(struct drain *d)
 {
 	for (uint32_t k = 0; k < d->nbusy; k++) {
 		uint32_t i = d->busy[k];
 		struct cursor *c = &d->cur[i];
 		struct ptt_ring *r = &d->shm->rings[i];
-		if (c->next && r->consumed != c->ends[c->next - 1]) {
-			__atomic_store_n(&r->consumed, c->ends[c->next - 1], __ATOMIC_RELEASE);
+		if (c->wrote && r->consumed != c->done) {
+			__atomic_store_n(&r->consumed, c->done, __ATOMIC_RELEASE);
 			__atomic_store_n(&r->full, 0, __ATOMIC_RELAXED); /* room again: the owner may wake us next time */
 		}
 	}
+	return 0;
 }
 
+/* Write the head record of cursor i (a ring's, after the hook has seen it, or a note). */
+static int put(struct drain *d, uint32_t i, const struct cursor *c)
+{
+	if (i != d->notes_at && d->before) {
+		int rc = d->before(d->before_ctx, c->rec, d->w);
+		if (rc)
+			return rc;
+	}
+	return ptt_writer_record(d->w, c->rec, c->n);
+}
+
+/*
+ * The merge: a heap of the cursors by head record (time, then tid, then
+ * ring).  The top ring's records are written as a run for as long as they
+ * come before the runner-up's head, one compare each; the heap moves only
+ * when the lead changes hands.  A ring whose writer was busy when the pass
+ * began bounds the merge by its last record, once it is used up (until
+ * then its head is below every record still to write); an idle ring by
+ * that record or now minus the slack, whichever is later; a closed ring,
+ * or any ring in a final pass, not at all.
+ */
 long drain_pass(struct drain *d, int final)
 {
 	struct ptt_shm *s = d->shm;
 	uint64_t now = drain_now(d);
-	uint64_t wm = UINT64_MAX;
+	uint64_t wm = UINT64_MAX, floor = now - d->slack_ticks;
 	uint32_t nheap = 0;
+	uint64_t e0 = ptt_writer_events(d->w);
 	d->nrings = __atomic_load_n(&s->nrings, __ATOMIC_ACQUIRE); /* threads may announce more at any time */
 	d->nbusy = 0;
 	report_counters(d);
 	for (uint32_t i = 0; i < d->nrings; i++) {
 		struct ptt_ring *r = &s->rings[i];
+		struct cursor *c = &d->cur[i];
 		uint32_t state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
-		d->cur[i].n = d->cur[i].next = 0;
+		c->has = c->wrote = 0;
 		if (state < PTT_RING_ACTIVE)
 			continue;
 		uint64_t committed = __atomic_load_n(&r->committed, __ATOMIC_ACQUIRE);
 		uint64_t reserved = __atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE);
-		scan_ring(d, i, final ? reserved : committed, final);
-		struct cursor *c = &d->cur[i];
-		if (c->n) {
-			d->last_ts[i] = c->ts[c->n - 1];
+		c->data = ptt_ring_data(s, i);
+		c->pos = c->done = r->consumed;
+		c->limit = c->data ? final ? reserved : committed : c->pos;
+		c->prev_ts = d->last_ts[i];
+		c->tid = r->tid;
+		c->bounds = final || state == PTT_RING_CLOSED ? BOUND_NONE : reserved != committed ? BOUND_LAST : BOUND_IDLE;
+		if (load(d, i, c, final)) {
 			d->heap[nheap++] = i;
 			d->busy[d->nbusy++] = i;
+		} else if (c->bounds) {
+			uint64_t bound = c->bounds == BOUND_IDLE && floor > c->prev_ts ? floor : c->prev_ts;
+			if (bound < wm)
+				wm = bound;
 		}
-		if (final || state == PTT_RING_CLOSED)
-			continue;
-		uint64_t bound = d->last_ts[i];
-		if (reserved == committed && now - d->slack_ticks > bound)
-			bound = now - d->slack_ticks;
-		if (bound < wm)
-			wm = bound;
 	}
 	/* the recorder's notes, as one more cursor */
 	struct cursor *nc = &d->cur[d->notes_at];
-	if (d->nnotes) {
-		if (ensure_cursor(nc, MAX_NOTES + 1) == 0) {
-			nc->ring = UINT32_MAX;
-			nc->n = d->nnotes;
-			nc->next = 0;
-			nc->tid = d->tid;
-			for (uint32_t k = 0; k < d->nnotes; k++)
-				nc->ts[k] = d->notes[k].ts;
-			d->heap[nheap++] = d->notes_at;
-		}
-	}
+	nc->pos = 0;
+	nc->limit = d->nnotes;
+	nc->tid = d->tid;
+	nc->bounds = BOUND_NONE;
+	if (load(d, d->notes_at, nc, final))
+		d->heap[nheap++] = d->notes_at;
 	for (uint32_t k = nheap; k-- > 0;)
 		sift_down(d, nheap, k);
-	long written = 0;
-	uint64_t bytes = 0, ring_records = 0;
+	uint64_t bytes = 0, ring_records = 0, next_release = RELEASE_EVERY;
 	while (nheap) {
-		uint32_t i = d->heap[0];
+		uint32_t i = d->heap[0], up = UINT32_MAX;
 		struct cursor *c = &d->cur[i];
-		if (c->ts[c->next] > wm)
-			break;
-		const uint32_t *rec;
-		uint32_t n;
-		if (i == d->notes_at) {
-			rec = d->notes[c->next].words;
-			n = d->notes[c->next].nwords;
-		} else {
-			rec = ptt_ring_data(s, i) + c->recs[c->next];
-			n = ptt_rec_len(rec[0]);
-			if (d->before) {
-				uint64_t e0 = ptt_writer_events(d->w);
-				int rc = d->before(d->before_ctx, rec, d->w);
-				written += (long)(ptt_writer_events(d->w) - e0); /* the hook's own records (object names) count too */
-				if (rc)
-					return rc;
+		if (nheap > 1)
+			up = nheap > 2 && before(d, d->heap[2], d->heap[1]) ? d->heap[2] : d->heap[1];
+		int more;
+		do {
+			if (c->ts > wm)
+				goto merged;
+			int rc = put(d, i, c);
+			if (rc)
+				return rc;
+			c->pos += i == d->notes_at ? 1 : c->n;
+			c->prev_ts = c->ts;
+			if (i != d->notes_at) {
+				c->done = c->pos;
+				c->wrote = 1;
+				d->last_ts[i] = c->ts;
+				ring_records++;
+				bytes += c->n * 4u;
+				if (ring_records == next_release) {
+					if ((rc = release_space(d)) != 0)
+						return rc;
+					next_release += RELEASE_EVERY;
+				}
 			}
-		}
-		int rc = ptt_writer_record(d->w, rec, n);
-		if (rc)
-			return rc;
-		written++;
-		c->next++;
-		if (i != d->notes_at) {
-			ring_records++;
-			bytes += n * 4u;
-			if (ring_records % RELEASE_EVERY == 0)
-				release_space(d);
-		}
-		if (c->next == c->n)
+			more = load(d, i, c, final);
+		} while (more && (up == UINT32_MAX || before(d, i, up)));
+		if (!more) {
+			/* used up: what it bounds now applies */
+			uint64_t bound = c->bounds == BOUND_IDLE && floor > c->prev_ts ? floor : c->prev_ts;
+			if (c->bounds && bound < wm)
+				wm = bound;
 			d->heap[0] = d->heap[--nheap];
+		}
 		sift_down(d, nheap, 0);
 	}
+merged:;
 	/* give the space back, free finished rings, keep unwritten notes */
-	release_space(d);
+	int rc = release_space(d);
+	if (rc)
+		return rc;
 	for (uint32_t i = 0; i < d->nrings; i++) {
 		struct cursor *c = &d->cur[i];
 		struct ptt_ring *r = &s->rings[i];
 		uint32_t state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
-		if (state == PTT_RING_CLOSED && c->next == c->n &&
+		if (state == PTT_RING_CLOSED && !c->has &&
 		    __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) == __atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE)) {
 			report_ring(d, r); /* counts since this pass began: the ring's owner is gone now */
 			if (r->lost != r->lost_reported || r->waits != r->waits_reported)
@@ -414,12 +464,19 @@ long drain_pass(struct drain *d, int final)
 			__atomic_store_n(&r->state, PTT_RING_FREE, __ATOMIC_RELEASE);
 		}
 	}
-	if (nc->next) {
-		memmove(d->notes, d->notes + nc->next, (d->nnotes - nc->next) * sizeof d->notes[0]);
-		d->nnotes -= nc->next;
-		nc->n = nc->next = 0;
+	uint32_t written_notes = (uint32_t)nc->pos;
+	if (final) /* notes queued during the merge (torn records): later than every record written */
+		for (; written_notes < d->nnotes; written_notes++) {
+			rc = ptt_writer_record(d->w, d->notes[written_notes].words, d->notes[written_notes].nwords);
+			if (rc)
+				return rc;
+		}
+	if (written_notes) {
+		memmove(d->notes, d->notes + written_notes, (d->nnotes - written_notes) * sizeof d->notes[0]);
+		d->nnotes -= written_notes;
 	}
-	d->st.events += (uint64_t)written;
+	nc->has = 0;
+	d->st.events += ptt_writer_events(d->w) - e0; /* the hook's own records (object names) count too */
 	d->st.passes++;
 	__atomic_store_n(&s->heartbeat, s->heartbeat + 1, __ATOMIC_RELEASE);
 	if (ring_records > 0 && !final) {

@@ -26,7 +26,11 @@ struct module {
 	struct image *img;
 };
 
+/* what a record's id asks of the namer, decided once per id (namer_new) */
+enum { LOOK_NOTHING = 0, LOOK_PROCESS, LOOK_MODULE, LOOK_NAMED, LOOK_OBJECT };
+
 struct namer {
+	uint8_t look[PTT_EV_BUILTIN_COUNT];
 	struct image **images;
 	size_t nimages;
 	struct module *mods;
@@ -34,6 +38,7 @@ struct namer {
 	uint64_t *seen; /* open addressing set of (pid, address) keys already named or looked up */
 	size_t seen_cap, seen_used;
 	uint64_t last_key;
+	uint64_t recent[64]; /* keys met lately, direct-mapped: a program alternating between a few objects misses last_key */
 };
 
 static int by_value(const void *a, const void *b)
@@ -104,11 +109,29 @@ static struct image *image_for(struct namer *n, const char *path)
 	return img;
 }
 
+static int is_sync_class(unsigned cls)
+{
+	return cls == PTT_CLASS_MUTEX || cls == PTT_CLASS_COND || cls == PTT_CLASS_RWLOCK ||
+	       cls == PTT_CLASS_BARRIER || cls == PTT_CLASS_SEM || cls == PTT_CLASS_SPIN;
+}
+
 struct namer *namer_new(void)
 {
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return NULL;
-	return calloc(1, sizeof(struct namer));
+	struct namer *n = calloc(1, sizeof(struct namer));
+	for (unsigned id = 0; n && id < PTT_EV_BUILTIN_COUNT; id++) {
+		const struct ptt_type *t = ptt_builtin_type(id);
+		if (id == PTT_EV_PROCESS_BEGIN)
+			n->look[id] = LOOK_PROCESS;
+		else if (id == PTT_EV_MODULE)
+			n->look[id] = LOOK_MODULE;
+		else if (id == PTT_EV_OBJECT_NAME)
+			n->look[id] = LOOK_NAMED;
+		else if (t && is_sync_class(t->cls) && t->nargs && t->argkind[0] == PTT_ARG_PTR)
+			n->look[id] = LOOK_OBJECT;
+	}
+	return n;
 }
 
 /* 1 if key was new (and is now remembered). */
@@ -177,22 +200,38 @@ static void forget_pid(struct namer *n, uint32_t pid)
 	n->nmods = k;
 }
 
-static int is_sync_class(unsigned cls)
-{
-	return cls == PTT_CLASS_MUTEX || cls == PTT_CLASS_COND || cls == PTT_CLASS_RWLOCK ||
-	       cls == PTT_CLASS_BARRIER || cls == PTT_CLASS_SEM || cls == PTT_CLASS_SPIN;
-}
+static int look_at(struct namer *n, unsigned look, const uint32_t *rec, struct ptt_writer *w);
+static int name_object(struct namer *n, const uint32_t *rec, struct ptt_writer *w);
 
+/* Called for every record the recorder writes: the common case (the object
+ * of the record before, or a record about none) is a table look-up and a
+ * compare, without a call. */
 int namer_before(void *ctx, const uint32_t *rec, struct ptt_writer *w)
 {
 	struct namer *n = ctx;
-	unsigned id = ptt_rec_id(rec[0]), len = ptt_rec_len(rec[0]);
+	unsigned id = ptt_rec_id(rec[0]);
+	unsigned look = id < PTT_EV_BUILTIN_COUNT ? n->look[id] : LOOK_NOTHING;
+	if (look == LOOK_NOTHING)
+		return 0;
+	if (look == LOOK_OBJECT && ptt_rec_len(rec[0]) >= 8) {
+		uint64_t key = ((uint64_t)rec[6] << 32 | rec[5]) ^ ((uint64_t)rec[3] << 48);
+		if (key == n->last_key || n->recent[key >> 3 & 63] == key)
+			return 0;
+	}
+	return look_at(n, look, rec, w);
+}
+
+static __attribute__((noinline)) int look_at(struct namer *n, unsigned look, const uint32_t *rec, struct ptt_writer *w)
+{
+	unsigned len = ptt_rec_len(rec[0]);
 	uint32_t pid = rec[3];
-	if (id == PTT_EV_PROCESS_BEGIN) {
+	if (look == LOOK_PROCESS) {
 		forget_pid(n, pid); /* a new image (exec) or a new process */
 		return 0;
 	}
-	if (id == PTT_EV_MODULE && len > 8) {
+	if (look == LOOK_MODULE) {
+		if (len <= 8)
+			return 0;
 		char path[1024];
 		size_t bytes = (len - 8) * 4u;
 		memcpy(path, rec + 7, bytes < sizeof path ? bytes : sizeof path - 1);
@@ -207,20 +246,26 @@ int namer_before(void *ctx, const uint32_t *rec, struct ptt_writer *w)
 		n->nmods++;
 		return 0;
 	}
-	const struct ptt_type *t = ptt_builtin_type(id);
 	uint64_t addr = (uint64_t)rec[6] << 32 | rec[5];
-	if (id == PTT_EV_OBJECT_NAME) {
+	if (look == LOOK_NAMED) {
 		first_sight(n, addr ^ ((uint64_t)pid << 48)); /* the program named it: keep its name */
 		return 0;
 	}
-	if (!t || !is_sync_class(t->cls) || !t->nargs || t->argkind[0] != PTT_ARG_PTR || len < 8)
+	if (len < 8)
 		return 0;
 	uint64_t key = addr ^ ((uint64_t)pid << 48);
-	if (key == n->last_key) /* most records are about the object the previous one was about */
-		return 0;
-	n->last_key = key;
+	n->last_key = key; /* most records are about the object the previous one was about */
+	n->recent[key >> 3 & 63] = key;
 	if (!first_sight(n, key))
 		return 0;
+	return name_object(n, rec, w);
+}
+
+/* Write the object_name record of rec's object, when its address has a name. */
+static int name_object(struct namer *n, const uint32_t *rec, struct ptt_writer *w)
+{
+	uint32_t pid = rec[3];
+	uint64_t addr = (uint64_t)rec[6] << 32 | rec[5];
 	uint64_t off = 0;
 	const char *name = lookup(n, pid, addr, &off);
 	if (!name)

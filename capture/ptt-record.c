@@ -288,17 +288,28 @@ struct before_record {
 	struct namer *namer;
 };
 
-static int before_record(void *ctx, const uint32_t *rec, struct ptt_writer *w)
+static __attribute__((noinline)) int announce_types(struct before_record *b, unsigned id, struct ptt_writer *w)
 {
-	struct before_record *b = ctx;
-	unsigned id = ptt_rec_id(rec[0]);
-	while (id >= PTT_USER_ID_BASE && id - PTT_USER_ID_BASE >= *b->types_seen) {
+	while (id - PTT_USER_ID_BASE >= *b->types_seen) {
 		uint32_t had = *b->types_seen;
 		int rc = sync_user_types(b->shm, w, b->types_seen); /* a few types per call */
 		if (rc)
 			return rc;
 		if (*b->types_seen == had)
 			break; /* not announced by the program: the reader reports it */
+	}
+	return 0;
+}
+
+/* Once per record written: the common case is a compare and a tail call. */
+static int before_record(void *ctx, const uint32_t *rec, struct ptt_writer *w)
+{
+	struct before_record *b = ctx;
+	unsigned id = ptt_rec_id(rec[0]);
+	if (__builtin_expect(id >= PTT_USER_ID_BASE && id - PTT_USER_ID_BASE >= *b->types_seen, 0)) {
+		int rc = announce_types(b, id, w);
+		if (rc)
+			return rc;
 	}
 	return b->namer ? namer_before(b->namer, rec, w) : 0;
 }
@@ -324,6 +335,8 @@ static int maybe_rotate(const struct record_opts *o, struct ptt_writer *w, int *
 		return -errno;
 	}
 	int rc = ptt_writer_flush(w); /* its bytes counted before the switch resets the count */
+	if (!rc)
+		rc = ptt_writer_sync(w);
 	rotated_bytes += ptt_writer_bytes(w);
 	if (!rc)
 		rc = ptt_writer_switch(w, fd);
@@ -605,6 +618,8 @@ int main(int argc, char **argv)
 	struct ptt_writer *w;
 	if (ptt_writer_open(&w, out_fd, o.zlevel) != 0)
 		return 1;
+	if (o.zlevel)
+		ptt_writer_async(w); /* zlib off the drain's path: rings are emptied while a block compresses */
 	size_t hsize = 256 * 1024;
 	char *hdr = malloc(hsize);
 	if (!hdr)

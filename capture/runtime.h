@@ -48,14 +48,34 @@ extern uint8_t ptt_early_ok[PTT_MAX_TYPES] PTT_HIDDEN; /* the event may use an u
 struct ptt_rec {
 	uint32_t *p;      /* the record in the ring, args at p + PTT_REC_HDR_WORDS */
 	uint32_t nwords;
-	uint64_t end;     /* reserved position after the record */
+	uint32_t sum;     /* the checksum's state after the 5 header words (ptt_rec_checksum) */
+	uint64_t end;     /* reserved position after the record; 0: deferred */
+	uint32_t terms;   /* checksum terms written so far: the site's (ptt_rec_open_site), then ptt_objret_open's */
 };
 
 /* Reserve and timestamp a record with nargw argument words; 0 on success,
  * -1 when the event is not written (counted as lost where it is a loss). */
 int ptt_rec_open(struct ptt_rec *rec, unsigned id, unsigned nargw) PTT_HIDDEN;
-/* Checksum and publish (release) the record. */
+#ifndef PTT_NO_SITE
+/* The same with the call site as the last two of the nargw words, written here with its
+ * checksum term in rec->terms: the caller passes it in a register and need not keep it
+ * across the call (ptt_objret_open).  Without sites (PTT_NO_SITE) it is ptt_rec_open. */
+int ptt_rec_open_site(struct ptt_rec *rec, unsigned id, unsigned nargw, const void *site) PTT_HIDDEN;
+#endif
+/* Checksum (reading the argument words back) and publish (release) the record. */
 void ptt_rec_close(struct ptt_rec *rec) PTT_HIDDEN;
+/* Publish a checksummed record: commit it (release), or keep it deferred until ptt_defer_close. */
+static inline __attribute__((always_inline)) void ptt_rec_publish(const struct ptt_rec *rec)
+{
+	struct ptt_tls *t = &ptt_tls;
+	if (__builtin_expect(rec->end == 0, 0)) {
+		t->ndefer++;
+		t->defer_open = 0;
+		return;
+	}
+	__atomic_store_n(&t->ring->committed, rec->end, __ATOMIC_RELEASE);
+	t->guard = 0;
+}
 /* Around a real call made with a record open: events traced inside it are
  * kept (up to PTT_DEFER_RECORDS) instead of counted lost, and ptt_defer_close
  * closes the open record and writes them after it, with their own
@@ -67,16 +87,71 @@ void ptt_emit(unsigned id, const uint32_t *args, unsigned nargw) PTT_HIDDEN;
 void ptt_emit_str(unsigned id, const uint32_t *args, unsigned nargw, const char *s) PTT_HIDDEN;
 
 
+/* A wrapper's body, inlined into its exported pthread function and into its ptt_*_at twin. */
+#define PTT_ALWAYS_INLINE static inline __attribute__((always_inline))
+
 /*
  * The call site of an event: the return address of the exported wrapper,
  * i.e. the instruction after the program's call (no unwinding; one load from
  * the stack).  Take it in the exported function itself and pass it down:
  * inside a helper it would name the wrapper.  It is the last argument
  * ("site:ptr") of every event type whose argspec has one (formats/events.def).
+ * Writers store it with ptt_rec_open_site or ptt_put_site and count
+ * PTT_SITE_WORDS for it.
+ *
+ * PTT_NO_SITE (make bench only, BUILD/nosite): a runtime, recorder and type
+ * table without the argument, so that the bench can time the real wrappers
+ * with and without it in one run.  Never installed.
  */
+#ifdef PTT_NO_SITE
+#define PTT_SITE ((const void *)0)
+#define PTT_SITE_WORDS 0u
+#define ptt_rec_open_site(rec, id, nargw, site) ((void)(site), ptt_rec_open(rec, id, nargw))
+#define PTT_SITE_TERM(rec) 0u
+PTT_ALWAYS_INLINE void ptt_put_site(uint32_t *w, const void *site)
+{
+	(void)w;
+	(void)site;
+}
+#else
 #define PTT_SITE ((const void *)__builtin_return_address(0))
-/* A wrapper's body, inlined into its exported pthread function and into its ptt_*_at twin. */
-#define PTT_ALWAYS_INLINE static inline __attribute__((always_inline))
+#define PTT_SITE_WORDS 2u
+#define PTT_SITE_TERM(rec) ((rec)->terms) /* the site's checksum term, after ptt_rec_open_site */
+PTT_ALWAYS_INLINE void ptt_put_site(uint32_t *w, const void *site)
+{
+	ptt_put64(w, (uint64_t)(uintptr_t)site);
+}
+#endif
+
+/*
+ * The commonest shape, (object:ptr, ret:i32, site:ptr), written with its
+ * checksum computed from registers (ptt_rec_sum_term, ptt-trace(5)): the
+ * terms do not depend on each other or on the header's, so the site costs
+ * its store and three independent operations, not two more rounds of a
+ * dependent chain.  ptt_objret_open writes all but the result (0 until
+ * then: a record the recorder salvages reads "result 0") and keeps the
+ * terms; ptt_objret_close writes the result, the checksum, and publishes.
+ * Between the two the real call may run (releases are stamped before it).
+ */
+#define PTT_OBJRET_WORDS (3u + PTT_SITE_WORDS)
+PTT_ALWAYS_INLINE int ptt_objret_open(struct ptt_rec *rec, unsigned id, const void *obj, const void *site)
+{
+	if (ptt_rec_open_site(rec, id, PTT_OBJRET_WORDS, site) != 0)
+		return -1;
+	uint32_t *a = rec->p + PTT_REC_HDR_WORDS;
+	uint64_t o = (uint64_t)(uintptr_t)obj;
+	ptt_put64(a, o);
+	a[2] = 0;
+	rec->terms = PTT_SITE_TERM(rec) ^ ptt_rotl32(rec->sum, 7 * PTT_OBJRET_WORDS) ^ ptt_rec_sum_term64(o, PTT_OBJRET_WORDS - 2);
+	return 0;
+}
+PTT_ALWAYS_INLINE void ptt_objret_close(struct ptt_rec *rec, int ret)
+{
+	rec->p[PTT_REC_HDR_WORDS + 2] = (uint32_t)ret;
+	rec->p[PTT_REC_HDR_WORDS + PTT_OBJRET_WORDS] =
+		ptt_rec_sum_finish(rec->terms ^ ptt_rec_sum_term((uint32_t)ret, PTT_OBJRET_WORDS - 3));
+	ptt_rec_publish(rec);
+}
 
 /*
  * The pthread wrappers with the call site given: wrap_c11.c calls these with

@@ -316,20 +316,37 @@ static inline int reserve(struct ptt_tls *t, uint32_t n, uint32_t **pp, uint64_t
 	return 0;
 }
 
-/* Stamp the record of n words at p (in the ring or a deferral slot) and make rec describe it. */
-static inline void put_header(struct ptt_rec *rec, uint32_t *p, const struct ptt_tls *t, unsigned id, uint32_t n)
+/*
+ * Stamp the record of n words at p (in the ring or a deferral slot) and make
+ * rec describe it; with_site: the call site is its last argument, written
+ * here and its checksum term kept in rec->terms, so that the
+ * wrapper passes it in a register and need not keep it across this call.
+ */
+static inline __attribute__((always_inline)) void put_header(struct ptt_rec *rec, uint32_t *p, const struct ptt_tls *t,
+							     unsigned id, uint32_t n, const void *site, int with_site)
 {
 	uint64_t ts = now_ticks_for(id);
-	p[0] = ptt_rec_word0(id, n);
+	uint32_t w0 = ptt_rec_word0(id, n);
+	p[0] = w0;
 	p[1] = (uint32_t)ts;
 	p[2] = (uint32_t)(ts >> 32);
 	p[3] = t->pid;
 	p[4] = t->tid;
 	rec->p = p;
 	rec->nwords = n;
+	/* the checksum's state after these 5 words, in closed form (ptt_rec_sum_term):
+	 * independent terms, added to by the writer of the arguments */
+	rec->sum = ptt_rotl32(PTT_REC_SUM_SEED, 7 * 5) ^ ptt_rec_sum_term(w0, 4) ^ ptt_rec_sum_term64(ts, 2) ^
+		   ptt_rec_sum_term(t->pid, 1) ^ t->tid;
+	if (with_site) {
+		uint64_t a = (uint64_t)(uintptr_t)site;
+		ptt_put64(p + n - 3, a);
+		rec->terms = ptt_rec_sum_term64(a, 0);
+	}
 }
 
-int ptt_rec_open(struct ptt_rec *rec, unsigned id, unsigned nargw)
+static inline __attribute__((always_inline)) int rec_open(struct ptt_rec *rec, unsigned id, unsigned nargw,
+							   const void *site, int with_site)
 {
 	struct ptt_tls *t = &ptt_tls;
 	if (__builtin_expect(t->guard, 0)) {
@@ -343,7 +360,7 @@ int ptt_rec_open(struct ptt_rec *rec, unsigned id, unsigned nargw)
 			return -1;
 		}
 		if (t->ndefer < PTT_DEFER_RECORDS && PTT_REC_HDR_WORDS + nargw + 1 <= PTT_DEFER_WORDS) {
-			put_header(rec, t->defer[t->ndefer], t, id, PTT_REC_HDR_WORDS + nargw + 1);
+			put_header(rec, t->defer[t->ndefer], t, id, PTT_REC_HDR_WORDS + nargw + 1, site, with_site);
 			rec->end = 0; /* deferred */
 			return 0;
 		}
@@ -378,21 +395,35 @@ int ptt_rec_open(struct ptt_rec *rec, unsigned id, unsigned nargw)
 		t->guard = 0;
 		return -1;
 	}
-	put_header(rec, p, t, id, n);
+	put_header(rec, p, t, id, n, site, with_site);
 	return 0;
+}
+
+int ptt_rec_open(struct ptt_rec *rec, unsigned id, unsigned nargw)
+{
+	return rec_open(rec, id, nargw, NULL, 0);
+}
+
+#ifndef PTT_NO_SITE
+int ptt_rec_open_site(struct ptt_rec *rec, unsigned id, unsigned nargw, const void *site)
+{
+	return rec_open(rec, id, nargw, site, 1);
+}
+#endif
+
+/* The checksum of rec, its header's part taken from rec->sum, its arguments read back. */
+static uint32_t rec_checksum(const struct ptt_rec *rec)
+{
+	uint32_t h = rec->sum;
+	for (uint32_t i = PTT_REC_HDR_WORDS; i < rec->nwords - 1; i++)
+		h = ptt_rotl32(h, 7) ^ rec->p[i];
+	return ptt_rec_sum_finish(h);
 }
 
 void ptt_rec_close(struct ptt_rec *rec)
 {
-	struct ptt_tls *t = &ptt_tls;
-	rec->p[rec->nwords - 1] = ptt_rec_checksum(rec->p, rec->nwords - 1);
-	if (__builtin_expect(rec->end == 0, 0)) { /* deferred: kept until ptt_defer_close */
-		t->ndefer++;
-		t->defer_open = 0;
-		return;
-	}
-	__atomic_store_n(&t->ring->committed, rec->end, __ATOMIC_RELEASE);
-	t->guard = 0;
+	rec->p[rec->nwords - 1] = rec_checksum(rec);
+	ptt_rec_publish(rec);
 }
 
 void ptt_defer_begin(void)
@@ -414,7 +445,7 @@ void ptt_defer_close(struct ptt_rec *rec)
 	struct ptt_tls *t = &ptt_tls;
 	unsigned n = t->ndefer;
 	uint64_t end = rec->end;
-	rec->p[rec->nwords - 1] = ptt_rec_checksum(rec->p, rec->nwords - 1);
+	rec->p[rec->nwords - 1] = rec_checksum(rec);
 	t->deferring = 0;
 	t->ndefer = 0;
 	for (unsigned k = 0; k < n; k++) {
@@ -461,21 +492,22 @@ void ptt_emit_str(unsigned id, const uint32_t *args, unsigned nargw, const char 
 
 void ptt_obj_ret(unsigned id, const void *obj, int ret, const void *site)
 {
-	if (!ptt_on[id])
+	struct ptt_rec rec;
+	if (!ptt_on[id] || ptt_objret_open(&rec, id, obj, site) != 0)
 		return;
-	uint32_t a[5];
-	ptt_put64(a, (uint64_t)(uintptr_t)obj);
-	a[2] = (uint32_t)ret;
-	ptt_put64(a + 3, (uint64_t)(uintptr_t)site);
-	ptt_emit(id, a, 5);
+	ptt_objret_close(&rec, ret);
 }
 
+/* (object, site): a request; its checksum from registers as in ptt_objret_open. */
 void ptt_obj_only(unsigned id, const void *obj, const void *site)
 {
-	if (!ptt_on[id])
+	struct ptt_rec rec;
+	enum { N = 2 + PTT_SITE_WORDS };
+	if (!ptt_on[id] || ptt_rec_open_site(&rec, id, N, site) != 0)
 		return;
-	uint32_t a[4];
-	ptt_put64(a, (uint64_t)(uintptr_t)obj);
-	ptt_put64(a + 2, (uint64_t)(uintptr_t)site);
-	ptt_emit(id, a, 4);
+	uint32_t *a = rec.p + PTT_REC_HDR_WORDS;
+	uint64_t o = (uint64_t)(uintptr_t)obj;
+	ptt_put64(a, o);
+	a[N] = ptt_rec_sum_finish(PTT_SITE_TERM(&rec) ^ ptt_rotl32(rec.sum, 7 * N) ^ ptt_rec_sum_term64(o, N - 2));
+	ptt_rec_publish(&rec);
 }

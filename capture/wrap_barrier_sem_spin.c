@@ -27,8 +27,8 @@ PTT_EXPORT int pthread_barrier_init(pthread_barrier_t *b, const pthread_barriera
 		ptt_put64(a, (uint64_t)(uintptr_t)b);
 		a[2] = count;
 		a[3] = (uint32_t)ret;
-		ptt_put64(a + 4, (uint64_t)(uintptr_t)PTT_SITE);
-		ptt_emit(PTT_EV_BARRIER_INIT, a, 6);
+		ptt_put_site(a + 4, PTT_SITE);
+		ptt_emit(PTT_EV_BARRIER_INIT, a, 4 + PTT_SITE_WORDS);
 	}
 	return ret;
 }
@@ -60,8 +60,8 @@ PTT_EXPORT int sem_init(sem_t *s, int pshared, unsigned value)
 		ptt_put64(a, (uint64_t)(uintptr_t)s);
 		a[2] = value;
 		a[3] = (uint32_t)sem_ret(rc);
-		ptt_put64(a + 4, (uint64_t)(uintptr_t)PTT_SITE);
-		ptt_emit(PTT_EV_SEM_INIT, a, 6);
+		ptt_put_site(a + 4, PTT_SITE);
+		ptt_emit(PTT_EV_SEM_INIT, a, 4 + PTT_SITE_WORDS);
 		errno = saved;
 	}
 	return rc;
@@ -165,15 +165,11 @@ PTT_EXPORT int sem_post(sem_t *s)
 	if (__builtin_expect(!real_sem_post, 0))
 		resolve_sem_post(); /* called before the constructors ran */
 	struct ptt_rec rec;
-	if (!ptt_on[PTT_EV_SEM_POST] || ptt_rec_open(&rec, PTT_EV_SEM_POST, 5) != 0)
+	if (!ptt_on[PTT_EV_SEM_POST] || ptt_objret_open(&rec, PTT_EV_SEM_POST, s, PTT_SITE) != 0)
 		return real_sem_post(s);
-	ptt_put64(rec.p + PTT_REC_HDR_WORDS, (uint64_t)(uintptr_t)s);
-	rec.p[PTT_REC_HDR_WORDS + 2] = 0;
-	ptt_put64(rec.p + PTT_REC_HDR_WORDS + 3, (uint64_t)(uintptr_t)PTT_SITE);
 	int rc = real_sem_post(s);
 	int saved = errno;
-	rec.p[PTT_REC_HDR_WORDS + 2] = (uint32_t)sem_ret(rc);
-	ptt_rec_close(&rec);
+	ptt_objret_close(&rec, sem_ret(rc));
 	errno = saved;
 	return rc;
 }
@@ -245,13 +241,9 @@ PTT_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)
 {
 	PTT_REAL_FN(pthread_spin_unlock, int (*)(pthread_spinlock_t *), NULL);
 	struct ptt_rec rec;
-	if (!ptt_on[PTT_EV_SPIN_UNLOCK] || ptt_rec_open(&rec, PTT_EV_SPIN_UNLOCK, 5) != 0)
+	if (!ptt_on[PTT_EV_SPIN_UNLOCK] || ptt_objret_open(&rec, PTT_EV_SPIN_UNLOCK, (const void *)l, PTT_SITE) != 0)
 		return real_pthread_spin_unlock(l);
-	ptt_put64(rec.p + PTT_REC_HDR_WORDS, (uint64_t)(uintptr_t)l);
-	rec.p[PTT_REC_HDR_WORDS + 2] = 0;
-	ptt_put64(rec.p + PTT_REC_HDR_WORDS + 3, (uint64_t)(uintptr_t)PTT_SITE);
 	int ret = real_pthread_spin_unlock(l);
-	rec.p[PTT_REC_HDR_WORDS + 2] = (uint32_t)ret;
-	ptt_rec_close(&rec);
+	ptt_objret_close(&rec, ret);
 	return ret;
 }

@@ -28,8 +28,8 @@ static void cond_mutex_event(unsigned id, const void *c, const void *m, int with
 	ptt_put64(a + 2, (uint64_t)(uintptr_t)m);
 	if (with_ret)
 		a[n++] = (uint32_t)ret;
-	ptt_put64(a + n, (uint64_t)(uintptr_t)site);
-	ptt_emit(id, a, n + 2);
+	ptt_put_site(a + n, site);
+	ptt_emit(id, a, n + PTT_SITE_WORDS);
 }
 
 struct wait_ctx {
@@ -117,14 +117,10 @@ PTT_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clo
 static int wake(unsigned id, pthread_cond_t *c, int (*real)(pthread_cond_t *), const void *site)
 {
 	struct ptt_rec rec;
-	if (!ptt_on[id] || ptt_rec_open(&rec, id, 5) != 0)
+	if (!ptt_on[id] || ptt_objret_open(&rec, id, c, site) != 0)
 		return real(c);
-	ptt_put64(rec.p + PTT_REC_HDR_WORDS, (uint64_t)(uintptr_t)c);
-	rec.p[PTT_REC_HDR_WORDS + 2] = 0;
-	ptt_put64(rec.p + PTT_REC_HDR_WORDS + 3, (uint64_t)(uintptr_t)site);
 	int ret = real(c);
-	rec.p[PTT_REC_HDR_WORDS + 2] = (uint32_t)ret;
-	ptt_rec_close(&rec);
+	ptt_objret_close(&rec, ret);
 	return ret;
 }
 

@@ -104,15 +104,11 @@ PTT_ALWAYS_INLINE int mutex_unlock_body(pthread_mutex_t *m, const void *site)
 			return 0;
 	}
 	struct ptt_rec rec;
-	if (!ptt_on[PTT_EV_MUTEX_UNLOCK] || ptt_rec_open(&rec, PTT_EV_MUTEX_UNLOCK, 5) != 0)
-		return ptt_real.pthread_mutex_unlock(m);
 	/* the object first: a process killed inside the call leaves a record the recorder can complete */
-	ptt_put64(rec.p + PTT_REC_HDR_WORDS, (uint64_t)(uintptr_t)m);
-	rec.p[PTT_REC_HDR_WORDS + 2] = 0;
-	ptt_put64(rec.p + PTT_REC_HDR_WORDS + 3, (uint64_t)(uintptr_t)site);
+	if (!ptt_on[PTT_EV_MUTEX_UNLOCK] || ptt_objret_open(&rec, PTT_EV_MUTEX_UNLOCK, m, site) != 0)
+		return ptt_real.pthread_mutex_unlock(m);
 	int ret = ptt_real.pthread_mutex_unlock(m);
-	rec.p[PTT_REC_HDR_WORDS + 2] = (uint32_t)ret;
-	ptt_rec_close(&rec);
+	ptt_objret_close(&rec, ret);
 	return ret;
 }
 
@@ -139,8 +135,8 @@ PTT_ALWAYS_INLINE int mutex_init_body(pthread_mutex_t *m, const pthread_mutexatt
 		ptt_put64(a, (uint64_t)(uintptr_t)m);
 		a[2] = (uint32_t)(type | (robust == PTHREAD_MUTEX_ROBUST ? 0x10 : 0));
 		a[3] = (uint32_t)ret;
-		ptt_put64(a + 4, (uint64_t)(uintptr_t)site);
-		ptt_emit(PTT_EV_MUTEX_INIT, a, 6);
+		ptt_put_site(a + 4, site);
+		ptt_emit(PTT_EV_MUTEX_INIT, a, 4 + PTT_SITE_WORDS);
 	}
 	return ret;
 }

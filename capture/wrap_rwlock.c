@@ -85,14 +85,10 @@ PTT_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
 	PTT_REAL_FN(pthread_rwlock_unlock, rw_fn, NULL);
 	struct ptt_rec rec;
-	if (!ptt_on[PTT_EV_RWLOCK_UNLOCK] || ptt_rec_open(&rec, PTT_EV_RWLOCK_UNLOCK, 5) != 0)
+	if (!ptt_on[PTT_EV_RWLOCK_UNLOCK] || ptt_objret_open(&rec, PTT_EV_RWLOCK_UNLOCK, l, PTT_SITE) != 0)
 		return real_pthread_rwlock_unlock(l);
-	ptt_put64(rec.p + PTT_REC_HDR_WORDS, (uint64_t)(uintptr_t)l);
-	rec.p[PTT_REC_HDR_WORDS + 2] = 0;
-	ptt_put64(rec.p + PTT_REC_HDR_WORDS + 3, (uint64_t)(uintptr_t)PTT_SITE);
 	int ret = real_pthread_rwlock_unlock(l);
-	rec.p[PTT_REC_HDR_WORDS + 2] = (uint32_t)ret;
-	ptt_rec_close(&rec);
+	ptt_objret_close(&rec, ret);
 	return ret;
 }
 

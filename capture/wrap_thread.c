@@ -221,7 +221,7 @@ int ptt_create_thread(pthread_t *th, const pthread_attr_t *attr, void *(*start)(
 	ta->c11 = c11;
 	/* timestamp before the thread exists, so create always precedes begin */
 	struct ptt_rec rec;
-	int open = ptt_rec_open(&rec, PTT_EV_THREAD_CREATE, 8) == 0;
+	int open = ptt_rec_open(&rec, PTT_EV_THREAD_CREATE, 6 + PTT_SITE_WORDS) == 0;
 	if (open)
 		ptt_defer_begin();
 	int ret = REAL(pthread_create)(th, attr, trampoline, ta);
@@ -233,7 +233,7 @@ int ptt_create_thread(pthread_t *th, const pthread_attr_t *attr, void *(*start)(
 		ptt_put64(w + 2, (uint64_t)(uintptr_t)start);
 		w[4] = ret == 0 ? ptt_peek_tid(*th) : 0;
 		w[5] = (uint32_t)ret;
-		ptt_put64(w + 6, (uint64_t)(uintptr_t)site);
+		ptt_put_site(w + 6, site);
 		uint32_t child = w[4]; /* the ring may be reused once committed */
 		ptt_defer_close(&rec);
 		if (ret == 0 && child)
@@ -254,8 +254,8 @@ static void join_event(unsigned id, pthread_t th, uint32_t tid, int ret, void *v
 	a[2] = tid;
 	a[3] = (uint32_t)ret;
 	ptt_put64(a + 4, (uint64_t)(uintptr_t)value);
-	ptt_put64(a + 6, (uint64_t)(uintptr_t)site);
-	ptt_emit(id, a, 8);
+	ptt_put_site(a + 6, site);
+	ptt_emit(id, a, 6 + PTT_SITE_WORDS);
 }
 
 static void join_req_event(pthread_t th, uint32_t tid, const void *site)
@@ -265,8 +265,8 @@ static void join_req_event(pthread_t th, uint32_t tid, const void *site)
 	uint32_t a[5];
 	ptt_put64(a, (uint64_t)th);
 	a[2] = tid;
-	ptt_put64(a + 3, (uint64_t)(uintptr_t)site);
-	ptt_emit(PTT_EV_THREAD_JOIN_REQ, a, 5);
+	ptt_put_site(a + 3, site);
+	ptt_emit(PTT_EV_THREAD_JOIN_REQ, a, 3 + PTT_SITE_WORDS);
 }
 
 enum join_kind { JOIN_PLAIN, JOIN_TIMED, JOIN_CLOCK };
@@ -346,8 +346,8 @@ static int detach_body(pthread_t th, const void *site)
 	ptt_put64(a, (uint64_t)th);
 	a[2] = tid;
 	a[3] = (uint32_t)ret;
-	ptt_put64(a + 4, (uint64_t)(uintptr_t)site);
-	ptt_emit(PTT_EV_THREAD_DETACH, a, 6);
+	ptt_put_site(a + 4, site);
+	ptt_emit(PTT_EV_THREAD_DETACH, a, 4 + PTT_SITE_WORDS);
 	return ret;
 }
 
@@ -365,13 +365,13 @@ PTT_EXPORT int pthread_cancel(pthread_t th)
 {
 	struct ptt_rec rec;
 	/* stamped before the cancel: the target may end before pthread_cancel returns */
-	if (!ptt_on[PTT_EV_THREAD_CANCEL] || ptt_rec_open(&rec, PTT_EV_THREAD_CANCEL, 6) != 0)
+	if (!ptt_on[PTT_EV_THREAD_CANCEL] || ptt_rec_open(&rec, PTT_EV_THREAD_CANCEL, 4 + PTT_SITE_WORDS) != 0)
 		return REAL(pthread_cancel)(th);
 	uint32_t *w = rec.p + PTT_REC_HDR_WORDS;
 	ptt_put64(w, (uint64_t)th);
 	w[2] = ptt_handle_tid(th);
 	w[3] = 0;
-	ptt_put64(w + 4, (uint64_t)(uintptr_t)PTT_SITE);
+	ptt_put_site(w + 4, PTT_SITE);
 	if (pthread_equal(th, pthread_self())) {
 		/* with asynchronous cancellation the call does not return: commit first */
 		ptt_rec_close(&rec);

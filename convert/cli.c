@@ -10,7 +10,9 @@
 
 #include "cli.h"
 
-#define MAX_REPORTED 20
+/* A garbled trace has a damaged record every few hundred bytes: the first few
+ * lines say what and where, one line at the end how many (not one line each). */
+#define MAX_REPORTED 3
 #define PROGRESS_EVERY (1u << 20) /* events between two looks at the clock */
 
 static double now_s(void)
@@ -120,6 +122,12 @@ int cli_open(struct cli_input *in, const char *prog, int npaths, char **paths)
 	return 0;
 }
 
+/* 1 if one more problem may have its own line (the first MAX_REPORTED do), counted as shown. */
+static int may_show(struct cli_input *in)
+{
+	return in->shown < MAX_REPORTED ? (int)++in->shown : 0;
+}
+
 /* Keep time non-decreasing for the converters that need it (states, Paje): one message per stretch. */
 static void keep_order(struct cli_input *in, struct ptt_event *ev)
 {
@@ -128,10 +136,14 @@ static void keep_order(struct cli_input *in, struct ptt_event *ev)
 		in->last_ns = ev->ns;
 		return;
 	}
-	if (!in->behind && ++in->problems <= MAX_REPORTED)
-		fprintf(stderr, "%s: %s: %s %" PRIu64 ": time goes back %" PRIu64 " ns, events moved forward\n", in->prog,
-			in->name, ptt_reader_form(in->r) == PTT_FORM_TEXT ? "line" : "offset", ev->offset,
-			in->last_ns - ev->ns);
+	if (!in->behind) {
+		in->problems++;
+		in->reordered++;
+		if (may_show(in))
+			fprintf(stderr, "%s: %s: %s %" PRIu64 ": time goes back %" PRIu64 " ns, events moved forward\n",
+				in->prog, in->name, ptt_reader_form(in->r) == PTT_FORM_TEXT ? "line" : "offset", ev->offset,
+				in->last_ns - ev->ns);
+	}
 	in->behind = 1;
 	ev->ns = in->last_ns;
 }
@@ -154,7 +166,9 @@ int cli_next(struct cli_input *in, struct ptt_event *ev)
 		}
 		if (in->progress == 2)
 			fputs("\r\033[K", stderr); /* the message on a line of its own */
-		if (++in->problems <= MAX_REPORTED)
+		in->problems++;
+		in->damaged++;
+		if (may_show(in))
 			fprintf(stderr, "%s: %s: %s\n", in->prog, in->name, ptt_reader_diag(in->r));
 	}
 }
@@ -163,9 +177,16 @@ int cli_close(struct cli_input *in)
 {
 	if (in->progress == 2)
 		fputs("\r\033[K", stderr);
-	if (in->problems > MAX_REPORTED)
-		fprintf(stderr, "%s: %s: %lu more damaged stretches not shown\n", in->prog, in->label,
-			in->problems - MAX_REPORTED);
+	if (in->damaged + in->reordered > in->shown) {
+		char moved[96] = "";
+		if (in->reordered)
+			snprintf(moved, sizeof moved, "%s%lu stretches of events moved forward in time", in->damaged ? ", " : "",
+				 in->reordered);
+		fprintf(stderr, "%s: %s: ", in->prog, in->label);
+		if (in->damaged)
+			fprintf(stderr, "%lu damaged records or blocks skipped", in->damaged);
+		fprintf(stderr, "%s in all (the first %lu shown above)\n", moved, in->shown);
+	}
 	ptt_reader_close(in->r);
 	if (in->fd > 0)
 		close(in->fd);

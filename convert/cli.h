@@ -20,6 +20,7 @@ struct cli_input {
 	int fd;
 	struct ptt_reader *r;
 	unsigned long problems; /* damaged stretches seen */
+	unsigned long damaged, reordered, shown; /* of them: reader damage, time going back; lines printed */
 	/* progress on stderr, only when it is a terminal and stdout is not */
 	int progress;
 	unsigned long long events, next_check, file_size;
@@ -36,11 +37,12 @@ struct cli_input {
  * counts as a problem; returns -1 when none of them can be read.
  */
 int cli_open(struct cli_input *in, const char *prog, int npaths, char **paths);
-/* Next event; damage is reported on stderr (the first 20 problems, then a count) and skipped.
+/* Next event; damage is reported on stderr (the first 3 problems; cli_close sums up the rest) and skipped.
  * With in->ordered, an event earlier than one before it (a damaged or spliced
  * trace) is moved forward to that time, and each such stretch counts as a problem. */
 int cli_next(struct cli_input *in, struct ptt_event *ev);
-/* Close; prints the count of unreported problems.  Returns 1 if the input had problems, else 0. */
+/* Close; when more problems were seen than shown, one line sums them all up.  Returns 1 if the input
+ * had problems, else 0. */
 int cli_close(struct cli_input *in);
 /* Flush stdout and check for write errors: 0 or 1 (reported). */
 int cli_finish_output(const char *prog);

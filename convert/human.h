@@ -5,9 +5,10 @@
 #include "../formats/ptt_trace.h"
 
 struct model;
-/* Write "thread 4243 (worker) waits for mutex queue_lock, held by thread 4244" into buf; m (may be NULL)
- * is the model of the trace up to, not including, ev. */
-void human_sentence(const struct ptt_event *ev, const struct ptt_names *names, const struct model *m, char *buf,
-		    size_t size);
+struct ptt_syms;
+/* Write "thread 4243 (worker) waits for mutex queue_lock, held by thread 4244" into buf; syms (may be NULL)
+ * names threads and objects, having learnt from ev already; m (may be NULL) is the model of the trace up
+ * to, not including, ev. */
+void human_sentence(const struct ptt_event *ev, struct ptt_syms *syms, const struct model *m, char *buf, size_t size);
 
 #endif

@@ -33,8 +33,7 @@ struct lockgraph {
 	struct pmap signallers;  /* (pid, cond) -> struct signallers */
 	struct node **all;
 	size_t nall, capall;
-	struct ptt_names *names;
-	struct ptt_syms *syms;
+	struct ptt_syms *syms;   /* and the names it learns (ptt_syms_names) */
 	int tarjan_index;
 	struct node **stack;
 	size_t sp;
@@ -194,10 +193,9 @@ struct lockgraph *lockgraph_new(void)
 	if (!g)
 		return NULL;
 	struct model_ops ops = { .ctx = g, .wait_begin = on_wait_begin, .acquire = on_acquire };
-	g->names = ptt_names_new();
 	g->syms = ptt_syms_new();
 	g->model = model_new(&ops);
-	if (!g->names || !g->syms || !g->model) {
+	if (!g->syms || !g->model) {
 		lockgraph_free(g);
 		return NULL;
 	}
@@ -206,10 +204,7 @@ struct lockgraph *lockgraph_new(void)
 
 void lockgraph_event(struct lockgraph *g, const struct ptt_event *ev)
 {
-	ptt_names_update(g->names, ev);
 	ptt_syms_update(g->syms, ev);
-	if (ev->id == PTT_EV_SEM_OPEN && ev->nargs && ev->str[0] && !ptt_names_object(g->names, ev->arg[0]))
-		ptt_names_set_object(g->names, ev->arg[0], ev->str); /* a named semaphore: its name */
 	if (!ev->type)
 		return;
 	unsigned role = ev->type->role;
@@ -258,7 +253,7 @@ static void strongconnect(struct lockgraph *g, struct node *v, int *comp)
 
 static void name_of(struct lockgraph *g, const struct node *n, char *buf, size_t size)
 {
-	const char *s = ptt_names_object(g->names, n->addr);
+	const char *s = ptt_names_object(ptt_syms_names(g->syms), n->addr);
 	if (s)
 		snprintf(buf, size, "%s (0x%" PRIx64 ")", s, n->addr);
 	else
@@ -267,7 +262,7 @@ static void name_of(struct lockgraph *g, const struct node *n, char *buf, size_t
 
 static void thread_name(struct lockgraph *g, uint32_t tid, char *buf, size_t size)
 {
-	const char *s = ptt_names_thread(g->names, tid);
+	const char *s = ptt_names_thread(ptt_syms_names(g->syms), tid);
 	if (s)
 		snprintf(buf, size, "%" PRIu32 " (%s)", tid, s);
 	else
@@ -571,7 +566,6 @@ void lockgraph_free(struct lockgraph *g)
 	pmap_free(&g->nodes);
 	pmap_free(&g->edges);
 	model_free(g->model);
-	ptt_names_free(g->names);
 	ptt_syms_free(g->syms);
 	free(g);
 }

@@ -71,11 +71,36 @@ static const char *const object_header =
 	"3 V_PHold CT_Spin \"Spinlock holders\" \"0.55 0.34 0.29\"\n"
 	"3 V_CWait CT_Cond \"Condition waiters\" \"1.00 0.50 0.05\"\n"
 	"3 V_BWait CT_Barrier \"Barrier waiters\" \"0.58 0.40 0.74\"\n"
-	"3 V_SWait CT_Sem \"Semaphore waiters\" \"0.74 0.74 0.13\"\n";
+	"3 V_SWait CT_Sem \"Semaphore waiters\" \"0.74 0.74 0.13\"\n"
+	/* an object's lifetimes (init .. destroy) on its one row: light grey while it lives, white after */
+	"1 ST_MLife CT_Mutex \"Mutex lifetime\"\n"
+	"1 ST_RLife CT_RWLock \"Read-write lock lifetime\"\n"
+	"1 ST_PLife CT_Spin \"Spinlock lifetime\"\n"
+	"1 ST_CLife CT_Cond \"Condition variable lifetime\"\n"
+	"1 ST_BLife CT_Barrier \"Barrier lifetime\"\n"
+	"1 ST_SLife CT_Sem \"Semaphore lifetime\"\n"
+	"5 ML ST_MLife \"live\" \"0.85 0.85 0.85\"\n5 MD ST_MLife \"destroyed\" \"1.0 1.0 1.0\"\n"
+	"5 RL ST_RLife \"live\" \"0.85 0.85 0.85\"\n5 RD ST_RLife \"destroyed\" \"1.0 1.0 1.0\"\n"
+	"5 PL ST_PLife \"live\" \"0.85 0.85 0.85\"\n5 PD ST_PLife \"destroyed\" \"1.0 1.0 1.0\"\n"
+	"5 CL ST_CLife \"live\" \"0.85 0.85 0.85\"\n5 CD ST_CLife \"destroyed\" \"1.0 1.0 1.0\"\n"
+	"5 BL ST_BLife \"live\" \"0.85 0.85 0.85\"\n5 BD ST_BLife \"destroyed\" \"1.0 1.0 1.0\"\n"
+	"5 SL ST_SLife \"live\" \"0.85 0.85 0.85\"\n5 SD ST_SLife \"destroyed\" \"1.0 1.0 1.0\"\n";
 
 const char *const paje_object_type[PTT_CLASS_COUNT] = {
 	[PTT_CLASS_MUTEX] = "CT_Mutex", [PTT_CLASS_RWLOCK] = "CT_RWLock", [PTT_CLASS_SPIN] = "CT_Spin",
 	[PTT_CLASS_COND] = "CT_Cond", [PTT_CLASS_BARRIER] = "CT_Barrier", [PTT_CLASS_SEM] = "CT_Sem",
+};
+const char *const paje_life_type[PTT_CLASS_COUNT] = {
+	[PTT_CLASS_MUTEX] = "ST_MLife", [PTT_CLASS_RWLOCK] = "ST_RLife", [PTT_CLASS_SPIN] = "ST_PLife",
+	[PTT_CLASS_COND] = "ST_CLife", [PTT_CLASS_BARRIER] = "ST_BLife", [PTT_CLASS_SEM] = "ST_SLife",
+};
+const char *const paje_life_live[PTT_CLASS_COUNT] = {
+	[PTT_CLASS_MUTEX] = "ML", [PTT_CLASS_RWLOCK] = "RL", [PTT_CLASS_SPIN] = "PL",
+	[PTT_CLASS_COND] = "CL", [PTT_CLASS_BARRIER] = "BL", [PTT_CLASS_SEM] = "SL",
+};
+const char *const paje_life_gone[PTT_CLASS_COUNT] = {
+	[PTT_CLASS_MUTEX] = "MD", [PTT_CLASS_RWLOCK] = "RD", [PTT_CLASS_SPIN] = "PD",
+	[PTT_CLASS_COND] = "CD", [PTT_CLASS_BARRIER] = "BD", [PTT_CLASS_SEM] = "SD",
 };
 const char *const paje_group_type[PTT_CLASS_COUNT] = {
 	[PTT_CLASS_MUTEX] = "CT_Mutexes", [PTT_CLASS_RWLOCK] = "CT_RWLocks", [PTT_CLASS_SPIN] = "CT_Spins",

@@ -10,6 +10,10 @@ void paje_header(FILE *out, int objects);
 /* Per class of object (PTT_CLASS_MUTEX .. PTT_CLASS_SPIN): container type,
  * and the holders and waiters variables (NULL where the kind has none). */
 extern const char *const paje_object_type[];
+/* the state type of an object's lifetimes on its row, and its two values (live, destroyed) */
+extern const char *const paje_life_type[];
+extern const char *const paje_life_live[];
+extern const char *const paje_life_gone[];
 /* the container type and name grouping the objects of a kind ("mutexes", ...) */
 extern const char *const paje_group_type[];
 extern const char *const paje_group_name[];

@@ -57,7 +57,8 @@ static char *put_str(char *p, const char *s)
 static void event_row(FILE *out, const struct ptt_event *ev, const struct ptt_names *names, struct ptt_syms *syms)
 {
 	const struct ptt_type *t = ev->type;
-	const char *tname = ptt_names_thread(names, ev->tid);
+	char tname[PTT_MAX_STR]; /* as the pictures name it: given name, start routine, command (main thread) */
+	ptt_syms_thread_known_name(syms, ev->pid, ev->tid, tname, sizeof tname);
 	uint64_t obj = 0;
 	int has_obj = 0;
 	static char args[PTT_MAX_ARGS * 48 + PTT_MAX_STR * 4 + 16]; /* names of 23 bytes, numbers of 20 */
@@ -88,7 +89,7 @@ static void event_row(FILE *out, const struct ptt_event *ev, const struct ptt_na
 	*p++ = ',';
 	p = ptt_fmt_u64(p, ev->tid);
 	*p++ = ',';
-	p = put_field(p, tname ? tname : "");
+	p = put_field(p, tname);
 	*p++ = ',';
 	p = put_str(p, ptt_source_name(t->source));
 	*p++ = ',';
@@ -115,6 +116,7 @@ static void event_row(FILE *out, const struct ptt_event *ev, const struct ptt_na
 struct states {
 	FILE *out;
 	const struct ptt_names *names;
+	struct ptt_syms *syms;
 	int complete;
 };
 
@@ -123,9 +125,10 @@ static void state_row(void *ctx, struct mthread *t, const struct mframe *old, co
 	struct states *st = ctx;
 	(void)now;
 	uint64_t start = old->state == MS_RUNNING ? t->running_since : old->since_ns;
-	const char *tname = ptt_names_thread(st->names, t->tid);
+	char tname[PTT_MAX_STR];
+	ptt_syms_thread_known_name(st->syms, t->pid, t->tid, tname, sizeof tname);
 	fprintf(st->out, "%" PRIu32 ",%" PRIu32 ",", t->pid, t->tid);
-	field(st->out, tname ? tname : "");
+	field(st->out, tname);
 	fprintf(st->out, ",%s,", mstate_key[old->state]);
 	if (old->state != MS_RUNNING && old->state != MS_JOIN && old->obj)
 		fprintf(st->out, "0x%" PRIx64, old->obj);
@@ -183,7 +186,7 @@ int main(int argc, char **argv)
 	in.ordered = states; /* intervals are differences of times; event rows stay as read */
 	struct ptt_syms *syms = ptt_syms_new();
 	const struct ptt_names *names = syms ? ptt_syms_names(syms) : NULL; /* learnt by ptt_syms_update */
-	struct states st = { stdout, names, 1 };
+	struct states st = { stdout, names, syms, 1 };
 	struct model_ops ops = { .ctx = &st, .thread_end = end_row, .state = state_row };
 	struct model *m = states ? model_new(&ops) : NULL;
 	if (states)

@@ -102,7 +102,7 @@ int main(int argc, char **argv)
 			line[len++] = '\n';
 			fwrite(line, 1, len, stdout);
 		} else if (mode == MODE_HUMAN) {
-			human_sentence(&ev, names, model, line, sizeof line);
+			human_sentence(&ev, syms, model, line, sizeof line);
 			model_event(model, &ev);
 			size_t len = strlen(line);
 			ptt_syms_site_phrase(syms, &ev, line + len, sizeof line - len);

@@ -34,7 +34,12 @@ struct obj_stat {
 	uint32_t p_serial;  /* its process */
 	uint8_t cls;        /* its kind (the last, if the address was reused as another) */
 	int shown;
+	/* second pass: its row, one container per kind it was used as, made at its first lifetime and
+	 * kept for the next ones (CPython re-initialises its lock semaphores at the same addresses) */
+	uint32_t row[PTT_CLASS_COUNT];
+	uint32_t row_process; /* the process serial the rows belong to (an exec starts over) */
 };
+_Static_assert(PTT_CLASS_COUNT <= 16, "a row is listed as row << 4 | kind");
 
 struct paje {
 	FILE *out;
@@ -53,12 +58,33 @@ struct paje {
 	struct pmap early;      /* process serial -> struct serials, its threads in creation order */
 	struct pmap unclaimed;  /* thread serial -> tid, created early and not begun yet in this pass */
 	struct pmap kinds;      /* process serial -> 1 + bit mask of the kinds of its objects shown */
+	struct pmap rows;       /* process serial -> struct serials, its object rows as row << 4 | kind */
+	uint32_t nrows;
 };
 
 struct serials {
 	uint32_t n, cap;
 	uint32_t s[];
 };
+
+/* Append v to the list under key in m (made on first use); a failed allocation leaves it out. */
+static void serials_push(struct pmap *m, uint64_t key, uint32_t v)
+{
+	struct serials *l = pmap_get(m, key);
+	if (!l || l->n == l->cap) {
+		uint32_t cap = l ? 2 * l->cap : 8;
+		struct serials *more = realloc(l, sizeof *more + cap * sizeof more->s[0]);
+		if (!more)
+			return;
+		if (!l)
+			more->n = 0;
+		more->cap = cap;
+		l = more;
+		if (pmap_put(m, key, l) != 0)
+			return;
+	}
+	l->s[l->n++] = v;
+}
 
 static void line_start(struct paje *pj, int id, uint64_t ns)
 {
@@ -139,6 +165,16 @@ static void object_groups(struct paje *pj, struct mprocess *p, uint64_t ns)
 			object_group(pj, p, order[i], ns);
 }
 
+/* The rows of p's objects, after their last lifetime, before their kind's container. */
+static void end_rows(struct paje *pj, struct mprocess *p, uint64_t ns)
+{
+	const struct serials *rows = pmap_get(&pj->rows, p->serial);
+	for (uint32_t i = 0; rows && i < rows->n; i++) {
+		line_start(pj, PJ_DESTROY_CONTAINER, ns);
+		fprintf(pj->out, " %s O%" PRIu32 "\n", paje_object_type[rows->s[i] & 15], rows->s[i] >> 4);
+	}
+}
+
 static void on_process_begin(void *ctx, struct mprocess *p, uint64_t ns)
 {
 	struct paje *pj = ctx;
@@ -170,6 +206,7 @@ static void on_process_end(void *ctx, struct mprocess *p, uint64_t ns)
 			line_start(pj, PJ_DESTROY_CONTAINER, ns);
 			fprintf(pj->out, " CT_Thread T%" PRIu32 "\n", early->s[i]);
 		}
+	end_rows(pj, p, ns);
 	uintptr_t made = (uintptr_t)p->user;
 	for (unsigned cls = 0; cls < PTT_CLASS_COUNT; cls++)
 		if (made & (uintptr_t)2 << cls) { /* after the objects, before the process */
@@ -270,29 +307,68 @@ static void on_link_end(void *ctx, struct mprocess *p, uint32_t to, const char *
 	link_line(ctx, PJ_END_LINK, ns, kind, p->serial, to, " j", key);
 }
 
+/* What the first pass learnt of o's address (made here when that pass could not read the input). */
+static struct obj_stat *obj_stat_of(struct paje *pj, const struct mobject *o)
+{
+	uint64_t key = pmap_obj_key(o->pid, o->addr);
+	struct obj_stat *st = pmap_get(&pj->stats, key);
+	if (!st && (st = calloc(1, sizeof *st)) != NULL) {
+		st->key = key;
+		if (pmap_put(&pj->stats, key, st) != 0) {
+			free(st);
+			st = NULL;
+		}
+	}
+	return st;
+}
+
 static void set_count(struct paje *pj, const struct mobject *o, const char *var, uint32_t n, uint64_t ns)
 {
+	const struct obj_stat *st = o->user;
 	char line[128], *p = head(line, PJ_SET_VARIABLE, ns);
 	p = paje_put(paje_put(p, " "), var);
-	p = field(p, " O", o->serial);
+	p = field(p, " O", st->row[o->cls]);
 	emit(pj, line, field(p, " ", n));
 }
 
-/* An object gets a container when it is among those shown (o->user set), in the container of its kind. */
+static void set_life(struct paje *pj, const struct mobject *o, int live, uint64_t ns)
+{
+	const struct obj_stat *st = o->user;
+	line_start(pj, PJ_SET_STATE, ns);
+	fprintf(pj->out, " %s O%" PRIu32 " %s\n", paje_life_type[o->cls], st->row[o->cls],
+		live ? paje_life_live[o->cls] : paje_life_gone[o->cls]);
+}
+
+/*
+ * An object gets a row when it is among those shown (o->user set to its
+ * obj_stat), in the container of its kind: one row per address and kind in
+ * a process, whatever the number of its lifetimes (init .. destroy), each
+ * drawn on it as a "live" state.  The rows end with their process.
+ */
 static void on_object_begin(void *ctx, struct mobject *o, struct mprocess *p, uint64_t ns)
 {
 	struct paje *pj = ctx;
 	char name[PTT_MAX_STR + 32];
-	const struct obj_stat *st = pmap_get(&pj->stats, pmap_obj_key(o->pid, o->addr));
-	o->user = pj->max_objects == 0 || (st && st->shown) ? pj : NULL;
+	struct obj_stat *st = obj_stat_of(pj, o);
+	o->user = st && (pj->max_objects == 0 || st->shown) && o->cls < PTT_CLASS_COUNT ? st : NULL;
 	if (!o->user)
 		return;
-	object_group(pj, p, o->cls, ns);
-	entity_object_name(name, sizeof name, pj->syms, o->pid, o->cls, o->addr);
-	line_start(pj, PJ_CREATE_CONTAINER, ns);
-	fprintf(pj->out, " O%" PRIu32 " %s K%" PRIu32 "_%u ", o->serial, paje_object_type[o->cls], p->serial, o->cls);
-	paje_name(pj->out, name);
-	putc('\n', pj->out);
+	if (st->row_process != p->serial) { /* rows of an earlier image of the process (exec) are gone */
+		memset(st->row, 0, sizeof st->row);
+		st->row_process = p->serial;
+	}
+	if (!st->row[o->cls]) {
+		st->row[o->cls] = ++pj->nrows;
+		serials_push(&pj->rows, p->serial, st->row[o->cls] << 4 | o->cls);
+		object_group(pj, p, o->cls, ns);
+		entity_object_name(name, sizeof name, pj->syms, o->pid, o->cls, o->addr);
+		line_start(pj, PJ_CREATE_CONTAINER, ns);
+		fprintf(pj->out, " O%" PRIu32 " %s K%" PRIu32 "_%u ", st->row[o->cls], paje_object_type[o->cls], p->serial,
+			o->cls);
+		paje_name(pj->out, name);
+		putc('\n', pj->out);
+	}
+	set_life(pj, o, 1, ns);
 	if (paje_holders_var[o->cls])
 		set_count(pj, o, paje_holders_var[o->cls], 0, ns);
 	if (paje_waiters_var[o->cls])
@@ -301,12 +377,9 @@ static void on_object_begin(void *ctx, struct mobject *o, struct mprocess *p, ui
 
 static void on_object_end(void *ctx, struct mobject *o, struct mprocess *p, uint64_t ns)
 {
-	struct paje *pj = ctx;
 	(void)p;
-	if (!o->user)
-		return;
-	line_start(pj, PJ_DESTROY_CONTAINER, ns);
-	fprintf(pj->out, " %s O%" PRIu32 "\n", paje_object_type[o->cls], o->serial);
+	if (o->user)
+		set_life(ctx, o, 0, ns);
 }
 
 static void on_object_count(void *ctx, struct mobject *o, int waiters, uint64_t ns)
@@ -351,16 +424,9 @@ static void usage(void)
 /* First pass, through the model: which objects threads wait on, how often. */
 static void stat_begin(void *ctx, struct mobject *o, struct mprocess *p, uint64_t ns)
 {
-	struct paje *pj = ctx;
-	uint64_t key = pmap_obj_key(o->pid, o->addr);
-	struct obj_stat *st = pmap_get(&pj->stats, key);
+	struct obj_stat *st = obj_stat_of(ctx, o);
 	(void)ns;
-	if (!st && (st = calloc(1, sizeof *st)) != NULL && pmap_put(&pj->stats, key, st) != 0) {
-		free(st);
-		st = NULL;
-	}
 	if (st) {
-		st->key = key;
 		st->waiters = 0;
 		st->p_serial = p->serial;
 		st->cls = o->cls;
@@ -384,24 +450,9 @@ static void stat_count(void *ctx, struct mobject *o, int waiters, uint64_t ns)
 static void stat_thread(void *ctx, struct mthread *t, struct mprocess *p, uint64_t ns)
 {
 	struct paje *pj = ctx;
-	struct serials *early = pmap_get(&pj->early, p->serial);
 	(void)ns;
-	if (!t->tid)
-		return;
-	if (!early || early->n == early->cap) {
-		uint32_t cap = early ? 2 * early->cap : 8;
-		struct serials *more = realloc(early, sizeof *more + cap * sizeof more->s[0]);
-		if (!more)
-			return;
-		if (!early)
-			more->n = 0;
-		more->cap = cap;
-		early = more;
-		if (pmap_put(&pj->early, p->serial, early) != 0)
-			return;
-	}
-	if (pmap_put(&pj->unclaimed, t->serial, (void *)(uintptr_t)t->tid) == 0)
-		early->s[early->n++] = t->serial;
+	if (t->tid && pmap_put(&pj->unclaimed, t->serial, (void *)(uintptr_t)t->tid) == 0)
+		serials_push(&pj->early, p->serial, t->serial);
 }
 
 /* More waits first, then more activity, then the lower key: the same choice for the same trace. */
@@ -557,6 +608,9 @@ static void free_stats(struct paje *pj)
 	for (size_t i = 0; i < pj->early.cap; i++)
 		free(pj->early.vals[i]);
 	pmap_free(&pj->early);
+	for (size_t i = 0; i < pj->rows.cap; i++)
+		free(pj->rows.vals[i]);
+	pmap_free(&pj->rows);
 	pmap_free(&pj->unclaimed);
 	pmap_free(&pj->kinds);
 }

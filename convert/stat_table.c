@@ -46,7 +46,6 @@ struct stat_table {
 	size_t nobjs, cap_objs;
 	struct thr **thrs;
 	size_t nthrs, cap_thrs;
-	struct ptt_names *names;
 	uint64_t open_waits;        /* over every object */
 	struct ptt_syms *syms;
 	struct model *model;
@@ -272,12 +271,11 @@ struct stat_table *stat_new(void)
 	struct stat_table *st = calloc(1, sizeof *st);
 	if (!st)
 		return NULL;
-	st->names = ptt_names_new();
 	st->syms = ptt_syms_new();
 	struct model_ops ops = { .ctx = st, .thread_begin = on_thread_begin, .thread_end = on_thread_end, .state = on_state,
 				 .acquire = on_acquire, .release = on_release, .wait_end = on_wait_end };
 	st->model = model_new(&ops);
-	if (!st->names || !st->syms || !st->model) {
+	if (!st->syms || !st->model) {
 		stat_free(st);
 		return NULL;
 	}
@@ -286,10 +284,7 @@ struct stat_table *stat_new(void)
 
 void stat_event(struct stat_table *st, const struct ptt_event *ev)
 {
-	ptt_names_update(st->names, ev);
 	ptt_syms_update(st->syms, ev);
-	if (ev->id == PTT_EV_SEM_OPEN && ev->nargs && ev->str[0] && !ptt_names_object(st->names, ev->arg[0]))
-		ptt_names_set_object(st->names, ev->arg[0], ev->str); /* a named semaphore: its name */
 	model_event(st->model, ev);
 	if (!st->any)
 		st->first_ns = ev->ns;
@@ -422,9 +417,7 @@ static void print_sites(const struct stat_table *st, const struct stat_opts *o, 
 /* A thread's name as the pictures give it (its own, else its start routine), "" when it has none. */
 static const char *thr_name(const struct stat_table *st, uint32_t pid, uint32_t tid, char *buf, size_t size)
 {
-	ptt_syms_thread_name(st->syms, pid, tid, buf, size);
-	if (strncmp(buf, "thread ", 7) == 0)
-		buf[0] = 0;
+	ptt_syms_thread_known_name(st->syms, pid, tid, buf, size);
 	for (char *p = buf; *p; p++)
 		if (*p == ',' || *p == '"' || *p == '\n')
 			*p = '_';
@@ -433,11 +426,7 @@ static const char *thr_name(const struct stat_table *st, uint32_t pid, uint32_t 
 
 static void obj_name(const struct stat_table *st, const struct obj *o, char *buf, size_t size)
 {
-	const char *n = ptt_names_object(st->names, o->addr); /* a sem_open name is only known here */
-	if (n)
-		snprintf(buf, size, "%s", n);
-	else
-		ptt_syms_object_name(st->syms, o->pid, o->addr, buf, size); /* given name, symbol, module+0xoff or address */
+	ptt_syms_object_name(st->syms, o->pid, o->addr, buf, size); /* given name, symbol, module+0xoff or address */
 	for (char *p = buf; *p; p++)
 		if (*p == ',' || *p == '"' || *p == '\n')
 			*p = '_';
@@ -608,7 +597,6 @@ void stat_free(struct stat_table *st)
 	free(st->objs);
 	free(st->thrs);
 	pmap_free(&st->objs_by_key);
-	ptt_names_free(st->names);
 	ptt_syms_free(st->syms);
 	model_free(st->model);
 	free(st);

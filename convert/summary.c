@@ -118,9 +118,7 @@ void summary_print_info(const struct summary *s, const struct ptt_reader *r, str
 		const struct thread_count *t = &s->threads[i];
 		char n[PTT_MAX_STR];
 		/* as the pictures name it: its given name, else its start routine, else the command (main thread) */
-		ptt_syms_thread_name(syms, t->pid, t->tid, n, sizeof n);
-		if (strncmp(n, "thread ", 7) == 0)
-			n[0] = 0;
+		ptt_syms_thread_known_name(syms, t->pid, t->tid, n, sizeof n);
 		fprintf(out, "%8" PRIu32 " %8" PRIu32 " %12" PRIu64 " %4" PRIu64 ".%09" PRIu64 " %4" PRIu64 ".%09" PRIu64 "  %s\n",
 			t->pid, t->tid, t->events, t->first_ns / 1000000000u, t->first_ns % 1000000000u,
 			t->last_ns / 1000000000u, t->last_ns % 1000000000u, n);

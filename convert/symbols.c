@@ -230,9 +230,22 @@ void ptt_syms_update(struct ptt_syms *s, const struct ptt_event *ev)
 	}
 }
 
-/* Report the modules learnt to dwfl; 0 or -1 when there is no dwfl. */
+/*
+ * Report the modules learnt to dwfl; 0 or -1 when there is no dwfl.  A
+ * module learnt after a lookup (a converter that names things as it reads,
+ * like ptt-dump --human) starts dwfl over and forgets the cached answers:
+ * reporting again into the same Dwfl lost the modules reported before (the
+ * program's own sites read as bare addresses), and an address looked up
+ * before its module was known would stay unnamed.
+ */
 static int space_report(struct space *sp)
 {
+	if (sp->dwfl && sp->dirty) {
+		dwfl_end(sp->dwfl);
+		sp->dwfl = NULL;
+		pmap_free(&sp->cache); /* the entries stay in the list of all, freed at the end */
+		memset(&sp->cache, 0, sizeof sp->cache);
+	}
 	if (!sp->dwfl) {
 		sp->dwfl = dwfl_begin(&callbacks);
 		if (!sp->dwfl)
@@ -390,7 +403,7 @@ const char *ptt_syms_process_name(struct ptt_syms *s, uint32_t pid, char *buf, s
 	return buf;
 }
 
-const char *ptt_syms_thread_name(struct ptt_syms *s, uint32_t pid, uint32_t tid, char *buf, size_t size)
+const char *ptt_syms_thread_known_name(struct ptt_syms *s, uint32_t pid, uint32_t tid, char *buf, size_t size)
 {
 	const char *given = ptt_names_thread(s->names, tid);
 	struct thread_info *t = pmap_get(&s->threads, thread_key(pid, tid));
@@ -402,7 +415,14 @@ const char *ptt_syms_thread_name(struct ptt_syms *s, uint32_t pid, uint32_t tid,
 		snprintf(buf, size, "%s", start->func);
 	else if (tid == pid && (sp = space_get(s, pid, 0)) && sp->cmd && *sp->cmd)
 		snprintf(buf, size, "%s", sp->cmd);
-	else
+	else if (size)
+		buf[0] = 0;
+	return buf;
+}
+
+const char *ptt_syms_thread_name(struct ptt_syms *s, uint32_t pid, uint32_t tid, char *buf, size_t size)
+{
+	if (!*ptt_syms_thread_known_name(s, pid, tid, buf, size))
 		snprintf(buf, size, "thread %" PRIu32, tid);
 	return buf;
 }

@@ -68,6 +68,8 @@ size_t ptt_syms_code_phrase(struct ptt_syms *s, uint32_t pid, uint64_t addr, cha
  */
 const char *ptt_syms_process_name(struct ptt_syms *s, uint32_t pid, char *buf, size_t size);
 const char *ptt_syms_thread_name(struct ptt_syms *s, uint32_t pid, uint32_t tid, char *buf, size_t size);
+/* The same without the last resort: "" for a thread with no name, start routine or command (a table's NAME column). */
+const char *ptt_syms_thread_known_name(struct ptt_syms *s, uint32_t pid, uint32_t tid, char *buf, size_t size);
 const char *ptt_syms_object_name(struct ptt_syms *s, uint32_t pid, uint64_t addr, char *buf, size_t size);
 
 /*

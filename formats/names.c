@@ -84,6 +84,11 @@ int ptt_names_update(struct ptt_names *n, const struct ptt_event *ev)
 		return map_put(&n->threads, ptt_event_arg(ev, "target", ev->tid), ev->str);
 	if (ev->id == PTT_EV_OBJECT_NAME)
 		return map_put(&n->objects, ptt_event_arg(ev, "object", 0), ev->str);
+	/* A named semaphore is called by its name ("/jobs") unless an object_name
+	 * already named its address: the one place this rule lives, so every tool
+	 * (stat, deadlock, paje, csv, filter --object, --human) says the same. */
+	if (ev->id == PTT_EV_SEM_OPEN && ev->nargs && ev->str[0] && !map_get(&n->objects, ev->arg[0]))
+		return map_put(&n->objects, ev->arg[0], ev->str);
 	return 0;
 }
 

@@ -55,13 +55,40 @@ static inline int ptt_rec_marked(uint32_t w0) { return (w0 >> 24) == PTT_REC_MAR
  * and still detects every single-bit error, zeroed or torn records and
  * shifted words.  Seeded so that an all-zero record never verifies.
  */
-static inline uint32_t ptt_rec_checksum(const uint32_t *w, uint32_t nwords_without_sum)
+#define PTT_REC_SUM_SEED 0x50545431u
+static inline uint32_t ptt_rotl32(uint32_t x, unsigned r)
 {
-	uint32_t h = 0x50545431u;
-	for (uint32_t i = 0; i < nwords_without_sum; i++)
-		h = ((h << 7) | (h >> 25)) ^ w[i];
+	return (x << (r & 31)) | (x >> (-r & 31));
+}
+static inline uint32_t ptt_rec_sum_finish(uint32_t h)
+{
 	h *= 0x9E3779B1u;
 	return h ^ (h >> 16);
+}
+static inline uint32_t ptt_rec_checksum(const uint32_t *w, uint32_t nwords_without_sum)
+{
+	uint32_t h = PTT_REC_SUM_SEED;
+	for (uint32_t i = 0; i < nwords_without_sum; i++)
+		h = ptt_rotl32(h, 7) ^ w[i];
+	return ptt_rec_sum_finish(h);
+}
+/*
+ * The same sum in closed form: rotation distributes over xor, so after m
+ * words h = rotl(seed, 7m) ^ (xor over i of rotl(w[i], 7(m-1-i))).  Each
+ * word's term is independent of the others: a writer may add them in any
+ * order, from registers, as the values become known (the runtime does,
+ * capture/runtime.h), and the dependency chain is a tree instead of two
+ * operations per word.  ptt_rec_sum_term(w, k): the term of a word followed
+ * by k more words before the checksum; ptt_rec_sum_term64(v, k): both
+ * words of a 64-bit value (low word first) followed by k more words.
+ */
+static inline uint32_t ptt_rec_sum_term(uint32_t w, unsigned k)
+{
+	return ptt_rotl32(w, 7 * k);
+}
+static inline uint32_t ptt_rec_sum_term64(uint64_t v, unsigned k)
+{
+	return ptt_rotl32(ptt_rotl32((uint32_t)v, 7) ^ (uint32_t)(v >> 32), 7 * k);
 }
 
 /* ---- blocks ------------------------------------------------------------- */
@@ -368,7 +395,16 @@ int ptt_writer_open(struct ptt_writer **w, int fd, int zlevel);
 int ptt_writer_meta(struct ptt_writer *w, const char *lines, size_t len);
 /* Append one checksummed record; blocks are cut at the block size. */
 int ptt_writer_record(struct ptt_writer *w, const uint32_t *words, uint32_t nwords);
-int ptt_writer_flush(struct ptt_writer *w); /* finish the current block and write it out */
+int ptt_writer_flush(struct ptt_writer *w); /* finish the current block and write it out (async: queue it) */
+/*
+ * Compress and write EVENTS blocks on a thread of the writer's own, in
+ * order, while the caller fills the next (for a recorder that must not stop
+ * draining while zlib works).  Other blocks, ptt_writer_end, _switch and
+ * _sync wait for the queue first; a thread's error comes back from the
+ * next call.  0 or an error (the writer then stays synchronous).
+ */
+int ptt_writer_async(struct ptt_writer *w);
+int ptt_writer_sync(struct ptt_writer *w); /* wait until every queued block is written; its first error */
 /* Write the END block with these summary lines, flush; w stays valid for close. */
 int ptt_writer_end(struct ptt_writer *w, const char *lines, size_t len);
 uint64_t ptt_writer_bytes(const struct ptt_writer *w); /* bytes written to the current file */

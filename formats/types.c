@@ -163,6 +163,13 @@ static void builtin_init(void)
 		snprintf(t.name, sizeof t.name, "%s", d->name);
 		if (ptt_type_parse_args(&t, d->args) != 0)
 			abort(); /* a typo in events.def: caught by the unit tests */
+#ifdef PTT_NO_SITE
+		/* make bench's build without the call site (capture/runtime.h): the types of older traces */
+		if (t.nargs && strcmp(t.argname[t.nargs - 1], "site") == 0) {
+			t.nargs--;
+			t.words = (uint8_t)(t.words - 2);
+		}
+#endif
 		builtin[d->id] = t;
 		index_put(builtin_index, BUILTIN_INDEX - 1, t.name, d->id);
 	}

@@ -1,5 +1,7 @@
 /* writer.c - the binary trace writer: file header, META/EVENTS/END blocks. */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -8,6 +10,35 @@
 #include "ptt_trace.h"
 
 #define BLOCK_TARGET (64u * 1024u) /* payload bytes per EVENTS block */
+#define BLOCK_BUF (BLOCK_TARGET + PTT_REC_MAX_WORDS * 4)
+#define ASYNC_BUFS 8 /* blocks being filled, queued or compressed (ptt_writer_async) */
+
+/* A full EVENTS block waiting for the writer's thread. */
+struct queued {
+	uint32_t *buf;
+	size_t used;
+	uint32_t count, lost;
+	uint64_t first, last;
+};
+
+/*
+ * ptt_writer_async: EVENTS blocks are compressed and written by a thread of
+ * the writer's own, in order, while the caller fills the next one.  Every
+ * other block (META, END, snapshots, the index) is written by the caller
+ * once the queue is empty, so the file's order and offsets are the ones a
+ * synchronous writer makes.  The thread owns fd, the deflate state and the
+ * byte count while blocks are queued.
+ */
+struct async {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct queued q[ASYNC_BUFS];
+	unsigned head, len;        /* queue; the head stays queued while the thread writes it */
+	uint32_t *spare[ASYNC_BUFS];
+	unsigned nspare;
+	int err, stop;
+};
 
 struct ptt_writer {
 	int fd;
@@ -19,6 +50,10 @@ struct ptt_writer {
 	uint64_t first, last;
 	unsigned char *zbuf;
 	size_t zcap;
+	z_stream zs; /* one deflate state for every block (reset, not rebuilt: compress2 allocated
+		      * and cleared some 270 KiB of tables per 64 KiB block) */
+	int zs_ready;
+	struct async *as;
 	uint64_t bytes, events;
 	/* the snapshot being built (ptt_writer_snapshot_*) */
 	uint32_t *snap;
@@ -59,7 +94,7 @@ static int write_all(struct ptt_writer *w, const void *p, size_t n)
 		}
 		c += k;
 		n -= (size_t)k;
-		w->bytes += (uint64_t)k;
+		__atomic_fetch_add(&w->bytes, (uint64_t)k, __ATOMIC_RELAXED); /* read while a thread writes (async) */
 	}
 	return 0;
 }
@@ -71,7 +106,7 @@ int ptt_writer_open(struct ptt_writer **wp, int fd, int zlevel)
 		return PTT_E_NOMEM;
 	w->fd = fd;
 	w->zlevel = zlevel < 0 ? 0 : zlevel > 9 ? 9 : zlevel;
-	w->buf = malloc(BLOCK_TARGET + PTT_REC_MAX_WORDS * 4);
+	w->buf = malloc(BLOCK_BUF);
 	if (!w->buf) {
 		free(w);
 		return PTT_E_NOMEM;
@@ -127,14 +162,25 @@ static int put_block(struct ptt_writer *w, unsigned kind, unsigned extra_flags, 
 			w->zcap = zlen;
 		}
 		if (pack)
-			ptt_block_pack((uint32_t *)w->buf, len / 4, first);
-		int zrc = compress2(w->zbuf, &zlen, payload, (uLong)len, w->zlevel);
+			ptt_block_pack((uint32_t *)payload, len / 4, first);
+		int zrc = w->zs_ready ? deflateReset(&w->zs) : deflateInit(&w->zs, w->zlevel);
+		w->zs_ready = 1;
+		if (zrc == Z_OK) {
+			w->zs.next_in = (Bytef *)payload;
+			w->zs.avail_in = (uInt)len;
+			w->zs.next_out = w->zbuf;
+			w->zs.avail_out = (uInt)zlen;
+			zrc = deflate(&w->zs, Z_FINISH) == Z_STREAM_END ? Z_OK : Z_BUF_ERROR;
+			zlen = w->zs.total_out;
+		} else {
+			w->zs_ready = 0;
+		}
 		if (zrc == Z_OK && zlen < len) {
 			data = w->zbuf;
 			stored = zlen;
 			h.flags |= (uint16_t)(PTT_BLOCK_ZLIB | (pack ? PTT_BLOCK_PACKED : 0));
 		} else if (pack) {
-			ptt_block_unpack((uint32_t *)w->buf, len / 4, first); /* stored as it was */
+			ptt_block_unpack((uint32_t *)payload, len / 4, first); /* stored as it was */
 		}
 		if (zrc != Z_OK)
 			return PTT_E_ZLIB;
@@ -148,6 +194,8 @@ static int put_block(struct ptt_writer *w, unsigned kind, unsigned extra_flags, 
 int ptt_writer_meta(struct ptt_writer *w, const char *lines, size_t len)
 {
 	int rc = ptt_writer_flush(w); /* keep META before the events that use it */
+	if (!rc)
+		rc = ptt_writer_sync(w);
 	if (!rc)
 		rc = file_header(w);
 	if (!rc)
@@ -175,12 +223,107 @@ int ptt_writer_record(struct ptt_writer *w, const uint32_t *words, uint32_t nwor
 	return 0;
 }
 
+static void *async_main(void *arg)
+{
+	struct ptt_writer *w = arg;
+	struct async *a = w->as;
+	pthread_mutex_lock(&a->mu);
+	for (;;) {
+		while (!a->len && !a->stop)
+			pthread_cond_wait(&a->cv, &a->mu);
+		if (!a->len)
+			break;
+		struct queued b = a->q[a->head];
+		pthread_mutex_unlock(&a->mu);
+		int rc = a->err ? 0 : put_block(w, PTT_BLOCK_EVENTS, 0, b.buf, b.used, b.count, b.lost, b.first, b.last);
+		pthread_mutex_lock(&a->mu);
+		if (rc && !a->err)
+			a->err = rc;
+		a->head = (a->head + 1) % ASYNC_BUFS;
+		a->len--;
+		a->spare[a->nspare++] = b.buf;
+		pthread_cond_broadcast(&a->cv);
+	}
+	pthread_mutex_unlock(&a->mu);
+	return NULL;
+}
+
+int ptt_writer_async(struct ptt_writer *w)
+{
+	if (w->as)
+		return 0;
+	struct async *a = calloc(1, sizeof *a);
+	if (!a)
+		return PTT_E_NOMEM;
+	for (; a->nspare < ASYNC_BUFS - 1; a->nspare++)
+		if (!(a->spare[a->nspare] = malloc(BLOCK_BUF)))
+			break;
+	int rc = file_header(w); /* written by the caller: the thread only appends blocks */
+	if (!rc && a->nspare == ASYNC_BUFS - 1) {
+		pthread_mutex_init(&a->mu, NULL);
+		pthread_cond_init(&a->cv, NULL);
+		w->as = a;
+		sigset_t all, old; /* the thread takes no signals: they stay with the caller's threads */
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		int made = pthread_create(&a->thread, NULL, async_main, w) == 0;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (made)
+			return 0;
+		w->as = NULL;
+		pthread_mutex_destroy(&a->mu);
+		pthread_cond_destroy(&a->cv);
+	}
+	for (unsigned i = 0; i < a->nspare; i++)
+		free(a->spare[i]);
+	free(a);
+	return rc ? rc : PTT_E_NOMEM;
+}
+
+int ptt_writer_sync(struct ptt_writer *w)
+{
+	struct async *a = w->as;
+	if (!a)
+		return 0;
+	pthread_mutex_lock(&a->mu);
+	while (a->len)
+		pthread_cond_wait(&a->cv, &a->mu);
+	int rc = a->err;
+	pthread_mutex_unlock(&a->mu);
+	return rc;
+}
+
+/* Queue the current block for the thread and go on in a spare buffer (waiting for one if need be). */
+static int queue_block(struct ptt_writer *w)
+{
+	struct async *a = w->as;
+	pthread_mutex_lock(&a->mu);
+	while (!a->nspare)
+		pthread_cond_wait(&a->cv, &a->mu);
+	int rc = a->err;
+	if (!rc) {
+		struct queued *b = &a->q[(a->head + a->len) % ASYNC_BUFS];
+		b->buf = w->buf;
+		b->used = w->used;
+		b->count = w->count;
+		b->lost = w->lost;
+		b->first = w->first;
+		b->last = w->last;
+		a->len++;
+		w->buf = a->spare[--a->nspare];
+		pthread_cond_broadcast(&a->cv);
+	}
+	pthread_mutex_unlock(&a->mu);
+	return rc;
+}
+
 int ptt_writer_flush(struct ptt_writer *w)
 {
-	int rc = file_header(w);
+	int rc = w->as ? 0 : file_header(w);
 	if (rc || w->count == 0)
 		return rc;
-	rc = put_block(w, PTT_BLOCK_EVENTS, 0, w->buf, w->used, w->count, w->lost, w->first, w->last);
+	rc = w->as ? queue_block(w)
+		   : put_block(w, PTT_BLOCK_EVENTS, 0, w->buf, w->used, w->count, w->lost, w->first, w->last);
 	w->used = 0;
 	w->count = 0;
 	w->lost = 0;
@@ -215,24 +358,28 @@ int ptt_writer_end(struct ptt_writer *w, const char *lines, size_t len)
 {
 	int rc = ptt_writer_flush(w);
 	if (!rc)
+		rc = ptt_writer_sync(w);
+	if (!rc)
 		rc = put_block(w, PTT_BLOCK_END, 0, lines, len, 0, 0, 0, 0);
 	if (!rc && w->nsnaps)
 		rc = put_index(w);
 	return rc;
 }
 
-uint64_t ptt_writer_bytes(const struct ptt_writer *w) { return w->bytes; }
+uint64_t ptt_writer_bytes(const struct ptt_writer *w) { return __atomic_load_n(&w->bytes, __ATOMIC_RELAXED); }
 
 int ptt_writer_switch(struct ptt_writer *w, int fd)
 {
 	int rc = ptt_writer_flush(w);
+	if (!rc)
+		rc = ptt_writer_sync(w);
 	if (rc)
 		return rc;
 	w->fd = fd;
 	w->header_done = 0;
 	w->bytes = 0;
 	w->nidx = w->nsnaps = 0;
-	return 0;
+	return w->as ? file_header(w) : 0; /* the thread only appends blocks */
 }
 uint64_t ptt_writer_events(const struct ptt_writer *w) { return w->events; }
 
@@ -240,12 +387,29 @@ int ptt_writer_close(struct ptt_writer *w)
 {
 	if (!w)
 		return 0;
+	int rc = 0;
+	struct async *a = w->as;
+	if (a) { /* blocks still queued are written (ptt_writer_end has synced already, as a rule) */
+		pthread_mutex_lock(&a->mu);
+		a->stop = 1;
+		pthread_cond_broadcast(&a->cv);
+		pthread_mutex_unlock(&a->mu);
+		pthread_join(a->thread, NULL);
+		rc = a->err;
+		for (unsigned i = 0; i < a->nspare; i++)
+			free(a->spare[i]);
+		pthread_mutex_destroy(&a->mu);
+		pthread_cond_destroy(&a->cv);
+		free(a);
+	}
+	if (w->zs_ready)
+		deflateEnd(&w->zs);
 	free(w->buf);
 	free(w->zbuf);
 	free(w->snap);
 	free(w->idx);
 	free(w);
-	return 0;
+	return rc;
 }
 
 /* Append one pad record wrapping words (see PTT_SNAP_MAGIC in ptt_trace.h). */
@@ -299,6 +463,8 @@ int ptt_writer_snapshot_add(struct ptt_writer *w, unsigned kind, uint64_t pos, c
 int ptt_writer_snapshot_end(struct ptt_writer *w)
 {
 	int rc = ptt_writer_flush(w); /* the snapshot follows the events it sums up */
+	if (!rc)
+		rc = ptt_writer_sync(w);
 	if (rc)
 		return rc;
 	if (w->snap_bad)

@@ -107,6 +107,28 @@ setup() {
 	[[ "$output" == *"1 damaged"*"FAILED"* ]]
 }
 
+@test "a garbled trace: the first 3 damaged records, then one line counting them all; the rest delivered" {
+	total=$(ptt-dump -n "$T" | wc -l)
+	size=$(stat -c %s "$T")
+	cp "$T" "$BATS_TEST_TMPDIR/g"
+	# 40 flipped bytes, spread over the records (past the header), none in the same record
+	for i in $(seq 1 40); do
+		printf '\377' | dd of="$BATS_TEST_TMPDIR/g" bs=1 seek=$((4096 + (size - 8192) * i / 41)) conv=notrunc 2>/dev/null
+	done
+	for tool in "ptt-dump -n" "ptt-stat" "ptt-csv" "ptt-paje" "ptt-json"; do
+		run -1 --separate-stderr $tool "$BATS_TEST_TMPDIR/g"
+		[ "$(echo "$stderr" | wc -l)" -eq 4 ] || { echo "$tool: $stderr"; return 1; }
+		[ "$(echo "$stderr" | head -3 | grep -c "^${tool%% *}: .*/g: offset [0-9]*: ")" -eq 3 ]
+		[[ "$(echo "$stderr" | tail -1)" =~ ^${tool%% *}:\ .*/g:\ [0-9]+\ damaged\ records\ or\ blocks\ skipped\ in\ all\ \(the\ first\ 3\ shown\ above\)$ ]]
+	done
+	run -4 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/g"
+	[ "$(echo "$stderr" | wc -l)" -eq 4 ]
+	run -1 --separate-stderr ptt-dump -n "$BATS_TEST_TMPDIR/g"
+	skipped=$(echo "$stderr" | tail -1 | awk '{ print $3 }')
+	[ "$skipped" -ge 30 ]
+	[ "$(echo "$output" | wc -l)" -ge $((total - 2 * skipped)) ]
+}
+
 @test "a truncated trace prints every intact event, exit 1" {
 	size=$(stat -c %s "$T")
 	head -c $((size / 2)) "$T" >"$BATS_TEST_TMPDIR/cut"

@@ -34,7 +34,7 @@ setup() {
 	grep -q 'holds mutex shared_lock at two_sites.c:17 in fast_path$' <<<"$output"
 	# the unlock is fast_path's tail call: its return address is in the caller (no unwinding)
 	grep -q 'releases mutex shared_lock at two_sites.c:3[0-9] in worker_main$' <<<"$output"
-	grep -q 'creates thread [0-9]* at two_sites.c:[0-9]* in main$' <<<"$output"
+	grep -q 'creates thread [0-9]* (worker_main) at two_sites.c:[0-9]* in main$' <<<"$output"
 }
 
 @test "ptt-csv has the site and its file:line" {

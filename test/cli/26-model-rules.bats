@@ -3,13 +3,6 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
-# trace NAME LINE...: a text trace of these events in $BATS_TEST_TMPDIR/NAME.txt
-trace() {
-	local f="$BATS_TEST_TMPDIR/$1.txt"
-	shift
-	{ echo '# ptt-trace 1'; echo '0.000000001 10 10 pthread process_begin ppid=1 cmd="x"'; printf '%s\n' "$@"; } >"$f"
-}
-
 @test "--human has a sentence for every event type of a fresh trace" {
 	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- true
 	# one event of each type, every argument 0 or empty
@@ -39,7 +32,7 @@ trace() {
 	[ -z "$stderr" ]
 	# the refused unlock ends no hold in the pictures either
 	run -0 --separate-stderr ptt-csv --states "$BATS_TEST_TMPDIR/refused.txt"
-	[[ "$output" == *"10,10,,holding_mutex,0x10,,2,4,2,0"* ]]
+	[[ "$output" == *"10,10,x,holding_mutex,0x10,,2,4,2,0"* ]]
 	[ -z "$stderr" ]
 }
 
@@ -85,7 +78,7 @@ trace() {
 		'0.000000005 10 10 pthread sem_post sem=0x50 ret=0' \
 		'0.000000006 10 10 pthread thread_end retval=0x0 how=0'
 	run -0 --separate-stderr ptt-csv --states "$BATS_TEST_TMPDIR/semlock.txt"
-	[[ "$output" == *"10,10,,sem_hold,0x50,,3,5,2,1"* ]]
+	[[ "$output" == *"10,10,x,sem_hold,0x50,,3,5,2,1"* ]]
 	[ -z "$stderr" ]
 	run -0 --separate-stderr ptt-stat --csv "$BATS_TEST_TMPDIR/semlock.txt"
 	[[ "$output" == *"0x50,0x50,sem,10,1,0,0.00,0,0,0,0,0,2,2,2,0,0"* ]]
@@ -112,7 +105,7 @@ trace() {
 	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/cw.txt"
 	[[ "$output" == *" 0 violations: ok" ]]
 	run -0 --separate-stderr ptt-dump --human -n "$BATS_TEST_TMPDIR/cw.txt"
-	[[ "$output" == *"thread 10 wakes on condition 0x20 and holds mutex 0x10"* ]]
+	[[ "$output" == *"thread 10 (x) wakes on condition 0x20 and holds mutex 0x10"* ]]
 }
 
 @test "--human names the holder a thread waits for" {

@@ -46,3 +46,35 @@ setup() {
 	ptt-dump "$T" | head -n 2000 | ptt-csv --states >"$BATS_TEST_TMPDIR/c.csv"
 	[ "$(awk -F, 'NR>1 && $10==0' "$BATS_TEST_TMPDIR/c.csv" | wc -l)" -ge 1 ]
 }
+
+@test "thread_name is the symboliser's: the start routine of an unnamed thread, the command for the main thread" {
+	ptt-record -q -o "$BATS_TEST_TMPDIR/w.ptt" -- "$EXAMPLES/two_sites" >/dev/null
+	run -0 --separate-stderr ptt-csv "$BATS_TEST_TMPDIR/w.ptt"
+	[ -z "$stderr" ]
+	# the worker threads never name themselves: worker_main is their start routine
+	names=$(echo "$output" | awk -F, 'NR == 1 || $6 != "pthread" { next } $3 == $4 { m[$5]++ } $3 != $4 { w[$5]++ }
+		END { for (n in m) print "main", n; for (n in w) print "worker", n }' | sort)
+	[ "$names" = "main two_sites
+worker worker_main" ]
+	run -0 --separate-stderr ptt-csv --states "$BATS_TEST_TMPDIR/w.ptt"
+	[ "$(echo "$output" | awk -F, 'NR > 1 && $3 == "" { n++ } END { print n + 0 }')" -eq 0 ]
+	[[ "$output" == *",worker_main,holding_mutex,"* ]]
+}
+
+@test "a named semaphore is called by its name in every tool, as sem_open gave it" {
+	ptt-record -q -l 3 -o "$BATS_TEST_TMPDIR/n.ptt" -- "$EXAMPLES/primitives" sem >/dev/null
+	run -0 --separate-stderr ptt-csv "$BATS_TEST_TMPDIR/n.ptt"
+	[[ "$output" == *",pthread,sem_wait,sem,0x"*",/ptt-primitives,sem=0x"* ]]
+	run -0 --separate-stderr ptt-dump --human "$BATS_TEST_TMPDIR/n.ptt"
+	[[ "$output" == *" takes semaphore /ptt-primitives"* ]]
+	[[ "$output" == *' opens semaphore "/ptt-primitives" at 0x'* ]]
+	run -0 --separate-stderr ptt-stat -n 0 "$BATS_TEST_TMPDIR/n.ptt"
+	[[ "$output" == *"/ptt-primitives"* ]]
+	ptt-paje -O "$BATS_TEST_TMPDIR/n.ptt" >"$BATS_TEST_TMPDIR/n.paje"
+	grep -q ' CT_Sem .* "semaphore /ptt-primitives"$' "$BATS_TEST_TMPDIR/n.paje"
+	ptt-filter --object=/ptt-primitives "$BATS_TEST_TMPDIR/n.ptt" >"$BATS_TEST_TMPDIR/f.ptt"
+	run -0 --separate-stderr ptt-dump -n "$BATS_TEST_TMPDIR/f.ptt"
+	[ "$(echo "$output" | awk '$5 ~ /^sem_(wait|post)$/' | wc -l)" -eq 2 ]
+	assert_paje_valid "$BATS_TEST_TMPDIR/n.paje"
+	assert_vite_clean "$BATS_TEST_TMPDIR/n.paje"
+}

@@ -48,3 +48,34 @@ load helpers
 	awk '{ print $2, $4, $6, $8, substr($0, index($0, $12)) }' "$BATS_TEST_TMPDIR/want" >"$BATS_TEST_TMPDIR/def"
 	run -0 diff "$BATS_TEST_TMPDIR/hdr" "$BATS_TEST_TMPDIR/def"
 }
+
+# kill_recorder MODE...: start ptt-record MODE... -o $BATS_TEST_TMPDIR/k.ptt on a program that writes its pid
+# and waits, SIGKILL the recorder once the program runs, then kill the program it left behind
+kill_recorder() {
+	rm -f "$BATS_TEST_TMPDIR/pid" "$BATS_TEST_TMPDIR/k.ptt"
+	ptt-record -q "$@" -o "$BATS_TEST_TMPDIR/k.ptt" -- sh -c 'echo $$ >"$1"; exec sleep 60' sh "$BATS_TEST_TMPDIR/pid" &
+	local rec=$!
+	for _ in $(seq 600); do [ -s "$BATS_TEST_TMPDIR/pid" ] && break; sleep 0.1; done
+	sleep 0.5 # a pass of the recorder (every 20 ms at most) has drained the program's start
+	kill -KILL "$rec"
+	wait "$rec" || true
+	local prog
+	prog=$(cat "$BATS_TEST_TMPDIR/pid")
+	kill -0 "$prog" # the program goes on, an orphan
+	kill -KILL "$prog"
+}
+
+@test "ptt-record(1) says what SIGKILL of the recorder itself leaves, and it is so" {
+	command -v man >/dev/null || skip "man not installed"
+	run -0 --separate-stderr env MANWIDTH=200 man -l "$PTT_ROOT/man/ptt-record.1"
+	[[ "$output" == *"SIGKILL sent to ptt-record itself (not to the program) cannot be caught"* ]]
+	[[ "$output" == *"To stop a recording, send SIGTERM or SIGINT to ptt-record"* ]]
+	kill_recorder
+	run -1 --separate-stderr ptt-dump -n "$BATS_TEST_TMPDIR/k.ptt"
+	[[ "$stderr" == *"the trace ends without its end block (cut short)" ]]
+	[[ "$output" == *" process_begin "* ]]
+	kill_recorder --flight
+	[ ! -s "$BATS_TEST_TMPDIR/k.ptt" ]
+	run -2 --separate-stderr ptt-dump "$BATS_TEST_TMPDIR/k.ptt"
+	[[ "$stderr" == *"empty input, not a ptt trace" ]]
+}

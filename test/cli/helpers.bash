@@ -71,3 +71,10 @@ assert_holders_end_at_zero() {
 		END { for (k in last) if (last[k] != 0) { print "still held at the end: " k " = " last[k]; bad = 1 }
 		      exit bad }'
 }
+
+# trace NAME LINE...: a text trace of these events in $BATS_TEST_TMPDIR/NAME.txt (process 10, its main thread 10)
+trace() {
+	local f="$BATS_TEST_TMPDIR/$1.txt"
+	shift
+	{ echo '# ptt-trace 1'; echo '0.000000001 10 10 pthread process_begin ppid=1 cmd="x"'; printf '%s\n' "$@"; } >"$f"
+}
