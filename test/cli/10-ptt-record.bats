@@ -198,7 +198,7 @@ load helpers
 	rec=$!
 	child=
 	for _ in $(seq 600); do
-		child=$(awk -v p="$rec" '$4 == p { print $1; exit }' /proc/[0-9]*/stat 2>/dev/null)
+		child=$(awk -v p="$rec" '$4 == p { print $1; exit }' /proc/[0-9]*/stat 2>/dev/null || true) # a process gone between the glob and awk's read is fatal to awk
 		[ -n "$child" ] && break
 		sleep 0.1
 	done
