@@ -147,6 +147,8 @@ FUZZ_MAXLEN_paje   = 8192
 # a smaller quarantine than ASan's 256 MiB: freed memory comes back while still
 # in cache (a use after free is still caught within the last 32 MiB freed)
 FUZZ_ASAN_OPTIONS ?= quarantine_size_mb=32
+# an input that takes longer than this many seconds is reported as a hang (libFuzzer's default: 1200)
+FUZZ_TIMEOUT ?= 10
 
 $(BUILD)/fuzz/ptt-paje-main.o: convert/ptt-paje.c $(wildcard formats/*.h formats/*.def convert/*.h)
 	@mkdir -p $(dir $@)
@@ -175,7 +177,7 @@ fuzz: all $(FUZZ_NAMES:%=$(BUILD)/fuzz/libfuzzer_%)
 		echo "== fuzz $$n: $(FUZZ_RUNS) runs or $(FUZZ_TIME) s"; \
 		ASAN_OPTIONS=$(FUZZ_ASAN_OPTIONS) $(BUILD)/fuzz/libfuzzer_$$n -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_TIME) \
 			-max_len=$$(case $$n in reader) echo $(FUZZ_MAXLEN_reader);; text) echo $(FUZZ_MAXLEN_text);; *) echo $(FUZZ_MAXLEN_paje);; esac) \
-			-artifact_prefix=$(BUILD)/fuzz/crash-$$n/ $(FUZZ_FLAGS) \
+			-timeout=$(FUZZ_TIMEOUT) -artifact_prefix=$(BUILD)/fuzz/crash-$$n/ $(FUZZ_FLAGS) \
 			$(BUILD)/fuzz/corpus-$$n $(BUILD)/fuzz/seeds/$$n fuzz/corpus/$$n fuzz/regress/$$n; done
 
 demo: deps
