@@ -198,7 +198,8 @@ load helpers
 	rec=$!
 	child=
 	for _ in $(seq 600); do
-		child=$(awk -v p="$rec" '$4 == p { print $1; exit }' /proc/[0-9]*/stat 2>/dev/null)
+		# (a process may end between the glob and its read: cat goes on, awk reads what is there)
+		child=$(cat /proc/[0-9]*/stat 2>/dev/null | awk -v p="$rec" '$4 == p { print $1; exit }')
 		[ -n "$child" ] && break
 		sleep 0.1
 	done
