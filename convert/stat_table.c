@@ -479,7 +479,7 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		const char *tn = topw ? thr_name(st, b->pid, topw, tnb, sizeof tnb) : NULL;
 		if (tn && !*tn)
 			tn = NULL;
-		char tw[64];
+		char tw[96]; /* the tid, " (", a name of up to 63 bytes, ")" */
 		if (topw)
 			snprintf(tw, sizeof tw, "%" PRIu32 "%s%s%s", topw, tn ? " (" : "", tn ? tn : "", tn ? ")" : "");
 		else
