@@ -479,11 +479,7 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		const char *tn = topw ? thr_name(st, b->pid, topw, tnb, sizeof tnb) : NULL;
 		if (tn && !*tn)
 			tn = NULL;
-<<<<<<< HEAD
-		char tw[sizeof tnb + 16]; /* "TID (NAME)" */
-=======
-		char tw[96]; /* tid, " (", a name of up to 63 bytes, ")" */
->>>>>>> fuzz
+		char tw[sizeof tnb + 16]; /* "TID (NAME)": a tid of up to 10 digits, " (", the name, ")" */
 		if (topw)
 			snprintf(tw, sizeof tw, "%" PRIu32 "%s%s%s", topw, tn ? " (" : "", tn ? tn : "", tn ? ")" : "");
 		else
