@@ -364,8 +364,15 @@ uint64_t ptt_syms_site_addr(const struct ptt_syms *s, unsigned id, const uint64_
 size_t ptt_syms_note(void *ctx, const struct ptt_event *ev, char *buf, size_t size)
 {
 	const struct ptt_sym *site = ptt_syms_site(ctx, ev);
-	int w = site && size ? snprintf(buf, size, "%s", site->text) : 0;
-	return w < 0 ? 0 : (size_t)w < size ? (size_t)w : size - 1;
+	if (!site || !size)
+		return 0;
+	/* once per event of ptt-dump's text: a copy, not a printf */
+	size_t n = strlen(site->text);
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, site->text, n);
+	buf[n] = 0;
+	return n;
 }
 
 static size_t phrase(const struct ptt_sym *site, char *buf, size_t size)
