@@ -151,7 +151,8 @@ void ptt_block_unpack(uint32_t *words, size_t nwords, uint64_t first_ticks);
 /*
  * Numbers as text, without printf: each writes at p and returns the end
  * (no NUL).  u64/i64: decimal, at most 20 bytes; hex: "0x" and lower-case
- * digits, at most 18; time: ns as seconds "S.NNNNNNNNN", at most 30.
+ * digits, at most 18 (it always fills all 18: those past the end it
+ * returns are scratch); time: ns as seconds "S.NNNNNNNNN", at most 30.
  */
 char *ptt_fmt_u64(char *p, uint64_t v);
 char *ptt_fmt_i64(char *p, int64_t v);
