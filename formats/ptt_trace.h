@@ -428,7 +428,10 @@ int ptt_writer_close(struct ptt_writer *w); /* frees; does not close fd */
  * The output side of a filter: writes events in the form given (binary:
  * header meta and types first, then records; text: ptt-dump lines).
  * Meta is copied from the reader the first time an event is written and
- * whenever the reader learned new types.
+ * whenever the reader learned new types.  Text lines are gathered in the
+ * sink and handed to out a block at a time, the rest on ptt_sink_close:
+ * nothing else may write to out in between (a write error shows at a later
+ * call, or at close, and in ferror(out)).
  */
 struct ptt_sink;
 int ptt_sink_open(struct ptt_sink **s, FILE *out, int form, int zlevel);

@@ -17,8 +17,22 @@ struct ptt_sink {
 	size_t meta_done; /* reader meta lines already written */
 	int started;
 	char *extra, *extra_end; /* the filter's own lines (ptt_sink_meta, ptt_sink_end_meta) */
-	char line[PTT_MAX_STR * 4 + 1024];
+	/* text lines gathered here and handed to stdio a block at a time (one fwrite per line cost
+	 * as much as formatting it); out sees them before anything else the sink writes */
+	size_t used;
+	char text[1 << 16];
 };
+
+/* The longest text line (event and note, cut there as before the buffer existed). */
+#define LINE_MAX (PTT_MAX_STR * 4 + 1024)
+_Static_assert(sizeof(((struct ptt_sink *)0)->text) >= 2 * LINE_MAX, "room for more than one line");
+
+static int text_flush(struct ptt_sink *s)
+{
+	size_t n = s->used;
+	s->used = 0;
+	return n && fwrite(s->text, 1, n, s->out) != n ? -EIO : 0;
+}
 
 int ptt_sink_open(struct ptt_sink **sp, FILE *out, int form, int zlevel)
 {
@@ -80,6 +94,8 @@ static int sync_meta(struct ptt_sink *s, const struct ptt_reader *r, int include
 	if (s->meta_done >= n && s->started && !s->extra)
 		return 0;
 	if (s->form == PTT_FORM_TEXT) {
+		if (text_flush(s))
+			return -EIO;
 		if (!s->started && fprintf(s->out, "%s%d\n", PTT_TEXT_MAGIC, PTT_FORMAT_VERSION) < 0)
 			return -EIO;
 		for (; s->meta_done < n; s->meta_done++) {
@@ -145,16 +161,20 @@ int ptt_sink_event(struct ptt_sink *s, const struct ptt_reader *r, struct ptt_ev
 	if (rc)
 		return rc;
 	if (s->form == PTT_FORM_TEXT) {
-		size_t len = ptt_text_format_event(ev, s->line, sizeof s->line);
-		if (s->note && len + 8 < sizeof s->line) {
-			size_t k = s->note(s->note_ctx, ev, s->line + len + 4, sizeof s->line - len - 5);
+		if (sizeof s->text - s->used < LINE_MAX && (rc = text_flush(s)) != 0)
+			return rc;
+		char *line = s->text + s->used;
+		size_t len = ptt_text_format_event(ev, line, LINE_MAX);
+		if (s->note && len + 8 < LINE_MAX) {
+			size_t k = s->note(s->note_ctx, ev, line + len + 4, LINE_MAX - len - 5);
 			if (k) {
-				memcpy(s->line + len, "  # ", 4);
+				memcpy(line + len, "  # ", 4);
 				len += 4 + k;
 			}
 		}
-		s->line[len++] = '\n';
-		return fwrite(s->line, 1, len, s->out) != len ? -EIO : 0;
+		line[len++] = '\n';
+		s->used += len;
+		return 0;
 	}
 	if (ptt_reader_form(r) == PTT_FORM_TEXT) {
 		ev->ticks = ev->ns;
@@ -172,6 +192,8 @@ int ptt_sink_close(struct ptt_sink *s, const struct ptt_reader *r)
 		return 0;
 	if (r)
 		rc = sync_meta(s, r, 0);
+	if (!rc && s->form == PTT_FORM_TEXT)
+		rc = text_flush(s);
 	if (!rc && r && !ptt_reader_saw_end(r)) {
 		/* the output is complete even when the input was cut (the cut was reported) */
 		if (s->form == PTT_FORM_TEXT) {
