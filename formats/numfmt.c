@@ -1,58 +1,72 @@
 /*
  * numfmt.c - numbers to text without printf: every tool's output is mostly
- * numbers.  Each writer counts the digits first and fills them in from the
- * end, two at a time from a table (half the divisions, no copy afterwards).
+ * numbers.  Each writer makes 8 or 16 digits at once in a 64-bit word and
+ * stores it whole, leading zeros shifted out: no loop, no division but by
+ * constants.  So each may write past the end it returns, within the most
+ * its kind can take (ptt_trace.h).
  */
 #include <string.h>
 
 #include "ptt_trace.h"
 
-static const char digit_pairs[] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-static unsigned dec_digits(uint32_t v)
+/*
+ * The 8 decimal digits of v < 10^8 (leading zeros included) as 8 bytes
+ * 0..9 in memory order, the most significant first: v cut in halves of 4
+ * digits, those in pairs, those in digits, every lane at once with
+ * multiplications that divide exactly in this range (x * 10486 >> 20 is
+ * x / 100 below 10^4, x * 103 >> 10 is x / 10 below 100).  No loop, no
+ * table, no dependency between the digits.
+ */
+static uint64_t dec8(uint32_t v)
 {
-	unsigned n = 1;
-	for (;;) {
-		if (v < 10)
-			return n;
-		if (v < 100)
-			return n + 1;
-		if (v < 1000)
-			return n + 2;
-		if (v < 10000)
-			return n + 3;
-		v /= 10000;
-		n += 4;
-	}
+	uint64_t x = (uint64_t)(v / 10000) | (uint64_t)(v % 10000) << 32;   /* lanes of 32 bits: 4 digits */
+	uint64_t hundreds = (x * 10486 >> 20) & 0x0000007f0000007full;
+	x = (x - hundreds * 100) << 16 | hundreds;                          /* lanes of 16 bits: 2 digits */
+	uint64_t tens = (x * 103 >> 10) & 0x000f000f000f000full;
+	x = (x - tens * 10) << 8 | tens;                                    /* lanes of 8 bits: 1 digit */
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+	x = __builtin_bswap64(x);
+#endif
+	return x;
 }
 
-/* The last n digits of v into p[0..n): 32-bit divisions, the cheap ones, as pids, tids and the
- * nanoseconds of a time all fit. */
-static void put_digits(char *p, uint32_t v, unsigned n)
+#define ASCII_ZEROS 0x3030303030303030ull
+
+/* v < 10^8 without leading zeros: all 8 bytes written, the n digits first. */
+static char *put_dec8(char *p, uint32_t v)
 {
-	while (n >= 2) {
-		unsigned r = v % 100;
-		v /= 100;
-		n -= 2;
-		memcpy(p + n, digit_pairs + 2 * r, 2);
-	}
-	if (n)
-		p[0] = (char)('0' + v % 10);
+	uint64_t d = dec8(v);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	unsigned zeros = d ? (unsigned)__builtin_ctzll(d) / 8 : 7; /* leading zero digits: the first bytes */
+	d = (d + ASCII_ZEROS) >> 8 * zeros;
+#else
+	unsigned zeros = d ? (unsigned)__builtin_clzll(d) / 8 : 7;
+	d = (d + ASCII_ZEROS) << 8 * zeros;
+#endif
+	memcpy(p, &d, 8);
+	return p + 8 - zeros;
+}
+
+/* v < 10^8 as exactly 8 digits. */
+static char *put_dec8_fixed(char *p, uint32_t v)
+{
+	uint64_t d = dec8(v) + ASCII_ZEROS;
+	memcpy(p, &d, 8);
+	return p + 8;
 }
 
 char *ptt_fmt_u64(char *p, uint64_t v)
 {
-	if (v > UINT32_MAX) { /* the digits past the last 9 first */
-		p = ptt_fmt_u64(p, v / 1000000000u);
-		put_digits(p, (uint32_t)(v % 1000000000u), 9);
-		return p + 9;
+	if (v < 100000000u)
+		return put_dec8(p, (uint32_t)v);
+	if (v < 10000000000000000u) {
+		p = put_dec8(p, (uint32_t)(v / 100000000u));
+		return put_dec8_fixed(p, (uint32_t)(v % 100000000u));
 	}
-	unsigned n = dec_digits((uint32_t)v);
-	put_digits(p, (uint32_t)v, n);
-	return p + n;
+	p = put_dec8(p, (uint32_t)(v / 10000000000000000u)); /* at most 1844 */
+	v %= 10000000000000000u;
+	p = put_dec8_fixed(p, (uint32_t)(v / 100000000u));
+	return put_dec8_fixed(p, (uint32_t)(v % 100000000u));
 }
 
 char *ptt_fmt_i64(char *p, int64_t v)
@@ -93,7 +107,8 @@ char *ptt_fmt_hex(char *p, uint64_t v)
 char *ptt_fmt_time(char *p, uint64_t ns)
 {
 	p = ptt_fmt_u64(p, ns / 1000000000u);
+	uint32_t frac = (uint32_t)(ns % 1000000000u);
 	*p++ = '.';
-	put_digits(p, (uint32_t)(ns % 1000000000u), 9);
-	return p + 9;
+	*p++ = (char)('0' + frac / 100000000u);
+	return put_dec8_fixed(p, frac % 100000000u);
 }

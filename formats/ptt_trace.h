@@ -151,8 +151,9 @@ void ptt_block_unpack(uint32_t *words, size_t nwords, uint64_t first_ticks);
 /*
  * Numbers as text, without printf: each writes at p and returns the end
  * (no NUL).  u64/i64: decimal, at most 20 bytes; hex: "0x" and lower-case
- * digits, at most 18 (it always fills all 18: those past the end it
- * returns are scratch); time: ns as seconds "S.NNNNNNNNN", at most 30.
+ * digits, at most 18; time: ns as seconds "S.NNNNNNNNN", at most 30.  The
+ * digits are made 8 or 16 at a time: p must have room for that most
+ * whatever the value (bytes past the end returned are scratch).
  */
 char *ptt_fmt_u64(char *p, uint64_t v);
 char *ptt_fmt_i64(char *p, int64_t v);
