@@ -111,6 +111,10 @@ extern int ptt_shm_fd __attribute__((visibility("hidden")));
  * Safe from any thread at once: the loser of a race unmaps its copy. */
 void *ptt_seg_map(const struct ptt_shm *s, uint32_t k) __attribute__((visibility("hidden")));
 
+/* Give ring i's memory back to the system (its words read as zero again):
+ * only while the caller holds the ring (claimed), no other user mapped in. */
+int ptt_ring_forget(const struct ptt_shm *s, uint32_t i) __attribute__((visibility("hidden")));
+
 /* The data of ring i (i < nrings), mapping its segment on first use; NULL if that fails. */
 static inline uint32_t *ptt_ring_data(const struct ptt_shm *s, uint32_t i)
 {
