@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #define PTT_SHM_MAGIC 0x3152485350545450ull /* "PTTSHMR1" */
-#define PTT_SHM_VERSION 2
+#define PTT_SHM_VERSION 3
 #define PTT_SHM_ENV "PTT_SHM_FD"
 #define PTT_MAX_RINGS 65536   /* ring descriptors the control page has room for */
 #define PTT_SEG_RINGS 256     /* rings per segment (fewer when the cap is lower) */
@@ -96,6 +96,7 @@ struct ptt_shm {
 	uint32_t ring_hint;        /* where to start looking for a free ring */
 	uint64_t no_ring_lost;     /* events of threads that found every ring taken */
 	uint64_t late_lost;        /* events after a thread's end (TLS destructors) */
+	uint32_t snapshot;         /* flight mode: the recorder is copying the rings; a writer waits rather than overwrite */
 	_Alignas(64) uint32_t ntypes;
 	struct ptt_shm_type types[PTT_MAX_USER_TYPES];
 	_Alignas(64) struct ptt_ring rings[];
