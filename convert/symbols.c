@@ -47,6 +47,7 @@ struct note_slot {
 	uint32_t pid;
 	uint32_t len;
 	const char *text;
+	char head[40];  /* the text when shorter: copied whole, a fixed size (no memcpy call) */
 };
 
 struct ptt_syms {
@@ -391,7 +392,13 @@ size_t ptt_syms_note(void *ctx, const struct ptt_event *ev, char *buf, size_t si
 	if (n->addr != addr || n->pid != ev->pid) {
 		const struct ptt_sym *site = lookup(s, ev->pid, addr, 1);
 		size_t len = strlen(site->text);
-		*n = (struct note_slot){ addr, ev->pid, len > UINT32_MAX ? UINT32_MAX : (uint32_t)len, site->text };
+		*n = (struct note_slot){ addr, ev->pid, len > UINT32_MAX ? UINT32_MAX : (uint32_t)len, site->text, { 0 } };
+		if (len < sizeof n->head)
+			memcpy(n->head, site->text, len);
+	}
+	if (n->len < sizeof n->head && size >= sizeof n->head) {
+		memcpy(buf, n->head, sizeof n->head); /* with its NUL */
+		return n->len;
 	}
 	size_t len = n->len < size ? n->len : size - 1;
 	memcpy(buf, n->text, len);

@@ -141,10 +141,16 @@ int ptt_sink_end_meta(struct ptt_sink *s, const char *lines) { return set_lines(
 struct ptt_writer *ptt_sink_writer(struct ptt_sink *s) { return s->w; }
 
 /* Write reader meta lines [meta_done, upto) that belong to the header part. */
+/* Anything for sync_meta to write, when the reader holds n meta lines? (asked once per event) */
+static inline int meta_pending(const struct ptt_sink *s, size_t n)
+{
+	return s->meta_done < n || !s->started || s->extra;
+}
+
 static int sync_meta(struct ptt_sink *s, const struct ptt_reader *r, int include_end)
 {
 	size_t n = ptt_reader_meta_count(r);
-	if (s->meta_done >= n && s->started && !s->extra)
+	if (!meta_pending(s, n))
 		return 0;
 	if (s->form == PTT_FORM_TEXT) {
 		char magic[32];
@@ -213,10 +219,10 @@ static int sync_meta(struct ptt_sink *s, const struct ptt_reader *r, int include
  * bytes: the time, then the rest from the memo when an event of the same
  * type, process, thread and arguments made it lately (no str argument).
  */
-static size_t text_event(struct ptt_sink *s, const struct ptt_reader *r, const struct ptt_event *ev, char *line)
+static size_t text_event(struct ptt_sink *s, const struct ptt_reader *r, size_t nmeta, const struct ptt_event *ev,
+			 char *line)
 {
 	const struct ptt_type *t = ev->type;
-	size_t nmeta = ptt_reader_meta_count(r);
 	if (r != s->memo_r || nmeta != s->memo_meta) {
 		memset(s->memo, 0, sizeof s->memo);
 		s->memo_r = r;
@@ -253,14 +259,15 @@ static size_t text_event(struct ptt_sink *s, const struct ptt_reader *r, const s
 
 int ptt_sink_event(struct ptt_sink *s, const struct ptt_reader *r, struct ptt_event *ev)
 {
-	int rc = sync_meta(s, r, 0);
+	size_t nmeta = ptt_reader_meta_count(r);
+	int rc = meta_pending(s, nmeta) ? sync_meta(s, r, 0) : 0;
 	if (rc)
 		return rc;
 	if (s->form == PTT_FORM_TEXT) {
 		if (sizeof s->text - s->used < LINE_MAX && (rc = text_flush(s)) != 0)
 			return rc;
 		char *line = s->text + s->used;
-		size_t len = text_event(s, r, ev, line);
+		size_t len = text_event(s, r, nmeta, ev, line);
 		if (s->note && len + 8 < LINE_MAX) {
 			size_t k = s->note(s->note_ctx, ev, line + len + 4, LINE_MAX - len - 5);
 			if (k) {
