@@ -597,12 +597,6 @@ int main(int argc, char **argv)
 	sa.sa_flags = SA_NOCLDSTOP; /* no SA_RESTART: a sleep ends at once */
 	sigaction(SIGCHLD, &sa, NULL);
 
-	/* the program's symbols (its static mutexes' names) load while it starts */
-	struct namer *nm = NULL;
-	char exe[PATH_MAX];
-	if (!o.flight && (nm = namer_new()) && program_path(cmd[0], exe))
-		namer_preload(nm, exe);
-
 	int report[2];
 	if (pipe2(report, O_CLOEXEC) != 0) {
 		perror("ptt-record: pipe");
@@ -628,6 +622,12 @@ int main(int argc, char **argv)
 			unlink(first_name);
 		return exec_err == ENOENT ? 127 : 126;
 	}
+	/* the program's symbols (its static mutexes' names) load on a thread while it starts: after
+	 * the fork, which must not copy a thread that may hold the allocator's lock into the child */
+	struct namer *nm = NULL;
+	char exe[PATH_MAX];
+	if (!o.flight && (nm = namer_new()) && program_path(cmd[0], exe))
+		namer_preload(nm, exe);
 
 	uint64_t hz = s->use_tsc ? calibrate_tsc(cal_mono, cal_tsc) : 1000000000u;
 	for (int again = 0; !hz && again < 3; again++) /* the clocks did not move apart: measure anew */
