@@ -21,6 +21,10 @@
 #include "drain.h"
 
 #define SLACK_NS 200000u /* 200 us */
+/* A ring left free this long gives its memory back: a thread pool that
+ * shrank does not keep its peak's rings, while churn, which takes a ring
+ * again within milliseconds, keeps them resident (no first-touch faults). */
+#define IDLE_RING_NS 1000000000u
 #define MAX_NOTES 256
 
 /*
@@ -62,6 +66,7 @@ struct drain {
 	struct ptt_writer *w;
 	struct ptt_clock clk;
 	uint64_t *last_ts;    /* per ring: timestamp of the last record seen */
+	uint64_t *freed_at;   /* per ring: when the recorder freed it (monotonic ns), 0 when its memory is given back or never used */
 	struct cursor *cur;
 	uint32_t *heap;
 	uint32_t *busy;       /* rings with records in this pass, and how many */
@@ -108,10 +113,11 @@ struct drain *drain_new(struct ptt_shm *shm, struct ptt_writer *w, const struct 
 	d->notes_at = shm->max_rings;
 	d->ring_words = shm->ring_words;
 	d->last_ts = calloc(shm->max_rings, sizeof *d->last_ts);
+	d->freed_at = calloc(shm->max_rings, sizeof *d->freed_at);
 	d->cur = calloc(shm->max_rings + 1, sizeof *d->cur);
 	d->heap = calloc(shm->max_rings + 1, sizeof *d->heap);
 	d->busy = calloc(shm->max_rings + 1, sizeof *d->busy);
-	if (!d->last_ts || !d->cur || !d->heap || !d->busy) {
+	if (!d->last_ts || !d->freed_at || !d->cur || !d->heap || !d->busy) {
 		drain_free(d);
 		return NULL;
 	}
@@ -129,6 +135,7 @@ void drain_free(struct drain *d)
 	free(d->heap);
 	free(d->busy);
 	free(d->last_ts);
+	free(d->freed_at);
 	free(d);
 }
 
@@ -329,6 +336,30 @@ static void report_counters(struct drain *d)
  * rest of a long pass (a block compressed and written) is still going on.
  */
 #define RELEASE_EVERY 2048u
+static uint64_t coarse_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + 1; /* never 0 */
+}
+
+/*
+ * Give a ring that stayed free its memory back.  The recorder claims it
+ * first, as a thread would, so no thread can take it (and write into it)
+ * while its pages go; a thread that finds it claimed looks elsewhere, and
+ * one that needs it waits the few microseconds, seeing it "on its way back".
+ */
+static void forget_ring(struct drain *d, uint32_t i)
+{
+	struct ptt_ring *r = &d->shm->rings[i];
+	uint32_t expect = PTT_RING_FREE;
+	if (!__atomic_compare_exchange_n(&r->state, &expect, PTT_RING_CLAIMED, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return; /* a thread took it: it keeps its memory */
+	ptt_ring_forget(d->shm, i); /* best effort: a kernel without hole punching in a memfd keeps the pages */
+	d->freed_at[i] = 0;
+	__atomic_store_n(&r->state, PTT_RING_FREE, __ATOMIC_RELEASE);
+}
+
 static int release_space(struct drain *d)
 {
 	for (uint32_t k = 0; k < d->nbusy; k++) {
@@ -456,6 +487,7 @@ merged:;
 	int rc = release_space(d);
 	if (rc)
 		return rc;
+	uint64_t now_ns = 0;
 	for (uint32_t i = 0; i < d->nrings; i++) {
 		struct cursor *c = &d->cur[i];
 		struct ptt_ring *r = &s->rings[i];
@@ -466,7 +498,13 @@ merged:;
 			if (r->lost != r->lost_reported || r->waits != r->waits_reported)
 				continue; /* the report did not fit: free the ring on a later pass */
 			d->last_ts[i] = 0;
+			d->freed_at[i] = now_ns ? now_ns : (now_ns = coarse_ns());
 			__atomic_store_n(&r->state, PTT_RING_FREE, __ATOMIC_RELEASE);
+		} else if (state == PTT_RING_FREE && d->freed_at[i] && !final) {
+			if (!now_ns)
+				now_ns = coarse_ns();
+			if (now_ns - d->freed_at[i] >= IDLE_RING_NS)
+				forget_ring(d, i);
 		}
 	}
 	uint32_t written_notes = (uint32_t)nc->pos;

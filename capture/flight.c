@@ -122,50 +122,71 @@ static int by_time(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Append ring i's valid records (copied to *copy) to *recs; the META line saying where its history begins to meta. */
-static int snap_ring(struct flight *f, uint32_t i, uint32_t **copy, struct frec **recs, size_t *nrecs, size_t *cap,
-		     int live, int *cut, uint64_t *bound, uint64_t slack, uint64_t *torn)
+/* A ring's copy: taken for every ring first, one right after another, and only then read. */
+struct ring_copy {
+	uint32_t *words;      /* positions [c0, end) of the ring */
+	uint64_t c0, c1, end; /* c1: consumed again after the copy; the copy is sound from max(c0, c1) */
+	uint64_t first, now, bound;
+	uint32_t pid, tid;
+	int busy;
+};
+
+/* Where ring i's span is, now (no copy yet: the positions of every ring are read in one sweep). */
+static void ring_span(struct flight *f, uint32_t i, struct ring_copy *rc, int live, uint64_t slack)
 {
 	struct ptt_shm *s = f->shm;
 	struct ptt_ring *r = &s->rings[i];
-	const uint32_t *data = ptt_ring_data(s, i);
-	uint32_t size = s->ring_words;
-	if (!data)
-		return 0;
-	uint32_t pid = r->pid, tid = r->tid;
-	uint64_t first = __atomic_load_n(&r->first, __ATOMIC_ACQUIRE);
+	rc->pid = r->pid;
+	rc->tid = r->tid;
+	rc->first = __atomic_load_n(&r->first, __ATOMIC_ACQUIRE);
 	int closed = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == PTT_RING_CLOSED;
-	uint64_t now = 0, c0 = 0, end = 0;
-	int busy = 1;
-	for (int tries = 0; busy && tries < 1000; tries++) { /* a record being written: it takes nanoseconds */
-		now = now_ticks(s);
-		c0 = __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE);
-		end = __atomic_load_n(&r->committed, __ATOMIC_ACQUIRE);
+	rc->busy = 1;
+	for (int tries = 0; rc->busy && tries < 1000; tries++) { /* a record being written: it takes nanoseconds */
+		rc->now = now_ticks(s);
+		rc->c0 = __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE);
+		rc->end = __atomic_load_n(&r->committed, __ATOMIC_ACQUIRE);
 		uint64_t reserved = __atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE);
-		busy = reserved != end;
+		rc->busy = reserved != rc->end;
 		if (!live) { /* the program is gone: what it wrote past its last commit may be whole, or salvageable */
-			end = reserved;
+			rc->end = reserved;
 			break;
 		}
 	}
 	/* no later record of this ring can be older than this (drain.c's rule; a
 	 * writer preempted inside its very first record sets none) */
-	*bound = closed || busy ? UINT64_MAX : now - slack;
-	if (end <= c0)
+	rc->bound = closed || rc->busy ? UINT64_MAX : rc->now - slack;
+}
+
+/* Copy ring i's span as ring_span found it, then read `consumed` again. */
+static int copy_span_of(struct flight *f, uint32_t i, struct ring_copy *rc)
+{
+	struct ptt_shm *s = f->shm;
+	const uint32_t *data = ptt_ring_data(s, i);
+	if (!data || rc->end <= rc->c0)
 		return 0;
-	*copy = malloc((end - c0) * 4);
-	if (!*copy)
+	rc->words = malloc((rc->end - rc->c0) * 4);
+	if (!rc->words)
 		return PTT_E_NOMEM;
-	copy_span(*copy, data, size, c0, end);
+	copy_span(rc->words, data, s->ring_words, rc->c0, rc->end);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* pairs with the owner's fence after it moves consumed */
-	uint64_t c1 = __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE);
-	uint64_t pos = c1 > c0 ? c1 : c0;
+	rc->c1 = __atomic_load_n(&s->rings[i].consumed, __ATOMIC_ACQUIRE);
+	return 0;
+}
+
+/* Append ring i's valid records (from its copy) to *recs; *cut: its history does not reach its thread's start. */
+static int read_copy(struct flight *f, uint32_t i, struct ring_copy *rc, struct frec **recs, size_t *nrecs, size_t *cap,
+		     int live, int *cut, uint64_t *torn)
+{
+	uint32_t size = f->shm->ring_words;
+	uint64_t pos = rc->c1 > rc->c0 ? rc->c1 : rc->c0, end = rc->end;
 	size_t before = *nrecs;
 	uint32_t seq = 0;
-	(void)f;
+	*cut = 0;
+	if (!rc->words)
+		return 0;
 	while (pos < end) {
 		uint32_t off = (uint32_t)pos & (size - 1);
-		uint32_t *p = *copy + (pos - c0);
+		uint32_t *p = rc->words + (pos - rc->c0);
 		if (p[0] == ptt_rec_word0(PTT_EV_PAD, 0)) {
 			pos += size - off;
 			continue;
@@ -173,8 +194,8 @@ static int snap_ring(struct flight *f, uint32_t i, uint32_t **copy, struct frec 
 		uint32_t n = ptt_rec_len(p[0]);
 		uint64_t prev = *nrecs > before ? (*recs)[*nrecs - 1].ts : 0;
 		if (!ptt_rec_marked(p[0]) || n < PTT_REC_MIN_WORDS || off + n > size || pos + n > end ||
-		    (ptt_rec_checksum(p, n - 1) != p[n - 1] && (live || !drain_salvage(p, n, pid, tid, prev, now))) ||
-		    p[3] != pid || p[4] != tid) {
+		    (ptt_rec_checksum(p, n - 1) != p[n - 1] && (live || !drain_salvage(p, n, rc->pid, rc->tid, prev, rc->now))) ||
+		    p[3] != rc->pid || p[4] != rc->tid) {
 			(*torn)++;
 			break;
 		}
@@ -186,12 +207,12 @@ static int snap_ring(struct flight *f, uint32_t i, uint32_t **copy, struct frec 
 			*recs = g;
 			*cap = nc;
 		}
-		(*recs)[(*nrecs)++] = (struct frec){ (uint64_t)p[2] << 32 | p[1], tid, i, seq++, p };
+		(*recs)[(*nrecs)++] = (struct frec){ (uint64_t)p[2] << 32 | p[1], rc->tid, i, seq++, p };
 		pos += n;
 	}
-	*cut = *nrecs > before && (c1 > c0 ? c1 : c0) != first;
-	if (*nrecs > before && busy)
-		*bound = (*recs)[*nrecs - 1].ts;
+	*cut = *nrecs > before && (rc->c1 > rc->c0 ? rc->c1 : rc->c0) != rc->first;
+	if (*nrecs > before && rc->busy)
+		rc->bound = (*recs)[*nrecs - 1].ts;
 	return 0;
 }
 
@@ -222,7 +243,15 @@ static int meta_lines(struct ptt_writer *w, const struct ptt_shm *s, const struc
 	return rc;
 }
 
-/* One try at copying every ring: the records in time order, [0, *nrecs) to write. */
+/*
+ * One try at copying every ring: the records in time order, [0, *nrecs) to
+ * write.  Every ring's span is taken in one sweep (the cut: one instant for
+ * all, less the drain's slack), then the spans are copied, and read
+ * (checksums, order) only then.  While the copy lasts the writers do not
+ * overwrite (shm's snapshot flag), so a recorder preempted between two
+ * copies still finds every span as the sweep saw it; a writer that began to
+ * overwrite just before the flag is caught by `consumed` read again.
+ */
 static long collect(struct flight *f, uint32_t n, int live, uint64_t slack, uint32_t **copies, uint8_t *cut,
 		    struct frec **recs, size_t *nrecs, uint64_t *from, uint64_t *torn)
 {
@@ -230,20 +259,34 @@ static long collect(struct flight *f, uint32_t n, int live, uint64_t slack, uint
 	size_t cap = 0;
 	uint64_t upto = UINT64_MAX;
 	long rc = 0;
+	struct ring_copy *rcs = calloc(n ? n : 1, sizeof *rcs);
+	if (!rcs)
+		return PTT_E_NOMEM;
 	*from = 0;
+	if (live) /* writers wait rather than overwrite until every ring is copied (trace_path.c) */
+		__atomic_store_n(&s->snapshot, 1, __ATOMIC_SEQ_CST);
+	for (uint32_t i = 0; i < n; i++) {
+		rcs[i].bound = UINT64_MAX;
+		if (__atomic_load_n(&s->rings[i].state, __ATOMIC_ACQUIRE) >= PTT_RING_ACTIVE && ptt_ring_data(s, i))
+			ring_span(f, i, &rcs[i], live, slack);
+	}
 	for (uint32_t i = 0; !rc && i < n; i++) {
-		if (__atomic_load_n(&s->rings[i].state, __ATOMIC_ACQUIRE) < PTT_RING_ACTIVE)
-			continue;
+		rc = copy_span_of(f, i, &rcs[i]);
+		copies[i] = rcs[i].words;
+	}
+	if (live)
+		__atomic_store_n(&s->snapshot, 0, __ATOMIC_SEQ_CST);
+	for (uint32_t i = 0; !rc && i < n; i++) {
 		size_t first = *nrecs;
 		int c = 0;
-		uint64_t bound = UINT64_MAX;
-		rc = snap_ring(f, i, &copies[i], recs, nrecs, &cap, live, &c, &bound, slack, torn);
+		rc = read_copy(f, i, &rcs[i], recs, nrecs, &cap, live, &c, torn);
 		cut[i] = (uint8_t)c;
-		if (live && bound < upto)
-			upto = bound;
+		if (live && rcs[i].bound < upto)
+			upto = rcs[i].bound;
 		if (c && (*recs)[first].ts > *from)
 			*from = (*recs)[first].ts;
 	}
+	free(rcs);
 	if (rc)
 		return rc;
 	qsort(*recs, *nrecs, sizeof **recs, by_time);

@@ -114,25 +114,89 @@ static void read_cmdline(char *buf, size_t size)
 	buf[n] = 0;
 }
 
-/* Every loaded object with its load address: the recorder names global mutexes from their symbols. */
+/*
+ * Loaded objects already announced in a module event, by load address and
+ * name (a library unloaded and another loaded at its address is new), and
+ * the loader's count of loads when they were last looked at.  Written only
+ * under modules_busy.
+ */
+#define MAX_MODULES 2048
+static struct { uint64_t base, name_hash; } modules[MAX_MODULES];
+static unsigned nmodules;
+static unsigned long long modules_adds;
+static int modules_busy;
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603u;
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211u;
+	return h;
+}
+
+/* 1 the first time (base, name) is seen; remembered (as long as there is room) */
+static int module_is_new(uint64_t base, const char *name)
+{
+	uint64_t h = name_hash(name);
+	for (unsigned i = 0; i < nmodules; i++)
+		if (modules[i].base == base && modules[i].name_hash == h)
+			return 0;
+	if (nmodules < MAX_MODULES) {
+		modules[nmodules].base = base;
+		modules[nmodules].name_hash = h;
+		nmodules++;
+	}
+	return 1;
+}
+
+/* Every loaded object not yet announced, with its load address: the recorder names global
+ * mutexes from their symbols, the converters call sites. */
 static int module_event(struct dl_phdr_info *info, size_t size, void *data)
 {
-	(void)size;
 	int *first = data;
 	char path[PATH_MAX];
 	const char *name = info->dlpi_name;
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs))
+		modules_adds = info->dlpi_adds;
 	if (*first) {
 		*first = 0; /* the main program has no name here */
 		ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
 		path[n > 0 ? n : 0] = 0;
 		name = path;
 	}
-	if (!name || !*name || strstr(name, "linux-vdso"))
+	if (!name || !*name || strstr(name, "linux-vdso") || !module_is_new((uint64_t)info->dlpi_addr, name))
 		return 0;
 	uint32_t a[2];
 	ptt_put64(a, (uint64_t)info->dlpi_addr);
 	ptt_emit_str(PTT_EV_MODULE, a, 2, name);
 	return 0;
+}
+
+static int read_adds(struct dl_phdr_info *info, size_t size, void *data)
+{
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs))
+		*(unsigned long long *)data = info->dlpi_adds;
+	return 1; /* the count is the same in every entry: the first is enough */
+}
+
+/* Announce every object loaded since the last look (dlopen after the start), once. */
+static void announce_modules(void)
+{
+	if (__atomic_exchange_n(&modules_busy, 1, __ATOMIC_ACQUIRE))
+		return; /* another thread is looking */
+	int first = 1;
+	dl_iterate_phdr(module_event, &first);
+	__atomic_store_n(&modules_busy, 0, __ATOMIC_RELEASE);
+}
+
+void ptt_modules_refresh(void)
+{
+	unsigned long long adds = 0;
+	if (!ptt_on[PTT_EV_MODULE])
+		return;
+	dl_iterate_phdr(read_adds, &adds);
+	if (adds != __atomic_load_n(&modules_adds, __ATOMIC_RELAXED))
+		announce_modules();
 }
 
 static void process_begin(void)
@@ -148,8 +212,7 @@ static void process_begin(void)
 		ptt_put64(b, (uint64_t)pthread_self());
 		ptt_emit(PTT_EV_THREAD_BEGIN, b, 5);
 	}
-	int first = 1;
-	dl_iterate_phdr(module_event, &first);
+	announce_modules();
 }
 
 /* An exec'd image keeps the pid: the rings of its previous image's threads are orphans. */
@@ -175,6 +238,8 @@ static void child_after_fork(void)
 	t->pid = (uint32_t)getpid();
 	t->tid = ptt_gettid();
 	__atomic_fetch_add(&ptt_shm->attached, 1, __ATOMIC_RELAXED);
+	nmodules = 0; /* a new process: its modules are announced under its pid */
+	modules_busy = 0;
 	process_begin();
 }
 

@@ -2,6 +2,7 @@
  * shm.c - mapping the shared rings' segments, in libptt.so and in
  * ptt-record alike (each process has its own table).
  */
+#include <fcntl.h>
 #include <sys/mman.h>
 
 #include "shm.h"
@@ -30,4 +31,12 @@ void *ptt_seg_map(const struct ptt_shm *s, uint32_t k)
 		return none;
 	}
 	return b;
+}
+
+int ptt_ring_forget(const struct ptt_shm *s, uint32_t i)
+{
+	uint64_t bytes = (uint64_t)s->ring_words * 4;
+	if (ptt_shm_fd < 0)
+		return -1;
+	return fallocate(ptt_shm_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)(s->ring_offset + i * bytes), (off_t)bytes);
 }

@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #define PTT_SHM_MAGIC 0x3152485350545450ull /* "PTTSHMR1" */
-#define PTT_SHM_VERSION 2
+#define PTT_SHM_VERSION 3
 #define PTT_SHM_ENV "PTT_SHM_FD"
 #define PTT_MAX_RINGS 65536   /* ring descriptors the control page has room for */
 #define PTT_SEG_RINGS 256     /* rings per segment (fewer when the cap is lower) */
@@ -96,6 +96,7 @@ struct ptt_shm {
 	uint32_t ring_hint;        /* where to start looking for a free ring */
 	uint64_t no_ring_lost;     /* events of threads that found every ring taken */
 	uint64_t late_lost;        /* events after a thread's end (TLS destructors) */
+	uint32_t snapshot;         /* flight mode: the recorder is copying the rings; a writer waits rather than overwrite */
 	_Alignas(64) uint32_t ntypes;
 	struct ptt_shm_type types[PTT_MAX_USER_TYPES];
 	_Alignas(64) struct ptt_ring rings[];
@@ -110,6 +111,10 @@ extern int ptt_shm_fd __attribute__((visibility("hidden")));
 /* Map segment k (k >= 1) of s; its base, or NULL (no descriptor, no memory).
  * Safe from any thread at once: the loser of a race unmaps its copy. */
 void *ptt_seg_map(const struct ptt_shm *s, uint32_t k) __attribute__((visibility("hidden")));
+
+/* Give ring i's memory back to the system (its words read as zero again):
+ * only while the caller holds the ring (claimed), no other user mapped in. */
+int ptt_ring_forget(const struct ptt_shm *s, uint32_t i) __attribute__((visibility("hidden")));
 
 /* The data of ring i (i < nrings), mapping its segment on first use; NULL if that fails. */
 static inline uint32_t *ptt_ring_data(const struct ptt_shm *s, uint32_t i)

@@ -236,11 +236,65 @@ static void flight_forget(struct ptt_tls *t, uint64_t pos, uint64_t need)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
+/*
+ * Waiting on the recorder: the first tries yield the processor, later ones
+ * sleep 100 us.  0 to look again; -1 when the recorder is finishing, or
+ * gone (no pass, no heartbeat, for ~2 s).  Raw system calls: no
+ * cancellation point.
+ */
+struct recorder_wait {
+	unsigned spin, quiet;
+	uint64_t beat;
+};
+
+static int recorder_wait(struct ptt_shm *s, struct recorder_wait *rw)
+{
+	if (__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE))
+		return -1;
+	if (rw->spin++ == 0)
+		rw->beat = __atomic_load_n(&s->heartbeat, __ATOMIC_ACQUIRE);
+	if (rw->spin <= 64) {
+		syscall(SYS_sched_yield);
+		return 0;
+	}
+	struct timespec ts = { 0, 100000 };
+	syscall(SYS_nanosleep, &ts, NULL);
+	uint64_t b = __atomic_load_n(&s->heartbeat, __ATOMIC_ACQUIRE);
+	if (b != rw->beat) {
+		rw->beat = b;
+		rw->quiet = 0;
+	} else if (++rw->quiet > 20000) {
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Flight mode, a snapshot being copied: wait rather than overwrite what the
+ * recorder is copying (a preempted recorder would otherwise find the busy
+ * rings turned over and the snapshot's threads' histories apart in time).
+ * Only a thread that fills half its ring during the copy waits, and only as
+ * long as the copy; not at all once the recorder is finishing or gone.
+ */
+__attribute__((noinline, cold)) static void wait_snapshot(struct ptt_shm *s)
+{
+	int saved = errno;
+	struct recorder_wait rw = { 0 };
+	while (__atomic_load_n(&s->snapshot, __ATOMIC_ACQUIRE))
+		if (recorder_wait(s, &rw)) { /* gone: nobody waits for it again */
+			__atomic_store_n(&s->snapshot, 0, __ATOMIC_RELEASE);
+			break;
+		}
+	errno = saved;
+}
+
 static int wait_room(struct ptt_tls *t, uint64_t pos, uint64_t need)
 {
 	struct ptt_ring *r = t->ring;
 	struct ptt_shm *s = ptt_shm;
 	if (s->flags & PTT_SHM_FLIGHT) {
+		if (__atomic_load_n(&s->snapshot, __ATOMIC_SEQ_CST))
+			wait_snapshot(s);
 		flight_forget(t, pos, need);
 		return 0;
 	}
@@ -249,32 +303,16 @@ static int wait_room(struct ptt_tls *t, uint64_t pos, uint64_t need)
 		return -1;
 	int saved = errno;
 	__atomic_store_n(&r->waits, r->waits + 1, __ATOMIC_RELEASE);
-	uint64_t beat = __atomic_load_n(&s->heartbeat, __ATOMIC_ACQUIRE);
-	unsigned quiet = 0;
-	for (unsigned spin = 0;; spin++) {
-		if (pos + need - __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) <= t->ring_words) {
+	struct recorder_wait rw = { 0 };
+	while (pos + need - __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) > t->ring_words)
+		if (recorder_wait(s, &rw)) {
+			if (!__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE))
+				t->give_up = 1; /* ~2 s without a recorder pass: it is gone */
 			errno = saved;
-			return 0;
+			return -1;
 		}
-		if (__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE))
-			break;
-		if (spin < 64) {
-			syscall(SYS_sched_yield); /* raw syscalls: not cancellation points */
-			continue;
-		}
-		struct timespec ts = { 0, 100000 };
-		syscall(SYS_nanosleep, &ts, NULL);
-		uint64_t b = __atomic_load_n(&s->heartbeat, __ATOMIC_ACQUIRE);
-		if (b != beat) {
-			beat = b;
-			quiet = 0;
-		} else if (++quiet > 20000) { /* ~2 s without a recorder pass: it is gone */
-			t->give_up = 1;
-			break;
-		}
-	}
 	errno = saved;
-	return -1;
+	return 0;
 }
 
 /*

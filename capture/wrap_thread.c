@@ -189,6 +189,7 @@ static void *trampoline(void *p)
 	ptt_put64(a + 2, (uint64_t)(uintptr_t)ta.start);
 	a[4] = ta.parent;
 	ptt_emit(PTT_EV_THREAD_BEGIN, a, 5);
+	ptt_modules_refresh();
 	void *ret;
 	pthread_cleanup_push(end_by_unwind, NULL);
 	if (ta.c11) /* as glibc's start_thread does for thrd_create's threads */
@@ -219,6 +220,7 @@ int ptt_create_thread(pthread_t *th, const pthread_attr_t *attr, void *(*start)(
 	ta->arg = arg;
 	ta->parent = t->tid;
 	ta->c11 = c11;
+	ptt_modules_refresh();
 	/* timestamp before the thread exists, so create always precedes begin */
 	struct ptt_rec rec;
 	int open = ptt_rec_open(&rec, PTT_EV_THREAD_CREATE, 6 + PTT_SITE_WORDS) == 0;

@@ -55,3 +55,21 @@ live_threads() {
 		[ "$(echo "$output" | awk '$1 == "mutex_lock" {print $2}')" -eq 1000 ]
 	done
 }
+
+@test "a ring left free gives its memory back: a pool that shrank does not keep its peak's rings" {
+	# 64 threads write through 20000 lock pairs each (~1.7 MB of records, the
+	# 1 MiB rings wrap), then end; the program watches the rings' memfd for up to 30 s
+	run -0 --separate-stderr ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/ring_memory" 64 20000
+	[ "${lines[0]}" = "threads 64 pairs 20000" ]
+	[ "$stderr" = "" ]
+	at_end=$(echo "$output" | sed -n 's/^ring memory when the threads had ended: \([0-9]*\) KiB$/\1/p')
+	after=$(echo "$output" | sed -n 's/^ring memory after the watch: \([0-9]*\) KiB$/\1/p')
+	echo "at the end: $at_end KiB, after: $after KiB"
+	[ "$at_end" -ge $((64 * 1024)) ] # every thread's ring was resident
+	[ "$after" -le $((at_end / 10)) ]
+	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *" 0 damaged, 0 lost, 0 out of order, 0 violations: ok" ]]
+	[ "$stderr" = "" ]
+	run -0 --separate-stderr ptt-dump --info "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$(echo "$output" | awk '$1 == "mutex_lock" {print $2}')" -eq $((64 * 20000)) ]
+}

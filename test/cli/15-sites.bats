@@ -76,3 +76,55 @@ setup() {
 	grep -q ' mutex_lock mutex=0x[0-9a-f]* ret=0$' <<<"$output"
 	run -1 grep -c ' # ' <<<"$output"
 }
+
+@test "a library loaded by dlopen after the start: its sites and its static mutex are named" {
+	d=$BATS_TEST_TMPDIR
+	cat >"$d/lib.c" <<'SRC'
+#include <pthread.h>
+static pthread_mutex_t lib_mutex = PTHREAD_MUTEX_INITIALIZER;
+int lib_locker(int n)
+{
+	int s = 0;
+	for (int i = 0; i < n; i++) {
+		pthread_mutex_lock(&lib_mutex);
+		s++;
+		pthread_mutex_unlock(&lib_mutex);
+	}
+	return s;
+}
+SRC
+	cat >"$d/main.c" <<'SRC'
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+static int (*locker)(int);
+static void *work(void *arg) { return (void *)(long)locker(3); }
+int main(int argc, char **argv)
+{
+	void *h = dlopen(argv[1], RTLD_NOW);
+	if (!h || !(locker = (int (*)(int))dlsym(h, "lib_locker")))
+		return 1;
+	pthread_t t;
+	void *r;
+	pthread_create(&t, NULL, work, NULL);
+	pthread_join(t, &r);
+	printf("locks %ld\n", (long)r + locker(2));
+	return 0;
+}
+SRC
+	cc -g -shared -fPIC -o "$d/libdlx.so" "$d/lib.c"
+	cc -g -o "$d/main" "$d/main.c" -pthread -ldl
+	run -0 --separate-stderr ptt-record -q -o "$d/t.ptt" -- "$d/main" "$d/libdlx.so"
+	[ "$output" = "locks 5" ]
+	[ "$stderr" = "" ]
+	run -0 --separate-stderr ptt-dump -n "$d/t.ptt"
+	[ "$stderr" = "" ]
+	# the module comes before the first lock in it, and every lock names its function
+	first_module=$(grep -n " module base=0x[0-9a-f]* path=\"$d/libdlx.so\"$" <<<"$output" | head -1 | cut -d: -f1)
+	first_lock=$(grep -n " mutex_lock " <<<"$output" | head -1 | cut -d: -f1)
+	[ -n "$first_module" ] && [ "$first_module" -lt "$first_lock" ]
+	[ "$(grep -c ' mutex_lock .* # lib_locker+0x[0-9a-f]* (libdlx.so) at lib.c:7$' <<<"$output")" -eq 5 ]
+	run -0 --separate-stderr ptt-stat "$d/t.ptt"
+	[[ "$output" == *$'\nlib_mutex '*' mutex '*'5 '* ]]
+	[ "$stderr" = "" ]
+}
