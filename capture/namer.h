@@ -15,6 +15,11 @@ struct namer;
 struct namer *namer_new(void);
 /* Look at a record about to be written; may write an object_name record first. */
 int namer_before(void *namer, const uint32_t *rec, struct ptt_writer *w);
+/* Begin loading the symbols of the ELF file at path (the program, before it
+ * starts) on a thread of its own, so that the first pass does not stall on a
+ * large symbol table while the rings fill; its module event then waits for
+ * the load only if it is not done. */
+void namer_preload(struct namer *n, const char *path);
 void namer_free(struct namer *n);
 
 #endif

@@ -144,6 +144,26 @@ static struct ptt_shm *make_shm(const struct record_opts *o, int *fdp)
 	return s;
 }
 
+/* The file execvp will run for cmd (a PATH search when it has no '/'), its links resolved as
+ * /proc/PID/exe shows it; 0 when none is found (exec then fails and says why). */
+static int program_path(const char *cmd, char *out)
+{
+	if (strchr(cmd, '/'))
+		return realpath(cmd, out) != NULL;
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t len = strcspn(path, ":");
+		char try[PATH_MAX];
+		if (snprintf(try, sizeof try, "%.*s/%s", (int)len, len ? path : ".", cmd) < (int)sizeof try &&
+		    access(try, X_OK) == 0 && realpath(try, out))
+			return 1;
+		path += len + (path[len] == ':');
+	}
+	return 0;
+}
+
 /* The child: preload the runtime, hand over the ring, exec. */
 static void run_child(const struct record_opts *o, int shm_fd, int report_fd, char **argv)
 {
@@ -548,6 +568,12 @@ int main(int argc, char **argv)
 	sa.sa_flags = SA_NOCLDSTOP; /* no SA_RESTART: a sleep ends at once */
 	sigaction(SIGCHLD, &sa, NULL);
 
+	/* the program's symbols (its static mutexes' names) load while it starts */
+	struct namer *nm = NULL;
+	char exe[PATH_MAX];
+	if (!o.flight && (nm = namer_new()) && program_path(cmd[0], exe))
+		namer_preload(nm, exe);
+
 	int report[2];
 	if (pipe2(report, O_CLOEXEC) != 0) {
 		perror("ptt-record: pipe");
@@ -603,7 +629,6 @@ int main(int argc, char **argv)
 	struct drain *d = drain_new(s, w, &clk);
 	if (!d)
 		return 1;
-	struct namer *nm = namer_new();
 	uint32_t types_seen = 0;
 	struct before_record br = { s, &types_seen, nm };
 	drain_set_hook(d, before_record, &br);
