@@ -87,7 +87,8 @@ int main(int argc, char **argv)
 		}
 		first = 0;
 		ptt_syms_update(syms, &ev);
-		summary_add(sum, &ev);
+		if (mode == MODE_INFO || mode == MODE_CHECK) /* the counts only they print */
+			summary_add(sum, &ev);
 		if (fid && fidelity_add(fid, &ev, names, line, sizeof line) && fidelity_violations(fid) <= 20)
 			printf("violation: %s\n", line);
 		if (sink) {

@@ -34,7 +34,24 @@ struct thread_info {
 	uint64_t start;
 };
 
+/*
+ * The text form's note of the last sites seen (ptt_syms_note, once per
+ * event of ptt-dump): a program's events come from few call sites, so a
+ * small direct-mapped table answers nearly all without the hash maps.
+ * Emptied whenever what a lookup would say can change (a module learnt,
+ * an address space begun again or copied).
+ */
+#define NOTE_SLOTS 256
+struct note_slot {
+	uint64_t addr;  /* 0: empty (an event without a site has no note) */
+	uint32_t pid;
+	uint32_t len;
+	const char *text;
+	char head[40];  /* the text when shorter: copied whole, a fixed size (no memcpy call) */
+};
+
 struct ptt_syms {
+	struct note_slot notes[NOTE_SLOTS];
 	struct pmap spaces;   /* pid -> struct space */
 	struct pmap threads;  /* pid/tid -> struct thread_info */
 	struct ptt_names *names;
@@ -63,10 +80,11 @@ struct ptt_syms *ptt_syms_new(void)
 	return s;
 }
 
-/* A call site is the last argument, "site:ptr" (formats/events.def): its index, or -1. */
+/* A call site is the last argument, "site:ptr" (formats/events.def): its index, or -1.  Asked once
+ * per event of ptt-dump's text: the name compared as 5 bytes, which the compiler does inline. */
 static int site_index(const struct ptt_type *t)
 {
-	if (!t || !t->nargs || strcmp(t->argname[t->nargs - 1], "site") || t->argkind[t->nargs - 1] != PTT_ARG_PTR)
+	if (!t || !t->nargs || t->argkind[t->nargs - 1] != PTT_ARG_PTR || memcmp(t->argname[t->nargs - 1], "site", 5))
 		return -1;
 	return t->nargs - 1;
 }
@@ -197,6 +215,8 @@ void ptt_syms_update(struct ptt_syms *s, const struct ptt_event *ev)
 	ptt_names_update(s->names, ev);
 	if (ev->id < PTT_MAX_TYPES && s->site_arg[ev->id] == -2 && ev->type)
 		s->site_arg[ev->id] = (int8_t)site_index(ev->type);
+	if (ev->id == PTT_EV_MODULE || ev->id == PTT_EV_PROCESS_BEGIN || ev->id == PTT_EV_PROCESS_FORK)
+		memset(s->notes, 0, sizeof s->notes); /* what a site's note says may change */
 	switch (ev->id) {
 	case PTT_EV_MODULE:
 		if ((sp = space_get(s, ev->pid, 1)))
@@ -363,16 +383,27 @@ uint64_t ptt_syms_site_addr(const struct ptt_syms *s, unsigned id, const uint64_
 
 size_t ptt_syms_note(void *ctx, const struct ptt_event *ev, char *buf, size_t size)
 {
-	const struct ptt_sym *site = ptt_syms_site(ctx, ev);
-	if (!site || !size)
+	struct ptt_syms *s = ctx;
+	int k = site_index(ev->type);
+	if (k < 0 || !ev->arg[k] || !size)
 		return 0;
-	/* once per event of ptt-dump's text: a copy, not a printf */
-	size_t n = strlen(site->text);
-	if (n >= size)
-		n = size - 1;
-	memcpy(buf, site->text, n);
-	buf[n] = 0;
-	return n;
+	uint64_t addr = ev->arg[k];
+	struct note_slot *n = &s->notes[(addr ^ addr >> 8 ^ ev->pid) % NOTE_SLOTS];
+	if (n->addr != addr || n->pid != ev->pid) {
+		const struct ptt_sym *site = lookup(s, ev->pid, addr, 1);
+		size_t len = strlen(site->text);
+		*n = (struct note_slot){ addr, ev->pid, len > UINT32_MAX ? UINT32_MAX : (uint32_t)len, site->text, { 0 } };
+		if (len < sizeof n->head)
+			memcpy(n->head, site->text, len);
+	}
+	if (n->len < sizeof n->head && size >= sizeof n->head) {
+		memcpy(buf, n->head, sizeof n->head); /* with its NUL */
+		return n->len;
+	}
+	size_t len = n->len < size ? n->len : size - 1;
+	memcpy(buf, n->text, len);
+	buf[len] = 0;
+	return len;
 }
 
 static size_t phrase(const struct ptt_sym *site, char *buf, size_t size)

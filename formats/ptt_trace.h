@@ -151,7 +151,9 @@ void ptt_block_unpack(uint32_t *words, size_t nwords, uint64_t first_ticks);
 /*
  * Numbers as text, without printf: each writes at p and returns the end
  * (no NUL).  u64/i64: decimal, at most 20 bytes; hex: "0x" and lower-case
- * digits, at most 18; time: ns as seconds "S.NNNNNNNNN", at most 30.
+ * digits, at most 18; time: ns as seconds "S.NNNNNNNNN", at most 30.  The
+ * digits are made 8 or 16 at a time: p must have room for that most
+ * whatever the value (bytes past the end returned are scratch).
  */
 char *ptt_fmt_u64(char *p, uint64_t v);
 char *ptt_fmt_i64(char *p, int64_t v);
@@ -427,7 +429,10 @@ int ptt_writer_close(struct ptt_writer *w); /* frees; does not close fd */
  * The output side of a filter: writes events in the form given (binary:
  * header meta and types first, then records; text: ptt-dump lines).
  * Meta is copied from the reader the first time an event is written and
- * whenever the reader learned new types.
+ * whenever the reader learned new types.  Text lines are gathered in the
+ * sink and handed to out a block at a time, the rest on ptt_sink_close:
+ * nothing else may write to out in between (a write error shows at a later
+ * call, or at close, and in ferror(out)).
  */
 struct ptt_sink;
 int ptt_sink_open(struct ptt_sink **s, FILE *out, int form, int zlevel);

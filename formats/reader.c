@@ -538,8 +538,9 @@ static uint32_t valid_record_at(const struct ptt_reader *r, size_t p)
 	uint32_t n = ptt_rec_len(w0);
 	if (!ptt_rec_marked(w0) || n < PTT_REC_MIN_WORDS || p + (size_t)n * 4 > r->blk_len)
 		return 0;
-	uint32_t words[PTT_REC_MAX_WORDS];
-	memcpy(words, r->blk + p, (size_t)n * 4);
+	/* summed where it lies (p is a multiple of 4 in the malloc'd block, which ptt_block_unpack reads as
+	 * words too): a copy to the stack first was a rep movs for a few words, more than the sum itself */
+	const uint32_t *words = (const uint32_t *)(const void *)(r->blk + p);
 	return ptt_rec_checksum(words, n - 1) == words[n - 1] ? n : 0;
 }
 

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ptt_trace.h"
 
@@ -17,8 +18,74 @@ struct ptt_sink {
 	size_t meta_done; /* reader meta lines already written */
 	int started;
 	char *extra, *extra_end; /* the filter's own lines (ptt_sink_meta, ptt_sink_end_meta) */
-	char line[PTT_MAX_STR * 4 + 1024];
+	/*
+	 * Text: the rest of recent lines after their time, by what it is made
+	 * of (a program's events repeat: the same thread takes the same lock at
+	 * the same call site); forgotten whenever the reader learns meta lines,
+	 * which may define a type again at the same address.
+	 */
+	const struct ptt_reader *memo_r;
+	size_t memo_meta;
+	struct memo {
+		const struct ptt_type *type; /* NULL: empty */
+		uint32_t pid, tid;
+		uint32_t len;
+		uint64_t arg[PTT_MAX_ARGS];
+		char text[172];
+	} memo[64];
+	/* every text line is gathered here and handed to stdio a block at a time (one fwrite per
+	 * line cost as much as formatting it) */
+	size_t used;
+	char text[1 << 16];
 };
+
+/* The longest text line (event and note, cut there as before the buffer existed). */
+#define LINE_MAX (PTT_MAX_STR * 4 + 1024)
+_Static_assert(sizeof(((struct ptt_sink *)0)->text) >= 2 * LINE_MAX, "room for more than one line");
+
+/*
+ * The block straight to out's descriptor once stdio holds nothing (copying
+ * it into stdio's buffer first cost as much as a tenth of ptt-dump's time);
+ * through stdio where out has no descriptor, or for what write(2) refused,
+ * so that stdio sees the error as every program checks it (ferror, errno).
+ */
+static int text_flush(struct ptt_sink *s)
+{
+	size_t n = s->used, done = 0;
+	s->used = 0;
+	if (!n)
+		return 0;
+	int fd = fileno(s->out);
+	if (fd >= 0 && fflush(s->out) == 0) {
+		while (done < n) {
+			ssize_t k = write(fd, s->text + done, n - done);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				break;
+			done += (size_t)k;
+		}
+	}
+	return done < n && fwrite(s->text + done, 1, n - done, s->out) != n - done ? -EIO : 0;
+}
+
+static int text_put(struct ptt_sink *s, const char *p, size_t n)
+{
+	if (sizeof s->text - s->used < n) {
+		int rc = text_flush(s);
+		if (rc || n > sizeof s->text)
+			return rc ? rc : fwrite(p, 1, n, s->out) != n ? -EIO : 0;
+	}
+	memcpy(s->text + s->used, p, n);
+	s->used += n;
+	return 0;
+}
+
+/* "# LINE\n" */
+static int text_meta(struct ptt_sink *s, const char *l, size_t n)
+{
+	return text_put(s, "# ", 2) || text_put(s, l, n) || text_put(s, "\n", 1) ? -EIO : 0;
+}
 
 int ptt_sink_open(struct ptt_sink **sp, FILE *out, int form, int zlevel)
 {
@@ -49,8 +116,8 @@ static int text_lines(struct ptt_sink *s, char **lines)
 	int rc = 0;
 	for (const char *p = *lines; p && *p;) {
 		const char *nl = strchr(p, '\n');
-		int l = nl ? (int)(nl - p) : (int)strlen(p);
-		if (fprintf(s->out, "# %.*s\n", l, p) < 0)
+		size_t l = nl ? (size_t)(nl - p) : strlen(p);
+		if (text_meta(s, p, l))
 			rc = -EIO;
 		p += l + (nl != NULL);
 	}
@@ -74,19 +141,27 @@ int ptt_sink_end_meta(struct ptt_sink *s, const char *lines) { return set_lines(
 struct ptt_writer *ptt_sink_writer(struct ptt_sink *s) { return s->w; }
 
 /* Write reader meta lines [meta_done, upto) that belong to the header part. */
+/* Anything for sync_meta to write, when the reader holds n meta lines? (asked once per event) */
+static inline int meta_pending(const struct ptt_sink *s, size_t n)
+{
+	return s->meta_done < n || !s->started || s->extra;
+}
+
 static int sync_meta(struct ptt_sink *s, const struct ptt_reader *r, int include_end)
 {
 	size_t n = ptt_reader_meta_count(r);
-	if (s->meta_done >= n && s->started && !s->extra)
+	if (!meta_pending(s, n))
 		return 0;
 	if (s->form == PTT_FORM_TEXT) {
-		if (!s->started && fprintf(s->out, "%s%d\n", PTT_TEXT_MAGIC, PTT_FORMAT_VERSION) < 0)
+		char magic[32];
+		int m = snprintf(magic, sizeof magic, "%s%d\n", PTT_TEXT_MAGIC, PTT_FORMAT_VERSION);
+		if (!s->started && text_put(s, magic, (size_t)m))
 			return -EIO;
 		for (; s->meta_done < n; s->meta_done++) {
 			const char *l = ptt_reader_meta_line(r, s->meta_done);
 			if (!include_end && strcmp(l, "end") == 0)
 				break;
-			if (fprintf(s->out, "# %s\n", l) < 0)
+			if (text_meta(s, l, strlen(l)))
 				return -EIO;
 		}
 		s->started = 1;
@@ -139,22 +214,70 @@ static int sync_meta(struct ptt_sink *s, const struct ptt_reader *r, int include
 	return rc;
 }
 
+/*
+ * The event's line at line, as ptt_text_format_event writes it into LINE_MAX
+ * bytes: the time, then the rest from the memo when an event of the same
+ * type, process, thread and arguments made it lately (no str argument).
+ */
+static size_t text_event(struct ptt_sink *s, const struct ptt_reader *r, size_t nmeta, const struct ptt_event *ev,
+			 char *line)
+{
+	const struct ptt_type *t = ev->type;
+	if (r != s->memo_r || nmeta != s->memo_meta) {
+		memset(s->memo, 0, sizeof s->memo);
+		s->memo_r = r;
+		s->memo_meta = nmeta;
+	}
+	unsigned nargs = t ? t->nargs : 0;
+	for (unsigned a = 0; a < nargs; a++)
+		if (t->argkind[a] == PTT_ARG_STR)
+			return ptt_text_format_event(ev, line, LINE_MAX);
+	uint64_t key = (uint64_t)ev->tid << 32 ^ ev->id ^ (nargs ? ev->arg[0] ^ ev->arg[nargs - 1] << 16 : 0);
+	struct memo *m = &s->memo[(key * 0x9e3779b97f4a7c15ull) >> 58];
+	_Static_assert(sizeof s->memo / sizeof s->memo[0] == 64, "the hash takes 6 bits");
+	int hit = t && m->type == t && m->pid == ev->pid && m->tid == ev->tid;
+	for (unsigned a = 0; hit && a < nargs; a++)
+		hit = m->arg[a] == ev->arg[a];
+	if (hit) {
+		char *p = ptt_fmt_time(line, ev->ns);
+		memcpy(p, m->text, m->len);
+		p[m->len] = 0;
+		return (size_t)(p - line) + m->len;
+	}
+	size_t len = ptt_text_format_event(ev, line, LINE_MAX);
+	const char *rest = memchr(line, ' ', len); /* after the time */
+	if (t && rest && (size_t)(line + len - rest) <= sizeof m->text) {
+		m->type = t;
+		m->pid = ev->pid;
+		m->tid = ev->tid;
+		memcpy(m->arg, ev->arg, nargs * sizeof ev->arg[0]);
+		m->len = (uint32_t)(line + len - rest);
+		memcpy(m->text, rest, m->len);
+	}
+	return len;
+}
+
 int ptt_sink_event(struct ptt_sink *s, const struct ptt_reader *r, struct ptt_event *ev)
 {
-	int rc = sync_meta(s, r, 0);
+	size_t nmeta = ptt_reader_meta_count(r);
+	int rc = meta_pending(s, nmeta) ? sync_meta(s, r, 0) : 0;
 	if (rc)
 		return rc;
 	if (s->form == PTT_FORM_TEXT) {
-		size_t len = ptt_text_format_event(ev, s->line, sizeof s->line);
-		if (s->note && len + 8 < sizeof s->line) {
-			size_t k = s->note(s->note_ctx, ev, s->line + len + 4, sizeof s->line - len - 5);
+		if (sizeof s->text - s->used < LINE_MAX && (rc = text_flush(s)) != 0)
+			return rc;
+		char *line = s->text + s->used;
+		size_t len = text_event(s, r, nmeta, ev, line);
+		if (s->note && len + 8 < LINE_MAX) {
+			size_t k = s->note(s->note_ctx, ev, line + len + 4, LINE_MAX - len - 5);
 			if (k) {
-				memcpy(s->line + len, "  # ", 4);
+				memcpy(line + len, "  # ", 4);
 				len += 4 + k;
 			}
 		}
-		s->line[len++] = '\n';
-		return fwrite(s->line, 1, len, s->out) != len ? -EIO : 0;
+		line[len++] = '\n';
+		s->used += len;
+		return 0;
 	}
 	if (ptt_reader_form(r) == PTT_FORM_TEXT) {
 		ev->ticks = ev->ns;
@@ -175,7 +298,7 @@ int ptt_sink_close(struct ptt_sink *s, const struct ptt_reader *r)
 	if (!rc && r && !ptt_reader_saw_end(r)) {
 		/* the output is complete even when the input was cut (the cut was reported) */
 		if (s->form == PTT_FORM_TEXT) {
-			rc = fprintf(s->out, "# end\n") < 0 ? -EIO : 0;
+			rc = text_meta(s, "end", 3);
 			if (!rc)
 				rc = text_lines(s, &s->extra_end);
 		} else {
@@ -187,7 +310,7 @@ int ptt_sink_close(struct ptt_sink *s, const struct ptt_reader *r)
 			;
 		if (s->form == PTT_FORM_TEXT) {
 			for (; i < n; i++)
-				if (fprintf(s->out, "# %s\n", ptt_reader_meta_line(r, i)) < 0)
+				if (text_meta(s, ptt_reader_meta_line(r, i), strlen(ptt_reader_meta_line(r, i))))
 					rc = -EIO;
 			if (!rc)
 				rc = text_lines(s, &s->extra_end);
@@ -206,6 +329,11 @@ int ptt_sink_close(struct ptt_sink *s, const struct ptt_reader *r)
 			rc = ptt_writer_end(s->w, buf, len);
 			free(buf);
 		}
+	}
+	if (s->form == PTT_FORM_TEXT) {
+		int frc = text_flush(s);
+		if (!rc)
+			rc = frc;
 	}
 	if (!rc && s->w)
 		rc = ptt_writer_flush(s->w);

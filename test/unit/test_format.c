@@ -1,4 +1,5 @@
 /* test_format.c - records, checksums, text form, writer and reader round trips, damage recovery. */
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,6 +207,57 @@ int main(void)
 	   "the largest values still parse");
 	ok(ptt_text_parse_event(&ts, "0.000000001 1 2 pthread mutex_lock mutex=0x1 ret=-11 site=0x2", &back) == 0 &&
 	   (int64_t)back.arg[1] == -11, "negative i32 parses");
+
+	/* number writers against printf: each side of every power of 10 and of 2, and random values of every length */
+	int numbad = 0;
+	for (int i = 0; i < 20000 + 3 * 84; i++) {
+		uint64_t v = 1;
+		if (i < 3 * 20)
+			for (int k = 0; k < i / 3; k++)
+				v *= 10;
+		else if (i < 3 * 84)
+			v <<= (i - 3 * 20) / 3;
+		else if (i == 3 * 84)
+			v = UINT64_MAX;
+		else
+			v = ((uint64_t)rand() << 42 ^ (uint64_t)rand() << 21 ^ (uint64_t)rand()) >> (i % 64);
+		if (i < 3 * 84)
+			v += (uint64_t)(i % 3) - 1; /* v - 1, v, v + 1 */
+		char want[64], got[64];
+		memset(got, 'X', sizeof got);
+		snprintf(want, sizeof want, "%" PRIu64, v);
+		*ptt_fmt_u64(got, v) = 0;
+		numbad += strcmp(want, got) != 0;
+		snprintf(want, sizeof want, "%" PRId64, (int64_t)v);
+		*ptt_fmt_i64(got, (int64_t)v) = 0;
+		numbad += strcmp(want, got) != 0;
+		snprintf(want, sizeof want, "0x%" PRIx64, v);
+		*ptt_fmt_hex(got, v) = 0;
+		numbad += strcmp(want, got) != 0;
+		snprintf(want, sizeof want, "%" PRIu64 ".%09" PRIu64, v / 1000000000u, v % 1000000000u);
+		*ptt_fmt_time(got, v) = 0;
+		numbad += strcmp(want, got) != 0;
+		if (numbad && numbad < 4)
+			printf("# %s: %s\n", want, got);
+	}
+	ok(numbad == 0, "decimal, hex and time writers say what printf says");
+
+	/* a line cut short at every size is the full line's beginning, as snprintf would cut it */
+	struct ptt_event lk = make_event(PTT_EV_MUTEX_LOCK, 0, 4294967295u, UINT64_MAX, -2147483647 - 1);
+	lk.ns = UINT64_MAX;
+	lk.arg[2] = 0x401a2b;
+	char full[512], cut[512];
+	size_t fn = ptt_text_format_event(&lk, full, sizeof full);
+	int cutbad = fn != strlen(full);
+	for (size_t size = 0; size <= fn + 1; size++) {
+		memset(cut, 'X', sizeof cut);
+		size_t n = ptt_text_format_event(&lk, cut, size);
+		size_t want = size ? (fn < size ? fn : size - 1) : 0;
+		cutbad += n != want || (size && (memcmp(cut, full, want) || cut[want])) || cut[size] != 'X';
+	}
+	ok(cutbad == 0 && strcmp(full, "18446744073.709551615 100 4294967295 pthread mutex_lock mutex=0xffffffffffffffff "
+				     "ret=-2147483648 site=0x401a2b") == 0,
+	   "a line at its widest, and cut at every size: %s", full);
 
 	/* type definitions */
 	struct ptt_type t;
