@@ -478,6 +478,11 @@ long drain_pass(struct drain *d, int final)
 		sift_down(d, nheap, 0);
 	}
 merged:;
+	/* what this pass covered: no record still to come is older than wm (the
+	 * pacing's clock, on the program's timeline rather than the recorder's) */
+	uint64_t upto = ptt_clock_ns(&d->clk, wm < now ? wm : now);
+	if (upto > d->st.upto_ns)
+		d->st.upto_ns = upto;
 	/* give the space back, free finished rings, keep unwritten notes */
 	int rc = release_space(d);
 	if (rc)

@@ -17,6 +17,7 @@ struct drain_stats {
 	uint64_t late;        /* events after their thread's end, not recorded */
 	uint64_t passes;
 	uint64_t salvaged;    /* releases cut short by the process's death, completed */
+	uint64_t upto_ns;     /* every program record up to this time (ns since the trace's start) is written */
 };
 
 struct drain;

@@ -25,6 +25,7 @@
 #include "drain.h"
 #include "flight.h"
 #include "namer.h"
+#include "pace.h"
 #include "record_opts.h"
 #include "shm.h"
 
@@ -141,36 +142,6 @@ static struct ptt_shm *make_shm(const struct record_opts *o, int *fdp)
 	ptt_shm_fd = fd;
 	*fdp = fd;
 	return s;
-}
-
-/*
- * How long to sleep before the next pass: long enough that a recorder
- * waking up does not steal the processor from the program (on a busy 2-CPU
- * machine every wake-up preempts it), short enough that no ring gets more
- * than a quarter full in between.  The rate is the peak the recent passes
- * saw (events drained / time since the previous pass began), decaying over
- * half a second: a pass that follows a long one finds few records (the
- * writers were waiting for the long one), and a rate taken from it alone
- * slept the recorder for 30-50 ms while a ring filled in a few.
- */
-struct pace {
-	double rate;   /* events/s, all rings: the recent peak */
-	uint64_t prev; /* when the previous pass began */
-};
-
-static uint64_t next_pause(struct pace *p, long events, uint64_t began, uint64_t ring_events, uint64_t max_ns)
-{
-	uint64_t dt = began - p->prev;
-	p->prev = began;
-	double measured = events > 0 ? (double)events / ((double)(dt ? dt : 1) / 1e9) : 0;
-	double keep = dt >= 500000000u ? 0 : 1 - (double)dt / 5e8;
-	p->rate = measured > p->rate * keep ? measured : p->rate * keep;
-	if (p->rate < 1000) /* quiet: a writer with a full ring wakes us */
-		return max_ns / 5 > 10000000u ? 10000000u : max_ns / 5;
-	double ns = (double)ring_events / 4 / p->rate * 1e9;
-	if ((uint64_t)events >= ring_events / 4 || ns < 50000)
-		return 0;
-	return ns > (double)max_ns ? max_ns : (uint64_t)ns;
 }
 
 /* The file execvp will run for cmd (a PATH search when it has no '/'), its links resolved as
@@ -618,6 +589,7 @@ int main(int argc, char **argv)
 	if (got == (ssize_t)sizeof exec_err) {
 		fprintf(stderr, "ptt-record: %s: %s\n", cmd[0], strerror(exec_err));
 		waitpid(child, NULL, 0);
+		namer_free(nm); /* joins its loader: no thread left running, nothing leaked */
 		if (out_fd != 1)
 			unlink(first_name);
 		return exec_err == ENOENT ? 127 : 126;
@@ -666,7 +638,7 @@ int main(int argc, char **argv)
 	drain_note(d, PTT_EV_REC_START, a, 3);
 
 	int status = 0, exited = 0, warned = 0;
-	struct pace pace = { 0, mono_ns(CLOCK_MONOTONIC) };
+	struct pace pace = { 0, 0 }; /* the rings hold nothing older than the trace's start */
 	o.out_is_pipe = out_fd == 1;
 	uint64_t t_start = mono_ns(CLOCK_MONOTONIC), last_flush = t_start;
 	while (!exited) {
@@ -681,7 +653,6 @@ int main(int argc, char **argv)
 			exited = 1;
 		if (!werr)
 			werr = sync_user_types(s, w, &types_seen);
-		uint64_t began = mono_ns(CLOCK_MONOTONIC);
 		long n = werr ? 0 : drain_pass(d, 0);
 		if (n < 0)
 			werr = (int)n;
@@ -703,7 +674,7 @@ int main(int argc, char **argv)
 			__atomic_store_n(&s->stopping, 1, __ATOMIC_RELEASE);
 		}
 		if (!exited) {
-			uint64_t pause = next_pause(&pace, n, began, o.ring_bytes / 36, o.out_is_pipe ? 20000000u : 50000000u);
+			uint64_t pause = pace_next(&pace, n, drain_stats(d)->upto_ns, o.ring_bytes / 36, o.out_is_pipe ? 20000000u : 50000000u);
 			if (werr)
 				pause = 1000000;
 			if (pause) { /* sleep, unless a writer with a full ring wakes us first */
