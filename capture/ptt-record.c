@@ -589,7 +589,6 @@ int main(int argc, char **argv)
 	if (got == (ssize_t)sizeof exec_err) {
 		fprintf(stderr, "ptt-record: %s: %s\n", cmd[0], strerror(exec_err));
 		waitpid(child, NULL, 0);
-		namer_free(nm); /* joins its loader: no thread left running, nothing leaked */
 		if (out_fd != 1)
 			unlink(first_name);
 		return exec_err == ENOENT ? 127 : 126;
