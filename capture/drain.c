@@ -253,6 +253,13 @@ static inline int load(struct drain *d, uint32_t i, struct cursor *c, int final)
 	return c->has = 1;
 }
 
+/* No record still to come from a ring whose span is used up can be older than
+ * this (enum bound): its last record, or for an idle one now minus the slack. */
+static inline uint64_t ring_bound(const struct cursor *c, uint64_t floor)
+{
+	return c->bounds == BOUND_IDLE && floor > c->prev_ts ? floor : c->prev_ts;
+}
+
 static int before(const struct drain *d, uint32_t a, uint32_t b)
 {
 	const struct cursor *x = &d->cur[a], *y = &d->cur[b];
@@ -329,13 +336,6 @@ static void report_counters(struct drain *d)
 	d->st.late = __atomic_load_n(&s->late_lost, __ATOMIC_ACQUIRE);
 }
 
-/*
- * Give back the space of the records written so far in this pass: they are
- * in the writer's buffer now.  Done every RELEASE_EVERY records as well as
- * at the end, so a writer waiting for room (or about to) gets it while the
- * rest of a long pass (a block compressed and written) is still going on.
- */
-#define RELEASE_EVERY 2048u
 static uint64_t coarse_ns(void)
 {
 	struct timespec ts;
@@ -360,7 +360,14 @@ static void forget_ring(struct drain *d, uint32_t i)
 	__atomic_store_n(&r->state, PTT_RING_FREE, __ATOMIC_RELEASE);
 }
 
-static int release_space(struct drain *d)
+/*
+ * Give back the space of the records written so far in this pass: they are
+ * in the writer's buffer now.  Done every RELEASE_EVERY records as well as
+ * at the end, so a writer waiting for room (or about to) gets it while the
+ * rest of a long pass (a block compressed and written) is still going on.
+ */
+#define RELEASE_EVERY 2048u
+static void release_space(struct drain *d)
 {
 	for (uint32_t k = 0; k < d->nbusy; k++) {
 		uint32_t i = d->busy[k];
@@ -371,7 +378,6 @@ static int release_space(struct drain *d)
 			__atomic_store_n(&r->full, 0, __ATOMIC_RELAXED); /* room again: the owner may wake us next time */
 		}
 	}
-	return 0;
 }
 
 /* Write the head record of cursor i (a ring's, after the hook has seen it, or a note). */
@@ -423,10 +429,8 @@ long drain_pass(struct drain *d, int final)
 		if (load(d, i, c, final)) {
 			d->heap[nheap++] = i;
 			d->busy[d->nbusy++] = i;
-		} else if (c->bounds) {
-			uint64_t bound = c->bounds == BOUND_IDLE && floor > c->prev_ts ? floor : c->prev_ts;
-			if (bound < wm)
-				wm = bound;
+		} else if (c->bounds && ring_bound(c, floor) < wm) {
+			wm = ring_bound(c, floor);
 		}
 	}
 	/* the recorder's notes, as one more cursor */
@@ -461,8 +465,7 @@ long drain_pass(struct drain *d, int final)
 				ring_records++;
 				bytes += c->n * 4u;
 				if (ring_records == next_release) {
-					if ((rc = release_space(d)) != 0)
-						return rc;
+					release_space(d);
 					next_release += RELEASE_EVERY;
 				}
 			}
@@ -470,9 +473,8 @@ long drain_pass(struct drain *d, int final)
 		} while (more && (up == UINT32_MAX || before(d, i, up)));
 		if (!more) {
 			/* used up: what it bounds now applies */
-			uint64_t bound = c->bounds == BOUND_IDLE && floor > c->prev_ts ? floor : c->prev_ts;
-			if (c->bounds && bound < wm)
-				wm = bound;
+			if (c->bounds && ring_bound(c, floor) < wm)
+				wm = ring_bound(c, floor);
 			d->heap[0] = d->heap[--nheap];
 		}
 		sift_down(d, nheap, 0);
@@ -484,9 +486,7 @@ merged:;
 	if (upto > d->st.upto_ns)
 		d->st.upto_ns = upto;
 	/* give the space back, free finished rings, keep unwritten notes */
-	int rc = release_space(d);
-	if (rc)
-		return rc;
+	release_space(d);
 	uint64_t now_ns = 0;
 	for (uint32_t i = 0; i < d->nrings; i++) {
 		struct cursor *c = &d->cur[i];
@@ -510,7 +510,7 @@ merged:;
 	uint32_t written_notes = (uint32_t)nc->pos;
 	if (final) /* notes queued during the merge (torn records): later than every record written */
 		for (; written_notes < d->nnotes; written_notes++) {
-			rc = ptt_writer_record(d->w, d->notes[written_notes].words, d->notes[written_notes].nwords);
+			int rc = ptt_writer_record(d->w, d->notes[written_notes].words, d->notes[written_notes].nwords);
 			if (rc)
 				return rc;
 		}

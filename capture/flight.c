@@ -303,11 +303,9 @@ static long collect(struct flight *f, uint32_t n, int live, uint64_t slack, uint
  * begin at different times, each said in its flight_thread line; before
  * the latest of those beginnings (flight_from) some thread's events are
  * missing (an unlock, a post), which the readers allow for in a flight
- * recording.  A snapshot of a live program ends where the copy of some ring
- * may lack what came after (the lowest of the rings' bounds), for every
- * thread: the rings are copied one after another.  When the recorder is
- * preempted between two copies long enough for the busy rings to turn
- * over, nothing is left in between: it copies again (a few times at most).
+ * recording.  A snapshot of a live program ends, for every thread, at the
+ * cut collect's sweep took (the lowest of the rings' bounds).  Should a try
+ * still come out empty, it copies again (a few times at most).
  */
 long flight_write(struct flight *f, struct ptt_writer *w, const struct ptt_clock *clk, int live,
 		  int (*before)(void *, const uint32_t *, struct ptt_writer *), void *ctx, uint64_t *torn)

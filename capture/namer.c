@@ -148,6 +148,21 @@ static void image_ready(struct image *img)
 	}
 }
 
+/* A new image of path in n's list, its symbols not loaded yet; NULL without memory. */
+static struct image *add_image(struct namer *n, const char *path)
+{
+	struct image **ni = realloc(n->images, (n->nimages + 1) * sizeof *ni);
+	struct image *img = ni ? calloc(1, sizeof *img) : NULL;
+	if (ni)
+		n->images = ni;
+	if (!img || !(img->path = strdup(path))) {
+		free(img);
+		return NULL;
+	}
+	n->images[n->nimages++] = img;
+	return img;
+}
+
 static struct image *image_for(struct namer *n, const char *path)
 {
 	for (size_t i = 0; i < n->nimages; i++)
@@ -155,16 +170,9 @@ static struct image *image_for(struct namer *n, const char *path)
 			image_ready(n->images[i]);
 			return n->images[i];
 		}
-	struct image **ni = realloc(n->images, (n->nimages + 1) * sizeof *ni);
-	struct image *img = calloc(1, sizeof *img);
-	if (!ni || !img) {
-		free(img);
-		return NULL;
-	}
-	n->images = ni;
-	img->path = strdup(path);
-	load_symbols(img);
-	n->images[n->nimages++] = img;
+	struct image *img = add_image(n, path);
+	if (img)
+		load_symbols(img);
 	return img;
 }
 
@@ -176,18 +184,12 @@ static void *load_thread(void *img)
 
 void namer_preload(struct namer *n, const char *path)
 {
-	struct image **ni = realloc(n->images, (n->nimages + 1) * sizeof *ni);
-	struct image *img = ni ? calloc(1, sizeof *img) : NULL;
-	if (ni)
-		n->images = ni;
-	if (!img || !(img->path = strdup(path))) {
-		free(img);
+	struct image *img = add_image(n, path);
+	if (!img)
 		return;
-	}
 	img->loading = pthread_create(&img->loader, NULL, load_thread, img) == 0;
 	if (!img->loading)
 		load_symbols(img);
-	n->images[n->nimages++] = img;
 }
 
 static int is_sync_class(unsigned cls)

@@ -197,8 +197,8 @@ void ptt_handle_forget(pthread_t h) PTT_HIDDEN;
 uint32_t ptt_gettid(void) PTT_HIDDEN;
 uint32_t ptt_peek_tid(pthread_t th) PTT_HIDDEN;
 void ptt_check_tid_offset(uint32_t tid) PTT_HIDDEN;
-/* Announce objects loaded since the last look (dlopen): at a thread's creation and begin, where
- * a system call is cheap beside the rest, so sites in a library loaded before the thread are named. */
+/* Announce objects loaded since the last look (dlopen): at a thread's creation, where a look at
+ * the loader's count is cheap beside the rest, so sites in a library loaded before it are named. */
 void ptt_modules_refresh(void) PTT_HIDDEN;
 
 /* Resolution of the real functions */

@@ -112,8 +112,9 @@ extern int ptt_shm_fd __attribute__((visibility("hidden")));
  * Safe from any thread at once: the loser of a race unmaps its copy. */
 void *ptt_seg_map(const struct ptt_shm *s, uint32_t k) __attribute__((visibility("hidden")));
 
-/* Give ring i's memory back to the system (its words read as zero again):
- * only while the caller holds the ring (claimed), no other user mapped in. */
+/* Give ring i's memory back to the system (its words read as zero again, in
+ * every process that maps it): only while the caller holds the ring
+ * (claimed), so that nobody writes into it meanwhile. */
 int ptt_ring_forget(const struct ptt_shm *s, uint32_t i) __attribute__((visibility("hidden")));
 
 /* The data of ring i (i < nrings), mapping its segment on first use; NULL if that fails. */

@@ -189,7 +189,6 @@ static void *trampoline(void *p)
 	ptt_put64(a + 2, (uint64_t)(uintptr_t)ta.start);
 	a[4] = ta.parent;
 	ptt_emit(PTT_EV_THREAD_BEGIN, a, 5);
-	ptt_modules_refresh();
 	void *ret;
 	pthread_cleanup_push(end_by_unwind, NULL);
 	if (ta.c11) /* as glibc's start_thread does for thrd_create's threads */
