@@ -511,9 +511,19 @@ void ptt_emit(unsigned id, const uint32_t *args, unsigned nargw)
 
 void ptt_emit_str(unsigned id, const uint32_t *args, unsigned nargw, const char *str)
 {
+	ptt_emit_str_len(id, args, nargw, str, 0);
+}
+
+void ptt_emit_str_len(unsigned id, const uint32_t *args, unsigned nargw, const char *str, size_t whole)
+{
+	enum { KEEP = PTT_MAX_STR - 1 }; /* what every reader holds (ptt_event.str) */
 	size_t len = 0;
-	while (str && str[len] && len < 400)
+	while (str && str[len] && len < KEEP)
 		len++;
+	if (whole < len)
+		whole = len;
+	if (len == KEEP && str[len] && whole == len) /* cut: how long was it? (rare; never on a lock's path) */
+		whole += strlen(str + len);
 	unsigned sw = (unsigned)(len + 4) / 4; /* NUL padded, at least one NUL */
 	struct ptt_rec rec;
 	if (ptt_rec_open(&rec, id, nargw + sw))
@@ -526,6 +536,18 @@ void ptt_emit_str(unsigned id, const uint32_t *args, unsigned nargw, const char 
 	for (size_t i = len; i < (size_t)sw * 4; i++)
 		((char *)(a + nargw))[i] = 0;
 	ptt_rec_close(&rec);
+	if (whole > len)
+		ptt_emit_limit(PTT_LIMIT_STRING, 1, len, whole);
+}
+
+void ptt_emit_limit(unsigned table, uint64_t count, uint64_t limit, uint64_t need)
+{
+	uint32_t a[7];
+	a[0] = table;
+	ptt_put64(a + 1, count);
+	ptt_put64(a + 3, limit);
+	ptt_put64(a + 5, need);
+	ptt_emit(PTT_EV_LIMIT, a, 7);
 }
 
 void ptt_obj_ret(unsigned id, const void *obj, int ret, const void *site)

@@ -156,6 +156,8 @@ int cli_next(struct cli_input *in, struct ptt_event *ev)
 			keep_order(in, ev);
 		if (rc > 0 && in->progress && ++in->events >= in->next_check)
 			show_progress(in);
+		if (rc > 0 && __builtin_expect(ev->id == PTT_EV_LIMIT, 0))
+			ptt_limits_add(&in->limits, ev);
 		if (rc >= 0)
 			return rc;
 		if (rc == PTT_E_VERSION && in->next_path >= in->npaths) {
@@ -173,10 +175,23 @@ int cli_next(struct cli_input *in, struct ptt_event *ev)
 	}
 }
 
+void cli_say_limits(struct cli_input *in, FILE *out, const char *prefix)
+{
+	char line[256];
+	for (unsigned i = 0; ptt_limits_sentence(&in->limits, i, line, sizeof line); i++)
+		fprintf(out, "%s%s\n", prefix, line);
+	in->limits_said = 1;
+}
+
 int cli_close(struct cli_input *in)
 {
 	if (in->progress == 2)
 		fputs("\r\033[K", stderr);
+	if (!in->limits_said) {
+		char prefix[sizeof in->label + 64];
+		snprintf(prefix, sizeof prefix, "%s: %s: note: ", in->prog, in->label);
+		cli_say_limits(in, stderr, prefix);
+	}
 	if (in->damaged + in->reordered > in->shown) {
 		char moved[96] = "";
 		if (in->reordered)

@@ -96,6 +96,7 @@ static const struct phrase phrases[] = {
 	{ "rec_ring_full", "thread %j waited for room in its ring", NULL },
 	{ "rec_lost", "the recorder lost %{count} events of thread %j", NULL },
 	{ "rec_signal", "the recorder passes %G on to process %{child}", NULL },
+	{ "limit", "%T meets a limit: table %{table}, %{count} dropped or cut (see ptt-dump --info)", NULL },
 	{ "rec_stop", "the recorder stops: the program exited with status %{status}", "the recorder stops: the program was killed by %G" },
 };
 

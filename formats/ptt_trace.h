@@ -276,6 +276,31 @@ struct ptt_event {
 	uint32_t words[PTT_REC_MAX_WORDS];
 };
 
+/*
+ * What a limit event (PTT_EV_LIMIT: table, count, limit, need) says was
+ * dropped or cut.  The values are part of the file format (ptt-trace(5)):
+ * only append.
+ */
+enum ptt_limit {
+	PTT_LIMIT_TARGET_UNKNOWN = 1, /* count joins, detaches, cancels or names of a thread whose tid was not known */
+	PTT_LIMIT_MODULES = 2,        /* count loaded objects the runtime could not remember (limit: objects held) */
+	PTT_LIMIT_USER_TYPES = 3,     /* count event type registrations refused (limit: types the table holds) */
+	PTT_LIMIT_STRING = 4,         /* count strings cut to limit bytes (need: the longest one's length) */
+	PTT_LIMIT_RINGS = 5,          /* count events of threads that found every one of limit rings taken */
+	PTT_LIMIT_COUNT
+};
+/*
+ * The limit events of a trace summed up, one entry per table: every reader
+ * reports them through this, once, however many limit events there were.
+ */
+struct ptt_limits {
+	uint64_t count[PTT_LIMIT_COUNT], limit[PTT_LIMIT_COUNT], need[PTT_LIMIT_COUNT];
+};
+/* Add ev if it is a limit event: 1 if it was, else 0. */
+int ptt_limits_add(struct ptt_limits *l, const struct ptt_event *ev);
+/* The i-th table met (i from 0), as a plain sentence in buf: 1, or 0 when there are no more. */
+int ptt_limits_sentence(const struct ptt_limits *l, unsigned i, char *buf, size_t size);
+
 /* Value of the argument called name, or dflt when the type has none. */
 uint64_t ptt_event_arg(const struct ptt_event *ev, const char *name, uint64_t dflt);
 int ptt_event_argindex(const struct ptt_event *ev, const char *name); /* -1 if none */
