@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "runtime.h"
@@ -167,37 +168,53 @@ struct trampoline_arg {
 	void *arg;
 	uint32_t parent;
 	int c11;  /* start is a C11 thrd_start_t: int (*)(void *) */
-	int busy; /* a pool slot in use (atomic); -1: from malloc */
+	int busy; /* a pool slot in use (atomic) */
 };
 
 /*
  * What pthread_create hands to the trampoline, from a pool rather than
  * malloc: the tracer adds no allocation of its own to a thread's creation.
- * A slot is busy from the create until the new thread has copied it; more
- * creations in flight than slots fall back to malloc.
+ * A slot is busy from the create until the new thread has copied it.  More
+ * creations in flight than slots add a chunk of slots, mapped (not
+ * malloc'd) and linked with a compare-and-swap: no lock, no limit but
+ * memory; chunks are kept for the next burst.  A slot busy in another
+ * thread at fork stays busy in the child, which only costs it that slot.
  */
 #define TRAMPOLINE_SLOTS 64
-static struct trampoline_arg trampoline_pool[TRAMPOLINE_SLOTS];
+struct trampoline_chunk {
+	struct trampoline_chunk *next;
+	struct trampoline_arg slot[TRAMPOLINE_SLOTS];
+};
+static struct trampoline_chunk trampoline_pool;
 
 static struct trampoline_arg *trampoline_arg_get(void)
 {
-	for (unsigned i = 0; i < TRAMPOLINE_SLOTS; i++) {
-		int expect = 0;
-		if (__atomic_compare_exchange_n(&trampoline_pool[i].busy, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-			return &trampoline_pool[i];
+	struct trampoline_chunk *c = &trampoline_pool;
+	for (;;) {
+		for (unsigned i = 0; i < TRAMPOLINE_SLOTS; i++) {
+			int expect = 0;
+			if (__atomic_load_n(&c->slot[i].busy, __ATOMIC_RELAXED) == 0 &&
+			    __atomic_compare_exchange_n(&c->slot[i].busy, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+				return &c->slot[i];
+		}
+		struct trampoline_chunk *next = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE);
+		if (!next) {
+			struct trampoline_chunk *fresh =
+				mmap(NULL, sizeof *fresh, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (fresh == MAP_FAILED)
+				return NULL;
+			fresh->slot[0].busy = 1; /* ours, before anyone can see the chunk */
+			if (__atomic_compare_exchange_n(&c->next, &next, fresh, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+				return &fresh->slot[0];
+			munmap(fresh, sizeof *fresh); /* another thread linked one first: look in it */
+		}
+		c = next;
 	}
-	struct trampoline_arg *ta = malloc(sizeof *ta);
-	if (ta)
-		ta->busy = -1;
-	return ta;
 }
 
 static void trampoline_arg_put(struct trampoline_arg *ta)
 {
-	if (ta->busy < 0)
-		free(ta);
-	else
-		__atomic_store_n(&ta->busy, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&ta->busy, 0, __ATOMIC_RELEASE);
 }
 
 static void end_by_unwind(void *unused)

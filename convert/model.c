@@ -52,10 +52,11 @@ struct model {
 	int objects_on, mid_run, anomaly_done;
 };
 
-/* Ended, unjoined threads remembered at most (detached threads are never joined): then forgotten. */
-#define MODEL_ENDED_MAX 65536
-/* Frames per thread at most: deeper, the oldest is forgotten. */
-#define MODEL_STACK_MAX 64
+/* Ended, unjoined threads are remembered until joined or until their tid is taken again (then they
+ * cannot be joined any more): at most one per tid of a process, however many threads the trace has. */
+/* Frames per thread at most (locks held at once, nested waits): deeper, the oldest is forgotten.
+ * A guard against hostile traces (each release looks through the frames), far above real nesting. */
+#define MODEL_STACK_MAX 1024
 
 static uint64_t tkey(uint32_t pid, uint32_t tid) { return (uint64_t)pid << 32 | tid; }
 static uint64_t ekey(const struct mprocess *p, uint32_t tid) { return (uint64_t)p->serial << 32 | tid; }
@@ -325,10 +326,6 @@ static void thread_ended(struct model *m, struct mthread *t, uint64_t ns)
 		j->join_key = ++m->link_keys;
 		m->ops.link_start(m->ops.ctx, p, t->serial, "join", j->join_key, ns);
 		return;
-	}
-	if (m->ended.used >= MODEL_ENDED_MAX) {
-		pmap_free(&m->ended);
-		memset(&m->ended, 0, sizeof m->ended);
 	}
 	pmap_put(&m->ended, ekey(p, t->tid), (void *)(uintptr_t)t->serial);
 }
