@@ -191,6 +191,16 @@ static void run_child(const struct record_opts *o, int shm_fd, int report_fd, ch
 	_exit(err == ENOENT ? 127 : 126);
 }
 
+/* Room for header_lines: the type lines and the rest, and the command line quoted whole (a byte takes
+ * at most 4 quoted, \xNN), however long. */
+static size_t header_size(char **argv)
+{
+	size_t size = 256 * 1024;
+	for (int i = 0; argv[i]; i++)
+		size += 4 * strlen(argv[i]) + 4;
+	return size;
+}
+
 static void header_lines(char *buf, size_t size, const struct record_opts *o, const struct ptt_shm *s,
 			 uint64_t hz, uint64_t realtime, pid_t child, char **argv)
 {
@@ -203,10 +213,10 @@ static void header_lines(char *buf, size_t size, const struct record_opts *o, co
 		s->use_tsc ? "tsc" : "monotonic", hz, s->start_ticks, realtime, (int)child, host, PTT_VERSION,
 		o->ring_bytes, o->flight ? "flight" : o->discard ? "discard" : "lossless", o->level, o->classes);
 
-	for (int i = 0; argv[i] && n < size - 1024; i++) {
-		char q[1024];
-		ptt_text_quote(argv[i], q, sizeof q);
-		n += (size_t)snprintf(buf + n, size - n, " %s", q);
+	for (int i = 0; argv[i] && n + 1 < size; i++) { /* whole: the buffer is sized for it (header_size) */
+		buf[n++] = ' ';
+		size_t q = ptt_text_quote(argv[i], buf + n, size - n);
+		n = n + q < size ? n + q : size - 1;
 	}
 	n += (size_t)snprintf(buf + n, size - n, "\n");
 	if (o->flight) /* a flight recording: each thread's last ring_bytes of events, starting mid-run */
@@ -421,7 +431,7 @@ static int write_flight(const struct record_opts *o, struct ptt_shm *s, struct f
 	int rc = ptt_writer_open(&w, fd, o->zlevel);
 	if (rc)
 		return rc;
-	size_t hsize = 256 * 1024;
+	size_t hsize = header_size(cmd);
 	char *hdr = malloc(hsize);
 	if (!hdr) {
 		ptt_writer_close(w);
@@ -617,7 +627,7 @@ int main(int argc, char **argv)
 		return 1;
 	if (o.zlevel)
 		ptt_writer_async(w); /* zlib off the drain's path: rings are emptied while a block compresses */
-	size_t hsize = 256 * 1024;
+	size_t hsize = header_size(cmd);
 	char *hdr = malloc(hsize);
 	if (!hdr)
 		return 1;

@@ -128,3 +128,12 @@ limit:      $cut" ]
 	[[ "$stderr" == *"limit: $types"* ]]
 	[ "$(echo "$stderr" | grep -c 'limit:')" -eq 2 ]
 }
+
+@test "a command line of any length is in the header whole; the process_begin record says its cut" {
+	local t="$BATS_TEST_TMPDIR/t.ptt" long
+	long=$(printf 'y%.0s' $(seq 5000))
+	run -0 --separate-stderr ptt-record -q -o "$t" -- "$EXAMPLES/many_types" 0 1 "$long" "$long"
+	run -0 --separate-stderr ptt-dump --info "$t"
+	[ "$(echo "$output" | grep '^cmdline ')" = "cmdline     \"$EXAMPLES/many_types\" \"0\" \"1\" \"$long\" \"$long\"" ]
+	echo "$output" | grep -qx "limit:      1 string (names, paths, commands) cut to 511 bytes, the longest was $((${#EXAMPLES} + 11 + 2 * 5000 + 6))"
+}

@@ -183,6 +183,34 @@ int main(void)
 	ok(ptt_text_parse_event(&ts, line, &back) == 0 && strcmp(back.str, nm.str) == 0 && back.arg[0] == 0x10,
 	   "text form round trip keeps a hostile string: %s", line);
 	ok(ptt_text_parse_event(&ts, "0.1 1 2 pthread mutex_lock mutex=0x1 ret=0", &back) != 0, "short fraction rejected");
+	/* limit events: summed per table, said once, in order, an unknown table in general words last */
+	{
+		static const char *const lim[] = {
+			"0.000000001 1 2 recorder limit table=4 count=1 limit=511 need=700",
+			"0.000000002 1 2 recorder limit table=4 count=2 limit=511 need=2000",
+			"0.000000003 1 2 recorder limit table=99 count=1 limit=0 need=0",
+			"0.000000004 1 2 recorder limit table=1 count=3 limit=0 need=0",
+			"0.000000005 1 2 pthread mutex_lock mutex=0x1 ret=0 site=0x2",
+		};
+		struct ptt_limits l;
+		memset(&l, 0, sizeof l);
+		int added = 0, parsed = 0;
+		for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++) {
+			struct ptt_event le;
+			memset(&le, 0, sizeof le);
+			parsed += ptt_text_parse_event(&ts, lim[i], &le) == 0;
+			added += ptt_limits_add(&l, &le);
+		}
+		char s0[256] = "", s1[256] = "", s2[256] = "", s3[256] = "";
+		int n = ptt_limits_sentence(&l, 0, s0, sizeof s0) + ptt_limits_sentence(&l, 1, s1, sizeof s1) +
+			ptt_limits_sentence(&l, 2, s2, sizeof s2) + ptt_limits_sentence(&l, 3, s3, sizeof s3);
+		ok(parsed == 5 && added == 4 && n == 3 &&
+		   !strcmp(s0, "3 joins, detaches, cancels or names of a thread whose tid was not known (target 0)") &&
+		   !strcmp(s1, "3 strings (names, paths, commands) cut to 511 bytes, the longest was 2000") &&
+		   !strcmp(s2, "1 limit event of a kind this reader does not know"),
+		   "limit events summed per table and said once each: '%s' '%s' '%s'", s0, s1, s2);
+	}
+
 	ok(ptt_text_parse_event(&ts, "0.000000001 1 2 pthread no_such_event", &back) == PTT_E_UNKNOWN_TYPE, "unknown event rejected");
 	/* values the writer never produces are malformed, not wrapped or cut */
 	static const char *const wrapped[] = {
