@@ -107,10 +107,12 @@ static size_t read_cmdline(char *buf, size_t size)
 		return 0;
 	ssize_t n = read(fd, buf, size - 1);
 	size_t whole = n > 0 ? (size_t)n : 0;
-	char rest[512];
+	char rest[512], last = n > 0 ? buf[n - 1] : 0;
 	ssize_t more;
-	while (n == (ssize_t)size - 1 && (more = read(fd, rest, sizeof rest)) > 0)
+	while (n == (ssize_t)size - 1 && (more = read(fd, rest, sizeof rest)) > 0) {
 		whole += (size_t)more;
+		last = rest[more - 1];
+	}
 	close(fd);
 	if (n <= 0)
 		return 0;
@@ -118,7 +120,7 @@ static size_t read_cmdline(char *buf, size_t size)
 		if (buf[i] == 0)
 			buf[i] = ' ';
 	buf[n] = 0;
-	return whole > 0 && whole == (size_t)n && buf[n - 1] == 0 ? whole - 1 : whole; /* without the last NUL */
+	return last == 0 ? whole - 1 : whole; /* without the last argument's NUL */
 }
 
 /*

@@ -60,7 +60,7 @@ joins_named() {
 	local f="$BATS_TEST_TMPDIR/lim.txt" say="2 joins, detaches, cancels or names of a thread whose tid was not known (target 0)"
 	run -0 --separate-stderr ptt-dump --info "$f"
 	[ "$(echo "$output" | grep -c '^limit:')" -eq 1 ]
-	echo "$output" | grep -qx "limit:      $say"
+	[ "$(echo "$output" | grep -cx "limit:      $say")" -eq 1 ]
 	[ "$stderr" = "" ]
 	run -0 --separate-stderr ptt-dump --check "$f"
 	[ "${lines[1]}" = "$f: limit: $say" ]
@@ -103,7 +103,8 @@ joins_named() {
 	[[ "$output" != *"limit:"* ]]
 	[ "$(echo "$output" | grep -c '^type_[0-9]* *1$')" -eq 2600 ]
 	run -0 --separate-stderr ptt-dump -n "$t"
-	echo "$output" | grep -q ' longest_argument_list argument_number_one_abc=1 .* argument_number_eig_abc="abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmn"'
+	# the whole of it: 300 bytes of the alphabet
+	[ "$(echo "$output" | grep -c ' longest_argument_list argument_number_one_abc=1 .* argument_number_eig_abc="abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmn"$')" -eq 1 ]
 }
 
 @test "past every user type id and past a record's string: refusals and cuts are said, once per tool" {
@@ -135,5 +136,5 @@ limit:      $cut" ]
 	run -0 --separate-stderr ptt-record -q -o "$t" -- "$EXAMPLES/many_types" 0 1 "$long" "$long"
 	run -0 --separate-stderr ptt-dump --info "$t"
 	[ "$(echo "$output" | grep '^cmdline ')" = "cmdline     \"$EXAMPLES/many_types\" \"0\" \"1\" \"$long\" \"$long\"" ]
-	echo "$output" | grep -qx "limit:      1 string (names, paths, commands) cut to 511 bytes, the longest was $((${#EXAMPLES} + 11 + 2 * 5000 + 6))"
+	[ "$(echo "$output" | grep -cx "limit:      1 string (names, paths, commands) cut to 511 bytes, the longest was $((${#EXAMPLES} + 11 + 2 * 5000 + 6))")" -eq 1 ]
 }
