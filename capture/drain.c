@@ -405,6 +405,8 @@ static int put(struct drain *d, uint32_t i, const struct cursor *c)
 		if (rc)
 			return rc;
 	}
+	if (__builtin_expect(ptt_rec_id(c->rec[0]) == PTT_EV_LIMIT, 0)) /* for the closing summary */
+		ptt_limits_add_record(&d->st.limits, c->rec, c->n);
 	return ptt_writer_record(d->w, c->rec, c->n);
 }
 

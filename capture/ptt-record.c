@@ -377,6 +377,11 @@ static void summary(const struct record_opts *o, const struct drain_stats *st, u
 	}
 	fprintf(stderr, "%" PRIu64 " events, %" PRIu64 " lost, %" PRIu64 " ring waits, %" PRIu64 " bytes written\n",
 		st->events, st->lost, st->waits, bytes);
+	if (!o->out_is_file || bytes > (512ull << 20)) { /* no ptt-stat to say the limits met: say them here */
+		char line[256];
+		for (unsigned i = 0; ptt_limits_sentence(&st->limits, i, line, sizeof line); i++)
+			fprintf(stderr, "ptt-record: limit: %s\n", line);
+	}
 	if (!o->out_is_file)
 		return; /* gone down a pipe (-o -, a fifo, >(...)): nothing to read back */
 	if (bytes > (512ull << 20)) {

@@ -4,19 +4,33 @@
 
 #include "ptt_trace.h"
 
-int ptt_limits_add(struct ptt_limits *l, const struct ptt_event *ev)
+static void add(struct ptt_limits *l, uint64_t t, uint64_t count, uint64_t lim, uint64_t need)
 {
-	if (ev->id != PTT_EV_LIMIT || !ev->type || ev->type->id != PTT_EV_LIMIT)
-		return 0;
-	uint64_t t = ptt_event_arg(ev, "table", 0);
 	if (t == 0 || t >= PTT_LIMIT_COUNT)
 		t = 0; /* a table this reader does not know: still counted, said in general words */
-	l->count[t] += ptt_event_arg(ev, "count", 0);
-	uint64_t lim = ptt_event_arg(ev, "limit", 0), need = ptt_event_arg(ev, "need", 0);
+	l->count[t] += count;
 	if (lim > l->limit[t])
 		l->limit[t] = lim;
 	if (need > l->need[t])
 		l->need[t] = need;
+}
+
+int ptt_limits_add(struct ptt_limits *l, const struct ptt_event *ev)
+{
+	if (ev->id != PTT_EV_LIMIT || !ev->type || ev->type->id != PTT_EV_LIMIT)
+		return 0;
+	add(l, ptt_event_arg(ev, "table", 0), ptt_event_arg(ev, "count", 0), ptt_event_arg(ev, "limit", 0),
+	    ptt_event_arg(ev, "need", 0));
+	return 1;
+}
+
+int ptt_limits_add_record(struct ptt_limits *l, const uint32_t *w, uint32_t n)
+{
+	enum { A = PTT_REC_HDR_WORDS };
+	if (n < A + 8 || ptt_rec_id(w[0]) != PTT_EV_LIMIT)
+		return 0;
+	add(l, w[A], (uint64_t)w[A + 2] << 32 | w[A + 1], (uint64_t)w[A + 4] << 32 | w[A + 3],
+	    (uint64_t)w[A + 6] << 32 | w[A + 5]);
 	return 1;
 }
 

@@ -298,6 +298,8 @@ struct ptt_limits {
 };
 /* Add ev if it is a limit event: 1 if it was, else 0. */
 int ptt_limits_add(struct ptt_limits *l, const struct ptt_event *ev);
+/* The same for a record of n words as written (a writer's view: PTT_EV_LIMIT of this table). */
+int ptt_limits_add_record(struct ptt_limits *l, const uint32_t *rec, uint32_t n);
 /* The i-th table met (i from 0), as a plain sentence in buf: 1, or 0 when there are no more. */
 int ptt_limits_sentence(const struct ptt_limits *l, unsigned i, char *buf, size_t size);
 

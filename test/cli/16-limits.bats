@@ -128,6 +128,10 @@ limit:      $cut" ]
 	run -0 --separate-stderr ptt-record -o "$t" -- "$EXAMPLES/many_types" 3100 2000
 	[[ "$stderr" == *"limit: $types"* ]]
 	[ "$(echo "$stderr" | grep -c 'limit:')" -eq 2 ]
+	# down a pipe there is no file for ptt-stat to read back: the recorder says them itself
+	run -0 --separate-stderr bash -c "ptt-record -o - -- '$EXAMPLES/many_types' 3100 2000 '$long' >/dev/null"
+	[ "$(echo "$stderr" | grep -cx "ptt-record: limit: $types")" -eq 1 ]
+	[ "$(echo "$stderr" | grep -cx "ptt-record: limit: $cut")" -eq 1 ]
 }
 
 @test "a command line of any length is in the header whole; the process_begin record says its cut" {
