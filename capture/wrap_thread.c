@@ -70,7 +70,7 @@ static void find_tid_offset(void)
 
 static void find_tls_delta(void)
 {
-	tls_delta = own_tls_delta();
+	__atomic_store_n(&tls_delta, own_tls_delta(), __ATOMIC_RELAXED); /* racing finders store the same value */
 	int expect = -2;
 	__atomic_compare_exchange_n(&tls_delta_ok, &expect, 1, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }
@@ -93,8 +93,9 @@ static uint32_t tls_tid(pthread_t th)
 		find_tls_delta();
 	if (__atomic_load_n(&tls_delta_ok, __ATOMIC_ACQUIRE) != 1)
 		return 0;
-	const struct ptt_tls *t = (const struct ptt_tls *)((uintptr_t)th + (uintptr_t)tls_delta);
-	return __atomic_load_n(&t->tid, __ATOMIC_RELAXED);
+	long delta = __atomic_load_n(&tls_delta, __ATOMIC_RELAXED);
+	const struct ptt_tls *t = (const struct ptt_tls *)((uintptr_t)th + (uintptr_t)delta);
+	return __atomic_load_n(&t->tid, __ATOMIC_RELAXED); /* aligned: never torn by the owner's plain store */
 }
 
 /*
@@ -118,9 +119,8 @@ uint32_t ptt_handle_tid(pthread_t th)
 /* After an event naming target tid 0: a limit event says so (not with a record open). */
 static void target_unknown(uint32_t tid)
 {
-	if (!tid && ptt_shm) {
+	if (!tid && ptt_shm)
 		ptt_emit_limit(PTT_LIMIT_TARGET_UNKNOWN, 1, 0, 0);
-	}
 }
 
 /* The tid of a thread just created, for thread_create (its TLS is likely not written yet). */
@@ -142,7 +142,7 @@ void ptt_check_tid_offset(uint32_t tid)
 	}
 	if (__atomic_load_n(&tls_delta_ok, __ATOMIC_ACQUIRE) == -2)
 		find_tls_delta();
-	if (__atomic_load_n(&tls_delta_ok, __ATOMIC_ACQUIRE) == 1 && own_tls_delta() != tls_delta)
+	if (__atomic_load_n(&tls_delta_ok, __ATOMIC_ACQUIRE) == 1 && own_tls_delta() != __atomic_load_n(&tls_delta, __ATOMIC_RELAXED))
 		__atomic_store_n(&tls_delta_ok, -1, __ATOMIC_RELEASE);
 }
 
