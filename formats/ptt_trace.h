@@ -414,8 +414,10 @@ int ptt_writer_flush(struct ptt_writer *w); /* finish the current block and writ
  * fills the next (for a recorder that must not stop draining while the
  * compressor works).  The caller writes every block, in order: compressed
  * when the thread has done it, raw when the thread is behind and the
- * caller needs the buffer (it never waits for the compressor, except in
- * ptt_writer_end, where the events are all in).  Other blocks, _switch
+ * caller needs the buffer: it never waits for the compressor (but in
+ * ptt_writer_end, where the events are all in, it compresses what the
+ * thread has not begun itself).  The thread runs at idle priority
+ * (SCHED_IDLE): it takes only processor time that nobody else wants.  Other blocks, _switch
  * and _sync write the queue out first.  0 or an error (the writer then
  * stays synchronous).
  */

@@ -1,9 +1,12 @@
 /* writer.c - the binary trace writer: file header, META/EVENTS/END blocks. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -337,6 +340,11 @@ int ptt_writer_record(struct ptt_writer *w, const uint32_t *words, uint32_t nwor
 static void *async_main(void *arg)
 {
 	struct async *a = arg;
+	/* compression takes only processor time that nobody else wants (the traced program, the
+	 * drain): when it gets none, blocks are written raw (queue_block) */
+	struct sched_param idle = { 0 };
+	if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle) != 0)
+		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
 	pthread_mutex_lock(&a->mu);
 	for (;;) {
 		struct queued *b = NULL;
@@ -443,21 +451,34 @@ static int write_head(struct ptt_writer *w)
 	return rc;
 }
 
-/* Write out every queued block (lock held); wait for the thread first when finishing. */
+/*
+ * Write out every queued block (lock held): when finishing, compressed,
+ * those the thread has not begun by the caller itself (the thread may be
+ * starved of processor time: it runs at idle priority); else raw where the
+ * thread is not done.
+ */
 static int drain_queue(struct ptt_writer *w, int finishing)
 {
 	struct async *a = w->as;
 	int rc = 0;
-	for (;;) {
-		int pending = 0;
-		for (unsigned i = 0; i < a->len; i++)
-			pending |= a->q[(a->head + i) % ASYNC_BUFS].state != Q_DONE;
-		if (!finishing || !pending)
-			break;
-		pthread_cond_wait(&a->cv, &a->mu);
+	while (a->len && !rc) {
+		struct queued *b = &a->q[a->head];
+		if (finishing && b->state == Q_WORK) {
+			pthread_cond_wait(&a->cv, &a->mu);
+			continue;
+		}
+		if (!finishing || b->state == Q_DONE) {
+			rc = write_head(w);
+			continue;
+		}
+		a->head = (a->head + 1) % ASYNC_BUFS;
+		a->len--;
+		b->seq = 0;
+		pthread_mutex_unlock(&a->mu);
+		rc = put_block(w, PTT_BLOCK_EVENTS, 0, b->buf, b->used, b->count, b->lost, b->first, b->last);
+		pthread_mutex_lock(&a->mu);
+		a->spare[a->nspare++] = b->buf;
 	}
-	while (a->len && !rc)
-		rc = write_head(w);
 	return rc;
 }
 
