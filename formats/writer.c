@@ -15,7 +15,9 @@
 
 #define BLOCK_TARGET (64u * 1024u) /* payload bytes per EVENTS block */
 #define BLOCK_BUF (BLOCK_TARGET + PTT_REC_MAX_WORDS * 4)
-#define ASYNC_BUFS 8 /* blocks being filled, queued or compressed (ptt_writer_async) */
+/* blocks being filled, queued or compressed (ptt_writer_async): 2 MiB, so that an idle-priority
+ * compressor catches up in the gaps of a busy run before its blocks must go raw */
+#define ASYNC_BUFS 32
 
 /*
  * One compressor's state, kept from block to block: the writer's own and
