@@ -40,8 +40,13 @@ stalled_trace() {
 	[ -z "$stderr" ]
 	run -0 --separate-stderr ptt-csv --states "$T"
 	grep -q ',tracer_stall,' <<<"$output"
-	run -0 --separate-stderr ptt-json "$T"
-	grep -q '"name":"Stalled by tracer"\|"name": "Stalled by tracer"' <<<"$output"
+	ptt-json "$T" >"$BATS_TEST_TMPDIR/t.json"
+	run -0 python3 "$BATS_TEST_DIRNAME/chrome_json_check.py" "$BATS_TEST_TMPDIR/t.json"
+	python3 -c 'import json, sys
+ev = json.load(open(sys.argv[1]))
+ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+s = [e for e in ev if e.get("name") == "Stalled by tracer"]
+sys.exit(not s or any(e.get("cname") != "black" or e.get("ph") != "X" for e in s))' "$BATS_TEST_TMPDIR/t.json"
 	ptt-paje "$T" >"$BATS_TEST_TMPDIR/t.paje"
 	grep -qE '^5 TS ST_Thread "Stalled by tracer" ' "$BATS_TEST_TMPDIR/t.paje"
 	grep -qE '^[0-9]+ [0-9.]+ ST_Thread T[0-9]+ TS$' "$BATS_TEST_TMPDIR/t.paje"
