@@ -331,9 +331,9 @@ static void put_stall(struct ptt_tls *t, unsigned id, uint32_t arg)
  * Lossless mode keeps PTT_STALL_SLACK words free at every record
  * (t->ring_room), so that a wait can be told as data: a tracer_stall
  * record, written in that slack as the wait begins, and a
- * tracer_stall_end record when it ends, both committed at once (the
- * begin's time is in order with every other thread's: the recorder merges
- * it as it comes).  Readers show the interval as a state of its own and
+ * tracer_stall_end record when it ends (with the times the thread looked
+ * for room), each committed as it is written (the begin's time is in order
+ * with every other thread's: the recorder merges it as it comes).  Readers show the interval as a state of its own and
  * the waits of other threads that it lengthened (ptt-stat(1)).  Not when a
  * record is open (ptt_defer_close's): its commit must stay the one after it.
  */

@@ -60,7 +60,7 @@ sys.exit(not s or any(e.get("cname") != "black" or e.get("ph") != "X" for e in s
 		'0.001000000 10 10 pthread mutex_lock mutex=0x10 ret=0' \
 		'0.002000000 10 10 recorder tracer_stall need=9' \
 		'0.003000000 10 11 pthread mutex_lock_req mutex=0x10' \
-		'0.007000000 10 10 recorder tracer_stall_end sleeps=70' \
+		'0.007000000 10 10 recorder tracer_stall_end polls=70' \
 		'0.008000000 10 10 pthread mutex_unlock mutex=0x10 ret=0' \
 		'0.009000000 10 11 pthread mutex_lock mutex=0x10 ret=0' \
 		'0.010000000 10 11 pthread mutex_unlock mutex=0x10 ret=0'
@@ -81,7 +81,7 @@ sys.exit(not s or any(e.get("cname") != "black" or e.get("ph") != "X" for e in s
 		'0.001000000 10 10 recorder tracer_stall need=9' \
 		'0.003000000 10 11 pthread mutex_lock_req mutex=0x10' \
 		'0.004000000 10 11 pthread mutex_lock mutex=0x10 ret=0' \
-		'0.007000000 10 10 recorder tracer_stall_end sleeps=70'
+		'0.007000000 10 10 recorder tracer_stall_end polls=70'
 	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/free.txt"
 	[[ "$output" == *$'\ntracer stalls: 1, 6.000 ms summed over threads (54.55 % of their time), 0.000 ms of it holding locks;\nwaits lengthened by them: 0.000 ms'* ]]
 	[[ "$output" != *"lengthened by 0"*"(of "* ]]
