@@ -23,6 +23,9 @@ stalled_trace() {
 	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
 	[[ "$output" == *" 0 lost, 0 out of order, 0 violations: ok" ]]
 	[ -z "$stderr" ]
+	n=$(ptt-dump -n "$BATS_TEST_TMPDIR/t.ptt" | grep -c ' tracer_stall_end ')
+	run -0 --separate-stderr ptt-dump --info "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" =~ $'\n'"stalls:     $n by the tracer, "[0-9]+\.[0-9]{6}" ms summed over threads"$'\n' ]]
 	run -0 --separate-stderr ptt-dump --human -n "$BATS_TEST_TMPDIR/t.ptt"
 	[[ "$output" == *") is stalled by the tracer: it waits for room in its ring (the recorder is behind)"* ]]
 }
@@ -74,6 +77,8 @@ sys.exit(not s or any(e.get("cname") != "black" or e.get("ph") != "X" for e in s
 	grep -qE '^ +10 +10 .* +10\.000 +5\.000 +0\.000 ' <<<"$output"
 	run -0 --separate-stderr ptt-stat --brief "$BATS_TEST_TMPDIR/stall.txt"
 	[[ "$output" == *$'\nwarning: the tracer stalled threads 5.000 ms ('*' % of their time) waiting for room in their rings, lengthening waits for locks by 4.000 ms;'* ]]
+	run -0 --separate-stderr ptt-dump --info "$BATS_TEST_TMPDIR/stall.txt"
+	[[ "$output" == *$'\nstalls:     1 by the tracer, 5.000000 ms summed over threads\n'* ]]
 	run -0 --separate-stderr ptt-csv --states "$BATS_TEST_TMPDIR/stall.txt"
 	[[ "$output" == *$'\n10,10,x,tracer_stall,'* ]]
 	# a stall while holding nothing lengthens no wait
