@@ -417,9 +417,9 @@ int ptt_writer_flush(struct ptt_writer *w); /* finish the current block and writ
  * caller needs the buffer: it never waits for the compressor (but in
  * ptt_writer_end, where the events are all in, it compresses what the
  * thread has not begun itself).  The thread runs at idle priority
- * (SCHED_IDLE): it takes only processor time that nobody else wants.  Other blocks, _switch
- * and _sync write the queue out first.  0 or an error (the writer then
- * stays synchronous).
+ * (SCHED_IDLE): it takes only processor time that nobody else wants.
+ * Other blocks, _switch and _sync write the queue out first.  0 or an
+ * error (the writer then stays synchronous).
  */
 int ptt_writer_async(struct ptt_writer *w);
 int ptt_writer_sync(struct ptt_writer *w); /* write every queued block out (raw where not compressed yet); 0 or an error */
