@@ -13,11 +13,14 @@ WARN       = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wf
 CFLAGS    ?= -O2 -g
 ZLIB_CFLAGS := $(shell pkg-config --cflags zlib 2>/dev/null)
 ZLIB_LIBS   := $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
+# -z's compressor (zlib stays readable and selectable): libzstd
+ZSTD_CFLAGS := $(shell pkg-config --cflags libzstd 2>/dev/null)
+ZSTD_LIBS   := $(shell pkg-config --libs libzstd 2>/dev/null || echo -lzstd)
 ELF_LIBS    := $(shell pkg-config --libs libelf 2>/dev/null || echo -lelf)
 # the readers' symboliser (convert/symbols.c): elfutils' libdw/libdwfl
 DW_LIBS     := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf)
 SAN        = $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
-ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DPTT_VERSION='"$(VERSION)"' $(WARN) $(ZLIB_CFLAGS) $(CFLAGS) -fPIC
+ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DPTT_VERSION='"$(VERSION)"' $(WARN) $(ZLIB_CFLAGS) $(ZSTD_CFLAGS) $(CFLAGS) -fPIC
 # the runtime is preloaded into arbitrary programs: never sanitized (ASan must come first in a process)
 RT_CFLAGS  = $(ALL_CFLAGS) -fvisibility=hidden -ftls-model=initial-exec
 TOOL_CFLAGS = $(ALL_CFLAGS) $(SAN)
@@ -69,11 +72,11 @@ $(LIBPTT): $(RT_OBJ)
 
 $(BUILD)/bin/ptt-record: $(REC_OBJ) $(LIBFORMAT)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ $(REC_OBJ) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(ELF_LIBS) -ldl
+	$(CC) $(TOOL_CFLAGS) -o $@ $(REC_OBJ) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(ELF_LIBS) -ldl
 
 $(BUILD)/bin/ptt-%: $(BUILD)/obj/convert/ptt-%.o $(CLI_OBJ) $(LIBFORMAT)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ $< $(CLI_OBJ) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(DW_LIBS) -lm
+	$(CC) $(TOOL_CFLAGS) -o $@ $< $(CLI_OBJ) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(DW_LIBS) -lm
 
 $(BUILD)/examples/%: examples/%.c capture/ptt.h $(LIBPTT)
 	@mkdir -p $(dir $@)
@@ -85,7 +88,7 @@ $(BUILD)/examples/%: examples/%.cc
 
 $(BUILD)/test/test_ring: test/unit/test_ring.c $(RT_SRC) formats/types.c $(LIBFORMAT) $(REC_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -DPTT_UNIT_TEST -o $@ test/unit/test_ring.c capture/trace_path.c capture/drain.c capture/shm.c $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) -lpthread
+	$(CC) $(TOOL_CFLAGS) -DPTT_UNIT_TEST -o $@ test/unit/test_ring.c capture/trace_path.c capture/drain.c capture/shm.c $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(ZSTD_LIBS) -lpthread
 
 $(BUILD)/test/test_pace: test/unit/test_pace.c capture/pace.c capture/pace.h
 	@mkdir -p $(dir $@)
@@ -93,7 +96,7 @@ $(BUILD)/test/test_pace: test/unit/test_pace.c capture/pace.c capture/pace.h
 
 $(BUILD)/test/test_%: test/unit/test_%.c $(LIBFORMAT)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ $< $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) -lpthread
+	$(CC) $(TOOL_CFLAGS) -o $@ $< $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(ZSTD_LIBS) -lpthread
 
 $(BUILD)/lib/libptt.pc: libptt.pc.in
 	@mkdir -p $(dir $@)
@@ -160,7 +163,7 @@ $(BUILD)/fuzz/ptt-paje-main.o: convert/ptt-paje.c $(wildcard formats/*.h formats
 
 $(BUILD)/fuzz/replay_%: fuzz/replay.c fuzz/fuzz_common.c fuzz/fuzz_%.c fuzz/fuzz.h $(LIBFORMAT) $$(FUZZ_OBJ_$$*)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ fuzz/replay.c fuzz/fuzz_common.c fuzz/fuzz_$*.c $(FUZZ_OBJ_$*) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(DW_LIBS) -lm
+	$(CC) $(TOOL_CFLAGS) -o $@ fuzz/replay.c fuzz/fuzz_common.c fuzz/fuzz_$*.c $(FUZZ_OBJ_$*) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(DW_LIBS) -lm
 
 check-fuzz: $(FUZZ_REPLAY)
 	@set -e; for n in $(FUZZ_NAMES); do echo "# replay $$n: fuzz/corpus/$$n fuzz/regress/$$n"; \
@@ -170,8 +173,8 @@ check-fuzz: $(FUZZ_REPLAY)
 $(BUILD)/fuzz/libfuzzer_%: fuzz/fuzz_%.c fuzz/fuzz_common.c fuzz/fuzz.h $(FORMAT_SRC) $$(FUZZ_SRC_$$*) $(wildcard formats/*.h formats/*.def convert/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=gnu11 -D_GNU_SOURCE -DPTT_VERSION='"$(VERSION)"' -g -O1 \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(ZLIB_CFLAGS) \
-		$(if $(filter paje,$*),-Dmain=ptt_paje_main) -o $@ fuzz/fuzz_common.c $(FUZZ_SRC_$*) $(FORMAT_SRC) $(ZLIB_LIBS) $(DW_LIBS) -lm
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(ZLIB_CFLAGS) $(ZSTD_CFLAGS) \
+		$(if $(filter paje,$*),-Dmain=ptt_paje_main) -o $@ fuzz/fuzz_common.c $(FUZZ_SRC_$*) $(FORMAT_SRC) $(ZLIB_LIBS) $(ZSTD_LIBS) $(DW_LIBS) -lm
 
 # FUZZ_RUNS executions or FUZZ_TIME seconds per harness, whichever comes first;
 # seeds: the examples' traces recorded now, plus the committed corpus

@@ -436,6 +436,7 @@ static int write_flight(const struct record_opts *o, struct ptt_shm *s, struct f
 	int rc = ptt_writer_open(&w, fd, o->zlevel);
 	if (rc)
 		return rc;
+	ptt_writer_set_compressor(w, o->compressor);
 	size_t hsize = header_size(cmd);
 	char *hdr = malloc(hsize);
 	if (!hdr) {
@@ -630,8 +631,9 @@ int main(int argc, char **argv)
 	struct ptt_writer *w;
 	if (ptt_writer_open(&w, out_fd, o.zlevel) != 0)
 		return 1;
+	ptt_writer_set_compressor(w, o.compressor);
 	if (o.zlevel)
-		ptt_writer_async(w); /* zlib off the drain's path: rings are emptied while a block compresses */
+		ptt_writer_async(w); /* compression off the drain's path: rings are emptied while a block compresses */
 	size_t hsize = header_size(cmd);
 	char *hdr = malloc(hsize);
 	if (!hdr)
@@ -713,9 +715,15 @@ int main(int argc, char **argv)
 	const struct drain_stats *st = drain_stats(d), stats = *st;
 	char end[1024];
 	uint64_t end_ticks = s->use_tsc ? ptt_rdtsc() : mono_ns(CLOCK_MONOTONIC);
-	snprintf(end, sizeof end, "end_ticks %" PRIu64 "\nevents %" PRIu64 "\nlost %" PRIu64 "\nwaits %" PRIu64
-		 "\nlate %" PRIu64 "\nsalvaged %" PRIu64 "\nexit_status %d\nprocesses %u\n",
-		 end_ticks, st->events, st->lost, st->waits, st->late, st->salvaged, code, s->attached);
+	int elen = snprintf(end, sizeof end, "end_ticks %" PRIu64 "\nevents %" PRIu64 "\nlost %" PRIu64 "\nwaits %" PRIu64
+			    "\nlate %" PRIu64 "\nsalvaged %" PRIu64 "\nexit_status %d\nprocesses %u\n",
+			    end_ticks, st->events, st->lost, st->waits, st->late, st->salvaged, code, s->attached);
+	uint64_t blocks = 0, behind = 0;
+	if (o.zlevel) { /* so far, every file (ptt_writer_end waits for the compressor: no more are behind) */
+		ptt_writer_block_counts(w, &blocks, &behind);
+		snprintf(end + elen, sizeof end - (size_t)elen, "compressor %s\nblocks %" PRIu64 "\nblocks_raw_behind %" PRIu64 "\n",
+			 o.compressor == PTT_COMP_ZLIB ? "zlib" : "zstd", blocks, behind);
+	}
 	if (!werr)
 		werr = ptt_writer_end(w, end, strlen(end));
 	if (werr)
@@ -728,6 +736,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ptt-record: %s: %s\n", o.output, strerror(errno));
 		werr = 1;
 	}
+	if (!werr && !o.quiet && behind)
+		fprintf(stderr, "ptt-record: %" PRIu64 " of %" PRIu64 " blocks written raw: the compressor was behind\n",
+			behind, blocks);
 	if (!werr && !o.quiet)
 		summary(&o, &stats, bytes, part);
 	return code;

@@ -16,12 +16,14 @@
 #define PTT_EXPORT __attribute__((visibility("default")))
 
 #define PTT_DEFER_RECORDS 16
+#define PTT_STALL_SLACK 16 /* lossless mode: ring words kept free for a stall's first record (wait_room) */
 #define PTT_DEFER_WORDS 16 /* a deferred record's size at most: object events are 9 to 13 words */
 
 struct ptt_tls {
 	struct ptt_ring *ring;
 	uint32_t *data;
 	uint32_t ring_words;
+	uint32_t ring_room; /* words a record may fill before the wait: lossless keeps PTT_STALL_SLACK free */
 	uint32_t pid, tid;
 	int guard;     /* inside the tracer: nested events (signal handlers) are counted, not written */
 	int ended;     /* thread_end written: later events are counted as late */

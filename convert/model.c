@@ -11,15 +11,15 @@ const char *const mstate_name[MS_COUNT] = {
 	"Running (outside traced waits)", "Blocked on mutex", "Holding mutex", "In condition wait",
 	"At barrier", "Joining a thread", "Waiting on semaphore", "Waiting to read-lock", "Waiting to write-lock",
 	"Holding read lock", "Holding write lock", "Holding spinlock", "Holding semaphore (as a lock)",
-	"Waiting (outside the selection)",
+	"Waiting (outside the selection)", "Stalled by tracer",
 };
 const char *const mstate_alias[MS_COUNT] = {
-	"R", "MW", "MH", "CW", "BW", "JW", "SW", "RRW", "RWW", "RRH", "RWH", "SH", "SMH", "OW",
+	"R", "MW", "MH", "CW", "BW", "JW", "SW", "RRW", "RWW", "RRH", "RWH", "SH", "SMH", "OW", "TS",
 };
 const char *const mstate_key[MS_COUNT] = {
 	"running", "blocked_mutex", "holding_mutex", "cond_wait", "barrier_wait", "join", "sem_wait",
 	"rwlock_read_wait", "rwlock_write_wait", "rwlock_read_hold", "rwlock_write_hold", "spin_hold",
-	"sem_hold", "other_wait",
+	"sem_hold", "other_wait", "tracer_stall",
 };
 
 /* the kind of object a state is about (META: none) */
@@ -37,7 +37,10 @@ int mstate_is_hold(unsigned s)
 	return s == MS_MUTEX_HOLD || s == MS_RW_RD_HOLD || s == MS_RW_WR_HOLD || s == MS_SPIN_HOLD || s == MS_SEM_HOLD;
 }
 
-int mstate_is_wait(unsigned s) { return s != MS_RUNNING && s < MS_COUNT && !mstate_is_hold(s); }
+int mstate_is_wait(unsigned s)
+{
+	return s != MS_RUNNING && s != MS_TRACER_STALL && s < MS_COUNT && !mstate_is_hold(s);
+}
 
 struct model {
 	struct model_ops ops;
@@ -210,7 +213,7 @@ uint32_t model_holder(const struct model *m, uint32_t pid, uint64_t addr)
 	return o ? o->owner : 0;
 }
 
-static const struct mframe running = { MS_RUNNING, 0, 0, 0, { 0, 0, 0, { 0 } } };
+static const struct mframe running = { MS_RUNNING, 0, 0, 0, 0, { 0, 0, 0, { 0 } } };
 
 const struct mframe *model_top(const struct mthread *t) { return t->depth ? &t->stack[t->depth - 1] : NULL; }
 
@@ -775,6 +778,43 @@ static void on_life(struct model *m, struct mthread *t, const struct ptt_event *
 	point(m, t, ev);
 }
 
+/* The waits open on o lengthened by a stall of its holder over [from, to) (model.h: tracer stalls). */
+struct stall_span {
+	const struct mobject *o;
+	const struct mthread *holder;
+	uint64_t from, to;
+};
+static int lengthen_wait(void *ctx, struct mthread *u, const struct mframe *f)
+{
+	const struct stall_span *sp = ctx;
+	if (u == sp->holder || u->pid != sp->o->pid || f->obj != sp->o->addr || !mstate_is_wait(f->state) ||
+	    f->state == MS_JOIN || f->begin_ns >= sp->to)
+		return 0;
+	((struct mframe *)f)->stalled_ns += sp->to - (f->begin_ns > sp->from ? f->begin_ns : sp->from);
+	return 0;
+}
+
+static void on_stall(struct model *m, const struct ptt_event *ev)
+{
+	struct mthread *t = thread_of(m, ev->pid, ev->tid, ev->ns);
+	struct mframe gone;
+	if (!t)
+		return;
+	if (ev->id == PTT_EV_TRACER_STALL) {
+		push(m, t, MS_TRACER_STALL, 0, ev);
+		return;
+	}
+	if (!drop(m, t, MS_TRACER_STALL, 0, ev->ns, &gone))
+		return;
+	for (unsigned i = 0; i < t->depth; i++) {
+		const struct mobject *o = mstate_is_hold(t->stack[i].state) ? model_object(m, t->pid, t->stack[i].obj) : NULL;
+		if (o && o->waiters) {
+			struct stall_span sp = { o, t, gone.begin_ns, ev->ns };
+			model_foreach_open(m, lengthen_wait, &sp);
+		}
+	}
+}
+
 /* A pid's first event: was it process_begin (model.h: anomalies)? */
 static void check_process(struct model *m, const struct ptt_event *ev)
 {
@@ -793,6 +833,11 @@ static void check_process(struct model *m, const struct ptt_event *ev)
 void model_event(struct model *m, const struct ptt_event *ev)
 {
 	const struct ptt_type *ty = ev->type;
+	if (ty && (ev->id == PTT_EV_TRACER_STALL || ev->id == PTT_EV_TRACER_STALL_END) &&
+	    strcmp(ty->name, ptt_builtin_type(ev->id)->name) == 0) {
+		on_stall(m, ev);
+		return;
+	}
 	if (!ty || ty->source == PTT_SRC_RECORDER)
 		return;
 	m->anomaly_done = 0;

@@ -57,6 +57,12 @@
  *    (where each thread's history begins at its own time) a release by a
  *    thread of an object left free before its history began; releases by a
  *    forked child of locks its parent held at fork().  One per event.
+ *  - Tracer stalls.  A tracer_stall record opens a frame MS_TRACER_STALL
+ *    (the thread waited for room in its ring, in ptt-record's lossless
+ *    mode: ptt's doing, not the program's), its tracer_stall_end closes it;
+ *    it is no wait (mstate_is_wait).  When it closes, every wait open on an
+ *    object the stalled thread holds is lengthened by the stall's overlap
+ *    with it (the wait frame's stalled_ns, seen by acquire and wait_end).
  *  - Objects are per process (a forked child has copies at the same
  *    addresses).  A successful destroy (role DESTROY) forgets an idle object
  *    (the address may be reused by a new one); INIT resets its ownership.
@@ -72,12 +78,12 @@
 enum mstate {
 	MS_RUNNING, MS_MUTEX_WAIT, MS_MUTEX_HOLD, MS_COND_WAIT, MS_BARRIER, MS_JOIN, MS_SEM_WAIT,
 	MS_RW_RD_WAIT, MS_RW_WR_WAIT, MS_RW_RD_HOLD, MS_RW_WR_HOLD, MS_SPIN_HOLD, MS_SEM_HOLD,
-	MS_OTHER_WAIT, MS_COUNT
+	MS_OTHER_WAIT, MS_TRACER_STALL, MS_COUNT
 };
 extern const char *const mstate_name[MS_COUNT];   /* the legend: "Running", "Blocked on mutex", ... */
 extern const char *const mstate_alias[MS_COUNT];  /* "R", "MW", ... */
 extern const char *const mstate_key[MS_COUNT];    /* "running", "blocked_mutex", ... */
-int mstate_is_wait(unsigned s);
+int mstate_is_wait(unsigned s); /* a wait of the program's: not a stall (MS_TRACER_STALL) */
 int mstate_is_hold(unsigned s);
 unsigned mstate_class(unsigned s); /* the class of object a state is about (PTT_CLASS_META: none) */
 
@@ -93,6 +99,7 @@ struct mframe {
 	uint64_t obj;               /* the object's address; a join's target tid */
 	uint64_t since_ns;          /* start of the current interval on top of the stack */
 	uint64_t begin_ns;          /* when the frame opened (a hold's acquisition, a wait's request) */
+	uint64_t stalled_ns;        /* a wait: how long of it a holder of its object was stalled by the tracer */
 	struct mopen open;
 };
 

@@ -141,6 +141,7 @@ static const struct { const char *key, *rgb; } state_colours[] = {
 	{ "spin_hold", "0.55 0.34 0.29" },
 	{ "sem_hold", "0.30 0.50 0.30" },
 	{ "other_wait", "0.78 0.78 0.78" },
+	{ "tracer_stall", "0.90 0.10 0.90" },
 };
 
 const char *paje_state_colour(unsigned state)

@@ -114,11 +114,14 @@ static void on_process_begin(void *ctx, struct mprocess *p, uint64_t ns)
 	name_meta(js, "process_name", p->pid, 0, name);
 }
 
-/* Chrome's reserved colour names, by what a state means for the thread: waiting, holding or running. */
+/* Chrome's reserved colour names, by what a state means for the thread: waiting, holding or running
+ * (or stalled by the tracer: ptt's doing, drawn apart from the program's waits). */
 static const char *state_colour(const struct mframe *f)
 {
 	if (f->state == MS_RUNNING)
 		return "thread_state_running";
+	if (f->state == MS_TRACER_STALL)
+		return "black";
 	return mstate_is_hold(f->state) ? "good" : "terrible";
 }
 

@@ -11,6 +11,7 @@
 #define HIST 256 /* log histogram: 4 buckets per power of two of nanoseconds */
 #define TOPW 4
 #define HOLDS 16
+#define STAT_STALL_WARN_PCT 1.0 /* --brief warns about tracer stalls above this share of the threads' time */
 #define SITES 64 /* call sites kept per object; the rest are counted as one "other sites" row */
 
 /* What happened at one call site of one object (site 0: the others, or a trace without sites). */
@@ -27,6 +28,7 @@ struct obj {
 	uint64_t open_waits;        /* waits still open at the end of the trace (in contended and the wait times) */
 	uint64_t wait_total, wait_max, hold_total, hold_max, holds;
 	uint64_t owner_changes;
+	uint64_t stalled_waits, stalled_ns; /* waits lengthened by a holder's tracer stall, and by how much */
 	uint32_t last_owner;
 	uint32_t hist[HIST];
 	struct { uint32_t tid; uint64_t ns; } top[TOPW];
@@ -47,6 +49,8 @@ struct stat_table {
 	struct thr **thrs;
 	size_t nthrs, cap_thrs;
 	uint64_t open_waits;        /* over every object */
+	uint64_t stalls, stall_ns, stall_holding_ns; /* tracer stalls: how many, how long, how long holding a lock */
+	uint64_t stalled_ns;        /* waits lengthened by them, over every object */
 	struct ptt_syms *syms;
 	struct model *model;
 	uint64_t last_ns, first_ns;
@@ -194,19 +198,39 @@ static void on_thread_begin(void *ctx, struct mthread *mt, struct mprocess *p, u
 
 static void on_state(void *ctx, struct mthread *mt, const struct mframe *old, const struct mframe *now, uint64_t ns)
 {
+	struct stat_table *st = ctx;
 	struct thr *t = mt->user;
-	(void)ctx;
 	(void)now;
 	uint64_t start = old->state == MS_RUNNING ? mt->running_since : old->since_ns;
 	if (t && ns >= start)
 		t->in_state[old->state] += ns - start;
+	if (st && old->state == MS_TRACER_STALL && ns >= old->begin_ns) {
+		int holding = 0;
+		for (unsigned i = 0; i < mt->depth; i++)
+			holding |= mstate_is_hold(mt->stack[i].state);
+		st->stalls++;
+		st->stall_ns += ns - old->begin_ns;
+		if (holding)
+			st->stall_holding_ns += ns - old->begin_ns;
+	}
+}
+
+/* a wait that a holder's tracer stall lengthened */
+static void stalled_wait(struct stat_table *st, struct obj *o, const struct mframe *wait)
+{
+	if (!wait || !wait->stalled_ns)
+		return;
+	o->stalled_waits++;
+	o->stalled_ns += wait->stalled_ns;
+	st->stalled_ns += wait->stalled_ns;
 }
 
 static void on_thread_end(void *ctx, struct mthread *mt, struct mprocess *p, uint64_t ns)
 {
 	(void)p;
+	(void)ctx;
 	static const struct mframe running = { .state = MS_RUNNING };
-	on_state(ctx, mt, &running, &running, ns);
+	on_state(NULL, mt, &running, &running, ns);
 	struct thr *t = mt->user;
 	if (t)
 		t->ended_ns = ns;
@@ -226,6 +250,7 @@ static void on_acquire(void *ctx, struct mthread *t, struct mobject *mo, const s
 	o->acq++;
 	add_wait(o, t->tid, hold ? open_site(st, &hold->open) : ev_site(st, ev), wait ? ev->ns - wait->begin_ns : 0,
 		 wait != NULL);
+	stalled_wait(st, o, wait);
 	if (o->last_owner && o->last_owner != t->tid)
 		o->owner_changes++;
 	o->last_owner = t->tid;
@@ -264,6 +289,7 @@ static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const 
 		return;
 	o->acq++;
 	add_wait(o, t->tid, ev_site(ctx, ev), wait ? ev->ns - wait->begin_ns : 0, wait != NULL);
+	stalled_wait(ctx, o, wait);
 }
 
 struct stat_table *stat_new(void)
@@ -307,6 +333,7 @@ static int open_wait(void *ctx, struct mthread *t, const struct mframe *f)
 	struct obj *o = obj_of(st, t->pid, f->obj, cls);
 	if (o) {
 		add_wait(o, t->tid, open_site(st, &f->open), st->last_ns - f->begin_ns, 1);
+		stalled_wait(st, o, f);
 		o->open_waits++;
 		st->open_waits++;
 	}
@@ -432,6 +459,33 @@ static void obj_name(const struct stat_table *st, const struct obj *o, char *buf
 			*p = '_';
 }
 
+/* The threads' lifetimes summed, and the tracer's share of it in stalls (percent). */
+static double stall_share(const struct stat_table *st)
+{
+	uint64_t life = 0;
+	for (size_t i = 0; i < st->nthrs; i++)
+		life += st->thrs[i]->ended_ns > st->thrs[i]->first_ns ? st->thrs[i]->ended_ns - st->thrs[i]->first_ns : 0;
+	return life ? 100.0 * (double)st->stall_ns / (double)life : 0;
+}
+
+/* Tracer stalls, when there were some: theirs apart from the program's waits, and the waits they lengthened. */
+static void print_stalls(const struct stat_table *st, struct obj *const *sorted, size_t shown, FILE *out)
+{
+	if (!st->stalls)
+		return;
+	fprintf(out, "\ntracer stalls: %" PRIu64 ", %.3f ms summed over threads (%.2f %% of their time), %.3f ms of it "
+		     "holding locks;\nwaits lengthened by them: %.3f ms (ptt's doing, not the program's: counted in the "
+		     "tables above)\n", st->stalls, ms(st->stall_ns), stall_share(st), ms(st->stall_holding_ns), ms(st->stalled_ns));
+	for (size_t i = 0; i < shown; i++)
+		if (sorted[i]->stalled_waits) {
+			char name[96];
+			obj_name(st, sorted[i], name, sizeof name);
+			fprintf(out, "  %-20s %" PRIu64 " wait%s lengthened by %.3f ms (of %.3f ms waited)\n", name,
+				sorted[i]->stalled_waits, sorted[i]->stalled_waits > 1 ? "s" : "", ms(sorted[i]->stalled_ns),
+				ms(sorted[i]->wait_total));
+		}
+}
+
 void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *out)
 {
 	sort_opts = o;
@@ -509,6 +563,7 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		for (unsigned s = 0; s < MS_COUNT; s++)
 			if (mstate_is_wait(s))
 				waits += t->in_state[s];
+		waits += t->in_state[MS_TRACER_STALL]; /* nor is a tracer stall the program's running */
 		uint64_t run = life > waits ? life - waits : 0; /* outside any traced blocking call */
 		uint64_t rw = t->in_state[MS_RW_RD_WAIT] + t->in_state[MS_RW_WR_WAIT];
 		if (o->csv)
@@ -541,6 +596,7 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		if (st->open_waits)
 			fprintf(out, "%" PRIu64 " wait%s still open at the end of the trace, counted as contended up to its end "
 				     "(threads blocked for ever? see ptt-deadlock)\n", st->open_waits, st->open_waits > 1 ? "s were" : " was");
+		print_stalls(st, sorted, shown, out);
 	}
 	free(sorted);
 }
@@ -581,6 +637,12 @@ void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FI
 	}
 	if (shown < n)
 		fprintf(out, "  (%zu more contended)\n", n - shown);
+	double share = stall_share(st);
+	if (st->stalls && (share >= STAT_STALL_WARN_PCT || st->stalled_ns))
+		fprintf(out, "%s: the tracer stalled threads %.3f ms (%.2f %% of their time) waiting for room in their "
+			     "rings, lengthening waits for locks by %.3f ms;\n  bigger rings (-b), no -z, or -d (drop events "
+			     "instead of waiting) avoid it\n", share >= STAT_STALL_WARN_PCT ? "warning" : "note",
+			ms(st->stall_ns), share, ms(st->stalled_ns));
 	free(sorted);
 }
 

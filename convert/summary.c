@@ -11,11 +11,13 @@ struct thread_count {
 	uint32_t pid, tid;
 	uint64_t events;
 	uint64_t first_ns, last_ns;
+	uint64_t stall_from; /* 1 + ns of the thread's tracer stall under way, 0 none */
 };
 
 struct summary {
 	uint64_t events, lost, first_ns, last_ns;
 	uint64_t by_id[PTT_MAX_TYPES];
+	uint64_t stalls, stall_ns; /* tracer stalls ended, and their time summed over threads */
 	struct thread_count *threads;
 	size_t nthreads, cap;
 	unsigned long order_errors;
@@ -68,6 +70,13 @@ void summary_add(struct summary *s, const struct ptt_event *ev)
 		t->first_ns = ev->ns;
 	t->last_ns = ev->ns;
 	t->events++;
+	if (ev->id == PTT_EV_TRACER_STALL) {
+		t->stall_from = ev->ns + 1;
+	} else if (ev->id == PTT_EV_TRACER_STALL_END && t->stall_from) {
+		s->stalls++;
+		s->stall_ns += ev->ns + 1 - t->stall_from;
+		t->stall_from = 0;
+	}
 }
 
 unsigned long summary_order_errors(const struct summary *s) { return s->order_errors; }
@@ -115,6 +124,9 @@ void summary_print_info(const struct summary *s, struct cli_input *in, struct pt
 	fprintf(out, "\nevents:     %" PRIu64 "\nlost:       %" PRIu64 "%s\n", s->events, s->lost,
 		ptt_reader_saw_end(r) ? "" : " (the trace has no end: the recorder did not finish it)");
 	cli_say_limits(in, out, "limit:      ");
+	if (s->stalls) /* ptt's own doing: threads waited for room in their rings (ptt-stat shows the waits it lengthened) */
+		fprintf(out, "stalls:     %" PRIu64 " by the tracer, %" PRIu64 ".%06" PRIu64 " ms summed over threads\n", s->stalls,
+			s->stall_ns / 1000000u, s->stall_ns % 1000000u);
 	fprintf(out, "threads:    %zu\n\n%8s %8s %12s %14s %14s  %s\n", s->nthreads, "PID", "TID", "EVENTS", "FIRST", "LAST", "NAME");
 	for (size_t i = 0; i < s->nthreads; i++) {
 		const struct thread_count *t = &s->threads[i];

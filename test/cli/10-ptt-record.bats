@@ -261,7 +261,7 @@ load helpers
 	run -0 ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
 }
 
-@test "compressed traces (-z): zlib blocks, smaller, the same events, a clean check" {
+@test "compressed traces (-z): zstd blocks, smaller, the same events, a clean check" {
 	# one thread: the same events in every run, traced plain and with -z
 	for form in plain z; do
 		opt=; [ "$form" = plain ] || opt=-z
@@ -276,8 +276,8 @@ load helpers
 		grep -q '^ *3000 mutex_unlock$' "$BATS_TEST_TMPDIR/$form.counts"
 	done
 	diff "$BATS_TEST_TMPDIR/plain.counts" "$BATS_TEST_TMPDIR/z.counts"
-	# EVENTS block headers (ptt-trace(5)): "PTTB", kind 2 (u16), flags 1 = zlib (u16)
-	zblocks() { LC_ALL=C grep -obUaP 'PTTB\x02\x00[\x01\x05]\x00' "$1" | wc -l; } # EVENTS blocks with the zlib flag (packed or not)
+	# EVENTS block headers (ptt-trace(5)): "PTTB", kind 2 (u16), flags 16 = zstd (u16), -z's default
+	zblocks() { LC_ALL=C grep -obUaP 'PTTB\x02\x00[\x10\x14]\x00' "$1" | wc -l; } # EVENTS blocks with the zstd flag (packed or not)
 	[ "$(zblocks "$BATS_TEST_TMPDIR/z.ptt")" -gt 0 ]
 	[ "$(zblocks "$BATS_TEST_TMPDIR/plain.ptt")" -eq 0 ]
 	plain=$(stat -c %s "$BATS_TEST_TMPDIR/plain.ptt") z=$(stat -c %s "$BATS_TEST_TMPDIR/z.ptt")
