@@ -10,7 +10,6 @@
 
 #define HIST 256 /* log histogram: 4 buckets per power of two of nanoseconds */
 #define TOPW 4
-#define HOLDS 16
 #define SITES 64 /* call sites kept per object; the rest are counted as one "other sites" row */
 
 /* What happened at one call site of one object (site 0: the others, or a trace without sites). */

@@ -454,11 +454,9 @@ void ptt_sink_set_note(struct ptt_sink *s, size_t (*note)(void *ctx, const struc
 struct ptt_names;
 struct ptt_names *ptt_names_new(void);
 int ptt_names_update(struct ptt_names *n, const struct ptt_event *ev); /* learns from name events */
-int ptt_names_set_object(struct ptt_names *n, uint64_t addr, const char *name);
 const char *ptt_names_thread(const struct ptt_names *n, uint32_t tid);   /* NULL if unnamed */
 const char *ptt_names_object(const struct ptt_names *n, uint64_t addr);
 int ptt_names_find_object(const struct ptt_names *n, const char *name, uint64_t *addr); /* 1 if found */
-int ptt_names_find_thread(const struct ptt_names *n, const char *name, uint32_t *tid);
 void ptt_names_free(struct ptt_names *n);
 
 /* A C++ symbol demangled ("_ZN4pool4lockE" -> "pool::lock"), malloc'd; NULL if not

@@ -55,7 +55,6 @@ struct ptt_reader {
 	uint64_t clock_hz, start_ticks; /* the META lines' values so far (0: none) */
 	z_stream zs; /* inflates every compressed block (inflate_block): set up once, not per block */
 	int zs_ready;
-	int in_end_lines;
 	struct ptt_types types;
 	struct ptt_clock clock;
 	uint64_t pos;
