@@ -322,10 +322,12 @@ const struct ptt_types *ptt_reader_types(const struct ptt_reader *r);
 const struct ptt_clock *ptt_reader_clock(const struct ptt_reader *r);
 /* Header value for key ("cmdline", "pid", "clock", ...) or NULL. */
 const char *ptt_reader_meta(const struct ptt_reader *r, const char *key);
-/* The header as "key value" lines, in the order read (including "type" lines). */
+/* The header as "key value" lines, in the order read (including "type" lines).
+ * The count is of the lines read so far: it grows as reading goes on, with a
+ * META block met mid-stream (types defined late, a later part's header) and
+ * with the END block's lines ("end" first). */
 size_t ptt_reader_meta_count(const struct ptt_reader *r);
 const char *ptt_reader_meta_line(const struct ptt_reader *r, size_t i);
-/* Number of META lines read so far: grows when a trace defines types mid-stream. */
 uint64_t ptt_reader_bytes(const struct ptt_reader *r); /* bytes consumed */
 int ptt_reader_saw_end(const struct ptt_reader *r); /* an END block / "# end" line was read */
 /*
