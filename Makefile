@@ -7,6 +7,8 @@ INCLUDEDIR ?= $(PREFIX)/include
 MANDIR    ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BUILD     ?= build
+# make check's second build: the tools and the unit tests under ASan+UBSan
+ASAN_BUILD = $(BUILD)-asan
 
 CC        ?= cc
 WARN       = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla -Wundef -Werror
@@ -47,7 +49,7 @@ PC_SED = sed -e 's|@RPATH@|$(PC_RPATH)|' -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDI
 # keep the objects make sees as intermediate (convert/ptt-*.o): no rebuild on every make
 .SECONDARY:
 
-.PHONY: all deps deps-check check check-all check-unit check-cli check-asan check-fuzz fuzz demo picture bench bench-nosite install uninstall clean
+.PHONY: all deps deps-check check check-quick check-all check-unit check-cli check-asan check-fuzz fuzz demo picture bench bench-nosite install uninstall clean
 
 all: $(LIBPTT) $(PROGRAMS) $(EXAMPLES) $(BUILD)/lib/libptt.pc
 
@@ -105,27 +107,55 @@ deps:
 deps-check:
 	@sh .ci/deps check
 
-# everything twice (normal, ASan+UBSan), then one closing "N passed, N failed" line
-# counted from the TAP that each pass leaves in $(BUILD)/results/
+# ---- tests ------------------------------------------------------------------
+# make check         everything twice (normal, ASan+UBSan), then one closing
+#                    "N passed, N failed" line counted from the TAP that each pass
+#                    leaves in $(BUILD)/results/ and $(ASAN_BUILD)/results/ (.ci/run)
+# make check-quick   the normal build only: the unit tests and the bats files of
+#                    QUICK_CLI, then the same closing line (under 2 minutes)
+# TESTS=FILE...      with check, check-quick, check-unit or check-cli: only these
+#                    bats files and unit tests (test/cli/60-ptt-stat.bats, or
+#                    60-ptt-stat, test/unit/test_format.c, test_format), no fuzz replay
+#
+# QUICK_CLI: the filters on hand-written and short recorded traces, the frozen
+# outputs, every primitive and the rings recorded once, the man pages and set-up
+# (about 55 s of the normal pass's 265 s, measured on a loaded 2-core machine).
+# Left to make check: the files that record programs at length or wait on purpose
+# (10, 13, 41, 70: signals, kills, rotation, flight snapshots, pigz, xz, deadlocks
+# stopped on purpose), the ones that load every Paje file into ViTE or draw with R
+# (30, 31, 32, 33) and the install test (96).
+QUICK_CLI = $(addprefix test/cli/,11-ptt-dump.bats 12-ptt-record-rings.bats 14-ptt-dump-human.bats 15-sites.bats \
+	20-coverage.bats 21-c11-clockjoin.bats 25-frozen-outputs.bats 26-model-rules.bats 40-ptt-filter.bats \
+	50-ptt-csv.bats 60-ptt-stat.bats 90-manpages.bats 95-write-errors.bats 97-setup.bats)
+TEST_FILES = $(foreach t,$(TESTS),$(or $(firstword $(wildcard $(t) $(t).bats $(t).c test/cli/$(t) test/cli/$(t).bats \
+	test/unit/$(t) test/unit/$(t).c)),$(error TESTS: no test file named $(t))))
+UNIT_RUN   = $(if $(TESTS),$(patsubst test/unit/%.c,$(BUILD)/test/%,$(filter test/unit/test_%.c,$(TEST_FILES))),$(UNIT))
+CLI_RUN    = $(if $(TESTS),$(filter-out test/unit/%,$(TEST_FILES)),$(if $(QUICK),$(QUICK_CLI),test/cli))
+
 check: deps-check
-	@rm -rf $(BUILD)/results build-asan/results
+	@rm -rf $(BUILD)/results $(ASAN_BUILD)/results
 	@rc=0; $(MAKE) --no-print-directory -k check-all || rc=$$?; \
-		sh test/tally.sh $(BUILD)/results build-asan/results; exit $$rc
+		sh test/tally.sh $(BUILD)/results $(ASAN_BUILD)/results; exit $$rc
+
+check-quick: deps-check
+	@rm -rf $(BUILD)/results
+	@rc=0; $(MAKE) --no-print-directory -k QUICK=1 check-unit check-cli || rc=$$?; \
+		sh test/tally.sh $(BUILD)/results; exit $$rc
 
 check-all: check-unit check-cli check-fuzz check-asan
 
-check-unit: $(UNIT)
-	@mkdir -p $(BUILD)/results; rc=0; for t in $(UNIT); do echo "# $$t"; r=$(BUILD)/results/$$(basename $$t).tap; \
+check-unit: $(UNIT_RUN)
+	@mkdir -p $(BUILD)/results; rc=0; for t in $(UNIT_RUN); do echo "# $$t"; r=$(BUILD)/results/$$(basename $$t).tap; \
 		{ $$t || echo "not ok - $$t exited with status $$?"; } >$$r; cat $$r; ! grep -q '^not ok' $$r || rc=1; done; exit $$rc
 
 check-cli: all
 	@mkdir -p $(BUILD)/results
-	PTT_BUILD=$(abspath $(BUILD)) bats --print-output-on-failure --report-formatter tap -o $(BUILD)/results test/cli
+	$(if $(CLI_RUN),PTT_BUILD=$(abspath $(BUILD)) bats --print-output-on-failure --report-formatter tap -o $(BUILD)/results $(CLI_RUN))
 
 # the tools and the unit tests again under ASan+UBSan (libptt.so itself is tested
 # under ASan by linking its writer into test_ring)
 check-asan:
-	$(MAKE) BUILD=build-asan SANITIZE=address,undefined check-unit check-cli check-fuzz
+	$(MAKE) BUILD=$(ASAN_BUILD) SANITIZE=address,undefined check-unit check-cli check-fuzz
 
 # ---- fuzzing (fuzz/README.md) ----------------------------------------------
 # make check replays the committed corpus and every crash input kept under
@@ -162,8 +192,8 @@ $(BUILD)/fuzz/replay_%: fuzz/replay.c fuzz/fuzz_common.c fuzz/fuzz_%.c fuzz/fuzz
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) -o $@ fuzz/replay.c fuzz/fuzz_common.c fuzz/fuzz_$*.c $(FUZZ_OBJ_$*) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(DW_LIBS) -lm
 
-check-fuzz: $(FUZZ_REPLAY)
-	@set -e; for n in $(FUZZ_NAMES); do echo "# replay $$n: fuzz/corpus/$$n fuzz/regress/$$n"; \
+check-fuzz: $(if $(TESTS),,$(FUZZ_REPLAY))
+	@set -e; for n in $(if $(TESTS),,$(FUZZ_NAMES)); do echo "# replay $$n: fuzz/corpus/$$n fuzz/regress/$$n"; \
 		$(BUILD)/fuzz/replay_$$n fuzz/corpus/$$n fuzz/regress/$$n; done
 
 # the harnesses themselves: clang -fsanitize=fuzzer with ASan+UBSan, every source compiled again
@@ -224,4 +254,4 @@ uninstall:
 		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(wildcard man/*.5)))
 
 clean:
-	rm -rf build build-asan demo
+	rm -rf $(BUILD) $(ASAN_BUILD) demo
