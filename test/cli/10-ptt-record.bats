@@ -3,6 +3,8 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
+teardown() { stop_recorder_left; }
+
 @test "ptt-record --help and --version" {
 	run -0 --separate-stderr ptt-record --help
 	[[ "$output" == *"Usage: ptt-record"* ]]
@@ -133,25 +135,25 @@ load helpers
 }
 
 @test "a SIGKILLed program leaves a valid trace with its events" {
-	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/prodcons" -n 100000000 >/dev/null &
+	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/prodcons" -n 100000000 >/dev/null 3>&- &
 	rec=$!
-	sleep 1
-	pkill -KILL -P "$rec"
+	wait_size "$rec" "$BATS_TEST_TMPDIR/t.ptt" 1000000 # 20000 events or so, then the kill
+	kill -KILL "$prog"
 	st=0
 	wait "$rec" || st=$?
 	[ "$st" -eq 137 ]
 	run -0 ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
 	[[ "$output" == *" 0 damaged, 0 lost, 0 out of order, 0 violations: ok" ]]
-	# about 100 MB of text: grep it from a file, not through bats' run
+	# some MB of text: grep it from a file, not through bats' run
 	ptt-dump -n "$BATS_TEST_TMPDIR/t.ptt" >"$BATS_TEST_TMPDIR/t.txt"
 	[ "$(grep -c ' mutex_lock ' "$BATS_TEST_TMPDIR/t.txt")" -gt 1000 ]
 	grep -q 'rec_stop status=0 signal=9' "$BATS_TEST_TMPDIR/t.txt"
 }
 
 @test "SIGTERM sent to ptt-record is forwarded and the trace finalized" {
-	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- sleep 30 &
+	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- sleep 30 3>&- &
 	rec=$!
-	sleep 0.5
+	wait_program "$rec"
 	kill -TERM "$rec"
 	st=0
 	wait "$rec" || st=$?
