@@ -196,16 +196,10 @@ teardown() { stop_recorder_left; }
 	# shellcheck disable=SC2016 # expanded by the inner sh
 	ptt-record -q -d -b 4k -e mutex -l 1 -o "$BATS_TEST_TMPDIR/t.ptt" -- \
 		sh -c 'read -r _ <"$1"; exec "$2" -t 4 -n 50000 -u 0 -v' sh "$BATS_TEST_TMPDIR/go" "$EXAMPLES/contention" \
-		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
+		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" 3>&- &
 	rec=$!
-	child=
-	for _ in $(seq 600); do
-		# (a process may end between the glob and its read: cat goes on, awk reads what is there)
-		child=$(cat /proc/[0-9]*/stat 2>/dev/null | awk -v p="$rec" '$4 == p { print $1; exit }')
-		[ -n "$child" ] && break
-		sleep 0.1
-	done
-	[ -n "$child" ]
+	wait_program "$rec"
+	child=$prog
 	kill -STOP "$rec"
 	echo go >"$BATS_TEST_TMPDIR/go"
 	# the stopped recorder cannot reap its child: wait for the zombie (60 s at most)
