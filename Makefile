@@ -19,11 +19,17 @@ ELF_LIBS    := $(shell pkg-config --libs libelf 2>/dev/null || echo -lelf)
 # the readers' symboliser (convert/symbols.c): elfutils' libdw/libdwfl
 DW_LIBS     := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf)
 SAN        = $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
-ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DPTT_VERSION='"$(VERSION)"' $(WARN) $(ZLIB_CFLAGS) $(CFLAGS) -fPIC
+# the language and version every compilation of ours uses (tools, runtime, examples, fuzzers)
+STD_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DPTT_VERSION='"$(VERSION)"'
+ALL_CFLAGS = $(STD_CFLAGS) $(WARN) $(ZLIB_CFLAGS) $(CFLAGS) -fPIC
 # the runtime is preloaded into arbitrary programs: never sanitized (ASan must come first in a process)
 RT_CFLAGS  = $(ALL_CFLAGS) -fvisibility=hidden -ftls-model=initial-exec
 TOOL_CFLAGS = $(ALL_CFLAGS) $(SAN)
 
+# the headers each part's objects depend on
+FORMAT_HDR = $(wildcard formats/*.h formats/*.def)
+CAPTURE_HDR = $(wildcard capture/*.h)
+CONVERT_HDR = $(wildcard convert/*.h)
 FORMAT_SRC = $(wildcard formats/*.c)
 FORMAT_OBJ = $(FORMAT_SRC:%.c=$(BUILD)/obj/%.o)
 RT_SRC     = capture/trace_path.c capture/shm.c capture/init.c capture/api.c $(wildcard capture/wrap_*.c)
@@ -53,11 +59,11 @@ PC_SED = sed -e 's|@RPATH@|$(PC_RPATH)|' -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDI
 
 all: $(LIBPTT) $(PROGRAMS) $(EXAMPLES) $(BUILD)/lib/libptt.pc
 
-$(BUILD)/obj/%.o: %.c $(wildcard formats/*.h formats/*.def capture/*.h convert/*.h)
+$(BUILD)/obj/%.o: %.c $(FORMAT_HDR) $(CAPTURE_HDR) $(CONVERT_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/rt/%.o: %.c $(wildcard formats/*.h formats/*.def capture/*.h)
+$(BUILD)/rt/%.o: %.c $(FORMAT_HDR) $(CAPTURE_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_CFLAGS) -c -o $@ $<
 
@@ -79,7 +85,7 @@ $(BUILD)/bin/ptt-%: $(BUILD)/obj/convert/ptt-%.o $(CLI_OBJ) $(LIBFORMAT)
 
 $(BUILD)/examples/%: examples/%.c $(wildcard examples/*.h) capture/ptt.h $(LIBPTT)
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Icapture -o $@ $< -pthread -L$(BUILD)/lib -lptt -Wl,-rpath,'$$ORIGIN/../lib'
+	$(CC) $(STD_CFLAGS) $(WARN) $(CFLAGS) -Icapture -o $@ $< -pthread -L$(BUILD)/lib -lptt -Wl,-rpath,'$$ORIGIN/../lib'
 
 $(BUILD)/examples/%: examples/%.cc
 	@mkdir -p $(dir $@)
@@ -184,7 +190,7 @@ FUZZ_ASAN_OPTIONS ?= quarantine_size_mb=32
 # an input that takes longer than this many seconds is reported as a hang (libFuzzer's default: 1200)
 FUZZ_TIMEOUT ?= 10
 
-$(BUILD)/fuzz/ptt-paje-main.o: convert/ptt-paje.c $(wildcard formats/*.h formats/*.def convert/*.h)
+$(BUILD)/fuzz/ptt-paje-main.o: convert/ptt-paje.c $(FORMAT_HDR) $(CONVERT_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) -Wno-missing-prototypes -Dmain=ptt_paje_main -c -o $@ $<
 
@@ -197,9 +203,9 @@ check-fuzz: $(if $(TESTS),,$(FUZZ_REPLAY))
 		$(BUILD)/fuzz/replay_$$n fuzz/corpus/$$n fuzz/regress/$$n; done
 
 # the harnesses themselves: clang -fsanitize=fuzzer with ASan+UBSan, every source compiled again
-$(BUILD)/fuzz/libfuzzer_%: fuzz/fuzz_%.c fuzz/fuzz_common.c fuzz/fuzz.h $(FORMAT_SRC) $$(FUZZ_SRC_$$*) $(wildcard formats/*.h formats/*.def convert/*.h)
+$(BUILD)/fuzz/libfuzzer_%: fuzz/fuzz_%.c fuzz/fuzz_common.c fuzz/fuzz.h $(FORMAT_SRC) $$(FUZZ_SRC_$$*) $(FORMAT_HDR) $(CONVERT_HDR)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -std=gnu11 -D_GNU_SOURCE -DPTT_VERSION='"$(VERSION)"' -g -O1 \
+	$(FUZZ_CC) $(STD_CFLAGS) -g -O1 \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(ZLIB_CFLAGS) \
 		$(if $(filter paje,$*),-Dmain=ptt_paje_main) -o $@ fuzz/fuzz_common.c $(FUZZ_SRC_$*) $(FORMAT_SRC) $(ZLIB_LIBS) $(DW_LIBS) -lm
 
