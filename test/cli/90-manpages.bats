@@ -58,7 +58,7 @@ kill_recorder() {
 	local rec=$! n=0
 	for _ in $(seq 600); do [ -s "$BATS_TEST_TMPDIR/pid" ] && break; sleep 0.1; done
 	if [ "${1:-}" != --flight ]; then
-		until ptt-dump -n "$BATS_TEST_TMPDIR/k.ptt" 2>/dev/null | grep -q ' process_begin '; do
+		until [ "$(ptt-dump -n "$BATS_TEST_TMPDIR/k.ptt" 2>/dev/null | grep -c ' process_begin ')" -gt 0 ]; do
 			[ $((n += 1)) -le 600 ] || { echo "no process_begin in k.ptt after 60 s"; kill -KILL "$rec"; return 1; }
 			sleep 0.1
 		done
