@@ -89,7 +89,7 @@ trace() {
 wait_program() {
 	local n=0
 	prog=
-	until prog=$(pgrep -P "$1" | head -n 1) && [ -n "$prog" ]; do
+	until prog=$(pgrep -o -P "$1") && [ -n "$prog" ]; do
 		[ $((n += 1)) -le 600 ] || { echo "ptt-record $1 started no program in 60 s"; return 1; }
 		kill -0 "$1" 2>/dev/null || { echo "ptt-record $1 ended before its program was seen"; return 1; }
 		sleep 0.1
