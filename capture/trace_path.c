@@ -195,14 +195,14 @@ static void count_lost(struct ptt_tls *t, uint64_t ts)
 }
 
 /*
- * Wait until need words fit.  Returns 0 when they do, -1 when the event
- * must be dropped (discard mode, or the recorder is gone).
- */
-/*
  * A full ring wakes the recorder rather than wait for its next pass: once
  * per filling (the recorder clears the flag when it drains the ring), in
- * both modes.  This is the only system call on the path of an event, and
- * only when the ring is full.
+ * both modes.  An event that finds room in its thread's ring makes no
+ * system call (its clock is rdtsc, or clock_gettime, which the vDSO answers
+ * without one on the usual clock sources).  One that finds the ring full
+ * makes this futex wake and then, in the default lossless mode, the
+ * sched_yield and nanosleep calls of recorder_wait until the recorder has
+ * made room; a thread's first event makes those of attach.
  */
 static void wake_recorder(struct ptt_ring *r, struct ptt_shm *s)
 {

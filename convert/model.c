@@ -207,15 +207,7 @@ struct mobject *model_object(const struct model *m, uint32_t pid, uint64_t addr)
 	return o && o->pid == pid && o->addr == addr ? o : NULL;
 }
 
-uint32_t model_holder(const struct model *m, uint32_t pid, uint64_t addr)
-{
-	struct mobject *o = model_object(m, pid, addr);
-	return o ? o->owner : 0;
-}
-
 static const struct mframe running = { MS_RUNNING, 0, 0, 0, 0, { 0, 0, 0, { 0 } } };
-
-const struct mframe *model_top(const struct mthread *t) { return t->depth ? &t->stack[t->depth - 1] : NULL; }
 
 static const struct mframe *top(const struct mthread *t) { return t->depth ? &t->stack[t->depth - 1] : &running; }
 

@@ -215,12 +215,9 @@ void model_free(struct model *m);
 /* ---- queries ---- */
 struct mthread *model_thread(const struct model *m, uint32_t pid, uint32_t tid);
 struct mobject *model_object(const struct model *m, uint32_t pid, uint64_t addr);
-/* The thread that owns addr exclusively (0: free or shared; the owner may have ended). */
-uint32_t model_holder(const struct model *m, uint32_t pid, uint64_t addr);
 /* The live thread holding addr in any mode (a reader too), other than not, or NULL. */
 struct mthread *model_any_holder(const struct model *m, uint32_t pid, uint64_t addr, const struct mthread *not);
-/* The frame on top of t's stack, or NULL when it runs; the topmost wait frame, or NULL. */
-const struct mframe *model_top(const struct mthread *t);
+/* The topmost wait frame of t's stack, or NULL. */
 const struct mframe *model_waiting(const struct mthread *t);
 /* Call fn for every live thread (in no particular order); stops at the first non-zero result. */
 int model_foreach_thread(const struct model *m, int (*fn)(void *ctx, struct mthread *t), void *ctx);

@@ -10,7 +10,6 @@
 
 #define HIST 256 /* log histogram: 4 buckets per power of two of nanoseconds */
 #define TOPW 4
-#define HOLDS 16
 #define STAT_STALL_WARN_PCT 1.0 /* --brief warns about tracer stalls above this share of the threads' time */
 #define SITES 64 /* call sites kept per object; the rest are counted as one "other sites" row */
 

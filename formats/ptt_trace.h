@@ -354,10 +354,12 @@ const struct ptt_types *ptt_reader_types(const struct ptt_reader *r);
 const struct ptt_clock *ptt_reader_clock(const struct ptt_reader *r);
 /* Header value for key ("cmdline", "pid", "clock", ...) or NULL. */
 const char *ptt_reader_meta(const struct ptt_reader *r, const char *key);
-/* The header as "key value" lines, in the order read (including "type" lines). */
+/* The header as "key value" lines, in the order read (including "type" lines).
+ * The count is of the lines read so far: it grows as reading goes on, with a
+ * META block met mid-stream (types defined late, a later part's header) and
+ * with the END block's lines ("end" first). */
 size_t ptt_reader_meta_count(const struct ptt_reader *r);
 const char *ptt_reader_meta_line(const struct ptt_reader *r, size_t i);
-/* Number of META lines read so far: grows when a trace defines types mid-stream. */
 uint64_t ptt_reader_bytes(const struct ptt_reader *r); /* bytes consumed */
 int ptt_reader_saw_end(const struct ptt_reader *r); /* an END block / "# end" line was read */
 /*
@@ -497,11 +499,9 @@ void ptt_sink_set_note(struct ptt_sink *s, size_t (*note)(void *ctx, const struc
 struct ptt_names;
 struct ptt_names *ptt_names_new(void);
 int ptt_names_update(struct ptt_names *n, const struct ptt_event *ev); /* learns from name events */
-int ptt_names_set_object(struct ptt_names *n, uint64_t addr, const char *name);
 const char *ptt_names_thread(const struct ptt_names *n, uint32_t tid);   /* NULL if unnamed */
 const char *ptt_names_object(const struct ptt_names *n, uint64_t addr);
 int ptt_names_find_object(const struct ptt_names *n, const char *name, uint64_t *addr); /* 1 if found */
-int ptt_names_find_thread(const struct ptt_names *n, const char *name, uint32_t *tid);
 void ptt_names_free(struct ptt_names *n);
 
 /* A C++ symbol demangled ("_ZN4pool4lockE" -> "pool::lock"), malloc'd; NULL if not

@@ -57,7 +57,6 @@ struct ptt_reader {
 	z_stream zs; /* inflates every zlib block (inflate_block): set up once, not per block */
 	int zs_ready;
 	ZSTD_DCtx *zd; /* decompresses every zstd block, likewise */
-	int in_end_lines;
 	struct ptt_types types;
 	struct ptt_clock clock;
 	uint64_t pos;

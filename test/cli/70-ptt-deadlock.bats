@@ -3,6 +3,8 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
+teardown() { stop_recorder_left; }
+
 @test "ptt-deadlock --help, --version and usage errors" {
 	run -0 ptt-deadlock --help
 	[[ "$output" == *"Usage: ptt-deadlock"* ]]
@@ -45,7 +47,11 @@ load helpers
 }
 
 @test "a real deadlock, stopped by SIGINT through ptt-record, is reported, exit 3" {
-	run timeout -s INT 3 ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/deadlock"
+	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/deadlock" 2>/dev/null 3>&- &
+	rec=$!
+	wait_blocked "$rec" 3 # the pair, each waiting for the other's lock, and main joining one
+	kill -INT "$rec"
+	wait "$rec" || true
 	run -3 ptt-deadlock "$BATS_TEST_TMPDIR/t.ptt"
 	[[ "$output" == *"deadlock: threads blocked in a cycle at the end of the trace"* ]]
 	[[ "$output" == *"for left (0x"*"held by thread"* ]]
@@ -68,7 +74,11 @@ load helpers
 	[[ "$output" == *"sem_b (0x"*"taken while holding sem_a (0x"* ]]
 	[[ "$output" == *"sem_a (0x"*"taken while holding sem_b (0x"* ]]
 	[ -z "$stderr" ]
-	run timeout -s INT 3 ptt-record -q -o "$BATS_TEST_TMPDIR/d.ptt" -- "$EXAMPLES/sem_deadlock"
+	ptt-record -q -o "$BATS_TEST_TMPDIR/d.ptt" -- "$EXAMPLES/sem_deadlock" 3>&- &
+	rec=$!
+	wait_blocked "$rec" 3
+	kill -INT "$rec"
+	wait "$rec" || true
 	run -3 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/d.ptt"
 	[[ "$output" == *"deadlock: threads blocked in a cycle at the end of the trace"* ]]
 	[[ "$output" == *"for sem_a (0x"*"held by thread"* ]]
@@ -91,7 +101,11 @@ def run(first, second):
 t1 = threading.Thread(target=run, args=(a, b)); t2 = threading.Thread(target=run, args=(b, a))
 t1.start(); t2.start(); t1.join(); t2.join()
 PY
-	run timeout -s TERM 5 ptt-record -q -o "$BATS_TEST_TMPDIR/py.ptt" -- "$py" "$BATS_TEST_TMPDIR/dl.py"
+	ptt-record -q -o "$BATS_TEST_TMPDIR/py.ptt" -- "$py" "$BATS_TEST_TMPDIR/dl.py" 3>&- &
+	rec=$!
+	wait_blocked "$rec" 3
+	kill -TERM "$rec"
+	wait "$rec" || true
 	run -3 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/py.ptt"
 	[ -z "$stderr" ]
 	[[ "$output" == *"potential deadlock 1: lock-order cycle of 2 objects"* ]]
