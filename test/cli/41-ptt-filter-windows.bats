@@ -68,7 +68,7 @@ setup() {
 	[ -z "$stderr" ]
 	[[ "$output" == *"in 20.000 ms of trace"* ]]
 	# the five threads live through the window: LIFE(ms) is 20.000 for each
-	[ "$(echo "$output" | awk '/LIFE\(ms\)/ { on = 1; next } on && NF >= 4 && $(NF - 8) == "20.000"' | wc -l)" -eq 5 ]
+	[ "$(echo "$output" | awk '/LIFE\(ms\)/ { on = 1; next } on && NF >= 4 && $(NF - 9) == "20.000"' | wc -l)" -eq 5 ]
 	run -0 --separate-stderr ptt-stat -c "$BATS_TEST_TMPDIR/w.ptt"
 	[ "$(echo "$output" | awk -F, '$4 == 20000000' | wc -l)" -eq 5 ]
 }
