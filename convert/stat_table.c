@@ -292,9 +292,22 @@ struct stat_table *stat_new(void)
 	return st;
 }
 
+struct open_ctx {
+	struct stat_table *st;
+	uint32_t pid, tid;          /* the frames of this process (tid 0) or thread only; pid 0: all */
+	uint64_t end_ns;
+};
+
+static int open_wait(void *ctx, struct mthread *t, const struct mframe *f);
+
 void stat_event(struct stat_table *st, const struct ptt_event *ev)
 {
 	ptt_syms_update(st->syms, ev);
+	if (ev->id == PTT_EV_THREAD_END || ev->id == PTT_EV_PROCESS_EXIT) {
+		/* a wait its thread's end cut: counted as one the end of the trace (or window) cuts */
+		struct open_ctx oc = { st, ev->pid, ev->id == PTT_EV_THREAD_END ? ev->tid : 0, ev->ns };
+		model_foreach_open(st->model, open_wait, &oc);
+	}
 	model_event(st->model, ev);
 	if (!st->any)
 		st->first_ns = ev->ns;
@@ -303,23 +316,27 @@ void stat_event(struct stat_table *st, const struct ptt_event *ev)
 }
 
 /*
- * A wait still open at the end of the trace (a thread blocked for ever, or
- * cut by the end): contended, with its time up to the end, so that a
- * deadlock never reads as "no thread waited".  Joins and waits a selection
- * left out are no object's contention.
+ * A wait still open at the end of the trace or window, or when its thread or
+ * process ended (a thread blocked for ever, or cut by the end): contended,
+ * with its time up to that end, so that a deadlock never reads as "no thread
+ * waited", and a window and the whole trace count it alike.  Joins and
+ * waits a selection left out are no object's contention.
  */
 static int open_wait(void *ctx, struct mthread *t, const struct mframe *f)
 {
-	struct stat_table *st = ctx;
+	struct open_ctx *oc = ctx;
+	struct stat_table *st = oc->st;
 	unsigned cls = mstate_class(f->state);
-	if (!mstate_is_wait(f->state) || cls == PTT_CLASS_META || f->state == MS_OTHER_WAIT || st->last_ns < f->begin_ns)
+	if ((oc->pid && t->pid != oc->pid) || (oc->tid && t->tid != oc->tid))
+		return 0;
+	if (!mstate_is_wait(f->state) || cls == PTT_CLASS_META || f->state == MS_OTHER_WAIT || oc->end_ns < f->begin_ns)
 		return 0;
 	struct obj *o = obj_of(st, t->pid, f->obj, cls);
 	if (o) {
 		const struct mobject *mo = cls == PTT_CLASS_SEM ? model_object(st->model, t->pid, f->obj) : NULL;
 		if (mo)
 			o->sem_lock = mo->sem_lock;
-		add_wait(o, t->tid, open_site(st, &f->open), st->last_ns - f->begin_ns, 1);
+		add_wait(o, t->tid, open_site(st, &f->open), oc->end_ns - f->begin_ns, 1);
 		o->open_waits++;
 		st->open_waits++;
 	}
@@ -333,7 +350,8 @@ void stat_finish(struct stat_table *st, uint64_t from_ns, uint64_t to_ns)
 		st->last_ns = to_ns;
 	if (from_ns && st->any && from_ns < st->first_ns)
 		st->first_ns = from_ns;
-	model_foreach_open(st->model, open_wait, st);
+	struct open_ctx oc = { st, 0, 0, st->last_ns };
+	model_foreach_open(st->model, open_wait, &oc);
 	model_finish(st->model, st->last_ns);
 }
 
@@ -621,8 +639,9 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		fprintf(out, "waiting for work: %.3f ms in condition variables, semaphores used as signals and barriers,"
 			     " %.3f ms in joins\n", ms(idle), ms(joins));
 		if (st->open_waits)
-			fprintf(out, "%" PRIu64 " wait%s still open at the end of the trace, counted as contended up to its end "
-				     "(threads blocked for ever? see ptt-deadlock)\n", st->open_waits, st->open_waits > 1 ? "s were" : " was");
+			fprintf(out, "%" PRIu64 " wait%s still open at the end of the trace (or when %s thread ended), counted as "
+				     "contended up to then (threads blocked for ever? see ptt-deadlock)\n", st->open_waits,
+				st->open_waits > 1 ? "s were" : " was", st->open_waits > 1 ? "their" : "its");
 	}
 	free(locks);
 	free(work);

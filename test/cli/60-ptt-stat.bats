@@ -177,3 +177,25 @@ slow_path 1000" ]
 	[ "$(grep -cE '^  site [12] +(60|20) .* two_sites_stripped\+0x[0-9a-f]+$' <<<"$output")" -eq 2 ]
 	run -1 grep -E '^  site .* 0x[0-9a-f]+$' <<<"$(grep -v 'two_sites_stripped+0x' <<<"$output")"
 }
+
+# A wait its process's exit cut counts as contended, as one a window's end cuts.
+@test "a wait open when its process exits counts as in a window that ends before the exit" {
+	printf '# ptt-trace 1\n%s\n' \
+		'0.000000001 10 10 pthread process_begin ppid=1 cmd="t"' \
+		'0.000000002 10 11 pthread thread_begin handle=0x1 start=0x0 parent=0' \
+		'0.000000003 10 12 pthread thread_begin handle=0x2 start=0x0 parent=0' \
+		'0.000000010 10 11 pthread mutex_lock mutex=0x20 ret=0' \
+		'0.000000020 10 12 pthread mutex_lock_req mutex=0x20' \
+		'0.000001000 10 10 pthread mutex_lock mutex=0x30 ret=0' \
+		'0.000001001 10 10 pthread mutex_unlock mutex=0x30 ret=0' \
+		'0.000002020 10 10 pthread process_exit status=0' \
+		'0.000002021 10 10 pthread thread_end retval=0x0 how=3' >"$BATS_TEST_TMPDIR/t.txt"
+	row() { ptt-stat --csv -S 0 "$1" | awk -F, '$1 == "0x20" { print $5, $6, $8 }'; }
+	# acquisitions, contended, wait: the wait of thread 12, up to the exit
+	[ "$(row "$BATS_TEST_TMPDIR/t.txt")" = "1 1 2000" ]
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.txt"
+	[[ "$output" == *"1 wait was still open at the end of the trace (or when its thread ended)"* ]]
+	# a window that ends at 1.5 us: the same wait, cut there
+	ptt-filter --from=0ns --to=1500ns "$BATS_TEST_TMPDIR/t.txt" >"$BATS_TEST_TMPDIR/w.txt"
+	[ "$(row "$BATS_TEST_TMPDIR/w.txt")" = "1 1 1480" ]
+}
