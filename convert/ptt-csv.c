@@ -195,7 +195,9 @@ int main(int argc, char **argv)
 		puts("time_ns,time_s,pid,tid,thread_name,source,event,class,object,object_name,args,site,site_line");
 	static struct ptt_event ev;
 	uint64_t last = 0;
+	struct cli_clock clock = { 0 }; /* a window's times from its start, as in ptt-paje and ptt-json */
 	while (syms && (!states || m) && cli_next(&in, &ev) > 0) {
+		cli_clock_event(&clock, in.r, &ev);
 		ptt_syms_update(syms, &ev);
 		if (states)
 			model_event(m, &ev);
@@ -205,7 +207,7 @@ int main(int argc, char **argv)
 	}
 	if (m) {
 		st.complete = 0; /* what is still open was cut by the end of the trace */
-		model_finish(m, last);
+		model_finish(m, cli_clock_end(&clock, in.r, last)); /* a window's states end at its end */
 		model_free(m);
 	}
 	ptt_syms_free(syms);
