@@ -269,6 +269,8 @@ static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const 
 	(void)ok;
 	if (!mo || role == PTT_ROLE_TRY || role == PTT_ROLE_TRY_SHARED)
 		return;
+	if (cls == PTT_CLASS_META)
+		return; /* a wait a selection (ptt-filter) left out: no object's row */
 	struct obj *o = obj_of(ctx, t->pid, mo->addr, cls);
 	if (!o || (cls != PTT_CLASS_BARRIER && (cls != PTT_CLASS_COND || !wait)))
 		return;
