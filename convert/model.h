@@ -37,8 +37,11 @@
  *    while its value stays at most 1), or, its sem_init not being in the
  *    trace, when a thread posts a semaphore it took itself: from then on a
  *    unit taken is a hold (MS_SEM_HOLD) released by the next post, of the
- *    taker or, when the poster holds none, of the thread that took it last.
- *    (CPython's locks are such semaphores.)
+ *    taker or, when the poster holds none, of the thread that took it last;
+ *    that post (by a thread that holds no unit, for another that took one)
+ *    makes it a signal from then on: no hold, no lock order.  (CPython's
+ *    locks are such semaphores; a Condition's waiter lock, released by the
+ *    notifier, is a signal.)
  *  - Lock order (lockgraph.c, over this model).  Holding A (exclusive or
  *    shared, taken by any acquisition, a try too) while asking for B with a
  *    call that may block (request, blocking or timed acquisition; the cond
