@@ -180,6 +180,26 @@ EOF
 	[ -z "$stderr" ]
 }
 
+@test "a lock taken by a try, then held while blocking for another, orders the two" {
+	printf '# ptt-trace 1\n%s\n' \
+		'0.000000001 10 10 pthread process_begin ppid=1 cmd="t"' \
+		'0.000000002 10 11 pthread thread_begin handle=0x1 start=0x0 parent=0' \
+		'0.000000003 10 12 pthread thread_begin handle=0x2 start=0x0 parent=0' \
+		'0.000000010 10 11 pthread mutex_trylock mutex=0xa ret=0 site=0x70' \
+		'0.000000011 10 11 pthread mutex_lock_req mutex=0xb site=0x71' \
+		'0.000000012 10 11 pthread mutex_lock mutex=0xb ret=0 site=0x71' \
+		'0.000000013 10 11 pthread mutex_unlock mutex=0xb ret=0 site=0x72' \
+		'0.000000014 10 11 pthread mutex_unlock mutex=0xa ret=0 site=0x73' \
+		'0.000000020 10 12 pthread mutex_lock mutex=0xb ret=0 site=0x80' \
+		'0.000000021 10 12 pthread mutex_lock mutex=0xa ret=0 site=0x81' \
+		'0.000000022 10 12 pthread mutex_unlock mutex=0xa ret=0 site=0x82' \
+		'0.000000023 10 12 pthread mutex_unlock mutex=0xb ret=0 site=0x83' >"$BATS_TEST_TMPDIR/t.txt"
+	run -1 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/t.txt"
+	[ -z "$stderr" ]
+	[[ "$output" == *"0xb taken while holding 0xa: first by thread 11"* ]]
+	[[ "$output" == *"0xa taken while holding 0xb: first by thread 12"* ]]
+}
+
 @test "CPython: two threads deadlocked when the process calls os._exit is a deadlock, exit 3" {
 	py=$(command -v python3 >/dev/null && python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || skip "python3 not installed"
 	cat >"$BATS_TEST_TMPDIR/dl.py" <<'PY'
