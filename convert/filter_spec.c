@@ -96,9 +96,44 @@ int spec_is_definition(const struct ptt_event *ev)
 	}
 }
 
+/*
+ * The labels the pictures and reports give, taken back: a thread as "TID",
+ * "TID NAME" or "TID (NAME)" is its tid; an object as "KIND NAME" (Paje,
+ * JSON) is NAME, as "NAME (0xADDR)" (ptt-deadlock) its address.
+ */
+static const char *thread_core(const char *want, char *buf, size_t size)
+{
+	size_t n = strspn(want, "0123456789");
+	if (n && n < size && want[n] == ' ') {
+		memcpy(buf, want, n);
+		buf[n] = 0;
+		return buf;
+	}
+	return want;
+}
+
+static const char *object_core(const char *want, char *buf, size_t size)
+{
+	static const char *const kinds[] = { "mutex ", "rwlock ", "spinlock ", "spin ", "cond ", "barrier ", "semaphore ", "sem " };
+	const char *open = strstr(want, " (0x");
+	size_t len = strlen(want);
+	if (open && len && want[len - 1] == ')' && (size_t)(want + len - 1 - (open + 2)) < size) {
+		size_t n = (size_t)(want + len - 1 - (open + 2));
+		memcpy(buf, open + 2, n);
+		buf[n] = 0;
+		return buf;
+	}
+	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+		if (strncmp(want, kinds[k], strlen(kinds[k])) == 0 && want[strlen(kinds[k])])
+			return want + strlen(kinds[k]);
+	return want;
+}
+
 /* A thread by tid, by its given name, or (syms) by the name the other tools show: start routine, command. */
 static int match_thread(const char *want, const struct ptt_event *ev, const struct ptt_names *names, struct ptt_syms *syms)
 {
+	char tidbuf[24];
+	want = thread_core(want, tidbuf, sizeof tidbuf);
 	char *end;
 	unsigned long tid = strtoul(want, &end, 10);
 	if (!*end && *want)
@@ -125,7 +160,8 @@ static int object_arg(const struct ptt_event *ev, unsigned a)
 static int match_object(const char *want, const struct ptt_event *ev, const struct ptt_names *names, struct ptt_syms *syms)
 {
 	uint64_t addr;
-	char *end;
+	char *end, addrbuf[24];
+	want = object_core(want, addrbuf, sizeof addrbuf);
 	if (want[0] == '0' && (want[1] == 'x' || want[1] == 'X')) {
 		addr = strtoull(want + 2, &end, 16);
 		if (*end)
