@@ -228,6 +228,24 @@ int cli_window(const struct ptt_reader *r, uint64_t *from, uint64_t *to)
 	return f || t;
 }
 
+void cli_clock_event(struct cli_clock *c, const struct ptt_reader *r, struct ptt_event *ev)
+{
+	if (!c->known) {
+		c->window = cli_window(r, &c->from, &c->to);
+		c->known = 1;
+	}
+	ev->ns = ev->ns > c->from ? ev->ns - c->from : 0;
+}
+
+uint64_t cli_clock_end(struct cli_clock *c, const struct ptt_reader *r, uint64_t last_ns)
+{
+	/* the end is known only once the whole input is read (window_to_ns comes with the trace's end) */
+	c->window = cli_window(r, &c->from, &c->to) || c->window;
+	if (c->window && c->to > c->from && c->to - c->from > last_ns)
+		return c->to - c->from;
+	return last_ns;
+}
+
 void cli_print_version(const char *prog)
 {
 	printf("%s (ptt) %s\n", prog, PTT_VERSION);

@@ -65,6 +65,20 @@ void cli_print_version(const char *prog);
  * read for the end.
  */
 int cli_window(const struct ptt_reader *r, uint64_t *from, uint64_t *to);
+
+/*
+ * The time every timeline (ptt-paje, ptt-json, ptt-csv) shows: of a window
+ * cut by ptt-filter, relative to the window's start, states running to its
+ * end; else the trace's own.  cli_clock_event shifts an event just read;
+ * cli_clock_end gives the time the states end, from the last event's.
+ */
+struct cli_clock {
+	int known;             /* the header was read: window and from are set */
+	int window;
+	uint64_t from, to;
+};
+void cli_clock_event(struct cli_clock *c, const struct ptt_reader *r, struct ptt_event *ev);
+uint64_t cli_clock_end(struct cli_clock *c, const struct ptt_reader *r, uint64_t last_ns);
 /* For usage errors: "Try 'prog --help'" and return 2. */
 int cli_usage_error(const char *prog);
 

@@ -728,6 +728,8 @@ static void post(struct model *m, struct mthread *t, const struct ptt_event *ev,
 	struct mframe gone;
 	if (h && drop(m, h, MS_SEM_HOLD, obj, ev->ns, &gone) && m->ops.release)
 		m->ops.release(m->ops.ctx, h, o, &gone, ev);
+	if (!mine && h && h != t)
+		o->sem_lock = 0; /* posted by a thread holding none for the one that took it: a signal, from now on */
 }
 
 static void on_post(struct model *m, struct mthread *t, const struct ptt_event *ev, uint64_t obj)

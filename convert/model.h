@@ -37,8 +37,23 @@
  *    while its value stays at most 1), or, its sem_init not being in the
  *    trace, when a thread posts a semaphore it took itself: from then on a
  *    unit taken is a hold (MS_SEM_HOLD) released by the next post, of the
- *    taker or, when the poster holds none, of the thread that took it last.
- *    (CPython's locks are such semaphores.)
+ *    taker or, when the poster holds none, of the thread that took it last;
+ *    that post (by a thread that holds no unit, for another that took one)
+ *    makes it a signal from then on: no hold, no lock order.  (CPython's
+ *    locks are such semaphores; a Condition's waiter lock, released by the
+ *    notifier, is a signal.)
+ *  - Lock order (lockgraph.c, over this model).  Holding A (exclusive or
+ *    shared, taken by any acquisition, a try too) while asking for B with a
+ *    call that may block (request, blocking or timed acquisition; the cond
+ *    wait's re-lock) orders A before B, when both are mutexes, rwlocks,
+ *    spinlocks or semaphores used as locks.  A successful try of B orders
+ *    A before B only when tries at its call site (or of B, without sites)
+ *    are the fast path of a blocking acquisition: a try there failed and the
+ *    same thread then asked for the object with a call that may block,
+ *    before giving up any lock it held at the try (CPython: sem_trywait,
+ *    then sem_wait).  A try after which the thread backs off is honest and
+ *    orders nothing.  Threads blocked on each other when their process exits
+ *    (process_exit) were deadlocked, as at the end of the trace.
  *  - Ownership (for anomalies and holder queries) is per object: the
  *    exclusive owner with its recursion depth, or a count of readers.  A
  *    thread that ends holding a lock leaves it owned by a dead thread (a

@@ -311,9 +311,11 @@ static void convert(struct json *js, struct cli_input *in)
 	struct model *m = model_new(&ops);
 	static struct ptt_event ev;
 	uint64_t last = 0;
+	struct cli_clock clock = { 0 }; /* a window's times from its start, as in ptt-paje and ptt-csv */
 	fprintf(js->out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"ptt-json %s\"},\"traceEvents\":[",
 		PTT_VERSION);
 	while (m && cli_next(in, &ev) > 0) {
+		cli_clock_event(&clock, in->r, &ev);
 		/* process_begin of a pid already seen: an exec, whose new command renames the process */
 		int exec = ev.id == PTT_EV_PROCESS_BEGIN && model_thread(m, ev.pid, ev.tid);
 		ptt_syms_update(js->syms, &ev);
@@ -329,7 +331,7 @@ static void convert(struct json *js, struct cli_input *in)
 		last = ev.ns;
 	}
 	if (m)
-		model_finish(m, last);
+		model_finish(m, cli_clock_end(&clock, in->r, last)); /* a window's states end at its end */
 	model_free(m);
 	fputs("\n]}\n", js->out);
 }
