@@ -131,8 +131,14 @@ struct ring_copy {
 	int busy;
 };
 
-/* Where ring i's span is, now (no copy yet: the positions of every ring are read in one sweep). */
-static void ring_span(struct flight *f, uint32_t i, struct ring_copy *rc, int live, uint64_t slack)
+/*
+ * Where ring i's span is, now (no copy yet: the positions of every ring are
+ * read in one sweep).  A record being written (reserved ahead of committed)
+ * takes nanoseconds unless its writer was preempted in it: it is waited for,
+ * until deadline (ticks), so that a preempted writer does not cut every other
+ * thread's history at its last record.
+ */
+static void ring_span(struct flight *f, uint32_t i, struct ring_copy *rc, int live, uint64_t cut, uint64_t deadline)
 {
 	struct ptt_shm *s = f->shm;
 	struct ptt_ring *r = &s->rings[i];
@@ -141,7 +147,7 @@ static void ring_span(struct flight *f, uint32_t i, struct ring_copy *rc, int li
 	rc->first = __atomic_load_n(&r->first, __ATOMIC_ACQUIRE);
 	int closed = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == PTT_RING_CLOSED;
 	rc->busy = 1;
-	for (int tries = 0; rc->busy && tries < 1000; tries++) { /* a record being written: it takes nanoseconds */
+	for (unsigned tries = 0; rc->busy; tries++) {
 		rc->now = now_ticks(s);
 		rc->c0 = __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE);
 		rc->end = __atomic_load_n(&r->committed, __ATOMIC_ACQUIRE);
@@ -151,10 +157,16 @@ static void ring_span(struct flight *f, uint32_t i, struct ring_copy *rc, int li
 			rc->end = reserved;
 			break;
 		}
+		if (rc->busy && rc->now > deadline)
+			break;
+		if (rc->busy && tries >= 1000) {
+			struct timespec ts = { 0, 50000 };
+			nanosleep(&ts, NULL);
+		}
 	}
-	/* no later record of this ring can be older than this (drain.c's rule; a
-	 * writer preempted inside its very first record sets none) */
-	rc->bound = closed || rc->busy ? UINT64_MAX : rc->now - slack;
+	/* no later record of this ring can be older than the cut (drain.c's rule: the sweep
+	 * comes a slack after it); a writer still in a record bounds it by its last one */
+	rc->bound = closed || rc->busy ? UINT64_MAX : cut;
 }
 
 /* Copy ring i's span as ring_span found it, then read `consumed` again. */
@@ -245,8 +257,8 @@ static int meta_lines(struct ptt_writer *w, const struct ptt_shm *s, const struc
 
 /*
  * One try at copying every ring: the records in time order, [0, *nrecs) to
- * write.  Every ring's span is taken in one sweep (the cut: one instant for
- * all, less the drain's slack), then the spans are copied, and read
+ * write.  The cut is one instant for all; every ring's span is taken in one
+ * sweep a slack after it, then the spans are copied, and read
  * (checksums, order) only then.  While the copy lasts the writers do not
  * overwrite (shm's snapshot flag), so a recorder preempted between two
  * copies still finds every span as the sweep saw it; a writer that began to
@@ -265,10 +277,22 @@ static long collect(struct flight *f, uint32_t n, int live, uint64_t slack, uint
 	*from = 0;
 	if (live) /* writers wait rather than overwrite until every ring is copied (trace_path.c) */
 		__atomic_store_n(&s->snapshot, 1, __ATOMIC_SEQ_CST);
+	/*
+	 * The cut is now; the sweep comes a slack later, when every record
+	 * stamped before the cut is visible (or its writer is still in it).
+	 * Sweeping first and cutting a slack before the sweep, as the drain
+	 * does, would leave out a thread so busy that its whole retained
+	 * history is younger than the slack.
+	 */
+	uint64_t cut_at = now_ticks(s), deadline = cut_at + slack * 100; /* 20 ms for preempted writers */
+	while (live && now_ticks(s) - cut_at < slack) {
+		struct timespec ts = { 0, 50000 };
+		nanosleep(&ts, NULL);
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		rcs[i].bound = UINT64_MAX;
 		if (__atomic_load_n(&s->rings[i].state, __ATOMIC_ACQUIRE) >= PTT_RING_ACTIVE && ptt_ring_data(s, i))
-			ring_span(f, i, &rcs[i], live, slack);
+			ring_span(f, i, &rcs[i], live, cut_at, deadline);
 	}
 	for (uint32_t i = 0; !rc && i < n; i++) {
 		rc = copy_span_of(f, i, &rcs[i]);
