@@ -19,6 +19,7 @@
 
 #include "drain.h"
 #include "flight.h"
+#include "keeper.h"
 
 #define KEEP_FREE 16 /* rings the recorder keeps free for new threads */
 
@@ -230,7 +231,7 @@ static int read_copy(struct flight *f, uint32_t i, struct ring_copy *rc, struct 
 
 /* The META lines: the common start, and where each thread's history begins. */
 static int meta_lines(struct ptt_writer *w, const struct ptt_shm *s, const struct frec *recs, size_t nrecs,
-		      const uint8_t *cut, uint64_t from, const struct ptt_clock *clk)
+		      const uint8_t *cut, uint64_t from, const struct ptt_clock *clk, long head)
 {
 	size_t cap = 4096 + (size_t)s->max_rings * 64, len = 0;
 	char *m = malloc(cap);
@@ -240,7 +241,7 @@ static int meta_lines(struct ptt_writer *w, const struct ptt_shm *s, const struc
 		free(done);
 		return PTT_E_NOMEM;
 	}
-	len += (size_t)snprintf(m, cap, "flight_from %" PRIu64 "\n", from ? ptt_clock_ns(clk, from) : 0);
+	len += (size_t)snprintf(m, cap, "flight_from %" PRIu64 "\nhead %ld\n", from ? ptt_clock_ns(clk, from) : 0, head);
 	for (size_t k = 0; k < nrecs && len < cap - 128; k++) {
 		const struct frec *r = &recs[k];
 		if (done[r->ring])
@@ -319,6 +320,61 @@ static long collect(struct flight *f, uint32_t n, int live, uint64_t slack, uint
 	return 0;
 }
 
+/* The threads of a snapshot, and where each one's history in it begins: who tells the head's names. */
+struct tellers {
+	struct { uint32_t pid, tid; uint64_t first; } *v;
+	size_t n;
+};
+
+static int tellers_of(struct tellers *t, const struct frec *recs, size_t nrecs)
+{
+	t->n = 0;
+	t->v = NULL;
+	for (size_t k = 0; k < nrecs; k++) {
+		size_t i = 0;
+		while (i < t->n && (t->v[i].tid != recs[k].tid || t->v[i].pid != recs[k].rec[3]))
+			i++;
+		if (i < t->n)
+			continue;
+		if ((t->n & (t->n + 1)) == 0 || !t->v) { /* at 0, 1, 3, 7, ...: room for twice as many */
+			void *nv = realloc(t->v, (t->n + 1) * 2 * sizeof *t->v);
+			if (!nv)
+				return PTT_E_NOMEM;
+			t->v = nv;
+		}
+		t->v[t->n].pid = recs[k].rec[3];
+		t->v[t->n].tid = recs[k].tid;
+		t->v[t->n++].first = recs[k].ts; /* recs are in time order: the thread's first */
+	}
+	return 0;
+}
+
+static long teller_at(const struct tellers *t, uint32_t pid, uint32_t tid)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].pid == pid && t->v[i].tid == tid)
+			return (long)i;
+	return -1;
+}
+
+/* keeper_write's teller: nobody for a record still in its thread's history here, else its
+ * thread (or the one it is about) when in the snapshot, else the process's main or any thread. */
+static uint32_t snapshot_teller(void *ctx, const uint32_t *rec, uint32_t pid, uint32_t by)
+{
+	const struct tellers *t = ctx;
+	long own = teller_at(t, pid, rec[4]);
+	if (own >= 0 && t->v[own].first <= ((uint64_t)rec[2] << 32 | rec[1]))
+		return 0; /* the snapshot has it in its place */
+	if (teller_at(t, pid, by) >= 0)
+		return by;
+	if (teller_at(t, pid, pid) >= 0)
+		return pid;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].pid == pid)
+			return t->v[i].tid;
+	return 0;
+}
+
 /*
  * Every thread's whole retained history is written, merged by time: a
  * thread quiet for long (one hung on a lock: what a flight recording is
@@ -332,7 +388,8 @@ static long collect(struct flight *f, uint32_t n, int live, uint64_t slack, uint
  * still come out empty, it copies again (a few times at most).
  */
 long flight_write(struct flight *f, struct ptt_writer *w, const struct ptt_clock *clk, int live,
-		  int (*before)(void *, const uint32_t *, struct ptt_writer *), void *ctx, uint64_t *torn)
+		  int (*before)(void *, const uint32_t *, struct ptt_writer *), void *ctx, struct keeper *names,
+		  uint64_t *torn)
 {
 	struct ptt_shm *s = f->shm;
 	uint32_t n = __atomic_load_n(&s->nrings, __ATOMIC_ACQUIRE);
@@ -355,8 +412,19 @@ long flight_write(struct flight *f, struct ptt_writer *w, const struct ptt_clock
 		nrecs = 0;
 	}
 	*torn += t;
+	struct tellers tel = { NULL, 0 };
+	long head = 0;
+	if (!rc && names && nrecs)
+		rc = tellers_of(&tel, recs, nrecs);
+	if (!rc && names && nrecs)
+		head = keeper_write(names, NULL, 0, snapshot_teller, &tel);
 	if (!rc)
-		rc = meta_lines(w, s, recs, nrecs, cut, from, clk);
+		rc = meta_lines(w, s, recs, nrecs, cut, from, clk, head);
+	if (!rc && head > 0) { /* the names in force, first, stamped at the snapshot's first record */
+		long hn = keeper_write(names, w, recs[0].ts, snapshot_teller, &tel);
+		rc = hn < 0 ? (int)hn : 0;
+	}
+	free(tel.v);
 	for (size_t k = 0; !rc && k < nrecs; k++) {
 		if (before)
 			rc = before(ctx, recs[k].rec, w);

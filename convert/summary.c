@@ -111,8 +111,11 @@ void summary_print_info(const struct summary *s, const struct ptt_reader *r, str
 	}
 	fprintf(out, "duration:   ");
 	print_ns(out, s->events && last > first ? last - first : 0);
-	fprintf(out, "\nevents:     %" PRIu64 "\nlost:       %" PRIu64 "%s\n", s->events, s->lost,
-		ptt_reader_saw_end(r) ? "" : " (the trace has no end: the recorder did not finish it)");
+	const char *next = ptt_reader_meta(r, "continued");
+	fprintf(out, "\nevents:     %" PRIu64 "\nlost:       %" PRIu64 "%s%s%s\n", s->events, s->lost,
+		ptt_reader_saw_end(r) ? "" : next ? " (a part of a rotated recording, continued in " :
+		" (the trace has no end: the recorder did not finish it)", ptt_reader_saw_end(r) || !next ? "" : next,
+		ptt_reader_saw_end(r) || !next ? "" : ")");
 	fprintf(out, "threads:    %zu\n\n%8s %8s %12s %14s %14s  %s\n", s->nthreads, "PID", "TID", "EVENTS", "FIRST", "LAST", "NAME");
 	for (size_t i = 0; i < s->nthreads; i++) {
 		const struct thread_count *t = &s->threads[i];
