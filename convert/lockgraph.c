@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fidelity.h"
 #include "lockgraph.h"
 #include "model.h"
 #include "pmap.h"
@@ -18,8 +19,18 @@ struct node {
 	uint32_t serial;	/* creation order: edges are keyed by it, two objects never share one */
 };
 
+/* A thread's takings of the order: its hold of A from `from` to `to` (B asked for), its first and its
+ * latest.  A lost stretch of that thread (a release of A unseen) inside a hold could explain the order. */
+#define SAMPLES 8
+struct occurrence {
+	uint32_t tid;
+	uint64_t from[2], to[2]; /* [0] the first, [1] the latest */
+};
+
 struct edge {
 	struct node *from, *to;
+	struct occurrence seen[SAMPLES]; /* the first SAMPLES threads that took it */
+	unsigned nseen;
 	uint32_t first_tid, other_tid; /* a second thread that took the same order, if any */
 	uint64_t first_ns;
 	uint64_t held_site, taken_site; /* the first time: where A was taken, then where B was asked for */
@@ -78,6 +89,23 @@ static void edge_modes(struct edge *e, int a_shared, int b_shared)
 		e->want_excl = 1;
 }
 
+/* Keep this taking of e's order, so that one taken where nothing was lost verifies it. */
+static void add_occurrence(struct edge *e, uint32_t tid, uint64_t from, uint64_t to)
+{
+	unsigned i = 0;
+	while (i < e->nseen && e->seen[i].tid != tid)
+		i++;
+	if (i == SAMPLES)
+		return;
+	if (i == e->nseen) {
+		e->nseen++;
+		e->seen[i] = (struct occurrence){ tid, { from, from }, { to, to } };
+		return;
+	}
+	e->seen[i].from[1] = from;
+	e->seen[i].to[1] = to;
+}
+
 static void add_edge(struct lockgraph *g, struct node *a, const struct mframe *a_hold, struct node *b, int b_shared,
 		     const struct ptt_event *ev)
 {
@@ -88,6 +116,7 @@ static void add_edge(struct lockgraph *g, struct node *a, const struct mframe *a
 		if (ev->tid != e->first_tid && !e->other_tid)
 			e->other_tid = ev->tid;
 		edge_modes(e, a_shared, b_shared);
+		add_occurrence(e, ev->tid, a_hold->begin_ns, ev->ns);
 		return;
 	}
 	e = calloc(1, sizeof *e);
@@ -97,6 +126,7 @@ static void add_edge(struct lockgraph *g, struct node *a, const struct mframe *a
 	}
 	e->from = a;
 	e->to = b;
+	add_occurrence(e, ev->tid, a_hold->begin_ns, ev->ns);
 	e->first_tid = ev->tid;
 	e->first_ns = ev->ns;
 	e->held_site = ptt_syms_site_addr(g->syms, a_hold->open.id, a_hold->open.arg);
@@ -303,9 +333,21 @@ static void edge_sites(struct lockgraph *g, const struct edge *e, FILE *out)
 	fprintf(out, "    %s taken%s, then %s%s\n", a, *at_a ? at_a : " (site unknown)", b, *at_b ? at_b : " (site unknown)");
 }
 
-int lockgraph_report_cycles(struct lockgraph *g, FILE *out)
+/* Is e's order verified: taken at least once where no lost stretch (fidelity.h) could explain it?  Else *why says where. */
+static int verified(const struct edge *e, const struct loss *loss, const struct occurrence **why)
+{
+	*why = e->nseen ? &e->seen[0] : NULL;
+	for (unsigned i = 0; i < e->nseen; i++)
+		for (int k = 0; k < 2; k++)
+			if (!loss_covers(loss, e->seen[i].tid, e->seen[i].from[k], e->seen[i].to[k]))
+				return 1;
+	return !e->nseen;
+}
+
+int lockgraph_report_cycles(struct lockgraph *g, const struct loss *loss, FILE *out, int *unverified)
 {
 	int comp = 0, found = 0;
+	*unverified = 0;
 	g->stack = malloc((g->nall + 1) * sizeof *g->stack);
 	if (!g->stack)
 		return 0;
@@ -338,10 +380,30 @@ int lockgraph_report_cycles(struct lockgraph *g, FILE *out)
 			conflicts &= path[k]->want_excl || path[(k + 1) % len]->held_excl;
 		if (!several || !conflicts)
 			continue;
-		found++;
+		/* an order seen only where events were lost may be a release the trace lacks: no finding */
+		const struct occurrence *why = NULL;
+		size_t weak = len;
+		for (size_t k = 0; k < len && weak == len; k++)
+			if (!verified(path[k], loss, &why))
+				weak = k;
+		if (weak < len)
+			++*unverified;
+		else
+			found++;
 		if (!out)
 			continue;
-		fprintf(out, "potential deadlock %d: lock-order cycle of %zu objects in process %" PRIu32 "\n", found, len, n->pid);
+		if (weak < len) {
+			char a[128], t[64];
+			name_of(g, path[weak]->from, a, sizeof a);
+			thread_name(g, why->tid, t, sizeof t);
+			fprintf(out, "unverifiable cycle %d: lock-order cycle of %zu objects in process %" PRIu32 ", not reported as a "
+				"potential deadlock: events of thread %s may be lost while it held %s (%" PRIu64 ".%09" PRIu64 " s to %"
+				PRIu64 ".%09" PRIu64 " s), a release of it among them\n", *unverified, len, n->pid, t, a,
+				why->from[0] / 1000000000u, why->from[0] % 1000000000u, why->to[0] / 1000000000u,
+				why->to[0] % 1000000000u);
+		} else {
+			fprintf(out, "potential deadlock %d: lock-order cycle of %zu objects in process %" PRIu32 "\n", found, len, n->pid);
+		}
 		for (size_t k = 0; k < len; k++) {
 			char a[128], b[128], t[64];
 			name_of(g, path[k]->from, a, sizeof a);
@@ -486,9 +548,17 @@ static void print_wait(struct lockgraph *g, struct mthread *t, FILE *out)
  * wait, so that a cycle reads in order; then threads blocked for ever for
  * other reasons.
  */
-int lockgraph_report_blocked(struct lockgraph *g, FILE *out)
+/* Could t's wait have ended unseen (a lost stretch of t, or of any thread, since it began)? */
+static int wait_unverified(const struct mthread *t, const struct loss *loss)
+{
+	const struct mframe *w = model_waiting(t);
+	return w && loss_covers(loss, t->tid, w->begin_ns, UINT64_MAX);
+}
+
+int lockgraph_report_blocked(struct lockgraph *g, const struct loss *loss, FILE *out, int *unverified)
 {
 	struct blocked b = { g, NULL, 0, 0, { 0 } };
+	*unverified = 0;
 	model_foreach_thread(g->model, gather, &b);
 	for (int changed = 1; changed;) {
 		changed = 0;
@@ -512,8 +582,18 @@ int lockgraph_report_blocked(struct lockgraph *g, FILE *out)
 		struct mthread *start = b.t[i];
 		if (!pmap_get(&b.in, (uint64_t)(uintptr_t)start) || pmap_get(&shown, (uint64_t)(uintptr_t)start))
 			continue;
-		found++;
-		if (out)
+		int weak = 0; /* a wait of the set that events lost after it began could have ended */
+		for (size_t k = 0; k < b.n; k++)
+			weak |= b.t[k]->pid == start->pid && pmap_get(&b.in, (uint64_t)(uintptr_t)b.t[k]) &&
+				wait_unverified(b.t[k], loss);
+		if (weak)
+			++*unverified;
+		else
+			found++;
+		if (out && weak)
+			fprintf(out, "unverifiable deadlock: threads blocked in a cycle at the end of the trace (process %" PRIu32
+				"), but events may be lost since their waits began: a wake-up among them\n", start->pid);
+		else if (out)
 			fprintf(out, "deadlock: threads blocked in a cycle at the end of the trace (process %" PRIu32 ")\n",
 				start->pid);
 		for (struct mthread *t = start; t && !pmap_get(&shown, (uint64_t)(uintptr_t)t);) {

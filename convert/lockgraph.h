@@ -13,10 +13,17 @@
 struct lockgraph;
 struct lockgraph *lockgraph_new(void);
 void lockgraph_event(struct lockgraph *g, const struct ptt_event *ev);
-/* Print each cycle of two or more threads (out may be NULL); returns the number found. */
-int lockgraph_report_cycles(struct lockgraph *g, FILE *out);
-/* Print wait-for cycles among threads blocked at the end; returns the number found. */
-int lockgraph_report_blocked(struct lockgraph *g, FILE *out);
+struct loss;
+/*
+ * Print each cycle of two or more threads (out may be NULL); returns the
+ * number found.  A cycle with an order taken only where loss (fidelity.h)
+ * says events may be lost is no finding: it is printed as unverifiable and
+ * counted in *unverified.
+ */
+int lockgraph_report_cycles(struct lockgraph *g, const struct loss *loss, FILE *out, int *unverified);
+/* Print wait-for cycles among threads blocked at the end; returns the number found (unverifiable ones
+ * apart, in *unverified: a wait of the cycle began before a lost stretch that could have ended it). */
+int lockgraph_report_blocked(struct lockgraph *g, const struct loss *loss, FILE *out, int *unverified);
 void lockgraph_free(struct lockgraph *g);
 
 #endif

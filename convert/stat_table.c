@@ -5,6 +5,7 @@
 
 #include "model.h"
 #include "pmap.h"
+#include "fidelity.h"
 #include "stat_table.h"
 #include "symbols.h"
 
@@ -32,6 +33,9 @@ struct obj {
 	struct { uint32_t tid; uint64_t ns; } top[TOPW];
 	struct site *sites;
 	unsigned nsites;
+	uint64_t first_ns, last_ns;  /* its first and last acquisition, release or wait: the span its figures cover */
+	uint32_t users[4];           /* the first threads that used it (loss_covers asks of them) */
+	uint8_t many_users;
 };
 
 struct thr {
@@ -51,7 +55,39 @@ struct stat_table {
 	struct model *model;
 	uint64_t last_ns, first_ns;
 	int any;
+	const struct loss *loss;    /* where events were lost (fidelity.h): objects whose span it covers are marked */
 };
+
+void stat_set_loss(struct stat_table *st, const struct loss *l) { st->loss = l; }
+
+/* o was used by thread tid at ns: the span and the users its figures depend on. */
+static void used(struct obj *o, uint32_t tid, uint64_t ns)
+{
+	if (!o->first_ns || ns < o->first_ns)
+		o->first_ns = ns;
+	if (ns > o->last_ns)
+		o->last_ns = ns;
+	unsigned i = 0;
+	while (i < 4 && o->users[i] && o->users[i] != tid)
+		i++;
+	if (i == 4)
+		o->many_users = 1;
+	else
+		o->users[i] = tid;
+}
+
+/* Do o's figures cover a stretch where events of one of its users (or of any thread) were lost? */
+static int gap(const struct stat_table *st, const struct obj *o)
+{
+	if (!st->loss || !o->first_ns)
+		return 0;
+	if (o->many_users)
+		return loss_covers(st->loss, 0, o->first_ns, o->last_ns);
+	for (unsigned i = 0; i < 4 && o->users[i]; i++)
+		if (loss_covers(st->loss, o->users[i], o->first_ns, o->last_ns))
+			return 1;
+	return 0;
+}
 
 static int grow(void ***arr, size_t *cap, size_t n)
 {
@@ -224,6 +260,8 @@ static void on_acquire(void *ctx, struct mthread *t, struct mobject *mo, const s
 	if (!o)
 		return;
 	o->acq++;
+	used(o, t->tid, wait ? wait->begin_ns : ev->ns);
+	used(o, t->tid, ev->ns);
 	add_wait(o, t->tid, hold ? open_site(st, &hold->open) : ev_site(st, ev), wait ? ev->ns - wait->begin_ns : 0,
 		 wait != NULL);
 	if (o->last_owner && o->last_owner != t->tid)
@@ -237,6 +275,8 @@ static void on_release(void *ctx, struct mthread *t, struct mobject *mo, const s
 	struct obj *o = obj_of(st, t->pid, mo->addr, ev->type->cls == PTT_CLASS_COND ? PTT_CLASS_MUTEX : ev->type->cls);
 	uint64_t d = ev->ns - hold->begin_ns;
 	if (o) {
+		used(o, t->tid, hold->begin_ns);
+		used(o, t->tid, ev->ns);
 		o->holds++;
 		o->hold_total += d;
 		if (d > o->hold_max)
@@ -263,6 +303,8 @@ static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const 
 	if (!o || (cls != PTT_CLASS_BARRIER && (cls != PTT_CLASS_COND || !wait)))
 		return;
 	o->acq++;
+	used(o, t->tid, wait ? wait->begin_ns : ev->ns);
+	used(o, t->tid, ev->ns);
 	add_wait(o, t->tid, ev_site(ctx, ev), wait ? ev->ns - wait->begin_ns : 0, wait != NULL);
 }
 
@@ -306,6 +348,8 @@ static int open_wait(void *ctx, struct mthread *t, const struct mframe *f)
 		return 0;
 	struct obj *o = obj_of(st, t->pid, f->obj, cls);
 	if (o) {
+		used(o, t->tid, f->begin_ns);
+		used(o, t->tid, st->last_ns);
 		add_wait(o, t->tid, open_site(st, &f->open), st->last_ns - f->begin_ns, 1);
 		o->open_waits++;
 		st->open_waits++;
@@ -454,10 +498,16 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		fprintf(out, "%-20s %-7s %9s %9s %6s %11s %10s %10s %10s %10s %11s %10s %10s %7s %s\n", "OBJECT", "KIND",
 			"ACQUIRED", "CONTENDED", "CONT%", "WAIT(ms)", "MEAN(us)", "P50(us)", "P99(us)", "MAX(us)",
 			"HOLD(ms)", "MEAN(us)", "MAX(us)", "OWNERS", "TOP WAITER");
+	size_t marked = 0;
 	for (size_t i = 0; i < shown; i++) {
 		const struct obj *b = sorted[i];
 		char name[96];
 		obj_name(st, b, name, sizeof name);
+		if (!o->csv && gap(st, b)) { /* its figures cover a lost stretch: they may be short */
+			size_t l = strlen(name);
+			snprintf(name + (l < sizeof name - 2 ? l : sizeof name - 2), 2, "*");
+			marked++;
+		}
 		uint32_t topw = 0;
 		uint64_t topns = 0;
 		for (unsigned k = 0; k < TOPW; k++)
@@ -541,6 +591,9 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		if (st->open_waits)
 			fprintf(out, "%" PRIu64 " wait%s still open at the end of the trace, counted as contended up to its end "
 				     "(threads blocked for ever? see ptt-deadlock)\n", st->open_waits, st->open_waits > 1 ? "s were" : " was");
+		if (loss_print(st->loss, out))
+			fprintf(out, "%zu of the objects shown (marked *) were in use while events of their threads were lost: "
+				     "their figures may be short\n", marked);
 	}
 	free(sorted);
 }
@@ -572,15 +625,26 @@ void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FI
 	if (st->open_waits)
 		fprintf(out, "%" PRIu64 " wait%s still open at the end (threads blocked for ever? see ptt-deadlock)\n",
 			st->open_waits, st->open_waits > 1 ? "s were" : " was");
+	size_t marked = 0;
 	for (size_t i = 0; i < shown; i++) {
 		const struct obj *b = sorted[i];
 		char name[96];
 		obj_name(st, b, name, sizeof name);
+		if (gap(st, b)) {
+			size_t l = strlen(name);
+			snprintf(name + (l < sizeof name - 2 ? l : sizeof name - 2), 2, "*");
+			marked++;
+		}
 		fprintf(out, "  %-20s %-6s %" PRIu64 " of %" PRIu64 " acquisitions waited, %.3f ms in all, longest %.3f ms\n",
 			name, ptt_class_name(b->cls), b->contended, b->acq, ms(b->wait_total), ms(b->wait_max));
 	}
 	if (shown < n)
 		fprintf(out, "  (%zu more contended)\n", n - shown);
+	size_t nspans = 0;
+	loss_spans(st->loss, &nspans);
+	if (nspans) /* one line: the full account is ptt-stat's */
+		fprintf(out, "  events were lost (%" PRIu64 " known) in %zu stretch%s; %zu of these figures (marked *) cover them\n",
+			loss_events(st->loss), nspans, nspans > 1 ? "es" : "", marked);
 	free(sorted);
 }
 
