@@ -137,7 +137,8 @@ struct ring_copy {
  * read in one sweep).  A record being written (reserved ahead of committed)
  * takes nanoseconds unless its writer was preempted in it: it is waited for,
  * until deadline (ticks), so that a preempted writer does not cut every other
- * thread's history at its last record.
+ * thread's history at its last record.  No record stays open long: those
+ * held across a call (a release's) are around calls that never block.
  */
 static void ring_span(struct flight *f, uint32_t i, struct ring_copy *rc, int live, uint64_t cut, uint64_t deadline)
 {
@@ -285,7 +286,9 @@ static long collect(struct flight *f, uint32_t n, int live, uint64_t slack, uint
 	 * does, would leave out a thread so busy that its whole retained
 	 * history is younger than the slack.
 	 */
-	uint64_t cut_at = now_ticks(s), deadline = cut_at + slack * 100; /* 20 ms for preempted writers */
+	/* a writer preempted in a record (a release's is open across its call) runs again within
+	 * milliseconds even on a loaded machine, where 20 ms proved too short: 1 s at most */
+	uint64_t cut_at = now_ticks(s), deadline = cut_at + slack * 5000;
 	while (live && now_ticks(s) - cut_at < slack) {
 		struct timespec ts = { 0, 50000 };
 		nanosleep(&ts, NULL);
