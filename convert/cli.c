@@ -153,13 +153,13 @@ static void keep_order(struct cli_input *in, struct ptt_event *ev)
 static void track_loss(struct cli_input *in, int rc, const struct ptt_event *ev)
 {
 	if (rc > 0) {
-		if (in->damage_open)
-			loss_damage(in->loss, in->good_ns, ev->ns);
+		if (in->damage_open) /* after the last good event: a hold that ended there is whole */
+			loss_damage(in->loss, in->good_ns + 1, ev->ns);
 		in->damage_open = 0;
 		in->good_ns = ev->ns;
 		loss_event(in->loss, ev);
 	} else if (rc == 0 && in->damage_open) {
-		loss_damage(in->loss, in->good_ns, UINT64_MAX);
+		loss_damage(in->loss, in->good_ns + 1, UINT64_MAX);
 		in->damage_open = 0;
 	} else if (rc < 0) {
 		in->damage_open = 1;
