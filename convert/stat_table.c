@@ -591,7 +591,7 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		if (st->open_waits)
 			fprintf(out, "%" PRIu64 " wait%s still open at the end of the trace, counted as contended up to its end "
 				     "(threads blocked for ever? see ptt-deadlock)\n", st->open_waits, st->open_waits > 1 ? "s were" : " was");
-		if (loss_print(st->loss, out))
+		if (loss_print(st->loss, out) && marked)
 			fprintf(out, "%zu of the objects shown (marked *) were in use while events of their threads were lost: "
 				     "their figures may be short\n", marked);
 	}
@@ -642,9 +642,12 @@ void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FI
 		fprintf(out, "  (%zu more contended)\n", n - shown);
 	size_t nspans = 0;
 	loss_spans(st->loss, &nspans);
-	if (nspans) /* one line: the full account is ptt-stat's */
-		fprintf(out, "  events were lost (%" PRIu64 " known) in %zu stretch%s; %zu of these figures (marked *) cover them\n",
-			loss_events(st->loss), nspans, nspans > 1 ? "es" : "", marked);
+	if (nspans && loss_events(st->loss)) /* one line: the full account is ptt-stat's */
+		fprintf(out, "  %" PRIu64 " events were lost, in %zu stretch%s (ptt-stat tells where); %zu of these figures (marked *) "
+			"cover them\n", loss_events(st->loss), nspans, nspans > 1 ? "es" : "", marked);
+	else if (nspans)
+		fprintf(out, "  events may be missing in %zu stretch%s (a start mid-run, damage: ptt-stat tells where); "
+			"%zu of these figures (marked *) cover them\n", nspans, nspans > 1 ? "es" : "", marked);
 	free(sorted);
 }
 
