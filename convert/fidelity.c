@@ -236,10 +236,10 @@ int loss_print(const struct loss *l, FILE *out)
 	if (!l || !l->n)
 		return 0;
 	if (l->events)
-		fprintf(out, "lost: %" PRIu64 " event%s known lost, in %zu stretch%s where findings cannot be verified:\n",
+		fprintf(out, "loss: %" PRIu64 " event%s known lost, in %zu stretch%s where findings cannot be verified:\n",
 			l->events, l->events > 1 ? "s" : "", l->n, l->n > 1 ? "es" : "");
 	else
-		fprintf(out, "lost: events may be missing in %zu stretch%s where findings cannot be verified:\n", l->n,
+		fprintf(out, "loss: events may be missing in %zu stretch%s where findings cannot be verified:\n", l->n,
 			l->n > 1 ? "es" : "");
 	size_t shown = l->n < 10 ? l->n : 10;
 	for (size_t i = 0; i < shown; i++) {

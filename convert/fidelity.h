@@ -60,7 +60,7 @@ int loss_covers(const struct loss *l, uint32_t tid, uint64_t from_ns, uint64_t t
 /* The lost stretches, in the order found; the events known lost in all. */
 const struct loss_span *loss_spans(const struct loss *l, size_t *n);
 uint64_t loss_events(const struct loss *l);
-/* "lost: ..." lines: how many, where (threads, spans); nothing when nothing was lost.  1 if printed. */
+/* "loss: ..." lines: how many, where (threads, spans); nothing when nothing was lost.  1 if printed. */
 int loss_print(const struct loss *l, FILE *out);
 void loss_free(struct loss *l);
 

@@ -23,7 +23,7 @@ static void usage(void)
 	       "\n"
 	       "Where events were lost (discard mode, a damaged or cut trace, a flight recording's\n"
 	       "overwritten start), a cycle that a lost stretch could explain is no finding: it is\n"
-	       "printed as unverifiable, with the stretch, after a 'lost:' paragraph.\n"
+	       "printed as unverifiable, with the stretch, after a 'loss:' paragraph.\n"
 	       "\n"
 	       "Exit status: 0 nothing found, 1 potential deadlocks found, 3 an actual deadlock\n"
 	       "found (potential ones too, maybe), 2 usage error or unreadable input, 4 nothing\n"

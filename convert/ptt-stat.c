@@ -27,7 +27,7 @@ static void usage(void)
 	       "  -h, --help        show this help and exit\n"
 	       "      --version     show the version and exit\n"
 	       "\n"
-	       "Where events were lost (discard mode, damage, a cut or mid-run start), a 'lost:'\n"
+	       "Where events were lost (discard mode, damage, a cut or mid-run start), a 'loss:'\n"
 	       "paragraph says how many, of which threads, when; objects marked * were in use then.\n"
 	       "\n"
 	       "Exit status: 0 success, 1 damaged input (statistics of the intact part are printed),\n"

@@ -240,7 +240,7 @@ Y
 Y
 	run -5 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/lost.txt"
 	[ "$stderr" = "" ]
-	[ "${lines[0]}" = "lost: 1 event known lost, in 1 stretch where findings cannot be verified:" ]
+	[ "${lines[0]}" = "loss: 1 event known lost, in 1 stretch where findings cannot be verified:" ]
 	[ "${lines[1]}" = "  thread 11, 0.000000002 s to 0.000000002 s: 1 event, lost by the recorder" ]
 	[[ "$output" == *"unverifiable cycle 1: lock-order cycle of 2 objects in process 10, not reported as a potential deadlock: events of thread 11 may be lost while it held 0x10 (0.000000001 s to 0.000000003 s)"* ]]
 	[[ "$output" != *"potential deadlock 1"* ]]
@@ -254,7 +254,7 @@ Y
 	{ cat "$BATS_TEST_TMPDIR/lost.txt"; printf '%s\n' '0.000000010 10 11 pthread mutex_lock mutex=0x10 ret=0' \
 		'0.000000011 10 11 pthread mutex_lock mutex=0x20 ret=0'; } >"$BATS_TEST_TMPDIR/again.txt"
 	run -1 ptt-deadlock "$BATS_TEST_TMPDIR/again.txt"
-	[[ "$output" == "lost: 1 event"*"potential deadlock 1:"* ]]
+	[[ "$output" == "loss: 1 event"*"potential deadlock 1:"* ]]
 	# a thread blocked at the end of a trace cut short may have been woken unseen
 	head -6 "$BATS_TEST_TMPDIR/lost.txt" | sed '$d' >"$BATS_TEST_TMPDIR/cut.txt"
 	printf '%s\n' '0.000000005 10 12 pthread mutex_lock mutex=0x20 ret=0' '0.000000006 10 12 pthread mutex_lock_req mutex=0x10' \
@@ -273,7 +273,7 @@ Y
 		[ "$lost" -gt 0 ]
 		run --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/d.ptt"
 		[ "$status" -eq 0 ] || [ "$status" -eq 5 ] || { echo "exit $status: $output"; return 1; }
-		[[ "$output" == "lost: $lost events known lost, in "*" stretch"* ]]
+		[[ "$output" == "loss: $lost events known lost, in "*" stretch"* ]]
 		[[ "$output" != *"potential deadlock 1:"* ]]
 		if [ "$status" -eq 5 ]; then
 			[[ "$output" == *"unverifiable cycle 1: "*"events of thread "*" (sequential) may be lost while it held lock_"* ]]

@@ -50,7 +50,7 @@ stat_names() {
 	[[ "$output" == *" 0 violations: ok" ]]
 	run -0 --separate-stderr ptt-stat "${files[1]}"
 	[ "$stderr" = "" ]
-	[[ "$output" == *"lost: events may be missing in 1 stretch where findings cannot be verified:"* ]]
+	[[ "$output" == *"loss: events may be missing in 1 stretch where findings cannot be verified:"* ]]
 	[[ "$output" == *"starts mid-run: the parts before are not read"* ]]
 	# the set, in order: each head is skipped, nothing is lost, the states go on from file to file
 	run -0 --separate-stderr ptt-dump --check "${files[@]}"
@@ -64,7 +64,7 @@ stat_names() {
 	[ -e "$T/r.ptt.0004" ]
 	run -1 --separate-stderr ptt-stat "$T/r.ptt.0001" "$T/r.ptt.0003"
 	[[ "$stderr" == *"ptt-stat: $T/r.ptt.0003: offset "*": part 3 follows part 1: the events of the parts between are lost"* ]]
-	[[ "$output" == *"lost: events may be missing in 1 stretch"*"any thread, "*"damaged or missing input"* ]]
+	[[ "$output" == *"loss: events may be missing in 1 stretch"*"any thread, "*"damaged or missing input"* ]]
 	# after the gap the names of the part are still taken: every lock is named
 	! grep -q '^0x' <<<"$output"
 }
