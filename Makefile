@@ -37,7 +37,7 @@ FORMAT_SRC = $(wildcard formats/*.c)
 FORMAT_OBJ = $(FORMAT_SRC:%.c=$(BUILD)/obj/%.o)
 RT_SRC     = capture/trace_path.c capture/shm.c capture/init.c capture/api.c $(wildcard capture/wrap_*.c)
 RT_OBJ     = $(RT_SRC:%.c=$(BUILD)/rt/%.o) $(BUILD)/rt/formats/types.o
-REC_SRC    = capture/ptt-record.c capture/record_opts.c capture/drain.c capture/flight.c capture/shm.c capture/namer.c capture/pace.c
+REC_SRC    = capture/ptt-record.c capture/record_opts.c capture/drain.c capture/flight.c capture/shm.c capture/namer.c capture/keeper.c capture/pace.c
 REC_OBJ    = $(REC_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_SRC    = $(filter-out convert/ptt-%.c,$(wildcard convert/*.c))
 CLI_OBJ    = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)

@@ -19,6 +19,7 @@
 
 #include "drain.h"
 #include "flight.h"
+#include "keeper.h"
 
 #define KEEP_FREE 16 /* rings the recorder keeps free for new threads */
 
@@ -131,8 +132,15 @@ struct ring_copy {
 	int busy;
 };
 
-/* Where ring i's span is, now (no copy yet: the positions of every ring are read in one sweep). */
-static void ring_span(struct flight *f, uint32_t i, struct ring_copy *rc, int live, uint64_t slack)
+/*
+ * Where ring i's span is, now (no copy yet: the positions of every ring are
+ * read in one sweep).  A record being written (reserved ahead of committed)
+ * takes nanoseconds unless its writer was preempted in it: it is waited for,
+ * until deadline (ticks), so that a preempted writer does not cut every other
+ * thread's history at its last record.  No record stays open long: those
+ * held across a call (a release's) are around calls that never block.
+ */
+static void ring_span(struct flight *f, uint32_t i, struct ring_copy *rc, int live, uint64_t cut, uint64_t deadline)
 {
 	struct ptt_shm *s = f->shm;
 	struct ptt_ring *r = &s->rings[i];
@@ -141,7 +149,7 @@ static void ring_span(struct flight *f, uint32_t i, struct ring_copy *rc, int li
 	rc->first = __atomic_load_n(&r->first, __ATOMIC_ACQUIRE);
 	int closed = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == PTT_RING_CLOSED;
 	rc->busy = 1;
-	for (int tries = 0; rc->busy && tries < 1000; tries++) { /* a record being written: it takes nanoseconds */
+	for (unsigned tries = 0; rc->busy; tries++) {
 		rc->now = now_ticks(s);
 		rc->c0 = __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE);
 		rc->end = __atomic_load_n(&r->committed, __ATOMIC_ACQUIRE);
@@ -151,10 +159,16 @@ static void ring_span(struct flight *f, uint32_t i, struct ring_copy *rc, int li
 			rc->end = reserved;
 			break;
 		}
+		if (rc->busy && rc->now > deadline)
+			break;
+		if (rc->busy && tries >= 1000) {
+			struct timespec ts = { 0, 50000 };
+			nanosleep(&ts, NULL);
+		}
 	}
-	/* no later record of this ring can be older than this (drain.c's rule; a
-	 * writer preempted inside its very first record sets none) */
-	rc->bound = closed || rc->busy ? UINT64_MAX : rc->now - slack;
+	/* no later record of this ring can be older than the cut (drain.c's rule: the sweep
+	 * comes a slack after it); a writer still in a record bounds it by its last one */
+	rc->bound = closed || rc->busy ? UINT64_MAX : cut;
 }
 
 /* Copy ring i's span as ring_span found it, then read `consumed` again. */
@@ -218,7 +232,7 @@ static int read_copy(struct flight *f, uint32_t i, struct ring_copy *rc, struct 
 
 /* The META lines: the common start, and where each thread's history begins. */
 static int meta_lines(struct ptt_writer *w, const struct ptt_shm *s, const struct frec *recs, size_t nrecs,
-		      const uint8_t *cut, uint64_t from, const struct ptt_clock *clk)
+		      const uint8_t *cut, uint64_t from, const struct ptt_clock *clk, long head)
 {
 	size_t cap = 4096 + (size_t)s->max_rings * 64, len = 0;
 	char *m = malloc(cap);
@@ -228,7 +242,7 @@ static int meta_lines(struct ptt_writer *w, const struct ptt_shm *s, const struc
 		free(done);
 		return PTT_E_NOMEM;
 	}
-	len += (size_t)snprintf(m, cap, "flight_from %" PRIu64 "\n", from ? ptt_clock_ns(clk, from) : 0);
+	len += (size_t)snprintf(m, cap, "flight_from %" PRIu64 "\nhead %ld\n", from ? ptt_clock_ns(clk, from) : 0, head);
 	for (size_t k = 0; k < nrecs && len < cap - 128; k++) {
 		const struct frec *r = &recs[k];
 		if (done[r->ring])
@@ -245,8 +259,8 @@ static int meta_lines(struct ptt_writer *w, const struct ptt_shm *s, const struc
 
 /*
  * One try at copying every ring: the records in time order, [0, *nrecs) to
- * write.  Every ring's span is taken in one sweep (the cut: one instant for
- * all, less the drain's slack), then the spans are copied, and read
+ * write.  The cut is one instant for all; every ring's span is taken in one
+ * sweep a slack after it, then the spans are copied, and read
  * (checksums, order) only then.  While the copy lasts the writers do not
  * overwrite (shm's snapshot flag), so a recorder preempted between two
  * copies still finds every span as the sweep saw it; a writer that began to
@@ -265,10 +279,24 @@ static long collect(struct flight *f, uint32_t n, int live, uint64_t slack, uint
 	*from = 0;
 	if (live) /* writers wait rather than overwrite until every ring is copied (trace_path.c) */
 		__atomic_store_n(&s->snapshot, 1, __ATOMIC_SEQ_CST);
+	/*
+	 * The cut is now; the sweep comes a slack later, when every record
+	 * stamped before the cut is visible (or its writer is still in it).
+	 * Sweeping first and cutting a slack before the sweep, as the drain
+	 * does, would leave out a thread so busy that its whole retained
+	 * history is younger than the slack.
+	 */
+	/* a writer preempted in a record (a release's is open across its call) runs again within
+	 * milliseconds even on a loaded machine, where 20 ms proved too short: 1 s at most */
+	uint64_t cut_at = now_ticks(s), deadline = cut_at + slack * 5000;
+	while (live && now_ticks(s) - cut_at < slack) {
+		struct timespec ts = { 0, 50000 };
+		nanosleep(&ts, NULL);
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		rcs[i].bound = UINT64_MAX;
 		if (__atomic_load_n(&s->rings[i].state, __ATOMIC_ACQUIRE) >= PTT_RING_ACTIVE && ptt_ring_data(s, i))
-			ring_span(f, i, &rcs[i], live, slack);
+			ring_span(f, i, &rcs[i], live, cut_at, deadline);
 	}
 	for (uint32_t i = 0; !rc && i < n; i++) {
 		rc = copy_span_of(f, i, &rcs[i]);
@@ -295,6 +323,61 @@ static long collect(struct flight *f, uint32_t n, int live, uint64_t slack, uint
 	return 0;
 }
 
+/* The threads of a snapshot, and where each one's history in it begins: who tells the head's names. */
+struct tellers {
+	struct { uint32_t pid, tid; uint64_t first; } *v;
+	size_t n;
+};
+
+static int tellers_of(struct tellers *t, const struct frec *recs, size_t nrecs)
+{
+	t->n = 0;
+	t->v = NULL;
+	for (size_t k = 0; k < nrecs; k++) {
+		size_t i = 0;
+		while (i < t->n && (t->v[i].tid != recs[k].tid || t->v[i].pid != recs[k].rec[3]))
+			i++;
+		if (i < t->n)
+			continue;
+		if ((t->n & (t->n + 1)) == 0 || !t->v) { /* at 0, 1, 3, 7, ...: room for twice as many */
+			void *nv = realloc(t->v, (t->n + 1) * 2 * sizeof *t->v);
+			if (!nv)
+				return PTT_E_NOMEM;
+			t->v = nv;
+		}
+		t->v[t->n].pid = recs[k].rec[3];
+		t->v[t->n].tid = recs[k].tid;
+		t->v[t->n++].first = recs[k].ts; /* recs are in time order: the thread's first */
+	}
+	return 0;
+}
+
+static long teller_at(const struct tellers *t, uint32_t pid, uint32_t tid)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].pid == pid && t->v[i].tid == tid)
+			return (long)i;
+	return -1;
+}
+
+/* keeper_write's teller: nobody for a record still in its thread's history here, else its
+ * thread (or the one it is about) when in the snapshot, else the process's main or any thread. */
+static uint32_t snapshot_teller(void *ctx, const uint32_t *rec, uint32_t pid, uint32_t by)
+{
+	const struct tellers *t = ctx;
+	long own = teller_at(t, pid, rec[4]);
+	if (own >= 0 && t->v[own].first <= ((uint64_t)rec[2] << 32 | rec[1]))
+		return 0; /* the snapshot has it in its place */
+	if (teller_at(t, pid, by) >= 0)
+		return by;
+	if (teller_at(t, pid, pid) >= 0)
+		return pid;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].pid == pid)
+			return t->v[i].tid;
+	return 0;
+}
+
 /*
  * Every thread's whole retained history is written, merged by time: a
  * thread quiet for long (one hung on a lock: what a flight recording is
@@ -308,7 +391,8 @@ static long collect(struct flight *f, uint32_t n, int live, uint64_t slack, uint
  * still come out empty, it copies again (a few times at most).
  */
 long flight_write(struct flight *f, struct ptt_writer *w, const struct ptt_clock *clk, int live,
-		  int (*before)(void *, const uint32_t *, struct ptt_writer *), void *ctx, uint64_t *torn)
+		  int (*before)(void *, const uint32_t *, struct ptt_writer *), void *ctx, struct keeper *names,
+		  uint64_t *torn)
 {
 	struct ptt_shm *s = f->shm;
 	uint32_t n = __atomic_load_n(&s->nrings, __ATOMIC_ACQUIRE);
@@ -331,8 +415,19 @@ long flight_write(struct flight *f, struct ptt_writer *w, const struct ptt_clock
 		nrecs = 0;
 	}
 	*torn += t;
+	struct tellers tel = { NULL, 0 };
+	long head = 0;
+	if (!rc && names && nrecs)
+		rc = tellers_of(&tel, recs, nrecs);
+	if (!rc && names && nrecs)
+		head = keeper_write(names, NULL, 0, snapshot_teller, &tel);
 	if (!rc)
-		rc = meta_lines(w, s, recs, nrecs, cut, from, clk);
+		rc = meta_lines(w, s, recs, nrecs, cut, from, clk, head);
+	if (!rc && head > 0) { /* the names in force, first, stamped at the snapshot's first record */
+		long hn = keeper_write(names, w, recs[0].ts, snapshot_teller, &tel);
+		rc = hn < 0 ? (int)hn : 0;
+	}
+	free(tel.v);
 	for (size_t k = 0; !rc && k < nrecs; k++) {
 		if (before)
 			rc = before(ctx, recs[k].rec, w);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "keeper.h"
 #include "namer.h"
 #include "shm.h"
 
@@ -44,7 +45,14 @@ struct namer {
 	size_t seen_cap, seen_used;
 	uint64_t last_key;
 	uint64_t recent[64]; /* keys met lately, direct-mapped: a program alternating between a few objects misses last_key */
+	struct keeper *keeper;
 };
+
+void namer_set_keeper(struct namer *n, struct keeper *k)
+{
+	if (n)
+		n->keeper = k;
+}
 
 static int by_value(const void *a, const void *b)
 {
@@ -370,7 +378,10 @@ static int name_object(struct namer *n, const uint32_t *rec, struct ptt_writer *
 	else
 		snprintf(ev->str, sizeof ev->str, "%s", name);
 	free(readable);
-	int rc = ptt_event_encode(ev) ? 0 : ptt_writer_record(w, ev->words, ev->nwords);
+	int encoded = ptt_event_encode(ev) == 0;
+	int rc = encoded ? ptt_writer_record(w, ev->words, ev->nwords) : 0;
+	if (encoded && !rc && n->keeper)
+		keeper_see(n->keeper, ev->words);
 	free(ev);
 	return rc;
 }

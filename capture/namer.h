@@ -20,6 +20,9 @@ int namer_before(void *namer, const uint32_t *rec, struct ptt_writer *w);
  * large symbol table while the rings fill; its module event then waits for
  * the load only if it is not done. */
 void namer_preload(struct namer *n, const char *path);
+/* Show k every object_name record the namer writes (the names a later file repeats at its head). */
+struct keeper;
+void namer_set_keeper(struct namer *n, struct keeper *k);
 void namer_free(struct namer *n);
 
 #endif

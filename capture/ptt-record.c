@@ -24,6 +24,7 @@
 #include "../formats/ptt_trace.h"
 #include "drain.h"
 #include "flight.h"
+#include "keeper.h"
 #include "namer.h"
 #include "pace.h"
 #include "record_opts.h"
@@ -287,6 +288,8 @@ struct before_record {
 	struct ptt_shm *shm;
 	uint32_t *types_seen;
 	struct namer *namer;
+	struct keeper *keeper; /* -m: the names a later file repeats at its head */
+	uint64_t last_ticks;   /* of the last record written (-m): the head of the next file is stamped with it */
 };
 
 static __attribute__((noinline)) int announce_types(struct before_record *b, unsigned id, struct ptt_writer *w)
@@ -312,6 +315,10 @@ static int before_record(void *ctx, const uint32_t *rec, struct ptt_writer *w)
 		if (rc)
 			return rc;
 	}
+	if (b->keeper) {
+		keeper_see(b->keeper, rec);
+		b->last_ticks = (uint64_t)rec[2] << 32 | rec[1];
+	}
 	return b->namer ? namer_before(b->namer, rec, w) : 0;
 }
 
@@ -322,9 +329,35 @@ static void part_name(char *buf, size_t size, const char *output, uint32_t part)
 
 /* bytes written to the files before the current one (-m) */
 static uint64_t rotated_bytes;
+/* events and lost events written to the files before each part began: part p's are [p - 1] (-m) */
+static uint64_t *part_events, *part_lost;
+static uint32_t part_cap;
 
-/* -m: continue in the next file once this one is big enough; -f: drop the oldest. */
-static int maybe_rotate(const struct record_opts *o, struct ptt_writer *w, int *out_fd, uint32_t *part)
+static void note_part_start(uint32_t part, uint64_t events, uint64_t lost)
+{
+	if (part > part_cap) {
+		uint32_t cap = part * 2 + 8;
+		uint64_t *e = realloc(part_events, cap * sizeof *e), *l = e ? realloc(part_lost, cap * sizeof *l) : NULL;
+		if (e)
+			part_events = e;
+		if (!l)
+			return;
+		part_lost = l;
+		part_cap = cap;
+	}
+	part_events[part - 1] = events;
+	part_lost[part - 1] = lost;
+}
+
+/*
+ * -m: continue in the next file once this one is big enough; -f: drop the
+ * oldest.  The file ends with a "continued" line (it is not cut short: the
+ * next part follows), and the next one begins with the header, its part
+ * number, and the names in force (keeper.h) as its first events, "head N"
+ * of them, which a reader of the parts in order skips (ptt-trace(5)).
+ */
+static int maybe_rotate(const struct record_opts *o, struct ptt_writer *w, int *out_fd, uint32_t *part,
+			struct before_record *br, const struct drain_stats *st)
 {
 	if (!o->max_size || ptt_writer_bytes(w) < o->max_size)
 		return 0;
@@ -335,7 +368,9 @@ static int maybe_rotate(const struct record_opts *o, struct ptt_writer *w, int *
 		fprintf(stderr, "ptt-record: %s: %s\n", name, strerror(errno));
 		return -errno;
 	}
-	int rc = ptt_writer_flush(w); /* its bytes counted before the switch resets the count */
+	char line[PATH_MAX + 64];
+	snprintf(line, sizeof line, "continued %s\n", name);
+	int rc = ptt_writer_meta(w, line, strlen(line)); /* its bytes counted before the switch resets the count */
 	if (!rc)
 		rc = ptt_writer_sync(w);
 	rotated_bytes += ptt_writer_bytes(w);
@@ -344,15 +379,22 @@ static int maybe_rotate(const struct record_opts *o, struct ptt_writer *w, int *
 	close(*out_fd);
 	*out_fd = fd;
 	(*part)++;
+	note_part_start(*part, st->events, st->lost);
 	if (o->max_files && *part > o->max_files) {
 		part_name(name, sizeof name, o->output, *part - o->max_files);
 		unlink(name);
 	}
 	if (!rc)
 		rc = ptt_writer_meta(w, meta_all, meta_len);
-	char line[32]; /* which part: a file after the first starts mid-run */
-	snprintf(line, sizeof line, "part %u\n", *part);
-	return rc ? rc : ptt_writer_meta(w, line, strlen(line));
+	long head = keeper_write(br->keeper, NULL, 0, NULL, NULL);
+	snprintf(line, sizeof line, "part %u\nhead %ld\n", *part, head); /* a file after the first starts mid-run */
+	if (!rc)
+		rc = ptt_writer_meta(w, line, strlen(line));
+	if (!rc && head > 0) {
+		long n = keeper_write(br->keeper, w, br->last_ticks, NULL, NULL);
+		rc = n < 0 ? (int)n : 0;
+	}
+	return rc;
 }
 
 /*
@@ -375,6 +417,9 @@ static void summary(const struct record_opts *o, const struct drain_stats *st, u
 	} else {
 		fprintf(stderr, "ptt-record: %s: ", strcmp(o->output, "-") ? o->output : "stdout");
 	}
+	if (first > 1 && first <= part_cap) /* the figures of the kept files, apart from the run's */
+		fprintf(stderr, "%" PRIu64 " events and %" PRIu64 " lost in the kept files; in the whole run ",
+			st->events - part_events[first - 1], st->lost - part_lost[first - 1]);
 	fprintf(stderr, "%" PRIu64 " events, %" PRIu64 " lost, %" PRIu64 " ring waits, %" PRIu64 " bytes written\n",
 		st->events, st->lost, st->waits, bytes);
 	if (!o->out_is_file || bytes > (512ull << 20)) { /* no ptt-stat to say the limits met: say them here */
@@ -425,6 +470,12 @@ static void summary(const struct record_opts *o, const struct drain_stats *st, u
 	free(names);
 }
 
+/* keeper_from_log's look at each naming record: the namer learns modules (and names given). */
+static int names_learn(void *nm, const uint32_t *rec)
+{
+	return nm ? namer_before(nm, rec, NULL) : 0;
+}
+
 /*
  * Write a flight recording to fd: the header, the user types, every ring's
  * records in time order, the end.  0, or a negative error of the writer.
@@ -451,9 +502,18 @@ static int write_flight(const struct record_opts *o, struct ptt_shm *s, struct f
 		rc = sync_user_types(s, w, &types_seen);
 	struct namer *nm = namer_new(); /* a fresh one: each file names its objects anew */
 	uint64_t torn = 0;
-	struct before_record br = { s, &types_seen, nm };
-	long n = rc ? 0 : flight_write(f, w, clk, code < 0, before_record, &br, &torn);
+	struct before_record br = { s, &types_seen, nm, NULL, 0 };
+	/* the names in force, from the names log (the rings may have turned over since): the namer learns the modules */
+	struct keeper *names = keeper_new();
+	uint64_t names_lost = names ? keeper_from_log(names, s, names_learn, nm) : 0;
+	if (!rc && names_lost) {
+		char line[64];
+		snprintf(line, sizeof line, "names_lost %" PRIu64 "\n", names_lost);
+		rc = ptt_writer_meta(w, line, strlen(line));
+	}
+	long n = rc ? 0 : flight_write(f, w, clk, code < 0, before_record, &br, names, &torn);
 	namer_free(nm);
+	keeper_free(names);
 	if (n < 0)
 		rc = (int)n;
 	*events = ptt_writer_events(w);
@@ -647,7 +707,9 @@ int main(int argc, char **argv)
 	if (!d)
 		return 1;
 	uint32_t types_seen = 0;
-	struct before_record br = { s, &types_seen, nm };
+	struct keeper *keeper = o.max_size ? keeper_new() : NULL;
+	namer_set_keeper(nm, keeper);
+	struct before_record br = { s, &types_seen, nm, keeper, 0 };
 	drain_set_hook(d, before_record, &br);
 	uint32_t a[3] = { (uint32_t)child };
 	ptt_put64(a + 1, o.ring_bytes);
@@ -678,7 +740,7 @@ int main(int argc, char **argv)
 			last_flush = now;
 		}
 		if (!werr)
-			werr = maybe_rotate(&o, w, &out_fd, &part);
+			werr = maybe_rotate(&o, w, &out_fd, &part, &br, drain_stats(d));
 		if (!warned && !s->handshake && (exited || now - t_start > 3000000000u)) {
 			warned = 1;
 			if (!o.quiet || exited)
@@ -732,6 +794,7 @@ int main(int argc, char **argv)
 	ptt_writer_close(w);
 	drain_free(d);
 	namer_free(nm);
+	keeper_free(keeper);
 	if (out_fd != 1 && close(out_fd) != 0 && !werr) {
 		fprintf(stderr, "ptt-record: %s: %s\n", o.output, strerror(errno));
 		werr = 1;

@@ -36,6 +36,7 @@
 /* every id the format leaves to user types (PTT_USER_ID_BASE up to PTT_MAX_TYPES); their
  * descriptors' pages exist only once written */
 #define PTT_MAX_USER_TYPES (PTT_MAX_TYPES - PTT_USER_ID_BASE)
+#define PTT_NAMES_WORDS (1u << 20) /* the flight mode's log of naming records (4 MiB, sparse) */
 
 enum ptt_ring_state {
 	PTT_RING_FREE = 0,   /* available to a new thread */
@@ -103,6 +104,19 @@ struct ptt_shm {
 	uint32_t snapshot;         /* flight mode: the recorder is copying the rings; a writer waits rather than overwrite */
 	_Alignas(64) uint32_t ntypes;
 	struct ptt_shm_type types[PTT_MAX_USER_TYPES];
+	/*
+	 * Flight mode: a copy of every record that begins or names a process,
+	 * thread, module or object (process_begin, process_exec, process_exit,
+	 * module, thread_begin, thread_name, object_name), appended by any
+	 * thread and never overwritten, so that the names survive in every
+	 * snapshot however fast the rings turn over.  A writer takes its words
+	 * with a fetch-add on names_used, writes the record but its first word,
+	 * then that word (release): a reader stops at a first word still 0.
+	 * Records past PTT_NAMES_WORDS are not kept but counted in names_lost.
+	 */
+	_Alignas(64) uint64_t names_used;
+	uint64_t names_lost;
+	uint32_t names[PTT_NAMES_WORDS];
 	_Alignas(64) struct ptt_ring rings[];
 };
 

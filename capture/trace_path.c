@@ -561,6 +561,43 @@ void ptt_defer_close(struct ptt_rec *rec)
 	t->guard = 0;
 }
 
+/* Does id begin or name a process, thread, module or object (the flight mode's names log, shm.h)? */
+static int names_id(unsigned id)
+{
+	switch (id) {
+	case PTT_EV_PROCESS_BEGIN: case PTT_EV_PROCESS_EXEC: case PTT_EV_PROCESS_EXIT: case PTT_EV_MODULE:
+	case PTT_EV_THREAD_BEGIN: case PTT_EV_THREAD_NAME: case PTT_EV_OBJECT_NAME:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Append the checksummed record rec to the names log (shm.h), if there is room. */
+static void names_keep(struct ptt_shm *s, const uint32_t *rec)
+{
+	uint32_t n = ptt_rec_len(rec[0]);
+	uint64_t at = __atomic_fetch_add(&s->names_used, n, __ATOMIC_RELAXED);
+	if (at + n > PTT_NAMES_WORDS) {
+		__atomic_fetch_add(&s->names_lost, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	memcpy(s->names + at + 1, rec + 1, (size_t)(n - 1) * 4);
+	__atomic_store_n(&s->names[at], rec[0], __ATOMIC_RELEASE);
+}
+
+/* ptt_rec_close for the records of ptt_emit*: in flight mode, a naming record goes to the names log too. */
+static void close_emitted(struct ptt_rec *rec, unsigned id)
+{
+	if (!(ptt_shm->flags & PTT_SHM_FLIGHT) || !names_id(id)) {
+		ptt_rec_close(rec);
+		return;
+	}
+	rec->p[rec->nwords - 1] = rec_checksum(rec);
+	names_keep(ptt_shm, rec->p);
+	ptt_rec_publish(rec);
+}
+
 void ptt_emit(unsigned id, const uint32_t *args, unsigned nargw)
 {
 	struct ptt_rec rec;
@@ -568,7 +605,7 @@ void ptt_emit(unsigned id, const uint32_t *args, unsigned nargw)
 		return;
 	for (unsigned i = 0; i < nargw; i++)
 		rec.p[PTT_REC_HDR_WORDS + i] = args[i];
-	ptt_rec_close(&rec);
+	close_emitted(&rec, id);
 }
 
 void ptt_emit_str(unsigned id, const uint32_t *args, unsigned nargw, const char *str)
@@ -597,7 +634,7 @@ void ptt_emit_str_len(unsigned id, const uint32_t *args, unsigned nargw, const c
 	memcpy(a + nargw, str, len);
 	for (size_t i = len; i < (size_t)sw * 4; i++)
 		((char *)(a + nargw))[i] = 0;
-	ptt_rec_close(&rec);
+	close_emitted(&rec, id);
 	if (whole > len)
 		ptt_emit_limit(PTT_LIMIT_STRING, 1, len, whole);
 }

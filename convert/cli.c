@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "fidelity.h"
 
 /* A garbled trace has a damaged record every few hundred bytes: the first few
  * lines say what and where, one line at the end how many (not one line each). */
@@ -148,12 +149,31 @@ static void keep_order(struct cli_input *in, struct ptt_event *ev)
 	ev->ns = in->last_ns;
 }
 
+/* The loss account (fidelity.h): each event, and each damaged stretch once the next good event (or the end) bounds it. */
+static void track_loss(struct cli_input *in, int rc, const struct ptt_event *ev)
+{
+	if (rc > 0) {
+		if (in->damage_open) /* after the last good event: a hold that ended there is whole */
+			loss_damage(in->loss, in->good_ns + 1, ev->ns);
+		in->damage_open = 0;
+		in->good_ns = ev->ns;
+		loss_event(in->loss, ev);
+	} else if (rc == 0 && in->damage_open) {
+		loss_damage(in->loss, in->good_ns + 1, UINT64_MAX);
+		in->damage_open = 0;
+	} else if (rc < 0) {
+		in->damage_open = 1;
+	}
+}
+
 int cli_next(struct cli_input *in, struct ptt_event *ev)
 {
 	for (;;) {
 		int rc = ptt_reader_next(in->r, ev);
 		if (rc > 0 && in->ordered)
 			keep_order(in, ev);
+		if (in->loss)
+			track_loss(in, rc, ev);
 		if (rc > 0 && in->progress && ++in->events >= in->next_check)
 			show_progress(in);
 		if (rc > 0 && __builtin_expect(ev->id == PTT_EV_LIMIT, 0))

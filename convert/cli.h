@@ -26,6 +26,9 @@ struct cli_input {
 	unsigned long long events, next_check, file_size;
 	double last_shown;
 	int ordered;            /* set by the caller: deliver times that never decrease */
+	struct loss *loss;      /* set by the caller: told every event and damaged stretch (fidelity.h) */
+	int damage_open;        /* damage seen since the last good event */
+	uint64_t good_ns;       /* time of the last good event */
 	int behind;             /* the previous event was moved forward */
 	uint64_t last_ns;
 	struct ptt_limits limits; /* the trace's limit events, summed up (cli_say_limits) */

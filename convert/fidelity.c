@@ -105,3 +105,157 @@ int fidelity_add(struct fidelity *f, const struct ptt_event *ev, const struct pt
 		 ev->ns / 1000000000u, ev->ns % 1000000000u, ev->pid, ev->tid, ev->type->name, what);
 	return 1;
 }
+
+/* ---- loss (fidelity.h) ---- */
+
+#define MAX_SPANS 4096 /* beyond: merged into the last one of the same thread, or counted only */
+
+struct loss {
+	struct loss_span *v;
+	size_t n, cap;
+	uint64_t events;         /* known lost */
+	uint64_t first_ns, last_ns;
+	int any;
+};
+
+struct loss *loss_new(void) { return calloc(1, sizeof(struct loss)); }
+
+void loss_free(struct loss *l)
+{
+	if (!l)
+		return;
+	free(l->v);
+	free(l);
+}
+
+static void add_span(struct loss *l, uint32_t tid, uint64_t from, uint64_t to, uint64_t count, const char *why)
+{
+	l->events += count;
+	for (size_t i = l->n; i-- > 0 && l->n - i <= 8;) { /* the same thread and cause, overlapping or adjacent: one */
+		struct loss_span *s = &l->v[i];
+		if (s->tid == tid && s->why == why && from <= s->to_ns && to >= s->from_ns) {
+			s->from_ns = from < s->from_ns ? from : s->from_ns;
+			s->to_ns = to > s->to_ns ? to : s->to_ns;
+			s->count += count;
+			return;
+		}
+	}
+	if (l->n == l->cap) {
+		if (l->cap >= MAX_SPANS) { /* widen the last one: less precise, never less true */
+			struct loss_span *s = &l->v[l->n - 1];
+			s->tid = s->tid == tid ? tid : 0;
+			s->from_ns = from < s->from_ns ? from : s->from_ns;
+			s->to_ns = to > s->to_ns ? to : s->to_ns;
+			s->count += count;
+			return;
+		}
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		struct loss_span *nv = realloc(l->v, cap * sizeof *nv);
+		if (!nv)
+			return;
+		l->v = nv;
+		l->cap = cap;
+	}
+	l->v[l->n++] = (struct loss_span){ tid, from, to, count, why };
+}
+
+void loss_event(struct loss *l, const struct ptt_event *ev)
+{
+	if (!l)
+		return;
+	if (!l->any)
+		l->first_ns = ev->ns;
+	l->any = 1;
+	l->last_ns = ev->ns;
+	if (ev->id != PTT_EV_REC_LOST)
+		return;
+	uint64_t n = ptt_event_arg(ev, "count", 0), from = ptt_event_arg(ev, "from_ns", 0), to = ptt_event_arg(ev, "to_ns", 0);
+	if (!to) /* no times (a record torn by a death, a thread without a ring): any time before the note */
+		from = 0, to = ev->ns;
+	add_span(l, (uint32_t)ptt_event_arg(ev, "stream", 0), from, to, n,
+		 ptt_event_arg(ev, "stream", 0) ? "lost by the recorder" : "lost by the recorder (no ring)");
+}
+
+void loss_damage(struct loss *l, uint64_t from_ns, uint64_t to_ns)
+{
+	if (l)
+		add_span(l, 0, from_ns, to_ns, 0, to_ns == UINT64_MAX ? "cut short or damaged at its end" : "damaged or missing input");
+}
+
+void loss_finish(struct loss *l, const struct ptt_reader *r)
+{
+	if (!l || !r)
+		return;
+	int continued = 0;
+	long first_part = 0;
+	for (size_t i = 0; i < ptt_reader_meta_count(r); i++) {
+		const char *m = ptt_reader_meta_line(r, i);
+		unsigned pid, tid;
+		unsigned long long ns;
+		char how[16];
+		if (strncmp(m, "continued ", 10) == 0)
+			continued = 1;
+		else if (strncmp(m, "part ", 5) == 0 && !continued && !first_part) /* the first input's part number */
+			first_part = atol(m + 5);
+		else if (sscanf(m, "flight_thread %u %u %llu %15s", &pid, &tid, &ns, how) == 4 && strcmp(how, "cut") == 0)
+			add_span(l, tid, 0, ns, 0, "flight recording: overwritten before");
+	}
+	/* a trace cut short is the reader's damage at its end (loss_damage up to UINT64_MAX) */
+	if (l->any && first_part > 1)
+		add_span(l, 0, 0, l->first_ns, 0, "starts mid-run: the parts before are not read");
+}
+
+int loss_covers(const struct loss *l, uint32_t tid, uint64_t from_ns, uint64_t to_ns)
+{
+	for (size_t i = 0; l && i < l->n; i++) {
+		const struct loss_span *s = &l->v[i];
+		if ((!s->tid || !tid || s->tid == tid) && s->from_ns <= to_ns && s->to_ns >= from_ns)
+			return 1;
+	}
+	return 0;
+}
+
+const struct loss_span *loss_spans(const struct loss *l, size_t *n)
+{
+	*n = l ? l->n : 0;
+	return l ? l->v : NULL;
+}
+
+uint64_t loss_events(const struct loss *l) { return l ? l->events : 0; }
+
+static void span_time(char *buf, size_t size, uint64_t ns)
+{
+	if (ns == UINT64_MAX)
+		snprintf(buf, size, "the end");
+	else
+		snprintf(buf, size, "%" PRIu64 ".%09" PRIu64 " s", ns / 1000000000u, ns % 1000000000u);
+}
+
+int loss_print(const struct loss *l, FILE *out)
+{
+	if (!l || !l->n)
+		return 0;
+	if (l->events)
+		fprintf(out, "loss: %" PRIu64 " event%s known lost, in %zu stretch%s where findings cannot be verified:\n",
+			l->events, l->events > 1 ? "s" : "", l->n, l->n > 1 ? "es" : "");
+	else
+		fprintf(out, "loss: events may be missing in %zu stretch%s where findings cannot be verified:\n", l->n,
+			l->n > 1 ? "es" : "");
+	size_t shown = l->n < 10 ? l->n : 10;
+	for (size_t i = 0; i < shown; i++) {
+		const struct loss_span *s = &l->v[i];
+		char a[48], b[48], who[48], count[48] = "";
+		span_time(a, sizeof a, s->from_ns);
+		span_time(b, sizeof b, s->to_ns);
+		if (s->tid)
+			snprintf(who, sizeof who, "thread %" PRIu32, s->tid);
+		else
+			snprintf(who, sizeof who, "any thread");
+		if (s->count)
+			snprintf(count, sizeof count, "%" PRIu64 " event%s, ", s->count, s->count > 1 ? "s" : "");
+		fprintf(out, "  %s, %s to %s: %s%s\n", who, s->from_ns ? a : "the start", b, count, s->why);
+	}
+	if (shown < l->n)
+		fprintf(out, "  (%zu more stretches)\n", l->n - shown);
+	return 1;
+}

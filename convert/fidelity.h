@@ -24,4 +24,44 @@ unsigned long fidelity_violations(const struct fidelity *f);
 void fidelity_starts_mid_run(struct fidelity *f, const struct ptt_reader *r);
 void fidelity_free(struct fidelity *f);
 
+/*
+ * Loss: where events are missing, the one rule every analysis asks before
+ * it builds a finding.  A lost stretch is a thread's (tid) or any thread's
+ * (tid 0) time span [from_ns, to_ns] in which events may be missing:
+ *  - rec_lost records (discard mode, a ring never had, records torn by the
+ *    program's death; a note without times covers everything before it);
+ *  - damaged records or blocks, parts of a rotated recording missing
+ *    between the files read, a trace cut short (no end, and not continued
+ *    in a next part): any thread, from the last good event to the next (to
+ *    the end);
+ *  - a trace that starts mid-run (a later part read first, a flight
+ *    recording): before its first event, any thread, and in a flight
+ *    recording each thread before its own history begins.
+ * A finding that depends on a thread's events over a span (a hold that
+ * orders two locks, an object's waits and holds) is unverified when a lost
+ * stretch of that thread, or of any thread, overlaps the span.
+ */
+struct loss_span {
+	uint32_t tid;            /* 0: any thread */
+	uint64_t from_ns, to_ns; /* to_ns UINT64_MAX: to the end */
+	uint64_t count;          /* events lost, 0: not known */
+	const char *why;
+};
+struct loss;
+struct loss *loss_new(void);
+/* Feed every event read, in order. */
+void loss_event(struct loss *l, const struct ptt_event *ev);
+/* A damaged stretch (any thread) between two good events. */
+void loss_damage(struct loss *l, uint64_t from_ns, uint64_t to_ns);
+/* The input is read: the trace's own cuts (mid-run start, flight histories) from r's META lines. */
+void loss_finish(struct loss *l, const struct ptt_reader *r);
+/* Does a lost stretch of thread tid (or of any thread) overlap [from_ns, to_ns]?  tid 0: of any one thread. */
+int loss_covers(const struct loss *l, uint32_t tid, uint64_t from_ns, uint64_t to_ns);
+/* The lost stretches, in the order found; the events known lost in all. */
+const struct loss_span *loss_spans(const struct loss *l, size_t *n);
+uint64_t loss_events(const struct loss *l);
+/* "loss: ..." lines: how many, where (threads, spans); nothing when nothing was lost.  1 if printed. */
+int loss_print(const struct loss *l, FILE *out);
+void loss_free(struct loss *l);
+
 #endif

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fidelity.h"
 #include "lockgraph.h"
 #include "model.h"
 #include "pmap.h"
@@ -33,8 +34,18 @@ struct node {
 	uint32_t serial;	/* creation order: edges are keyed by it, two objects never share one */
 };
 
+/* A thread's takings of the order: its hold of A from `from` to `to` (B asked for), its first and its
+ * latest.  A lost stretch of that thread (a release of A unseen) inside a hold could explain the order. */
+#define SAMPLES 8
+struct occurrence {
+	uint32_t tid;
+	uint64_t from[2], to[2]; /* [0] the first, [1] the latest */
+};
+
 struct edge {
 	struct node *from, *to;
+	struct occurrence seen[SAMPLES]; /* the first SAMPLES threads that took it */
+	unsigned nseen;
 	uint32_t first_tid, other_tid; /* a second thread that took the same order, if any */
 	uint64_t first_ns;
 	uint64_t held_site, taken_site; /* the first time: where A was taken, then where B was asked for */
@@ -60,7 +71,8 @@ struct lockgraph {
 	char *exited;            /* the deadlocks found as processes exited, printed with the others */
 	size_t exited_len;
 	FILE *exited_out;
-	int exited_found;
+	int exited_found, exited_unverified;
+	const struct loss *loss;   /* where events may be lost (fidelity.h): no finding is built there */
 	struct node **all;
 	size_t nall, capall;
 	struct ptt_syms *syms;   /* and the names it learns (ptt_syms_names) */
@@ -127,6 +139,24 @@ static void edge_try(struct edge *e, uint64_t site)
 }
 
 /* try: 0 for a call that may block, else B was taken by a successful try at site key try_site */
+
+/* Keep this taking of e's order, so that one taken where nothing was lost verifies it. */
+static void add_occurrence(struct edge *e, uint32_t tid, uint64_t from, uint64_t to)
+{
+	unsigned i = 0;
+	while (i < e->nseen && e->seen[i].tid != tid)
+		i++;
+	if (i == SAMPLES)
+		return;
+	if (i == e->nseen) {
+		e->nseen++;
+		e->seen[i] = (struct occurrence){ tid, { from, from }, { to, to } };
+		return;
+	}
+	e->seen[i].from[1] = from;
+	e->seen[i].to[1] = to;
+}
+
 static void add_edge(struct lockgraph *g, struct node *a, const struct mframe *a_hold, struct node *b, int b_shared,
 		     const struct ptt_event *ev, int try, uint64_t try_site)
 {
@@ -141,6 +171,7 @@ static void add_edge(struct lockgraph *g, struct node *a, const struct mframe *a
 			edge_try(e, try_site);
 		else
 			e->blocking = 1;
+		add_occurrence(e, ev->tid, a_hold->begin_ns, ev->ns);
 		return;
 	}
 	e = calloc(1, sizeof *e);
@@ -150,6 +181,7 @@ static void add_edge(struct lockgraph *g, struct node *a, const struct mframe *a
 	}
 	e->from = a;
 	e->to = b;
+	add_occurrence(e, ev->tid, a_hold->begin_ns, ev->ns);
 	e->first_tid = ev->tid;
 	e->first_ns = ev->ns;
 	e->held_site = ptt_syms_site_addr(g->syms, a_hold->open.id, a_hold->open.arg);
@@ -297,11 +329,12 @@ static void note_signaller(struct lockgraph *g, uint32_t pid, uint64_t cond, uin
 		s->many = 1;
 }
 
-struct lockgraph *lockgraph_new(void)
+struct lockgraph *lockgraph_new(const struct loss *loss)
 {
 	struct lockgraph *g = calloc(1, sizeof *g);
 	if (!g)
 		return NULL;
+	g->loss = loss;
 	struct model_ops ops = { .ctx = g, .wait_begin = on_wait_begin, .acquire = on_acquire, .release = on_release };
 	g->syms = ptt_syms_new();
 	g->model = model_new(&ops);
@@ -429,9 +462,22 @@ static int edge_live(struct lockgraph *g, const struct edge *e)
 	return 0;
 }
 
-int lockgraph_report_cycles(struct lockgraph *g, FILE *out)
+/* Is e's order verified: taken at least once where no lost stretch (fidelity.h) could explain it?  Else *why says where. */
+static int verified(const struct edge *e, const struct loss *loss, const struct occurrence **why)
 {
+	*why = e->nseen ? &e->seen[0] : NULL;
+	for (unsigned i = 0; i < e->nseen; i++)
+		for (int k = 0; k < 2; k++)
+			if (!loss_covers(loss, e->seen[i].tid, e->seen[i].from[k], e->seen[i].to[k]))
+				return 1;
+	return !e->nseen;
+}
+
+int lockgraph_report_cycles(struct lockgraph *g, FILE *out, int *unverified)
+{
+	const struct loss *loss = g->loss;
 	int comp = 0, found = 0;
+	*unverified = 0;
 	g->stack = malloc((g->nall + 1) * sizeof *g->stack);
 	if (!g->stack)
 		return 0;
@@ -467,10 +513,30 @@ int lockgraph_report_cycles(struct lockgraph *g, FILE *out)
 			conflicts &= path[k]->want_excl || path[(k + 1) % len]->held_excl;
 		if (!several || !conflicts)
 			continue;
-		found++;
+		/* an order seen only where events were lost may be a release the trace lacks: no finding */
+		const struct occurrence *why = NULL;
+		size_t weak = len;
+		for (size_t k = 0; k < len && weak == len; k++)
+			if (!verified(path[k], loss, &why))
+				weak = k;
+		if (weak < len)
+			++*unverified;
+		else
+			found++;
 		if (!out)
 			continue;
-		fprintf(out, "potential deadlock %d: lock-order cycle of %zu objects in process %" PRIu32 "\n", found, len, n->pid);
+		if (weak < len) {
+			char a[128], t[64];
+			name_of(g, path[weak]->from, a, sizeof a);
+			thread_name(g, why->tid, t, sizeof t);
+			fprintf(out, "unverifiable cycle %d: lock-order cycle of %zu objects in process %" PRIu32 ", not reported as a "
+				"potential deadlock: events of thread %s may be lost while it held %s (%" PRIu64 ".%09" PRIu64 " s to %"
+				PRIu64 ".%09" PRIu64 " s), a release of it among them\n", *unverified, len, n->pid, t, a,
+				why->from[0] / 1000000000u, why->from[0] % 1000000000u, why->to[0] / 1000000000u,
+				why->to[0] % 1000000000u);
+		} else {
+			fprintf(out, "potential deadlock %d: lock-order cycle of %zu objects in process %" PRIu32 "\n", found, len, n->pid);
+		}
 		for (size_t k = 0; k < len; k++) {
 			char a[128], b[128], t[64];
 			name_of(g, path[k]->from, a, sizeof a);
@@ -616,8 +682,16 @@ static void print_wait(struct lockgraph *g, struct mthread *t, FILE *out)
  * wait, so that a cycle reads in order; then (at the end of the trace, not
  * when process pid exits) threads blocked for ever for other reasons.
  */
-static int report_blocked(struct lockgraph *g, uint32_t pid, FILE *out)
+/* Could t's wait have ended unseen (a lost stretch of t, or of any thread, since it began)? */
+static int wait_unverified(const struct mthread *t, const struct loss *loss)
 {
+	const struct mframe *w = model_waiting(t);
+	return w && loss_covers(loss, t->tid, w->begin_ns, UINT64_MAX);
+}
+
+static int report_blocked(struct lockgraph *g, uint32_t pid, FILE *out, int *unverified)
+{
+	const struct loss *loss = g->loss;
 	struct blocked b = { g, pid, NULL, 0, 0, { 0 } };
 	model_foreach_thread(g->model, gather, &b);
 	for (int changed = 1; changed;) {
@@ -642,8 +716,19 @@ static int report_blocked(struct lockgraph *g, uint32_t pid, FILE *out)
 		struct mthread *start = b.t[i];
 		if (!pmap_get(&b.in, (uint64_t)(uintptr_t)start) || pmap_get(&shown, (uint64_t)(uintptr_t)start))
 			continue;
-		found++;
-		if (out && pid)
+		int weak = 0; /* a wait of the set that events lost after it began could have ended */
+		for (size_t k = 0; k < b.n; k++)
+			weak |= b.t[k]->pid == start->pid && pmap_get(&b.in, (uint64_t)(uintptr_t)b.t[k]) &&
+				wait_unverified(b.t[k], loss);
+		if (weak)
+			++*unverified;
+		else
+			found++;
+		if (out && weak)
+			fprintf(out, "unverifiable deadlock: threads blocked in a cycle %s (process %" PRIu32
+				"), but events may be lost since their waits began: a wake-up among them\n",
+				pid ? "when their process exited" : "at the end of the trace", start->pid);
+		else if (out && pid)
 			fprintf(out, "deadlock: threads blocked in a cycle when their process exited (process %" PRIu32 ")\n",
 				start->pid);
 		else if (out)
@@ -687,15 +772,16 @@ static void exited(struct lockgraph *g, uint32_t pid)
 {
 	if (!g->exited_out)
 		g->exited_out = open_memstream(&g->exited, &g->exited_len);
-	g->exited_found += report_blocked(g, pid, g->exited_out);
+	g->exited_found += report_blocked(g, pid, g->exited_out, &g->exited_unverified);
 }
 
-int lockgraph_report_blocked(struct lockgraph *g, FILE *out)
+int lockgraph_report_blocked(struct lockgraph *g, FILE *out, int *unverified)
 {
 	if (g->exited_out && fclose(g->exited_out) == 0 && out)
 		fwrite(g->exited, 1, g->exited_len, out);
 	g->exited_out = NULL;
-	return g->exited_found + report_blocked(g, 0, out);
+	*unverified = g->exited_unverified;
+	return g->exited_found + report_blocked(g, 0, out, unverified);
 }
 
 void lockgraph_free(struct lockgraph *g)

@@ -12,12 +12,20 @@
 #include "../formats/ptt_trace.h"
 
 struct lockgraph;
-struct lockgraph *lockgraph_new(void);
+struct loss;
+/* loss (fidelity.h, may be NULL) says where events may be lost: no finding is built on those stretches. */
+struct lockgraph *lockgraph_new(const struct loss *loss);
 void lockgraph_event(struct lockgraph *g, const struct ptt_event *ev);
-/* Print each cycle of two or more threads (out may be NULL); returns the number found. */
-int lockgraph_report_cycles(struct lockgraph *g, FILE *out);
-/* Print wait-for cycles among threads blocked at the end (and as processes exited); returns the number found. */
-int lockgraph_report_blocked(struct lockgraph *g, FILE *out);
+/*
+ * Print each cycle of two or more threads (out may be NULL); returns the
+ * number found.  A cycle with an order taken only where the loss given to lockgraph_new
+ * says events may be lost is no finding: it is printed as unverifiable and
+ * counted in *unverified.
+ */
+int lockgraph_report_cycles(struct lockgraph *g, FILE *out, int *unverified);
+/* Print wait-for cycles among threads blocked at the end (and as processes exited); returns the number found (unverifiable ones
+ * apart, in *unverified: a wait of the cycle began before a lost stretch that could have ended it). */
+int lockgraph_report_blocked(struct lockgraph *g, FILE *out, int *unverified);
 void lockgraph_free(struct lockgraph *g);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "fidelity.h"
 #include "lockgraph.h"
 
 static void usage(void)
@@ -20,9 +21,14 @@ static void usage(void)
 	       "  -h, --help        show this help and exit\n"
 	       "      --version     show the version and exit\n"
 	       "\n"
+	       "Where events were lost (discard mode, a damaged or cut trace, a flight recording's\n"
+	       "overwritten start), a cycle that a lost stretch could explain is no finding: it is\n"
+	       "printed as unverifiable, with the stretch, after a 'loss:' paragraph.\n"
+	       "\n"
 	       "Exit status: 0 nothing found, 1 potential deadlocks found, 3 an actual deadlock\n"
 	       "found (potential ones too, maybe), 2 usage error or unreadable input, 4 nothing\n"
-	       "found but the input was damaged.\n");
+	       "found but the input was damaged, 5 nothing found but unverifiable cycles (events\n"
+	       "were lost where they lie).\n");
 }
 
 int main(int argc, char **argv)
@@ -43,15 +49,24 @@ int main(int argc, char **argv)
 	struct cli_input in;
 	if (cli_open(&in, "ptt-deadlock", argc - optind, argv + optind))
 		return 2;
-	struct lockgraph *g = lockgraph_new();
+	in.loss = loss_new();
+	struct lockgraph *g = lockgraph_new(in.loss);
 	static struct ptt_event ev;
 	while (g && cli_next(&in, &ev) > 0)
 		lockgraph_event(g, &ev);
-	int potential = g ? lockgraph_report_cycles(g, quiet ? NULL : stdout) : 0;
-	int actual = g ? lockgraph_report_blocked(g, quiet ? NULL : stdout) : 0;
-	if (!quiet && !potential && !actual)
+	loss_finish(in.loss, in.r);
+	if (!quiet && loss_print(in.loss, stdout))
+		printf("\n");
+	int weak_cycles = 0, weak_deadlocks = 0;
+	int potential = g ? lockgraph_report_cycles(g, quiet ? NULL : stdout, &weak_cycles) : 0;
+	int actual = g ? lockgraph_report_blocked(g, quiet ? NULL : stdout, &weak_deadlocks) : 0;
+	if (!quiet && !potential && !actual && !weak_cycles && !weak_deadlocks)
 		printf("no lock-order inversion and no deadlock found\n");
+	else if (!quiet && !potential && !actual)
+		printf("no verified lock-order inversion and no verified deadlock: %d cycle%s where events were lost\n",
+		       weak_cycles + weak_deadlocks, weak_cycles + weak_deadlocks > 1 ? "s lie" : " lies");
 	lockgraph_free(g);
+	loss_free(in.loss);
 	int damaged = cli_close(&in);
 	int out = cli_finish_output("ptt-deadlock");
 	if (!g)
@@ -62,5 +77,7 @@ int main(int argc, char **argv)
 		return 1;
 	if (out)
 		return 1; /* the report did not get out: as bad as a finding */
+	if (weak_cycles || weak_deadlocks)
+		return 5;
 	return damaged ? 4 : 0;
 }

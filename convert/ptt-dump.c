@@ -77,6 +77,8 @@ int main(int argc, char **argv)
 		if (sink)
 			ptt_sink_set_note(sink, ptt_syms_note, syms);
 	}
+	if (mode == MODE_INFO)
+		in.loss = loss_new(); /* where, besides how many: said after the counts */
 	int first = 1;
 	while (!failed && cli_next(&in, &ev) > 0) {
 		if (first && fid) { /* the header is read by now: a later part of a rotated recording? */
@@ -115,8 +117,18 @@ int main(int argc, char **argv)
 	}
 	if (sink)
 		ptt_sink_close(sink, in.r);
-	if (mode == MODE_INFO)
+	if (mode == MODE_INFO) {
 		summary_print_info(sum, &in, syms, stdout);
+		loss_finish(in.loss, in.r);
+		size_t stretches = 0;
+		loss_spans(in.loss, &stretches);
+		if (stretches) {
+			fputc('\n', stdout);
+			loss_print(in.loss, stdout);
+		}
+	}
+	loss_free(in.loss);
+	in.loss = NULL;
 	unsigned long violations = fid ? fidelity_violations(fid) : 0;
 	if (mode == MODE_CHECK)
 		summary_print_check(sum, &in, violations, stdout);

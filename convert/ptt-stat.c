@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fidelity.h"
 #include "model.h"
 #include "stat_table.h"
 
@@ -25,6 +26,9 @@ static void usage(void)
 	       "  -c, --csv         write CSV tables instead of aligned text\n"
 	       "  -h, --help        show this help and exit\n"
 	       "      --version     show the version and exit\n"
+	       "\n"
+	       "Where events were lost (discard mode, damage, a cut or mid-run start), a 'loss:'\n"
+	       "paragraph says how many, of which threads, when; objects marked * were in use then.\n"
 	       "\n"
 	       "Exit status: 0 success, 1 damaged input (statistics of the intact part are printed),\n"
 	       "2 usage error or unreadable input.\n");
@@ -75,10 +79,13 @@ int main(int argc, char **argv)
 		return 2;
 	in.ordered = 1; /* waits and holds are differences of times */
 	struct stat_table *st = stat_new();
+	in.loss = loss_new();
 	static struct ptt_event ev;
 	while (st && cli_next(&in, &ev) > 0)
 		stat_event(st, &ev);
+	loss_finish(in.loss, in.r);
 	if (st) {
+		stat_set_loss(st, in.loss);
 		uint64_t from = 0, to = 0;
 		cli_window(in.r, &from, &to);
 		stat_finish(st, from, to);
@@ -90,6 +97,7 @@ int main(int argc, char **argv)
 			cli_say_limits(&in, stdout, "limit: ");
 		stat_free(st);
 	}
+	loss_free(in.loss);
 	int damaged = cli_close(&in);
 	int out = cli_finish_output("ptt-stat");
 	return damaged || out || !st ? 1 : 0;

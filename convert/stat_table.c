@@ -5,6 +5,7 @@
 
 #include "model.h"
 #include "pmap.h"
+#include "fidelity.h"
 #include "stat_table.h"
 #include "symbols.h"
 
@@ -34,6 +35,9 @@ struct obj {
 	struct { uint32_t tid; uint64_t ns; } top[TOPW];
 	struct site *sites;
 	unsigned nsites;
+	uint64_t first_ns, last_ns;  /* its first and last acquisition, release or wait: the span its figures cover */
+	uint32_t users[4];           /* the first threads that used it (loss_covers asks of them) */
+	uint8_t many_users;
 };
 
 struct thr {
@@ -56,7 +60,39 @@ struct stat_table {
 	struct model *model;
 	uint64_t last_ns, first_ns;
 	int any;
+	const struct loss *loss;    /* where events were lost (fidelity.h): objects whose span it covers are marked */
 };
+
+void stat_set_loss(struct stat_table *st, const struct loss *l) { st->loss = l; }
+
+/* o was used by thread tid at ns: the span and the users its figures depend on. */
+static void used(struct obj *o, uint32_t tid, uint64_t ns)
+{
+	if (!o->first_ns || ns < o->first_ns)
+		o->first_ns = ns;
+	if (ns > o->last_ns)
+		o->last_ns = ns;
+	unsigned i = 0;
+	while (i < 4 && o->users[i] && o->users[i] != tid)
+		i++;
+	if (i == 4)
+		o->many_users = 1;
+	else
+		o->users[i] = tid;
+}
+
+/* Do o's figures cover a stretch where events of one of its users (or of any thread) were lost? */
+static int gap(const struct stat_table *st, const struct obj *o)
+{
+	if (!st->loss || !o->first_ns)
+		return 0;
+	if (o->many_users)
+		return loss_covers(st->loss, 0, o->first_ns, o->last_ns);
+	for (unsigned i = 0; i < 4 && o->users[i]; i++)
+		if (loss_covers(st->loss, o->users[i], o->first_ns, o->last_ns))
+			return 1;
+	return 0;
+}
 
 static int grow(void ***arr, size_t *cap, size_t n)
 {
@@ -257,6 +293,8 @@ static void on_acquire(void *ctx, struct mthread *t, struct mobject *mo, const s
 	o->acq++;
 	if (o->cls == PTT_CLASS_SEM)
 		o->sem_lock = hold != NULL; /* the model's verdict: a unit taken as a hold */
+	used(o, t->tid, wait ? wait->begin_ns : ev->ns);
+	used(o, t->tid, ev->ns);
 	add_wait(o, t->tid, hold ? open_site(st, &hold->open) : ev_site(st, ev), wait ? ev->ns - wait->begin_ns : 0,
 		 wait != NULL);
 	stalled_wait(st, o, wait);
@@ -271,6 +309,8 @@ static void on_release(void *ctx, struct mthread *t, struct mobject *mo, const s
 	struct obj *o = obj_of(st, t->pid, mo->addr, ev->type->cls == PTT_CLASS_COND ? PTT_CLASS_MUTEX : ev->type->cls);
 	uint64_t d = ev->ns - hold->begin_ns;
 	if (o) {
+		used(o, t->tid, hold->begin_ns);
+		used(o, t->tid, ev->ns);
 		o->holds++;
 		o->hold_total += d;
 		if (d > o->hold_max)
@@ -299,6 +339,8 @@ static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const 
 	if (!o || (cls != PTT_CLASS_BARRIER && (cls != PTT_CLASS_COND || !wait)))
 		return;
 	o->acq++;
+	used(o, t->tid, wait ? wait->begin_ns : ev->ns);
+	used(o, t->tid, ev->ns);
 	add_wait(o, t->tid, ev_site(ctx, ev), wait ? ev->ns - wait->begin_ns : 0, wait != NULL);
 	stalled_wait(ctx, o, wait);
 }
@@ -363,6 +405,8 @@ static int open_wait(void *ctx, struct mthread *t, const struct mframe *f)
 		const struct mobject *mo = cls == PTT_CLASS_SEM ? model_object(st->model, t->pid, f->obj) : NULL;
 		if (mo)
 			o->sem_lock = mo->sem_lock;
+		used(o, t->tid, f->begin_ns);
+		used(o, t->tid, oc->end_ns);
 		add_wait(o, t->tid, open_site(st, &f->open), oc->end_ns - f->begin_ns, 1);
 		stalled_wait(st, o, f);
 		o->open_waits++;
@@ -554,13 +598,19 @@ static const char *sort_phrase(const struct stat_opts *o, int locks)
 }
 
 /* The rows of one table of objects (the first shown of n), each with its sites in text. */
-static void print_objects(const struct stat_table *st, const struct stat_opts *o, struct obj **sorted, size_t shown,
-			  int locks, FILE *out)
+static size_t print_objects(const struct stat_table *st, const struct stat_opts *o, struct obj **sorted, size_t shown,
+			    int locks, FILE *out)
 {
+	size_t marked = 0;
 	for (size_t i = 0; i < shown; i++) {
 		const struct obj *b = sorted[i];
 		char name[96];
 		obj_name(st, b, name, sizeof name);
+		if (!o->csv && gap(st, b)) { /* its figures cover a lost stretch: they may be short */
+			size_t l = strlen(name);
+			snprintf(name + (l < sizeof name - 2 ? l : sizeof name - 2), 2, "*");
+			marked++;
+		}
 		uint32_t topw = 0;
 		uint64_t topns = 0;
 		for (unsigned k = 0; k < TOPW; k++)
@@ -593,6 +643,7 @@ static void print_objects(const struct stat_table *st, const struct stat_opts *o
 			ms(b->hold_total), (double)hmean / 1e3, (double)b->hold_max / 1e3, b->owner_changes, tw);
 		print_sites(st, o, b, name, out);
 	}
+	return marked;
 }
 
 static void print_header(FILE *out)
@@ -614,6 +665,7 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 	size_t nl = select_sorted(st, 1, locks), nw = select_sorted(st, 0, work);
 	size_t shown_l = o->top && o->top < nl ? o->top : nl, shown_w = o->top && o->top < nw ? o->top : nw;
 	uint64_t contention = 0, idle = 0;
+	size_t marked = 0; /* objects shown whose figures cover a lost stretch */
 	for (size_t i = 0; i < nl; i++)
 		contention += locks[i]->wait_total;
 	for (size_t i = 0; i < nw; i++)
@@ -628,13 +680,13 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		fprintf(out, "LOCKS: mutual exclusion (mutexes, rwlocks, spinlocks, semaphores used as locks), %s\n",
 			sort_phrase(o, 1));
 		print_header(out);
-		print_objects(st, o, locks, shown_l, 1, out);
+		marked += print_objects(st, o, locks, shown_l, 1, out);
 		if (shown_l < nl)
 			fprintf(out, "(%zu more locks; --top=0 shows all)\n", nl - shown_l);
 		fprintf(out, "\nWAITING FOR WORK: condition variables, semaphores used as signals, barriers (idle, not contention), %s\n",
 			sort_phrase(o, 0));
 		print_header(out);
-		print_objects(st, o, work, shown_w, 0, out);
+		marked += print_objects(st, o, work, shown_w, 0, out);
 		if (shown_w < nw)
 			fprintf(out, "(%zu more objects; --top=0 shows all)\n", nw - shown_w);
 	}
@@ -699,6 +751,9 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 				     "contended up to then (threads blocked for ever? see ptt-deadlock)\n", st->open_waits,
 				st->open_waits > 1 ? "s were" : " was", st->open_waits > 1 ? "their" : "its");
 		print_stalls(st, locks, shown_l, out);
+		if (loss_print(st->loss, out) && marked)
+			fprintf(out, "%zu of the objects shown (marked *) were in use while events of their threads were lost: "
+				     "their figures may be short\n", marked);
 	}
 	free(locks);
 	free(work);
@@ -742,10 +797,16 @@ void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FI
 	if (st->open_waits)
 		fprintf(out, "%" PRIu64 " wait%s still open at the end (threads blocked for ever? see ptt-deadlock)\n",
 			st->open_waits, st->open_waits > 1 ? "s were" : " was");
+	size_t marked = 0;
 	for (size_t i = 0; i < shown; i++) {
 		const struct obj *b = sorted[i];
 		char name[96];
 		obj_name(st, b, name, sizeof name);
+		if (gap(st, b)) {
+			size_t l = strlen(name);
+			snprintf(name + (l < sizeof name - 2 ? l : sizeof name - 2), 2, "*");
+			marked++;
+		}
 		fprintf(out, "  %-20s %-6s %" PRIu64 " of %" PRIu64 " acquisitions waited, %.3f ms in all, longest %.3f ms\n",
 			name, ptt_class_name(b->cls), b->contended, b->acq, ms(b->wait_total), ms(b->wait_max));
 	}
@@ -763,6 +824,14 @@ void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FI
 			     "rings, lengthening waits for locks by %.3f ms;\n  bigger rings (-b), no -z, or -d (drop events "
 			     "instead of waiting) avoid it\n", share >= STAT_STALL_WARN_PCT ? "warning" : "note",
 			ms(st->stall_ns), share, ms(st->stalled_ns));
+	size_t nspans = 0;
+	loss_spans(st->loss, &nspans);
+	if (nspans && loss_events(st->loss)) /* one line: the full account is ptt-stat's */
+		fprintf(out, "  %" PRIu64 " events were lost, in %zu stretch%s (ptt-stat tells where); %zu of these figures (marked *) "
+			"cover them\n", loss_events(st->loss), nspans, nspans > 1 ? "es" : "", marked);
+	else if (nspans)
+		fprintf(out, "  events may be missing in %zu stretch%s (a start mid-run, damage: ptt-stat tells where); "
+			"%zu of these figures (marked *) cover them\n", nspans, nspans > 1 ? "es" : "", marked);
 	free(sorted);
 }
 

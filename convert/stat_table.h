@@ -22,6 +22,9 @@ void stat_finish(struct stat_table *st, uint64_t from_ns, uint64_t to_ns);
 void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *out);
 /* The contended locks only, a line each, most waited-for first (o->top of them). */
 void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FILE *out);
+/* Where events were lost (fidelity.h), asked when printing: objects whose figures cover a lost stretch are marked. */
+struct loss;
+void stat_set_loss(struct stat_table *st, const struct loss *l);
 void stat_free(struct stat_table *st);
 
 #endif

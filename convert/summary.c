@@ -121,8 +121,11 @@ void summary_print_info(const struct summary *s, struct cli_input *in, struct pt
 	}
 	fprintf(out, "duration:   ");
 	print_ns(out, s->events && last > first ? last - first : 0);
-	fprintf(out, "\nevents:     %" PRIu64 "\nlost:       %" PRIu64 "%s\n", s->events, s->lost,
-		ptt_reader_saw_end(r) ? "" : " (the trace has no end: the recorder did not finish it)");
+	const char *next = ptt_reader_meta(r, "continued");
+	fprintf(out, "\nevents:     %" PRIu64 "\nlost:       %" PRIu64 "%s%s%s\n", s->events, s->lost,
+		ptt_reader_saw_end(r) ? "" : next ? " (a part of a rotated recording, continued in " :
+		" (the trace has no end: the recorder did not finish it)", ptt_reader_saw_end(r) || !next ? "" : next,
+		ptt_reader_saw_end(r) || !next ? "" : ")");
 	cli_say_limits(in, out, "limit:      ");
 	if (s->stalls) /* ptt's own doing: threads waited for room in their rings (ptt-stat shows the waits it lengthened) */
 		fprintf(out, "stalls:     %" PRIu64 " by the tracer, %" PRIu64 ".%06" PRIu64 " ms summed over threads\n", s->stalls,

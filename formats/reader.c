@@ -69,6 +69,13 @@ struct ptt_reader {
 	int (*next)(void *arg);
 	void *next_arg;
 	uint64_t bytes_before; /* bytes consumed in the inputs before this one */
+	/* the parts of a rotated recording (ptt-trace(5)): "part N", "head K", "continued FILE" */
+	unsigned inputs;       /* inputs begun: files, and traces concatenated in one */
+	uint64_t part, last_part; /* the current input's part number (1 without a line), the previous input's */
+	uint64_t head_left;    /* events of the current input's head still to skip */
+	int head_names_only;   /* a part is missing before it: its head's names are delivered */
+	int continued;         /* the current input says the next part follows it */
+	int gap_pending;       /* report the missing parts before the next event */
 };
 
 static void set_diag(struct ptt_reader *r, const char *fmt_offset_kind, uint64_t where, const char *what)
@@ -206,6 +213,17 @@ static int add_meta(struct ptt_reader *r, const char *line, size_t len)
 			rc = ptt_types_define(&r->types, &t);
 		return rc;
 	}
+	if (strncmp(copy, "part ", 5) == 0)
+		r->part = strtoull(copy + 5, NULL, 10);
+	if (strncmp(copy, "continued ", 10) == 0)
+		r->continued = 1;
+	if (strncmp(copy, "head ", 5) == 0 && r->inputs > 1) {
+		/* the names in force at a part's start: already read in the part before, else (a part is
+		 * missing) the names are still true, the rest of the head not (the model would start anew) */
+		r->head_left = strtoull(copy + 5, NULL, 10);
+		r->head_names_only = r->part != r->last_part + 1;
+		r->gap_pending = r->head_names_only;
+	}
 	/* the last definition wins (ptt_reader_meta): this one */
 	int hz = strncmp(copy, "clock_hz ", 9) == 0, st = strncmp(copy, "start_ticks ", 12) == 0;
 	if (hz)
@@ -260,6 +278,8 @@ int ptt_reader_open(struct ptt_reader **rp, int fd, const char *name)
 		return PTT_E_NOMEM;
 	*rp = r;
 	r->fd = fd;
+	r->inputs = 1;
+	r->part = 1;
 	snprintf(r->name, sizeof r->name, "%s", name ? name : "-");
 	r->in_cap = IN_CAP_FIRST;
 	struct stat st;
@@ -337,11 +357,22 @@ static void drop_input(struct ptt_reader *r)
  * the next one.  1 switched, 0 no more input, or a negative code when the
  * next input is not a trace of the same form (diag set, that input dropped).
  */
+/* A new input begins (a file, or a trace concatenated to the one before). */
+static void begin_input(struct ptt_reader *r)
+{
+	r->inputs++;
+	r->last_part = r->part;
+	r->part = 1;
+	r->head_left = 0;
+	r->continued = 0;
+}
+
 static int next_input(struct ptt_reader *r)
 {
 	int fd = r->next ? r->next(r->next_arg) : -1;
 	if (fd < 0)
 		return 0;
+	begin_input(r);
 	r->bytes_before += r->in_offset;
 	r->fd = fd;
 	r->eof = 0;
@@ -531,6 +562,7 @@ static int next_block(struct ptt_reader *r)
 			memcpy(&fh, &h, sizeof fh);
 			if (fh.version == PTT_FORMAT_VERSION && fh.byte_order == PTT_BYTE_ORDER_MARK) {
 				consume(r, sizeof fh);
+				begin_input(r);
 				continue;
 			}
 		}
@@ -574,12 +606,41 @@ static uint32_t valid_record_at(const struct ptt_reader *r, size_t p)
 	return ptt_rec_checksum(words, n - 1) == words[n - 1] ? n : 0;
 }
 
+/*
+ * A part's head (the names in force at its start, "head K") read after the
+ * part before it: already known, skipped (its positions counted all the
+ * same).  After a missing part, its names are delivered, the rest skipped.
+ */
+static int head_skipped(struct ptt_reader *r, const struct ptt_event *ev)
+{
+	if (!r->head_left)
+		return 0;
+	r->head_left--;
+	if (r->head_names_only && ev->type && ev->type->role == PTT_ROLE_NAME)
+		return 0;
+	r->pos++;
+	return 1;
+}
+
+/* A part of a rotated recording is missing before this one: said once, as damage. */
+static int gap_reported(struct ptt_reader *r)
+{
+	if (!r->gap_pending)
+		return 0;
+	r->gap_pending = 0;
+	char what[160];
+	snprintf(what, sizeof what, "part %" PRIu64 " follows part %" PRIu64 ": the events of the parts between are lost",
+		 r->part, r->last_part);
+	set_diag(r, "offset", r->in_offset, what);
+	return 1;
+}
+
 static int next_binary(struct ptt_reader *r, struct ptt_event *ev)
 {
 	for (;;) {
 		if (r->blk_pos >= r->blk_len) {
 			int rc = next_block(r);
-			if (rc == 0 && !r->saw_end && !r->end_reported) {
+			if (rc == 0 && !r->saw_end && !r->continued && !r->end_reported) {
 				/* a recorder always ends its trace: without the END block it was cut short */
 				r->end_reported = 1;
 				set_diag(r, "offset", r->in_offset, "the trace ends without its end block (cut short)");
@@ -589,6 +650,8 @@ static int next_binary(struct ptt_reader *r, struct ptt_event *ev)
 				return rc;
 			r->in_damage = 0;
 		}
+		if (__builtin_expect(r->gap_pending, 0) && gap_reported(r))
+			return PTT_E_TRUNCATED;
 		size_t p = r->blk_pos;
 		uint32_t n = valid_record_at(r, p);
 		if (n == 0) {
@@ -638,6 +701,8 @@ static int next_binary(struct ptt_reader *r, struct ptt_event *ev)
 			set_diag(r, "offset", ev->offset, "record too short for its event type, skipped");
 			return PTT_E_BADRECORD;
 		}
+		if (head_skipped(r, ev))
+			continue;
 		ev->pos = r->pos++;
 		return 1;
 	}
@@ -717,6 +782,10 @@ static int next_text(struct ptt_reader *r, struct ptt_event *ev)
 			return rc;
 		}
 		ev->offset = line_no;
+		if (head_skipped(r, ev))
+			continue;
+		if (__builtin_expect(r->gap_pending, 0) && gap_reported(r))
+			return PTT_E_TRUNCATED; /* this line is lost with the gap it follows: rare, and said */
 		ev->pos = r->pos++;
 		ptt_event_encode(ev);
 		return 1;

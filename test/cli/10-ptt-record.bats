@@ -334,14 +334,17 @@ teardown() { stop_recorder_left; }
 	[[ "$output" == *"exit_status 0"* ]]
 	diff <(ptt-dump "${files[@]}") <(cat "${files[@]}" | ptt-dump -)
 	# the first files are gone: the rest says it starts mid-run, and checks clean
-	run -1 ptt-dump "${files[0]}" # alone, it ends without the end block
-	[[ "$output" == *"# part "[0-9]* ]]
+	# alone, a part is no trace cut short: it says where it goes on, and begins with the names in force
+	run -0 --separate-stderr ptt-dump "${files[0]}"
+	[[ "$output" == *"# part "[0-9]*"# head "[0-9]*"# continued ${files[1]}"* ]]
+	[ "$stderr" = "" ]
+	run -0 ptt-dump --check "${files[0]}"
 	run -0 ptt-dump --check "${files[@]}"
 	[[ "$output" == *" 0 damaged, 0 lost, 0 out of order, 0 violations: ok" ]]
 	run -0 bash -c "cat ${files[*]} | ptt-dump --check -"
 	# the same events from the first file on are held to the full rules
 	run -1 bash -c "ptt-dump '${files[0]}' | grep -v '^# part ' | ptt-dump --check -"
-	[[ "$output" == *"never began"* ]]
+	[[ "$output" == *"thread begins before any thread_create announced it"* ]]
 	run -2 --separate-stderr ptt-record -m 200k -o - -- true
 	run -2 --separate-stderr ptt-record -f 3 -- true
 }

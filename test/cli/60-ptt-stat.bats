@@ -199,3 +199,25 @@ slow_path 1000" ]
 	ptt-filter --from=0ns --to=1500ns "$BATS_TEST_TMPDIR/t.txt" >"$BATS_TEST_TMPDIR/w.txt"
 	[ "$(row "$BATS_TEST_TMPDIR/w.txt")" = "1 1 1480" ]
 }
+
+@test "objects in use while events were lost are marked *, and the loss said: how many, which thread, when" {
+	cat >"$BATS_TEST_TMPDIR/lost.txt" <<'Y'
+# ptt-trace 1
+0.000000001 10 11 pthread mutex_lock mutex=0x10 ret=0
+0.000000003 10 11 pthread mutex_unlock mutex=0x10 ret=0
+0.000000005 10 12 pthread mutex_lock mutex=0x20 ret=0
+0.000000006 10 12 pthread mutex_unlock mutex=0x20 ret=0
+0.000000009 10 99 recorder rec_lost stream=11 count=3 from_ns=2 to_ns=2
+Y
+	run -0 --separate-stderr ptt-stat -S 0 "$BATS_TEST_TMPDIR/lost.txt"
+	[ "$stderr" = "" ]
+	grep -q '^0x10\* ' <<<"$output"
+	grep -q '^0x20 ' <<<"$output"
+	[[ "$output" == *"loss: 3 events known lost, in 1 stretch where findings cannot be verified:"$'\n'"  thread 11, 0.000000002 s to 0.000000002 s: 3 events, lost by the recorder"$'\n'"1 of the objects shown (marked *) were in use while events of their threads were lost: their figures may be short"* ]]
+	run -0 ptt-stat -b "$BATS_TEST_TMPDIR/lost.txt"
+	[ "${lines[-1]}" = "  3 events were lost, in 1 stretch (ptt-stat tells where); 0 of these figures (marked *) cover them" ]
+	grep -v rec_lost "$BATS_TEST_TMPDIR/lost.txt" >"$BATS_TEST_TMPDIR/whole.txt"
+	run -0 ptt-stat -S 0 "$BATS_TEST_TMPDIR/whole.txt"
+	[[ "$output" != *"*"* ]]
+	[[ "$output" != *"loss:"* ]]
+}
