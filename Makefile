@@ -32,8 +32,11 @@ CLI_SRC    = $(filter-out convert/ptt-%.c,$(wildcard convert/*.c))
 CLI_OBJ    = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TOOLS      = $(patsubst convert/%.c,$(BUILD)/bin/%,$(wildcard convert/ptt-*.c))
 PROGRAMS   = $(BUILD)/bin/ptt-record $(TOOLS)
+# the Rust examples (futex-based std locks) only where rustc is: their tests skip without them
+RUSTC     ?= $(shell command -v rustc 2>/dev/null)
 EXAMPLES   = $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)) \
-             $(patsubst examples/%.cc,$(BUILD)/examples/%,$(wildcard examples/*.cc))
+             $(patsubst examples/%.cc,$(BUILD)/examples/%,$(wildcard examples/*.cc)) \
+             $(if $(RUSTC),$(patsubst examples/%.rs,$(BUILD)/examples/%,$(wildcard examples/*.rs)))
 UNIT       = $(patsubst test/unit/%.c,$(BUILD)/test/%,$(wildcard test/unit/test_*.c))
 LIBFORMAT  = $(BUILD)/lib/libpttformat.a
 LIBPTT     = $(BUILD)/lib/libptt.so
@@ -82,6 +85,10 @@ $(BUILD)/examples/%: examples/%.c capture/ptt.h $(LIBPTT)
 $(BUILD)/examples/%: examples/%.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 -Wall -Wextra -Werror $(CFLAGS) -o $@ $< -pthread
+
+$(BUILD)/examples/%: examples/%.rs
+	@mkdir -p $(dir $@)
+	MAKEFLAGS= $(RUSTC) --edition 2021 -O -g -D warnings -o $@ $<
 
 $(BUILD)/test/test_ring: test/unit/test_ring.c $(RT_SRC) formats/types.c $(LIBFORMAT) $(REC_OBJ)
 	@mkdir -p $(dir $@)

@@ -251,7 +251,8 @@ static void on_release(void *ctx, struct mthread *t, struct mobject *mo, const s
 	}
 }
 
-/* an outcome that took nothing: a cond wait or barrier counts as a passage; a failed try is not a wait */
+/* an outcome that took nothing: a cond wait or barrier counts as a passage, a futex wait as a wait
+ * (contended: whatever its result, the thread asked to sleep); a failed try is not a wait */
 static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const struct mframe *wait, int ok,
 			const struct ptt_event *ev)
 {
@@ -260,7 +261,7 @@ static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const 
 	if (!mo || role == PTT_ROLE_TRY || role == PTT_ROLE_TRY_SHARED)
 		return;
 	struct obj *o = obj_of(ctx, t->pid, mo->addr, cls);
-	if (!o || (cls != PTT_CLASS_BARRIER && (cls != PTT_CLASS_COND || !wait)))
+	if (!o || (cls != PTT_CLASS_BARRIER && ((cls != PTT_CLASS_COND && cls != PTT_CLASS_FUTEX) || !wait)))
 		return;
 	o->acq++;
 	add_wait(o, t->tid, ev_site(ctx, ev), wait ? ev->ns - wait->begin_ns : 0, wait != NULL);
@@ -495,10 +496,11 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 	/* threads */
 	if (o->csv)
 		fprintf(out, "\npid,tid,name,lifetime_ns,no_wait_ns,blocked_mutex_ns,cond_wait_ns,barrier_ns,join_ns,sem_ns,rwlock_ns,"
-			     "other_wait_ns\n");
+			     "other_wait_ns,futex_wait_ns\n");
 	else
-		fprintf(out, "\n%8s %8s %-16s %11s %11s %11s %11s %11s %11s %11s %11s %11s\n", "PID", "TID", "NAME", "LIFE(ms)",
-			"NO-WAIT(ms)", "MUTEX(ms)", "COND(ms)", "BARRIER(ms)", "JOIN(ms)", "SEM(ms)", "RWLOCK(ms)", "OTHER(ms)");
+		fprintf(out, "\n%8s %8s %-16s %11s %11s %11s %11s %11s %11s %11s %11s %11s %11s\n", "PID", "TID", "NAME", "LIFE(ms)",
+			"NO-WAIT(ms)", "MUTEX(ms)", "COND(ms)", "BARRIER(ms)", "JOIN(ms)", "SEM(ms)", "RWLOCK(ms)", "OTHER(ms)",
+			"FUTEX(ms)");
 	size_t tshown = o->top && o->top < st->nthrs ? o->top : st->nthrs;
 	for (size_t i = 0; i < tshown; i++) {
 		const struct thr *t = st->thrs[i];
@@ -513,14 +515,14 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		uint64_t rw = t->in_state[MS_RW_RD_WAIT] + t->in_state[MS_RW_WR_WAIT];
 		if (o->csv)
 			fprintf(out, "%" PRIu32 ",%" PRIu32 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", t->pid, t->tid, n ? n : "", life, run, t->in_state[MS_MUTEX_WAIT],
-				t->in_state[MS_COND_WAIT], t->in_state[MS_BARRIER], t->in_state[MS_JOIN], t->in_state[MS_SEM_WAIT], rw,
-				t->in_state[MS_OTHER_WAIT]);
+				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", t->pid, t->tid, n ? n : "", life, run,
+				t->in_state[MS_MUTEX_WAIT], t->in_state[MS_COND_WAIT], t->in_state[MS_BARRIER], t->in_state[MS_JOIN],
+				t->in_state[MS_SEM_WAIT], rw, t->in_state[MS_OTHER_WAIT], t->in_state[MS_FUTEX_WAIT]);
 		else
-			fprintf(out, "%8" PRIu32 " %8" PRIu32 " %-16.16s %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f\n",
+			fprintf(out, "%8" PRIu32 " %8" PRIu32 " %-16.16s %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f\n",
 				t->pid, t->tid, n ? n : "", ms(life), ms(run), ms(t->in_state[MS_MUTEX_WAIT]),
 				ms(t->in_state[MS_COND_WAIT]), ms(t->in_state[MS_BARRIER]), ms(t->in_state[MS_JOIN]),
-				ms(t->in_state[MS_SEM_WAIT]), ms(rw), ms(t->in_state[MS_OTHER_WAIT]));
+				ms(t->in_state[MS_SEM_WAIT]), ms(rw), ms(t->in_state[MS_OTHER_WAIT]), ms(t->in_state[MS_FUTEX_WAIT]));
 	}
 	if (o->csv && o->sites) { /* the sites of the objects shown, after the two tables CSV readers know */
 		fprintf(out, "\nobject,name,pid,rank,site,site_line,function,acquisitions,contended,wait_total_ns,wait_mean_ns,"
@@ -535,7 +537,8 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		if (tshown < st->nthrs)
 			fprintf(out, "(%zu more threads)\n", st->nthrs - tshown);
 		fprintf(out, "NO-WAIT: outside any traced blocking call (running, or blocked in a call ptt does not trace);\n"
-			     "OTHER: blocked in a traced call that a selection (ptt-filter) left out\n");
+			     "OTHER: blocked in a traced call that a selection (ptt-filter) left out;\n"
+			     "FUTEX: blocked in a futex wait made through syscall() (Rust's std locks, InnoDB's srw_lock)\n");
 		fprintf(out, "\ncontention: %.3f ms waited for locks and semaphores, summed over threads, in %.3f ms of trace\n",
 			ms(contention), ms(st->last_ns - st->first_ns));
 		if (st->open_waits)
@@ -576,8 +579,12 @@ void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FI
 		const struct obj *b = sorted[i];
 		char name[96];
 		obj_name(st, b, name, sizeof name);
-		fprintf(out, "  %-20s %-6s %" PRIu64 " of %" PRIu64 " acquisitions waited, %.3f ms in all, longest %.3f ms\n",
-			name, ptt_class_name(b->cls), b->contended, b->acq, ms(b->wait_total), ms(b->wait_max));
+		if (b->cls == PTT_CLASS_FUTEX) /* no acquisition is seen: a futex-based lock is taken out of sight */
+			fprintf(out, "  %-20s %-6s %" PRIu64 " futex waits, %.3f ms in all, longest %.3f ms\n", name,
+				ptt_class_name(b->cls), b->contended, ms(b->wait_total), ms(b->wait_max));
+		else
+			fprintf(out, "  %-20s %-6s %" PRIu64 " of %" PRIu64 " acquisitions waited, %.3f ms in all, longest %.3f ms\n",
+				name, ptt_class_name(b->cls), b->contended, b->acq, ms(b->wait_total), ms(b->wait_max));
 	}
 	if (shown < n)
 		fprintf(out, "  (%zu more contended)\n", n - shown);
