@@ -17,6 +17,10 @@ void lockgraph_event(struct lockgraph *g, const struct ptt_event *ev);
 int lockgraph_report_cycles(struct lockgraph *g, FILE *out);
 /* Print wait-for cycles among threads blocked at the end; returns the number found. */
 int lockgraph_report_blocked(struct lockgraph *g, FILE *out);
+/* Print the threads blocked at the end in futex waits, whose holders cannot be told; returns their number. */
+int lockgraph_report_futex(struct lockgraph *g, FILE *out);
+/* fidelity_blind_note's sentence for this trace, or NULL. */
+const char *lockgraph_blind_note(const struct lockgraph *g);
 void lockgraph_free(struct lockgraph *g);
 
 #endif

@@ -49,8 +49,13 @@ int main(int argc, char **argv)
 		lockgraph_event(g, &ev);
 	int potential = g ? lockgraph_report_cycles(g, quiet ? NULL : stdout) : 0;
 	int actual = g ? lockgraph_report_blocked(g, quiet ? NULL : stdout) : 0;
+	int futex = g ? lockgraph_report_futex(g, quiet ? NULL : stdout) : 0;
+	const char *note = g ? lockgraph_blind_note(g) : NULL;
 	if (!quiet && !potential && !actual)
-		printf("no lock-order inversion and no deadlock found\n");
+		printf(futex ? "no lock-order inversion and no deadlock found among the waits ptt can follow\n"
+			     : "no lock-order inversion and no deadlock found\n");
+	if (!quiet && note)
+		printf("%s\n", note);
 	lockgraph_free(g);
 	int damaged = cli_close(&in);
 	int out = cli_finish_output("ptt-deadlock");

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fidelity.h"
 #include "model.h"
 #include "pmap.h"
 #include "stat_table.h"
@@ -51,6 +52,7 @@ struct stat_table {
 	struct model *model;
 	uint64_t last_ns, first_ns;
 	int any;
+	struct fidelity_blind blind; /* what the trace cannot show */
 };
 
 static int grow(void ***arr, size_t *cap, size_t n)
@@ -286,6 +288,7 @@ struct stat_table *stat_new(void)
 void stat_event(struct stat_table *st, const struct ptt_event *ev)
 {
 	ptt_syms_update(st->syms, ev);
+	fidelity_blind_event(&st->blind, ev);
 	model_event(st->model, ev);
 	if (!st->any)
 		st->first_ns = ev->ns;
@@ -544,6 +547,9 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		if (st->open_waits)
 			fprintf(out, "%" PRIu64 " wait%s still open at the end of the trace, counted as contended up to its end "
 				     "(threads blocked for ever? see ptt-deadlock)\n", st->open_waits, st->open_waits > 1 ? "s were" : " was");
+		const char *note = fidelity_blind_note(&st->blind);
+		if (note)
+			fprintf(out, "%s\n", note);
 	}
 	free(sorted);
 }
@@ -572,6 +578,9 @@ void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FI
 	else
 		fprintf(out, "%.3f ms waited for locks over %.3f ms; most contended:\n", ms(contention),
 			ms(st->last_ns - st->first_ns));
+	const char *note = fidelity_blind_note(&st->blind);
+	if (note)
+		fprintf(out, "%s\n", note);
 	if (st->open_waits)
 		fprintf(out, "%" PRIu64 " wait%s still open at the end (threads blocked for ever? see ptt-deadlock)\n",
 			st->open_waits, st->open_waits > 1 ? "s were" : " was");
