@@ -5,8 +5,13 @@
  * and InnoDB do.  It prints its own ground truth: the futex waits and wakes
  * it made (FUTEX_WAIT calls; FUTEX_WAKE calls and the threads they woke).
  *
+ * First it checks that syscall() keeps its contract under a wrapper: a wait
+ * on a word that changed fails with EAGAIN, one with a 1 ms timeout with
+ * ETIMEDOUT, and other system calls answer as before.
+ *
  * Usage: futex_mutex [ITERATIONS]   (default 2000 per thread)
  */
+#include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -60,10 +65,30 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* syscall()'s results and errno, through whatever interposes it */
+static int check_syscall(void)
+{
+	static unsigned word = 7;
+	struct timespec ms = { 0, 1000000 };
+	errno = 0;
+	long r1 = syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 8, NULL, NULL, 0); /* 7 != 8: EAGAIN */
+	int e1 = errno;
+	long r2 = syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 7, &ms, NULL, 0);
+	int e2 = errno;
+	errno = 1234;
+	long pid = syscall(SYS_getpid);
+	int e3 = errno;
+	int ok = r1 == -1 && e1 == EAGAIN && r2 == -1 && e2 == ETIMEDOUT && pid == (long)getpid() && e3 == 1234;
+	printf("syscall %s\n", ok ? "ok" : "WRONG");
+	return ok;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
 		iterations = atol(argv[1]);
+	if (!check_syscall())
+		return 1;
 	pthread_t th[THREADS];
 	for (int i = 0; i < THREADS; i++)
 		if (pthread_create(&th[i], NULL, worker, NULL) != 0)

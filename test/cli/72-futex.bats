@@ -1,0 +1,159 @@
+#!/usr/bin/env bats
+# Futex-based locks (syscall(SYS_futex)): a hand-made C futex mutex against its own counts, Rust's
+# std Mutex and a Rust deadlock, every tool's output; and the notes on what a trace cannot show.
+bats_require_minimum_version 1.5.0
+load helpers
+
+said() { sed -n "s/^$1 //p" "$BATS_TEST_TMPDIR/out.txt"; }
+count() { grep -c " pthread $1 " "$BATS_TEST_TMPDIR/t.txt" || true; }
+
+futex_c() {
+	record "$EXAMPLES/futex_mutex" 1000
+	ptt-dump "$BATS_TEST_TMPDIR/t.ptt" >"$BATS_TEST_TMPDIR/t.txt"
+}
+
+rust() {
+	[ -x "$EXAMPLES/$1" ] || skip "rustc not installed: $1 not built (Debian: apt-get install rustc)"
+}
+
+@test "a C futex mutex: waits and wakes as the program counted them, syscall's results and errno kept" {
+	futex_c
+	[ "$(said syscall)" = ok ]
+	[ "$(said counter)" = "4000 (expected 4000)" ]
+	# the program's own waits, plus its two checks of syscall() (EAGAIN, ETIMEDOUT)
+	[ "$(count futex_wait_req)" -eq "$(( $(said 'futex waits') + 2 ))" ]
+	[ "$(count futex_wait)" -eq "$(( $(said 'futex waits') + 2 ))" ]
+	[ "$(count futex_wake)" -eq "$(said 'futex wakes')" ]
+	woken=$(awk '/ pthread futex_wake / { for (i = 1; i <= NF; i++) if ($i ~ /^woken=/) { sub(/woken=/, "", $i); n += $i } } END { print n + 0 }' \
+		"$BATS_TEST_TMPDIR/t.txt")
+	[ "$woken" -eq "$(said 'threads woken')" ]
+	grep -q ' futex_wait_req .* val=8 op=0 timeout_ns=-1 ' "$BATS_TEST_TMPDIR/t.txt"
+	grep -q ' futex_wait_req .* val=7 op=0 timeout_ns=1000000 ' "$BATS_TEST_TMPDIR/t.txt"
+	grep -q ' futex_wait .* ret=11 ' "$BATS_TEST_TMPDIR/t.txt"  # EAGAIN
+	grep -q ' futex_wait .* ret=110 ' "$BATS_TEST_TMPDIR/t.txt" # ETIMEDOUT
+	run -0 ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *" 0 violations: ok" ]]
+}
+
+@test "the futex class can be left out (-e), and other system calls are untouched then too" {
+	ptt-record -q -e mutex -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/futex_mutex" 200 >"$BATS_TEST_TMPDIR/out.txt"
+	[ "$(said syscall)" = ok ]
+	ptt-dump "$BATS_TEST_TMPDIR/t.ptt" >"$BATS_TEST_TMPDIR/t.txt"
+	[ "$(count futex_wait_req)" -eq 0 ]
+	[ "$(count futex_wake)" -eq 0 ]
+}
+
+@test "ptt-stat: the futex by its symbol, its waits contended, the FUTEX column; --brief" {
+	futex_c
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
+	[ -z "$stderr" ]
+	waits=$(( $(said 'futex waits') ))
+	row=$(grep '^futex_lock_word ' <<<"$output")
+	read -r name kind acq cont _ <<<"$row"
+	[ "$kind" = futex ]
+	[ "$acq" -eq "$waits" ]
+	[ "$cont" -eq "$waits" ]
+	[[ "$output" == *"FUTEX(ms)"* ]]
+	# each worker spent time in futex waits: its FUTEX column is not 0
+	[ "$(awk '$3 == "worker" && $NF > 0' <<<"$output" | wc -l)" -ge 1 ]
+	[[ "$output" != *"note:"* ]]
+	run -0 --separate-stderr ptt-stat --brief "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *"futex_lock_word      futex  $waits futex waits, "* ]]
+	run -0 --separate-stderr ptt-stat --csv "$BATS_TEST_TMPDIR/t.ptt"
+	grep -q ',futex_lock_word,futex,' <<<"$output"
+	grep -q ',futex_wait_ns$' <<<"$output"
+}
+
+@test "ptt-csv, ptt-json, ptt-dump --human and Paje show futex waits" {
+	futex_c
+	run -0 --separate-stderr ptt-csv --states "$BATS_TEST_TMPDIR/t.ptt"
+	grep -q ',futex_wait,' <<<"$output"
+	run -0 --separate-stderr ptt-json "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *'"Blocked on futex"'* ]]
+	run -0 --separate-stderr ptt-dump --human "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *"waits on futex futex_lock_word (if it still reads 2)"* ]]
+	[[ "$output" == *"wakes futex futex_lock_word: 1 woken (1 asked)"* ]]
+	ptt-paje "$BATS_TEST_TMPDIR/t.ptt" >"$BATS_TEST_TMPDIR/t.paje"
+	grep -q '^5 FW ST_Thread "Blocked on futex"' "$BATS_TEST_TMPDIR/t.paje"
+	grep -q ' ST_Thread T[0-9]* FW' "$BATS_TEST_TMPDIR/t.paje"
+	assert_paje_valid "$BATS_TEST_TMPDIR/t.paje"
+	assert_vite_clean "$BATS_TEST_TMPDIR/t.paje"
+	ptt-paje --objects "$BATS_TEST_TMPDIR/t.ptt" >"$BATS_TEST_TMPDIR/o.paje"
+	grep -q ' CT_Futex ' "$BATS_TEST_TMPDIR/o.paje"
+	assert_paje_valid "$BATS_TEST_TMPDIR/o.paje"
+	assert_vite_clean "$BATS_TEST_TMPDIR/o.paje"
+}
+
+@test "Rust's std Mutex: ptt-stat shows it by name, with its futex waits and their time" {
+	rust rust_mutex
+	record "$EXAMPLES/rust_mutex" 2000
+	[ "$(said acquisitions)" = "8000 (expected 8000)" ]
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
+	row=$(grep '^rust_mutex::RUST_LOCK' <<<"$output")
+	read -r name kind acq cont pct wait _ <<<"$row"
+	[ "$kind" = futex ]
+	[ "$acq" -gt 0 ]
+	[ "$cont" -eq "$acq" ]
+	awk -v w="$wait" 'BEGIN { exit !(w > 0) }'
+	# the site is Rust's std futex mutex, in the program itself
+	[[ "$output" == *"lock_contended+0x"*"(rust_mutex) at futex.rs:"* ]]
+	run -0 --separate-stderr ptt-stat --brief "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *"rust_mutex::RUST_LOCK"*" futex  "*" futex waits, "* ]]
+}
+
+@test "a Rust deadlock through two Mutexes: ptt-deadlock lists both threads in futex waits, and says why no cycle" {
+	rust rust_deadlock
+	run timeout -s INT 3 ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/rust_deadlock"
+	run -0 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/t.ptt"
+	[ -z "$stderr" ]
+	[[ "$output" == *"blocked at the end of the trace in futex waits (process "* ]]
+	[ "$(grep -c ' waits since .* for futex rust_deadlock::LOCK_[AB]' <<<"$output")" -eq 2 ]
+	grep -q 'for futex rust_deadlock::LOCK_A' <<<"$output"
+	grep -q 'for futex rust_deadlock::LOCK_B' <<<"$output"
+	[[ "$output" == *"futex-based locks (Rust's std Mutex, parking_lot, InnoDB) do not tell who holds them"* ]]
+	[ "${lines[-1]}" = "no lock-order inversion and no deadlock found among the waits ptt can follow" ]
+	# ptt-stat counts the two waits as open at the end
+	run -0 --separate-stderr ptt-stat --brief "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *"2 waits were still open at the end"* ]]
+}
+
+# the same note from ptt-stat, ptt-stat --brief, ptt-deadlock and ptt-record's summary
+assert_note() {
+	run -0 --separate-stderr ptt-stat --brief "$BATS_TEST_TMPDIR/t.ptt"
+	grep -qxF "$1" <<<"$output"
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
+	grep -qxF "$1" <<<"$output"
+	run -0 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/t.ptt"
+	[ "${lines[-1]}" = "$1" ]
+}
+
+@test "a JVM: every tool says Java's locks are out of sight" {
+	command -v java >/dev/null || skip "java not installed"
+	ptt-record -o "$BATS_TEST_TMPDIR/t.ptt" -- java -version 2>"$BATS_TEST_TMPDIR/err.txt"
+	note="note: a JVM ran here (libjvm.so): Java monitors and java.util.concurrent locks wait in futex calls inside the JVM, which ptt does not see"
+	grep -qxF "$note" "$BATS_TEST_TMPDIR/err.txt"
+	assert_note "$note"
+}
+
+@test "a Go program (a .note.go.buildid section): the note says goroutines are out of sight" {
+	command -v objcopy >/dev/null || skip "objcopy (binutils) not installed"
+	printf 'Go\0\0' >"$BATS_TEST_TMPDIR/note"
+	objcopy --add-section .note.go.buildid="$BATS_TEST_TMPDIR/note" "$EXAMPLES/churn" "$BATS_TEST_TMPDIR/gochurn"
+	ptt-record -o "$BATS_TEST_TMPDIR/t.ptt" -- "$BATS_TEST_TMPDIR/gochurn" 2>"$BATS_TEST_TMPDIR/err.txt" >/dev/null
+	note="note: a Go program ran here: goroutines synchronise in Go's runtime with futex calls of its own, which ptt does not see"
+	grep -qxF "$note" "$BATS_TEST_TMPDIR/err.txt"
+	assert_note "$note"
+	# the same program without the section: no note
+	record "$EXAMPLES/churn"
+	run -0 --separate-stderr ptt-stat --brief "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" != *"note:"* ]]
+	run -0 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" != *"note:"* ]]
+}
+
+@test "a static program (libptt.so never loaded): the note says nothing was seen" {
+	printf 'int main(void) { return 0; }\n' >"$BATS_TEST_TMPDIR/s.c"
+	cc -static -o "$BATS_TEST_TMPDIR/static" "$BATS_TEST_TMPDIR/s.c" 2>/dev/null || skip "no static libc to link with"
+	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$BATS_TEST_TMPDIR/static" 2>/dev/null
+	assert_note "note: no traced process: the program never loaded libptt.so (statically linked, as Go programs without cgo are), so none of its synchronisation was seen"
+}
