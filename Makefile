@@ -88,7 +88,7 @@ $(BUILD)/examples/%: examples/%.cc
 
 $(BUILD)/examples/%: examples/%.rs
 	@mkdir -p $(dir $@)
-	MAKEFLAGS= $(RUSTC) --edition 2021 -O -g -D warnings -o $@ $<
+	MAKEFLAGS= $(RUSTC) --edition 2021 -O -g -o $@ $<
 
 $(BUILD)/test/test_ring: test/unit/test_ring.c $(RT_SRC) formats/types.c $(LIBFORMAT) $(REC_OBJ)
 	@mkdir -p $(dir $@)
