@@ -159,3 +159,25 @@ assert_note() {
 	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$BATS_TEST_TMPDIR/static" 2>/dev/null
 	assert_note "note: no traced process: the program never loaded libptt.so (statically linked, as Go programs without cgo are), so none of its synchronisation was seen"
 }
+
+@test "model: a futex wait is a Blocked on futex frame; a wake that woke someone links to the woken, EAGAIN does not" {
+	trace ft \
+		'0.000000002 10 10 pthread thread_create handle=0x1 start=0x2 child=11 ret=0' \
+		'0.000000003 10 11 pthread thread_begin handle=0x1 start=0x2 parent=10' \
+		'0.000000004 10 11 pthread futex_wait_req futex=0x40 val=2 op=0 timeout_ns=-1' \
+		'0.000000006 10 10 pthread futex_wake futex=0x40 count=1 op=1 woken=1' \
+		'0.000000007 10 11 pthread futex_wait futex=0x40 ret=0' \
+		'0.000000008 10 11 pthread futex_wait_req futex=0x40 val=2 op=0 timeout_ns=-1' \
+		'0.000000010 10 11 pthread futex_wait futex=0x40 ret=11'
+	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/ft.txt"
+	[[ "$output" == *" 0 violations: ok" ]]
+	run -0 --separate-stderr ptt-csv --states "$BATS_TEST_TMPDIR/ft.txt"
+	grep -qx '10,11,,futex_wait,0x40,,4,7,3,1' <<<"$output"
+	grep -qx '10,11,,futex_wait,0x40,,8,10,2,1' <<<"$output"
+	ptt-paje "$BATS_TEST_TMPDIR/ft.txt" >"$BATS_TEST_TMPDIR/ft.paje"
+	[ "$(grep -c '^13 [0-9.]* L_wake ' "$BATS_TEST_TMPDIR/ft.paje")" -eq 1 ]
+	grep -q '^13 0.000000007 L_wake P1 T2 wake ' "$BATS_TEST_TMPDIR/ft.paje"
+	assert_paje_valid "$BATS_TEST_TMPDIR/ft.paje"
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/ft.txt"
+	grep -q '^0x40 *futex *2 *2 ' <<<"$output"
+}
