@@ -185,3 +185,40 @@ assert_note() {
 	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/ft.txt"
 	grep -q '^0x40 *futex *2 *2 ' <<<"$output"
 }
+
+@test "syscall() answers in a library constructor that runs before libptt's (the bootstrap before resolution)" {
+	cat >"$BATS_TEST_TMPDIR/early.c" <<'C'
+#include <errno.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+static unsigned w = 1;
+long early_pid, early_wait, early_errno;
+__attribute__((constructor)) static void early(void)
+{
+	early_pid = syscall(SYS_getpid);
+	early_wait = syscall(SYS_futex, &w, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0); /* w is 1: EAGAIN */
+	early_errno = errno;
+}
+C
+	cat >"$BATS_TEST_TMPDIR/main.c" <<'C'
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+extern long early_pid, early_wait, early_errno;
+int main(void)
+{
+	int ok = early_pid == getpid() && early_wait == -1 && early_errno == EAGAIN;
+	printf("%s\n", ok ? "early ok" : "early WRONG");
+	return !ok;
+}
+C
+	cc -shared -fPIC -o "$BATS_TEST_TMPDIR/libearly.so" "$BATS_TEST_TMPDIR/early.c"
+	cc -o "$BATS_TEST_TMPDIR/main" "$BATS_TEST_TMPDIR/main.c" -L"$BATS_TEST_TMPDIR" -learly -Wl,-rpath,"$BATS_TEST_TMPDIR"
+	# libearly's constructor runs before libptt's (the loader initialises it first)
+	run -0 env LD_DEBUG=files LD_PRELOAD="$PTT_LIBPTT" "$BATS_TEST_TMPDIR/main"
+	[[ "$output" == *"calling init: $BATS_TEST_TMPDIR/libearly.so"*"calling init: $PTT_LIBPTT"* ]]
+	run -0 --separate-stderr ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$BATS_TEST_TMPDIR/main"
+	[ "$output" = "early ok" ]
+	[ -z "$stderr" ]
+}
