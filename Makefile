@@ -7,21 +7,32 @@ INCLUDEDIR ?= $(PREFIX)/include
 MANDIR    ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BUILD     ?= build
+# make check's second build: the tools and the unit tests under ASan+UBSan
+ASAN_BUILD = $(BUILD)-asan
 
 CC        ?= cc
 WARN       = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla -Wundef -Werror
 CFLAGS    ?= -O2 -g
 ZLIB_CFLAGS := $(shell pkg-config --cflags zlib 2>/dev/null)
 ZLIB_LIBS   := $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
+# -z's compressor (zlib stays readable and selectable): libzstd
+ZSTD_CFLAGS := $(shell pkg-config --cflags libzstd 2>/dev/null)
+ZSTD_LIBS   := $(shell pkg-config --libs libzstd 2>/dev/null || echo -lzstd)
 ELF_LIBS    := $(shell pkg-config --libs libelf 2>/dev/null || echo -lelf)
 # the readers' symboliser (convert/symbols.c): elfutils' libdw/libdwfl
 DW_LIBS     := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf)
 SAN        = $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
-ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DPTT_VERSION='"$(VERSION)"' $(WARN) $(ZLIB_CFLAGS) $(CFLAGS) -fPIC
+# the language and version every compilation of ours uses (tools, runtime, examples, fuzzers)
+STD_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DPTT_VERSION='"$(VERSION)"'
+ALL_CFLAGS = $(STD_CFLAGS) $(WARN) $(ZLIB_CFLAGS) $(ZSTD_CFLAGS) $(CFLAGS) -fPIC
 # the runtime is preloaded into arbitrary programs: never sanitized (ASan must come first in a process)
 RT_CFLAGS  = $(ALL_CFLAGS) -fvisibility=hidden -ftls-model=initial-exec
 TOOL_CFLAGS = $(ALL_CFLAGS) $(SAN)
 
+# the headers each part's objects depend on
+FORMAT_HDR = $(wildcard formats/*.h formats/*.def)
+CAPTURE_HDR = $(wildcard capture/*.h)
+CONVERT_HDR = $(wildcard convert/*.h)
 FORMAT_SRC = $(wildcard formats/*.c)
 FORMAT_OBJ = $(FORMAT_SRC:%.c=$(BUILD)/obj/%.o)
 RT_SRC     = capture/trace_path.c capture/shm.c capture/init.c capture/api.c $(wildcard capture/wrap_*.c)
@@ -50,15 +61,15 @@ PC_SED = sed -e 's|@RPATH@|$(PC_RPATH)|' -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDI
 # keep the objects make sees as intermediate (convert/ptt-*.o): no rebuild on every make
 .SECONDARY:
 
-.PHONY: all deps deps-check check check-all check-unit check-cli check-asan check-fuzz fuzz demo picture bench bench-nosite install uninstall clean
+.PHONY: all deps deps-check check check-quick check-all check-unit check-cli check-asan check-fuzz fuzz demo picture bench bench-nosite install uninstall clean
 
 all: $(LIBPTT) $(PROGRAMS) $(EXAMPLES) $(BUILD)/lib/libptt.pc
 
-$(BUILD)/obj/%.o: %.c $(wildcard formats/*.h formats/*.def capture/*.h convert/*.h)
+$(BUILD)/obj/%.o: %.c $(FORMAT_HDR) $(CAPTURE_HDR) $(CONVERT_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/rt/%.o: %.c $(wildcard formats/*.h formats/*.def capture/*.h)
+$(BUILD)/rt/%.o: %.c $(FORMAT_HDR) $(CAPTURE_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_CFLAGS) -c -o $@ $<
 
@@ -72,15 +83,15 @@ $(LIBPTT): $(RT_OBJ)
 
 $(BUILD)/bin/ptt-record: $(REC_OBJ) $(LIBFORMAT)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ $(REC_OBJ) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(ELF_LIBS) -ldl
+	$(CC) $(TOOL_CFLAGS) -o $@ $(REC_OBJ) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(ELF_LIBS) -ldl
 
 $(BUILD)/bin/ptt-%: $(BUILD)/obj/convert/ptt-%.o $(CLI_OBJ) $(LIBFORMAT)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ $< $(CLI_OBJ) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(DW_LIBS) -lm
+	$(CC) $(TOOL_CFLAGS) -o $@ $< $(CLI_OBJ) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(DW_LIBS) -lm
 
-$(BUILD)/examples/%: examples/%.c capture/ptt.h $(LIBPTT)
+$(BUILD)/examples/%: examples/%.c $(wildcard examples/*.h) capture/ptt.h $(LIBPTT)
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Icapture -o $@ $< -pthread -L$(BUILD)/lib -lptt -Wl,-rpath,'$$ORIGIN/../lib'
+	$(CC) $(STD_CFLAGS) $(WARN) $(CFLAGS) -Icapture -o $@ $< -pthread -L$(BUILD)/lib -lptt -Wl,-rpath,'$$ORIGIN/../lib'
 
 $(BUILD)/examples/%: examples/%.cc
 	@mkdir -p $(dir $@)
@@ -92,7 +103,7 @@ $(BUILD)/examples/%: examples/%.rs
 
 $(BUILD)/test/test_ring: test/unit/test_ring.c $(RT_SRC) formats/types.c $(LIBFORMAT) $(REC_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -DPTT_UNIT_TEST -o $@ test/unit/test_ring.c capture/trace_path.c capture/drain.c capture/shm.c $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) -lpthread
+	$(CC) $(TOOL_CFLAGS) -DPTT_UNIT_TEST -o $@ test/unit/test_ring.c capture/trace_path.c capture/drain.c capture/shm.c $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(ZSTD_LIBS) -lpthread
 
 $(BUILD)/test/test_pace: test/unit/test_pace.c capture/pace.c capture/pace.h
 	@mkdir -p $(dir $@)
@@ -100,7 +111,7 @@ $(BUILD)/test/test_pace: test/unit/test_pace.c capture/pace.c capture/pace.h
 
 $(BUILD)/test/test_%: test/unit/test_%.c $(LIBFORMAT)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ $< $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) -lpthread
+	$(CC) $(TOOL_CFLAGS) -o $@ $< $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(ZSTD_LIBS) -lpthread
 
 $(BUILD)/lib/libptt.pc: libptt.pc.in
 	@mkdir -p $(dir $@)
@@ -112,27 +123,55 @@ deps:
 deps-check:
 	@sh .ci/deps check
 
-# everything twice (normal, ASan+UBSan), then one closing "N passed, N failed" line
-# counted from the TAP that each pass leaves in $(BUILD)/results/
+# ---- tests ------------------------------------------------------------------
+# make check         everything twice (normal, ASan+UBSan), then one closing
+#                    "N passed, N failed" line counted from the TAP that each pass
+#                    leaves in $(BUILD)/results/ and $(ASAN_BUILD)/results/ (.ci/run)
+# make check-quick   the normal build only: the unit tests and the bats files of
+#                    QUICK_CLI, then the same closing line (under 2 minutes)
+# TESTS=FILE...      with check, check-quick, check-unit or check-cli: only these
+#                    bats files and unit tests (test/cli/60-ptt-stat.bats, or
+#                    60-ptt-stat, test/unit/test_format.c, test_format), no fuzz replay
+#
+# QUICK_CLI: the filters on hand-written and short recorded traces, the frozen
+# outputs, every primitive and the rings recorded once, the man pages and set-up
+# (make check-quick: 187 tests in 32 s on a 2-core machine at a load average of 7-9).
+# Left to make check: the files that record programs at length or wait on purpose
+# (10, 13, 41, 70: signals, kills, rotation, flight snapshots, pigz, xz, deadlocks
+# stopped on purpose), the ones that load every Paje file into ViTE or draw with R
+# (30, 31, 32, 33) and the install test (96).
+QUICK_CLI = $(addprefix test/cli/,11-ptt-dump.bats 12-ptt-record-rings.bats 14-ptt-dump-human.bats 15-sites.bats \
+	20-coverage.bats 21-c11-clockjoin.bats 25-frozen-outputs.bats 26-model-rules.bats 40-ptt-filter.bats \
+	50-ptt-csv.bats 60-ptt-stat.bats 90-manpages.bats 95-write-errors.bats 97-setup.bats)
+TEST_FILES = $(foreach t,$(TESTS),$(or $(firstword $(wildcard $(t) $(t).bats $(t).c test/cli/$(t) test/cli/$(t).bats \
+	test/unit/$(t) test/unit/$(t).c)),$(error TESTS: no test file named $(t))))
+UNIT_RUN   = $(if $(TESTS),$(patsubst test/unit/%.c,$(BUILD)/test/%,$(filter test/unit/test_%.c,$(TEST_FILES))),$(UNIT))
+CLI_RUN    = $(if $(TESTS),$(filter-out test/unit/%,$(TEST_FILES)),$(if $(QUICK),$(QUICK_CLI),test/cli))
+
 check: deps-check
-	@rm -rf $(BUILD)/results build-asan/results
+	@rm -rf $(BUILD)/results $(ASAN_BUILD)/results
 	@rc=0; $(MAKE) --no-print-directory -k check-all || rc=$$?; \
-		sh test/tally.sh $(BUILD)/results build-asan/results; exit $$rc
+		sh test/tally.sh $(BUILD)/results $(ASAN_BUILD)/results; exit $$rc
+
+check-quick: deps-check
+	@rm -rf $(BUILD)/results
+	@rc=0; $(MAKE) --no-print-directory -k QUICK=1 check-unit check-cli || rc=$$?; \
+		sh test/tally.sh $(BUILD)/results; exit $$rc
 
 check-all: check-unit check-cli check-fuzz check-asan
 
-check-unit: $(UNIT)
-	@mkdir -p $(BUILD)/results; rc=0; for t in $(UNIT); do echo "# $$t"; r=$(BUILD)/results/$$(basename $$t).tap; \
+check-unit: $(UNIT_RUN)
+	@mkdir -p $(BUILD)/results; rc=0; for t in $(UNIT_RUN); do echo "# $$t"; r=$(BUILD)/results/$$(basename $$t).tap; \
 		{ $$t || echo "not ok - $$t exited with status $$?"; } >$$r; cat $$r; ! grep -q '^not ok' $$r || rc=1; done; exit $$rc
 
 check-cli: all
 	@mkdir -p $(BUILD)/results
-	PTT_BUILD=$(abspath $(BUILD)) bats --print-output-on-failure --report-formatter tap -o $(BUILD)/results test/cli
+	$(if $(CLI_RUN),PTT_BUILD=$(abspath $(BUILD)) bats --print-output-on-failure --report-formatter tap -o $(BUILD)/results $(CLI_RUN))
 
 # the tools and the unit tests again under ASan+UBSan (libptt.so itself is tested
 # under ASan by linking its writer into test_ring)
 check-asan:
-	$(MAKE) BUILD=build-asan SANITIZE=address,undefined check-unit check-cli check-fuzz
+	$(MAKE) BUILD=$(ASAN_BUILD) SANITIZE=address,undefined check-unit check-cli check-fuzz
 
 # ---- fuzzing (fuzz/README.md) ----------------------------------------------
 # make check replays the committed corpus and every crash input kept under
@@ -161,24 +200,24 @@ FUZZ_ASAN_OPTIONS ?= quarantine_size_mb=32
 # an input that takes longer than this many seconds is reported as a hang (libFuzzer's default: 1200)
 FUZZ_TIMEOUT ?= 10
 
-$(BUILD)/fuzz/ptt-paje-main.o: convert/ptt-paje.c $(wildcard formats/*.h formats/*.def convert/*.h)
+$(BUILD)/fuzz/ptt-paje-main.o: convert/ptt-paje.c $(FORMAT_HDR) $(CONVERT_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) -Wno-missing-prototypes -Dmain=ptt_paje_main -c -o $@ $<
 
 $(BUILD)/fuzz/replay_%: fuzz/replay.c fuzz/fuzz_common.c fuzz/fuzz_%.c fuzz/fuzz.h $(LIBFORMAT) $$(FUZZ_OBJ_$$*)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ fuzz/replay.c fuzz/fuzz_common.c fuzz/fuzz_$*.c $(FUZZ_OBJ_$*) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(DW_LIBS) -lm
+	$(CC) $(TOOL_CFLAGS) -o $@ fuzz/replay.c fuzz/fuzz_common.c fuzz/fuzz_$*.c $(FUZZ_OBJ_$*) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(DW_LIBS) -lm
 
-check-fuzz: $(FUZZ_REPLAY)
-	@set -e; for n in $(FUZZ_NAMES); do echo "# replay $$n: fuzz/corpus/$$n fuzz/regress/$$n"; \
+check-fuzz: $(if $(TESTS),,$(FUZZ_REPLAY))
+	@set -e; for n in $(if $(TESTS),,$(FUZZ_NAMES)); do echo "# replay $$n: fuzz/corpus/$$n fuzz/regress/$$n"; \
 		$(BUILD)/fuzz/replay_$$n fuzz/corpus/$$n fuzz/regress/$$n; done
 
 # the harnesses themselves: clang -fsanitize=fuzzer with ASan+UBSan, every source compiled again
-$(BUILD)/fuzz/libfuzzer_%: fuzz/fuzz_%.c fuzz/fuzz_common.c fuzz/fuzz.h $(FORMAT_SRC) $$(FUZZ_SRC_$$*) $(wildcard formats/*.h formats/*.def convert/*.h)
+$(BUILD)/fuzz/libfuzzer_%: fuzz/fuzz_%.c fuzz/fuzz_common.c fuzz/fuzz.h $(FORMAT_SRC) $$(FUZZ_SRC_$$*) $(FORMAT_HDR) $(CONVERT_HDR)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -std=gnu11 -D_GNU_SOURCE -DPTT_VERSION='"$(VERSION)"' -g -O1 \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(ZLIB_CFLAGS) \
-		$(if $(filter paje,$*),-Dmain=ptt_paje_main) -o $@ fuzz/fuzz_common.c $(FUZZ_SRC_$*) $(FORMAT_SRC) $(ZLIB_LIBS) $(DW_LIBS) -lm
+	$(FUZZ_CC) $(STD_CFLAGS) -g -O1 \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(ZLIB_CFLAGS) $(ZSTD_CFLAGS) \
+		$(if $(filter paje,$*),-Dmain=ptt_paje_main) -o $@ fuzz/fuzz_common.c $(FUZZ_SRC_$*) $(FORMAT_SRC) $(ZLIB_LIBS) $(ZSTD_LIBS) $(DW_LIBS) -lm
 
 # FUZZ_RUNS executions or FUZZ_TIME seconds per harness, whichever comes first;
 # seeds: the examples' traces recorded now, plus the committed corpus
@@ -231,4 +270,4 @@ uninstall:
 		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(wildcard man/*.5)))
 
 clean:
-	rm -rf build build-asan demo
+	rm -rf $(BUILD) $(ASAN_BUILD) demo

@@ -62,8 +62,11 @@ static int register_locked(struct ptt_type *tp, int level, const char *args)
 			return u->id;
 	}
 	uint32_t i = __atomic_fetch_add(s ? &s->ntypes : &nlocal, 1, __ATOMIC_ACQ_REL);
-	if (i >= PTT_MAX_USER_TYPES)
+	if (i >= PTT_MAX_USER_TYPES) {
+		if (s) /* the trace says so: the program's events of that type will be missing */
+			ptt_emit_limit(PTT_LIMIT_USER_TYPES, 1, PTT_MAX_USER_TYPES, i + 1);
 		return -1;
+	}
 	t.id = (uint16_t)(PTT_USER_ID_BASE + i);
 	user_types[i] = t;
 	if (s) {

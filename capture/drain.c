@@ -25,7 +25,7 @@
  * shrank does not keep its peak's rings, while churn, which takes a ring
  * again within milliseconds, keeps them resident (no first-touch faults). */
 #define IDLE_RING_NS 1000000000u
-#define MAX_NOTES 256
+#define NOTES_FIRST 256 /* the recorder's notes queued for the merge: the queue doubles when full */
 
 /*
  * A ring's (or the notes') place in the merge.  Records are read where the
@@ -71,8 +71,8 @@ struct drain {
 	uint32_t *heap;
 	uint32_t *busy;       /* rings with records in this pass, and how many */
 	uint32_t nbusy;
-	struct note notes[MAX_NOTES];
-	uint32_t nnotes;
+	struct note *notes;
+	uint32_t nnotes, notes_cap;
 	uint64_t slack_ticks;
 	uint32_t pid, tid;
 	uint32_t nrings;      /* rings announced, as this pass sees them */
@@ -117,7 +117,9 @@ struct drain *drain_new(struct ptt_shm *shm, struct ptt_writer *w, const struct 
 	d->cur = calloc(shm->max_rings + 1, sizeof *d->cur);
 	d->heap = calloc(shm->max_rings + 1, sizeof *d->heap);
 	d->busy = calloc(shm->max_rings + 1, sizeof *d->busy);
-	if (!d->last_ts || !d->freed_at || !d->cur || !d->heap || !d->busy) {
+	d->notes_cap = NOTES_FIRST;
+	d->notes = calloc(d->notes_cap, sizeof *d->notes);
+	if (!d->last_ts || !d->freed_at || !d->cur || !d->heap || !d->busy || !d->notes) {
 		drain_free(d);
 		return NULL;
 	}
@@ -136,6 +138,7 @@ void drain_free(struct drain *d)
 	free(d->busy);
 	free(d->last_ts);
 	free(d->freed_at);
+	free(d->notes);
 	free(d);
 }
 
@@ -143,8 +146,19 @@ const struct drain_stats *drain_stats(const struct drain *d) { return &d->st; }
 
 int drain_note(struct drain *d, unsigned id, const uint32_t *args, unsigned nargw)
 {
-	if (d->nnotes == MAX_NOTES || nargw + PTT_REC_MIN_WORDS > 16)
-		return -1; /* full: the caller reports again on the next pass */
+	if (nargw + PTT_REC_MIN_WORDS > 16)
+		return -1;
+	if (d->nnotes == d->notes_cap) {
+		/* grow; the notes' cursor, which may hold a head record in the merge, follows */
+		struct note *more = realloc(d->notes, 2 * (size_t)d->notes_cap * sizeof *more);
+		if (!more)
+			return -1; /* no memory: the caller reports again on the next pass */
+		d->notes = more;
+		d->notes_cap *= 2;
+		struct cursor *nc = &d->cur[d->notes_at];
+		if (nc->has && nc->pos < d->nnotes)
+			nc->rec = d->notes[nc->pos].words;
+	}
 	struct note *n = &d->notes[d->nnotes++];
 	uint64_t ts = drain_now(d);
 	n->ts = ts;
@@ -326,11 +340,14 @@ static void report_counters(struct drain *d)
 	}
 	uint64_t nr = __atomic_load_n(&s->no_ring_lost, __ATOMIC_ACQUIRE);
 	if (nr != d->no_ring_seen) {
-		uint32_t a[7] = { 0 };
+		uint32_t a[7] = { 0 }, l[7] = { PTT_LIMIT_RINGS };
 		ptt_put64(a + 1, nr - d->no_ring_seen);
+		ptt_put64(l + 1, nr - d->no_ring_seen);
+		ptt_put64(l + 3, s->max_rings);
 		if (drain_note(d, PTT_EV_REC_LOST, a, 7) == 0) {
 			d->st.lost += nr - d->no_ring_seen;
 			d->no_ring_seen = nr;
+			drain_note(d, PTT_EV_LIMIT, l, 7); /* why they were lost: the ring table is full */
 		}
 	}
 	d->st.late = __atomic_load_n(&s->late_lost, __ATOMIC_ACQUIRE);
@@ -388,6 +405,8 @@ static int put(struct drain *d, uint32_t i, const struct cursor *c)
 		if (rc)
 			return rc;
 	}
+	if (__builtin_expect(ptt_rec_id(c->rec[0]) == PTT_EV_LIMIT, 0)) /* for the closing summary */
+		ptt_limits_add_record(&d->st.limits, c->rec, c->n);
 	return ptt_writer_record(d->w, c->rec, c->n);
 }
 

@@ -18,6 +18,7 @@ struct drain_stats {
 	uint64_t passes;
 	uint64_t salvaged;    /* releases cut short by the process's death, completed */
 	uint64_t upto_ns;     /* every program record up to this time (ns since the trace's start) is written */
+	struct ptt_limits limits; /* the limit events written (the runtime's and the recorder's) */
 };
 
 struct drain;

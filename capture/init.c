@@ -98,32 +98,46 @@ static void enable_events(const struct ptt_shm *s)
 	ptt_on[PTT_EV_THREAD_NAME] = ptt_on[PTT_EV_OBJECT_NAME] = 1;
 }
 
-/* The command line from /proc (syscalls are fine here: not the trace path). */
-static void read_cmdline(char *buf, size_t size)
+/* The command line from /proc (syscalls are fine here: not the trace path); its whole length
+ * in bytes, of which buf holds what fits. */
+static size_t read_cmdline(char *buf, size_t size)
 {
 	buf[0] = 0;
 	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return;
+		return 0;
 	ssize_t n = read(fd, buf, size - 1);
+	size_t whole = n > 0 ? (size_t)n : 0;
+	char rest[512], last = n > 0 ? buf[n - 1] : 0;
+	ssize_t more;
+	while (n == (ssize_t)size - 1 && (more = read(fd, rest, sizeof rest)) > 0) {
+		whole += (size_t)more;
+		last = rest[more - 1];
+	}
 	close(fd);
 	if (n <= 0)
-		return;
+		return 0;
 	for (ssize_t i = 0; i < n - 1; i++)
 		if (buf[i] == 0)
 			buf[i] = ' ';
 	buf[n] = 0;
+	return last == 0 ? whole - 1 : whole; /* without the last argument's NUL */
 }
 
 /*
  * Loaded objects already announced in a module event, by load address and
  * name (a library unloaded and another loaded at its address is new), and
- * the loader's count of loads when they were last looked at.  Written only
- * under modules_busy.
+ * the loader's count of loads when they were last looked at.  An
+ * open-addressing set in mmap'd memory (no malloc in the traced program)
+ * that doubles when half full: any number of objects.  Written only under
+ * modules_busy.  A set that cannot grow (no memory) still announces every
+ * object, perhaps again, and says so once in a limit event.
  */
-#define MAX_MODULES 2048
-static struct { uint64_t base, name_hash; } modules[MAX_MODULES];
-static unsigned nmodules;
+struct module_key { uint64_t base, name_hash; }; /* name_hash is never 0: {0, 0} is an empty slot */
+static struct module_key *modules;
+static size_t modules_cap; /* slots, a power of two (0: none yet) */
+static size_t nmodules;
+static int modules_full;   /* the set could not grow: reported */
 static unsigned long long modules_adds;
 static int modules_busy;
 
@@ -132,21 +146,54 @@ static uint64_t name_hash(const char *s)
 	uint64_t h = 1469598103934665603u;
 	while (*s)
 		h = (h ^ (unsigned char)*s++) * 1099511628211u;
-	return h;
+	return h | 1;
 }
 
-/* 1 the first time (base, name) is seen; remembered (as long as there is room) */
+static struct module_key *module_slot(struct module_key *set, size_t cap, uint64_t base, uint64_t h)
+{
+	size_t i = (size_t)((h ^ base * 0x9E3779B97F4A7C15u) >> 17) & (cap - 1);
+	while (set[i].name_hash && (set[i].base != base || set[i].name_hash != h))
+		i = (i + 1) & (cap - 1);
+	return &set[i];
+}
+
+/* Double the set (mmap, not malloc: this runs inside the traced program): 0, or -1 without memory. */
+static int modules_grow(void)
+{
+	size_t cap = modules_cap ? modules_cap * 2 : 512;
+	struct module_key *set = mmap(NULL, cap * sizeof *set, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (set == MAP_FAILED)
+		return -1;
+	for (size_t i = 0; i < modules_cap; i++)
+		if (modules[i].name_hash)
+			*module_slot(set, cap, modules[i].base, modules[i].name_hash) = modules[i];
+	if (modules)
+		munmap(modules, modules_cap * sizeof *modules);
+	modules = set;
+	modules_cap = cap;
+	return 0;
+}
+
+/* 1 the first time (base, name) is seen; remembered */
 static int module_is_new(uint64_t base, const char *name)
 {
 	uint64_t h = name_hash(name);
-	for (unsigned i = 0; i < nmodules; i++)
-		if (modules[i].base == base && modules[i].name_hash == h)
+	if (modules_cap) {
+		struct module_key *k = module_slot(modules, modules_cap, base, h);
+		if (k->name_hash)
 			return 0;
-	if (nmodules < MAX_MODULES) {
-		modules[nmodules].base = base;
-		modules[nmodules].name_hash = h;
-		nmodules++;
 	}
+	if (2 * (nmodules + 1) > modules_cap && modules_grow() != 0) {
+		if (!modules_full) { /* announced anyway, maybe again at the next look: said once */
+			modules_full = 1;
+			ptt_emit_limit(PTT_LIMIT_MODULES, 1, nmodules, 0);
+		}
+		return 1;
+	}
+	struct module_key *k = module_slot(modules, modules_cap, base, h);
+	k->base = base;
+	k->name_hash = h;
+	nmodules++;
 	return 1;
 }
 
@@ -202,12 +249,12 @@ void ptt_modules_refresh(void)
 
 static void process_begin(void)
 {
-	char cmd[200];
-	read_cmdline(cmd, sizeof cmd);
+	char cmd[PTT_MAX_STR]; /* what a record keeps: a longer command line is reported cut */
+	size_t whole = read_cmdline(cmd, sizeof cmd);
 	uint32_t a[1] = { (uint32_t)getppid() };
 	int begun = ptt_tls.begun;
 	ptt_tls.begun = 1; /* process_begin comes first, then this thread's begin */
-	ptt_emit_str(PTT_EV_PROCESS_BEGIN, a, 1, cmd);
+	ptt_emit_str_len(PTT_EV_PROCESS_BEGIN, a, 1, cmd, whole);
 	if (!begun) {
 		uint32_t b[5] = { 0 };
 		ptt_put64(b, (uint64_t)pthread_self());
@@ -239,7 +286,10 @@ static void child_after_fork(void)
 	t->pid = (uint32_t)getpid();
 	t->tid = ptt_gettid();
 	__atomic_fetch_add(&ptt_shm->attached, 1, __ATOMIC_RELAXED);
-	nmodules = 0; /* a new process: its modules are announced under its pid */
+	if (modules) /* a new process: its modules are announced under its pid (the set is its own copy) */
+		memset(modules, 0, modules_cap * sizeof *modules);
+	nmodules = 0;
+	modules_full = 0;
 	modules_busy = 0;
 	process_begin();
 }

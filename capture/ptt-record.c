@@ -191,6 +191,16 @@ static void run_child(const struct record_opts *o, int shm_fd, int report_fd, ch
 	_exit(err == ENOENT ? 127 : 126);
 }
 
+/* Room for header_lines: the type lines and the rest, and the command line quoted whole (a byte takes
+ * at most 4 quoted, \xNN), however long. */
+static size_t header_size(char **argv)
+{
+	size_t size = 256 * 1024;
+	for (int i = 0; argv[i]; i++)
+		size += 4 * strlen(argv[i]) + 4;
+	return size;
+}
+
 static void header_lines(char *buf, size_t size, const struct record_opts *o, const struct ptt_shm *s,
 			 uint64_t hz, uint64_t realtime, pid_t child, char **argv)
 {
@@ -203,10 +213,10 @@ static void header_lines(char *buf, size_t size, const struct record_opts *o, co
 		s->use_tsc ? "tsc" : "monotonic", hz, s->start_ticks, realtime, (int)child, host, PTT_VERSION,
 		o->ring_bytes, o->flight ? "flight" : o->discard ? "discard" : "lossless", o->level, o->classes);
 
-	for (int i = 0; argv[i] && n < size - 1024; i++) {
-		char q[1024];
-		ptt_text_quote(argv[i], q, sizeof q);
-		n += (size_t)snprintf(buf + n, size - n, " %s", q);
+	for (int i = 0; argv[i] && n + 1 < size; i++) { /* whole: the buffer is sized for it (header_size) */
+		buf[n++] = ' ';
+		size_t q = ptt_text_quote(argv[i], buf + n, size - n);
+		n = n + q < size ? n + q : size - 1;
 	}
 	n += (size_t)snprintf(buf + n, size - n, "\n");
 	if (o->flight) /* a flight recording: each thread's last ring_bytes of events, starting mid-run */
@@ -367,6 +377,11 @@ static void summary(const struct record_opts *o, const struct drain_stats *st, u
 	}
 	fprintf(stderr, "%" PRIu64 " events, %" PRIu64 " lost, %" PRIu64 " ring waits, %" PRIu64 " bytes written\n",
 		st->events, st->lost, st->waits, bytes);
+	if (!o->out_is_file || bytes > (512ull << 20)) { /* no ptt-stat to say the limits met: say them here */
+		char line[256];
+		for (unsigned i = 0; ptt_limits_sentence(&st->limits, i, line, sizeof line); i++)
+			fprintf(stderr, "ptt-record: limit: %s\n", line);
+	}
 	if (!o->out_is_file)
 		return; /* gone down a pipe (-o -, a fifo, >(...)): nothing to read back */
 	if (bytes > (512ull << 20)) {
@@ -421,7 +436,8 @@ static int write_flight(const struct record_opts *o, struct ptt_shm *s, struct f
 	int rc = ptt_writer_open(&w, fd, o->zlevel);
 	if (rc)
 		return rc;
-	size_t hsize = 256 * 1024;
+	ptt_writer_set_compressor(w, o->compressor);
+	size_t hsize = header_size(cmd);
 	char *hdr = malloc(hsize);
 	if (!hdr) {
 		ptt_writer_close(w);
@@ -615,9 +631,10 @@ int main(int argc, char **argv)
 	struct ptt_writer *w;
 	if (ptt_writer_open(&w, out_fd, o.zlevel) != 0)
 		return 1;
+	ptt_writer_set_compressor(w, o.compressor);
 	if (o.zlevel)
-		ptt_writer_async(w); /* zlib off the drain's path: rings are emptied while a block compresses */
-	size_t hsize = 256 * 1024;
+		ptt_writer_async(w); /* compression off the drain's path: rings are emptied while a block compresses */
+	size_t hsize = header_size(cmd);
 	char *hdr = malloc(hsize);
 	if (!hdr)
 		return 1;
@@ -698,9 +715,15 @@ int main(int argc, char **argv)
 	const struct drain_stats *st = drain_stats(d), stats = *st;
 	char end[1024];
 	uint64_t end_ticks = s->use_tsc ? ptt_rdtsc() : mono_ns(CLOCK_MONOTONIC);
-	snprintf(end, sizeof end, "end_ticks %" PRIu64 "\nevents %" PRIu64 "\nlost %" PRIu64 "\nwaits %" PRIu64
-		 "\nlate %" PRIu64 "\nsalvaged %" PRIu64 "\nexit_status %d\nprocesses %u\n",
-		 end_ticks, st->events, st->lost, st->waits, st->late, st->salvaged, code, s->attached);
+	int elen = snprintf(end, sizeof end, "end_ticks %" PRIu64 "\nevents %" PRIu64 "\nlost %" PRIu64 "\nwaits %" PRIu64
+			    "\nlate %" PRIu64 "\nsalvaged %" PRIu64 "\nexit_status %d\nprocesses %u\n",
+			    end_ticks, st->events, st->lost, st->waits, st->late, st->salvaged, code, s->attached);
+	uint64_t blocks = 0, behind = 0;
+	if (o.zlevel) { /* so far, every file (ptt_writer_end waits for the compressor: no more are behind) */
+		ptt_writer_block_counts(w, &blocks, &behind);
+		snprintf(end + elen, sizeof end - (size_t)elen, "compressor %s\nblocks %" PRIu64 "\nblocks_raw_behind %" PRIu64 "\n",
+			 o.compressor == PTT_COMP_ZLIB ? "zlib" : "zstd", blocks, behind);
+	}
 	if (!werr)
 		werr = ptt_writer_end(w, end, strlen(end));
 	if (werr)
@@ -713,6 +736,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ptt-record: %s: %s\n", o.output, strerror(errno));
 		werr = 1;
 	}
+	if (!werr && !o.quiet && behind)
+		fprintf(stderr, "ptt-record: %" PRIu64 " of %" PRIu64 " blocks written raw: the compressor was behind\n",
+			behind, blocks);
 	if (!werr && !o.quiet)
 		summary(&o, &stats, bytes, part);
 	return code;

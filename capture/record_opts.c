@@ -27,8 +27,11 @@ static void usage(FILE *f)
 		"  -t, --threads=N       cap on the threads alive at once that get a ring (default 65536;\n"
 		"                        rings are added as threads need them)\n"
 		"  -d, --discard         never make the program wait: drop (and count) events when a ring is full\n"
-		"  -z, --compress[=LEVEL] compress blocks with zlib: level 1-9 (default 1), attached\n"
-		"                        (-z5, --compress=5) or as the next argument if that is one digit (-z 5)\n"
+		"  -z, --compress[=LEVEL] compress blocks: level 1-9 (default 1), attached (-z5,\n"
+		"                        --compress=5) or as the next argument if that is one digit (-z 5);\n"
+		"                        blocks the compressor has not done when the recorder needs room\n"
+		"                        are written raw\n"
+		"  -Z, --compressor=NAME with -z, compress with zstd (default) or zlib\n"
 		"      --flight[=SIZE]   flight recorder: keep only each thread's last SIZE bytes of events\n"
 		"                        (default 1M) in memory and write them when the program ends or dies,\n"
 		"                        and to FILE.N (N = 1, 2, ...) on each SIGUSR1 to ptt-record\n"
@@ -166,7 +169,7 @@ int record_parse_opts(struct record_opts *o, int argc, char **argv)
 		{ "max-size", required_argument, 0, 'm' }, { "max-files", required_argument, 0, 'f' },
 		{ "flight", optional_argument, 0, 'R' },
 		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' },
-		{ "force", no_argument, 0, 'F' }, { 0, 0, 0, 0 },
+		{ "force", no_argument, 0, 'F' }, { "compressor", required_argument, 0, 'Z' }, { 0, 0, 0, 0 },
 	};
 	memset(o, 0, sizeof *o);
 	o->output = "trace.ptt";
@@ -174,8 +177,8 @@ int record_parse_opts(struct record_opts *o, int argc, char **argv)
 	o->nrings = PTT_MAX_RINGS;
 	o->level = 2;
 	parse_classes(o, "process,thread,mutex,cond,rwlock,barrier,sem,user,futex");
-	int c, have_e = 0, have_l = 0;
-	while ((c = getopt_long(argc, argv, "+o:b:t:dz::e:l:m:f:qh", longopts, NULL)) != -1) {
+	int c, have_e = 0, have_l = 0, have_z = 0;
+	while ((c = getopt_long(argc, argv, "+o:b:t:dz::Z:e:l:m:f:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->output = optarg; break;
 		case 'b':
@@ -215,6 +218,17 @@ int record_parse_opts(struct record_opts *o, int argc, char **argv)
 				fprintf(stderr, "ptt-record: -z: level must be 1-9: '%s'\n", optarg);
 				return -2;
 			}
+			break;
+		case 'Z':
+			if (strcmp(optarg, "zstd") == 0)
+				o->compressor = PTT_COMP_ZSTD;
+			else if (strcmp(optarg, "zlib") == 0)
+				o->compressor = PTT_COMP_ZLIB;
+			else {
+				fprintf(stderr, "ptt-record: -Z: zstd or zlib: '%s'\n", optarg);
+				return -2;
+			}
+			have_z = 1;
 			break;
 		case 'e':
 			have_e = 1;
@@ -270,6 +284,10 @@ int record_parse_opts(struct record_opts *o, int argc, char **argv)
 	}
 	if (o->flight && (o->max_size || o->discard || strcmp(o->output, "-") == 0)) {
 		fprintf(stderr, "ptt-record: --flight: writes one file at the end (not with -m, -d or -o -)\n");
+		return -2;
+	}
+	if (have_z && !o->zlevel) {
+		fprintf(stderr, "ptt-record: -Z needs -z\n");
 		return -2;
 	}
 	if (o->max_files && !o->max_size) {

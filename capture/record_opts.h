@@ -18,6 +18,7 @@ struct record_opts {
 	int discard;
 	int flight;           /* --flight: rings overwrite, written at the end and on SIGUSR1 */
 	int zlevel;
+	int compressor;       /* -Z: PTT_COMP_ZSTD (default) or PTT_COMP_ZLIB */
 	int level;
 	int quiet;
 	int force;            /* binary to a terminal all the same */

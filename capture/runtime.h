@@ -16,12 +16,14 @@
 #define PTT_EXPORT __attribute__((visibility("default")))
 
 #define PTT_DEFER_RECORDS 16
+#define PTT_STALL_SLACK 16 /* lossless mode: ring words kept free for a stall's first record (wait_room) */
 #define PTT_DEFER_WORDS 16 /* a deferred record's size at most: object events are 9 to 13 words */
 
 struct ptt_tls {
 	struct ptt_ring *ring;
 	uint32_t *data;
 	uint32_t ring_words;
+	uint32_t ring_room; /* words a record may fill before the wait: lossless keeps PTT_STALL_SLACK free */
 	uint32_t pid, tid;
 	int guard;     /* inside the tracer: nested events (signal handlers) are counted, not written */
 	int ended;     /* thread_end written: later events are counted as late */
@@ -84,7 +86,13 @@ void ptt_defer_begin(void) PTT_HIDDEN;
 void ptt_defer_close(struct ptt_rec *rec) PTT_HIDDEN;
 /* Both at once, copying nargw argument words. */
 void ptt_emit(unsigned id, const uint32_t *args, unsigned nargw) PTT_HIDDEN;
+/* The same with a string as the last argument; a string longer than PTT_MAX_STR - 1 bytes is cut
+ * there, and a limit event (PTT_LIMIT_STRING) follows the record to say so. */
 void ptt_emit_str(unsigned id, const uint32_t *args, unsigned nargw, const char *s) PTT_HIDDEN;
+/* The same for a string already cut by its caller from one of whole bytes (0: s is whole). */
+void ptt_emit_str_len(unsigned id, const uint32_t *args, unsigned nargw, const char *s, size_t whole) PTT_HIDDEN;
+/* A limit event (enum ptt_limit): count dropped or cut, the table's limit, what was needed.  Not while a record is open. */
+void ptt_emit_limit(unsigned table, uint64_t count, uint64_t limit, uint64_t need) PTT_HIDDEN;
 
 
 /* A wrapper's body, inlined into its exported pthread function and into its ptt_*_at twin. */
@@ -191,9 +199,8 @@ void ptt_thread_end(void *retval, unsigned how) PTT_HIDDEN;
 /* pthread_create, and thrd_create with c11 set (start is then an int (*)(void *)): an errno code */
 int ptt_create_thread(pthread_t *th, const pthread_attr_t *attr, void *(*start)(void *), void *arg, int c11,
 		      const void *site) PTT_HIDDEN;
+/* The tid of a thread the program may pass to glibc (joinable, or alive), read from the thread's own memory; 0: not known. */
 uint32_t ptt_handle_tid(pthread_t h) PTT_HIDDEN;
-void ptt_handle_remember(pthread_t h, uint32_t tid) PTT_HIDDEN;
-void ptt_handle_forget(pthread_t h) PTT_HIDDEN;
 uint32_t ptt_gettid(void) PTT_HIDDEN;
 uint32_t ptt_peek_tid(pthread_t th) PTT_HIDDEN;
 void ptt_check_tid_offset(uint32_t tid) PTT_HIDDEN;

@@ -25,13 +25,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../formats/ptt_trace.h"
+
 #define PTT_SHM_MAGIC 0x3152485350545450ull /* "PTTSHMR1" */
-#define PTT_SHM_VERSION 3
+#define PTT_SHM_VERSION 4
 #define PTT_SHM_ENV "PTT_SHM_FD"
 #define PTT_MAX_RINGS 65536   /* ring descriptors the control page has room for */
 #define PTT_SEG_RINGS 256     /* rings per segment (fewer when the cap is lower) */
 #define PTT_MAX_SEGS (PTT_MAX_RINGS / PTT_SEG_RINGS)
-#define PTT_MAX_USER_TYPES 256
+/* every id the format leaves to user types (PTT_USER_ID_BASE up to PTT_MAX_TYPES); their
+ * descriptors' pages exist only once written */
+#define PTT_MAX_USER_TYPES (PTT_MAX_TYPES - PTT_USER_ID_BASE)
 
 enum ptt_ring_state {
 	PTT_RING_FREE = 0,   /* available to a new thread */
@@ -50,7 +54,7 @@ struct ptt_shm_type {
 	uint16_t id;
 	uint8_t level, cls;
 	char name[48];
-	char args[200];         /* "name:kind,..." */
+	char args[256];         /* "name:kind,...": room for every argument list ptt_type_parse_args takes */
 };
 
 struct ptt_ring {

@@ -99,6 +99,7 @@ static int claim_ring(struct ptt_tls *t, struct ptt_shm *s)
 		t->ring = r;
 		t->data = data;
 		t->ring_words = s->ring_words;
+		t->ring_room = s->ring_words - (s->flags & (PTT_SHM_FLIGHT | PTT_SHM_DISCARD) ? 0 : PTT_STALL_SLACK);
 		return 0;
 	}
 	return -1;
@@ -194,14 +195,14 @@ static void count_lost(struct ptt_tls *t, uint64_t ts)
 }
 
 /*
- * Wait until need words fit.  Returns 0 when they do, -1 when the event
- * must be dropped (discard mode, or the recorder is gone).
- */
-/*
  * A full ring wakes the recorder rather than wait for its next pass: once
  * per filling (the recorder clears the flag when it drains the ring), in
- * both modes.  This is the only system call on the path of an event, and
- * only when the ring is full.
+ * both modes.  An event that finds room in its thread's ring makes no
+ * system call (its clock is rdtsc, or clock_gettime, which the vDSO answers
+ * without one on the usual clock sources).  One that finds the ring full
+ * makes this futex wake and then, in the default lossless mode, the
+ * sched_yield and nanosleep calls of recorder_wait until the recorder has
+ * made room; a thread's first event makes those of attach.
  */
 static void wake_recorder(struct ptt_ring *r, struct ptt_shm *s)
 {
@@ -288,7 +289,55 @@ __attribute__((noinline, cold)) static void wait_snapshot(struct ptt_shm *s)
 	errno = saved;
 }
 
-static int wait_room(struct ptt_tls *t, uint64_t pos, uint64_t need)
+/*
+ * A tracer_stall or tracer_stall_end record (STALL_WORDS, one u32
+ * argument) written and committed at the ring's reserved end, which the
+ * caller has checked has room for it and its pad.  Only when no record is
+ * open (committed == reserved): committing it publishes everything before it.
+ */
+#define STALL_WORDS (PTT_REC_HDR_WORDS + 2u)
+#define STALL_MAX (2u * STALL_WORDS - 1u) /* with the pad to the ring's start it may need */
+_Static_assert(PTT_STALL_SLACK >= STALL_MAX, "the slack holds a stall's first record");
+static void put_stall(struct ptt_tls *t, unsigned id, uint32_t arg)
+{
+	struct ptt_ring *r = t->ring;
+	uint64_t pos = r->reserved;
+	uint32_t size = t->ring_words;
+	uint32_t off = (uint32_t)pos & (size - 1);
+	uint32_t pad = off + STALL_WORDS > size ? size - off : 0;
+	if (pad) {
+		t->data[off] = ptt_rec_word0(PTT_EV_PAD, 0);
+		off = 0;
+	}
+	uint32_t *p = t->data + off;
+	uint64_t ts = now_ticks();
+	p[0] = ptt_rec_word0(id, STALL_WORDS);
+	p[1] = (uint32_t)ts;
+	p[2] = (uint32_t)(ts >> 32);
+	p[3] = t->pid;
+	p[4] = t->tid;
+	p[5] = arg;
+	p[6] = ptt_rec_checksum(p, STALL_WORDS - 1);
+	r->reserved = pos + pad + STALL_WORDS;
+	__atomic_store_n(&r->committed, r->reserved, __ATOMIC_RELEASE);
+}
+
+/*
+ * Wait until need words (n of them the record, the rest its pad) fit.
+ * Returns 0 when they do, -1 when the event must be dropped (discard mode,
+ * or the recorder is gone).  The caller computes the record's place anew:
+ * the ring's reserved end may have moved.
+ *
+ * Lossless mode keeps PTT_STALL_SLACK words free at every record
+ * (t->ring_room), so that a wait can be told as data: a tracer_stall
+ * record, written in that slack as the wait begins, and a
+ * tracer_stall_end record when it ends (with the times the thread looked
+ * for room), each committed as it is written (the begin's time is in order
+ * with every other thread's: the recorder merges it as it comes).  Readers show the interval as a state of its own and
+ * the waits of other threads that it lengthened (ptt-stat(1)).  Not when a
+ * record is open (ptt_defer_close's): its commit must stay the one after it.
+ */
+static int wait_room(struct ptt_tls *t, uint64_t pos, uint64_t need, uint32_t n)
 {
 	struct ptt_ring *r = t->ring;
 	struct ptt_shm *s = ptt_shm;
@@ -299,18 +348,26 @@ static int wait_room(struct ptt_tls *t, uint64_t pos, uint64_t need)
 		return 0;
 	}
 	wake_recorder(r, s);
+	int fits = pos + need - __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) <= t->ring_words;
 	if ((s->flags & PTT_SHM_DISCARD) || t->give_up || __atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE))
-		return -1;
+		return fits ? 0 : -1; /* into the slack: nobody will wait for room again */
 	int saved = errno;
 	__atomic_store_n(&r->waits, r->waits + 1, __ATOMIC_RELEASE);
+	int stall = r->committed == pos && pos + STALL_MAX - __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) <= t->ring_words;
+	/* after the wait: room for the stall's end, the record and the slack again */
+	uint64_t want = stall ? STALL_MAX + 2u * n + PTT_STALL_SLACK : need;
+	if (stall)
+		put_stall(t, PTT_EV_TRACER_STALL, n);
 	struct recorder_wait rw = { 0 };
-	while (pos + need - __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) > t->ring_words)
+	while (r->reserved + want - __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) > t->ring_words)
 		if (recorder_wait(s, &rw)) {
 			if (!__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE))
 				t->give_up = 1; /* ~2 s without a recorder pass: it is gone */
 			errno = saved;
 			return -1;
 		}
+	if (stall)
+		put_stall(t, PTT_EV_TRACER_STALL_END, rw.spin);
 	errno = saved;
 	return 0;
 }
@@ -328,9 +385,14 @@ static inline int reserve(struct ptt_tls *t, uint32_t n, uint32_t **pp, uint64_t
 	uint32_t off = (uint32_t)pos & (size - 1);
 	uint32_t pad = off + n > size ? size - off : 0;
 	uint64_t need = (uint64_t)pad + n;
-	if (__builtin_expect(pos + need - __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) > size, 0))
-		if (wait_room(t, pos, need))
+	if (__builtin_expect(pos + need - __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) > t->ring_room, 0)) {
+		if (wait_room(t, pos, need, n))
 			return -1;
+		pos = r->reserved; /* a stall's records may have gone before */
+		off = (uint32_t)pos & (size - 1);
+		pad = off + n > size ? size - off : 0;
+		need = (uint64_t)pad + n;
+	}
 	__atomic_store_n(&r->reserved, pos + need, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (pad) {
@@ -511,9 +573,19 @@ void ptt_emit(unsigned id, const uint32_t *args, unsigned nargw)
 
 void ptt_emit_str(unsigned id, const uint32_t *args, unsigned nargw, const char *str)
 {
+	ptt_emit_str_len(id, args, nargw, str, 0);
+}
+
+void ptt_emit_str_len(unsigned id, const uint32_t *args, unsigned nargw, const char *str, size_t whole)
+{
+	enum { KEEP = PTT_MAX_STR - 1 }; /* what every reader holds (ptt_event.str) */
 	size_t len = 0;
-	while (str && str[len] && len < 400)
+	while (str && str[len] && len < KEEP)
 		len++;
+	if (whole < len)
+		whole = len;
+	if (len == KEEP && str[len] && whole == len) /* cut: how long was it? (rare; never on a lock's path) */
+		whole += strlen(str + len);
 	unsigned sw = (unsigned)(len + 4) / 4; /* NUL padded, at least one NUL */
 	struct ptt_rec rec;
 	if (ptt_rec_open(&rec, id, nargw + sw))
@@ -526,6 +598,18 @@ void ptt_emit_str(unsigned id, const uint32_t *args, unsigned nargw, const char 
 	for (size_t i = len; i < (size_t)sw * 4; i++)
 		((char *)(a + nargw))[i] = 0;
 	ptt_rec_close(&rec);
+	if (whole > len)
+		ptt_emit_limit(PTT_LIMIT_STRING, 1, len, whole);
+}
+
+void ptt_emit_limit(unsigned table, uint64_t count, uint64_t limit, uint64_t need)
+{
+	uint32_t a[7];
+	a[0] = table;
+	ptt_put64(a + 1, count);
+	ptt_put64(a + 3, limit);
+	ptt_put64(a + 5, need);
+	ptt_emit(PTT_EV_LIMIT, a, 7);
 }
 
 void ptt_obj_ret(unsigned id, const void *obj, int ret, const void *site)

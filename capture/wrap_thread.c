@@ -7,60 +7,42 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "runtime.h"
 
-/* pthread_t -> kernel tid, for join/detach/cancel targets: the kernel clears
- * the tid inside struct pthread when a thread exits, so we keep our own. */
-#define HANDLES 4096
-static struct { uintptr_t handle; uint32_t tid; } handles[HANDLES];
+/*
+ * pthread_t -> kernel tid, for the targets of join, detach, cancel and
+ * setname, without a table: the tid is read where the target thread keeps
+ * it, in its own memory, which glibc keeps from the thread's creation until
+ * it is joined (a joinable thread's stack, with its struct pthread and its
+ * static TLS, is only reused for a new thread after the join):
+ *
+ *  - glibc's struct pthread holds the tid from before pthread_create
+ *    returns (CLONE_PARENT_SETTID), but the kernel clears it when the
+ *    thread exits (CLONE_CHILD_CLEARTID): tid_offset, found once;
+ *  - our ptt_tls.tid, written by the trampoline before the start routine
+ *    runs (or at a thread's first event) and left there after its end.
+ *    ptt_tls is initial-exec TLS: in every thread it lies at the same
+ *    distance from the thread's struct pthread (tls_delta), which each new
+ *    thread checks against itself, as it checks tid_offset.
+ *
+ * A handle glibc reuses (a new thread on a joined thread's cached stack)
+ * reads the new thread's tid: glibc re-initializes the static TLS of a
+ * reused stack, and the trampoline writes the new tid.  No lock, no
+ * allocation, nothing to forget, nothing to copy at fork (the child's
+ * handles of other threads are not joinable).  A target neither place
+ * knows (a thread that ended before it ever reached the tracer, or a wrong
+ * guess of either offset) reads 0 and is reported in a limit event.
+ */
+static int tid_offset = -2; /* -2 not searched, -1 unusable */
+static long tls_delta;      /* &ptt_tls - pthread_self(), the same in every thread */
+static int tls_delta_ok = -2; /* -2 not computed, -1 unusable, 1 usable */
 
-static unsigned slot_of(uintptr_t h) { return (unsigned)((h >> 6) * 2654435761u) % HANDLES; }
-
-void ptt_handle_remember(pthread_t h, uint32_t tid)
+static long own_tls_delta(void)
 {
-	unsigned i = slot_of((uintptr_t)h);
-	for (unsigned k = 0; k < HANDLES; k++, i = (i + 1) % HANDLES) {
-		uintptr_t cur = __atomic_load_n(&handles[i].handle, __ATOMIC_ACQUIRE);
-		if (cur == (uintptr_t)h) {
-			__atomic_store_n(&handles[i].tid, tid, __ATOMIC_RELEASE);
-			return;
-		}
-		if (cur == 0 || cur == 1) {
-			if (__atomic_compare_exchange_n(&handles[i].handle, &cur, (uintptr_t)h, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-				__atomic_store_n(&handles[i].tid, tid, __ATOMIC_RELEASE);
-				return;
-			}
-		}
-	}
-}
-
-uint32_t ptt_handle_tid(pthread_t h)
-{
-	unsigned i = slot_of((uintptr_t)h);
-	for (unsigned k = 0; k < HANDLES; k++, i = (i + 1) % HANDLES) {
-		uintptr_t cur = __atomic_load_n(&handles[i].handle, __ATOMIC_ACQUIRE);
-		if (cur == (uintptr_t)h)
-			return __atomic_load_n(&handles[i].tid, __ATOMIC_ACQUIRE);
-		if (cur == 0)
-			return 0;
-	}
-	return 0;
-}
-
-void ptt_handle_forget(pthread_t h)
-{
-	unsigned i = slot_of((uintptr_t)h);
-	for (unsigned k = 0; k < HANDLES; k++, i = (i + 1) % HANDLES) {
-		uintptr_t cur = __atomic_load_n(&handles[i].handle, __ATOMIC_ACQUIRE);
-		if (cur == (uintptr_t)h) {
-			__atomic_store_n(&handles[i].handle, 1, __ATOMIC_RELEASE); /* tombstone */
-			return;
-		}
-		if (cur == 0)
-			return;
-	}
+	return (long)((uintptr_t)&ptt_tls - (uintptr_t)pthread_self());
 }
 
 /*
@@ -69,44 +51,99 @@ void ptt_handle_forget(pthread_t h)
  * looking for our own tid in our own struct, and each new thread checks
  * the guess against itself.  A wrong guess only disables the shortcut.
  */
-static int tid_offset = -2; /* -2 not searched, -1 unusable */
-
 static void find_tid_offset(void)
 {
 	uint32_t tid = ptt_tls.tid ? ptt_tls.tid : ptt_gettid();
 	const char *self = (const char *)pthread_self();
-	tid_offset = -1;
+	int found = -1;
 	for (int off = 64; off < 2048; off += 4) {
 		uint32_t v;
 		memcpy(&v, self + off, 4);
 		if (v == tid) {
-			tid_offset = off;
-			return;
+			found = off;
+			break;
 		}
 	}
+	int expect = -2;
+	__atomic_compare_exchange_n(&tid_offset, &expect, found, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
-uint32_t ptt_peek_tid(pthread_t th)
+static void find_tls_delta(void)
 {
-	if (tid_offset == -2)
+	__atomic_store_n(&tls_delta, own_tls_delta(), __ATOMIC_RELAXED); /* racing finders store the same value */
+	int expect = -2;
+	__atomic_compare_exchange_n(&tls_delta_ok, &expect, 1, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
+/* The tid glibc keeps in th's struct pthread: 0 once th has exited, or when the field is unknown. */
+static uint32_t kernel_tid(pthread_t th)
+{
+	if (__atomic_load_n(&tid_offset, __ATOMIC_RELAXED) == -2)
 		find_tid_offset();
 	int off = __atomic_load_n(&tid_offset, __ATOMIC_RELAXED);
 	if (off < 0)
-		return ptt_handle_tid(th);
-	uint32_t v;
-	memcpy(&v, (const char *)th + off, 4);
-	return v ? v : ptt_handle_tid(th);
+		return 0;
+	return __atomic_load_n((const uint32_t *)((uintptr_t)th + (uintptr_t)off), __ATOMIC_RELAXED);
 }
 
+/* The tid th's trampoline (or first event) left in th's ptt_tls: 0 before that, or when unusable. */
+static uint32_t tls_tid(pthread_t th)
+{
+	if (__atomic_load_n(&tls_delta_ok, __ATOMIC_ACQUIRE) == -2)
+		find_tls_delta();
+	if (__atomic_load_n(&tls_delta_ok, __ATOMIC_ACQUIRE) != 1)
+		return 0;
+	long delta = __atomic_load_n(&tls_delta, __ATOMIC_RELAXED);
+	const struct ptt_tls *t = (const struct ptt_tls *)((uintptr_t)th + (uintptr_t)delta);
+	return __atomic_load_n(&t->tid, __ATOMIC_RELAXED); /* aligned: never torn by the owner's plain store */
+}
+
+/*
+ * th's tid (0: not known, reported).  Valid for a handle that may be
+ * joined, detached, cancelled or named, i.e. whenever the program may pass
+ * it to glibc: its memory is then the thread's.  Read the TLS, then the
+ * struct, then the TLS again: a thread that had not reached its
+ * trampoline at the first look and has ended by the second (its struct's
+ * tid cleared) has written its TLS by the third.
+ */
+uint32_t ptt_handle_tid(pthread_t th)
+{
+	uint32_t tid = tls_tid(th);
+	if (!tid)
+		tid = kernel_tid(th);
+	if (!tid)
+		tid = tls_tid(th);
+	return tid;
+}
+
+/* After an event naming target tid 0: a limit event says so (not with a record open). */
+static void target_unknown(uint32_t tid)
+{
+	if (!tid && ptt_shm)
+		ptt_emit_limit(PTT_LIMIT_TARGET_UNKNOWN, 1, 0, 0);
+}
+
+/* The tid of a thread just created, for thread_create (its TLS is likely not written yet). */
+uint32_t ptt_peek_tid(pthread_t th)
+{
+	uint32_t tid = kernel_tid(th);
+	return tid ? tid : tls_tid(th);
+}
+
+/* In each new thread: do both guesses hold here too?  A wrong one is dropped for good. */
 void ptt_check_tid_offset(uint32_t tid)
 {
 	int off = __atomic_load_n(&tid_offset, __ATOMIC_RELAXED);
-	uint32_t v;
-	if (off < 0)
-		return;
-	memcpy(&v, (const char *)pthread_self() + off, 4);
-	if (v != tid)
-		__atomic_store_n(&tid_offset, -1, __ATOMIC_RELAXED);
+	if (off >= 0) {
+		uint32_t v;
+		memcpy(&v, (const char *)pthread_self() + off, 4);
+		if (v != tid)
+			__atomic_store_n(&tid_offset, -1, __ATOMIC_RELAXED);
+	}
+	if (__atomic_load_n(&tls_delta_ok, __ATOMIC_ACQUIRE) == -2)
+		find_tls_delta();
+	if (__atomic_load_n(&tls_delta_ok, __ATOMIC_ACQUIRE) == 1 && own_tls_delta() != __atomic_load_n(&tls_delta, __ATOMIC_RELAXED))
+		__atomic_store_n(&tls_delta_ok, -1, __ATOMIC_RELEASE);
 }
 
 /* how: 0 returned, 1 pthread_exit, 2 cancelled, 3 process exit */
@@ -131,37 +168,53 @@ struct trampoline_arg {
 	void *arg;
 	uint32_t parent;
 	int c11;  /* start is a C11 thrd_start_t: int (*)(void *) */
-	int busy; /* a pool slot in use (atomic); -1: from malloc */
+	int busy; /* a pool slot in use (atomic) */
 };
 
 /*
  * What pthread_create hands to the trampoline, from a pool rather than
  * malloc: the tracer adds no allocation of its own to a thread's creation.
- * A slot is busy from the create until the new thread has copied it; more
- * creations in flight than slots fall back to malloc.
+ * A slot is busy from the create until the new thread has copied it.  More
+ * creations in flight than slots add a chunk of slots, mapped (not
+ * malloc'd) and linked with a compare-and-swap: no lock, no limit but
+ * memory; chunks are kept for the next burst.  A slot busy in another
+ * thread at fork stays busy in the child, which only costs it that slot.
  */
 #define TRAMPOLINE_SLOTS 64
-static struct trampoline_arg trampoline_pool[TRAMPOLINE_SLOTS];
+struct trampoline_chunk {
+	struct trampoline_chunk *next;
+	struct trampoline_arg slot[TRAMPOLINE_SLOTS];
+};
+static struct trampoline_chunk trampoline_pool;
 
 static struct trampoline_arg *trampoline_arg_get(void)
 {
-	for (unsigned i = 0; i < TRAMPOLINE_SLOTS; i++) {
-		int expect = 0;
-		if (__atomic_compare_exchange_n(&trampoline_pool[i].busy, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-			return &trampoline_pool[i];
+	struct trampoline_chunk *c = &trampoline_pool;
+	for (;;) {
+		for (unsigned i = 0; i < TRAMPOLINE_SLOTS; i++) {
+			int expect = 0;
+			if (__atomic_load_n(&c->slot[i].busy, __ATOMIC_RELAXED) == 0 &&
+			    __atomic_compare_exchange_n(&c->slot[i].busy, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+				return &c->slot[i];
+		}
+		struct trampoline_chunk *next = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE);
+		if (!next) {
+			struct trampoline_chunk *fresh =
+				mmap(NULL, sizeof *fresh, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (fresh == MAP_FAILED)
+				return NULL;
+			fresh->slot[0].busy = 1; /* ours, before anyone can see the chunk */
+			if (__atomic_compare_exchange_n(&c->next, &next, fresh, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+				return &fresh->slot[0];
+			munmap(fresh, sizeof *fresh); /* another thread linked one first: look in it */
+		}
+		c = next;
 	}
-	struct trampoline_arg *ta = malloc(sizeof *ta);
-	if (ta)
-		ta->busy = -1;
-	return ta;
 }
 
 static void trampoline_arg_put(struct trampoline_arg *ta)
 {
-	if (ta->busy < 0)
-		free(ta);
-	else
-		__atomic_store_n(&ta->busy, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&ta->busy, 0, __ATOMIC_RELEASE);
 }
 
 static void end_by_unwind(void *unused)
@@ -181,7 +234,6 @@ static void *trampoline(void *p)
 	struct ptt_tls *t = &ptt_tls;
 	t->pid = (uint32_t)getpid();
 	t->tid = ptt_gettid();
-	ptt_handle_remember(pthread_self(), t->tid);
 	ptt_check_tid_offset(t->tid);
 	t->begun = 1;
 	uint32_t a[5];
@@ -235,10 +287,7 @@ int ptt_create_thread(pthread_t *th, const pthread_attr_t *attr, void *(*start)(
 		w[4] = ret == 0 ? ptt_peek_tid(*th) : 0;
 		w[5] = (uint32_t)ret;
 		ptt_put_site(w + 6, site);
-		uint32_t child = w[4]; /* the ring may be reused once committed */
 		ptt_defer_close(&rec);
-		if (ret == 0 && child)
-			ptt_handle_remember(*th, child);
 	}
 	return ret;
 }
@@ -291,12 +340,10 @@ static int traced_join(enum join_kind kind, pthread_t th, void **retval, clockid
 	join_req_event(th, tid, site);
 	void *value = NULL;
 	int ret = real_join(kind, th, &value, clk, abstime);
-	if (ret == 0) {
-		ptt_handle_forget(th);
-		if (retval)
-			*retval = value;
-	}
+	if (ret == 0 && retval)
+		*retval = value;
 	join_event(PTT_EV_THREAD_JOIN, th, tid, ret, value, site);
+	target_unknown(tid);
 	return ret;
 }
 
@@ -328,12 +375,10 @@ PTT_EXPORT int pthread_tryjoin_np(pthread_t th, void **retval)
 	uint32_t tid = ptt_handle_tid(th);
 	void *value = NULL;
 	int ret = REAL(pthread_tryjoin_np)(th, &value);
-	if (ret == 0) {
-		ptt_handle_forget(th);
-		if (retval)
-			*retval = value;
-	}
+	if (ret == 0 && retval)
+		*retval = value;
 	join_event(PTT_EV_THREAD_TRYJOIN, th, tid, ret, value, PTT_SITE);
+	target_unknown(tid);
 	return ret;
 }
 
@@ -349,6 +394,7 @@ static int detach_body(pthread_t th, const void *site)
 	a[3] = (uint32_t)ret;
 	ptt_put_site(a + 4, site);
 	ptt_emit(PTT_EV_THREAD_DETACH, a, 4 + PTT_SITE_WORDS);
+	target_unknown(tid);
 	return ret;
 }
 
@@ -365,12 +411,16 @@ int ptt_detach_at(pthread_t th, const void *site)
 PTT_EXPORT int pthread_cancel(pthread_t th)
 {
 	struct ptt_rec rec;
+	if (!ptt_on[PTT_EV_THREAD_CANCEL])
+		return REAL(pthread_cancel)(th);
+	uint32_t tid = ptt_handle_tid(th);
+	target_unknown(tid);
 	/* stamped before the cancel: the target may end before pthread_cancel returns */
-	if (!ptt_on[PTT_EV_THREAD_CANCEL] || ptt_rec_open(&rec, PTT_EV_THREAD_CANCEL, 4 + PTT_SITE_WORDS) != 0)
+	if (ptt_rec_open(&rec, PTT_EV_THREAD_CANCEL, 4 + PTT_SITE_WORDS) != 0)
 		return REAL(pthread_cancel)(th);
 	uint32_t *w = rec.p + PTT_REC_HDR_WORDS;
 	ptt_put64(w, (uint64_t)th);
-	w[2] = ptt_handle_tid(th);
+	w[2] = tid;
 	w[3] = 0;
 	ptt_put_site(w + 4, PTT_SITE);
 	if (pthread_equal(th, pthread_self())) {
@@ -403,10 +453,15 @@ PTT_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 {
 	int ret = REAL(pthread_setname_np)(th, name);
 	if (ret == 0 && ptt_shm) {
-		uint32_t a[1] = { pthread_equal(th, pthread_self()) ? ptt_tls.tid : ptt_handle_tid(th) };
-		if (!a[0])
+		uint32_t a[1];
+		if (pthread_equal(th, pthread_self()))
 			a[0] = ptt_tls.tid ? ptt_tls.tid : ptt_gettid();
-		ptt_emit_str(PTT_EV_THREAD_NAME, a, 1, name);
+		else
+			a[0] = ptt_handle_tid(th);
+		if (a[0])
+			ptt_emit_str(PTT_EV_THREAD_NAME, a, 1, name);
+		else
+			target_unknown(0);
 	}
 	return ret;
 }

@@ -156,6 +156,8 @@ int cli_next(struct cli_input *in, struct ptt_event *ev)
 			keep_order(in, ev);
 		if (rc > 0 && in->progress && ++in->events >= in->next_check)
 			show_progress(in);
+		if (rc > 0 && __builtin_expect(ev->id == PTT_EV_LIMIT, 0))
+			ptt_limits_add(&in->limits, ev);
 		if (rc >= 0)
 			return rc;
 		if (rc == PTT_E_VERSION && in->next_path >= in->npaths) {
@@ -173,10 +175,23 @@ int cli_next(struct cli_input *in, struct ptt_event *ev)
 	}
 }
 
+void cli_say_limits(struct cli_input *in, FILE *out, const char *prefix)
+{
+	char line[256];
+	for (unsigned i = 0; ptt_limits_sentence(&in->limits, i, line, sizeof line); i++)
+		fprintf(out, "%s%s\n", prefix, line);
+	in->limits_said = 1;
+}
+
 int cli_close(struct cli_input *in)
 {
 	if (in->progress == 2)
 		fputs("\r\033[K", stderr);
+	if (!in->limits_said) {
+		char prefix[sizeof in->label + 64];
+		snprintf(prefix, sizeof prefix, "%s: %s: note: ", in->prog, in->label);
+		cli_say_limits(in, stderr, prefix);
+	}
 	if (in->damaged + in->reordered > in->shown) {
 		char moved[96] = "";
 		if (in->reordered)
@@ -211,6 +226,24 @@ int cli_window(const struct ptt_reader *r, uint64_t *from, uint64_t *to)
 	if (t)
 		*to = strtoull(t, NULL, 10);
 	return f || t;
+}
+
+void cli_clock_event(struct cli_clock *c, const struct ptt_reader *r, struct ptt_event *ev)
+{
+	if (!c->known) {
+		c->window = cli_window(r, &c->from, &c->to);
+		c->known = 1;
+	}
+	ev->ns = ev->ns > c->from ? ev->ns - c->from : 0;
+}
+
+uint64_t cli_clock_end(struct cli_clock *c, const struct ptt_reader *r, uint64_t last_ns)
+{
+	/* the end is known only once the whole input is read (window_to_ns comes with the trace's end) */
+	c->window = cli_window(r, &c->from, &c->to) || c->window;
+	if (c->window && c->to > c->from && c->to - c->from > last_ns)
+		return c->to - c->from;
+	return last_ns;
 }
 
 void cli_print_version(const char *prog)

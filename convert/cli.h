@@ -28,6 +28,8 @@ struct cli_input {
 	int ordered;            /* set by the caller: deliver times that never decrease */
 	int behind;             /* the previous event was moved forward */
 	uint64_t last_ns;
+	struct ptt_limits limits; /* the trace's limit events, summed up (cli_say_limits) */
+	int limits_said;
 };
 
 /*
@@ -41,8 +43,17 @@ int cli_open(struct cli_input *in, const char *prog, int npaths, char **paths);
  * With in->ordered, an event earlier than one before it (a damaged or spliced
  * trace) is moved forward to that time, and each such stretch counts as a problem. */
 int cli_next(struct cli_input *in, struct ptt_event *ev);
-/* Close; when more problems were seen than shown, one line sums them all up.  Returns 1 if the input
- * had problems, else 0. */
+/*
+ * The limits the trace met (its limit events: a table full, a string cut,
+ * a join target not known), a sentence a line, each line starting with
+ * prefix: the one place every tool reports them, once.  A tool with a
+ * report of its own (ptt-dump --info and --check, ptt-stat) puts them in it;
+ * for the others cli_close writes them on stderr ("prog: FILE: note: ...").
+ * Call after the whole input is read.
+ */
+void cli_say_limits(struct cli_input *in, FILE *out, const char *prefix);
+/* Close; when more problems were seen than shown, one line sums them all up; the limits not said yet
+ * are said on stderr.  Returns 1 if the input had problems, else 0 (limits are not problems). */
 int cli_close(struct cli_input *in);
 /* Flush stdout and check for write errors: 0 or 1 (reported). */
 int cli_finish_output(const char *prog);
@@ -54,6 +65,20 @@ void cli_print_version(const char *prog);
  * read for the end.
  */
 int cli_window(const struct ptt_reader *r, uint64_t *from, uint64_t *to);
+
+/*
+ * The time every timeline (ptt-paje, ptt-json, ptt-csv) shows: of a window
+ * cut by ptt-filter, relative to the window's start, states running to its
+ * end; else the trace's own.  cli_clock_event shifts an event just read;
+ * cli_clock_end gives the time the states end, from the last event's.
+ */
+struct cli_clock {
+	int known;             /* the header was read: window and from are set */
+	int window;
+	uint64_t from, to;
+};
+void cli_clock_event(struct cli_clock *c, const struct ptt_reader *r, struct ptt_event *ev);
+uint64_t cli_clock_end(struct cli_clock *c, const struct ptt_reader *r, uint64_t last_ns);
 /* For usage errors: "Try 'prog --help'" and return 2. */
 int cli_usage_error(const char *prog);
 

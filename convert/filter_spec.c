@@ -90,31 +90,89 @@ int spec_is_definition(const struct ptt_event *ev)
 	case PTT_EV_PROCESS_BEGIN: case PTT_EV_PROCESS_EXIT: case PTT_EV_PROCESS_EXEC:
 	case PTT_EV_THREAD_BEGIN: case PTT_EV_THREAD_END: case PTT_EV_THREAD_NAME: case PTT_EV_THREAD_CREATE:
 	case PTT_EV_OBJECT_NAME: case PTT_EV_MODULE:
+	case PTT_EV_LIMIT: /* what the trace could not record stays said in every part of it */
 		return 1;
 	default:
 		return 0;
 	}
 }
 
-static int match_thread(const char *want, const struct ptt_event *ev, const struct ptt_names *names)
+/*
+ * The labels the pictures and reports give, taken back: a thread as "TID",
+ * "TID NAME" or "TID (NAME)" is its tid; an object as "KIND NAME" (Paje,
+ * JSON) is NAME, as "NAME (0xADDR)" (ptt-deadlock) its address.
+ */
+static const char *thread_core(const char *want, char *buf, size_t size)
 {
+	size_t n = strspn(want, "0123456789");
+	if (n && n < size && want[n] == ' ') {
+		memcpy(buf, want, n);
+		buf[n] = 0;
+		return buf;
+	}
+	return want;
+}
+
+static const char *object_core(const char *want, char *buf, size_t size)
+{
+	static const char *const kinds[] = { "mutex ", "rwlock ", "spinlock ", "spin ", "cond ", "barrier ", "semaphore ", "sem " };
+	const char *open = strstr(want, " (0x");
+	size_t len = strlen(want);
+	if (open && len && want[len - 1] == ')' && (size_t)(want + len - 1 - (open + 2)) < size) {
+		size_t n = (size_t)(want + len - 1 - (open + 2));
+		memcpy(buf, open + 2, n);
+		buf[n] = 0;
+		return buf;
+	}
+	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+		if (strncmp(want, kinds[k], strlen(kinds[k])) == 0 && want[strlen(kinds[k])])
+			return want + strlen(kinds[k]);
+	return want;
+}
+
+/* A thread by tid, by its given name, or (syms) by the name the other tools show: start routine, command. */
+static int match_thread(const char *want, const struct ptt_event *ev, const struct ptt_names *names, struct ptt_syms *syms)
+{
+	char tidbuf[24];
+	want = thread_core(want, tidbuf, sizeof tidbuf);
 	char *end;
 	unsigned long tid = strtoul(want, &end, 10);
 	if (!*end && *want)
 		return tid == ev->tid;
 	const char *name = ptt_names_thread(names, ev->tid);
-	return name && strcmp(name, want) == 0;
+	if (name && *name)
+		return strcmp(name, want) == 0;
+	char known[PTT_MAX_STR];
+	return syms && strcmp(ptt_syms_thread_known_name(syms, ev->pid, ev->tid, known, sizeof known), want) == 0;
 }
 
-static int match_object(const char *want, const struct ptt_event *ev, const struct ptt_names *names)
+/* Does argument a of ev hold an object (not code, a thread handle or a return value)? */
+static int object_arg(const struct ptt_event *ev, unsigned a)
+{
+	const char *n = ev->type->argname[a];
+	return ev->type->argkind[a] == PTT_ARG_PTR && strcmp(n, "start") != 0 && strcmp(n, "handle") != 0 &&
+	       strcmp(n, "site") != 0 && strcmp(n, "retval") != 0;
+}
+
+/*
+ * An object by address, by given name, or (syms) by the name every tool
+ * prints for it (symbols.h: a data symbol, "table+0x40", "module+0xoff").
+ */
+static int match_object(const char *want, const struct ptt_event *ev, const struct ptt_names *names, struct ptt_syms *syms)
 {
 	uint64_t addr;
-	char *end;
+	char *end, addrbuf[24];
+	want = object_core(want, addrbuf, sizeof addrbuf);
 	if (want[0] == '0' && (want[1] == 'x' || want[1] == 'X')) {
 		addr = strtoull(want + 2, &end, 16);
 		if (*end)
 			return 0;
 	} else if (!ptt_names_find_object(names, want, &addr)) {
+		char shown[PTT_MAX_STR];
+		for (unsigned a = 0; syms && a < ev->nargs; a++)
+			if (object_arg(ev, a) && ev->arg[a] &&
+			    strcmp(ptt_syms_object_name(syms, ev->pid, ev->arg[a], shown, sizeof shown), want) == 0)
+				return 1;
 		return 0;
 	}
 	for (unsigned a = 0; a < ev->nargs; a++)
@@ -131,7 +189,7 @@ static int match_event(const char *want, const struct ptt_event *ev)
 	return strncmp(ev->type->name, want, strlen(want)) == 0;
 }
 
-int spec_match(const struct filter_spec *s, const struct ptt_event *ev, const struct ptt_names *names)
+int spec_match(const struct filter_spec *s, const struct ptt_event *ev, const struct ptt_names *names, struct ptt_syms *syms)
 {
 	unsigned i;
 	if (s->npids) {
@@ -141,13 +199,13 @@ int spec_match(const struct filter_spec *s, const struct ptt_event *ev, const st
 			return 0;
 	}
 	if (s->nthreads) {
-		for (i = 0; i < s->nthreads && !match_thread(s->threads[i], ev, names); i++)
+		for (i = 0; i < s->nthreads && !match_thread(s->threads[i], ev, names, syms); i++)
 			;
 		if (i == s->nthreads)
 			return 0;
 	}
 	if (s->nobjects) {
-		for (i = 0; i < s->nobjects && !match_object(s->objects[i], ev, names); i++)
+		for (i = 0; i < s->nobjects && !match_object(s->objects[i], ev, names, syms); i++)
 			;
 		if (i == s->nobjects)
 			return 0;
@@ -161,14 +219,14 @@ int spec_match(const struct filter_spec *s, const struct ptt_event *ev, const st
 	return 1;
 }
 
-void spec_note_seen(struct filter_spec *s, const struct ptt_event *ev, const struct ptt_names *names)
+void spec_note_seen(struct filter_spec *s, const struct ptt_event *ev, const struct ptt_names *names, struct ptt_syms *syms)
 {
 	for (unsigned i = 0; i < s->npids; i++)
 		s->pid_seen[i] |= s->pids[i] == ev->pid;
 	for (unsigned i = 0; i < s->nthreads; i++)
-		s->thread_seen[i] |= !s->thread_seen[i] && match_thread(s->threads[i], ev, names);
+		s->thread_seen[i] |= !s->thread_seen[i] && match_thread(s->threads[i], ev, names, syms);
 	for (unsigned i = 0; i < s->nobjects; i++)
-		s->object_seen[i] |= !s->object_seen[i] && match_object(s->objects[i], ev, names);
+		s->object_seen[i] |= !s->object_seen[i] && match_object(s->objects[i], ev, names, syms);
 }
 
 int spec_warn_unseen(const struct filter_spec *s, const char *prog)

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "../formats/ptt_trace.h"
+#include "symbols.h"
 
 #define SPEC_MAX 64
 
@@ -32,10 +33,14 @@ int spec_add_list(struct filter_spec *s, char **list, unsigned *n, const char *a
 int spec_add_pids(struct filter_spec *s, const char *arg);
 /* "1.5s", "200ms", "30us", "100ns", "2" (seconds); -1 if malformed */
 int spec_parse_time(const char *arg, uint64_t *ns);
-/* Does ev satisfy the criteria (pid, thread, object, event; not the window, not --invert)? */
-int spec_match(const struct filter_spec *s, const struct ptt_event *ev, const struct ptt_names *names);
+/*
+ * Does ev satisfy the criteria (pid, thread, object, event; not the window,
+ * not --invert)?  Threads and objects by number, given name, or, with syms
+ * (may be NULL), the name the other tools print (symbol, module+0xoff).
+ */
+int spec_match(const struct filter_spec *s, const struct ptt_event *ev, const struct ptt_names *names, struct ptt_syms *syms);
 /* Note which --pid, --thread and --object values ev matches (whatever the other criteria). */
-void spec_note_seen(struct filter_spec *s, const struct ptt_event *ev, const struct ptt_names *names);
+void spec_note_seen(struct filter_spec *s, const struct ptt_event *ev, const struct ptt_names *names, struct ptt_syms *syms);
 /* Report each --pid, --thread or --object value that matched nothing read, one line each; 1 if any. */
 int spec_warn_unseen(const struct filter_spec *s, const char *prog);
 /* Events that define context (processes, threads, names): kept whatever the selection. */

@@ -98,7 +98,10 @@ static const struct phrase phrases[] = {
 	{ "rec_drain", "the recorder has drained %{events} events (%{bytes} bytes)", NULL },
 	{ "rec_ring_full", "thread %j waited for room in its ring", NULL },
 	{ "rec_lost", "the recorder lost %{count} events of thread %j", NULL },
+	{ "tracer_stall", "%T is stalled by the tracer: it waits for room in its ring (the recorder is behind)", NULL },
+	{ "tracer_stall_end", "%T goes on: its ring has room again", NULL },
 	{ "rec_signal", "the recorder passes %G on to process %{child}", NULL },
+	{ "limit", "%T meets a limit: table %{table}, %{count} dropped or cut (see ptt-dump --info)", NULL },
 	{ "rec_stop", "the recorder stops: the program exited with status %{status}", "the recorder stops: the program was killed by %G" },
 };
 

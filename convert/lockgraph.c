@@ -1,4 +1,18 @@
-/* lockgraph.c - lock-order cycles and end-of-trace wait-for cycles, over the one model. */
+/*
+ * lockgraph.c - lock-order cycles and wait-for cycles (at the end of the
+ * trace, and when a process exits), over the one model.
+ *
+ * Try-acquisitions.  A successful try orders what the thread holds before
+ * it only when the try is the fast path of a blocking acquisition: when the
+ * trace shows, at the same call site (or on the same object, for a trace
+ * without sites), a try that failed and was followed by the same thread
+ * asking for the same object blocking, before it gave up any lock it held
+ * at the try (CPython: sem_trywait, then sem_wait or sem_clockwait).  A try
+ * whose failure makes the thread back off (release what it holds) is an
+ * honest non-blocking attempt and orders nothing.  A lock taken by a try is
+ * held like any other: blocking for another lock while holding it orders
+ * them, whatever the try.
+ */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +30,7 @@ struct node {
 	size_t nout, capout;
 	int index, low, on_stack; /* Tarjan */
 	int comp;
+	unsigned fast : 1;	/* a failed try of it was followed by a blocking request (see above) */
 	uint32_t serial;	/* creation order: edges are keyed by it, two objects never share one */
 };
 
@@ -26,12 +41,27 @@ struct edge {
 	uint64_t held_site, taken_site; /* the first time: where A was taken, then where B was asked for */
 	/* seen with A held exclusively / shared, with B asked exclusively / shared (rwlocks) */
 	unsigned held_excl : 1, held_shared : 1, want_excl : 1, want_shared : 1;
+	unsigned blocking : 1;	/* seen with B asked for by a call that may block */
+	unsigned live : 1;	/* takes part in the cycles (blocking, or a fast-path try) */
+	uint64_t *trysites;	/* else the sites (pmap_obj_key) of the successful tries that made it */
+	size_t ntry, captry;
+};
+
+/* A thread's last failed try, until it asks for the same object blocking (a fast path) or backs off. */
+struct pending {
+	uint64_t obj, site, ns;
 };
 
 struct lockgraph {
 	struct model *model;
 	struct pmap nodes, edges;
 	struct pmap signallers;  /* (pid, cond) -> struct signallers */
+	struct pmap pending;     /* (pid, tid) -> struct pending */
+	struct pmap fast_sites;  /* (pid, site) of tries that are fast paths of blocking acquisitions */
+	char *exited;            /* the deadlocks found as processes exited, printed with the others */
+	size_t exited_len;
+	FILE *exited_out;
+	int exited_found;
 	struct node **all;
 	size_t nall, capall;
 	struct ptt_syms *syms;   /* and the names it learns (ptt_syms_names) */
@@ -41,6 +71,7 @@ struct lockgraph {
 	struct fidelity_blind blind; /* what the trace cannot show */
 };
 
+static void exited(struct lockgraph *g, uint32_t pid);
 
 static struct node *node_of(struct lockgraph *g, uint32_t pid, uint64_t addr)
 {
@@ -80,8 +111,26 @@ static void edge_modes(struct edge *e, int a_shared, int b_shared)
 		e->want_excl = 1;
 }
 
+/* Note a try site (pmap_obj_key; 0: none) that made e, once. */
+static void edge_try(struct edge *e, uint64_t site)
+{
+	for (size_t i = 0; i < e->ntry; i++)
+		if (e->trysites[i] == site)
+			return;
+	if (e->ntry == e->captry) {
+		size_t cap = e->captry ? e->captry * 2 : 2;
+		uint64_t *ns = realloc(e->trysites, cap * sizeof *ns);
+		if (!ns)
+			return;
+		e->trysites = ns;
+		e->captry = cap;
+	}
+	e->trysites[e->ntry++] = site;
+}
+
+/* try: 0 for a call that may block, else B was taken by a successful try at site key try_site */
 static void add_edge(struct lockgraph *g, struct node *a, const struct mframe *a_hold, struct node *b, int b_shared,
-		     const struct ptt_event *ev)
+		     const struct ptt_event *ev, int try, uint64_t try_site)
 {
 	int a_shared = a_hold->state == MS_RW_RD_HOLD;
 	uint64_t k = (uint64_t)a->serial << 32 | b->serial;
@@ -90,6 +139,10 @@ static void add_edge(struct lockgraph *g, struct node *a, const struct mframe *a
 		if (ev->tid != e->first_tid && !e->other_tid)
 			e->other_tid = ev->tid;
 		edge_modes(e, a_shared, b_shared);
+		if (try)
+			edge_try(e, try_site);
+		else
+			e->blocking = 1;
 		return;
 	}
 	e = calloc(1, sizeof *e);
@@ -104,6 +157,10 @@ static void add_edge(struct lockgraph *g, struct node *a, const struct mframe *a
 	e->held_site = ptt_syms_site_addr(g->syms, a_hold->open.id, a_hold->open.arg);
 	e->taken_site = ptt_syms_site_addr(g->syms, ev->id, ev->arg);
 	edge_modes(e, a_shared, b_shared);
+	if (try)
+		edge_try(e, try_site);
+	else
+		e->blocking = 1;
 	if (a->nout == a->capout) {
 		size_t cap = a->capout ? a->capout * 2 : 4;
 		struct edge **no = realloc(a->out, cap * sizeof *no);
@@ -122,9 +179,9 @@ static int orders(const struct mobject *o, unsigned cls)
 	       (cls == PTT_CLASS_SEM && o && o->sem_lock);
 }
 
-/* t blocks (or may block) to take b (shared or not): an edge from every lock t holds (but b, and the frame skip). */
+/* t blocks (or may block, or tries) to take b (shared or not): an edge from every lock t holds (but b, and the frame skip). */
 static void edges_to(struct lockgraph *g, struct mthread *t, struct node *b, int b_shared, const struct mframe *skip,
-		     const struct ptt_event *ev)
+		     const struct ptt_event *ev, int try, uint64_t try_site)
 {
 	for (unsigned i = 0; i < t->depth; i++) {
 		const struct mframe *f = &t->stack[i];
@@ -132,7 +189,7 @@ static void edges_to(struct lockgraph *g, struct mthread *t, struct node *b, int
 			continue;
 		struct node *a = node_of(g, t->pid, f->obj);
 		if (a)
-			add_edge(g, a, f, b, b_shared, ev);
+			add_edge(g, a, f, b, b_shared, ev, try, try_site);
 	}
 }
 
@@ -146,21 +203,74 @@ static void on_wait_begin(void *ctx, struct mthread *t, struct mobject *o, const
 		return;
 	struct node *b = node_of(g, t->pid, o->addr);
 	if (b && orders(o, cls))
-		edges_to(g, t, b, wait->state == MS_RW_RD_WAIT, NULL, ev);
+		edges_to(g, t, b, wait->state == MS_RW_RD_WAIT, NULL, ev, 0, 0);
 }
 
-/* an acquisition that may have blocked orders what is held before it; a try orders nothing */
+/* the key of an event's call site in its process (0: the trace has none) */
+static uint64_t site_key(struct lockgraph *g, const struct ptt_event *ev)
+{
+	uint64_t site = ptt_syms_site_addr(g->syms, ev->id, ev->arg);
+	return site ? pmap_obj_key(ev->pid, site) : 0;
+}
+
+/* an acquisition that may have blocked orders what is held before it; a try, when it is a fast path (see above) */
 static void on_acquire(void *ctx, struct mthread *t, struct mobject *o, const struct mframe *hold, const struct mframe *wait,
 		       const struct ptt_event *ev)
 {
 	struct lockgraph *g = ctx;
 	unsigned role = ev->type->role, cls = ev->type->cls == PTT_CLASS_COND ? PTT_CLASS_MUTEX : ev->type->cls;
+	int try = role == PTT_ROLE_TRY || role == PTT_ROLE_TRY_SHARED;
 	(void)wait;
 	if (!hold || !orders(o, cls))
 		return;
 	struct node *b = node_of(g, t->pid, o->addr);
-	if (b && role != PTT_ROLE_TRY && role != PTT_ROLE_TRY_SHARED)
-		edges_to(g, t, b, hold->state == MS_RW_RD_HOLD, hold, ev);
+	if (b)
+		edges_to(g, t, b, hold->state == MS_RW_RD_HOLD, hold, ev, try, try ? site_key(g, ev) : 0);
+}
+
+static uint64_t thread_key(uint32_t pid, uint32_t tid) { return (uint64_t)pid << 32 | tid; }
+
+/* giving up a lock held at a failed try: the thread backs off, the try was honest */
+static void on_release(void *ctx, struct mthread *t, struct mobject *o, const struct mframe *hold, const struct ptt_event *ev)
+{
+	struct lockgraph *g = ctx;
+	struct pending *p = pmap_get(&g->pending, thread_key(t->pid, t->tid));
+	(void)o;
+	(void)ev;
+	if (p && hold->begin_ns <= p->ns) {
+		pmap_del(&g->pending, thread_key(t->pid, t->tid));
+		free(p);
+	}
+}
+
+/* A failed try opens a pending fast path; the same thread's blocking request of the object confirms it. */
+static void note_try(struct lockgraph *g, const struct ptt_event *ev, unsigned role, uint64_t obj)
+{
+	unsigned cls = ev->type->cls;
+	if (!obj || (cls != PTT_CLASS_MUTEX && cls != PTT_CLASS_RWLOCK && cls != PTT_CLASS_SEM && cls != PTT_CLASS_SPIN))
+		return;
+	uint64_t k = thread_key(ev->pid, ev->tid);
+	struct pending *p = pmap_get(&g->pending, k);
+	if ((role == PTT_ROLE_TRY || role == PTT_ROLE_TRY_SHARED) && ptt_event_arg(ev, "ret", 0) != 0) {
+		if (!p && ((p = calloc(1, sizeof *p)) == NULL || pmap_put(&g->pending, k, p))) {
+			free(p);
+			return;
+		}
+		p->obj = obj;
+		p->site = site_key(g, ev);
+		p->ns = ev->ns;
+		return;
+	}
+	if (!p || p->obj != obj ||
+	    (role != PTT_ROLE_REQUEST && role != PTT_ROLE_REQUEST_SHARED && role != PTT_ROLE_ACQUIRE && role != PTT_ROLE_SHARED))
+		return;
+	struct node *n = node_of(g, ev->pid, obj);
+	if (n)
+		n->fast = 1;
+	if (p->site)
+		pmap_put(&g->fast_sites, p->site, g);
+	pmap_del(&g->pending, k);
+	free(p);
 }
 
 /* The threads that ever signalled a condition variable (a few; more is "many": anyone could). */
@@ -194,7 +304,7 @@ struct lockgraph *lockgraph_new(void)
 	struct lockgraph *g = calloc(1, sizeof *g);
 	if (!g)
 		return NULL;
-	struct model_ops ops = { .ctx = g, .wait_begin = on_wait_begin, .acquire = on_acquire };
+	struct model_ops ops = { .ctx = g, .wait_begin = on_wait_begin, .acquire = on_acquire, .release = on_release };
 	g->syms = ptt_syms_new();
 	g->model = model_new(&ops);
 	if (!g->syms || !g->model) {
@@ -220,6 +330,9 @@ void lockgraph_event(struct lockgraph *g, const struct ptt_event *ev)
 		if (n && !model_any_holder(g->model, ev->pid, obj, NULL))
 			pmap_del(&g->nodes, pmap_obj_key(ev->pid, obj));
 	}
+	if (ev->id == PTT_EV_PROCESS_EXIT)
+		exited(g, ev->pid);
+	note_try(g, ev, role, obj);
 	model_event(g->model, ev);
 	if (role == PTT_ROLE_POST && ev->type->cls == PTT_CLASS_SEM && ptt_event_arg(ev, "ret", 0) == 0)
 		node_of(g, ev->pid, obj);
@@ -235,6 +348,8 @@ static void strongconnect(struct lockgraph *g, struct node *v, int *comp)
 	v->on_stack = 1;
 	for (size_t i = 0; i < v->nout; i++) {
 		struct node *w = v->out[i]->to;
+		if (!v->out[i]->live)
+			continue;
 		if (w->index < 0) {
 			strongconnect(g, w, comp);
 			if (w->low < v->low)
@@ -278,7 +393,7 @@ static size_t find_path(struct node *from, struct node *target, int comp, struct
 {
 	for (size_t i = 0; i < from->nout && depth < max; i++) {
 		struct edge *e = from->out[i];
-		if (e->to->comp != comp)
+		if (e->to->comp != comp || !e->live)
 			continue;
 		path[depth] = e;
 		if (e->to == target)
@@ -306,12 +421,26 @@ static void edge_sites(struct lockgraph *g, const struct edge *e, FILE *out)
 	fprintf(out, "    %s taken%s, then %s%s\n", a, *at_a ? at_a : " (site unknown)", b, *at_b ? at_b : " (site unknown)");
 }
 
+/* Does e take part in the cycles: made by a call that may block, or by a try that is a fast path? */
+static int edge_live(struct lockgraph *g, const struct edge *e)
+{
+	if (e->blocking || (e->ntry && e->to->fast))
+		return 1;
+	for (size_t i = 0; i < e->ntry; i++)
+		if (e->trysites[i] && pmap_get(&g->fast_sites, e->trysites[i]))
+			return 1;
+	return 0;
+}
+
 int lockgraph_report_cycles(struct lockgraph *g, FILE *out)
 {
 	int comp = 0, found = 0;
 	g->stack = malloc((g->nall + 1) * sizeof *g->stack);
 	if (!g->stack)
 		return 0;
+	for (size_t i = 0; i < g->nall; i++)
+		for (size_t k = 0; k < g->all[i]->nout; k++)
+			g->all[i]->out[k]->live = (unsigned)edge_live(g, g->all[i]->out[k]) & 1u;
 	for (size_t i = 0; i < g->nall; i++)
 		if (g->all[i]->index < 0)
 			strongconnect(g, g->all[i], &comp);
@@ -418,6 +547,7 @@ static int releasers(struct lockgraph *g, struct mthread *t, const struct mframe
 
 struct blocked {
 	struct lockgraph *g;
+	uint32_t pid;           /* only this process's threads (0: all) */
 	struct mthread **t;     /* the blocked threads with releasers that can be told */
 	size_t n, cap;
 	struct pmap in;         /* thread -> still in the closed set */
@@ -429,7 +559,7 @@ static int gather(void *ctx, struct mthread *t)
 	const struct mframe *w = model_waiting(t);
 	struct mthread *who[SIGNALLERS];
 	const char *how;
-	if (!w || releasers(b->g, t, w, who, SIGNALLERS, &how) < 0)
+	if (!w || (b->pid && t->pid != b->pid) || releasers(b->g, t, w, who, SIGNALLERS, &how) < 0)
 		return 0;
 	if (b->n == b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 16;
@@ -486,12 +616,12 @@ static void print_wait(struct lockgraph *g, struct mthread *t, FILE *out)
  * and condition waits).  Found by removing, until nothing changes, every
  * thread that some thread outside the set (running, or unknown) could wake.
  * Each process's set is printed from a thread, following who could end its
- * wait, so that a cycle reads in order; then threads blocked for ever for
- * other reasons.
+ * wait, so that a cycle reads in order; then (at the end of the trace, not
+ * when process pid exits) threads blocked for ever for other reasons.
  */
-int lockgraph_report_blocked(struct lockgraph *g, FILE *out)
+static int report_blocked(struct lockgraph *g, uint32_t pid, FILE *out)
 {
-	struct blocked b = { g, NULL, 0, 0, { 0 } };
+	struct blocked b = { g, pid, NULL, 0, 0, { 0 } };
 	model_foreach_thread(g->model, gather, &b);
 	for (int changed = 1; changed;) {
 		changed = 0;
@@ -516,7 +646,10 @@ int lockgraph_report_blocked(struct lockgraph *g, FILE *out)
 		if (!pmap_get(&b.in, (uint64_t)(uintptr_t)start) || pmap_get(&shown, (uint64_t)(uintptr_t)start))
 			continue;
 		found++;
-		if (out)
+		if (out && pid)
+			fprintf(out, "deadlock: threads blocked in a cycle when their process exited (process %" PRIu32 ")\n",
+				start->pid);
+		else if (out)
 			fprintf(out, "deadlock: threads blocked in a cycle at the end of the trace (process %" PRIu32 ")\n",
 				start->pid);
 		for (struct mthread *t = start; t && !pmap_get(&shown, (uint64_t)(uintptr_t)t);) {
@@ -536,7 +669,7 @@ int lockgraph_report_blocked(struct lockgraph *g, FILE *out)
 				print_wait(g, t, out);
 		}
 	}
-	if (out) {
+	if (out && !pid) {
 		int header = 0;
 		for (size_t i = 0; i < b.n; i++) {
 			if (pmap_get(&b.in, (uint64_t)(uintptr_t)b.t[i]))
@@ -550,6 +683,22 @@ int lockgraph_report_blocked(struct lockgraph *g, FILE *out)
 	pmap_free(&b.in);
 	free(b.t);
 	return found;
+}
+
+/* Process pid exits (its threads end with it): its deadlocked threads, kept to be printed with the others. */
+static void exited(struct lockgraph *g, uint32_t pid)
+{
+	if (!g->exited_out)
+		g->exited_out = open_memstream(&g->exited, &g->exited_len);
+	g->exited_found += report_blocked(g, pid, g->exited_out);
+}
+
+int lockgraph_report_blocked(struct lockgraph *g, FILE *out)
+{
+	if (g->exited_out && fclose(g->exited_out) == 0 && out)
+		fwrite(g->exited, 1, g->exited_len, out);
+	g->exited_out = NULL;
+	return g->exited_found + report_blocked(g, 0, out);
 }
 
 const char *lockgraph_blind_note(const struct lockgraph *g) { return fidelity_blind_note(&g->blind); }
@@ -625,7 +774,17 @@ void lockgraph_free(struct lockgraph *g)
 		free(g->all[i]);
 	}
 	for (size_t i = 0; i < g->edges.cap; i++)
+		if (g->edges.vals[i])
+			free(((struct edge *)g->edges.vals[i])->trysites);
+	for (size_t i = 0; i < g->edges.cap; i++)
 		free(g->edges.vals[i]);
+	for (size_t i = 0; i < g->pending.cap; i++)
+		free(g->pending.vals[i]);
+	if (g->exited_out)
+		fclose(g->exited_out);
+	free(g->exited);
+	pmap_free(&g->pending);
+	pmap_free(&g->fast_sites);
 	for (size_t i = 0; i < g->signallers.cap; i++)
 		free(g->signallers.vals[i]);
 	pmap_free(&g->signallers);

@@ -1,7 +1,8 @@
 /*
  * lockgraph.h - the lock-order graph of a trace (an edge A -> B when a
- * thread blocks to take B while holding A) and the threads blocked at its
- * end, for ptt-deadlock.  Memory: objects, edges and live threads.
+ * thread blocks to take B while holding A, or takes B by a try that is the
+ * fast path of a blocking acquisition) and the threads deadlocked at its
+ * end or when their process exits, for ptt-deadlock.  Memory: objects, edges and live threads.
  */
 #ifndef PTT_LOCKGRAPH_H
 #define PTT_LOCKGRAPH_H
@@ -15,7 +16,7 @@ struct lockgraph *lockgraph_new(void);
 void lockgraph_event(struct lockgraph *g, const struct ptt_event *ev);
 /* Print each cycle of two or more threads (out may be NULL); returns the number found. */
 int lockgraph_report_cycles(struct lockgraph *g, FILE *out);
-/* Print wait-for cycles among threads blocked at the end; returns the number found. */
+/* Print wait-for cycles among threads blocked at the end (and as processes exited); returns the number found. */
 int lockgraph_report_blocked(struct lockgraph *g, FILE *out);
 /* Print the threads blocked at the end in futex waits, whose holders cannot be told; returns their number. */
 int lockgraph_report_futex(struct lockgraph *g, FILE *out);

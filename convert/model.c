@@ -11,15 +11,15 @@ const char *const mstate_name[MS_COUNT] = {
 	"Running (outside traced waits)", "Blocked on mutex", "Holding mutex", "In condition wait",
 	"At barrier", "Joining a thread", "Waiting on semaphore", "Waiting to read-lock", "Waiting to write-lock",
 	"Holding read lock", "Holding write lock", "Holding spinlock", "Holding semaphore (as a lock)",
-	"Waiting (outside the selection)", "Blocked on futex",
+	"Waiting (outside the selection)", "Stalled by tracer", "Blocked on futex",
 };
 const char *const mstate_alias[MS_COUNT] = {
-	"R", "MW", "MH", "CW", "BW", "JW", "SW", "RRW", "RWW", "RRH", "RWH", "SH", "SMH", "OW", "FW",
+	"R", "MW", "MH", "CW", "BW", "JW", "SW", "RRW", "RWW", "RRH", "RWH", "SH", "SMH", "OW", "TS", "FW",
 };
 const char *const mstate_key[MS_COUNT] = {
 	"running", "blocked_mutex", "holding_mutex", "cond_wait", "barrier_wait", "join", "sem_wait",
 	"rwlock_read_wait", "rwlock_write_wait", "rwlock_read_hold", "rwlock_write_hold", "spin_hold",
-	"sem_hold", "other_wait", "futex_wait",
+	"sem_hold", "other_wait", "tracer_stall", "futex_wait",
 };
 
 /* the kind of object a state is about (META: none) */
@@ -38,7 +38,10 @@ int mstate_is_hold(unsigned s)
 	return s == MS_MUTEX_HOLD || s == MS_RW_RD_HOLD || s == MS_RW_WR_HOLD || s == MS_SPIN_HOLD || s == MS_SEM_HOLD;
 }
 
-int mstate_is_wait(unsigned s) { return s != MS_RUNNING && s < MS_COUNT && !mstate_is_hold(s); }
+int mstate_is_wait(unsigned s)
+{
+	return s != MS_RUNNING && s != MS_TRACER_STALL && s < MS_COUNT && !mstate_is_hold(s);
+}
 
 struct model {
 	struct model_ops ops;
@@ -53,10 +56,11 @@ struct model {
 	int objects_on, mid_run, anomaly_done;
 };
 
-/* Ended, unjoined threads remembered at most (detached threads are never joined): then forgotten. */
-#define MODEL_ENDED_MAX 65536
-/* Frames per thread at most: deeper, the oldest is forgotten. */
-#define MODEL_STACK_MAX 64
+/* Ended, unjoined threads are remembered until joined or until their tid is taken again (then they
+ * cannot be joined any more): at most one per tid of a process, however many threads the trace has. */
+/* Frames per thread at most (locks held at once, nested waits): deeper, the oldest is forgotten.
+ * A guard against hostile traces (each release looks through the frames), far above real nesting. */
+#define MODEL_STACK_MAX 1024
 
 static uint64_t tkey(uint32_t pid, uint32_t tid) { return (uint64_t)pid << 32 | tid; }
 static uint64_t ekey(const struct mprocess *p, uint32_t tid) { return (uint64_t)p->serial << 32 | tid; }
@@ -204,15 +208,7 @@ struct mobject *model_object(const struct model *m, uint32_t pid, uint64_t addr)
 	return o && o->pid == pid && o->addr == addr ? o : NULL;
 }
 
-uint32_t model_holder(const struct model *m, uint32_t pid, uint64_t addr)
-{
-	struct mobject *o = model_object(m, pid, addr);
-	return o ? o->owner : 0;
-}
-
-static const struct mframe running = { MS_RUNNING, 0, 0, 0, { 0, 0, 0, { 0 } } };
-
-const struct mframe *model_top(const struct mthread *t) { return t->depth ? &t->stack[t->depth - 1] : NULL; }
+static const struct mframe running = { MS_RUNNING, 0, 0, 0, 0, { 0, 0, 0, { 0 } } };
 
 static const struct mframe *top(const struct mthread *t) { return t->depth ? &t->stack[t->depth - 1] : &running; }
 
@@ -326,10 +322,6 @@ static void thread_ended(struct model *m, struct mthread *t, uint64_t ns)
 		j->join_key = ++m->link_keys;
 		m->ops.link_start(m->ops.ctx, p, t->serial, "join", j->join_key, ns);
 		return;
-	}
-	if (m->ended.used >= MODEL_ENDED_MAX) {
-		pmap_free(&m->ended);
-		memset(&m->ended, 0, sizeof m->ended);
 	}
 	pmap_put(&m->ended, ekey(p, t->tid), (void *)(uintptr_t)t->serial);
 }
@@ -743,6 +735,8 @@ static void post(struct model *m, struct mthread *t, const struct ptt_event *ev,
 	struct mframe gone;
 	if (h && drop(m, h, MS_SEM_HOLD, obj, ev->ns, &gone) && m->ops.release)
 		m->ops.release(m->ops.ctx, h, o, &gone, ev);
+	if (!mine && h && h != t)
+		o->sem_lock = 0; /* posted by a thread holding none for the one that took it: a signal, from now on */
 }
 
 static void on_post(struct model *m, struct mthread *t, const struct ptt_event *ev, uint64_t obj)
@@ -785,6 +779,43 @@ static void on_life(struct model *m, struct mthread *t, const struct ptt_event *
 	point(m, t, ev);
 }
 
+/* The waits open on o lengthened by a stall of its holder over [from, to) (model.h: tracer stalls). */
+struct stall_span {
+	const struct mobject *o;
+	const struct mthread *holder;
+	uint64_t from, to;
+};
+static int lengthen_wait(void *ctx, struct mthread *u, const struct mframe *f)
+{
+	const struct stall_span *sp = ctx;
+	if (u == sp->holder || u->pid != sp->o->pid || f->obj != sp->o->addr || !mstate_is_wait(f->state) ||
+	    f->state == MS_JOIN || f->begin_ns >= sp->to)
+		return 0;
+	((struct mframe *)f)->stalled_ns += sp->to - (f->begin_ns > sp->from ? f->begin_ns : sp->from);
+	return 0;
+}
+
+static void on_stall(struct model *m, const struct ptt_event *ev)
+{
+	struct mthread *t = thread_of(m, ev->pid, ev->tid, ev->ns);
+	struct mframe gone;
+	if (!t)
+		return;
+	if (ev->id == PTT_EV_TRACER_STALL) {
+		push(m, t, MS_TRACER_STALL, 0, ev);
+		return;
+	}
+	if (!drop(m, t, MS_TRACER_STALL, 0, ev->ns, &gone))
+		return;
+	for (unsigned i = 0; i < t->depth; i++) {
+		const struct mobject *o = mstate_is_hold(t->stack[i].state) ? model_object(m, t->pid, t->stack[i].obj) : NULL;
+		if (o && o->waiters) {
+			struct stall_span sp = { o, t, gone.begin_ns, ev->ns };
+			model_foreach_open(m, lengthen_wait, &sp);
+		}
+	}
+}
+
 /* A pid's first event: was it process_begin (model.h: anomalies)? */
 static void check_process(struct model *m, const struct ptt_event *ev)
 {
@@ -803,6 +834,11 @@ static void check_process(struct model *m, const struct ptt_event *ev)
 void model_event(struct model *m, const struct ptt_event *ev)
 {
 	const struct ptt_type *ty = ev->type;
+	if (ty && (ev->id == PTT_EV_TRACER_STALL || ev->id == PTT_EV_TRACER_STALL_END) &&
+	    strcmp(ty->name, ptt_builtin_type(ev->id)->name) == 0) {
+		on_stall(m, ev);
+		return;
+	}
 	if (!ty || ty->source == PTT_SRC_RECORDER)
 		return;
 	m->anomaly_done = 0;

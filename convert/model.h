@@ -37,8 +37,23 @@
  *    while its value stays at most 1), or, its sem_init not being in the
  *    trace, when a thread posts a semaphore it took itself: from then on a
  *    unit taken is a hold (MS_SEM_HOLD) released by the next post, of the
- *    taker or, when the poster holds none, of the thread that took it last.
- *    (CPython's locks are such semaphores.)
+ *    taker or, when the poster holds none, of the thread that took it last;
+ *    that post (by a thread that holds no unit, for another that took one)
+ *    makes it a signal from then on: no hold, no lock order.  (CPython's
+ *    locks are such semaphores; a Condition's waiter lock, released by the
+ *    notifier, is a signal.)
+ *  - Lock order (lockgraph.c, over this model).  Holding A (exclusive or
+ *    shared, taken by any acquisition, a try too) while asking for B with a
+ *    call that may block (request, blocking or timed acquisition; the cond
+ *    wait's re-lock) orders A before B, when both are mutexes, rwlocks,
+ *    spinlocks or semaphores used as locks.  A successful try of B orders
+ *    A before B only when tries at its call site (or of B, without sites)
+ *    are the fast path of a blocking acquisition: a try there failed and the
+ *    same thread then asked for the object with a call that may block,
+ *    before giving up any lock it held at the try (CPython: sem_trywait,
+ *    then sem_wait).  A try after which the thread backs off is honest and
+ *    orders nothing.  Threads blocked on each other when their process exits
+ *    (process_exit) were deadlocked, as at the end of the trace.
  *  - Ownership (for anomalies and holder queries) is per object: the
  *    exclusive owner with its recursion depth, or a count of readers.  A
  *    thread that ends holding a lock leaves it owned by a dead thread (a
@@ -57,6 +72,12 @@
  *    (where each thread's history begins at its own time) a release by a
  *    thread of an object left free before its history began; releases by a
  *    forked child of locks its parent held at fork().  One per event.
+ *  - Tracer stalls.  A tracer_stall record opens a frame MS_TRACER_STALL
+ *    (the thread waited for room in its ring, in ptt-record's lossless
+ *    mode: ptt's doing, not the program's), its tracer_stall_end closes it;
+ *    it is no wait (mstate_is_wait).  When it closes, every wait open on an
+ *    object the stalled thread holds is lengthened by the stall's overlap
+ *    with it (the wait frame's stalled_ns, seen by acquire and wait_end).
  *  - Futexes (a futex word waited on through syscall()) are waited on, never
  *    held: a futex-based lock is taken by an atomic operation in the program,
  *    out of sight, so its holder is unknown.  A wait request opens the wait,
@@ -77,12 +98,12 @@
 enum mstate {
 	MS_RUNNING, MS_MUTEX_WAIT, MS_MUTEX_HOLD, MS_COND_WAIT, MS_BARRIER, MS_JOIN, MS_SEM_WAIT,
 	MS_RW_RD_WAIT, MS_RW_WR_WAIT, MS_RW_RD_HOLD, MS_RW_WR_HOLD, MS_SPIN_HOLD, MS_SEM_HOLD,
-	MS_OTHER_WAIT, MS_FUTEX_WAIT, MS_COUNT
+	MS_OTHER_WAIT, MS_TRACER_STALL, MS_FUTEX_WAIT, MS_COUNT
 };
 extern const char *const mstate_name[MS_COUNT];   /* the legend: "Running", "Blocked on mutex", ... */
 extern const char *const mstate_alias[MS_COUNT];  /* "R", "MW", ... */
 extern const char *const mstate_key[MS_COUNT];    /* "running", "blocked_mutex", ... */
-int mstate_is_wait(unsigned s);
+int mstate_is_wait(unsigned s); /* a wait of the program's: not a stall (MS_TRACER_STALL) */
 int mstate_is_hold(unsigned s);
 unsigned mstate_class(unsigned s); /* the class of object a state is about (PTT_CLASS_META: none) */
 
@@ -98,6 +119,7 @@ struct mframe {
 	uint64_t obj;               /* the object's address; a join's target tid */
 	uint64_t since_ns;          /* start of the current interval on top of the stack */
 	uint64_t begin_ns;          /* when the frame opened (a hold's acquisition, a wait's request) */
+	uint64_t stalled_ns;        /* a wait: how long of it a holder of its object was stalled by the tracer */
 	struct mopen open;
 };
 
@@ -213,12 +235,9 @@ void model_free(struct model *m);
 /* ---- queries ---- */
 struct mthread *model_thread(const struct model *m, uint32_t pid, uint32_t tid);
 struct mobject *model_object(const struct model *m, uint32_t pid, uint64_t addr);
-/* The thread that owns addr exclusively (0: free or shared; the owner may have ended). */
-uint32_t model_holder(const struct model *m, uint32_t pid, uint64_t addr);
 /* The live thread holding addr in any mode (a reader too), other than not, or NULL. */
 struct mthread *model_any_holder(const struct model *m, uint32_t pid, uint64_t addr, const struct mthread *not);
-/* The frame on top of t's stack, or NULL when it runs; the topmost wait frame, or NULL. */
-const struct mframe *model_top(const struct mthread *t);
+/* The topmost wait frame of t's stack, or NULL. */
 const struct mframe *model_waiting(const struct mthread *t);
 /* Call fn for every live thread (in no particular order); stops at the first non-zero result. */
 int model_foreach_thread(const struct model *m, int (*fn)(void *ctx, struct mthread *t), void *ctx);

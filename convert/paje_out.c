@@ -153,6 +153,7 @@ static const struct { const char *key, *rgb; } state_colours[] = {
 	{ "spin_hold", "0.55 0.34 0.29" },
 	{ "sem_hold", "0.30 0.50 0.30" },
 	{ "other_wait", "0.78 0.78 0.78" },
+	{ "tracer_stall", "0.90 0.10 0.90" },
 	{ "futex_wait", "0.55 0.14 0.14" },
 };
 

@@ -52,9 +52,18 @@ static char *put_str(char *p, const char *s)
 	return p + n;
 }
 
+/* o's name as every tool prints it (given, data symbol, module+0xoff), or "" when that is only its address */
+static const char *object_name(struct ptt_syms *syms, uint32_t pid, uint64_t obj, char *buf, size_t size)
+{
+	ptt_syms_object_name(syms, pid, obj, buf, size);
+	if (buf[0] == '0' && buf[1] == 'x')
+		buf[0] = 0;
+	return buf;
+}
+
 /* One row, built in a buffer (printf was most of the time): the arguments
  * as name=value;... are one field, quoted as a whole when needed. */
-static void event_row(FILE *out, const struct ptt_event *ev, const struct ptt_names *names, struct ptt_syms *syms)
+static void event_row(FILE *out, const struct ptt_event *ev, struct ptt_syms *syms)
 {
 	const struct ptt_type *t = ev->type;
 	char tname[PTT_MAX_STR]; /* as the pictures name it: given name, start routine, command (main thread) */
@@ -100,8 +109,8 @@ static void event_row(FILE *out, const struct ptt_event *ev, const struct ptt_na
 	if (has_obj)
 		p = ptt_fmt_hex(p, obj);
 	*p++ = ',';
-	const char *oname = has_obj ? ptt_names_object(names, obj) : NULL;
-	p = put_field(p, oname ? oname : "");
+	char oname[PTT_MAX_STR];
+	p = put_field(p, has_obj ? object_name(syms, ev->pid, obj, oname, sizeof oname) : "");
 	*p++ = ',';
 	p = put_field(p, args);
 	*p++ = ',';
@@ -135,8 +144,12 @@ static void state_row(void *ctx, struct mthread *t, const struct mframe *old, co
 	else if (old->state == MS_JOIN)
 		fprintf(st->out, "%" PRIu64, old->obj);
 	putc(',', st->out);
-	const char *oname = old->state != MS_RUNNING ? ptt_names_object(st->names, old->obj) : NULL;
-	field(st->out, oname ? oname : "");
+	char oname[PTT_MAX_STR] = "";
+	if (old->state == MS_JOIN) /* the joined thread, as named in its own rows */
+		ptt_syms_thread_known_name(st->syms, t->pid, (uint32_t)old->obj, oname, sizeof oname);
+	else if (old->state != MS_RUNNING && old->obj)
+		object_name(st->syms, t->pid, old->obj, oname, sizeof oname);
+	field(st->out, oname);
 	fprintf(st->out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d\n", start, ns, ns - start, st->complete);
 }
 
@@ -195,17 +208,19 @@ int main(int argc, char **argv)
 		puts("time_ns,time_s,pid,tid,thread_name,source,event,class,object,object_name,args,site,site_line");
 	static struct ptt_event ev;
 	uint64_t last = 0;
+	struct cli_clock clock = { 0 }; /* a window's times from its start, as in ptt-paje and ptt-json */
 	while (syms && (!states || m) && cli_next(&in, &ev) > 0) {
+		cli_clock_event(&clock, in.r, &ev);
 		ptt_syms_update(syms, &ev);
 		if (states)
 			model_event(m, &ev);
 		else
-			event_row(stdout, &ev, names, syms);
+			event_row(stdout, &ev, syms);
 		last = ev.ns;
 	}
 	if (m) {
 		st.complete = 0; /* what is still open was cut by the end of the trace */
-		model_finish(m, last);
+		model_finish(m, cli_clock_end(&clock, in.r, last)); /* a window's states end at its end */
 		model_free(m);
 	}
 	ptt_syms_free(syms);

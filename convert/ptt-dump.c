@@ -27,7 +27,8 @@ static void usage(void)
 	       "                    queue_lock at queue.c:42 in queue_push\")\n"
 	       "  -c, --check       verify checksums, structure and time order, and replay the trace for\n"
 	       "                    impossible histories (two holders of a lock, ...); print counts\n"
-	       "  -i, --info        print the header, duration, per-thread and per-event counts, lost events\n"
+	       "  -i, --info        print the header, duration, lost events, limits met, per-thread and\n"
+	       "                    per-event counts\n"
 	       "  -n, --no-header   leave out the '#' header lines of the text form\n"
 	       "  -h, --help        show this help and exit\n"
 	       "      --version     show the version and exit\n"
@@ -115,10 +116,10 @@ int main(int argc, char **argv)
 	if (sink)
 		ptt_sink_close(sink, in.r);
 	if (mode == MODE_INFO)
-		summary_print_info(sum, in.r, syms, stdout);
+		summary_print_info(sum, &in, syms, stdout);
 	unsigned long violations = fid ? fidelity_violations(fid) : 0;
 	if (mode == MODE_CHECK)
-		summary_print_check(sum, in.label, in.problems, violations, stdout);
+		summary_print_check(sum, &in, violations, stdout);
 	int bad = mode == MODE_CHECK && (summary_order_errors(sum) || violations);
 	fidelity_free(fid);
 	model_free(model);

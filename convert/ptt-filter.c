@@ -74,7 +74,7 @@ static int site_match(struct out_ctx *o, const struct ptt_event *ev)
 
 static int selected(struct out_ctx *o, const struct ptt_event *ev)
 {
-	return (spec_match(o->spec, ev, o->names) && site_match(o, ev)) != o->spec->invert;
+	return (spec_match(o->spec, ev, o->names, o->syms) && site_match(o, ev)) != o->spec->invert;
 }
 
 /* A left-out blocking call: its object and the type of its request. */
@@ -292,7 +292,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ptt-filter: the window ends (--to) before it begins (--from): it selects nothing\n");
 	while (!failed && !empty && cli_next(&in, &ev) > 0) {
 		ptt_syms_update(syms, &ev);
-		spec_note_seen(&spec, &ev, names);
+		spec_note_seen(&spec, &ev, names, syms);
 		if (ev.ns > spec.to_ns || ev.pos >= end_pos) {
 			stopped_early = 1;
 			past_to = ev.ns > spec.to_ns;

@@ -22,7 +22,7 @@ static void usage(void)
 	       "Several FILEs are read in order as one trace (the files of ptt-record -m).\n"
 	       "\n"
 	       "  -i, --interval=N      a snapshot every N events (default 100000)\n"
-	       "  -z, --compress=LEVEL  zlib level 1-9 for the copy (default 0: none)\n"
+	       "  -z, --compress=LEVEL  zstd level 1-9 for the copy (default 0: none)\n"
 	       "  -h, --help            show this help and exit\n"
 	       "      --version         show the version and exit\n"
 	       "\n"

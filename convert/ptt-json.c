@@ -18,8 +18,6 @@
 #include "model.h"
 #include "pmap.h"
 
-/* ended threads remembered for the flows that start from them (joins), as the model remembers them */
-#define JSON_SERIALS_MAX 65536
 
 struct json {
 	FILE *out;
@@ -28,6 +26,7 @@ struct json {
 	unsigned long events;       /* written so far: the first has no comma */
 	uint64_t flows;
 	struct pmap serial_tid;     /* thread serial -> tid, for flows from a thread that ended */
+	struct pmap tid_serial;     /* (pid, tid) -> the serial of the last thread with that tid */
 };
 
 /* What a thread track shows now: the open complete event. */
@@ -115,11 +114,14 @@ static void on_process_begin(void *ctx, struct mprocess *p, uint64_t ns)
 	name_meta(js, "process_name", p->pid, 0, name);
 }
 
-/* Chrome's reserved colour names, by what a state means for the thread: waiting, holding or running. */
+/* Chrome's reserved colour names, by what a state means for the thread: waiting, holding or running
+ * (or stalled by the tracer: ptt's doing, drawn apart from the program's waits). */
 static const char *state_colour(const struct mframe *f)
 {
 	if (f->state == MS_RUNNING)
 		return "thread_state_running";
+	if (f->state == MS_TRACER_STALL)
+		return "black";
 	return mstate_is_hold(f->state) ? "good" : "terrible";
 }
 
@@ -162,12 +164,16 @@ static void on_thread_begin(void *ctx, struct mthread *t, struct mprocess *p, ui
 	t->user = jt;
 	if (jt)
 		jt->since_ns = ns;
-	if (js->serial_tid.used >= JSON_SERIALS_MAX) {
-		pmap_free(&js->serial_tid);
-		memset(&js->serial_tid, 0, sizeof js->serial_tid);
-	}
-	if (t->tid)
+	if (t->tid) {
+		/* a thread whose tid is taken again can no longer be joined (the model forgets it too):
+		 * its entry goes, so the map holds at most one thread per tid, however many the trace has */
+		uint64_t k = (uint64_t)t->pid << 32 | t->tid;
+		uint32_t old = (uint32_t)(uintptr_t)pmap_get(&js->tid_serial, k);
+		if (old)
+			pmap_del(&js->serial_tid, old);
 		pmap_put(&js->serial_tid, t->serial, (void *)(uintptr_t)t->tid);
+		pmap_put(&js->tid_serial, k, (void *)(uintptr_t)t->serial);
+	}
 	thread_meta(js, t->pid, t->tid);
 }
 
@@ -305,9 +311,11 @@ static void convert(struct json *js, struct cli_input *in)
 	struct model *m = model_new(&ops);
 	static struct ptt_event ev;
 	uint64_t last = 0;
+	struct cli_clock clock = { 0 }; /* a window's times from its start, as in ptt-paje and ptt-csv */
 	fprintf(js->out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"ptt-json %s\"},\"traceEvents\":[",
 		PTT_VERSION);
 	while (m && cli_next(in, &ev) > 0) {
+		cli_clock_event(&clock, in->r, &ev);
 		/* process_begin of a pid already seen: an exec, whose new command renames the process */
 		int exec = ev.id == PTT_EV_PROCESS_BEGIN && model_thread(m, ev.pid, ev.tid);
 		ptt_syms_update(js->syms, &ev);
@@ -323,7 +331,7 @@ static void convert(struct json *js, struct cli_input *in)
 		last = ev.ns;
 	}
 	if (m)
-		model_finish(m, last);
+		model_finish(m, cli_clock_end(&clock, in->r, last)); /* a window's states end at its end */
 	model_free(m);
 	fputs("\n]}\n", js->out);
 }
@@ -355,6 +363,7 @@ int main(int argc, char **argv)
 		convert(&js, &in);
 	ptt_syms_free(js.syms);
 	pmap_free(&js.serial_tid);
+	pmap_free(&js.tid_serial);
 	int damaged = cli_close(&in) || !js.syms;
 	int out = cli_finish_output("ptt-json");
 	return damaged || out ? 1 : 0;

@@ -645,19 +645,15 @@ int main(int argc, char **argv)
 	static struct ptt_event ev;
 	paje_header(stdout, pj.objects);
 	/* a window (ptt-filter) is drawn from its start: viewers begin their time axis at 0 */
-	uint64_t from = 0, to = 0;
-	int window = -1;
+	struct cli_clock clock = { 0 };
 	while (m && cli_next(&in, &ev) > 0) {
-		if (window < 0)
-			window = cli_window(in.r, &from, &to);
-		ev.ns = ev.ns > from ? ev.ns - from : 0;
+		cli_clock_event(&clock, in.r, &ev);
 		if (ev.ns < pj.last_ns)
 			ev.ns = pj.last_ns; /* Paje times never go back, whatever the input */
 		model_event(m, &ev);
 		pj.last_ns = ev.ns;
 	}
-	if (window > 0 && cli_window(in.r, &from, &to) && to > from && to - from > pj.last_ns)
-		pj.last_ns = to - from; /* to the window's end */
+	pj.last_ns = cli_clock_end(&clock, in.r, pj.last_ns); /* a window's: to its end */
 	program(&pj, pj.last_ns);
 	model_finish(m, pj.last_ns);
 	fprintf(stdout, "%d ", PJ_DESTROY_CONTAINER);

@@ -86,6 +86,8 @@ int main(int argc, char **argv)
 			stat_print_brief(st, &o, stdout);
 		else
 			stat_print(st, &o, stdout);
+		if (!o.csv) /* the limits the trace met, with the figures they affect (CSV: on stderr) */
+			cli_say_limits(&in, stdout, "limit: ");
 		stat_free(st);
 	}
 	int damaged = cli_close(&in);

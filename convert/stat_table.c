@@ -11,7 +11,7 @@
 
 #define HIST 256 /* log histogram: 4 buckets per power of two of nanoseconds */
 #define TOPW 4
-#define HOLDS 16
+#define STAT_STALL_WARN_PCT 1.0 /* --brief warns about tracer stalls above this share of the threads' time */
 #define SITES 64 /* call sites kept per object; the rest are counted as one "other sites" row */
 
 /* What happened at one call site of one object (site 0: the others, or a trace without sites). */
@@ -24,10 +24,12 @@ struct obj {
 	uint32_t pid;
 	uint64_t addr;
 	uint8_t cls;
+	uint8_t sem_lock;           /* a semaphore the model saw used as a lock (at its last acquisition) */
 	uint64_t acq, contended, waits;
 	uint64_t open_waits;        /* waits still open at the end of the trace (in contended and the wait times) */
 	uint64_t wait_total, wait_max, hold_total, hold_max, holds;
 	uint64_t owner_changes;
+	uint64_t stalled_waits, stalled_ns; /* waits lengthened by a holder's tracer stall, and by how much */
 	uint32_t last_owner;
 	uint32_t hist[HIST];
 	struct { uint32_t tid; uint64_t ns; } top[TOPW];
@@ -39,6 +41,7 @@ struct thr {
 	uint32_t pid, tid;
 	uint64_t first_ns, ended_ns;
 	uint64_t in_state[MS_COUNT];
+	uint64_t sem_lock_wait;     /* the part of in_state[MS_SEM_WAIT] spent on semaphores used as locks */
 };
 
 struct stat_table {
@@ -48,6 +51,8 @@ struct stat_table {
 	struct thr **thrs;
 	size_t nthrs, cap_thrs;
 	uint64_t open_waits;        /* over every object */
+	uint64_t stalls, stall_ns, stall_holding_ns; /* tracer stalls: how many, how long, how long holding a lock */
+	uint64_t stalled_ns;        /* waits lengthened by them, over every object */
 	struct ptt_syms *syms;
 	struct model *model;
 	uint64_t last_ns, first_ns;
@@ -196,19 +201,45 @@ static void on_thread_begin(void *ctx, struct mthread *mt, struct mprocess *p, u
 
 static void on_state(void *ctx, struct mthread *mt, const struct mframe *old, const struct mframe *now, uint64_t ns)
 {
+	struct stat_table *st = ctx;
 	struct thr *t = mt->user;
-	(void)ctx;
 	(void)now;
 	uint64_t start = old->state == MS_RUNNING ? mt->running_since : old->since_ns;
-	if (t && ns >= start)
+	if (t && ns >= start) {
 		t->in_state[old->state] += ns - start;
+		if (old->state == MS_SEM_WAIT) {
+			const struct mobject *mo = model_object(st->model, mt->pid, old->obj);
+			if (mo && mo->sem_lock)
+				t->sem_lock_wait += ns - start;
+		}
+	}
+	if (st && old->state == MS_TRACER_STALL && ns >= old->begin_ns) {
+		int holding = 0;
+		for (unsigned i = 0; i < mt->depth; i++)
+			holding |= mstate_is_hold(mt->stack[i].state);
+		st->stalls++;
+		st->stall_ns += ns - old->begin_ns;
+		if (holding)
+			st->stall_holding_ns += ns - old->begin_ns;
+	}
+}
+
+/* a wait that a holder's tracer stall lengthened */
+static void stalled_wait(struct stat_table *st, struct obj *o, const struct mframe *wait)
+{
+	if (!wait || !wait->stalled_ns)
+		return;
+	o->stalled_waits++;
+	o->stalled_ns += wait->stalled_ns;
+	st->stalled_ns += wait->stalled_ns;
 }
 
 static void on_thread_end(void *ctx, struct mthread *mt, struct mprocess *p, uint64_t ns)
 {
 	(void)p;
+	(void)ctx;
 	static const struct mframe running = { .state = MS_RUNNING };
-	on_state(ctx, mt, &running, &running, ns);
+	on_state(NULL, mt, &running, &running, ns);
 	struct thr *t = mt->user;
 	if (t)
 		t->ended_ns = ns;
@@ -226,8 +257,11 @@ static void on_acquire(void *ctx, struct mthread *t, struct mobject *mo, const s
 	if (!o)
 		return;
 	o->acq++;
+	if (o->cls == PTT_CLASS_SEM)
+		o->sem_lock = hold != NULL; /* the model's verdict: a unit taken as a hold */
 	add_wait(o, t->tid, hold ? open_site(st, &hold->open) : ev_site(st, ev), wait ? ev->ns - wait->begin_ns : 0,
 		 wait != NULL);
+	stalled_wait(st, o, wait);
 	if (o->last_owner && o->last_owner != t->tid)
 		o->owner_changes++;
 	o->last_owner = t->tid;
@@ -262,11 +296,14 @@ static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const 
 	(void)ok;
 	if (!mo || role == PTT_ROLE_TRY || role == PTT_ROLE_TRY_SHARED)
 		return;
+	if (cls == PTT_CLASS_META)
+		return; /* a wait a selection (ptt-filter) left out: no object's row */
 	struct obj *o = obj_of(ctx, t->pid, mo->addr, cls);
 	if (!o || (cls != PTT_CLASS_BARRIER && ((cls != PTT_CLASS_COND && cls != PTT_CLASS_FUTEX) || !wait)))
 		return;
 	o->acq++;
 	add_wait(o, t->tid, ev_site(ctx, ev), wait ? ev->ns - wait->begin_ns : 0, wait != NULL);
+	stalled_wait(ctx, o, wait);
 }
 
 struct stat_table *stat_new(void)
@@ -285,10 +322,23 @@ struct stat_table *stat_new(void)
 	return st;
 }
 
+struct open_ctx {
+	struct stat_table *st;
+	uint32_t pid, tid;          /* the frames of this process (tid 0) or thread only; pid 0: all */
+	uint64_t end_ns;
+};
+
+static int open_wait(void *ctx, struct mthread *t, const struct mframe *f);
+
 void stat_event(struct stat_table *st, const struct ptt_event *ev)
 {
 	ptt_syms_update(st->syms, ev);
 	fidelity_blind_event(&st->blind, ev);
+	if (ev->id == PTT_EV_THREAD_END || ev->id == PTT_EV_PROCESS_EXIT) {
+		/* a wait its thread's end cut: counted as one the end of the trace (or window) cuts */
+		struct open_ctx oc = { st, ev->pid, ev->id == PTT_EV_THREAD_END ? ev->tid : 0, ev->ns };
+		model_foreach_open(st->model, open_wait, &oc);
+	}
 	model_event(st->model, ev);
 	if (!st->any)
 		st->first_ns = ev->ns;
@@ -297,20 +347,28 @@ void stat_event(struct stat_table *st, const struct ptt_event *ev)
 }
 
 /*
- * A wait still open at the end of the trace (a thread blocked for ever, or
- * cut by the end): contended, with its time up to the end, so that a
- * deadlock never reads as "no thread waited".  Joins and waits a selection
- * left out are no object's contention.
+ * A wait still open at the end of the trace or window, or when its thread or
+ * process ended (a thread blocked for ever, or cut by the end): contended,
+ * with its time up to that end, so that a deadlock never reads as "no thread
+ * waited", and a window and the whole trace count it alike.  Joins and
+ * waits a selection left out are no object's contention.
  */
 static int open_wait(void *ctx, struct mthread *t, const struct mframe *f)
 {
-	struct stat_table *st = ctx;
+	struct open_ctx *oc = ctx;
+	struct stat_table *st = oc->st;
 	unsigned cls = mstate_class(f->state);
-	if (!mstate_is_wait(f->state) || cls == PTT_CLASS_META || f->state == MS_OTHER_WAIT || st->last_ns < f->begin_ns)
+	if ((oc->pid && t->pid != oc->pid) || (oc->tid && t->tid != oc->tid))
+		return 0;
+	if (!mstate_is_wait(f->state) || cls == PTT_CLASS_META || f->state == MS_OTHER_WAIT || oc->end_ns < f->begin_ns)
 		return 0;
 	struct obj *o = obj_of(st, t->pid, f->obj, cls);
 	if (o) {
-		add_wait(o, t->tid, open_site(st, &f->open), st->last_ns - f->begin_ns, 1);
+		const struct mobject *mo = cls == PTT_CLASS_SEM ? model_object(st->model, t->pid, f->obj) : NULL;
+		if (mo)
+			o->sem_lock = mo->sem_lock;
+		add_wait(o, t->tid, open_site(st, &f->open), oc->end_ns - f->begin_ns, 1);
+		stalled_wait(st, o, f);
 		o->open_waits++;
 		st->open_waits++;
 	}
@@ -324,7 +382,8 @@ void stat_finish(struct stat_table *st, uint64_t from_ns, uint64_t to_ns)
 		st->last_ns = to_ns;
 	if (from_ns && st->any && from_ns < st->first_ns)
 		st->first_ns = from_ns;
-	model_foreach_open(st->model, open_wait, st);
+	struct open_ctx oc = { st, 0, 0, st->last_ns };
+	model_foreach_open(st->model, open_wait, &oc);
 	model_finish(st->model, st->last_ns);
 }
 
@@ -436,28 +495,74 @@ static void obj_name(const struct stat_table *st, const struct obj *o, char *buf
 			*p = '_';
 }
 
-void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *out)
+/* The threads' lifetimes summed, and the tracer's share of it in stalls (percent). */
+static double stall_share(const struct stat_table *st)
 {
-	sort_opts = o;
-	struct obj **sorted = malloc((st->nobjs + 1) * sizeof *sorted);
-	if (!sorted)
+	uint64_t life = 0;
+	for (size_t i = 0; i < st->nthrs; i++)
+		life += st->thrs[i]->ended_ns > st->thrs[i]->first_ns ? st->thrs[i]->ended_ns - st->thrs[i]->first_ns : 0;
+	return life ? 100.0 * (double)st->stall_ns / (double)life : 0;
+}
+
+/* Tracer stalls, when there were some: theirs apart from the program's waits, and the waits they lengthened. */
+static void print_stalls(const struct stat_table *st, struct obj *const *sorted, size_t shown, FILE *out)
+{
+	if (!st->stalls)
 		return;
-	if (st->nobjs) { /* objs is NULL in a trace without sync objects: no memcpy/qsort of NULL */
-		memcpy(sorted, st->objs, st->nobjs * sizeof *sorted);
-		qsort(sorted, st->nobjs, sizeof *sorted, by_key);
-	}
-	size_t shown = o->top && o->top < st->nobjs ? o->top : st->nobjs;
-	uint64_t contention = 0;
+	fprintf(out, "\ntracer stalls: %" PRIu64 ", %.3f ms summed over threads (%.2f %% of their time), %.3f ms of it "
+		     "holding locks;\nwaits lengthened by them: %.3f ms (ptt's doing, not the program's: counted in the "
+		     "tables above)\n", st->stalls, ms(st->stall_ns), stall_share(st), ms(st->stall_holding_ns), ms(st->stalled_ns));
+	for (size_t i = 0; i < shown; i++)
+		if (sorted[i]->stalled_waits) {
+			char name[96];
+			obj_name(st, sorted[i], name, sizeof name);
+			fprintf(out, "  %-20s %" PRIu64 " wait%s lengthened by %.3f ms (of %.3f ms waited)\n", name,
+				sorted[i]->stalled_waits, sorted[i]->stalled_waits > 1 ? "s" : "", ms(sorted[i]->stalled_ns),
+				ms(sorted[i]->wait_total));
+		}
+}
+
+/*
+ * Mutual exclusion (mutexes, rwlocks, spinlocks, semaphores the model saw
+ * used as locks): a thread waiting here lost time to another that held the
+ * lock.  The rest is waiting for work (condition variables, semaphores used
+ * as signals, barriers): a thread waiting there is idle until another gives
+ * it something to do, which is no contention.
+ */
+static int is_lock(const struct obj *o)
+{
+	/* a futex is counted as a lock: most are (Rust's Mutex, InnoDB's srw_lock), and the trace cannot
+	 * tell a Condvar's futex from a Mutex's */
+	return o->cls == PTT_CLASS_MUTEX || o->cls == PTT_CLASS_RWLOCK || o->cls == PTT_CLASS_SPIN ||
+	       o->cls == PTT_CLASS_FUTEX || (o->cls == PTT_CLASS_SEM && o->sem_lock);
+}
+
+/* The objects of one kind of use (locks or not), sorted by --sort; returns how many. */
+static size_t select_sorted(const struct stat_table *st, int locks, struct obj **sorted)
+{
+	size_t n = 0;
 	for (size_t i = 0; i < st->nobjs; i++)
-		if (st->objs[i]->cls != PTT_CLASS_COND && st->objs[i]->cls != PTT_CLASS_BARRIER)
-			contention += st->objs[i]->wait_total;
-	if (o->csv)
-		fprintf(out, "object,name,kind,pid,acquisitions,contended,contended_pct,wait_total_ns,wait_mean_ns,"
-			     "wait_p50_ns,wait_p99_ns,wait_max_ns,hold_total_ns,hold_mean_ns,hold_max_ns,owner_changes,top_waiter_tid\n");
-	else
-		fprintf(out, "%-20s %-7s %9s %9s %6s %11s %10s %10s %10s %10s %11s %10s %10s %7s %s\n", "OBJECT", "KIND",
-			"ACQUIRED", "CONTENDED", "CONT%", "WAIT(ms)", "MEAN(us)", "P50(us)", "P99(us)", "MAX(us)",
-			"HOLD(ms)", "MEAN(us)", "MAX(us)", "OWNERS", "TOP WAITER");
+		if (is_lock(st->objs[i]) == locks)
+			sorted[n++] = st->objs[i];
+	if (n)
+		qsort(sorted, n, sizeof *sorted, by_key);
+	return n;
+}
+
+static const char *sort_phrase(const struct stat_opts *o, int locks)
+{
+	switch (o->sort) {
+	case STAT_SORT_HOLD: return "longest held first";
+	case STAT_SORT_COUNT: return "most taken first";
+	case STAT_SORT_CONTENDED: return "most often waited for first";
+	default: return locks ? "most time others lost waiting first" : "most time waited first";
+	}
+}
+
+/* The rows of one table of objects (the first shown of n), each with its sites in text. */
+static void print_objects(const struct stat_table *st, const struct stat_opts *o, struct obj **sorted, size_t shown,
+			  int locks, FILE *out)
+{
 	for (size_t i = 0; i < shown; i++) {
 		const struct obj *b = sorted[i];
 		char name[96];
@@ -473,10 +578,10 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		uint64_t wmean = b->waits ? b->wait_total / b->waits : 0, hmean = b->holds ? b->hold_total / b->holds : 0;
 		if (o->csv) {
 			fprintf(out, "0x%" PRIx64 ",%s,%s,%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%.2f,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 "\n",
+				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 ",%s\n",
 				b->addr, name, ptt_class_name(b->cls), b->pid, b->acq, b->contended, pct, b->wait_total, wmean,
 				percentile(b, 0.5), percentile(b, 0.99), b->wait_max, b->hold_total, hmean, b->hold_max,
-				b->owner_changes, topw);
+				b->owner_changes, topw, locks ? "lock" : "work");
 			continue;
 		}
 		char tnb[64];
@@ -494,17 +599,63 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 			ms(b->hold_total), (double)hmean / 1e3, (double)b->hold_max / 1e3, b->owner_changes, tw);
 		print_sites(st, o, b, name, out);
 	}
-	if (!o->csv && shown < st->nobjs)
-		fprintf(out, "(%zu more objects; --top=0 shows all)\n", st->nobjs - shown);
-	/* threads */
+}
+
+static void print_header(FILE *out)
+{
+	fprintf(out, "%-20s %-7s %9s %9s %6s %11s %10s %10s %10s %10s %11s %10s %10s %7s %s\n", "OBJECT", "KIND",
+		"ACQUIRED", "CONTENDED", "CONT%", "WAIT(ms)", "MEAN(us)", "P50(us)", "P99(us)", "MAX(us)",
+		"HOLD(ms)", "MEAN(us)", "MAX(us)", "OWNERS", "TOP WAITER");
+}
+
+void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *out)
+{
+	sort_opts = o;
+	struct obj **locks = malloc((st->nobjs + 1) * sizeof *locks), **work = malloc((st->nobjs + 1) * sizeof *work);
+	if (!locks || !work) {
+		free(locks);
+		free(work);
+		return;
+	}
+	size_t nl = select_sorted(st, 1, locks), nw = select_sorted(st, 0, work);
+	size_t shown_l = o->top && o->top < nl ? o->top : nl, shown_w = o->top && o->top < nw ? o->top : nw;
+	uint64_t contention = 0, idle = 0;
+	for (size_t i = 0; i < nl; i++)
+		contention += locks[i]->wait_total;
+	for (size_t i = 0; i < nw; i++)
+		idle += work[i]->wait_total;
+	if (o->csv) {
+		fprintf(out, "object,name,kind,pid,acquisitions,contended,contended_pct,wait_total_ns,wait_mean_ns,"
+			     "wait_p50_ns,wait_p99_ns,wait_max_ns,hold_total_ns,hold_mean_ns,hold_max_ns,owner_changes,top_waiter_tid,"
+			     "use\n");
+		print_objects(st, o, locks, shown_l, 1, out);
+		print_objects(st, o, work, shown_w, 0, out);
+	} else {
+		fprintf(out, "LOCKS: mutual exclusion (mutexes, rwlocks, spinlocks, semaphores used as locks), %s\n",
+			sort_phrase(o, 1));
+		print_header(out);
+		print_objects(st, o, locks, shown_l, 1, out);
+		if (shown_l < nl)
+			fprintf(out, "(%zu more locks; --top=0 shows all)\n", nl - shown_l);
+		fprintf(out, "\nWAITING FOR WORK: condition variables, semaphores used as signals, barriers (idle, not contention), %s\n",
+			sort_phrase(o, 0));
+		print_header(out);
+		print_objects(st, o, work, shown_w, 0, out);
+		if (shown_w < nw)
+			fprintf(out, "(%zu more objects; --top=0 shows all)\n", nw - shown_w);
+	}
+	/* threads: time blocked on locks, then waiting for work */
 	if (o->csv)
 		fprintf(out, "\npid,tid,name,lifetime_ns,no_wait_ns,blocked_mutex_ns,cond_wait_ns,barrier_ns,join_ns,sem_ns,rwlock_ns,"
-			     "other_wait_ns,futex_wait_ns\n");
+			     "other_wait_ns,sem_lock_ns,futex_wait_ns\n");
 	else
-		fprintf(out, "\n%8s %8s %-16s %11s %11s %11s %11s %11s %11s %11s %11s %11s %11s\n", "PID", "TID", "NAME", "LIFE(ms)",
-			"NO-WAIT(ms)", "MUTEX(ms)", "COND(ms)", "BARRIER(ms)", "JOIN(ms)", "SEM(ms)", "RWLOCK(ms)", "OTHER(ms)",
-			"FUTEX(ms)");
+		fprintf(out, "\n%8s %8s %-16s %11s %11s %11s %11s %11s %11s %11s %11s %11s %11s %11s\n", "PID", "TID", "NAME",
+			"LIFE(ms)", "NO-WAIT(ms)", "MUTEX(ms)", "RWLOCK(ms)", "SEMLOCK(ms)", "COND(ms)", "SEM(ms)", "BARRIER(ms)", "JOIN(ms)",
+			"OTHER(ms)", "FUTEX(ms)");
 	size_t tshown = o->top && o->top < st->nthrs ? o->top : st->nthrs;
+	uint64_t joins = 0;
+	for (size_t i = 0; i < st->nthrs; i++)
+		joins += st->thrs[i]->in_state[MS_JOIN];
 	for (size_t i = 0; i < tshown; i++) {
 		const struct thr *t = st->thrs[i];
 		char nb[PTT_MAX_STR];
@@ -514,57 +665,77 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		for (unsigned s = 0; s < MS_COUNT; s++)
 			if (mstate_is_wait(s))
 				waits += t->in_state[s];
+		waits += t->in_state[MS_TRACER_STALL]; /* nor is a tracer stall the program's running */
 		uint64_t run = life > waits ? life - waits : 0; /* outside any traced blocking call */
 		uint64_t rw = t->in_state[MS_RW_RD_WAIT] + t->in_state[MS_RW_WR_WAIT];
+		uint64_t semlock = t->sem_lock_wait, semsig = t->in_state[MS_SEM_WAIT] - t->sem_lock_wait;
 		if (o->csv)
 			fprintf(out, "%" PRIu32 ",%" PRIu32 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", t->pid, t->tid, n ? n : "", life, run,
+				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", t->pid, t->tid, n ? n : "", life, run,
 				t->in_state[MS_MUTEX_WAIT], t->in_state[MS_COND_WAIT], t->in_state[MS_BARRIER], t->in_state[MS_JOIN],
-				t->in_state[MS_SEM_WAIT], rw, t->in_state[MS_OTHER_WAIT], t->in_state[MS_FUTEX_WAIT]);
+				t->in_state[MS_SEM_WAIT], rw, t->in_state[MS_OTHER_WAIT], semlock, t->in_state[MS_FUTEX_WAIT]);
 		else
-			fprintf(out, "%8" PRIu32 " %8" PRIu32 " %-16.16s %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f\n",
-				t->pid, t->tid, n ? n : "", ms(life), ms(run), ms(t->in_state[MS_MUTEX_WAIT]),
-				ms(t->in_state[MS_COND_WAIT]), ms(t->in_state[MS_BARRIER]), ms(t->in_state[MS_JOIN]),
-				ms(t->in_state[MS_SEM_WAIT]), ms(rw), ms(t->in_state[MS_OTHER_WAIT]), ms(t->in_state[MS_FUTEX_WAIT]));
+			fprintf(out, "%8" PRIu32 " %8" PRIu32 " %-16.16s %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f\n",
+				t->pid, t->tid, n ? n : "", ms(life), ms(run), ms(t->in_state[MS_MUTEX_WAIT]), ms(rw), ms(semlock),
+				ms(t->in_state[MS_COND_WAIT]), ms(semsig), ms(t->in_state[MS_BARRIER]), ms(t->in_state[MS_JOIN]),
+				ms(t->in_state[MS_OTHER_WAIT]), ms(t->in_state[MS_FUTEX_WAIT]));
 	}
 	if (o->csv && o->sites) { /* the sites of the objects shown, after the two tables CSV readers know */
 		fprintf(out, "\nobject,name,pid,rank,site,site_line,function,acquisitions,contended,wait_total_ns,wait_mean_ns,"
 			     "wait_max_ns,holds,hold_total_ns,hold_mean_ns,hold_max_ns\n");
-		for (size_t i = 0; i < shown; i++) {
+		for (size_t i = 0; i < shown_l + shown_w; i++) {
+			const struct obj *b = i < shown_l ? locks[i] : work[i - shown_l];
 			char name[96];
-			obj_name(st, sorted[i], name, sizeof name);
-			print_sites(st, o, sorted[i], name, out);
+			obj_name(st, b, name, sizeof name);
+			print_sites(st, o, b, name, out);
 		}
 	}
 	if (!o->csv) {
 		if (tshown < st->nthrs)
 			fprintf(out, "(%zu more threads)\n", st->nthrs - tshown);
 		fprintf(out, "NO-WAIT: outside any traced blocking call (running, or blocked in a call ptt does not trace);\n"
-			     "OTHER: blocked in a traced call that a selection (ptt-filter) left out;\n"
-			     "FUTEX: blocked in a futex wait made through syscall() (Rust's std locks, InnoDB's srw_lock)\n");
-		fprintf(out, "\ncontention: %.3f ms waited for locks and semaphores, summed over threads, in %.3f ms of trace\n",
+			     "SEMLOCK: semaphores used as locks, SEM: the others; OTHER: blocked in a traced call that a\n"
+			     "selection (ptt-filter) left out; FUTEX: blocked in a futex wait made through syscall() (Rust's std\n"
+			     "locks, InnoDB's srw_lock)\n");
+		fprintf(out, "\ncontention: %.3f ms waited for locks (mutual exclusion), summed over threads, in %.3f ms of trace\n",
 			ms(contention), ms(st->last_ns - st->first_ns));
+		fprintf(out, "waiting for work: %.3f ms in condition variables, semaphores used as signals and barriers,"
+			     " %.3f ms in joins\n", ms(idle), ms(joins));
 		if (st->open_waits)
-			fprintf(out, "%" PRIu64 " wait%s still open at the end of the trace, counted as contended up to its end "
-				     "(threads blocked for ever? see ptt-deadlock)\n", st->open_waits, st->open_waits > 1 ? "s were" : " was");
+			fprintf(out, "%" PRIu64 " wait%s still open at the end of the trace (or when %s thread ended), counted as "
+				     "contended up to then (threads blocked for ever? see ptt-deadlock)\n", st->open_waits,
+				st->open_waits > 1 ? "s were" : " was", st->open_waits > 1 ? "their" : "its");
+		print_stalls(st, locks, shown_l, out);
 		const char *note = fidelity_blind_note(&st->blind);
 		if (note)
 			fprintf(out, "%s\n", note);
 	}
-	free(sorted);
+	free(locks);
+	free(work);
 }
 
-/* --brief: the locks threads waited for most, a line each, mutrace-style (ptt-record's closing summary). */
+/*
+ * --brief: the locks threads waited for most, a line each, mutrace-style
+ * (ptt-record's closing summary); then, apart, the time spent waiting for
+ * work, which is no contention.
+ */
 void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FILE *out)
 {
 	struct obj **sorted = malloc((st->nobjs + 1) * sizeof *sorted);
+	const struct obj *most_idle = NULL;
 	size_t n = 0;
-	uint64_t contention = 0;
-	for (size_t i = 0; sorted && i < st->nobjs; i++) /* cond and barrier waits are no lock contention */
-		if (st->objs[i]->cls != PTT_CLASS_COND && st->objs[i]->cls != PTT_CLASS_BARRIER && st->objs[i]->contended) {
+	uint64_t contention = 0, idle = 0;
+	for (size_t i = 0; sorted && i < st->nobjs; i++) {
+		const struct obj *b = st->objs[i];
+		if (!is_lock(b)) {
+			idle += b->wait_total;
+			if (b->wait_total && (!most_idle || b->wait_total > most_idle->wait_total))
+				most_idle = b;
+		} else if (b->contended) {
 			sorted[n++] = st->objs[i];
-			contention += st->objs[i]->wait_total;
+			contention += b->wait_total;
 		}
+	}
 	if (!sorted)
 		return;
 	struct stat_opts by_wait = *o;
@@ -597,6 +768,18 @@ void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FI
 	}
 	if (shown < n)
 		fprintf(out, "  (%zu more contended)\n", n - shown);
+	if (most_idle) {
+		char name[96];
+		obj_name(st, most_idle, name, sizeof name);
+		fprintf(out, "waiting for work (no contention): %.3f ms in condition variables, semaphores used as signals "
+			     "and barriers, most on %s (%s)\n", ms(idle), name, ptt_class_name(most_idle->cls));
+	}
+	double share = stall_share(st);
+	if (st->stalls && (share >= STAT_STALL_WARN_PCT || st->stalled_ns))
+		fprintf(out, "%s: the tracer stalled threads %.3f ms (%.2f %% of their time) waiting for room in their "
+			     "rings, lengthening waits for locks by %.3f ms;\n  bigger rings (-b), no -z, or -d (drop events "
+			     "instead of waiting) avoid it\n", share >= STAT_STALL_WARN_PCT ? "warning" : "note",
+			ms(st->stall_ns), share, ms(st->stalled_ns));
 	free(sorted);
 }
 

@@ -11,11 +11,13 @@ struct thread_count {
 	uint32_t pid, tid;
 	uint64_t events;
 	uint64_t first_ns, last_ns;
+	uint64_t stall_from; /* 1 + ns of the thread's tracer stall under way, 0 none */
 };
 
 struct summary {
 	uint64_t events, lost, first_ns, last_ns;
 	uint64_t by_id[PTT_MAX_TYPES];
+	uint64_t stalls, stall_ns; /* tracer stalls ended, and their time summed over threads */
 	struct thread_count *threads;
 	size_t nthreads, cap;
 	unsigned long order_errors;
@@ -68,6 +70,13 @@ void summary_add(struct summary *s, const struct ptt_event *ev)
 		t->first_ns = ev->ns;
 	t->last_ns = ev->ns;
 	t->events++;
+	if (ev->id == PTT_EV_TRACER_STALL) {
+		t->stall_from = ev->ns + 1;
+	} else if (ev->id == PTT_EV_TRACER_STALL_END && t->stall_from) {
+		s->stalls++;
+		s->stall_ns += ev->ns + 1 - t->stall_from;
+		t->stall_from = 0;
+	}
 }
 
 unsigned long summary_order_errors(const struct summary *s) { return s->order_errors; }
@@ -91,8 +100,9 @@ static void print_date(FILE *out, uint64_t ns)
 	fprintf(out, "%-11s %s.%09" PRIu64 "%.3s:%s\n", "started", day, ns % 1000000000u, zone, zone + 3);
 }
 
-void summary_print_info(const struct summary *s, const struct ptt_reader *r, struct ptt_syms *syms, FILE *out)
+void summary_print_info(const struct summary *s, struct cli_input *in, struct ptt_syms *syms, FILE *out)
 {
+	const struct ptt_reader *r = in->r;
 	static const char *const keys[] = { "cmdline", "pid", "hostname", "recorder", "clock", "clock_hz",
 		"mode", "flight", "flight_from", "level", "classes", "ring_bytes", "exit_status", "processes" };
 	fprintf(out, "format:     %s\n", ptt_reader_form(r) == PTT_FORM_BINARY ? "binary" : "text");
@@ -113,6 +123,10 @@ void summary_print_info(const struct summary *s, const struct ptt_reader *r, str
 	print_ns(out, s->events && last > first ? last - first : 0);
 	fprintf(out, "\nevents:     %" PRIu64 "\nlost:       %" PRIu64 "%s\n", s->events, s->lost,
 		ptt_reader_saw_end(r) ? "" : " (the trace has no end: the recorder did not finish it)");
+	cli_say_limits(in, out, "limit:      ");
+	if (s->stalls) /* ptt's own doing: threads waited for room in their rings (ptt-stat shows the waits it lengthened) */
+		fprintf(out, "stalls:     %" PRIu64 " by the tracer, %" PRIu64 ".%06" PRIu64 " ms summed over threads\n", s->stalls,
+			s->stall_ns / 1000000u, s->stall_ns % 1000000u);
 	fprintf(out, "threads:    %zu\n\n%8s %8s %12s %14s %14s  %s\n", s->nthreads, "PID", "TID", "EVENTS", "FIRST", "LAST", "NAME");
 	for (size_t i = 0; i < s->nthreads; i++) {
 		const struct thread_count *t = &s->threads[i];
@@ -132,12 +146,17 @@ void summary_print_info(const struct summary *s, const struct ptt_reader *r, str
 	}
 }
 
-void summary_print_check(const struct summary *s, const char *name, unsigned long damaged, unsigned long violations, FILE *out)
+void summary_print_check(const struct summary *s, struct cli_input *in, unsigned long violations, FILE *out)
 {
+	const char *name = in->label;
+	unsigned long damaged = in->problems;
 	fprintf(out, "%s: %" PRIu64 " events, %lu damaged, %" PRIu64 " lost, %lu out of order, %lu violations: %s\n", name,
 		s->events, damaged, s->lost, s->order_errors, violations, damaged || s->order_errors || violations ? "FAILED" : "ok");
 	if (violations && (s->lost || damaged))
 		fprintf(out, "%s: events were lost or damaged: violations next to them may come from the gaps\n", name);
+	char prefix[sizeof in->label + 16];
+	snprintf(prefix, sizeof prefix, "%s: limit: ", name);
+	cli_say_limits(in, out, prefix);
 }
 
 void summary_free(struct summary *s)

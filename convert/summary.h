@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "../formats/ptt_trace.h"
+#include "cli.h"
 #include "symbols.h"
 
 struct summary;
@@ -12,9 +13,11 @@ struct summary *summary_new(void);
 void summary_add(struct summary *s, const struct ptt_event *ev);
 /* Per-thread monotonic time and order checks found so far. */
 unsigned long summary_order_errors(const struct summary *s);
-/* The header's facts, then a row per thread named as in the pictures (symbols.h), then counts per event type. */
-void summary_print_info(const struct summary *s, const struct ptt_reader *r, struct ptt_syms *syms, FILE *out);
-void summary_print_check(const struct summary *s, const char *name, unsigned long damaged, unsigned long violations, FILE *out);
+/* The header's facts and the limits the trace met (cli_say_limits), then a row per thread named as in the
+ * pictures (symbols.h), then counts per event type. */
+void summary_print_info(const struct summary *s, struct cli_input *in, struct ptt_syms *syms, FILE *out);
+/* The check's line, then the limits the trace met. */
+void summary_print_check(const struct summary *s, struct cli_input *in, unsigned long violations, FILE *out);
 void summary_free(struct summary *s);
 
 #endif

@@ -56,7 +56,6 @@ struct ptt_syms {
 	struct pmap threads;  /* pid/tid -> struct thread_info */
 	struct ptt_names *names;
 	struct sym_entry *all; /* every lookup made, freed at the end (pointers stay valid) */
-	char *debuginfo_path;
 	int8_t site_arg[PTT_MAX_TYPES]; /* index of each type's "site" argument: -1 none, -2 type not seen yet */
 };
 

@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "blocked.h"
+
 static pthread_mutex_t left = PTHREAD_MUTEX_INITIALIZER, right = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t busy_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_barrier_t both_hold;
@@ -37,19 +39,6 @@ static void *worker(void *arg)
 	pthread_mutex_unlock(theirs);
 	pthread_mutex_unlock(mine);
 	return NULL;
-}
-
-/* Thread tid sleeps in a futex wait on addr (glibc's mutex word is its first). */
-static int blocked_on(pid_t tid, const void *addr)
-{
-	char path[64];
-	unsigned long nr = 0, a0 = 0;
-	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
-	FILE *f = tid ? fopen(path, "r") : NULL;
-	int yes = f && fscanf(f, "%lu %lx", &nr, &a0) == 2 && nr == SYS_futex && a0 == (uintptr_t)addr;
-	if (f)
-		fclose(f);
-	return yes;
 }
 
 static void *busy(void *arg)
@@ -73,8 +62,8 @@ int main(int argc, char **argv)
 	fprintf(stderr, "deadlocking now\n");
 	if (rounds > 0) {
 		/* 10 s at most (no /proc): the pair's last events come before all of the busy threads' */
-		for (int i = 0; i < 10000 && !(blocked_on(__atomic_load_n(&tids[1], __ATOMIC_ACQUIRE), &right) &&
-					       blocked_on(__atomic_load_n(&tids[0], __ATOMIC_ACQUIRE), &left)); i++)
+		for (int i = 0; i < 10000 && !(blocked_on(__atomic_load_n(&tids[1], __ATOMIC_ACQUIRE), &right, sizeof right) > 0 &&
+					       blocked_on(__atomic_load_n(&tids[0], __ATOMIC_ACQUIRE), &left, sizeof left) > 0); i++)
 			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 		pthread_create(&c, NULL, busy, NULL);
 		pthread_create(&d, NULL, busy, NULL);

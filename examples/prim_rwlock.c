@@ -12,8 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "blocked.h"
+
 static pthread_rwlock_t rw;
 static int holding, release;
+static pid_t main_tid;
 /* per kind of call: [0] calls, [1] calls that acquired */
 static long rd[2], wr[2], tryrd[2], trywr[2], timedrd[2], timedwr[2], rd_req, wr_req, unlocks;
 
@@ -39,7 +42,8 @@ static struct timespec in_ms(clockid_t clk, long ms)
 	return t;
 }
 
-/* holds the lock (for writing if arg is non-NULL) until told, then 20 ms more */
+/* holds the lock (for writing if arg is non-NULL) until told, then until the main
+ * thread is blocked on it: its next call waits, however late the scheduler runs it */
 static void *holder(void *arg)
 {
 	if (arg)
@@ -49,7 +53,7 @@ static void *holder(void *arg)
 	__atomic_store_n(&holding, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&release, __ATOMIC_ACQUIRE))
 		usleep(1000);
-	usleep(20000);
+	wait_blocked_on(main_tid, &rw, sizeof rw);
 	pthread_rwlock_unlock(&rw);
 	return NULL;
 }
@@ -97,7 +101,7 @@ static void write_held(void)
 	t = in_ms(CLOCK_MONOTONIC, 2);
 	got(timedwr, pthread_rwlock_clockwrlock(&rw, CLOCK_MONOTONIC, &t)), wr_req++;
 	__atomic_store_n(&release, 1, __ATOMIC_RELEASE);
-	got(rd, pthread_rwlock_rdlock(&rw)), rd_req++; /* blocks about 20 ms */
+	got(rd, pthread_rwlock_rdlock(&rw)), rd_req++; /* blocks until the holder sees it blocked */
 	unlock();
 	pthread_join(th, NULL);
 }
@@ -117,6 +121,7 @@ static void read_held(void)
 int main(int argc, char **argv)
 {
 	int verbose = argc > 1 && !strcmp(argv[1], "-v");
+	main_tid = gettid();
 	pthread_rwlock_init(&rw, NULL);
 	free_lock();
 	write_held();

@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "blocked.h"
+
 static sem_t sem;
 static long posts, waits, wait_req, trywaits[2], timedwaits[2];
 static int errno_bad;
@@ -89,10 +91,11 @@ static long signal_storm(void)
 	return handler_posts;
 }
 
+/* posts once the main thread is blocked in its sem_wait: that wait blocks, however late
+ * the scheduler runs the main thread */
 static void *late_poster(void *arg)
 {
-	(void)arg;
-	usleep(20000);
+	wait_blocked_on(*(pid_t *)arg, &sem, sizeof sem);
 	posts++;
 	sem_post(&sem);
 	return NULL;
@@ -129,7 +132,8 @@ int main(int argc, char **argv)
 	waits++, check(sem_wait(&sem), 0);
 
 	pthread_t th; /* a wait that blocks until another thread posts */
-	pthread_create(&th, NULL, late_poster, NULL);
+	pid_t main_tid = gettid();
+	pthread_create(&th, NULL, late_poster, &main_tid);
 	waits++, wait_req++, check(sem_wait(&sem), 0);
 	pthread_join(th, NULL);
 	check(sem_destroy(&sem), 0);

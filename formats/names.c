@@ -92,11 +92,6 @@ int ptt_names_update(struct ptt_names *n, const struct ptt_event *ev)
 	return 0;
 }
 
-int ptt_names_set_object(struct ptt_names *n, uint64_t addr, const char *name)
-{
-	return map_put(&n->objects, addr, name);
-}
-
 const char *ptt_names_thread(const struct ptt_names *n, uint32_t tid) { return map_get(&n->threads, tid); }
 const char *ptt_names_object(const struct ptt_names *n, uint64_t addr) { return map_get(&n->objects, addr); }
 
@@ -105,16 +100,6 @@ int ptt_names_find_object(const struct ptt_names *n, const char *name, uint64_t 
 	for (size_t i = 0; i < n->objects.cap; i++)
 		if (n->objects.e[i].name && strcmp(n->objects.e[i].name, name) == 0) {
 			*addr = n->objects.e[i].key;
-			return 1;
-		}
-	return 0;
-}
-
-int ptt_names_find_thread(const struct ptt_names *n, const char *name, uint32_t *tid)
-{
-	for (size_t i = 0; i < n->threads.cap; i++)
-		if (n->threads.e[i].name && strcmp(n->threads.e[i].name, name) == 0) {
-			*tid = (uint32_t)n->threads.e[i].key;
 			return 1;
 		}
 	return 0;

@@ -100,8 +100,13 @@ enum ptt_block_kind {
 };
 #define PTT_BLOCK_ZLIB 0x1u   /* payload is a zlib stream of raw_len bytes */
 #define PTT_BLOCK_CRC 0x2u    /* META/END: count holds the crc32 of the raw_len bytes of text */
-#define PTT_BLOCK_PACKED 0x4u /* EVENTS, with ZLIB: records packed before compression (ptt_block_pack) */
+#define PTT_BLOCK_PACKED 0x4u /* EVENTS, with ZLIB or ZSTD: records packed before compression (ptt_block_pack) */
 #define PTT_BLOCK_SNAPSHOT 0x8u /* EVENTS with count 0: a snapshot of the state, as pad records (ptt-trace(5)) */
+#define PTT_BLOCK_ZSTD 0x10u  /* payload is one zstd frame of raw_len bytes (never with ZLIB) */
+/* Every flag this version knows: a block with another one (a newer compressor) is skipped, and said so. */
+#define PTT_BLOCK_KNOWN_FLAGS 0x1fu
+/* The compressors of ptt_writer_set_compressor (a block's flag says which one made it). */
+enum ptt_compressor { PTT_COMP_ZSTD, PTT_COMP_ZLIB };
 /*
  * A snapshot block's records are pad records (id 0, which every reader
  * skips), each wrapping one record of the snapshot:
@@ -125,7 +130,7 @@ enum ptt_block_kind {
 struct ptt_block_header {
 	uint32_t magic;       /* PTT_BLOCK_MAGIC */
 	uint16_t kind;        /* enum ptt_block_kind */
-	uint16_t flags;       /* PTT_BLOCK_ZLIB */
+	uint16_t flags;       /* PTT_BLOCK_* */
 	uint32_t payload_len; /* bytes stored after this header */
 	uint32_t raw_len;     /* bytes once decompressed */
 	uint32_t count;       /* records in an EVENTS block; crc32 of the text of META/END with PTT_BLOCK_CRC */
@@ -140,8 +145,8 @@ _Static_assert(sizeof(struct ptt_block_header) == 48, "block header is 48 bytes"
 /*
  * Packing an EVENTS block for compression: each record's timestamp becomes
  * its difference from the previous record's (the first's from first_ticks)
- * and its checksum word 0, which zlib's own check of the whole payload
- * replaces.  Both would otherwise be the incompressible part of a record
+ * and its checksum word 0, which the compressor's own check of the whole
+ * payload replaces (zlib's adler32, zstd's content checksum).  Both would otherwise be the incompressible part of a record
  * (8.6 bytes per event with zlib, 4.5 packed).  Unpacking restores them; it
  * stops at the first word that does not start a well-formed record.
  */
@@ -276,6 +281,33 @@ struct ptt_event {
 	uint32_t words[PTT_REC_MAX_WORDS];
 };
 
+/*
+ * What a limit event (PTT_EV_LIMIT: table, count, limit, need) says was
+ * dropped or cut.  The values are part of the file format (ptt-trace(5)):
+ * only append.
+ */
+enum ptt_limit {
+	PTT_LIMIT_TARGET_UNKNOWN = 1, /* count joins, detaches, cancels or names of a thread whose tid was not known */
+	PTT_LIMIT_MODULES = 2,        /* count loaded objects the runtime could not remember (limit: objects held) */
+	PTT_LIMIT_USER_TYPES = 3,     /* count event type registrations refused (limit: types the table holds) */
+	PTT_LIMIT_STRING = 4,         /* count strings cut to limit bytes (need: the longest one's length) */
+	PTT_LIMIT_RINGS = 5,          /* count events of threads that found every one of limit rings taken */
+	PTT_LIMIT_COUNT
+};
+/*
+ * The limit events of a trace summed up, one entry per table: every reader
+ * reports them through this, once, however many limit events there were.
+ */
+struct ptt_limits {
+	uint64_t count[PTT_LIMIT_COUNT], limit[PTT_LIMIT_COUNT], need[PTT_LIMIT_COUNT];
+};
+/* Add ev if it is a limit event: 1 if it was, else 0. */
+int ptt_limits_add(struct ptt_limits *l, const struct ptt_event *ev);
+/* The same for a record of n words as written (a writer's view: PTT_EV_LIMIT of this table). */
+int ptt_limits_add_record(struct ptt_limits *l, const uint32_t *rec, uint32_t n);
+/* The i-th table met (i from 0), as a plain sentence in buf: 1, or 0 when there are no more. */
+int ptt_limits_sentence(const struct ptt_limits *l, unsigned i, char *buf, size_t size);
+
 /* Value of the argument called name, or dflt when the type has none. */
 uint64_t ptt_event_arg(const struct ptt_event *ev, const char *name, uint64_t dflt);
 int ptt_event_argindex(const struct ptt_event *ev, const char *name); /* -1 if none */
@@ -322,10 +354,12 @@ const struct ptt_types *ptt_reader_types(const struct ptt_reader *r);
 const struct ptt_clock *ptt_reader_clock(const struct ptt_reader *r);
 /* Header value for key ("cmdline", "pid", "clock", ...) or NULL. */
 const char *ptt_reader_meta(const struct ptt_reader *r, const char *key);
-/* The header as "key value" lines, in the order read (including "type" lines). */
+/* The header as "key value" lines, in the order read (including "type" lines).
+ * The count is of the lines read so far: it grows as reading goes on, with a
+ * META block met mid-stream (types defined late, a later part's header) and
+ * with the END block's lines ("end" first). */
 size_t ptt_reader_meta_count(const struct ptt_reader *r);
 const char *ptt_reader_meta_line(const struct ptt_reader *r, size_t i);
-/* Number of META lines read so far: grows when a trace defines types mid-stream. */
 uint64_t ptt_reader_bytes(const struct ptt_reader *r); /* bytes consumed */
 int ptt_reader_saw_end(const struct ptt_reader *r); /* an END block / "# end" line was read */
 /*
@@ -391,22 +425,33 @@ size_t ptt_text_quote(const char *s, char *buf, size_t size);
 
 struct ptt_writer;
 
-/* Binary writer on fd: zlevel 0 = no compression, 1..9 zlib level. */
+/* Binary writer on fd: zlevel 0 = no compression, 1..9 the compressor's level (zstd unless set). */
 int ptt_writer_open(struct ptt_writer **w, int fd, int zlevel);
+/* Compress with zstd (the default) or zlib: 0, or -EINVAL for another value. */
+int ptt_writer_set_compressor(struct ptt_writer *w, int comp);
+/* EVENTS blocks written so far, and of those, how many were stored raw because the
+ * compressing thread was behind (ptt_writer_async); blocks that compression did not
+ * make smaller are not counted. */
+void ptt_writer_block_counts(const struct ptt_writer *w, uint64_t *blocks, uint64_t *behind);
 /* A META block holding these "key value\n" lines (header or later types). */
 int ptt_writer_meta(struct ptt_writer *w, const char *lines, size_t len);
 /* Append one checksummed record; blocks are cut at the block size. */
 int ptt_writer_record(struct ptt_writer *w, const uint32_t *words, uint32_t nwords);
 int ptt_writer_flush(struct ptt_writer *w); /* finish the current block and write it out (async: queue it) */
 /*
- * Compress and write EVENTS blocks on a thread of the writer's own, in
- * order, while the caller fills the next (for a recorder that must not stop
- * draining while zlib works).  Other blocks, ptt_writer_end, _switch and
- * _sync wait for the queue first; a thread's error comes back from the
- * next call.  0 or an error (the writer then stays synchronous).
+ * Compress EVENTS blocks on a thread of the writer's own while the caller
+ * fills the next (for a recorder that must not stop draining while the
+ * compressor works).  The caller writes every block, in order: compressed
+ * when the thread has done it, raw when the thread is behind and the
+ * caller needs the buffer: it never waits for the compressor (but in
+ * ptt_writer_end, where the events are all in, it compresses what the
+ * thread has not begun itself).  The thread runs at idle priority
+ * (SCHED_IDLE): it takes only processor time that nobody else wants.
+ * Other blocks, _switch and _sync write the queue out first.  0 or an
+ * error (the writer then stays synchronous).
  */
 int ptt_writer_async(struct ptt_writer *w);
-int ptt_writer_sync(struct ptt_writer *w); /* wait until every queued block is written; its first error */
+int ptt_writer_sync(struct ptt_writer *w); /* write every queued block out (raw where not compressed yet); 0 or an error */
 /* Write the END block with these summary lines, flush; w stays valid for close. */
 int ptt_writer_end(struct ptt_writer *w, const char *lines, size_t len);
 uint64_t ptt_writer_bytes(const struct ptt_writer *w); /* bytes written to the current file */
@@ -454,11 +499,9 @@ void ptt_sink_set_note(struct ptt_sink *s, size_t (*note)(void *ctx, const struc
 struct ptt_names;
 struct ptt_names *ptt_names_new(void);
 int ptt_names_update(struct ptt_names *n, const struct ptt_event *ev); /* learns from name events */
-int ptt_names_set_object(struct ptt_names *n, uint64_t addr, const char *name);
 const char *ptt_names_thread(const struct ptt_names *n, uint32_t tid);   /* NULL if unnamed */
 const char *ptt_names_object(const struct ptt_names *n, uint64_t addr);
 int ptt_names_find_object(const struct ptt_names *n, const char *name, uint64_t *addr); /* 1 if found */
-int ptt_names_find_thread(const struct ptt_names *n, const char *name, uint32_t *tid);
 void ptt_names_free(struct ptt_names *n);
 
 /* A C++ symbol demangled ("_ZN4pool4lockE" -> "pool::lock"), malloc'd; NULL if not

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "ptt_trace.h"
 
@@ -53,9 +54,9 @@ struct ptt_reader {
 	size_t nmeta, meta_cap;
 	struct meta_chunk *meta_text;
 	uint64_t clock_hz, start_ticks; /* the META lines' values so far (0: none) */
-	z_stream zs; /* inflates every compressed block (inflate_block): set up once, not per block */
+	z_stream zs; /* inflates every zlib block (inflate_block): set up once, not per block */
 	int zs_ready;
-	int in_end_lines;
+	ZSTD_DCtx *zd; /* decompresses every zstd block, likewise */
 	struct ptt_types types;
 	struct ptt_clock clock;
 	uint64_t pos;
@@ -134,6 +135,30 @@ static int inflate_block(struct ptt_reader *r, unsigned char *dst, uLongf *raw, 
 	int zr = inflate(&r->zs, Z_FINISH);
 	*raw = r->zs.total_out;
 	return zr == Z_STREAM_END ? 0 : -1;
+}
+
+/* A compressed block's flags: zlib, zstd, or neither; both (or a compressor this
+ * version does not know) is no block it can read. */
+#define COMPRESSED(flags) ((flags) & (PTT_BLOCK_ZLIB | PTT_BLOCK_ZSTD))
+static int flags_readable(unsigned flags)
+{
+	return !(flags & ~PTT_BLOCK_KNOWN_FLAGS) && COMPRESSED(flags) != (PTT_BLOCK_ZLIB | PTT_BLOCK_ZSTD);
+}
+
+/* The compressed payload src[0, n) of a block with these flags into dst, *raw bytes at most;
+ * 0 and *raw set, or -1. */
+static int decompress_block(struct ptt_reader *r, unsigned flags, unsigned char *dst, uLongf *raw,
+			    const unsigned char *src, size_t n)
+{
+	if (flags & PTT_BLOCK_ZLIB)
+		return inflate_block(r, dst, raw, src, n);
+	if (!r->zd && !(r->zd = ZSTD_createDCtx()))
+		return -1;
+	size_t k = ZSTD_decompressDCtx(r->zd, dst, *raw, src, n);
+	if (ZSTD_isError(k))
+		return -1;
+	*raw = (uLongf)k;
+	return 0;
 }
 
 static void consume(struct ptt_reader *r, size_t n)
@@ -418,15 +443,20 @@ static int load_block(struct ptt_reader *r, const struct ptt_block_header *hp, u
 	if (h.kind == PTT_BLOCK_EVENTS)
 		r->skipping = 0; /* the window has begun: back to big reads */
 	size_t n = fill(r, h.payload_len);
-	int rc = ensure_blk(r, (h.flags & PTT_BLOCK_ZLIB ? h.raw_len : h.payload_len) + 4);
+	int rc = ensure_blk(r, (COMPRESSED(h.flags) ? h.raw_len : h.payload_len) + 4);
 	if (rc)
 		return rc;
 	r->blk_offset = r->in_offset;
-	r->blk_zlib = (h.flags & PTT_BLOCK_ZLIB) != 0;
+	r->blk_zlib = COMPRESSED(h.flags) != 0;
 	int trunc = n < h.payload_len;
+	if (!flags_readable(h.flags)) {
+		consume(r, n);
+		set_diag(r, "offset", at, "block compressed in a way this version does not know, block skipped");
+		return trunc ? PTT_E_TRUNCATED : PTT_E_ZLIB;
+	}
 	if (r->blk_zlib) {
 		uLongf raw = h.raw_len;
-		int bad = trunc || inflate_block(r, r->blk, &raw, r->in + r->in_start, n) != 0;
+		int bad = trunc || decompress_block(r, h.flags, r->blk, &raw, r->in + r->in_start, n) != 0;
 		consume(r, n);
 		if (bad || raw != h.raw_len) {
 			set_diag(r, "offset", at, trunc ? "truncated compressed block, block skipped" : "corrupt compressed block, block skipped");
@@ -712,12 +742,12 @@ static int use_snapshot(struct ptt_reader *r, uint64_t off, const struct ptt_blo
 	if (seek_to(r, off + sizeof *h) != 0)
 		return 0;
 	size_t n = fill(r, h->payload_len);
-	int rc = ensure_blk(r, (h->flags & PTT_BLOCK_ZLIB ? h->raw_len : h->payload_len) + 4);
-	if (rc || n < h->payload_len)
+	int rc = ensure_blk(r, (COMPRESSED(h->flags) ? h->raw_len : h->payload_len) + 4);
+	if (rc || n < h->payload_len || !flags_readable(h->flags))
 		return rc;
-	if (h->flags & PTT_BLOCK_ZLIB) {
+	if (COMPRESSED(h->flags)) {
 		uLongf raw = h->raw_len;
-		if (inflate_block(r, r->blk, &raw, r->in + r->in_start, n) != 0 || raw != h->raw_len)
+		if (decompress_block(r, h->flags, r->blk, &raw, r->in + r->in_start, n) != 0 || raw != h->raw_len)
 			return 0;
 		n = raw;
 	} else {
@@ -786,7 +816,7 @@ static int from_index(struct ptt_reader *r, uint64_t start, uint64_t min_ns, uin
 	    t[5] != PTT_SNAP_MAGIC || t[6] != PTT_SNAP_INDEX_END || at >= (uint64_t)st.st_size)
 		return 0;
 	struct ptt_block_header h;
-	if (read_at(r, &h, sizeof h, at) != 0 || !header_ok(&h) || h.flags & PTT_BLOCK_ZLIB ||
+	if (read_at(r, &h, sizeof h, at) != 0 || !header_ok(&h) || COMPRESSED(h.flags) ||
 	    at + sizeof h + h.payload_len != (uint64_t)st.st_size)
 		return 0;
 	uint32_t *idx = malloc(h.payload_len + 4);
@@ -931,6 +961,7 @@ void ptt_reader_close(struct ptt_reader *r)
 	ptt_types_free(&r->types);
 	if (r->zs_ready)
 		inflateEnd(&r->zs);
+	ZSTD_freeDCtx(r->zd);
 	free(r->in);
 	free(r->blk);
 	free(r);

@@ -1,60 +1,91 @@
 /* writer.c - the binary trace writer: file header, META/EVENTS/END blocks. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "ptt_trace.h"
 
 #define BLOCK_TARGET (64u * 1024u) /* payload bytes per EVENTS block */
 #define BLOCK_BUF (BLOCK_TARGET + PTT_REC_MAX_WORDS * 4)
-#define ASYNC_BUFS 8 /* blocks being filled, queued or compressed (ptt_writer_async) */
+/* blocks being filled, queued or compressed (ptt_writer_async): 2 MiB, so that an idle-priority
+ * compressor catches up in the gaps of a busy run before its blocks must go raw */
+#define ASYNC_BUFS 32
 
-/* A full EVENTS block waiting for the writer's thread. */
+/*
+ * One compressor's state, kept from block to block: the writer's own and
+ * the async thread's (deflateInit or a zstd context per block allocated and
+ * cleared some 270 KiB of tables per 64 KiB block).
+ */
+struct zctx {
+	z_stream zs;
+	int zs_ready;
+	ZSTD_CCtx *cc;
+	int cc_level;
+	uint32_t *pack; /* the packed copy of an EVENTS block: the block itself is never changed */
+	size_t pack_cap;
+	unsigned char *out;
+	size_t out_cap;
+};
+
+/* A full EVENTS block in the queue of ptt_writer_async. */
+enum { Q_WAIT, Q_WORK, Q_DONE };
 struct queued {
 	uint32_t *buf;
 	size_t used;
 	uint32_t count, lost;
 	uint64_t first, last;
+	uint64_t seq;        /* which block the slot holds now: the thread's result is for this one only */
+	int state;
+	unsigned char *z;    /* Q_DONE: the compressed payload (zflags 0: store raw) */
+	size_t zlen, zcap;
+	unsigned zflags;
 };
 
 /*
- * ptt_writer_async: EVENTS blocks are compressed and written by a thread of
- * the writer's own, in order, while the caller fills the next one.  Every
- * other block (META, END, snapshots, the index) is written by the caller
- * once the queue is empty, so the file's order and offsets are the ones a
- * synchronous writer makes.  The thread owns fd, the deflate state and the
- * byte count while blocks are queued.
+ * ptt_writer_async: a thread of the writer's own compresses queued EVENTS
+ * blocks, oldest first; the caller writes every block, in order, when it
+ * queues the next: compressed if the thread is done with it, raw if the
+ * caller needs its buffer back first (the thread behind).  So compression
+ * never makes the caller wait, and the file's order and offsets are the
+ * ones a synchronous writer makes.  The lock guards the queue, the spares
+ * and the slots' states; a slot in Q_WORK belongs to the thread (its buf is
+ * only read, by both), one in Q_DONE to the caller.
  */
 struct async {
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct queued q[ASYNC_BUFS];
-	unsigned head, len;        /* queue; the head stays queued while the thread writes it */
+	unsigned head, len;
+	uint64_t seq;
 	uint32_t *spare[ASYNC_BUFS];
 	unsigned nspare;
-	int err, stop;
+	int stop;
+	int comp, level;
+	struct zctx z; /* the thread's */
 };
 
 struct ptt_writer {
 	int fd;
 	int zlevel;
+	int comp;
 	int header_done;
 	uint32_t *buf; /* pending EVENTS payload */
 	size_t used;   /* bytes in buf */
 	uint32_t count, lost;
 	uint64_t first, last;
-	unsigned char *zbuf;
-	size_t zcap;
-	z_stream zs; /* one deflate state for every block (reset, not rebuilt: compress2 allocated
-		      * and cleared some 270 KiB of tables per 64 KiB block) */
-	int zs_ready;
+	struct zctx z;
 	struct async *as;
 	uint64_t bytes, events;
+	uint64_t blocks, behind; /* EVENTS blocks written; stored raw because the thread was behind */
 	/* the snapshot being built (ptt_writer_snapshot_*) */
 	uint32_t *snap;
 	size_t snap_used, snap_cap; /* words */
@@ -94,7 +125,7 @@ static int write_all(struct ptt_writer *w, const void *p, size_t n)
 		}
 		c += k;
 		n -= (size_t)k;
-		__atomic_fetch_add(&w->bytes, (uint64_t)k, __ATOMIC_RELAXED); /* read while a thread writes (async) */
+		__atomic_fetch_add(&w->bytes, (uint64_t)k, __ATOMIC_RELAXED); /* read by another thread (rotation) */
 	}
 	return 0;
 }
@@ -106,12 +137,107 @@ int ptt_writer_open(struct ptt_writer **wp, int fd, int zlevel)
 		return PTT_E_NOMEM;
 	w->fd = fd;
 	w->zlevel = zlevel < 0 ? 0 : zlevel > 9 ? 9 : zlevel;
+	w->comp = PTT_COMP_ZSTD;
 	w->buf = malloc(BLOCK_BUF);
 	if (!w->buf) {
 		free(w);
 		return PTT_E_NOMEM;
 	}
 	*wp = w;
+	return 0;
+}
+
+int ptt_writer_set_compressor(struct ptt_writer *w, int comp)
+{
+	if (comp != PTT_COMP_ZSTD && comp != PTT_COMP_ZLIB)
+		return -EINVAL;
+	w->comp = comp;
+	if (w->as)
+		w->as->comp = comp;
+	return 0;
+}
+
+void ptt_writer_block_counts(const struct ptt_writer *w, uint64_t *blocks, uint64_t *behind)
+{
+	*blocks = w->blocks;
+	*behind = w->behind;
+}
+
+static void zctx_free(struct zctx *z)
+{
+	if (z->zs_ready)
+		deflateEnd(&z->zs);
+	ZSTD_freeCCtx(z->cc);
+	free(z->pack);
+	free(z->out);
+}
+
+static int grow(void *pp, size_t *cap, size_t n)
+{
+	if (n <= *cap)
+		return 0;
+	void *nb = realloc(*(void **)pp, n);
+	if (!nb)
+		return PTT_E_NOMEM;
+	*(void **)pp = nb;
+	*cap = n;
+	return 0;
+}
+
+/*
+ * Compress len bytes at payload into z->out with comp at level, packing
+ * them first (in z's copy: payload is only read) when pack is set.  0 with
+ * *flags the block's compression flags and *zlen the stored length, or
+ * flags 0 when compression would not make the block smaller (stored raw);
+ * a negative code on failure.
+ */
+static int compress_payload(struct zctx *z, int comp, int level, const void *payload, size_t len, int pack,
+			    uint64_t first, size_t *zlen, unsigned *flags)
+{
+	*flags = 0;
+	*zlen = len;
+	const void *src = payload;
+	if (pack) {
+		if (grow(&z->pack, &z->pack_cap, len))
+			return PTT_E_NOMEM;
+		memcpy(z->pack, payload, len);
+		ptt_block_pack(z->pack, len / 4, first);
+		src = z->pack;
+	}
+	size_t cap = comp == PTT_COMP_ZLIB ? compressBound((uLong)len) : ZSTD_compressBound(len);
+	if (grow(&z->out, &z->out_cap, cap))
+		return PTT_E_NOMEM;
+	size_t n;
+	if (comp == PTT_COMP_ZLIB) {
+		int zrc = z->zs_ready ? deflateReset(&z->zs) : deflateInit(&z->zs, level);
+		z->zs_ready = zrc == Z_OK;
+		if (zrc != Z_OK)
+			return PTT_E_ZLIB;
+		z->zs.next_in = (Bytef *)(uintptr_t)src;
+		z->zs.avail_in = (uInt)len;
+		z->zs.next_out = z->out;
+		z->zs.avail_out = (uInt)cap;
+		if (deflate(&z->zs, Z_FINISH) != Z_STREAM_END)
+			return PTT_E_ZLIB;
+		n = z->zs.total_out;
+	} else {
+		if (!z->cc && !(z->cc = ZSTD_createCCtx()))
+			return PTT_E_NOMEM;
+		if (z->cc_level != level) {
+			/* the frame's checksum stands in for the packed records' own (ptt-trace(5)) */
+			if (ZSTD_isError(ZSTD_CCtx_setParameter(z->cc, ZSTD_c_compressionLevel, level)) ||
+			    ZSTD_isError(ZSTD_CCtx_setParameter(z->cc, ZSTD_c_checksumFlag, 1)))
+				return PTT_E_ZLIB;
+			z->cc_level = level;
+		}
+		n = ZSTD_compress2(z->cc, z->out, cap, src, len);
+		if (ZSTD_isError(n))
+			return PTT_E_ZLIB;
+	}
+	if (n < len) {
+		*zlen = n;
+		*flags = (comp == PTT_COMP_ZLIB ? PTT_BLOCK_ZLIB : PTT_BLOCK_ZSTD) | (pack ? PTT_BLOCK_PACKED : 0);
+	}
 	return 0;
 }
 
@@ -127,68 +253,58 @@ static int file_header(struct ptt_writer *w)
 	return write_all(w, &h, sizeof h);
 }
 
-/* payload is only written to when it is a packable EVENTS block (the writer's own buffer) */
-static int put_block(struct ptt_writer *w, unsigned kind, unsigned extra_flags, const void *payload, size_t len,
-		     uint32_t count, uint32_t lost, uint64_t first, uint64_t last)
+/* Write a block: its header h (all but the lengths and header crc) and the stored payload. */
+static int write_block(struct ptt_writer *w, struct ptt_block_header *h, size_t raw_len, const void *data, size_t stored)
 {
-	int pack = kind == PTT_BLOCK_EVENTS && !extra_flags && w->zlevel > 0 && len > 0;
 	int rc = file_header(w);
 	if (rc)
 		return rc;
+	h->magic = PTT_BLOCK_MAGIC;
+	h->raw_len = (uint32_t)raw_len;
+	h->payload_len = (uint32_t)stored;
+	h->header_crc = (uint32_t)crc32(0, (const Bytef *)h, offsetof(struct ptt_block_header, header_crc));
+	if (h->kind == PTT_BLOCK_EVENTS && !(h->flags & PTT_BLOCK_SNAPSHOT))
+		w->blocks++;
+	rc = write_all(w, h, sizeof *h);
+	return rc ? rc : write_all(w, data, stored);
+}
+
+static void events_header(struct ptt_block_header *h, uint32_t count, uint32_t lost, uint64_t first, uint64_t last)
+{
+	memset(h, 0, sizeof *h);
+	h->kind = PTT_BLOCK_EVENTS;
+	h->count = count;
+	h->lost = lost;
+	h->first_ticks = first;
+	h->last_ticks = last;
+}
+
+/* A block compressed here, now (every block but the EVENTS blocks of ptt_writer_async). */
+static int put_block(struct ptt_writer *w, unsigned kind, unsigned extra_flags, const void *payload, size_t len,
+		     uint32_t count, uint32_t lost, uint64_t first, uint64_t last)
+{
 	struct ptt_block_header h;
-	memset(&h, 0, sizeof h);
-	h.magic = PTT_BLOCK_MAGIC;
+	events_header(&h, count, lost, first, last);
 	h.kind = (uint16_t)kind;
-	h.raw_len = (uint32_t)len;
-	h.count = count;
 	if (kind != PTT_BLOCK_EVENTS) {
 		/* the text has no record checksums: a flipped digit of clock_hz would shift every time silently */
 		h.flags = PTT_BLOCK_CRC;
 		h.count = (uint32_t)crc32(0, (const Bytef *)payload, (uInt)len);
 	}
 	h.flags |= (uint16_t)extra_flags;
-	h.lost = lost;
-	h.first_ticks = first;
-	h.last_ticks = last;
 	const void *data = payload;
 	size_t stored = len;
 	if (w->zlevel > 0 && len > 0) {
-		uLongf zlen = compressBound((uLong)len);
-		if (zlen > w->zcap) {
-			unsigned char *nb = realloc(w->zbuf, zlen);
-			if (!nb)
-				return PTT_E_NOMEM;
-			w->zbuf = nb;
-			w->zcap = zlen;
-		}
-		if (pack)
-			ptt_block_pack((uint32_t *)payload, len / 4, first);
-		int zrc = w->zs_ready ? deflateReset(&w->zs) : deflateInit(&w->zs, w->zlevel);
-		w->zs_ready = 1;
-		if (zrc == Z_OK) {
-			w->zs.next_in = (Bytef *)payload;
-			w->zs.avail_in = (uInt)len;
-			w->zs.next_out = w->zbuf;
-			w->zs.avail_out = (uInt)zlen;
-			zrc = deflate(&w->zs, Z_FINISH) == Z_STREAM_END ? Z_OK : Z_BUF_ERROR;
-			zlen = w->zs.total_out;
-		} else {
-			w->zs_ready = 0;
-		}
-		if (zrc == Z_OK && zlen < len) {
-			data = w->zbuf;
-			stored = zlen;
-			h.flags |= (uint16_t)(PTT_BLOCK_ZLIB | (pack ? PTT_BLOCK_PACKED : 0));
-		} else if (pack) {
-			ptt_block_unpack((uint32_t *)payload, len / 4, first); /* stored as it was */
-		}
-		if (zrc != Z_OK)
-			return PTT_E_ZLIB;
+		int pack = kind == PTT_BLOCK_EVENTS && !extra_flags;
+		unsigned zflags;
+		int rc = compress_payload(&w->z, w->comp, w->zlevel, payload, len, pack, first, &stored, &zflags);
+		if (rc)
+			return rc;
+		if (zflags)
+			data = w->z.out;
+		h.flags |= (uint16_t)zflags;
 	}
-	h.payload_len = (uint32_t)stored;
-	h.header_crc = (uint32_t)crc32(0, (const Bytef *)&h, offsetof(struct ptt_block_header, header_crc));
-	rc = write_all(w, &h, sizeof h);
-	return rc ? rc : write_all(w, data, stored);
+	return write_block(w, &h, len, data, stored);
 }
 
 int ptt_writer_meta(struct ptt_writer *w, const char *lines, size_t len)
@@ -225,23 +341,48 @@ int ptt_writer_record(struct ptt_writer *w, const uint32_t *words, uint32_t nwor
 
 static void *async_main(void *arg)
 {
-	struct ptt_writer *w = arg;
-	struct async *a = w->as;
+	struct async *a = arg;
+	/* compression takes only processor time that nobody else wants (the traced program, the
+	 * drain): when it gets none, blocks are written raw (queue_block) */
+	struct sched_param idle = { 0 };
+	if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle) != 0)
+		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
 	pthread_mutex_lock(&a->mu);
 	for (;;) {
-		while (!a->len && !a->stop)
+		struct queued *b = NULL;
+		for (unsigned i = 0; i < a->len && !b; i++)
+			if (a->q[(a->head + i) % ASYNC_BUFS].state == Q_WAIT)
+				b = &a->q[(a->head + i) % ASYNC_BUFS];
+		if (!b) {
+			if (a->stop)
+				break;
 			pthread_cond_wait(&a->cv, &a->mu);
-		if (!a->len)
-			break;
-		struct queued b = a->q[a->head];
+			continue;
+		}
+		b->state = Q_WORK;
+		uint64_t seq = b->seq;
+		const uint32_t *buf = b->buf;
+		size_t used = b->used, zlen;
+		uint64_t first = b->first;
+		int comp = a->comp, level = a->level;
+		unsigned zflags;
 		pthread_mutex_unlock(&a->mu);
-		int rc = a->err ? 0 : put_block(w, PTT_BLOCK_EVENTS, 0, b.buf, b.used, b.count, b.lost, b.first, b.last);
+		int rc = compress_payload(&a->z, comp, level, buf, used, 1, first, &zlen, &zflags);
 		pthread_mutex_lock(&a->mu);
-		if (rc && !a->err)
-			a->err = rc;
-		a->head = (a->head + 1) % ASYNC_BUFS;
-		a->len--;
-		a->spare[a->nspare++] = b.buf;
+		if (b->seq == seq && b->state == Q_WORK) {
+			/* hand the output over: the slot's buffer becomes the thread's next one */
+			unsigned char *out = a->z.out;
+			size_t cap = a->z.out_cap;
+			a->z.out = b->z;
+			a->z.out_cap = b->zcap;
+			b->z = out;
+			b->zcap = cap;
+			b->zlen = zlen;
+			b->zflags = rc ? 0 : zflags; /* a compressor's failure costs the gain, not the block */
+			b->state = Q_DONE;
+		} else {
+			a->spare[a->nspare++] = (uint32_t *)(uintptr_t)buf; /* written raw meanwhile: the buffer is free now */
+		}
 		pthread_cond_broadcast(&a->cv);
 	}
 	pthread_mutex_unlock(&a->mu);
@@ -258,15 +399,16 @@ int ptt_writer_async(struct ptt_writer *w)
 	for (; a->nspare < ASYNC_BUFS - 1; a->nspare++)
 		if (!(a->spare[a->nspare] = malloc(BLOCK_BUF)))
 			break;
-	int rc = file_header(w); /* written by the caller: the thread only appends blocks */
-	if (!rc && a->nspare == ASYNC_BUFS - 1) {
+	a->comp = w->comp;
+	a->level = w->zlevel;
+	if (a->nspare == ASYNC_BUFS - 1) {
 		pthread_mutex_init(&a->mu, NULL);
 		pthread_cond_init(&a->cv, NULL);
 		w->as = a;
 		sigset_t all, old; /* the thread takes no signals: they stay with the caller's threads */
 		sigfillset(&all);
 		pthread_sigmask(SIG_SETMASK, &all, &old);
-		int made = pthread_create(&a->thread, NULL, async_main, w) == 0;
+		int made = pthread_create(&a->thread, NULL, async_main, a) == 0;
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		if (made)
 			return 0;
@@ -277,7 +419,69 @@ int ptt_writer_async(struct ptt_writer *w)
 	for (unsigned i = 0; i < a->nspare; i++)
 		free(a->spare[i]);
 	free(a);
-	return rc ? rc : PTT_E_NOMEM;
+	return PTT_E_NOMEM;
+}
+
+/*
+ * Write the queue's oldest block (a->len > 0, a->mu held, released while
+ * writing): compressed when the thread is done with it, else raw (the
+ * thread, if it is compressing it, drops its result and frees the buffer).
+ */
+static int write_head(struct ptt_writer *w)
+{
+	struct async *a = w->as;
+	struct queued *b = &a->q[a->head];
+	int done = b->state == Q_DONE, working = b->state == Q_WORK;
+	a->head = (a->head + 1) % ASYNC_BUFS;
+	a->len--;
+	b->seq = 0; /* the thread's result, if it is working on it, is not wanted */
+	if (!done)
+		w->behind++;
+	struct ptt_block_header h;
+	events_header(&h, b->count, b->lost, b->first, b->last);
+	pthread_mutex_unlock(&a->mu);
+	int rc;
+	if (done && b->zflags) {
+		h.flags = (uint16_t)b->zflags;
+		rc = write_block(w, &h, b->used, b->z, b->zlen);
+	} else {
+		rc = write_block(w, &h, b->used, b->buf, b->used);
+	}
+	pthread_mutex_lock(&a->mu);
+	if (!working)
+		a->spare[a->nspare++] = b->buf;
+	return rc;
+}
+
+/*
+ * Write out every queued block (lock held): when finishing, compressed,
+ * those the thread has not begun by the caller itself (the thread may be
+ * starved of processor time: it runs at idle priority); else raw where the
+ * thread is not done.
+ */
+static int drain_queue(struct ptt_writer *w, int finishing)
+{
+	struct async *a = w->as;
+	int rc = 0;
+	while (a->len && !rc) {
+		struct queued *b = &a->q[a->head];
+		if (finishing && b->state == Q_WORK) {
+			pthread_cond_wait(&a->cv, &a->mu);
+			continue;
+		}
+		if (!finishing || b->state == Q_DONE) {
+			rc = write_head(w);
+			continue;
+		}
+		a->head = (a->head + 1) % ASYNC_BUFS;
+		a->len--;
+		b->seq = 0;
+		pthread_mutex_unlock(&a->mu);
+		rc = put_block(w, PTT_BLOCK_EVENTS, 0, b->buf, b->used, b->count, b->lost, b->first, b->last);
+		pthread_mutex_lock(&a->mu);
+		a->spare[a->nspare++] = b->buf;
+	}
+	return rc;
 }
 
 int ptt_writer_sync(struct ptt_writer *w)
@@ -286,21 +490,30 @@ int ptt_writer_sync(struct ptt_writer *w)
 	if (!a)
 		return 0;
 	pthread_mutex_lock(&a->mu);
-	while (a->len)
-		pthread_cond_wait(&a->cv, &a->mu);
-	int rc = a->err;
+	int rc = drain_queue(w, 0);
 	pthread_mutex_unlock(&a->mu);
 	return rc;
 }
 
-/* Queue the current block for the thread and go on in a spare buffer (waiting for one if need be). */
+/*
+ * Queue the current block for the thread and go on in a spare buffer.  The
+ * blocks the thread has compressed are written first; when no buffer is
+ * spare, the oldest blocks are written raw until one is: the caller (the
+ * recorder's drain) never waits for the compressor.
+ */
 static int queue_block(struct ptt_writer *w)
 {
 	struct async *a = w->as;
+	int rc = 0;
 	pthread_mutex_lock(&a->mu);
-	while (!a->nspare)
-		pthread_cond_wait(&a->cv, &a->mu);
-	int rc = a->err;
+	while (!rc && a->len && a->q[a->head].state == Q_DONE)
+		rc = write_head(w);
+	while (!rc && !a->nspare) {
+		if (a->len)
+			rc = write_head(w);
+		else /* the only buffer not spare is the one the thread still reads: a block's time at most */
+			pthread_cond_wait(&a->cv, &a->mu);
+	}
 	if (!rc) {
 		struct queued *b = &a->q[(a->head + a->len) % ASYNC_BUFS];
 		b->buf = w->buf;
@@ -309,6 +522,8 @@ static int queue_block(struct ptt_writer *w)
 		b->lost = w->lost;
 		b->first = w->first;
 		b->last = w->last;
+		b->seq = ++a->seq;
+		b->state = Q_WAIT;
 		a->len++;
 		w->buf = a->spare[--a->nspare];
 		pthread_cond_broadcast(&a->cv);
@@ -357,8 +572,11 @@ static int put_index(struct ptt_writer *w)
 int ptt_writer_end(struct ptt_writer *w, const char *lines, size_t len)
 {
 	int rc = ptt_writer_flush(w);
-	if (!rc)
-		rc = ptt_writer_sync(w);
+	if (!rc && w->as) { /* the events are all in: nothing is waiting for the compressor any more */
+		pthread_mutex_lock(&w->as->mu);
+		rc = drain_queue(w, 1);
+		pthread_mutex_unlock(&w->as->mu);
+	}
 	if (!rc)
 		rc = put_block(w, PTT_BLOCK_END, 0, lines, len, 0, 0, 0, 0);
 	if (!rc && w->nsnaps)
@@ -379,7 +597,7 @@ int ptt_writer_switch(struct ptt_writer *w, int fd)
 	w->header_done = 0;
 	w->bytes = 0;
 	w->nidx = w->nsnaps = 0;
-	return w->as ? file_header(w) : 0; /* the thread only appends blocks */
+	return 0;
 }
 uint64_t ptt_writer_events(const struct ptt_writer *w) { return w->events; }
 
@@ -389,23 +607,24 @@ int ptt_writer_close(struct ptt_writer *w)
 		return 0;
 	int rc = 0;
 	struct async *a = w->as;
-	if (a) { /* blocks still queued are written (ptt_writer_end has synced already, as a rule) */
+	if (a) { /* blocks still queued are written (ptt_writer_end has written them already, as a rule) */
 		pthread_mutex_lock(&a->mu);
+		rc = drain_queue(w, 0);
 		a->stop = 1;
 		pthread_cond_broadcast(&a->cv);
 		pthread_mutex_unlock(&a->mu);
 		pthread_join(a->thread, NULL);
-		rc = a->err;
 		for (unsigned i = 0; i < a->nspare; i++)
 			free(a->spare[i]);
+		for (unsigned i = 0; i < ASYNC_BUFS; i++)
+			free(a->q[i].z);
+		zctx_free(&a->z);
 		pthread_mutex_destroy(&a->mu);
 		pthread_cond_destroy(&a->cv);
 		free(a);
 	}
-	if (w->zs_ready)
-		deflateEnd(&w->zs);
+	zctx_free(&w->z);
 	free(w->buf);
-	free(w->zbuf);
 	free(w->snap);
 	free(w->idx);
 	free(w);

@@ -1,6 +1,6 @@
 /*
  * fuzz_reader.c - libFuzzer harness for the trace reader: plain, packed and
- * zlib EVENTS blocks, META/END text, the text form, damage and resync.
+ * zlib and zstd EVENTS blocks, META/END text, the text form, damage and resync.
  *
  * Each input is read twice: as the file it is (damage handling: checksums,
  * block CRCs, resync), then "fixed up" so that mutations reach the decoders
@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "../formats/ptt_trace.h"
 #include "fuzz.h"
@@ -73,7 +74,7 @@ static int compress_small(uint8_t *dst, uLongf *dlen, const uint8_t *src, size_t
 	return 0;
 }
 
-/* Walk the blocks of a binary file, recomputing CRCs and compressing ZLIB payloads; NULL if not binary. */
+/* Walk the blocks of a binary file, recomputing CRCs and compressing ZLIB and ZSTD payloads; NULL if not binary. */
 static uint8_t *fix_up(const uint8_t *data, size_t size, size_t *outsize)
 {
 	if (size < 16 || memcmp(data, PTT_FILE_MAGIC, 8) != 0)
@@ -91,11 +92,16 @@ static uint8_t *fix_up(const uint8_t *data, size_t size, size_t *outsize)
 		const uint8_t *payload = data + p;
 		p += len;
 		uLongf zlen = compressBound((uLong)len);
+		if (ZSTD_compressBound(len) > zlen)
+			zlen = (uLongf)ZSTD_compressBound(len);
 		if (o + sizeof h + zlen > cap)
 			break;
 		uint8_t *dst = out + o + sizeof h;
 		int zlib = (h.flags & PTT_BLOCK_ZLIB) != 0;
+		int zstd = !zlib && (h.flags & PTT_BLOCK_ZSTD) != 0;
 		int already = zlib && len >= 2 && (payload[0] & 0x0f) == 8 && ((payload[0] << 8) | payload[1]) % 31 == 0;
+		if (zstd) /* a zstd frame's magic, 0xFD2FB528 little-endian */
+			already = len >= 4 && payload[0] == 0x28 && payload[1] == 0xb5 && payload[2] == 0x2f && payload[3] == 0xfd;
 		if ((h.flags & PTT_BLOCK_CRC) && h.kind != PTT_BLOCK_EVENTS && !already)
 			h.count = (uint32_t)crc32(0, payload, (uInt)len);
 		if (zlib && !already) {
@@ -103,6 +109,12 @@ static uint8_t *fix_up(const uint8_t *data, size_t size, size_t *outsize)
 				break;
 			h.raw_len = (uint32_t)len;
 			h.payload_len = (uint32_t)zlen;
+		} else if (zstd && !already) { /* zstd's fastest level: what matters is reaching the unpacker */
+			size_t k = ZSTD_compress(dst, zlen, payload, len, -5);
+			if (ZSTD_isError(k))
+				break;
+			h.raw_len = (uint32_t)len;
+			h.payload_len = (uint32_t)k;
 		} else {
 			memcpy(dst, payload, len);
 			h.payload_len = (uint32_t)len;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # seeds.sh BUILD DIR: seed inputs for the harnesses from traces of the examples,
-# recorded now: DIR/reader (binary plain, zlib and packed, and text), DIR/text
+# recorded now: DIR/reader (binary plain, zstd and zlib packed, and text), DIR/text
 # (ptt-dump lines), DIR/paje (the same traces).  fuzz/corpus holds a copy made
 # once, replayed by make check.
 set -eu
@@ -13,6 +13,7 @@ for ex in primitives prim_rwlock prim_sem prim_spin addr_reuse prim_c11; do
 	# the examples' exit status is their own verdict; a trace is all we need
 	"$BIN/ptt-record" -q -o "$DIR/reader/$ex.ptt" -- "$BUILD/examples/$ex" >/dev/null 2>&1 || true
 	"$BIN/ptt-record" -q -z -o "$DIR/reader/$ex.z.ptt" -- "$BUILD/examples/$ex" >/dev/null 2>&1 || true
+	"$BIN/ptt-record" -q -z -Z zlib -o "$DIR/reader/$ex.zlib.ptt" -- "$BUILD/examples/$ex" >/dev/null 2>&1 || true
 	"$BIN/ptt-dump" "$DIR/reader/$ex.ptt" >"$DIR/text/$ex.txt" 2>/dev/null || true
 	cp "$DIR/reader/$ex.ptt" "$DIR/paje/$ex.ptt"
 done

@@ -40,7 +40,11 @@ live_threads() {
 	[ "$lost" -gt 0 ]
 	[ "$((kept + lost))" -eq "$all" ]
 	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/cap.ptt"
-	[[ "$output" == *" 0 damaged, $lost lost, 0 out of order, 0 violations: ok" ]]
+	[[ "${lines[0]}" == *" 0 damaged, $lost lost, 0 out of order, 0 violations: ok" ]]
+	# and why, once: the limit the trace met
+	[ "${lines[1]}" = "$BATS_TEST_TMPDIR/cap.ptt: limit: every one of the 100 rings was taken: $lost events of threads without a ring lost (ptt-record -t)" ]
+	[ "${#lines[@]}" -eq 2 ]
+	[ "$stderr" = "" ]
 }
 
 @test "churn in rounds of 10 loses nothing, with and without a cap below a round" {

@@ -67,8 +67,10 @@ assert_bounded() {
 @test "--flight: a SIGKILLed program leaves its last events, bounded by SIZE, that pass --check" {
 	ptt-record -q --flight=64k -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/prodcons" -n 100000000 >/dev/null 2>"$BATS_TEST_TMPDIR/rec.err" 3>&- &
 	rec=$!
-	sleep 2
-	pkill -KILL -P "$rec"
+	# 0.3 s of the program's processor time: millions of events, each worker's 64k turned
+	# over many times, on a loaded machine as on a quiet one (nothing is written before the end)
+	wait_cpu "$rec" 0.3
+	kill -KILL "$prog"
 	st=0
 	wait "$rec" || st=$?
 	[ "$st" -eq 137 ]
@@ -90,7 +92,7 @@ assert_bounded() {
 @test "--flight: SIGUSR1 writes a snapshot that passes --check while the program goes on" {
 	ptt-record -q --flight=64k -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/prodcons" -n 100000000 >/dev/null 2>"$BATS_TEST_TMPDIR/rec.err" 3>&- &
 	rec=$!
-	sleep 1
+	wait_cpu "$rec" 0.3 # every worker past the start barrier, and busy
 	kill -USR1 "$rec"
 	wait_for_file "$BATS_TEST_TMPDIR/t.ptt.1"
 	pkill -0 -P "$rec" # the program still runs

@@ -93,6 +93,28 @@ load helpers
 	[[ "$output" != *"sem_hold"* ]]
 }
 
+# CPython's Condition: the waiter takes its lock, blocks taking it again, and the notifier releases it.
+@test "a semaphore set to 1 that another thread posts for its taker is a signal from then on" {
+	trace semsig \
+		'0.000000002 10 10 pthread sem_init sem=0x50 value=1 ret=0' \
+		'0.000000003 10 10 pthread sem_wait sem=0x50 ret=0' \
+		'0.000000004 10 10 pthread sem_wait_req sem=0x50' \
+		'0.000000010 10 11 pthread sem_post sem=0x50 ret=0' \
+		'0.000000011 10 10 pthread sem_wait sem=0x50 ret=0' \
+		'0.000000012 10 10 pthread mutex_lock mutex=0x60 ret=0' \
+		'0.000000013 10 10 pthread mutex_unlock mutex=0x60 ret=0' \
+		'0.000000020 10 11 pthread sem_post sem=0x50 ret=0'
+	run -0 --separate-stderr ptt-csv --states "$BATS_TEST_TMPDIR/semsig.txt"
+	[ -z "$stderr" ]
+	# held from its first take (shown until the thread blocks on it again); the second take holds nothing
+	[ "$(grep -c ',sem_hold,' <<<"$output")" -eq 1 ]
+	[[ "$output" == *"10,10,x,sem_hold,0x50,,3,4,1,1"* ]]
+	[[ "$output" == *"10,10,x,sem_wait,0x50,,4,11,7,1"$'\n'"10,10,x,running,,,11,12,1,1"* ]]
+	# ptt-stat: waiting for work, not a lock
+	run -0 --separate-stderr ptt-stat --csv -S 0 "$BATS_TEST_TMPDIR/semsig.txt"
+	[ "$(awk -F, '$1 == "0x50" { print $6, $NF }' <<<"$output")" = "1 work" ]
+}
+
 @test "a cond wait's hidden unlock and re-lock: the mutex is free during the wait" {
 	trace cw \
 		'0.000000002 10 10 pthread mutex_lock mutex=0x10 ret=0' \

@@ -3,6 +3,8 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
+teardown() { stop_recorder_left; }
+
 setup() {
 	T="$BATS_TEST_TMPDIR/t.ptt"
 	ptt-record -q -o "$T" -- "$EXAMPLES/prodcons" -p 2 -c 2 -n 2000 >/dev/null
@@ -64,10 +66,10 @@ setup() {
 }
 
 @test "a SIGKILLed program's trace converts to valid Paje" {
-	ptt-record -q -o "$BATS_TEST_TMPDIR/k.ptt" -- "$EXAMPLES/prodcons" -n 100000000 >/dev/null &
+	ptt-record -q -o "$BATS_TEST_TMPDIR/k.ptt" -- "$EXAMPLES/prodcons" -n 100000000 >/dev/null 3>&- &
 	rec=$!
-	sleep 1
-	pkill -KILL -P "$rec"
+	wait_size "$rec" "$BATS_TEST_TMPDIR/k.ptt" 2000000 # killed after some 50000 events, on any machine
+	kill -KILL "$prog"
 	wait "$rec" || true
 	ptt-paje "$BATS_TEST_TMPDIR/k.ptt" >"$BATS_TEST_TMPDIR/k.paje"
 	assert_paje_valid "$BATS_TEST_TMPDIR/k.paje"

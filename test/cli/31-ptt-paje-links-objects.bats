@@ -4,6 +4,8 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
+teardown() { stop_recorder_left; }
+
 setup() {
 	T="$BATS_TEST_TMPDIR/t.ptt"
 	P="$BATS_TEST_TMPDIR/plain.paje"
@@ -182,10 +184,10 @@ assert_mutex_holders_match() {
 	ptt-filter --mutex=queue_lock "$T" | ptt-paje --objects >"$BATS_TEST_TMPDIR/mutex.paje"
 	assert_paje_valid "$BATS_TEST_TMPDIR/mutex.paje"
 	# a killed program
-	ptt-record -q -o "$BATS_TEST_TMPDIR/k.ptt" -- "$EXAMPLES/prodcons" -n 100000000 >/dev/null &
+	ptt-record -q -o "$BATS_TEST_TMPDIR/k.ptt" -- "$EXAMPLES/prodcons" -n 100000000 >/dev/null 3>&- &
 	rec=$!
-	sleep 1
-	pkill -KILL -P "$rec"
+	wait_size "$rec" "$BATS_TEST_TMPDIR/k.ptt" 2000000 # killed after some 50000 events, on any machine
+	kill -KILL "$prog"
 	wait "$rec" || true
 	ptt-paje --objects "$BATS_TEST_TMPDIR/k.ptt" >"$BATS_TEST_TMPDIR/k.paje"
 	assert_paje_valid "$BATS_TEST_TMPDIR/k.paje"

@@ -212,3 +212,52 @@ Y
 	run -0 --separate-stderr script -qec "ptt-filter --force -e mutex '$T' >/dev/null && ptt-dump '$T' | ptt-filter -c 3 -n" /dev/null
 	[[ "$output" == "# ptt-trace "* ]]
 }
+
+# One naming: what ptt-stat and ptt-deadlock print, ptt-filter takes back.
+@test "every object and thread name ptt-stat prints selects it in ptt-filter (symbol, module+0xoff, command)" {
+	strip -o "$BATS_TEST_TMPDIR/inv_s" "$EXAMPLES/inversion"
+	ptt-record -q -o "$BATS_TEST_TMPDIR/s.ptt" -- "$BATS_TEST_TMPDIR/inv_s" >/dev/null
+	ptt-record -q -o "$BATS_TEST_TMPDIR/p.ptt" -- "$EXAMPLES/prim_cond" >/dev/null
+	for t in s p; do
+		T="$BATS_TEST_TMPDIR/$t.ptt"
+		objs=$(ptt-stat -n 0 -S 0 "$T" | awk '/^OBJECT/ { o = 1; next } /^$/ { o = 0 } o && !/^\(/ { print $1 }')
+		[ -n "$objs" ]
+		for n in $objs; do
+			run -0 --separate-stderr ptt-filter --object="$n" "$T"
+			[ -z "$stderr" ]
+			# the selection holds events whose object arguments ptt-stat names so
+			got=$(ptt-filter --object="$n" "$T" | ptt-stat -n 0 -S 0 | awk '/^OBJECT/ { o = 1; next } /^$/ { o = 0 } o && !/^\(/ { print $1 }')
+			grep -qxF -- "$n" <<<"$got"
+		done
+		threads=$(ptt-stat -n 0 -S 0 "$T" | awk '/^ +PID +TID/ { o = 1; next } /^NO-WAIT/ { o = 0 } o && NF == 13 { print $3 }')
+		[ -n "$threads" ]
+		for n in $threads; do
+			run -0 --separate-stderr ptt-filter --thread="$n" "$T"
+			[ -z "$stderr" ]
+		done
+	done
+	# the stripped program's locks are module+0xoff, and its main thread is its command
+	grep -qE '^inv_s\+0x[0-9a-f]+ ' <<<"$(ptt-stat -S 0 "$BATS_TEST_TMPDIR/s.ptt")"
+	run -0 --separate-stderr ptt-filter --thread=inv_s "$BATS_TEST_TMPDIR/s.ptt"
+	# the Paje containers' labels ("mutex NAME", "TID NAME") select the same events as the bare names
+	ptt-paje -o "$BATS_TEST_TMPDIR/s.ptt" >"$BATS_TEST_TMPDIR/s.paje"
+	labels=$(awk -F'"' '$1 ~ /^6 .* CT_(Mutex|Thread) / { print $2 }' "$BATS_TEST_TMPDIR/s.paje")
+	[ "$(wc -l <<<"$labels")" -eq 5 ]
+	while read -r label; do
+		case $label in
+		[0-9]*) opt=--thread; bare=${label%% *} ;;
+		*) opt=--object; bare=${label#* } ;;
+		esac
+		[ "$(ptt-filter "$opt=$label" "$BATS_TEST_TMPDIR/s.ptt" | ptt-dump -n | md5sum)" = \
+			"$(ptt-filter "$opt=$bare" "$BATS_TEST_TMPDIR/s.ptt" | ptt-dump -n | md5sum)" ]
+	done <<<"$labels"
+	# ptt-deadlock's "NAME (0xADDR)" and ptt-stat's "TID (NAME)"
+	ptt-record -q -o "$BATS_TEST_TMPDIR/i.ptt" -- "$EXAMPLES/inversion" >/dev/null
+	named=$(ptt-deadlock "$BATS_TEST_TMPDIR/i.ptt" | grep -oE 'lock_a \(0x[0-9a-f]+\)' | head -1)
+	[ -n "$named" ]
+	[ "$(ptt-filter --object="$named" "$BATS_TEST_TMPDIR/i.ptt" | ptt-dump -n | md5sum)" = \
+		"$(ptt-filter --object=lock_a "$BATS_TEST_TMPDIR/i.ptt" | ptt-dump -n | md5sum)" ]
+	tid=$(ptt-dump -n "$BATS_TEST_TMPDIR/i.ptt" | awk '$5 == "thread_name" && $7 == "name=\"first\"" { print $3; exit }')
+	[ "$(ptt-filter --thread="$tid (first)" "$BATS_TEST_TMPDIR/i.ptt" | ptt-dump -n | md5sum)" = \
+		"$(ptt-filter --thread=first "$BATS_TEST_TMPDIR/i.ptt" | ptt-dump -n | md5sum)" ]
+}

@@ -68,9 +68,29 @@ setup() {
 	[ -z "$stderr" ]
 	[[ "$output" == *"in 20.000 ms of trace"* ]]
 	# the five threads live through the window: LIFE(ms) is 20.000 for each
-	[ "$(echo "$output" | awk '/LIFE\(ms\)/ { on = 1; next } on && NF >= 4 && $(NF - 8) == "20.000"' | wc -l)" -eq 5 ]
+	[ "$(echo "$output" | awk '/LIFE\(ms\)/ { on = 1; next } on && NF >= 4 && $(NF - 9) == "20.000"' | wc -l)" -eq 5 ]
 	run -0 --separate-stderr ptt-stat -c "$BATS_TEST_TMPDIR/w.ptt"
 	[ "$(echo "$output" | awk -F, '$4 == 20000000' | wc -l)" -eq 5 ]
+}
+
+# One window, one clock: every timeline begins at the window's start and runs to its end.
+@test "a window has the same bounds and origin in ptt-paje, ptt-json, ptt-csv and ptt-stat" {
+	command -v python3 >/dev/null || skip "python3 not installed"
+	to=$((from + 5000000))
+	ptt-filter --from="${from}ns" --to="${to}ns" "$T" >"$BATS_TEST_TMPDIR/w.ptt"
+	W="$BATS_TEST_TMPDIR/w.ptt"
+	# Paje: the program's container ends at the window's length
+	[ "$(ptt-paje "$W" | awk '$NF == "C_prog" && $3 == "CT_Program" { print $2 }' | tail -1)" = "0.005000000" ]
+	# CSV states: from 0 to 5 ms; event rows within them
+	[ "$(ptt-csv --states "$W" | awk -F, 'NR > 1 { if (mn == "" || $7 < mn) mn = $7; if ($8 > mx) mx = $8 } END { print mn, mx }')" = "0 5000000" ]
+	[ "$(ptt-csv "$W" | awk -F, 'NR > 1 && ($1 < 0 || $1 > 5000000) { n++ } END { print n + 0 }')" = 0 ]
+	# JSON (microseconds): the same
+	[ "$(ptt-json "$W" | python3 -c '
+import json, sys
+ev = [e for e in json.load(sys.stdin)["traceEvents"] if "ts" in e]
+print(min(e["ts"] for e in ev), max(e["ts"] + e.get("dur", 0) for e in ev))')" = "0.0 5000.0" ]
+	# ptt-stat: the window's length
+	[[ "$(ptt-stat "$W")" == *" in 5.000 ms of trace"* ]]
 }
 
 @test "ptt-index: --help and usage errors" {

@@ -78,3 +78,33 @@ worker worker_main" ]
 	assert_paje_valid "$BATS_TEST_TMPDIR/n.paje"
 	assert_vite_clean "$BATS_TEST_TMPDIR/n.paje"
 }
+
+# One naming: the object names ptt-json shows are in the CSV, rows and states.
+@test "CSV names every object ptt-json names (module+0xoff of a stripped program), joins by thread" {
+	command -v python3 >/dev/null || skip "python3 not installed"
+	strip -o "$BATS_TEST_TMPDIR/inv_s" "$EXAMPLES/inversion"
+	ptt-record -q -o "$BATS_TEST_TMPDIR/s.ptt" -- "$BATS_TEST_TMPDIR/inv_s" >/dev/null
+	json=$(ptt-json "$BATS_TEST_TMPDIR/s.ptt" | python3 -c '
+import json, sys
+for e in json.load(sys.stdin)["traceEvents"]:
+    a = e.get("args", {})
+    if "object_name" in a and not a["object_name"].startswith("0x"):
+        print(a["object"], a["object_name"])' | sort -u)
+	[ "$(wc -l <<<"$json")" -eq 2 ]
+	grep -qE '^0x[0-9a-f]+ inv_s\+0x[0-9a-f]+$' <<<"$json"
+	[ "$(ptt-csv --states "$BATS_TEST_TMPDIR/s.ptt" | awk -F, '$4 == "holding_mutex" { print $5, $6 }' | sort -u)" = "$json" ]
+	[ "$(ptt-csv "$BATS_TEST_TMPDIR/s.ptt" | awk -F, '$7 == "mutex_lock" { print $9, $10 }' | sort -u)" = "$json" ]
+	# a join names the thread it waits for
+	[ "$(ptt-csv --states "$BATS_TEST_TMPDIR/s.ptt" | awk -F, '$4 == "join" { print $6 }' | tr '\n' ' ')" = "first second " ]
+}
+
+@test "a selection's left-out waits make no phantom meta row in ptt-stat" {
+	ptt-record -q -o "$BATS_TEST_TMPDIR/p.ptt" -- "$EXAMPLES/prodcons" -n 500 >/dev/null
+	ptt-filter --mutex=queue_lock "$BATS_TEST_TMPDIR/p.ptt" >"$BATS_TEST_TMPDIR/f.ptt"
+	# the barrier's waits were left out: the threads show them as OTHER, no object row
+	[ "$(ptt-dump -n "$BATS_TEST_TMPDIR/f.ptt" | grep -c ' wait_other ')" -gt 0 ]
+	run -0 --separate-stderr ptt-stat -n 0 -S 0 "$BATS_TEST_TMPDIR/f.ptt"
+	[ "$(awk '/^OBJECT/ { o = 1; next } /^$/ { o = 0 } o { print $2 }' <<<"$output" | sort -u | tr '\n' ' ')" = "cond mutex " ]
+	run -0 --separate-stderr ptt-stat --csv -S 0 "$BATS_TEST_TMPDIR/f.ptt"
+	[ "$(awk -F, 'NR > 1 && $1 == "" { exit } NR > 1 && $3 == "meta"' <<<"$output" | wc -l)" -eq 0 ]
+}

@@ -35,7 +35,7 @@ load helpers
 	[[ "$output" == *"producer-0"* ]]
 	[[ "$output" == *"contention: "* ]]
 	run -0 ptt-stat --sort=count --top=1 "$BATS_TEST_TMPDIR/p.ptt"
-	[ "$(echo "$output" | sed -n 2p | awk '{print $1}')" = "queue_lock" ]
+	[ "$(echo "$output" | sed -n 3p | awk '{print $1}')" = "queue_lock" ]
 	n=$(ptt-dump -n "$BATS_TEST_TMPDIR/p.ptt" | wc -l)
 	from=$(ptt-dump -n "$BATS_TEST_TMPDIR/p.ptt" | sed -n "$((n / 3))p" | awk '{print $1}')
 	to=$(ptt-dump -n "$BATS_TEST_TMPDIR/p.ptt" | sed -n "$((2 * n / 3))p" | awk '{print $1}')
@@ -66,7 +66,8 @@ load helpers
 	record true
 	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
 	[ -z "$stderr" ]
-	[[ "${lines[0]}" == "OBJECT "* ]]
+	[[ "${lines[0]}" == "LOCKS: "* ]]
+	[[ "${lines[1]}" == "OBJECT "* ]]
 	[[ "$output" == *"contention: 0.000 ms"* ]]
 	run -0 --separate-stderr ptt-stat --csv "$BATS_TEST_TMPDIR/t.ptt"
 	[ -z "$stderr" ]
@@ -78,16 +79,67 @@ load helpers
 	ptt-record -q -o "$T" -- "$EXAMPLES/prodcons" -p 3 -c 3 -n 3000 >/dev/null
 	run -0 --separate-stderr ptt-stat --brief --top=2 "$T"
 	[ -z "$stderr" ]
-	# the same rows from the CSV table: no cond or barrier, contended > 0, by wait, the first 2
-	want=$(ptt-stat --csv --top=0 "$T" | awk -F, 'NR > 1 && $1 == "" { exit } NR > 1 && $3 != "cond" && $3 != "barrier" && $6 > 0 { print $8, $2, $3, $6, $5 }' |
+	# the same rows from the CSV table: locks (no cond, barrier or semaphore used as a signal), contended > 0, by wait, the first 2
+	want=$(ptt-stat --csv --top=0 "$T" | awk -F, 'NR > 1 && $1 == "" { exit } NR > 1 && $18 == "lock" && $6 > 0 { print $8, $2, $3, $6, $5 }' |
 		sort -k1,1nr -k2 | head -2 | awk '{ print $2, $3, $4 " of " $5 }')
-	got=$(printf '%s\n' "${lines[@]:1}" | grep -v '^  (' | awk '{ print $1, $2, $3 " of " $5 }')
+	got=$(printf '%s\n' "${lines[@]:1}" | grep -v -e '^  (' -e '^waiting for work' | awk '{ print $1, $2, $3 " of " $5 }')
 	[ "$got" = "$want" ]
+	# the condition variables, apart
+	[[ "${lines[-1]}" =~ ^waiting\ for\ work\ \(no\ contention\):\ [0-9.]+\ ms\ .*,\ most\ on\ not_(empty|full)\ \(cond\)$ ]]
 	if [ -z "$want" ]; then
-		[ "$output" = "no thread waited for a lock" ]
+		[ "${lines[0]}" = "no thread waited for a lock" ]
 	else
 		[[ "${lines[0]}" =~ ^[0-9]+\.[0-9]{3}\ ms\ waited\ for\ locks\ over\ [0-9]+\.[0-9]{3}\ ms\;\ most\ contended:$ ]]
 	fi
+}
+
+# What a person wants first: the locks others lost time on, not the idle waits for work.
+@test "locks (mutual exclusion) apart from waiting for work; a semaphore is a lock only when used as one" {
+	printf '# ptt-trace 1\n%s\n' \
+		'0.000000001 10 10 pthread process_begin ppid=1 cmd="t"' \
+		'0.000000002 10 10 pthread sem_init sem=0x50 value=0 ret=0' \
+		'0.000000003 10 10 pthread sem_init sem=0x60 value=1 ret=0' \
+		'0.000000004 10 11 pthread thread_begin handle=0x1 start=0x0 parent=0' \
+		'0.000000005 10 12 pthread thread_begin handle=0x2 start=0x0 parent=0' \
+		'0.000000010 10 11 pthread sem_wait_req sem=0x50' \
+		'0.000000010 10 12 pthread mutex_lock mutex=0x20 ret=0' \
+		'0.000000011 10 10 pthread mutex_lock_req mutex=0x20' \
+		'0.000002011 10 12 pthread mutex_unlock mutex=0x20 ret=0' \
+		'0.000002012 10 10 pthread mutex_lock mutex=0x20 ret=0' \
+		'0.000002013 10 10 pthread mutex_unlock mutex=0x20 ret=0' \
+		'0.000002020 10 12 pthread sem_wait sem=0x60 ret=0' \
+		'0.000002021 10 10 pthread sem_wait_req sem=0x60' \
+		'0.000003021 10 12 pthread sem_post sem=0x60 ret=0' \
+		'0.000003022 10 10 pthread sem_wait sem=0x60 ret=0' \
+		'0.000003023 10 10 pthread sem_post sem=0x60 ret=0' \
+		'0.000003024 10 12 pthread cond_wait_req cond=0x30 mutex=0x40' \
+		'0.000900000 10 10 pthread cond_signal cond=0x30 ret=0' \
+		'0.000900001 10 12 pthread cond_wait cond=0x30 mutex=0x40 ret=0' \
+		'0.000900002 10 12 pthread mutex_unlock mutex=0x40 ret=0' \
+		'0.001000000 10 10 pthread sem_post sem=0x50 ret=0' \
+		'0.001000001 10 11 pthread sem_wait sem=0x50 ret=0' >"$BATS_TEST_TMPDIR/t.txt"
+	# --brief (ptt-record's summary): the mutex and the semaphore used as a lock, by time lost;
+	# the semaphore used as a signal (1 ms) and the condition variable only on the last line
+	run -0 --separate-stderr ptt-stat --brief "$BATS_TEST_TMPDIR/t.txt"
+	[ -z "$stderr" ]
+	[ "${#lines[@]}" -eq 4 ]
+	[ "${lines[0]}" = "0.003 ms waited for locks over 1.000 ms; most contended:" ]
+	[[ "${lines[1]}" =~ ^\ \ 0x20\ +mutex\ +1\ of\ 2\ acquisitions\ waited,\ 0.002\ ms ]]
+	[[ "${lines[2]}" =~ ^\ \ 0x60\ +sem\ +1\ of\ 2\ acquisitions\ waited,\ 0.001\ ms ]]
+	[ "${lines[3]}" = "waiting for work (no contention): 1.897 ms in condition variables, semaphores used as signals and barriers, most on 0x50 (sem)" ]
+	# the full table: two sections, the locks first; CSV: the use of each object
+	run -0 --separate-stderr ptt-stat -S 0 "$BATS_TEST_TMPDIR/t.txt"
+	[[ "${lines[0]}" == "LOCKS: mutual exclusion (mutexes, rwlocks, spinlocks, semaphores used as locks), most time others lost waiting first" ]]
+	[ "$(sed -n '3,5p' <<<"$output" | awk '{ print $1 }' | tr '\n' ' ')" = "0x20 0x60 0x40 " ]
+	[[ "${lines[5]}" == "WAITING FOR WORK: condition variables, semaphores used as signals, barriers (idle, not contention), most time waited first" ]]
+	[ "$(sed -n '9,10p' <<<"$output" | awk '{ print $1 }' | tr '\n' ' ')" = "0x50 0x30 " ]
+	[[ "$output" == *"contention: 0.003 ms waited for locks (mutual exclusion), summed over threads, in 1.000 ms of trace"* ]]
+	[[ "$output" == *"waiting for work: 1.897 ms in condition variables, semaphores used as signals and barriers, 0.000 ms in joins"* ]]
+	run -0 --separate-stderr ptt-stat --csv -S 0 "$BATS_TEST_TMPDIR/t.txt"
+	[ "$(awk -F, 'NR > 1 && $1 == "" { exit } NR > 1 { print $1, $NF }' <<<"$output" | tr '\n' ' ')" = "0x20 lock 0x60 lock 0x40 lock 0x50 work 0x30 work " ]
+	# per thread: the main thread's waits for the semaphore used as a lock (SEMLOCK), thread 11's for the signal (SEM)
+	[ "$(awk -F, '/^pid,tid,/ { s = 1; next } s && $2 == 10 { print $10, $13 }' <<<"$output")" = "1001 1001" ]
+	[ "$(awk -F, '/^pid,tid,/ { s = 1; next } s && $2 == 11 { print $10, $13 }' <<<"$output")" = "999991 0" ]
 }
 
 # two_sites: fast_path takes shared_lock 3 times for each slow_path (two_sites.c:17 and :24).
@@ -124,4 +176,26 @@ slow_path 1000" ]
 	[ "$stderr" = "" ]
 	[ "$(grep -cE '^  site [12] +(60|20) .* two_sites_stripped\+0x[0-9a-f]+$' <<<"$output")" -eq 2 ]
 	run -1 grep -E '^  site .* 0x[0-9a-f]+$' <<<"$(grep -v 'two_sites_stripped+0x' <<<"$output")"
+}
+
+# A wait its process's exit cut counts as contended, as one a window's end cuts.
+@test "a wait open when its process exits counts as in a window that ends before the exit" {
+	printf '# ptt-trace 1\n%s\n' \
+		'0.000000001 10 10 pthread process_begin ppid=1 cmd="t"' \
+		'0.000000002 10 11 pthread thread_begin handle=0x1 start=0x0 parent=0' \
+		'0.000000003 10 12 pthread thread_begin handle=0x2 start=0x0 parent=0' \
+		'0.000000010 10 11 pthread mutex_lock mutex=0x20 ret=0' \
+		'0.000000020 10 12 pthread mutex_lock_req mutex=0x20' \
+		'0.000001000 10 10 pthread mutex_lock mutex=0x30 ret=0' \
+		'0.000001001 10 10 pthread mutex_unlock mutex=0x30 ret=0' \
+		'0.000002020 10 10 pthread process_exit status=0' \
+		'0.000002021 10 10 pthread thread_end retval=0x0 how=3' >"$BATS_TEST_TMPDIR/t.txt"
+	row() { ptt-stat --csv -S 0 "$1" | awk -F, '$1 == "0x20" { print $5, $6, $8 }'; }
+	# acquisitions, contended, wait: the wait of thread 12, up to the exit
+	[ "$(row "$BATS_TEST_TMPDIR/t.txt")" = "1 1 2000" ]
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.txt"
+	[[ "$output" == *"1 wait was still open at the end of the trace (or when its thread ended)"* ]]
+	# a window that ends at 1.5 us: the same wait, cut there
+	ptt-filter --from=0ns --to=1500ns "$BATS_TEST_TMPDIR/t.txt" >"$BATS_TEST_TMPDIR/w.txt"
+	[ "$(row "$BATS_TEST_TMPDIR/w.txt")" = "1 1 1480" ]
 }

@@ -3,6 +3,8 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
+teardown() { stop_recorder_left; }
+
 @test "ptt-deadlock --help, --version and usage errors" {
 	run -0 ptt-deadlock --help
 	[[ "$output" == *"Usage: ptt-deadlock"* ]]
@@ -45,7 +47,11 @@ load helpers
 }
 
 @test "a real deadlock, stopped by SIGINT through ptt-record, is reported, exit 3" {
-	run timeout -s INT 3 ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/deadlock"
+	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/deadlock" 2>/dev/null 3>&- &
+	rec=$!
+	wait_blocked "$rec" 3 # the pair, each waiting for the other's lock, and main joining one
+	kill -INT "$rec"
+	wait "$rec" || true
 	run -3 ptt-deadlock "$BATS_TEST_TMPDIR/t.ptt"
 	[[ "$output" == *"deadlock: threads blocked in a cycle at the end of the trace"* ]]
 	[[ "$output" == *"for left (0x"*"held by thread"* ]]
@@ -68,7 +74,11 @@ load helpers
 	[[ "$output" == *"sem_b (0x"*"taken while holding sem_a (0x"* ]]
 	[[ "$output" == *"sem_a (0x"*"taken while holding sem_b (0x"* ]]
 	[ -z "$stderr" ]
-	run timeout -s INT 3 ptt-record -q -o "$BATS_TEST_TMPDIR/d.ptt" -- "$EXAMPLES/sem_deadlock"
+	ptt-record -q -o "$BATS_TEST_TMPDIR/d.ptt" -- "$EXAMPLES/sem_deadlock" 3>&- &
+	rec=$!
+	wait_blocked "$rec" 3
+	kill -INT "$rec"
+	wait "$rec" || true
 	run -3 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/d.ptt"
 	[[ "$output" == *"deadlock: threads blocked in a cycle at the end of the trace"* ]]
 	[[ "$output" == *"for sem_a (0x"*"held by thread"* ]]
@@ -91,7 +101,11 @@ def run(first, second):
 t1 = threading.Thread(target=run, args=(a, b)); t2 = threading.Thread(target=run, args=(b, a))
 t1.start(); t2.start(); t1.join(); t2.join()
 PY
-	run timeout -s TERM 5 ptt-record -q -o "$BATS_TEST_TMPDIR/py.ptt" -- "$py" "$BATS_TEST_TMPDIR/dl.py"
+	ptt-record -q -o "$BATS_TEST_TMPDIR/py.ptt" -- "$py" "$BATS_TEST_TMPDIR/dl.py" 3>&- &
+	rec=$!
+	wait_blocked "$rec" 3
+	kill -TERM "$rec"
+	wait "$rec" || true
 	run -3 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/py.ptt"
 	[ -z "$stderr" ]
 	[[ "$output" == *"potential deadlock 1: lock-order cycle of 2 objects"* ]]
@@ -99,6 +113,132 @@ PY
 	echo "$output" | awk '/^  thread [0-9]+ waits since .* for 0x[0-9a-f]+, held by thread [0-9]+$/ { held[$2] = $NF }
 		END { for (w in held) if (held[held[w]] == w && held[w] != w) n++; exit n != 2 }'
 	[ "$(echo "$output" | grep -cE 'taken while holding 0x[0-9a-f]+: first by thread [0-9]+')" -eq 2 ]
+}
+
+# CPython takes a threading.Lock with sem_trywait first, and blocks (sem_wait) only when the try fails:
+# a try that is the fast path of a blocking acquisition orders locks like the blocking call.
+@test "CPython: an inversion that never blocked (threads one after the other) is reported, exit 1" {
+	py=$(command -v python3 >/dev/null && python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || skip "python3 not installed"
+	cat >"$BATS_TEST_TMPDIR/inv.py" <<'PY'
+import threading
+a = threading.Lock(); b = threading.Lock()
+def run(first, second):
+    with first:
+        with second:
+            pass
+t1 = threading.Thread(target=run, args=(a, b)); t1.start(); t1.join()
+t2 = threading.Thread(target=run, args=(b, a)); t2.start(); t2.join()
+PY
+	ptt-record -q -o "$BATS_TEST_TMPDIR/py.ptt" -- "$py" "$BATS_TEST_TMPDIR/inv.py"
+	run -1 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/py.ptt"
+	[ -z "$stderr" ]
+	[[ "$output" == *"potential deadlock 1: lock-order cycle of 2 objects"* ]]
+	[ "$(grep -c '^potential deadlock' <<<"$output")" -eq 1 ]
+	[ "$(grep -cE 'taken while holding 0x[0-9a-f]+: first by thread [0-9]+' <<<"$output")" -eq 2 ]
+	# each edge was made by a successful try, the one place both threads took either lock
+	[ "$(grep -cE '^    0x[0-9a-f]+ taken at .*PyThread_acquire_lock_timed, then 0x[0-9a-f]+ at .*PyThread_acquire_lock_timed$' <<<"$output")" -eq 2 ]
+}
+
+@test "trylock as an honest non-blocking attempt (back off when it fails) is no inversion, exit 0" {
+	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/trylock_backoff" >/dev/null
+	# the reverse order was tried, failed (EBUSY) and succeeded, in each of the 3 rounds
+	[ "$(ptt-dump "$BATS_TEST_TMPDIR/t.ptt" | grep -c ' mutex_trylock mutex=0x[0-9a-f]* ret=16 ')" -ge 3 ]
+	[ "$(ptt-dump "$BATS_TEST_TMPDIR/t.ptt" | grep -c ' mutex_trylock mutex=0x[0-9a-f]* ret=0 ')" -eq 3 ]
+	run -0 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/t.ptt"
+	[ -z "$stderr" ]
+	[ "$output" = "no lock-order inversion and no deadlock found" ]
+}
+
+# tries at site 0x77 take 0xa and 0xb in both orders; $1: what thread 12 does after its failed
+# try of 0xd at the same site: blocks for 0xd (the try is a fast path) or backs off (honest)
+fast_or_honest() {
+	printf '# ptt-trace 1\n'
+	cat <<'EOF'
+0.000000001 10 10 pthread process_begin ppid=1 cmd="t"
+0.000000002 10 11 pthread thread_begin handle=0x1 start=0x0 parent=0
+0.000000003 10 12 pthread thread_begin handle=0x2 start=0x0 parent=0
+0.000000010 10 11 pthread mutex_lock mutex=0xa ret=0 site=0x50
+0.000000011 10 11 pthread mutex_trylock mutex=0xb ret=0 site=0x77
+0.000000012 10 11 pthread mutex_unlock mutex=0xb ret=0 site=0x51
+0.000000013 10 11 pthread mutex_unlock mutex=0xa ret=0 site=0x52
+0.000000020 10 12 pthread mutex_lock mutex=0xb ret=0 site=0x60
+0.000000021 10 12 pthread mutex_trylock mutex=0xa ret=0 site=0x77
+0.000000022 10 12 pthread mutex_unlock mutex=0xa ret=0 site=0x61
+0.000000023 10 12 pthread mutex_unlock mutex=0xb ret=0 site=0x62
+0.000000030 10 12 pthread mutex_lock mutex=0xc ret=0 site=0x63
+0.000000031 10 11 pthread mutex_lock mutex=0xd ret=0 site=0x53
+0.000000032 10 12 pthread mutex_trylock mutex=0xd ret=16 site=0x77
+EOF
+	if [ "$1" = block ]; then
+		printf '0.000000033 10 12 pthread mutex_lock_req mutex=0xd site=0x78\n'
+		printf '0.000000034 10 11 pthread mutex_unlock mutex=0xd ret=0 site=0x54\n'
+		printf '0.000000035 10 12 pthread mutex_lock mutex=0xd ret=0 site=0x78\n'
+	else
+		printf '0.000000033 10 12 pthread mutex_unlock mutex=0xc ret=0 site=0x64\n'
+		printf '0.000000034 10 11 pthread mutex_unlock mutex=0xd ret=0 site=0x54\n'
+		printf '0.000000035 10 12 pthread mutex_lock mutex=0xd ret=0 site=0x78\n'
+	fi
+}
+
+@test "a try orders locks when a failed try at its site was followed by blocking for the same lock" {
+	fast_or_honest block >"$BATS_TEST_TMPDIR/block.txt"
+	run -1 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/block.txt"
+	[[ "$output" == *"potential deadlock 1: lock-order cycle of 2 objects in process 10"* ]]
+	[[ "$output" == *"0xb taken while holding 0xa: first by thread 11"* ]]
+	[[ "$output" == *"0xa taken while holding 0xb: first by thread 12"* ]]
+	[ -z "$stderr" ]
+	# backing off (giving 0xc up) before taking 0xd: the tries were honest
+	fast_or_honest backoff >"$BATS_TEST_TMPDIR/backoff.txt"
+	run -0 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/backoff.txt"
+	[ "$output" = "no lock-order inversion and no deadlock found" ]
+	[ -z "$stderr" ]
+}
+
+@test "a lock taken by a try, then held while blocking for another, orders the two" {
+	printf '# ptt-trace 1\n%s\n' \
+		'0.000000001 10 10 pthread process_begin ppid=1 cmd="t"' \
+		'0.000000002 10 11 pthread thread_begin handle=0x1 start=0x0 parent=0' \
+		'0.000000003 10 12 pthread thread_begin handle=0x2 start=0x0 parent=0' \
+		'0.000000010 10 11 pthread mutex_trylock mutex=0xa ret=0 site=0x70' \
+		'0.000000011 10 11 pthread mutex_lock_req mutex=0xb site=0x71' \
+		'0.000000012 10 11 pthread mutex_lock mutex=0xb ret=0 site=0x71' \
+		'0.000000013 10 11 pthread mutex_unlock mutex=0xb ret=0 site=0x72' \
+		'0.000000014 10 11 pthread mutex_unlock mutex=0xa ret=0 site=0x73' \
+		'0.000000020 10 12 pthread mutex_lock mutex=0xb ret=0 site=0x80' \
+		'0.000000021 10 12 pthread mutex_lock mutex=0xa ret=0 site=0x81' \
+		'0.000000022 10 12 pthread mutex_unlock mutex=0xa ret=0 site=0x82' \
+		'0.000000023 10 12 pthread mutex_unlock mutex=0xb ret=0 site=0x83' >"$BATS_TEST_TMPDIR/t.txt"
+	run -1 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/t.txt"
+	[ -z "$stderr" ]
+	[[ "$output" == *"0xb taken while holding 0xa: first by thread 11"* ]]
+	[[ "$output" == *"0xa taken while holding 0xb: first by thread 12"* ]]
+}
+
+@test "CPython: two threads deadlocked when the process calls os._exit is a deadlock, exit 3" {
+	py=$(command -v python3 >/dev/null && python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || skip "python3 not installed"
+	cat >"$BATS_TEST_TMPDIR/dl.py" <<'PY'
+import threading, os, time
+a = threading.Lock(); b = threading.Lock(); meet = threading.Barrier(2)
+def run(first, second):
+    with first:
+        meet.wait()
+        with second:
+            pass
+t1 = threading.Thread(target=run, args=(a, b), daemon=True); t2 = threading.Thread(target=run, args=(b, a), daemon=True)
+t1.start(); t2.start()
+t1.join(0.5)
+os._exit(0)
+PY
+	run -0 timeout -s TERM 20 ptt-record -q -o "$BATS_TEST_TMPDIR/py.ptt" -- "$py" "$BATS_TEST_TMPDIR/dl.py"
+	# the process ended by itself (no signal), its two threads still blocked
+	ptt-dump "$BATS_TEST_TMPDIR/py.ptt" | grep -q ' process_exit status=0$'
+	run -3 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/py.ptt"
+	[ -z "$stderr" ]
+	[[ "$output" == *"deadlock: threads blocked in a cycle when their process exited (process "* ]]
+	echo "$output" | awk '/^  thread [0-9]+ waits since .* for 0x[0-9a-f]+, held by thread [0-9]+$/ { held[$2] = $NF }
+		END { for (w in held) if (held[held[w]] == w && held[w] != w) n++; exit n != 2 }'
+	run -3 ptt-deadlock -q "$BATS_TEST_TMPDIR/py.ptt"
+	[ -z "$output" ]
 }
 
 @test "nothing is reported on a clean program of 300 threads, nor on a clean CPython one" {

@@ -50,13 +50,19 @@ load helpers
 }
 
 # kill_recorder MODE...: start ptt-record MODE... -o $BATS_TEST_TMPDIR/k.ptt on a program that writes its pid
-# and waits, SIGKILL the recorder once the program runs, then kill the program it left behind
+# and waits, SIGKILL the recorder once the program runs (and, without --flight, once the trace
+# holds the program's start), then kill the program it left behind
 kill_recorder() {
 	rm -f "$BATS_TEST_TMPDIR/pid" "$BATS_TEST_TMPDIR/k.ptt"
-	ptt-record -q "$@" -o "$BATS_TEST_TMPDIR/k.ptt" -- sh -c 'echo $$ >"$1"; exec sleep 60' sh "$BATS_TEST_TMPDIR/pid" &
-	local rec=$!
+	ptt-record -q "$@" -o "$BATS_TEST_TMPDIR/k.ptt" -- sh -c 'echo $$ >"$1"; exec sleep 60' sh "$BATS_TEST_TMPDIR/pid" 3>&- &
+	local rec=$! n=0
 	for _ in $(seq 600); do [ -s "$BATS_TEST_TMPDIR/pid" ] && break; sleep 0.1; done
-	sleep 0.5 # a pass of the recorder (every 20 ms at most) has drained the program's start
+	if [ "${1:-}" != --flight ]; then
+		until [ "$(ptt-dump -n "$BATS_TEST_TMPDIR/k.ptt" 2>/dev/null | grep -c ' process_begin ')" -gt 0 ]; do
+			[ $((n += 1)) -le 600 ] || { echo "no process_begin in k.ptt after 60 s"; kill -KILL "$rec"; return 1; }
+			sleep 0.1
+		done
+	fi
 	kill -KILL "$rec"
 	wait "$rec" || true
 	local prog

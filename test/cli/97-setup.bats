@@ -31,11 +31,42 @@ LIST
 }
 
 @test ".ci/run and the Makefile go through .ci/deps, the one list" {
-	grep -q '^make -j2 check$' "$PTT_ROOT/.ci/run"
-	run -1 grep -q 'apt-get install' "$PTT_ROOT/.ci/run"
-	grep -q '^deps:' "$PTT_ROOT/Makefile"
-	grep -q '^demo: deps$' "$PTT_ROOT/Makefile"
-	grep -q '^check: deps-check$' "$PTT_ROOT/Makefile"
+	# the Makefile and .ci/ copied alone (nothing to build, so nothing runs long if a target
+	# skipped the check), a list with one missing package of each kind, and stand-ins for
+	# id (not root: .ci/deps prints the command instead of installing) and apt-get (never called)
+	w="$BATS_TEST_TMPDIR/w"
+	mkdir -p "$w/tree" "$w/bin" "$w/fakemake"
+	cp -R "$PTT_ROOT/Makefile" "$PTT_ROOT/.ci" "$w/tree/"
+	printf '#!/bin/sh\necho 1000\n' >"$w/bin/id"
+	printf '#!/bin/sh\necho "apt-get $*" >>"%s/calls"\nexit 1\n' "$w" >"$w/bin/apt-get"
+	printf '#!/bin/sh\necho "$PWD: make $*" >>"%s/calls"\n' "$w" >"$w/fakemake/make"
+	chmod +x "$w/bin/id" "$w/bin/apt-get" "$w/fakemake/make"
+	cat >"$w/packages" <<'LIST'
+check  ptt-test-nopkg-a cmd:ptt-no-such-command
+build  ptt-test-nopkg-b cmd:ptt-no-such-command-b
+LIST
+	export PTT_PACKAGES="$w/packages"
+	unset MAKEFLAGS MFLAGS MAKELEVEL # under make check: not its jobs, flags or variables
+	# make check and make check-quick stop at the check and test packages' message, before any test
+	for target in check check-quick; do
+		run -2 --separate-stderr env PATH="$w/bin:$PATH" make --no-print-directory -C "$w/tree" "$target"
+		[ "${stderr_lines[0]}" = "ptt: missing Debian packages: ptt-test-nopkg-a ptt-test-nopkg-b" ] || { echo "$target: $stderr"; return 1; }
+		[ "${stderr_lines[2]}" = "    sudo apt-get install -y --no-install-recommends ptt-test-nopkg-a ptt-test-nopkg-b" ]
+		[[ "${stderr_lines[3]}" == "make: *** [Makefile:"*": deps-check] Error 1" ]]
+		[ -z "$output" ]
+	done
+	# make demo and make deps: the build packages only
+	for target in demo deps; do
+		run -2 --separate-stderr env PATH="$w/bin:$PATH" make --no-print-directory -C "$w/tree" "$target"
+		[ "${stderr_lines[0]}" = "ptt: missing Debian packages: ptt-test-nopkg-b" ] || { echo "$target: $stderr"; return 1; }
+		[[ "${stderr_lines[3]}" == "make: *** [Makefile:"*": deps] Error 1" ]]
+	done
+	[ ! -e "$w/tree/build" ]
+	[ ! -e "$w/calls" ]
+	# .ci/run, from anywhere: the same command as a developer at the top of the tree
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr env PATH="$w/fakemake:$w/bin:$PATH" sh "$w/tree/.ci/run"
+	[ "$(cat "$w/calls")" = "$w/tree: make -j2 check" ]
 }
 
 @test "test/tally.sh: one closing line over the TAP of both passes; a pass without results is named" {

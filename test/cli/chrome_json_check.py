@@ -10,7 +10,7 @@ import json
 import sys
 
 STATE_KEYS = {"ph", "pid", "tid", "cat", "name", "ts", "dur", "cname", "args"}
-COLOURS = {"thread_state_running", "good", "terrible"}
+COLOURS = {"thread_state_running", "good", "terrible", "black"}  # black: a tracer stall
 FLOW_KINDS = {"create", "handoff", "wake", "barrier", "post", "join"}
 
 

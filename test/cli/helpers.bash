@@ -78,3 +78,75 @@ trace() {
 	shift
 	{ echo '# ptt-trace 1'; echo '0.000000001 10 10 pthread process_begin ppid=1 cmd="x"'; printf '%s\n' "$@"; } >"$f"
 }
+
+# ---- waiting for a program under ptt-record: on a state it reached, never for a fixed time
+# (a loaded machine or an ASan build may take seconds where a quiet one takes milliseconds);
+# each gives up after 60 s with a message, and each sets the pid it found in $prog
+
+# wait_program REC: the program the recorder REC (a background ptt-record) runs, in $prog.
+# ptt-record installs its signal handlers before it forks: from then on a signal sent to
+# it is passed on and noted in the trace.
+wait_program() {
+	local n=0
+	prog=
+	until prog=$(pgrep -o -P "$1") && [ -n "$prog" ]; do
+		[ $((n += 1)) -le 600 ] || { echo "ptt-record $1 started no program in 60 s"; return 1; }
+		kill -0 "$1" 2>/dev/null || { echo "ptt-record $1 ended before its program was seen"; return 1; }
+		sleep 0.1
+	done
+}
+
+# wait_size REC FILE BYTES: until the trace FILE that REC writes holds BYTES: the recorder
+# has written that much of the running program's events (a size, not a time, so that
+# the trace is about as long on any machine and under any load); its program in $prog
+wait_size() {
+	local n=0
+	wait_program "$1" || return 1
+	while [ "$(stat -c %s "$2" 2>/dev/null || echo 0)" -lt "$3" ]; do
+		[ $((n += 1)) -le 1200 ] || { echo "$2: less than $3 bytes after 60 s"; return 1; }
+		sleep 0.05
+	done
+}
+
+# wait_cpu REC SECONDS: until the program of REC has run SECONDS of processor time, all its
+# threads together (when nothing is written before the end: --flight); its pid in $prog
+wait_cpu() {
+	local n=0 hz ticks
+	wait_program "$1" || return 1
+	hz=$(getconf CLK_TCK)
+	while :; do
+		# utime and stime, fields 14 and 15: counted after the command's closing parenthesis
+		ticks=$(sed 's/.*) //' "/proc/$prog/stat" 2>/dev/null | awk '{ print $12 + $13 }')
+		[ -n "$ticks" ] || { echo "program $prog of ptt-record $1 is gone"; return 1; }
+		awk -v t="$ticks" -v hz="$hz" -v s="$2" 'BEGIN { exit !(t >= s * hz) }' && return 0
+		[ $((n += 1)) -le 600 ] || { echo "program $prog ran less than $2 s in 60 s"; return 1; }
+		sleep 0.1
+	done
+}
+
+# wait_blocked REC THREADS: until the program of REC has THREADS threads or more and every one
+# sleeps in a futex wait (a lock, a join, a semaphore), seen 3 times 0.1 s apart: it can no
+# longer move, so what the trace ends with is its deadlock; its pid in $prog
+wait_blocked() {
+	local n=0 seen=0 t count all
+	wait_program "$1" || return 1
+	while [ "$seen" -lt 3 ]; do
+		[ $((n += 1)) -le 600 ] || { echo "program $prog not blocked after 60 s"; return 1; }
+		[ -d "/proc/$prog" ] || { echo "program $prog ended instead of blocking"; return 1; }
+		sleep 0.1
+		count=0 all=1
+		for t in /proc/"$prog"/task/*; do
+			[[ "$(cat "$t/wchan" 2>/dev/null)" == *futex* ]] || all=0
+			count=$((count + 1))
+		done
+		if [ "$all" = 1 ] && [ "$count" -ge "$2" ]; then seen=$((seen + 1)); else seen=0; fi
+	done
+}
+
+# a failed test leaves no recorder $rec or program of it running behind it: a file whose
+# tests start ptt-record in the background calls this from its teardown
+stop_recorder_left() {
+	[ -z "${BATS_TEST_COMPLETED:-}" ] && [ -n "${rec:-}" ] || return 0
+	pkill -KILL -P "$rec" 2>/dev/null || true
+	kill -KILL "$rec" 2>/dev/null || true
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env bats
+# -z: zstd blocks (zlib with -Z zlib), read by every tool; raw and compressed blocks mixed in one trace.
+bats_require_minimum_version 1.5.0
+load helpers
+
+blocks() { python3 "$BATS_TEST_DIRNAME/ptt_blocks.py" "$@"; }
+
+# every reading tool on TRACE, each checked against the same tool on REF (the same events)
+same_everywhere() {
+	local t=$1 ref=$2 tool
+	cmp <(ptt-dump -n "$ref") <(ptt-dump -n "$t")
+	run -0 --separate-stderr ptt-dump --check "$t"
+	[[ "$output" == *" 0 damaged, 0 lost, 0 out of order, 0 violations: ok" ]]
+	[ -z "$stderr" ]
+	for tool in "ptt-stat -n 0" "ptt-csv --states" "ptt-json" "ptt-deadlock" "ptt-paje --objects" "ptt-dump --info"; do
+		# shellcheck disable=SC2086 # the tool's words
+		cmp <($tool "$ref" 2>&1 | sed "s|$ref|TRACE|g") <($tool "$t" 2>&1 | sed "s|$t|TRACE|g") ||
+			{ echo "$tool differs"; return 1; }
+	done
+	cmp <(ptt-dump -n "$ref") <(ptt-filter "$t" | ptt-dump -n)
+}
+
+@test "-z writes zstd blocks, -z -Z zlib zlib blocks: both read by every tool as their raw copy" {
+	for comp in zstd zlib; do
+		run -0 --separate-stderr ptt-record -q -z -Z "$comp" -o "$BATS_TEST_TMPDIR/$comp.ptt" -- "$EXAMPLES/prodcons" -n 3000
+		[ -z "$stderr" ]
+		# the META block is text: decompressed here by an independent decoder (python's zlib, the zstd CLI)
+		blocks meta "$BATS_TEST_TMPDIR/$comp.ptt" >"$BATS_TEST_TMPDIR/meta.txt"
+		grep -q '^clock_hz [1-9][0-9]*$' "$BATS_TEST_TMPDIR/meta.txt"
+		# EVENTS blocks are packed and compressed (flags 4 and 16 or 1); META and END carry their crc (2)
+		blocks flags "$BATS_TEST_TMPDIR/$comp.ptt" | sort | uniq -c >"$BATS_TEST_TMPDIR/flags.txt"
+		want=$([ $comp = zstd ] && echo 20 || echo 5)
+		grep -qE "^ +[1-9][0-9]* 2 $want\$" "$BATS_TEST_TMPDIR/flags.txt" || { cat "$BATS_TEST_TMPDIR/flags.txt"; return 1; }
+		# nothing of the other compressor
+		other=$([ $comp = zstd ] && echo 1 || echo 16)
+		awk -v o="$other" '{ if (int($3 / o) % 2) exit 1 }' "$BATS_TEST_TMPDIR/flags.txt"
+		# a raw copy (ptt-filter writes uncompressed) reads the same in every tool
+		ptt-filter "$BATS_TEST_TMPDIR/$comp.ptt" >"$BATS_TEST_TMPDIR/raw.ptt"
+		blocks flags "$BATS_TEST_TMPDIR/raw.ptt" | awk '$1 == 2 && $2 != 0 { exit 1 }'
+		same_everywhere "$BATS_TEST_TMPDIR/$comp.ptt" "$BATS_TEST_TMPDIR/raw.ptt"
+		ptt-paje "$BATS_TEST_TMPDIR/$comp.ptt" >"$BATS_TEST_TMPDIR/t.paje"
+		assert_paje_valid "$BATS_TEST_TMPDIR/t.paje"
+	done
+	# the END block says which compressor made the blocks, and how many went raw because it was behind
+	ptt-dump "$BATS_TEST_TMPDIR/zlib.ptt" | sed -n '/^# end$/,$p' >"$BATS_TEST_TMPDIR/end.txt"
+	grep -qx '# compressor zlib' "$BATS_TEST_TMPDIR/end.txt"
+	grep -qE '^# blocks [1-9][0-9]*$' "$BATS_TEST_TMPDIR/end.txt"
+	grep -qE '^# blocks_raw_behind [0-9]+$' "$BATS_TEST_TMPDIR/end.txt"
+}
+
+@test "raw, zlib and zstd EVENTS blocks mixed in one trace read as the raw trace" {
+	record "$EXAMPLES/prodcons" -n 3000
+	# every EVENTS block in turn: raw, zlib (python's), zstd (the zstd CLI's), not packed
+	run -0 blocks mix "$BATS_TEST_TMPDIR/t.ptt" "$BATS_TEST_TMPDIR/mixed.ptt"
+	[ "$output" -ge 6 ]
+	blocks flags "$BATS_TEST_TMPDIR/mixed.ptt" | sort | uniq -c >"$BATS_TEST_TMPDIR/flags.txt"
+	for f in 0 1 16; do
+		grep -qE "^ +[1-9][0-9]* 2 $f\$" "$BATS_TEST_TMPDIR/flags.txt" || { cat "$BATS_TEST_TMPDIR/flags.txt"; return 1; }
+	done
+	same_everywhere "$BATS_TEST_TMPDIR/mixed.ptt" "$BATS_TEST_TMPDIR/t.ptt"
+	# a window of the mixed trace, with its context, as the raw trace's
+	cmp <(ptt-filter --first=100 --count=50 "$BATS_TEST_TMPDIR/t.ptt" | ptt-dump -n) \
+		<(ptt-filter --first=100 --count=50 "$BATS_TEST_TMPDIR/mixed.ptt" | ptt-dump -n)
+}
+
+@test "a block with a compressor this version does not know is skipped and said so" {
+	record "$EXAMPLES/prodcons" -n 3000
+	# flag 0x20 on the second EVENTS block: not a compressor of this version
+	python3 - "$BATS_TEST_TMPDIR/t.ptt" <<'PY'
+import struct, sys, zlib
+d = bytearray(open(sys.argv[1], "rb").read())
+at, seen = 16, 0
+while at + 48 <= len(d):
+    kind, flags, plen = struct.unpack_from("<HHI", d, at + 4)
+    if kind == 2:
+        seen += 1
+        if seen == 2:
+            struct.pack_into("<H", d, at + 6, flags | 0x20)
+            struct.pack_into("<I", d, at + 44, zlib.crc32(bytes(d[at:at + 44])))
+            break
+    at += 48 + plen
+open(sys.argv[1], "wb").write(d)
+PY
+	run -1 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$stderr" == *"block compressed in a way this version does not know, block skipped"* ]]
+	[[ "$output" == *"1 damaged"* ]]
+}
+
+@test "-Z takes zstd or zlib, and needs -z" {
+	run -2 --separate-stderr ptt-record -Z lzma -z -- true
+	[ "$stderr" = "ptt-record: -Z: zstd or zlib: 'lzma'" ]
+	run -2 --separate-stderr ptt-record --compressor=zlib -- true
+	[ "$stderr" = "ptt-record: -Z needs -z" ]
+	run -0 --separate-stderr ptt-record -q -z --compressor=zlib -o "$BATS_TEST_TMPDIR/t.ptt" -- true
+	[ -z "$stderr" ]
+}
