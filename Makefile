@@ -43,8 +43,11 @@ CLI_SRC    = $(filter-out convert/ptt-%.c,$(wildcard convert/*.c))
 CLI_OBJ    = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TOOLS      = $(patsubst convert/%.c,$(BUILD)/bin/%,$(wildcard convert/ptt-*.c))
 PROGRAMS   = $(BUILD)/bin/ptt-record $(TOOLS)
+# the Rust examples (futex-based std locks) only where rustc is: their tests skip without them
+RUSTC     ?= $(shell command -v rustc 2>/dev/null)
 EXAMPLES   = $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)) \
-             $(patsubst examples/%.cc,$(BUILD)/examples/%,$(wildcard examples/*.cc))
+             $(patsubst examples/%.cc,$(BUILD)/examples/%,$(wildcard examples/*.cc)) \
+             $(if $(RUSTC),$(patsubst examples/%.rs,$(BUILD)/examples/%,$(wildcard examples/*.rs)))
 UNIT       = $(patsubst test/unit/%.c,$(BUILD)/test/%,$(wildcard test/unit/test_*.c))
 LIBFORMAT  = $(BUILD)/lib/libpttformat.a
 LIBPTT     = $(BUILD)/lib/libptt.so
@@ -93,6 +96,10 @@ $(BUILD)/examples/%: examples/%.c $(wildcard examples/*.h) capture/ptt.h $(LIBPT
 $(BUILD)/examples/%: examples/%.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 -Wall -Wextra -Werror $(CFLAGS) -o $@ $< -pthread
+
+$(BUILD)/examples/%: examples/%.rs
+	@mkdir -p $(dir $@)
+	MAKEFLAGS= $(RUSTC) --edition 2021 -O -g -o $@ $<
 
 $(BUILD)/test/test_ring: test/unit/test_ring.c $(RT_SRC) formats/types.c $(LIBFORMAT) $(REC_OBJ)
 	@mkdir -p $(dir $@)

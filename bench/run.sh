@@ -427,6 +427,19 @@ for cmd in "pigz -p 2 -c" "xz -T2 -2 -c" "sort --parallel=2 -S 20M"; do
 	awk -v r="$ratio" -v w="${REAL_WORST:-0}" 'BEGIN { exit !(r > w) }' && REAL_WORST=$ratio
 done
 
+# ---------------------------------------------------------------- the futex class (syscall())
+section "futex class: glibc's syscall() interposed (futexloop, least of 50 rounds of 2000 calls)"
+$CC -O2 -o "$OUT/futexloop" "$SRC/futexloop.c" || exit 1
+FL_ITER=2000
+"$OUT/futexloop" $FL_ITER 50 >"$TMP/fl0"
+"$BIN/ptt-record" -q -b 64M -e mutex -o "$TMP/fl.ptt" -- "$OUT/futexloop" $FL_ITER 50 >"$TMP/fl1" 2>>"$TMP/err"
+"$BIN/ptt-record" -q -b 64M -o "$TMP/fl.ptt" -- "$OUT/futexloop" $FL_ITER 50 >"$TMP/fl2" 2>>"$TMP/err"
+read -r p0 w0 a0 <"$TMP/fl0"; read -r p1 w1 a1 <"$TMP/fl1"; read -r p2 w2 a2 <"$TMP/fl2"
+say "syscall(SYS_getppid): untraced / traced" "$(calc "$p2 - $p0")" "ns added" "$p0 ns untraced, $p2 traced (passes through)"
+say "futex wake nobody waits for: futex class off / on" "$(calc "$w2 - $w1")" "ns added" "$w1 ns off, $w2 on (a futex_wake record)"
+say "futex wait that returns EAGAIN: off / on" "$(calc "$a2 - $a1")" "ns added" "$a1 ns off, $a2 on (request + outcome records)"
+rm -f "$TMP/fl.ptt"
+
 # ---------------------------------------------------------------- sustained rate, big trace
 section "sustained rate (lockloop, 2 threads, $BIG pairs each)"
 s=$(now_ns)

@@ -78,6 +78,7 @@ void ptt_resolve(void)
 	RESOLVE(pthread_mutex_timedlock);
 	RESOLVE(pthread_mutex_clocklock);
 	RESOLVE(fork);
+	RESOLVE(syscall);
 	RESOLVE(pthread_mutex_unlock); /* last: its presence means "resolved" */
 	ptt_resolving = 0;
 }

@@ -203,7 +203,7 @@ void namer_preload(struct namer *n, const char *path)
 static int is_sync_class(unsigned cls)
 {
 	return cls == PTT_CLASS_MUTEX || cls == PTT_CLASS_COND || cls == PTT_CLASS_RWLOCK ||
-	       cls == PTT_CLASS_BARRIER || cls == PTT_CLASS_SEM || cls == PTT_CLASS_SPIN;
+	       cls == PTT_CLASS_BARRIER || cls == PTT_CLASS_SEM || cls == PTT_CLASS_SPIN || cls == PTT_CLASS_FUTEX;
 }
 
 struct namer *namer_new(void)

@@ -36,7 +36,8 @@ static void usage(FILE *f)
 		"                        (default 1M) in memory and write them when the program ends or dies,\n"
 		"                        and to FILE.N (N = 1, 2, ...) on each SIGUSR1 to ptt-record\n"
 		"  -e, --events=CLASSES  record only these classes (comma list of thread, mutex, cond,\n"
-		"                        rwlock, barrier, sem, spin, process, user; 'all'; default all but spin)\n"
+		"                        rwlock, barrier, sem, spin, futex, process, user; 'all'; default all\n"
+		"                        but spin)\n"
 		"  -l, --level=N         detail level 1-3 (default 2)\n"
 		"  -m, --max-size=SIZE   split the trace into files FILE.0001, FILE.0002, ... of about SIZE\n"
 		"                        bytes (k/M/G suffix); the filters read them, named in order, as one trace\n"
@@ -175,7 +176,7 @@ int record_parse_opts(struct record_opts *o, int argc, char **argv)
 	o->ring_bytes = 1u << 20;
 	o->nrings = PTT_MAX_RINGS;
 	o->level = 2;
-	parse_classes(o, "process,thread,mutex,cond,rwlock,barrier,sem,user");
+	parse_classes(o, "process,thread,mutex,cond,rwlock,barrier,sem,user,futex");
 	int c, have_e = 0, have_l = 0, have_z = 0;
 	while ((c = getopt_long(argc, argv, "+o:b:t:dz::Z:e:l:m:f:qh", longopts, NULL)) != -1) {
 		switch (c) {

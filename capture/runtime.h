@@ -232,6 +232,7 @@ struct ptt_real {
 	int (*pthread_mutex_clocklock)(pthread_mutex_t *, clockid_t, const struct timespec *);
 	int (*pthread_mutex_unlock)(pthread_mutex_t *);
 	int (*fork)(void);
+	long (*syscall)(long, ...);
 };
 extern struct ptt_real ptt_real PTT_HIDDEN;
 extern int ptt_resolving PTT_HIDDEN;
@@ -247,6 +248,10 @@ static inline int ptt_bad_timeout(clockid_t clk, const struct timespec *t)
 {
 	return (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC) || !t || t->tv_nsec < 0 || t->tv_nsec >= 1000000000;
 }
+
+/* The real syscall() (the raw system call before it is resolved): the runtime's own system calls,
+ * so that its futex wake of the recorder is not traced as the program's. */
+long ptt_syscall(long n, long a1, long a2, long a3, long a4, long a5, long a6) PTT_HIDDEN;
 
 #define REAL(f) (__builtin_expect(ptt_real.f != 0, 1) ? ptt_real.f : (ptt_resolve(), ptt_real.f))
 

@@ -59,14 +59,14 @@ static inline uint64_t now_ticks(void)
 
 uint32_t ptt_gettid(void)
 {
-	return (uint32_t)syscall(SYS_gettid);
+	return (uint32_t)ptt_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0);
 }
 
 /* Wake the recorder's main loop from its sleep (a system call: never on the way of an ordinary event). */
 static void poke_recorder(struct ptt_shm *s)
 {
 	__atomic_fetch_add(&s->wake, 1, __ATOMIC_RELEASE);
-	syscall(SYS_futex, &s->wake, FUTEX_WAKE, 1, NULL, NULL, 0);
+	ptt_syscall(SYS_futex, (long)&s->wake, FUTEX_WAKE, 1, 0, 0, 0);
 }
 
 /* Claim a free ring for t: 0; -1 when every announced ring is taken. */
@@ -176,7 +176,7 @@ __attribute__((noinline, cold)) static int attach(struct ptt_tls *t)
 		}
 		poke_recorder(s);
 		struct timespec ts = { 0, 50000 };
-		syscall(SYS_nanosleep, &ts, NULL); /* raw: not a cancellation point */
+		ptt_syscall(SYS_nanosleep, (long)&ts, 0, 0, 0, 0, 0); /* raw: not a cancellation point */
 	}
 }
 
@@ -255,11 +255,11 @@ static int recorder_wait(struct ptt_shm *s, struct recorder_wait *rw)
 	if (rw->spin++ == 0)
 		rw->beat = __atomic_load_n(&s->heartbeat, __ATOMIC_ACQUIRE);
 	if (rw->spin <= 64) {
-		syscall(SYS_sched_yield);
+		ptt_syscall(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
 		return 0;
 	}
 	struct timespec ts = { 0, 100000 };
-	syscall(SYS_nanosleep, &ts, NULL);
+	ptt_syscall(SYS_nanosleep, (long)&ts, 0, 0, 0, 0, 0);
 	uint64_t b = __atomic_load_n(&s->heartbeat, __ATOMIC_ACQUIRE);
 	if (b != rw->beat) {
 		rw->beat = b;

@@ -9,6 +9,7 @@
 const char *const entity_object_kind[PTT_CLASS_COUNT] = {
 	[PTT_CLASS_MUTEX] = "mutex", [PTT_CLASS_RWLOCK] = "rwlock", [PTT_CLASS_SPIN] = "spinlock",
 	[PTT_CLASS_COND] = "cond", [PTT_CLASS_BARRIER] = "barrier", [PTT_CLASS_SEM] = "semaphore",
+	[PTT_CLASS_FUTEX] = "futex",
 };
 
 void entity_process_name(char *buf, size_t size, struct ptt_syms *syms, uint32_t pid)

@@ -1,7 +1,11 @@
-/* fidelity.c - ptt-dump --check: the model's anomalies as sentences (the rules are in model.h). */
+/* fidelity.c - ptt-dump --check: the model's anomalies as sentences (the rules are in model.h);
+ * and what a trace cannot show (a JVM, a Go program), said the same way by every tool. */
+#include <elf.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fidelity.h"
 #include "model.h"
@@ -258,4 +262,84 @@ int loss_print(const struct loss *l, FILE *out)
 	if (shown < l->n)
 		fprintf(out, "  (%zu more stretches)\n", l->n - shown);
 	return 1;
+}
+
+/* ---- what the trace cannot show (fidelity.h) ---- */
+
+static int has_section(int fd, const Elf64_Ehdr *eh, const char *want)
+{
+	if (eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shnum == 0 || eh->e_shnum > 4096 || eh->e_shstrndx >= eh->e_shnum)
+		return 0;
+	Elf64_Shdr str;
+	if (pread(fd, &str, sizeof str, (off_t)(eh->e_shoff + (uint64_t)eh->e_shstrndx * sizeof str)) != (ssize_t)sizeof str ||
+	    str.sh_size == 0 || str.sh_size > (1u << 20))
+		return 0;
+	char *names = malloc(str.sh_size + 1);
+	if (!names || pread(fd, names, str.sh_size, (off_t)str.sh_offset) != (ssize_t)str.sh_size) {
+		free(names);
+		return 0;
+	}
+	names[str.sh_size] = 0;
+	int found = 0;
+	for (unsigned i = 0; i < eh->e_shnum && !found; i++) {
+		Elf64_Shdr sh;
+		if (pread(fd, &sh, sizeof sh, (off_t)(eh->e_shoff + (uint64_t)i * sizeof sh)) != (ssize_t)sizeof sh)
+			break;
+		found = sh.sh_name < str.sh_size && strcmp(names + sh.sh_name, want) == 0;
+	}
+	free(names);
+	return found;
+}
+
+int fidelity_elf_is_go(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	Elf64_Ehdr eh;
+	int go = pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+		 eh.e_ident[EI_CLASS] == ELFCLASS64 && has_section(fd, &eh, ".note.go.buildid");
+	close(fd);
+	return go;
+}
+
+void fidelity_blind_event(struct fidelity_blind *b, const struct ptt_event *ev)
+{
+	switch (ev->id) {
+	case PTT_EV_REC_START:
+		b->recorded = 1;
+		break;
+	case PTT_EV_PROCESS_BEGIN:
+		b->processes = 1;
+		break;
+	case PTT_EV_MODULE: {
+		b->processes = 1;
+		const char *base = strrchr(ev->str, '/');
+		base = base ? base + 1 : ev->str;
+		if (strcmp(base, "libjvm.so") == 0)
+			b->jvm = 1;
+		if (ev->pid != b->last_pid) { /* a process's first module is its main program */
+			b->last_pid = ev->pid;
+			if (!b->go && fidelity_elf_is_go(ev->str))
+				b->go = 1;
+		}
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+const char *fidelity_blind_note(const struct fidelity_blind *b)
+{
+	if (b->jvm)
+		return "note: a JVM ran here (libjvm.so): Java monitors and java.util.concurrent locks wait in futex calls "
+		       "inside the JVM, which ptt does not see";
+	if (b->go)
+		return "note: a Go program ran here: goroutines synchronise in Go's runtime with futex calls of its own, "
+		       "which ptt does not see";
+	if (b->recorded && !b->processes)
+		return "note: no traced process: the program never loaded libptt.so (statically linked, as Go programs "
+		       "without cgo are), so none of its synchronisation was seen";
+	return NULL;
 }

@@ -64,4 +64,28 @@ uint64_t loss_events(const struct loss *l);
 int loss_print(const struct loss *l, FILE *out);
 void loss_free(struct loss *l);
 
+/*
+ * What the trace cannot show: a process that synchronises out of ptt's
+ * sight, told from its module events (ptt-stat, ptt-stat --brief and so
+ * ptt-record's summary, ptt-deadlock all print the same sentence):
+ *  - a JVM (libjvm.so loaded): monitors and java.util.concurrent locks park
+ *    threads with futex system calls made inside libjvm, not through pthread
+ *    locks or syscall();
+ *  - a Go program (the main program's ELF file has a .note.go.buildid
+ *    section, read where the file still is; else the path is not looked at):
+ *    goroutines synchronise in Go's runtime with inline futex calls;
+ *  - a recording in which no process began (the program never loaded
+ *    libptt.so: statically linked, as Go programs without cgo are).
+ * Memory: a few flags; at most one ELF file read per process.
+ */
+struct fidelity_blind {
+	unsigned jvm : 1, go : 1, recorded : 1, processes : 1;
+	uint32_t last_pid;          /* the pid whose first module (its main program) was looked at */
+};
+void fidelity_blind_event(struct fidelity_blind *b, const struct ptt_event *ev);
+/* The one plain line (no newline) saying what is invisible, or NULL when nothing is known to be. */
+const char *fidelity_blind_note(const struct fidelity_blind *b);
+/* 1 when path is an ELF file built by Go (a .note.go.buildid section), 0 otherwise or unreadable. */
+int fidelity_elf_is_go(const char *path);
+
 #endif

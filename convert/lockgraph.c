@@ -79,6 +79,7 @@ struct lockgraph {
 	int tarjan_index;
 	struct node **stack;
 	size_t sp;
+	struct fidelity_blind blind; /* what the trace cannot show */
 };
 
 static void exited(struct lockgraph *g, uint32_t pid);
@@ -348,6 +349,7 @@ struct lockgraph *lockgraph_new(const struct loss *loss)
 void lockgraph_event(struct lockgraph *g, const struct ptt_event *ev)
 {
 	ptt_syms_update(g->syms, ev);
+	fidelity_blind_event(&g->blind, ev);
 	if (!ev->type)
 		return;
 	unsigned role = ev->type->role;
@@ -782,6 +784,70 @@ int lockgraph_report_blocked(struct lockgraph *g, FILE *out, int *unverified)
 	g->exited_out = NULL;
 	*unverified = g->exited_unverified;
 	return g->exited_found + report_blocked(g, 0, out, unverified);
+}
+
+const char *lockgraph_blind_note(const struct lockgraph *g) { return fidelity_blind_note(&g->blind); }
+
+struct futex_waiters {
+	struct mthread **t;
+	size_t n, cap;
+};
+
+static int gather_futex(void *ctx, struct mthread *t)
+{
+	struct futex_waiters *w = ctx;
+	const struct mframe *f = model_waiting(t);
+	if (!f || f->state != MS_FUTEX_WAIT)
+		return 0;
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 16;
+		struct mthread **nt = realloc(w->t, cap * sizeof *nt);
+		if (!nt)
+			return -1;
+		w->t = nt;
+		w->cap = cap;
+	}
+	w->t[w->n++] = t;
+	return 0;
+}
+
+static int by_pid_tid(const void *a, const void *b)
+{
+	const struct mthread *x = *(struct mthread *const *)a, *y = *(struct mthread *const *)b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/*
+ * Futex waits still open at the end: a futex-based lock (Rust's std Mutex,
+ * parking_lot, InnoDB's srw_lock) is taken by an atomic operation in the
+ * program, so the trace never says who holds it, and no cycle can be shown.
+ */
+int lockgraph_report_futex(struct lockgraph *g, FILE *out)
+{
+	struct futex_waiters w = { 0 };
+	model_foreach_thread(g->model, gather_futex, &w);
+	if (w.n)
+		qsort(w.t, w.n, sizeof *w.t, by_pid_tid);
+	for (size_t i = 0; out && i < w.n; i++) {
+		struct mthread *t = w.t[i];
+		const struct mframe *f = model_waiting(t);
+		char tn[64], on[160];
+		thread_name(g, t->tid, tn, sizeof tn);
+		ptt_syms_object_name(g->syms, t->pid, f->obj, on, sizeof on);
+		if (i == 0)
+			fprintf(out, "blocked at the end of the trace in futex waits (process %" PRIu32 "):\n", t->pid);
+		fprintf(out, "  thread %s waits since %" PRIu64 ".%09" PRIu64 " s for futex %s", tn, f->begin_ns / 1000000000u,
+			f->begin_ns % 1000000000u, on);
+		const struct ptt_sym *sym = ptt_syms_code(g->syms, t->pid, ptt_syms_site_addr(g->syms, f->open.id, f->open.arg));
+		fprintf(out, sym ? " at %s\n" : "\n", sym ? sym->text : "");
+	}
+	if (out && w.n)
+		fprintf(out, "futex-based locks (Rust's std Mutex, parking_lot, InnoDB) do not tell who holds them: "
+			     "these threads may be deadlocked, but ptt cannot show the cycle\n");
+	free(w.t);
+	return (int)w.n;
 }
 
 void lockgraph_free(struct lockgraph *g)

@@ -26,6 +26,10 @@ int lockgraph_report_cycles(struct lockgraph *g, FILE *out, int *unverified);
 /* Print wait-for cycles among threads blocked at the end (and as processes exited); returns the number found (unverifiable ones
  * apart, in *unverified: a wait of the cycle began before a lost stretch that could have ended it). */
 int lockgraph_report_blocked(struct lockgraph *g, FILE *out, int *unverified);
+/* Print the threads blocked at the end in futex waits, whose holders cannot be told; returns their number. */
+int lockgraph_report_futex(struct lockgraph *g, FILE *out);
+/* fidelity_blind_note's sentence for this trace, or NULL. */
+const char *lockgraph_blind_note(const struct lockgraph *g);
 void lockgraph_free(struct lockgraph *g);
 
 #endif

@@ -11,15 +11,15 @@ const char *const mstate_name[MS_COUNT] = {
 	"Running (outside traced waits)", "Blocked on mutex", "Holding mutex", "In condition wait",
 	"At barrier", "Joining a thread", "Waiting on semaphore", "Waiting to read-lock", "Waiting to write-lock",
 	"Holding read lock", "Holding write lock", "Holding spinlock", "Holding semaphore (as a lock)",
-	"Waiting (outside the selection)", "Stalled by tracer",
+	"Waiting (outside the selection)", "Stalled by tracer", "Blocked on futex",
 };
 const char *const mstate_alias[MS_COUNT] = {
-	"R", "MW", "MH", "CW", "BW", "JW", "SW", "RRW", "RWW", "RRH", "RWH", "SH", "SMH", "OW", "TS",
+	"R", "MW", "MH", "CW", "BW", "JW", "SW", "RRW", "RWW", "RRH", "RWH", "SH", "SMH", "OW", "TS", "FW",
 };
 const char *const mstate_key[MS_COUNT] = {
 	"running", "blocked_mutex", "holding_mutex", "cond_wait", "barrier_wait", "join", "sem_wait",
 	"rwlock_read_wait", "rwlock_write_wait", "rwlock_read_hold", "rwlock_write_hold", "spin_hold",
-	"sem_hold", "other_wait", "tracer_stall",
+	"sem_hold", "other_wait", "tracer_stall", "futex_wait",
 };
 
 /* the kind of object a state is about (META: none) */
@@ -28,6 +28,7 @@ static const uint8_t state_cls[MS_COUNT] = {
 	[MS_BARRIER] = PTT_CLASS_BARRIER, [MS_SEM_WAIT] = PTT_CLASS_SEM, [MS_RW_RD_WAIT] = PTT_CLASS_RWLOCK,
 	[MS_RW_WR_WAIT] = PTT_CLASS_RWLOCK, [MS_RW_RD_HOLD] = PTT_CLASS_RWLOCK, [MS_RW_WR_HOLD] = PTT_CLASS_RWLOCK,
 	[MS_SPIN_HOLD] = PTT_CLASS_SPIN, [MS_SEM_HOLD] = PTT_CLASS_SEM, [MS_JOIN] = PTT_CLASS_THREAD,
+	[MS_FUTEX_WAIT] = PTT_CLASS_FUTEX,
 };
 
 unsigned mstate_class(unsigned s) { return s < MS_COUNT && s != MS_JOIN ? state_cls[s] : PTT_CLASS_META; }
@@ -434,6 +435,7 @@ static enum mstate wait_state(unsigned cls, unsigned role)
 	case PTT_CLASS_BARRIER: return MS_BARRIER;
 	case PTT_CLASS_SEM: return MS_SEM_WAIT;
 	case PTT_CLASS_THREAD: return MS_JOIN;
+	case PTT_CLASS_FUTEX: return MS_FUTEX_WAIT;
 	default: return MS_OTHER_WAIT;
 	}
 }
@@ -650,7 +652,7 @@ static void on_wait_end(struct model *m, struct mthread *t, const struct ptt_eve
 			link_from_last(m, t, o, "barrier", ev->ns);
 	} else {
 		ok = ret == 0;
-		if (waited && ok && ty->cls == PTT_CLASS_COND)
+		if (waited && ok && (ty->cls == PTT_CLASS_COND || ty->cls == PTT_CLASS_FUTEX))
 			link_from_last(m, t, o, "wake", ev->ns);
 	}
 	if (m->ops.wait_end)
@@ -690,11 +692,16 @@ static void on_release(struct model *m, struct mthread *t, const struct ptt_even
 static void post(struct model *m, struct mthread *t, const struct ptt_event *ev, uint64_t obj)
 {
 	unsigned cls = ev->type->cls;
-	if (cls != PTT_CLASS_COND && cls != PTT_CLASS_SEM)
+	if (cls != PTT_CLASS_COND && cls != PTT_CLASS_SEM && cls != PTT_CLASS_FUTEX)
 		return;
 	struct mobject *o = object_of(m, t->pid, obj, 0, ev->ns);
 	if (!o)
 		return;
+	if (cls == PTT_CLASS_FUTEX) {
+		if ((int32_t)ptt_event_arg(ev, "woken", 0) > 0)
+			o->last_tid = t->tid;
+		return;
+	}
 	if (cls == PTT_CLASS_COND) {
 		o->last_tid = t->tid;
 		return;
@@ -858,7 +865,7 @@ void model_event(struct model *m, const struct ptt_event *ev)
 	if (!t)
 		return;
 	uint64_t obj = ty->nargs && ty->argkind[0] == PTT_ARG_PTR ? ev->arg[0] : 0;
-	if (m->objects_on && obj && ty->cls >= PTT_CLASS_MUTEX && ty->cls <= PTT_CLASS_SPIN) {
+	if (m->objects_on && obj && ((ty->cls >= PTT_CLASS_MUTEX && ty->cls <= PTT_CLASS_SPIN) || ty->cls == PTT_CLASS_FUTEX)) {
 		object_of(m, t->pid, obj, ty->cls, ns); /* shown from its first appearance */
 		if (ty->cls == PTT_CLASS_COND && ty->role != PTT_ROLE_POST) {
 			uint64_t mutex = ptt_event_arg(ev, "mutex", 0);

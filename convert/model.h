@@ -78,6 +78,11 @@
  *    it is no wait (mstate_is_wait).  When it closes, every wait open on an
  *    object the stalled thread holds is lengthened by the stall's overlap
  *    with it (the wait frame's stalled_ns, seen by acquire and wait_end).
+ *  - Futexes (a futex word waited on through syscall()) are waited on, never
+ *    held: a futex-based lock is taken by an atomic operation in the program,
+ *    out of sight, so its holder is unknown.  A wait request opens the wait,
+ *    its outcome closes it (ok on 0; EAGAIN: the word had changed); a wake
+ *    that woke someone makes its thread the last to post (the "wake" link).
  *  - Objects are per process (a forked child has copies at the same
  *    addresses).  A successful destroy (role DESTROY) forgets an idle object
  *    (the address may be reused by a new one); INIT resets its ownership.
@@ -93,7 +98,7 @@
 enum mstate {
 	MS_RUNNING, MS_MUTEX_WAIT, MS_MUTEX_HOLD, MS_COND_WAIT, MS_BARRIER, MS_JOIN, MS_SEM_WAIT,
 	MS_RW_RD_WAIT, MS_RW_WR_WAIT, MS_RW_RD_HOLD, MS_RW_WR_HOLD, MS_SPIN_HOLD, MS_SEM_HOLD,
-	MS_OTHER_WAIT, MS_TRACER_STALL, MS_COUNT
+	MS_OTHER_WAIT, MS_TRACER_STALL, MS_FUTEX_WAIT, MS_COUNT
 };
 extern const char *const mstate_name[MS_COUNT];   /* the legend: "Running", "Blocked on mutex", ... */
 extern const char *const mstate_alias[MS_COUNT];  /* "R", "MW", ... */
@@ -140,7 +145,7 @@ struct mobject {
 	uint32_t pid;
 	uint32_t serial;            /* unique per shown incarnation (object_begin); 0 while not shown */
 	uint64_t addr;
-	uint8_t cls;                /* PTT_CLASS_MUTEX .. PTT_CLASS_SPIN, as shown */
+	uint8_t cls;                /* PTT_CLASS_MUTEX .. PTT_CLASS_SPIN or PTT_CLASS_FUTEX, as shown */
 	uint32_t holders, waiters;
 	uint32_t last_tid;          /* last unlocker / signaller / poster / barrier arriver */
 	uint32_t owner, depth;      /* exclusive owner (maybe ended) and its recursion depth */

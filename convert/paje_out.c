@@ -84,45 +84,57 @@ static const char *const object_header =
 	"5 PL ST_PLife \"live\" \"0.85 0.85 0.85\"\n5 PD ST_PLife \"destroyed\" \"1.0 1.0 1.0\"\n"
 	"5 CL ST_CLife \"live\" \"0.85 0.85 0.85\"\n5 CD ST_CLife \"destroyed\" \"1.0 1.0 1.0\"\n"
 	"5 BL ST_BLife \"live\" \"0.85 0.85 0.85\"\n5 BD ST_BLife \"destroyed\" \"1.0 1.0 1.0\"\n"
-	"5 SL ST_SLife \"live\" \"0.85 0.85 0.85\"\n5 SD ST_SLife \"destroyed\" \"1.0 1.0 1.0\"\n";
+	"5 SL ST_SLife \"live\" \"0.85 0.85 0.85\"\n5 SD ST_SLife \"destroyed\" \"1.0 1.0 1.0\"\n"
+	/* futexes (syscall(SYS_futex)): waited on, never known to be held */
+	"0 CT_Futexes CT_Objects \"Futexes\"\n"
+	"0 CT_Futex CT_Futexes \"Futex\"\n"
+	"3 V_FWait CT_Futex \"Futex waiters\" \"0.55 0.14 0.14\"\n"
+	"1 ST_FLife CT_Futex \"Futex lifetime\"\n"
+	"5 FL ST_FLife \"live\" \"0.85 0.85 0.85\"\n5 FD ST_FLife \"destroyed\" \"1.0 1.0 1.0\"\n";
 
 const char *const paje_object_type[PTT_CLASS_COUNT] = {
 	[PTT_CLASS_MUTEX] = "CT_Mutex", [PTT_CLASS_RWLOCK] = "CT_RWLock", [PTT_CLASS_SPIN] = "CT_Spin",
 	[PTT_CLASS_COND] = "CT_Cond", [PTT_CLASS_BARRIER] = "CT_Barrier", [PTT_CLASS_SEM] = "CT_Sem",
+	[PTT_CLASS_FUTEX] = "CT_Futex",
 };
 const char *const paje_life_type[PTT_CLASS_COUNT] = {
 	[PTT_CLASS_MUTEX] = "ST_MLife", [PTT_CLASS_RWLOCK] = "ST_RLife", [PTT_CLASS_SPIN] = "ST_PLife",
 	[PTT_CLASS_COND] = "ST_CLife", [PTT_CLASS_BARRIER] = "ST_BLife", [PTT_CLASS_SEM] = "ST_SLife",
+	[PTT_CLASS_FUTEX] = "ST_FLife",
 };
 const char *const paje_life_live[PTT_CLASS_COUNT] = {
 	[PTT_CLASS_MUTEX] = "ML", [PTT_CLASS_RWLOCK] = "RL", [PTT_CLASS_SPIN] = "PL",
 	[PTT_CLASS_COND] = "CL", [PTT_CLASS_BARRIER] = "BL", [PTT_CLASS_SEM] = "SL",
+	[PTT_CLASS_FUTEX] = "FL",
 };
 const char *const paje_life_gone[PTT_CLASS_COUNT] = {
 	[PTT_CLASS_MUTEX] = "MD", [PTT_CLASS_RWLOCK] = "RD", [PTT_CLASS_SPIN] = "PD",
 	[PTT_CLASS_COND] = "CD", [PTT_CLASS_BARRIER] = "BD", [PTT_CLASS_SEM] = "SD",
+	[PTT_CLASS_FUTEX] = "FD",
 };
 const char *const paje_group_type[PTT_CLASS_COUNT] = {
 	[PTT_CLASS_MUTEX] = "CT_Mutexes", [PTT_CLASS_RWLOCK] = "CT_RWLocks", [PTT_CLASS_SPIN] = "CT_Spins",
 	[PTT_CLASS_COND] = "CT_Conds", [PTT_CLASS_BARRIER] = "CT_Barriers", [PTT_CLASS_SEM] = "CT_Sems",
+	[PTT_CLASS_FUTEX] = "CT_Futexes",
 };
 const char *const paje_group_name[PTT_CLASS_COUNT] = {
 	[PTT_CLASS_MUTEX] = "mutexes", [PTT_CLASS_RWLOCK] = "rwlocks", [PTT_CLASS_SPIN] = "spinlocks",
 	[PTT_CLASS_COND] = "condition variables", [PTT_CLASS_BARRIER] = "barriers", [PTT_CLASS_SEM] = "semaphores",
+	[PTT_CLASS_FUTEX] = "futexes",
 };
 const char *const paje_holders_var[PTT_CLASS_COUNT] = {
 	[PTT_CLASS_MUTEX] = "V_MHold", [PTT_CLASS_RWLOCK] = "V_RHold", [PTT_CLASS_SPIN] = "V_PHold",
 };
 const char *const paje_waiters_var[PTT_CLASS_COUNT] = {
 	[PTT_CLASS_MUTEX] = "V_MWait", [PTT_CLASS_RWLOCK] = "V_RWait", [PTT_CLASS_COND] = "V_CWait",
-	[PTT_CLASS_BARRIER] = "V_BWait", [PTT_CLASS_SEM] = "V_SWait",
+	[PTT_CLASS_BARRIER] = "V_BWait", [PTT_CLASS_SEM] = "V_SWait", [PTT_CLASS_FUTEX] = "V_FWait",
 };
 
 /*
  * The colour of each state, by the state model's key, so that a state keeps
  * its colour whatever the order or number of states: blue running, warm
  * colours for waits (red: mutex, orange: condition, purple: barrier, pinks:
- * read-write locks, olive: semaphore), greens for holding, grey for joins
+ * read-write locks, olive: semaphore, dark red: futex), greens for holding, grey for joins
  * and waits on something else.  From the Tableau 10 and 20 palettes, which
  * stay apart on screen and in print.
  */
@@ -142,6 +154,7 @@ static const struct { const char *key, *rgb; } state_colours[] = {
 	{ "sem_hold", "0.30 0.50 0.30" },
 	{ "other_wait", "0.78 0.78 0.78" },
 	{ "tracer_stall", "0.90 0.10 0.90" },
+	{ "futex_wait", "0.55 0.14 0.14" },
 };
 
 const char *paje_state_colour(unsigned state)

@@ -60,11 +60,16 @@ int main(int argc, char **argv)
 	int weak_cycles = 0, weak_deadlocks = 0;
 	int potential = g ? lockgraph_report_cycles(g, quiet ? NULL : stdout, &weak_cycles) : 0;
 	int actual = g ? lockgraph_report_blocked(g, quiet ? NULL : stdout, &weak_deadlocks) : 0;
+	int futex = g ? lockgraph_report_futex(g, quiet ? NULL : stdout) : 0;
+	const char *note = g ? lockgraph_blind_note(g) : NULL;
 	if (!quiet && !potential && !actual && !weak_cycles && !weak_deadlocks)
-		printf("no lock-order inversion and no deadlock found\n");
+		printf(futex ? "no lock-order inversion and no deadlock found among the waits ptt can follow\n"
+			     : "no lock-order inversion and no deadlock found\n");
 	else if (!quiet && !potential && !actual)
 		printf("no verified lock-order inversion and no verified deadlock: %d cycle%s where events were lost\n",
 		       weak_cycles + weak_deadlocks, weak_cycles + weak_deadlocks > 1 ? "s lie" : " lies");
+	if (!quiet && note)
+		printf("%s\n", note);
 	lockgraph_free(g);
 	loss_free(in.loss);
 	int damaged = cli_close(&in);

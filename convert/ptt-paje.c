@@ -158,7 +158,7 @@ static void object_group(struct paje *pj, struct mprocess *p, unsigned cls, uint
 static void object_groups(struct paje *pj, struct mprocess *p, uint64_t ns)
 {
 	static const unsigned order[] = { PTT_CLASS_MUTEX, PTT_CLASS_RWLOCK, PTT_CLASS_SPIN,
-					  PTT_CLASS_COND, PTT_CLASS_BARRIER, PTT_CLASS_SEM };
+					  PTT_CLASS_COND, PTT_CLASS_BARRIER, PTT_CLASS_SEM, PTT_CLASS_FUTEX };
 	uintptr_t mask = (uintptr_t)pmap_get(&pj->kinds, p->serial);
 	for (size_t i = 0; mask && i < sizeof order / sizeof order[0]; i++)
 		if (mask & (uintptr_t)2 << order[i])

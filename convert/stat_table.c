@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fidelity.h"
 #include "model.h"
 #include "pmap.h"
-#include "fidelity.h"
 #include "stat_table.h"
 #include "symbols.h"
 
@@ -61,6 +61,7 @@ struct stat_table {
 	uint64_t last_ns, first_ns;
 	int any;
 	const struct loss *loss;    /* where events were lost (fidelity.h): objects whose span it covers are marked */
+	struct fidelity_blind blind; /* what the trace cannot show */
 };
 
 void stat_set_loss(struct stat_table *st, const struct loss *l) { st->loss = l; }
@@ -325,7 +326,8 @@ static void on_release(void *ctx, struct mthread *t, struct mobject *mo, const s
 	}
 }
 
-/* an outcome that took nothing: a cond wait or barrier counts as a passage; a failed try is not a wait */
+/* an outcome that took nothing: a cond wait or barrier counts as a passage, a futex wait as a wait
+ * (contended: whatever its result, the thread asked to sleep); a failed try is not a wait */
 static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const struct mframe *wait, int ok,
 			const struct ptt_event *ev)
 {
@@ -336,7 +338,7 @@ static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const 
 	if (cls == PTT_CLASS_META)
 		return; /* a wait a selection (ptt-filter) left out: no object's row */
 	struct obj *o = obj_of(ctx, t->pid, mo->addr, cls);
-	if (!o || (cls != PTT_CLASS_BARRIER && (cls != PTT_CLASS_COND || !wait)))
+	if (!o || (cls != PTT_CLASS_BARRIER && ((cls != PTT_CLASS_COND && cls != PTT_CLASS_FUTEX) || !wait)))
 		return;
 	o->acq++;
 	used(o, t->tid, wait ? wait->begin_ns : ev->ns);
@@ -372,6 +374,7 @@ static int open_wait(void *ctx, struct mthread *t, const struct mframe *f);
 void stat_event(struct stat_table *st, const struct ptt_event *ev)
 {
 	ptt_syms_update(st->syms, ev);
+	fidelity_blind_event(&st->blind, ev);
 	if (ev->id == PTT_EV_THREAD_END || ev->id == PTT_EV_PROCESS_EXIT) {
 		/* a wait its thread's end cut: counted as one the end of the trace (or window) cuts */
 		struct open_ctx oc = { st, ev->pid, ev->id == PTT_EV_THREAD_END ? ev->tid : 0, ev->ns };
@@ -571,8 +574,10 @@ static void print_stalls(const struct stat_table *st, struct obj *const *sorted,
  */
 static int is_lock(const struct obj *o)
 {
+	/* a futex is counted as a lock: most are (Rust's Mutex, InnoDB's srw_lock), and the trace cannot
+	 * tell a Condvar's futex from a Mutex's */
 	return o->cls == PTT_CLASS_MUTEX || o->cls == PTT_CLASS_RWLOCK || o->cls == PTT_CLASS_SPIN ||
-	       (o->cls == PTT_CLASS_SEM && o->sem_lock);
+	       o->cls == PTT_CLASS_FUTEX || (o->cls == PTT_CLASS_SEM && o->sem_lock);
 }
 
 /* The objects of one kind of use (locks or not), sorted by --sort; returns how many. */
@@ -693,11 +698,11 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 	/* threads: time blocked on locks, then waiting for work */
 	if (o->csv)
 		fprintf(out, "\npid,tid,name,lifetime_ns,no_wait_ns,blocked_mutex_ns,cond_wait_ns,barrier_ns,join_ns,sem_ns,rwlock_ns,"
-			     "other_wait_ns,sem_lock_ns\n");
+			     "other_wait_ns,sem_lock_ns,futex_wait_ns\n");
 	else
-		fprintf(out, "\n%8s %8s %-16s %11s %11s %11s %11s %11s %11s %11s %11s %11s %11s\n", "PID", "TID", "NAME", "LIFE(ms)",
-			"NO-WAIT(ms)", "MUTEX(ms)", "RWLOCK(ms)", "SEMLOCK(ms)", "COND(ms)", "SEM(ms)", "BARRIER(ms)", "JOIN(ms)",
-			"OTHER(ms)");
+		fprintf(out, "\n%8s %8s %-16s %11s %11s %11s %11s %11s %11s %11s %11s %11s %11s %11s\n", "PID", "TID", "NAME",
+			"LIFE(ms)", "NO-WAIT(ms)", "MUTEX(ms)", "RWLOCK(ms)", "SEMLOCK(ms)", "COND(ms)", "SEM(ms)", "BARRIER(ms)", "JOIN(ms)",
+			"OTHER(ms)", "FUTEX(ms)");
 	size_t tshown = o->top && o->top < st->nthrs ? o->top : st->nthrs;
 	uint64_t joins = 0;
 	for (size_t i = 0; i < st->nthrs; i++)
@@ -717,14 +722,14 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		uint64_t semlock = t->sem_lock_wait, semsig = t->in_state[MS_SEM_WAIT] - t->sem_lock_wait;
 		if (o->csv)
 			fprintf(out, "%" PRIu32 ",%" PRIu32 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", t->pid, t->tid, n ? n : "", life, run,
+				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", t->pid, t->tid, n ? n : "", life, run,
 				t->in_state[MS_MUTEX_WAIT], t->in_state[MS_COND_WAIT], t->in_state[MS_BARRIER], t->in_state[MS_JOIN],
-				t->in_state[MS_SEM_WAIT], rw, t->in_state[MS_OTHER_WAIT], semlock);
+				t->in_state[MS_SEM_WAIT], rw, t->in_state[MS_OTHER_WAIT], semlock, t->in_state[MS_FUTEX_WAIT]);
 		else
-			fprintf(out, "%8" PRIu32 " %8" PRIu32 " %-16.16s %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f\n",
+			fprintf(out, "%8" PRIu32 " %8" PRIu32 " %-16.16s %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f\n",
 				t->pid, t->tid, n ? n : "", ms(life), ms(run), ms(t->in_state[MS_MUTEX_WAIT]), ms(rw), ms(semlock),
 				ms(t->in_state[MS_COND_WAIT]), ms(semsig), ms(t->in_state[MS_BARRIER]), ms(t->in_state[MS_JOIN]),
-				ms(t->in_state[MS_OTHER_WAIT]));
+				ms(t->in_state[MS_OTHER_WAIT]), ms(t->in_state[MS_FUTEX_WAIT]));
 	}
 	if (o->csv && o->sites) { /* the sites of the objects shown, after the two tables CSV readers know */
 		fprintf(out, "\nobject,name,pid,rank,site,site_line,function,acquisitions,contended,wait_total_ns,wait_mean_ns,"
@@ -741,7 +746,8 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 			fprintf(out, "(%zu more threads)\n", st->nthrs - tshown);
 		fprintf(out, "NO-WAIT: outside any traced blocking call (running, or blocked in a call ptt does not trace);\n"
 			     "SEMLOCK: semaphores used as locks, SEM: the others; OTHER: blocked in a traced call that a\n"
-			     "selection (ptt-filter) left out\n");
+			     "selection (ptt-filter) left out; FUTEX: blocked in a futex wait made through syscall() (Rust's std\n"
+			     "locks, InnoDB's srw_lock)\n");
 		fprintf(out, "\ncontention: %.3f ms waited for locks (mutual exclusion), summed over threads, in %.3f ms of trace\n",
 			ms(contention), ms(st->last_ns - st->first_ns));
 		fprintf(out, "waiting for work: %.3f ms in condition variables, semaphores used as signals and barriers,"
@@ -754,6 +760,9 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		if (loss_print(st->loss, out) && marked)
 			fprintf(out, "%zu of the objects shown (marked *) were in use while events of their threads were lost: "
 				     "their figures may be short\n", marked);
+		const char *note = fidelity_blind_note(&st->blind);
+		if (note)
+			fprintf(out, "%s\n", note);
 	}
 	free(locks);
 	free(work);
@@ -794,6 +803,9 @@ void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FI
 	else
 		fprintf(out, "%.3f ms waited for locks over %.3f ms; most contended:\n", ms(contention),
 			ms(st->last_ns - st->first_ns));
+	const char *note = fidelity_blind_note(&st->blind);
+	if (note)
+		fprintf(out, "%s\n", note);
 	if (st->open_waits)
 		fprintf(out, "%" PRIu64 " wait%s still open at the end (threads blocked for ever? see ptt-deadlock)\n",
 			st->open_waits, st->open_waits > 1 ? "s were" : " was");
@@ -807,8 +819,12 @@ void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FI
 			snprintf(name + (l < sizeof name - 2 ? l : sizeof name - 2), 2, "*");
 			marked++;
 		}
-		fprintf(out, "  %-20s %-6s %" PRIu64 " of %" PRIu64 " acquisitions waited, %.3f ms in all, longest %.3f ms\n",
-			name, ptt_class_name(b->cls), b->contended, b->acq, ms(b->wait_total), ms(b->wait_max));
+		if (b->cls == PTT_CLASS_FUTEX) /* no acquisition is seen: a futex-based lock is taken out of sight */
+			fprintf(out, "  %-20s %-6s %" PRIu64 " futex waits, %.3f ms in all, longest %.3f ms\n", name,
+				ptt_class_name(b->cls), b->contended, ms(b->wait_total), ms(b->wait_max));
+		else
+			fprintf(out, "  %-20s %-6s %" PRIu64 " of %" PRIu64 " acquisitions waited, %.3f ms in all, longest %.3f ms\n",
+				name, ptt_class_name(b->cls), b->contended, b->acq, ms(b->wait_total), ms(b->wait_max));
 	}
 	if (shown < n)
 		fprintf(out, "  (%zu more contended)\n", n - shown);

@@ -1,4 +1,4 @@
-/* demangle.c - C++ symbols as their authors wrote them, for the recorder's namer and the readers' symboliser. */
+/* demangle.c - C++ (and Rust's legacy) symbols as their authors wrote them, for the recorder's namer and the readers' symboliser. */
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,5 +27,10 @@ char *ptt_demangle(const char *sym)
 		free(out);
 		return NULL;
 	}
+	/* Rust's legacy mangling is C++'s with a last part "h" and 16 hex digits, a hash
+	 * that Rust's own demangler leaves out: rust_mutex::RUST_LOCK::h0123456789abcdef */
+	size_t n = strlen(out);
+	if (n > 19 && strncmp(out + n - 19, "::h", 3) == 0 && strspn(out + n - 16, "0123456789abcdef") == 16)
+		out[n - 19] = 0;
 	return out;
 }

@@ -179,7 +179,7 @@ _Static_assert(sizeof(struct ptt_file_header) == 16, "file header is 16 bytes");
 enum ptt_class {
 	PTT_CLASS_META, PTT_CLASS_PROCESS, PTT_CLASS_THREAD, PTT_CLASS_MUTEX,
 	PTT_CLASS_COND, PTT_CLASS_RWLOCK, PTT_CLASS_BARRIER, PTT_CLASS_SEM,
-	PTT_CLASS_SPIN, PTT_CLASS_USER, PTT_CLASS_RECORDER, PTT_CLASS_COUNT
+	PTT_CLASS_SPIN, PTT_CLASS_USER, PTT_CLASS_RECORDER, PTT_CLASS_FUTEX, PTT_CLASS_COUNT
 };
 enum ptt_source { PTT_SRC_PTHREAD, PTT_SRC_RECORDER, PTT_SRC_PROGRAM, PTT_SRC_COUNT };
 /* What an event means to the program's state: see formats/events.def.  POINT is 0, so

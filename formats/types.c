@@ -6,7 +6,7 @@
 
 static const char *const class_names[PTT_CLASS_COUNT] = {
 	"meta", "process", "thread", "mutex", "cond", "rwlock",
-	"barrier", "sem", "spin", "user", "recorder",
+	"barrier", "sem", "spin", "user", "recorder", "futex",
 };
 static const char *const source_names[PTT_SRC_COUNT] = { "pthread", "recorder", "program" };
 static const char *const kind_names[PTT_ARG_KIND_COUNT] = { "i32", "u32", "tid", "ptr", "u64", "i64", "str" };

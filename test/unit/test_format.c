@@ -145,6 +145,16 @@ static void test_types(void)
 		bad += ptt_builtin_type(id) == NULL || ptt_builtin_type(id)->id != id;
 	ok(bad == 0, "built-in event table is consistent");
 
+	/* Rust's legacy symbols lose their hash as Rust's demangler leaves it out; C++ names are kept whole */
+	{
+		char *r = ptt_demangle("_ZN10rust_mutex9RUST_LOCK17h0123456789abcdefE");
+		char *c = ptt_demangle("_ZN4pool4lockE");
+		ok(!r || strcmp(r, "rust_mutex::RUST_LOCK") == 0, "Rust legacy symbol without its hash: %s", r ? r : "(no libstdc++)");
+		ok(!c || strcmp(c, "pool::lock") == 0, "C++ symbol unchanged: %s", c ? c : "(no libstdc++)");
+		free(r);
+		free(c);
+	}
+
 	struct ptt_types tt;
 	ptt_types_init_builtin(&tt);
 	const struct ptt_type *lock = ptt_types_find_name(&tt, "mutex_lock");

@@ -1,0 +1,172 @@
+/*
+ * wrap_futex.c - glibc's syscall(), for the futexes that programs wait on
+ * and wake themselves (class "futex"): Rust's std Mutex, RwLock and Condvar
+ * (since Rust 1.62), parking_lot, InnoDB's srw_lock, libstdc++'s atomic
+ * waits.  Every other system call passes straight through.
+ *
+ * What stays out of sight: futex calls issued inline (the `syscall`
+ * instruction in the program's own code: glibc's own locks, Go, the JVM's
+ * park, musl), futex_waitv, and who holds a futex-based lock (acquiring one
+ * uncontended is an atomic operation in the program: no call at all).
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <stdarg.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+#ifndef FUTEX_LOCK_PI2
+#define FUTEX_LOCK_PI2 13
+#endif
+
+/*
+ * The system call itself, for the moment before the real syscall() is
+ * resolved (a library's constructor running before ours, or a call made
+ * while dlsym resolves): -errno on failure, as the kernel returns it.
+ */
+static long raw_syscall(long n, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+#if defined(__x86_64__)
+	long ret;
+	register long r10 __asm__("r10") = a4;
+	register long r8 __asm__("r8") = a5;
+	register long r9 __asm__("r9") = a6;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(n), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = n;
+	register long x0 __asm__("x0") = a1;
+	register long x1 __asm__("x1") = a2;
+	register long x2 __asm__("x2") = a3;
+	register long x3 __asm__("x3") = a4;
+	register long x4 __asm__("x4") = a5;
+	register long x5 __asm__("x5") = a6;
+	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5) : "memory");
+	return x0;
+#else
+	(void)n, (void)a1, (void)a2, (void)a3, (void)a4, (void)a5, (void)a6;
+	return -ENOSYS;
+#endif
+}
+
+long ptt_syscall(long n, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+	if (__builtin_expect(!ptt_real.syscall, 0)) {
+		ptt_resolve();
+		if (!ptt_real.syscall) { /* resolving now: this call is dlsym's or a constructor's */
+			long r = raw_syscall(n, a1, a2, a3, a4, a5, a6);
+			if (r < 0 && r > -4096) {
+				errno = (int)-r;
+				return -1;
+			}
+			return r;
+		}
+	}
+	return ptt_real.syscall(n, a1, a2, a3, a4, a5, a6);
+}
+
+/* A timeout as ns, -1 for none (the word at t is the caller's: the kernel reads it too). */
+static int64_t timeout_ns(const struct timespec *t)
+{
+	return t ? (int64_t)t->tv_sec * 1000000000 + t->tv_nsec : -1;
+}
+
+/*
+ * The blocking request of a futex wait, stamped before the call: the one
+ * place a futex wait's REQUEST record is written (a hook that adds the
+ * waiting thread's stack belongs here).
+ */
+static __attribute__((noinline)) void futex_wait_request(const uint32_t *uaddr, uint32_t val, uint32_t op,
+							 int64_t timeout, const void *site)
+{
+	struct ptt_rec rec;
+	enum { N = 6 + PTT_SITE_WORDS };
+	if (ptt_rec_open_site(&rec, PTT_EV_FUTEX_WAIT_REQ, N, site) != 0)
+		return;
+	uint32_t *a = rec.p + PTT_REC_HDR_WORDS;
+	ptt_put64(a, (uint64_t)(uintptr_t)uaddr);
+	a[2] = val;
+	a[3] = op;
+	ptt_put64(a + 4, (uint64_t)timeout);
+	ptt_rec_close(&rec);
+}
+
+static long futex_wait(long a1, long a2, long a3, long a4, long a5, long a6, unsigned cmd, const void *site)
+{
+	const uint32_t *uaddr = (const uint32_t *)a1;
+	uint32_t op = (uint32_t)a2 & ~(uint32_t)FUTEX_PRIVATE_FLAG;
+	int saved = errno;
+	int has_val = cmd == FUTEX_WAIT || cmd == FUTEX_WAIT_BITSET || cmd == FUTEX_WAIT_REQUEUE_PI;
+	futex_wait_request(uaddr, has_val ? (uint32_t)a3 : 0, op, timeout_ns((const struct timespec *)a4), site);
+	errno = saved;
+	long r = ptt_real.syscall(SYS_futex, a1, a2, a3, a4, a5, a6);
+	saved = errno;
+	ptt_obj_ret(PTT_EV_FUTEX_WAIT, uaddr, r < 0 ? saved : 0, site);
+	errno = saved;
+	return r;
+}
+
+/* A wake, stamped before the call (what it wakes runs after); woken is its result. */
+static long futex_wake(long a1, long a2, long a3, long a4, long a5, long a6, unsigned cmd, const void *site)
+{
+	struct ptt_rec rec;
+	enum { N = 5 + PTT_SITE_WORDS };
+	if (ptt_rec_open_site(&rec, PTT_EV_FUTEX_WAKE, N, site) != 0)
+		return ptt_real.syscall(SYS_futex, a1, a2, a3, a4, a5, a6);
+	uint32_t *a = rec.p + PTT_REC_HDR_WORDS;
+	ptt_put64(a, (uint64_t)a1);
+	a[2] = cmd == FUTEX_UNLOCK_PI ? 1u : (uint32_t)a3;
+	a[3] = (uint32_t)a2 & ~(uint32_t)FUTEX_PRIVATE_FLAG;
+	a[4] = 0;
+	long r = ptt_real.syscall(SYS_futex, a1, a2, a3, a4, a5, a6);
+	int saved = errno;
+	a[4] = (uint32_t)(r < 0 ? -saved : (int32_t)r);
+	ptt_rec_close(&rec);
+	errno = saved;
+	return r;
+}
+
+/*
+ * Variadic: six long arguments are read whatever the call passed (as glibc's
+ * own syscall() passes six registers to the kernel) and forwarded.
+ */
+PTT_EXPORT long syscall(long n, ...)
+{
+	va_list ap;
+	va_start(ap, n);
+	long a1 = va_arg(ap, long), a2 = va_arg(ap, long), a3 = va_arg(ap, long);
+	long a4 = va_arg(ap, long), a5 = va_arg(ap, long), a6 = va_arg(ap, long);
+	va_end(ap);
+	if (__builtin_expect(n != SYS_futex || !ptt_real.syscall || ptt_tls.guard, 1))
+		return ptt_syscall(n, a1, a2, a3, a4, a5, a6);
+	unsigned cmd = (unsigned)a2 & FUTEX_CMD_MASK;
+	switch (cmd) {
+	case FUTEX_WAIT:
+	case FUTEX_WAIT_BITSET:
+	case FUTEX_LOCK_PI:
+	case FUTEX_LOCK_PI2:
+	case FUTEX_WAIT_REQUEUE_PI:
+		if (ptt_on[PTT_EV_FUTEX_WAIT])
+			return futex_wait(a1, a2, a3, a4, a5, a6, cmd, PTT_SITE);
+		break;
+	case FUTEX_WAKE:
+	case FUTEX_WAKE_BITSET:
+	case FUTEX_WAKE_OP:
+	case FUTEX_UNLOCK_PI:
+	case FUTEX_REQUEUE:
+	case FUTEX_CMP_REQUEUE:
+	case FUTEX_CMP_REQUEUE_PI:
+		if (ptt_on[PTT_EV_FUTEX_WAKE])
+			return futex_wake(a1, a2, a3, a4, a5, a6, cmd, PTT_SITE);
+		break;
+	default:
+		break;
+	}
+	return ptt_real.syscall(n, a1, a2, a3, a4, a5, a6);
+}
