@@ -24,7 +24,7 @@ TOOL_CFLAGS = $(ALL_CFLAGS) $(SAN)
 
 FORMAT_SRC = $(wildcard formats/*.c)
 FORMAT_OBJ = $(FORMAT_SRC:%.c=$(BUILD)/obj/%.o)
-RT_SRC     = capture/trace_path.c capture/shm.c capture/init.c capture/api.c $(wildcard capture/wrap_*.c)
+RT_SRC     = capture/trace_path.c capture/stack.c capture/shm.c capture/init.c capture/api.c $(wildcard capture/wrap_*.c)
 RT_OBJ     = $(RT_SRC:%.c=$(BUILD)/rt/%.o) $(BUILD)/rt/formats/types.o
 REC_SRC    = capture/ptt-record.c capture/record_opts.c capture/drain.c capture/flight.c capture/shm.c capture/namer.c capture/pace.c
 REC_OBJ    = $(REC_SRC:%.c=$(BUILD)/obj/%.o)
@@ -65,7 +65,7 @@ $(LIBFORMAT): $(FORMAT_OBJ)
 
 $(LIBPTT): $(RT_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libptt.so -Wl,-z,defs -o $@ $^ $(LDFLAGS) -ldl -lpthread
+	$(CC) -shared -Wl,-soname,libptt.so -Wl,-z,defs -o $@ $^ $(LDFLAGS) -ldl -lpthread -lgcc_s
 
 $(BUILD)/bin/ptt-record: $(REC_OBJ) $(LIBFORMAT)
 	@mkdir -p $(dir $@)
@@ -85,7 +85,7 @@ $(BUILD)/examples/%: examples/%.cc
 
 $(BUILD)/test/test_ring: test/unit/test_ring.c $(RT_SRC) formats/types.c $(LIBFORMAT) $(REC_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -DPTT_UNIT_TEST -o $@ test/unit/test_ring.c capture/trace_path.c capture/drain.c capture/shm.c $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) -lpthread
+	$(CC) $(TOOL_CFLAGS) -DPTT_UNIT_TEST -o $@ test/unit/test_ring.c capture/trace_path.c capture/stack.c capture/drain.c capture/shm.c $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) -lpthread
 
 $(BUILD)/test/test_pace: test/unit/test_pace.c capture/pace.c capture/pace.h
 	@mkdir -p $(dir $@)

@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #define PTT_SHM_MAGIC 0x3152485350545450ull /* "PTTSHMR1" */
-#define PTT_SHM_VERSION 3
+#define PTT_SHM_VERSION 4
 #define PTT_SHM_ENV "PTT_SHM_FD"
 #define PTT_MAX_RINGS 65536   /* ring descriptors the control page has room for */
 #define PTT_SEG_RINGS 256     /* rings per segment (fewer when the cap is lower) */
@@ -43,6 +43,13 @@ enum ptt_ring_state {
 enum ptt_shm_flags {
 	PTT_SHM_DISCARD = 1u << 0, /* drop events when a ring is full (and count them) */
 	PTT_SHM_FLIGHT = 1u << 1,  /* flight recorder: rings overwrite their oldest records, nobody waits */
+};
+
+/* ptt-record --stacks: which events the runtime unwinds the caller's stack for (capture/stack.c) */
+enum ptt_stack_mode {
+	PTT_STACKS_NONE = 0,     /* none */
+	PTT_STACKS_BLOCKING = 1, /* blocking paths: the requests of waits (the default) */
+	PTT_STACKS_ALL = 2,      /* those and every acquisition, try and release of a lock */
 };
 
 struct ptt_shm_type {
@@ -97,6 +104,7 @@ struct ptt_shm {
 	uint64_t no_ring_lost;     /* events of threads that found every ring taken */
 	uint64_t late_lost;        /* events after a thread's end (TLS destructors) */
 	uint32_t snapshot;         /* flight mode: the recorder is copying the rings; a writer waits rather than overwrite */
+	uint32_t stacks;           /* enum ptt_stack_mode: which events carry the caller's stack (--stacks) */
 	_Alignas(64) uint32_t ntypes;
 	struct ptt_shm_type types[PTT_MAX_USER_TYPES];
 	_Alignas(64) struct ptt_ring rings[];
