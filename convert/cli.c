@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "lockframes.h"
 
 /* A garbled trace has a damaged record every few hundred bytes: the first few
  * lines say what and where, one line at the end how many (not one line each). */
@@ -222,4 +223,13 @@ int cli_usage_error(const char *prog)
 {
 	fprintf(stderr, "Try '%s --help' for more information.\n", prog);
 	return 2;
+}
+
+int cli_skip_frames(const char *prog, const char *regex)
+{
+	char err[256];
+	if (lockframes_skip(regex, err, sizeof err) == 0)
+		return 0;
+	fprintf(stderr, "%s: --skip-frames: %s: '%s'\n", prog, err, regex);
+	return cli_usage_error(prog);
 }

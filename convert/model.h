@@ -94,6 +94,8 @@ struct mframe {
 	uint64_t since_ns;          /* start of the current interval on top of the stack */
 	uint64_t begin_ns;          /* when the frame opened (a hold's acquisition, a wait's request) */
 	struct mopen open;
+	uint32_t stack;             /* the caller's stack where it opened (model_stacks), 0 unknown; a hold
+				       taken after a wait has the wait's */
 };
 
 struct mthread {
@@ -105,6 +107,7 @@ struct mthread {
 	struct mframe *stack;       /* holds and waits, oldest first */
 	unsigned depth, cap;
 	uint64_t running_since;
+	uint32_t pending_stack;     /* a stack event's id, for the thread's next event */
 	void *user;                 /* for the converter */
 };
 
@@ -206,6 +209,10 @@ void model_finish(struct model *m, uint64_t ns);
 void model_free(struct model *m);
 
 /* ---- queries ---- */
+/* The stacks the trace defined so far (the frames of mframe.stack: ptt_stacks_get with the thread's pid). */
+const struct ptt_stacks *model_stacks(const struct model *m);
+/* Stack events that said the runtime's stack table was full (those events have no stack). */
+uint64_t model_stacks_full(const struct model *m);
 struct mthread *model_thread(const struct model *m, uint32_t pid, uint32_t tid);
 struct mobject *model_object(const struct model *m, uint32_t pid, uint64_t addr);
 /* The thread that owns addr exclusively (0: free or shared; the owner may have ended). */

@@ -23,6 +23,7 @@ static void usage(void)
 	       "  -S, --sites=N     show each object's top N call sites (default 3; 0: none)\n"
 	       "  -b, --brief       only the contended locks, a line each (ptt-record's closing summary)\n"
 	       "  -c, --csv         write CSV tables instead of aligned text\n"
+	       CLI_SKIP_FRAMES_HELP
 	       "  -h, --help        show this help and exit\n"
 	       "      --version     show the version and exit\n"
 	       "\n"
@@ -35,7 +36,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "sort", required_argument, 0, 's' }, { "top", required_argument, 0, 'n' },
 		{ "brief", no_argument, 0, 'b' }, { "csv", no_argument, 0, 'c' }, { "help", no_argument, 0, 'h' },
-		{ "sites", required_argument, 0, 'S' },
+		{ "sites", required_argument, 0, 'S' }, CLI_SKIP_FRAMES_LONGOPT,
 		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	struct stat_opts o = { STAT_SORT_WAIT, 20, 0, 3 };
@@ -63,6 +64,10 @@ int main(int argc, char **argv)
 			*(c == 'n' ? &o.top : &o.sites) = (unsigned)v;
 			break;
 		}
+		case CLI_OPT_SKIP_FRAMES:
+			if (cli_skip_frames("ptt-stat", optarg))
+				return 2;
+			break;
 		case 'b': brief = 1; break;
 		case 'c': o.csv = 1; break;
 		case 'h': usage(); return 0;

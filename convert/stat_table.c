@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lockframes.h"
 #include "model.h"
 #include "pmap.h"
 #include "stat_table.h"
@@ -144,6 +145,13 @@ static uint64_t ev_site(const struct stat_table *st, const struct ptt_event *ev)
 	return ptt_syms_site_addr(st->syms, ev->id, ev->arg);
 }
 
+/* The site of a frame: with a stack, its first frame past the lock layer (lockframes.h); else the call site. */
+static uint64_t frame_site(const struct stat_table *st, uint32_t pid, const struct mframe *f)
+{
+	uint64_t site = f->stack ? lockframes_site(st->syms, model_stacks(st->model), pid, f->stack) : 0;
+	return site ? site : open_site(st, &f->open);
+}
+
 /* an acquisition or passage at site that waited d ns (contended: it blocked) */
 static void add_wait(struct obj *o, uint32_t tid, uint64_t site, uint64_t d, int contended)
 {
@@ -224,8 +232,8 @@ static void on_acquire(void *ctx, struct mthread *t, struct mobject *mo, const s
 	if (!o)
 		return;
 	o->acq++;
-	add_wait(o, t->tid, hold ? open_site(st, &hold->open) : ev_site(st, ev), wait ? ev->ns - wait->begin_ns : 0,
-		 wait != NULL);
+	add_wait(o, t->tid, hold ? frame_site(st, t->pid, hold) : wait ? frame_site(st, t->pid, wait) : ev_site(st, ev),
+		 wait ? ev->ns - wait->begin_ns : 0, wait != NULL);
 	if (o->last_owner && o->last_owner != t->tid)
 		o->owner_changes++;
 	o->last_owner = t->tid;
@@ -241,7 +249,7 @@ static void on_release(void *ctx, struct mthread *t, struct mobject *mo, const s
 		o->hold_total += d;
 		if (d > o->hold_max)
 			o->hold_max = d;
-		struct site *at = site_of(o, open_site(st, &hold->open)); /* where it was taken */
+		struct site *at = site_of(o, frame_site(st, t->pid, hold)); /* where it was taken */
 		if (at) {
 			at->holds++;
 			at->hold_total += d;
@@ -263,7 +271,8 @@ static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const 
 	if (!o || (cls != PTT_CLASS_BARRIER && (cls != PTT_CLASS_COND || !wait)))
 		return;
 	o->acq++;
-	add_wait(o, t->tid, ev_site(ctx, ev), wait ? ev->ns - wait->begin_ns : 0, wait != NULL);
+	add_wait(o, t->tid, wait ? frame_site(ctx, t->pid, wait) : ev_site(ctx, ev), wait ? ev->ns - wait->begin_ns : 0,
+		 wait != NULL);
 }
 
 struct stat_table *stat_new(void)
@@ -306,7 +315,7 @@ static int open_wait(void *ctx, struct mthread *t, const struct mframe *f)
 		return 0;
 	struct obj *o = obj_of(st, t->pid, f->obj, cls);
 	if (o) {
-		add_wait(o, t->tid, open_site(st, &f->open), st->last_ns - f->begin_ns, 1);
+		add_wait(o, t->tid, frame_site(st, t->pid, f), st->last_ns - f->begin_ns, 1);
 		o->open_waits++;
 		st->open_waits++;
 	}
