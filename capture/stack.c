@@ -65,8 +65,8 @@ static _Unwind_Reason_Code step(struct _Unwind_Context *ctx, void *arg)
 	uintptr_t ip = (uintptr_t)_Unwind_GetIP(ctx);
 	if (!ip)
 		return _URC_END_OF_STACK;
-	if (w->n == 0 && ip >= self_lo && ip < self_hi)
-		return _URC_NO_REASON; /* the tracer's own frames, before the program's */
+	if (ip >= self_lo && ip < self_hi)
+		return _URC_NO_REASON; /* the tracer's own frames: the wrapper, a thread's start trampoline */
 	w->f[w->n++] = ip;
 	return w->n == PTT_STACK_DEPTH ? _URC_END_OF_STACK : _URC_NO_REASON;
 }

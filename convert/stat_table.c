@@ -41,7 +41,17 @@ struct thr {
 	uint64_t in_state[MS_COUNT];
 };
 
+/* Time waited or held under one stack (or, without one, at one site) for one object: a folded-stack line. */
+struct fold {
+	struct fold *next;          /* same hash key */
+	uint32_t pid, stack;
+	uint64_t site, obj;
+	uint8_t cls, hold;
+	uint64_t ns;
+};
+
 struct stat_table {
+	struct pmap folds;          /* fold_key -> chain of struct fold */
 	struct pmap objs_by_key;
 	struct obj **objs;
 	size_t nobjs, cap_objs;
@@ -52,6 +62,7 @@ struct stat_table {
 	struct model *model;
 	uint64_t last_ns, first_ns;
 	int any;
+	int folding;                /* keep struct fold (--folded) */
 };
 
 static int grow(void ***arr, size_t *cap, size_t n)
@@ -152,6 +163,40 @@ static uint64_t frame_site(const struct stat_table *st, uint32_t pid, const stru
 	return site ? site : open_site(st, &f->open);
 }
 
+static uint64_t fold_key(uint32_t pid, uint32_t stack, uint64_t site, uint64_t obj, int hold)
+{
+	uint64_t h = pmap_obj_key(pid, obj) * 0x9E3779B97F4A7C15ull;
+	h ^= (stack ? stack : site) + (uint64_t)hold * 0x632BE59BD9B4E019ull;
+	h *= 0xff51afd7ed558ccdull;
+	return (h ^ (h >> 31)) | 1;
+}
+
+/* d ns waited (hold 0) or held (hold 1) on o under frame f's stack (its site when it has none) */
+static void add_fold(struct stat_table *st, const struct obj *o, const struct mframe *f, uint64_t site, int hold, uint64_t d)
+{
+	if (!st->folding || !d)
+		return;
+	uint32_t stack = f && f->stack && ptt_stacks_get(model_stacks(st->model), o->pid, f->stack, &(const uint64_t *){ 0 })
+				 ? f->stack : 0;
+	if (stack)
+		site = 0;
+	uint64_t key = fold_key(o->pid, stack, site, o->addr, hold);
+	struct fold *head = pmap_get(&st->folds, key), *x;
+	for (x = head; x; x = x->next)
+		if (x->pid == o->pid && x->stack == stack && x->site == site && x->obj == o->addr && x->hold == hold)
+			break;
+	if (!x) {
+		if (!(x = calloc(1, sizeof *x)))
+			return;
+		*x = (struct fold){ head, o->pid, stack, site, o->addr, o->cls, (uint8_t)hold, 0 };
+		if (pmap_put(&st->folds, key, x)) {
+			free(x);
+			return;
+		}
+	}
+	x->ns += d;
+}
+
 /* an acquisition or passage at site that waited d ns (contended: it blocked) */
 static void add_wait(struct obj *o, uint32_t tid, uint64_t site, uint64_t d, int contended)
 {
@@ -234,6 +279,8 @@ static void on_acquire(void *ctx, struct mthread *t, struct mobject *mo, const s
 	o->acq++;
 	add_wait(o, t->tid, hold ? frame_site(st, t->pid, hold) : wait ? frame_site(st, t->pid, wait) : ev_site(st, ev),
 		 wait ? ev->ns - wait->begin_ns : 0, wait != NULL);
+	if (wait)
+		add_fold(st, o, wait, ev_site(st, ev), 0, ev->ns - wait->begin_ns);
 	if (o->last_owner && o->last_owner != t->tid)
 		o->owner_changes++;
 	o->last_owner = t->tid;
@@ -249,6 +296,7 @@ static void on_release(void *ctx, struct mthread *t, struct mobject *mo, const s
 		o->hold_total += d;
 		if (d > o->hold_max)
 			o->hold_max = d;
+		add_fold(st, o, hold, open_site(st, &hold->open), 1, d);
 		struct site *at = site_of(o, frame_site(st, t->pid, hold)); /* where it was taken */
 		if (at) {
 			at->holds++;
@@ -273,7 +321,11 @@ static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const 
 	o->acq++;
 	add_wait(o, t->tid, wait ? frame_site(ctx, t->pid, wait) : ev_site(ctx, ev), wait ? ev->ns - wait->begin_ns : 0,
 		 wait != NULL);
+	if (wait)
+		add_fold(ctx, o, wait, ev_site(ctx, ev), 0, ev->ns - wait->begin_ns);
 }
+
+void stat_set_folding(struct stat_table *st, int on) { st->folding = on; }
 
 struct stat_table *stat_new(void)
 {
@@ -316,6 +368,7 @@ static int open_wait(void *ctx, struct mthread *t, const struct mframe *f)
 	struct obj *o = obj_of(st, t->pid, f->obj, cls);
 	if (o) {
 		add_wait(o, t->tid, frame_site(st, t->pid, f), st->last_ns - f->begin_ns, 1);
+		add_fold(st, o, f, open_site(st, &f->open), 0, st->last_ns - f->begin_ns);
 		o->open_waits++;
 		st->open_waits++;
 	}
@@ -593,10 +646,45 @@ void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FI
 	free(sorted);
 }
 
+/*
+ * --folded: one line per stack and object, "frame;frame;...;[kind object] NS",
+ * root (outermost frame) first, the object waited for or held as the leaf, the
+ * value in nanoseconds of wait (or hold) time summed over threads.  Without a
+ * stack, the call site is the one frame.  Lines with the same frames (one stack
+ * met under two ids) are left for the viewer to add up, as they all do.
+ */
+void stat_print_folded(const struct stat_table *st, int hold, FILE *out)
+{
+	const struct ptt_stacks *stacks = model_stacks(st->model);
+	for (size_t i = 0; i < st->folds.cap; i++)
+		for (const struct fold *x = st->folds.vals[i]; x; x = x->next) {
+			if (x->hold != hold)
+				continue;
+			char name[512];
+			const uint64_t *f = NULL;
+			unsigned n = x->stack ? ptt_stacks_get(stacks, x->pid, x->stack, &f) : 0;
+			for (unsigned k = n; k-- > 0;)
+				fprintf(out, "%s;", lockframes_name(st->syms, x->pid, f[k], name, sizeof name));
+			if (!n)
+				fprintf(out, "%s;", x->site ? lockframes_name(st->syms, x->pid, x->site, name, sizeof name) : "[no site]");
+			ptt_syms_object_name(st->syms, x->pid, x->obj, name, sizeof name);
+			for (char *p = name; *p; p++)
+				if (*p == ';' || *p == ' ' || *p == '\n')
+					*p = '_';
+			fprintf(out, "[%s %s] %" PRIu64 "\n", ptt_class_name(x->cls), name, x->ns);
+		}
+}
+
 void stat_free(struct stat_table *st)
 {
 	if (!st)
 		return;
+	for (size_t i = 0; i < st->folds.cap; i++)
+		for (struct fold *x = st->folds.vals[i], *next; x; x = next) {
+			next = x->next;
+			free(x);
+		}
+	pmap_free(&st->folds);
 	for (size_t i = 0; i < st->nobjs; i++) {
 		free(st->objs[i]->sites);
 		free(st->objs[i]);

@@ -22,6 +22,10 @@ void stat_finish(struct stat_table *st, uint64_t from_ns, uint64_t to_ns);
 void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *out);
 /* The contended locks only, a line each, most waited-for first (o->top of them). */
 void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FILE *out);
+/* Keep the wait and hold time per stack and object, for stat_print_folded (set before the first event). */
+void stat_set_folding(struct stat_table *st, int on);
+/* Folded stacks (flamegraph.pl, speedscope, inferno) of wait time (hold 0) or hold time (hold 1), in ns. */
+void stat_print_folded(const struct stat_table *st, int hold, FILE *out);
 void stat_free(struct stat_table *st);
 
 #endif

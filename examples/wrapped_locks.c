@@ -154,16 +154,22 @@ static void *hold_handler_lock(void *arg)
 	return NULL;
 }
 
+static void *one_flush(void *arg)
+{
+	(void)arg;
+	sem_wait(&go);
+	flush_log();
+	sem_post(&done);
+	return NULL;
+}
+
 static void *creator_main(void *arg)
 {
 	(void)arg;
 	for (int i = 0; i < 20; i++) { /* threads being created while others wait */
 		pthread_t th;
-		if (pthread_create(&th, NULL, logger_main, NULL) == 0) {
-			sem_post(&go);
-			sem_wait(&done);
+		if (pthread_create(&th, NULL, one_flush, NULL) == 0)
 			pthread_join(th, NULL);
-		}
 	}
 	return NULL;
 }
@@ -187,13 +193,14 @@ static void safety(const char *self)
 	int status;
 	waitpid(pid, &status, 0);
 	/* waits while threads are created, one thread at a time */
-	rounds = 20;
 	sem_init(&go, 0, 0);
 	sem_init(&done, 0, 0);
 	pthread_t creator;
 	pthread_create(&creator, NULL, creator_main, NULL);
-	for (int i = 0; i < 20; i++)
-		update_stats(NULL);
+	for (int i = 0; i < 20; i++) {
+		update_stats(&go);
+		sem_wait(&done);
+	}
 	pthread_join(creator, NULL);
 	/* a wait in a dlopen'd library's code ($WRAPPED_LOCKS_DSO: a library with dso_contend(void),
 	 * which the tests build), unloaded afterwards */
