@@ -172,3 +172,26 @@ const char *lockframes_name(struct ptt_syms *syms, uint32_t pid, uint64_t addr, 
 			*p = ':';
 	return buf;
 }
+
+size_t lockframes_past(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, uint32_t stack, unsigned max,
+		       char *buf, size_t size)
+{
+	const uint64_t *f;
+	unsigned n = stack ? ptt_stacks_get(st, pid, stack, &f) : 0;
+	size_t len = 0;
+	if (size)
+		buf[0] = 0;
+	if (!n || !size)
+		return 0;
+	unsigned i = 0;
+	while (i + 1 < n && lockframes_is_lock(syms, pid, f[i]))
+		i++;
+	for (unsigned k = 0; i < n && k < max && len + 1 < size; i++, k++) {
+		char name[256];
+		int w = snprintf(buf + len, size - len, "%s%s", k ? " <- " : "", lockframes_name(syms, pid, f[i], name, sizeof name));
+		if (w < 0)
+			break;
+		len += (size_t)w;
+	}
+	return len < size ? len : size - 1;
+}

@@ -22,6 +22,10 @@ int lockframes_skip(const char *regex, char *err, size_t errsize);
 int lockframes_is_lock(struct ptt_syms *syms, uint32_t pid, uint64_t addr);
 /* The first frame of stack past the lock layer (its last frame if all are in it); 0 without a stack. */
 uint64_t lockframes_site(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, uint32_t stack);
+/* The first frames of stack past the lock layer, "f <- caller <- its caller" (at most max of them), into
+ * buf; returns its length (0 without a stack). */
+size_t lockframes_past(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, uint32_t stack, unsigned max,
+		       char *buf, size_t size);
 /* A frame's name for a folded stack or a short list: the function ("queue_push"), else "module+0xoff";
  * with no ';' (the folded format's separator) nor line breaks.  Written into buf; returns buf. */
 const char *lockframes_name(struct ptt_syms *syms, uint32_t pid, uint64_t addr, char *buf, size_t size);

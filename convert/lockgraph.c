@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lockframes.h"
 #include "lockgraph.h"
 #include "model.h"
 #include "pmap.h"
@@ -23,6 +24,7 @@ struct edge {
 	uint32_t first_tid, other_tid; /* a second thread that took the same order, if any */
 	uint64_t first_ns;
 	uint64_t held_site, taken_site; /* the first time: where A was taken, then where B was asked for */
+	uint32_t held_stack, taken_stack; /* their stacks (model_stacks), 0 unknown */
 	/* seen with A held exclusively / shared, with B asked exclusively / shared (rwlocks) */
 	unsigned held_excl : 1, held_shared : 1, want_excl : 1, want_shared : 1;
 };
@@ -101,6 +103,17 @@ static void add_edge(struct lockgraph *g, struct node *a, const struct mframe *a
 	e->first_ns = ev->ns;
 	e->held_site = ptt_syms_site_addr(g->syms, a_hold->open.id, a_hold->open.arg);
 	e->taken_site = ptt_syms_site_addr(g->syms, ev->id, ev->arg);
+	/* with stacks, the sites are the first frames past the lock layer (lockframes.h) */
+	const struct ptt_stacks *st = model_stacks(g->model);
+	struct mthread *t = model_thread(g->model, ev->pid, ev->tid);
+	const struct mframe *w = t ? model_waiting(t) : NULL;
+	e->held_stack = a_hold->stack;
+	e->taken_stack = t && t->pending_stack ? t->pending_stack : w && w->obj == b->addr ? w->stack : 0;
+	uint64_t site = lockframes_site(g->syms, st, a->pid, e->held_stack);
+	if (site)
+		e->held_site = site;
+	if ((site = lockframes_site(g->syms, st, b->pid, e->taken_stack)))
+		e->taken_site = site;
 	edge_modes(e, a_shared, b_shared);
 	if (a->nout == a->capout) {
 		size_t cap = a->capout ? a->capout * 2 : 4;
@@ -301,6 +314,11 @@ static void edge_sites(struct lockgraph *g, const struct edge *e, FILE *out)
 	ptt_syms_code_phrase(g->syms, e->from->pid, e->held_site, at_a, sizeof at_a);
 	ptt_syms_code_phrase(g->syms, e->to->pid, e->taken_site, at_b, sizeof at_b);
 	fprintf(out, "    %s taken%s, then %s%s\n", a, *at_a ? at_a : " (site unknown)", b, *at_b ? at_b : " (site unknown)");
+	const struct ptt_stacks *st = model_stacks(g->model);
+	if (lockframes_past(g->syms, st, e->from->pid, e->held_stack, 4, at_a, sizeof at_a))
+		fprintf(out, "      %s: %s\n", a, at_a);
+	if (lockframes_past(g->syms, st, e->to->pid, e->taken_stack, 4, at_b, sizeof at_b))
+		fprintf(out, "      %s: %s\n", b, at_b);
 }
 
 int lockgraph_report_cycles(struct lockgraph *g, FILE *out)

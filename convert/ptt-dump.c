@@ -29,6 +29,7 @@ static void usage(void)
 	       "                    impossible histories (two holders of a lock, ...); print counts\n"
 	       "  -i, --info        print the header, duration, per-thread and per-event counts, lost events\n"
 	       "  -n, --no-header   leave out the '#' header lines of the text form\n"
+	       CLI_SKIP_FRAMES_HELP
 	       "  -h, --help        show this help and exit\n"
 	       "      --version     show the version and exit\n"
 	       "\n"
@@ -41,7 +42,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "human", no_argument, 0, 'H' }, { "check", no_argument, 0, 'c' },
 		{ "info", no_argument, 0, 'i' }, { "no-header", no_argument, 0, 'n' },
-		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
+		{ "help", no_argument, 0, 'h' }, CLI_SKIP_FRAMES_LONGOPT, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	enum mode mode = MODE_TEXT;
 	int no_header = 0, c;
@@ -51,6 +52,10 @@ int main(int argc, char **argv)
 		case 'c': mode = MODE_CHECK; break;
 		case 'i': mode = MODE_INFO; break;
 		case 'n': no_header = 1; break;
+		case CLI_OPT_SKIP_FRAMES:
+			if (cli_skip_frames("ptt-dump", optarg))
+				return 2;
+			break;
 		case 'h': usage(); return 0;
 		case 'V': cli_print_version("ptt-dump"); return 0;
 		default: return cli_usage_error("ptt-dump");

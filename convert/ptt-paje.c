@@ -414,6 +414,7 @@ static void usage(void)
 	       "                         threads waited on most\n"
 	       "  -n, --max-objects=N    --objects for the N objects waited on most (0: all)\n"
 	       "  -O, --all-objects      --objects for every object (as --max-objects=0)\n"
+	       CLI_SKIP_FRAMES_HELP
 	       "  -h, --help             show this help and exit\n"
 	       "      --version          show the version and exit\n"
 	       "\n"
@@ -574,7 +575,7 @@ static int learn_names(struct paje *pj, int npaths, char **paths)
 static int options(struct paje *pj, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "all-objects", no_argument, 0, 'O' }, { "help", no_argument, 0, 'h' },
+		{ "all-objects", no_argument, 0, 'O' }, { "help", no_argument, 0, 'h' }, CLI_SKIP_FRAMES_LONGOPT,
 		{ "max-objects", required_argument, 0, 'n' }, { "objects", no_argument, 0, 'o' },
 		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
@@ -591,6 +592,10 @@ static int options(struct paje *pj, int argc, char **argv)
 				fprintf(stderr, "ptt-paje: --max-objects: not a count: %s\n", optarg);
 				return cli_usage_error("ptt-paje");
 			}
+			break;
+		case CLI_OPT_SKIP_FRAMES:
+			if (cli_skip_frames("ptt-paje", optarg))
+				return 2;
 			break;
 		case 'h': usage(); return -1;
 		case 'V': cli_print_version("ptt-paje"); return -1;
