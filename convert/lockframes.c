@@ -33,7 +33,7 @@ static const char *const builtin[] = {
 	"^g_thread_join",
 	/* MariaDB / MySQL */
 	"^mysql_mutex_", "^inline_mysql_", "^rw_pr_", "^psi_", "^my_pthread_", "^safe_mutex_", "^mysql_rwlock_",
-	"^mysql_cond_", "^mysql_prlock_", "^my_cond_", "^native_", "^PolicyMutex<", "^TTASEventMutex<", "^srw_lock",
+	"^mysql_cond_", "^mysql_prlock_", "^my_cond_", "^native_(mutex|rw|cond)_", "^PolicyMutex<", "^TTASEventMutex<", "^srw_lock",
 	"^ssux_lock", "^srw_mutex",
 	/* the JVM */
 	"^os::PlatformEvent::", "^os::PlatformParker::", "^os::PlatformMonitor::", "^Parker::park", "^ObjectMonitor::",
