@@ -58,6 +58,7 @@ struct out_ctx {
 	const char *site;   /* --site pattern, or NULL */
 	int context;                     /* definitions and wait_other markers are written */
 	struct pmap pending;             /* (pid, tid) -> the left-out call a thread is blocked in */
+	struct pmap stacks;              /* (pid, tid) -> 1 + the id of a stack event for its next event */
 	struct fcontext *ctx;
 };
 
@@ -112,10 +113,43 @@ static int marker(struct out_ctx *o, const struct ptt_event *ev, const char *nam
  * outcome, or whatever comes first) ends it: the thread is not drawn
  * running while it waits on something outside the selection.
  */
+/* A thread's stack event, held back until its next event: written before it when that is kept. */
+static int stack_before(struct out_ctx *o, const struct ptt_event *ev, int keep)
+{
+	uint64_t id = (uint64_t)(uintptr_t)pmap_get(&o->stacks, thread_key(ev)) - 1;
+	pmap_del(&o->stacks, thread_key(ev));
+	if (!keep)
+		return 0;
+	static struct ptt_event st;
+	const struct ptt_type *t = ptt_types_get(ptt_reader_types(o->r), PTT_EV_STACK);
+	if (!t || t->nargs != 1)
+		return 0;
+	memset(&st, 0, sizeof st);
+	st.type = t;
+	st.id = t->id;
+	st.nargs = 1;
+	st.ns = ev->ns;
+	st.ticks = ev->ticks;
+	st.pos = ev->pos;
+	st.pid = ev->pid;
+	st.tid = ev->tid;
+	st.arg[0] = id;
+	int rc = ptt_event_encode(&st);
+	return rc ? rc : ptt_sink_event(o->sink, o->r, &st);
+}
+
 static int write_event(struct out_ctx *o, struct ptt_event *ev, int keep)
 {
 	int rc = 0;
 	unsigned role = ev->type->role;
+	if (ev->id == PTT_EV_STACK && role == PTT_ROLE_META && ev->nargs == 1) {
+		/* it goes with the thread's next event, kept or not with it */
+		return pmap_put(&o->stacks, thread_key(ev), (void *)(uintptr_t)(ev->arg[0] + 1)) ? PTT_E_NOMEM : 0;
+	}
+	if (o->stacks.used && role != PTT_ROLE_NAME && role != PTT_ROLE_META && pmap_get(&o->stacks, thread_key(ev)))
+		rc = stack_before(o, ev, keep);
+	if (rc)
+		return rc;
 	if (o->context && o->pending.used && role != PTT_ROLE_NAME && role != PTT_ROLE_META) {
 		struct left_out *l = pmap_get(&o->pending, thread_key(ev));
 		if (l) {
@@ -278,7 +312,7 @@ int main(int argc, char **argv)
 		ptt_sink_set_note(sink, ptt_syms_note, syms);
 	uint64_t end_pos = spec.count == UINT64_MAX ? UINT64_MAX : spec.first + spec.count;
 	int in_window = !spec.has_window;
-	struct out_ctx oc = { sink, in.r, &spec, names, syms, site, !no_context, { 0 }, ctx };
+	struct out_ctx oc = { sink, in.r, &spec, names, syms, site, !no_context, { 0 }, { 0 }, ctx };
 	if (no_context)
 		ptt_reader_skip(in.r, spec.from_ns, spec.first);
 	else if (ctx && spec.has_window && in.npaths <= 1) /* a snapshot of the state before the window, if the file has one */
@@ -334,6 +368,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < oc.pending.cap; i++)
 		free(oc.pending.vals[i]);
 	pmap_free(&oc.pending);
+	pmap_free(&oc.stacks);
 	ptt_syms_free(syms);
 	spec_free(&spec);
 	int damaged = cli_close(&in);
