@@ -59,6 +59,7 @@ struct out_ctx {
 	int context;                     /* definitions and wait_other markers are written */
 	struct pmap pending;             /* (pid, tid) -> the left-out call a thread is blocked in */
 	struct pmap stacks;              /* (pid, tid) -> 1 + the id of a stack event for its next event */
+	int replaying;                   /* writing a window's context: no event of it takes a held stack */
 	struct fcontext *ctx;
 };
 
@@ -138,6 +139,17 @@ static int stack_before(struct out_ctx *o, const struct ptt_event *ev, int keep)
 	return rc ? rc : ptt_sink_event(o->sink, o->r, &st);
 }
 
+/* Before the window: a thread's stack event is held for its next event, which may be the window's. */
+static int hold_stack(struct out_ctx *o, const struct ptt_event *ev)
+{
+	unsigned role = ev->type ? ev->type->role : PTT_ROLE_POINT;
+	if (ev->id == PTT_EV_STACK && role == PTT_ROLE_META && ev->nargs == 1)
+		return pmap_put(&o->stacks, thread_key(ev), (void *)(uintptr_t)(ev->arg[0] + 1)) ? PTT_E_NOMEM : 0;
+	if (o->stacks.used && role != PTT_ROLE_NAME && role != PTT_ROLE_META)
+		pmap_del(&o->stacks, thread_key(ev));
+	return 0;
+}
+
 static int write_event(struct out_ctx *o, struct ptt_event *ev, int keep)
 {
 	int rc = 0;
@@ -146,7 +158,8 @@ static int write_event(struct out_ctx *o, struct ptt_event *ev, int keep)
 		/* it goes with the thread's next event, kept or not with it */
 		return pmap_put(&o->stacks, thread_key(ev), (void *)(uintptr_t)(ev->arg[0] + 1)) ? PTT_E_NOMEM : 0;
 	}
-	if (o->stacks.used && role != PTT_ROLE_NAME && role != PTT_ROLE_META && pmap_get(&o->stacks, thread_key(ev)))
+	if (o->stacks.used && !o->replaying && role != PTT_ROLE_NAME && role != PTT_ROLE_META &&
+	    pmap_get(&o->stacks, thread_key(ev)))
 		rc = stack_before(o, ev, keep);
 	if (rc)
 		return rc;
@@ -177,7 +190,10 @@ static int write_event(struct out_ctx *o, struct ptt_event *ev, int keep)
 static int emit_context(void *p, struct ptt_event *ev)
 {
 	struct out_ctx *o = p;
-	return write_event(o, ev, selected(o, ev) || spec_is_definition(ev));
+	o->replaying = 1;
+	int rc = write_event(o, ev, selected(o, ev) || spec_is_definition(ev));
+	o->replaying = 0;
+	return rc;
 }
 
 /* A snapshot's record: learnt as if read from the trace. */
@@ -312,7 +328,7 @@ int main(int argc, char **argv)
 		ptt_sink_set_note(sink, ptt_syms_note, syms);
 	uint64_t end_pos = spec.count == UINT64_MAX ? UINT64_MAX : spec.first + spec.count;
 	int in_window = !spec.has_window;
-	struct out_ctx oc = { sink, in.r, &spec, names, syms, site, !no_context, { 0 }, { 0 }, ctx };
+	struct out_ctx oc = { sink, in.r, &spec, names, syms, site, !no_context, { 0 }, { 0 }, 0, ctx };
 	if (no_context)
 		ptt_reader_skip(in.r, spec.from_ns, spec.first);
 	else if (ctx && spec.has_window && in.npaths <= 1) /* a snapshot of the state before the window, if the file has one */
@@ -338,6 +354,7 @@ int main(int argc, char **argv)
 		if (!in_window) {
 			if (ctx)
 				fcontext_event(ctx, &ev);
+			failed |= hold_stack(&oc, &ev) != 0; /* the stack of an event the window begins with */
 			continue;
 		}
 		seen = 1;

@@ -603,6 +603,10 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		if (st->open_waits)
 			fprintf(out, "%" PRIu64 " wait%s still open at the end of the trace, counted as contended up to its end "
 				     "(threads blocked for ever? see ptt-deadlock)\n", st->open_waits, st->open_waits > 1 ? "s were" : " was");
+		uint64_t full = model_stacks_full(st->model);
+		if (full)
+			fprintf(out, "%" PRIu64 " event%s no stack: the runtime's stack table was full (named at %s call site%s)\n",
+				full, full > 1 ? "s have" : " has", full > 1 ? "their" : "its", full > 1 ? "s" : "");
 	}
 	free(sorted);
 }

@@ -172,3 +172,26 @@ EOF
 	pids=$(awk '$5 == "stack_frames" && $6 == "stack=1" && $7 == "at=0" { print $2 }' <<<"$output" | sort -u | wc -l)
 	[ "$pids" -eq 2 ]
 }
+
+@test "ptt-filter keeps the stacks of what it keeps, and a window its stacks' frames" {
+	rec blocking
+	ptt-filter -o stats_lock "$T" >"$BATS_TEST_TMPDIR/o.ptt"
+	run -0 --separate-stderr ptt-stat -S 1 --skip-frames='^my_' "$BATS_TEST_TMPDIR/o.ptt"
+	grep -qE '^  site 1 +3 +3 .* flush_log\+0x[0-9a-f]+ \(wrapped_locks\) at wrapped_locks.c:67$' <<<"$output"
+	run -0 ptt-dump -n "$BATS_TEST_TMPDIR/o.ptt"
+	[ "$(grep -c ' stack stack=' <<<"$output")" -eq 3 ]
+	# a window after the first wait: the frames defined before it come with its context
+	from=$(ptt-dump -n "$T" | awk '$5 == "mutex_lock_req" { n++; if (n == 2) { print $1; exit } }')
+	ptt-filter -f "$from" "$T" >"$BATS_TEST_TMPDIR/w.ptt"
+	run -0 --separate-stderr ptt-stat -S 1 --skip-frames='^my_' "$BATS_TEST_TMPDIR/w.ptt"
+	grep -qE '^  site 1 +2 +2 .* flush_log\+0x[0-9a-f]+ \(wrapped_locks\) at wrapped_locks.c:67$' <<<"$output"
+}
+
+@test "a text trace whose stack table was full says so" {
+	ptt-record -q -o "$T" -- "$EXAMPLES/wrapped_locks" >/dev/null
+	# the runtime's answer when its table is full: a stack event without frames
+	ptt-dump "$T" | awk '$5 == "stack" { $6 = "stack=4294967295" } { print }' >"$BATS_TEST_TMPDIR/full.txt"
+	run -0 --separate-stderr ptt-stat -S 1 --skip-frames='^my_' "$BATS_TEST_TMPDIR/full.txt"
+	[[ "$output" == *"events have no stack: the runtime's stack table was full (named at their call sites)"* ]]
+	grep -qE '^  site 1 +6 +3 .* my_lock\+0x[0-9a-f]+ \(wrapped_locks\) at wrapped_locks.c:31$' <<<"$output"
+}
