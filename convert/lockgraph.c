@@ -458,6 +458,19 @@ static int gather(void *ctx, struct mthread *t)
 	return pmap_put(&b->in, (uint64_t)(uintptr_t)t, t);
 }
 
+/* With a stack: where t waits, at the first frames past the lock layer. */
+static void print_wait_stack(struct lockgraph *g, const struct mthread *t, const struct mframe *w, FILE *out)
+{
+	char at[512], from[1024];
+	const struct ptt_stacks *st = model_stacks(g->model);
+	uint64_t site = lockframes_site(g->syms, st, t->pid, w->stack);
+	if (!site)
+		return;
+	ptt_syms_code_phrase(g->syms, t->pid, site, at, sizeof at);
+	lockframes_past(g->syms, st, t->pid, w->stack, 4, from, sizeof from);
+	fprintf(out, "    waiting%s (from %s)\n", at, from);
+}
+
 /* Print t's wait and who could end it. */
 static void print_wait(struct lockgraph *g, struct mthread *t, FILE *out)
 {
@@ -477,22 +490,19 @@ static void print_wait(struct lockgraph *g, struct mthread *t, FILE *out)
 		w->begin_ns % 1000000000u, on);
 	if (n < 0) {
 		fprintf(out, " (who could end the wait cannot be told)\n");
-		return;
-	}
-	if (n == 0) {
+	} else if (n == 0) {
 		fprintf(out, ", which no live thread can end\n");
-		return;
-	}
-	if (w->state == MS_JOIN) {
+	} else if (w->state == MS_JOIN) {
 		fprintf(out, "\n");
-		return;
+	} else {
+		fprintf(out, ", %s thread", how);
+		for (int i = 0; i < n; i++) {
+			thread_name(g, who[i]->tid, hn, sizeof hn);
+			fprintf(out, "%s %s", i ? (i == n - 1 ? " or" : ",") : "", hn);
+		}
+		fprintf(out, "\n");
 	}
-	fprintf(out, ", %s thread", how);
-	for (int i = 0; i < n; i++) {
-		thread_name(g, who[i]->tid, hn, sizeof hn);
-		fprintf(out, "%s %s", i ? (i == n - 1 ? " or" : ",") : "", hn);
-	}
-	fprintf(out, "\n");
+	print_wait_stack(g, t, w, out);
 }
 
 /*
