@@ -52,6 +52,8 @@ struct fold {
 
 struct stat_table {
 	struct pmap folds;          /* fold_key -> chain of struct fold */
+	struct pmap site_waits;     /* (pid, site) -> struct site_wait */
+	int stacked;                /* a wait or hold had a stack: the sites are frames past the lock layer */
 	struct pmap objs_by_key;
 	struct obj **objs;
 	size_t nobjs, cap_objs;
@@ -160,6 +162,8 @@ static uint64_t ev_site(const struct stat_table *st, const struct ptt_event *ev)
 static uint64_t frame_site(const struct stat_table *st, uint32_t pid, const struct mframe *f)
 {
 	uint64_t site = f->stack ? lockframes_site(st->syms, model_stacks(st->model), pid, f->stack) : 0;
+	if (site)
+		((struct stat_table *)st)->stacked = 1;
 	return site ? site : open_site(st, &f->open);
 }
 
@@ -198,9 +202,42 @@ static void add_fold(struct stat_table *st, const struct obj *o, const struct mf
 }
 
 /* an acquisition or passage at site that waited d ns (contended: it blocked) */
-static void add_wait(struct obj *o, uint32_t tid, uint64_t site, uint64_t d, int contended)
+/* Contended waits by site over every object (the WAITS BY SITE table of a trace with stacks). */
+struct site_wait {
+	uint32_t pid;
+	uint64_t site, waits, wait_total, wait_max, obj;
+	uint32_t nobj;              /* objects waited for there: 1, or 2 for several */
+};
+
+static void add_site_wait(struct stat_table *st, const struct obj *o, uint64_t site, uint64_t d)
+{
+	if (!site)
+		return;
+	uint64_t key = pmap_obj_key(o->pid, site);
+	struct site_wait *w = pmap_get(&st->site_waits, key);
+	if (!w) {
+		if (!(w = calloc(1, sizeof *w)) || pmap_put(&st->site_waits, key, w)) {
+			free(w);
+			return;
+		}
+		w->pid = o->pid;
+		w->site = site;
+		w->obj = o->addr;
+		w->nobj = 1;
+	}
+	w->waits++;
+	w->wait_total += d;
+	if (d > w->wait_max)
+		w->wait_max = d;
+	if (w->obj != o->addr)
+		w->nobj = 2;
+}
+
+static void add_wait(struct stat_table *st, struct obj *o, uint32_t tid, uint64_t site, uint64_t d, int contended)
 {
 	struct site *at = site_of(o, site);
+	if (contended)
+		add_site_wait(st, o, site, d);
 	if (at) {
 		at->acq++;
 		at->contended += contended;
@@ -277,7 +314,7 @@ static void on_acquire(void *ctx, struct mthread *t, struct mobject *mo, const s
 	if (!o)
 		return;
 	o->acq++;
-	add_wait(o, t->tid, hold ? frame_site(st, t->pid, hold) : wait ? frame_site(st, t->pid, wait) : ev_site(st, ev),
+	add_wait(st, o, t->tid, hold ? frame_site(st, t->pid, hold) : wait ? frame_site(st, t->pid, wait) : ev_site(st, ev),
 		 wait ? ev->ns - wait->begin_ns : 0, wait != NULL);
 	if (wait)
 		add_fold(st, o, wait, ev_site(st, ev), 0, ev->ns - wait->begin_ns);
@@ -319,7 +356,7 @@ static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const 
 	if (!o || (cls != PTT_CLASS_BARRIER && (cls != PTT_CLASS_COND || !wait)))
 		return;
 	o->acq++;
-	add_wait(o, t->tid, wait ? frame_site(ctx, t->pid, wait) : ev_site(ctx, ev), wait ? ev->ns - wait->begin_ns : 0,
+	add_wait(ctx, o, t->tid, wait ? frame_site(ctx, t->pid, wait) : ev_site(ctx, ev), wait ? ev->ns - wait->begin_ns : 0,
 		 wait != NULL);
 	if (wait)
 		add_fold(ctx, o, wait, ev_site(ctx, ev), 0, ev->ns - wait->begin_ns);
@@ -367,7 +404,7 @@ static int open_wait(void *ctx, struct mthread *t, const struct mframe *f)
 		return 0;
 	struct obj *o = obj_of(st, t->pid, f->obj, cls);
 	if (o) {
-		add_wait(o, t->tid, frame_site(st, t->pid, f), st->last_ns - f->begin_ns, 1);
+		add_wait(st, o, t->tid, frame_site(st, t->pid, f), st->last_ns - f->begin_ns, 1);
 		add_fold(st, o, f, open_site(st, &f->open), 0, st->last_ns - f->begin_ns);
 		o->open_waits++;
 		st->open_waits++;
@@ -476,6 +513,48 @@ static void print_sites(const struct stat_table *st, const struct stat_opts *o, 
 		fprintf(out, "%-20s (%u more sites; --sites=0 shows none, -S %u all)\n", "", n - shown, n);
 }
 
+static int by_site_wait(const void *a, const void *b)
+{
+	const struct site_wait *x = *(const struct site_wait *const *)a, *y = *(const struct site_wait *const *)b;
+	if (x->wait_total != y->wait_total)
+		return x->wait_total > y->wait_total ? -1 : 1;
+	return x->site < y->site ? -1 : x->site > y->site;
+}
+
+/*
+ * A trace with stacks: where the program waited, over every object, the
+ * site being the first frame past the lock layer (lockframes.h): "where in
+ * my code", most waited first.
+ */
+static void print_site_waits(const struct stat_table *st, const struct stat_opts *o, FILE *out)
+{
+	size_t n = 0;
+	struct site_wait **v = malloc((st->site_waits.used + 1) * sizeof *v);
+	if (!v)
+		return;
+	for (size_t i = 0; i < st->site_waits.cap; i++)
+		if (st->site_waits.vals[i])
+			v[n++] = st->site_waits.vals[i];
+	if (n)
+		qsort(v, n, sizeof *v, by_site_wait);
+	size_t shown = o->top && o->top < n ? o->top : n;
+	fprintf(out, "\nWAITS BY SITE (the first frame past the lock layer)\n%9s %11s %10s %10s  %-20s %s\n", "WAITS",
+		"WAIT(ms)", "MEAN(us)", "MAX(us)", "OBJECT", "SITE");
+	for (size_t i = 0; i < shown; i++) {
+		char name[96];
+		if (v[i]->nobj > 1)
+			snprintf(name, sizeof name, "(several)");
+		else
+			ptt_syms_object_name(st->syms, v[i]->pid, v[i]->obj, name, sizeof name);
+		fprintf(out, "%9" PRIu64 " %11.3f %10.2f %10.2f  %-20s %s\n", v[i]->waits, ms(v[i]->wait_total),
+			(double)v[i]->wait_total / (double)v[i]->waits / 1e3, (double)v[i]->wait_max / 1e3, name,
+			ptt_syms_code(st->syms, v[i]->pid, v[i]->site)->text);
+	}
+	if (shown < n)
+		fprintf(out, "(%zu more sites)\n", n - shown);
+	free(v);
+}
+
 /* A thread's name as the pictures give it (its own, else its start routine), "" when it has none. */
 static const char *thr_name(const struct stat_table *st, uint32_t pid, uint32_t tid, char *buf, size_t size)
 {
@@ -554,6 +633,8 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 	}
 	if (!o->csv && shown < st->nobjs)
 		fprintf(out, "(%zu more objects; --top=0 shows all)\n", st->nobjs - shown);
+	if (!o->csv && st->stacked)
+		print_site_waits(st, o, out);
 	/* threads */
 	if (o->csv)
 		fprintf(out, "\npid,tid,name,lifetime_ns,no_wait_ns,blocked_mutex_ns,cond_wait_ns,barrier_ns,join_ns,sem_ns,rwlock_ns,"
@@ -689,6 +770,9 @@ void stat_free(struct stat_table *st)
 			free(x);
 		}
 	pmap_free(&st->folds);
+	for (size_t i = 0; i < st->site_waits.cap; i++)
+		free(st->site_waits.vals[i]);
+	pmap_free(&st->site_waits);
 	for (size_t i = 0; i < st->nobjs; i++) {
 		free(st->objs[i]->sites);
 		free(st->objs[i]);

@@ -46,7 +46,9 @@ rec() { # MODE ARGS...: wrapped_locks under --stacks=MODE into $T
 	run ! grep -qE ' stack(_frames)? ' <<<"$output"
 	run -0 --separate-stderr ptt-stat -S 3 --skip-frames='^my_' "$T"
 	[ -z "$stderr" ]
-	run ! grep -q 'flush_log' <<<"$output"
+	stat=$output
+	run ! grep -q 'flush_log' <<<"$stat"
+	run ! grep -q 'WAITS BY SITE' <<<"$stat"
 }
 
 @test "ptt-stat: the waits are named past the lock layer; --skip-frames adds the program's own" {
@@ -58,6 +60,8 @@ rec() { # MODE ARGS...: wrapped_locks under --stacks=MODE into $T
 	run -0 --separate-stderr ptt-stat -S 3 --skip-frames='^my_(lock|unlock)$' "$T"
 	[ -z "$stderr" ]
 	grep -qE '^  site 1 +3 +3 .* flush_log\+0x[0-9a-f]+ \(wrapped_locks\) at wrapped_locks.c:67$' <<<"$output"
+	# where the program waited, over every object
+	grep -qE '^ +3 +[0-9.]+ +[0-9.]+ +[0-9.]+  stats_lock +flush_log\+0x[0-9a-f]+ \(wrapped_locks\) at wrapped_locks.c:67$' <<<"$output"
 	# the uncontended holds have no stack: their pthread call site
 	grep -qE '^  site 2 +3 +0 .* my_lock\+0x[0-9a-f]+ \(wrapped_locks\) at wrapped_locks.c:31$' <<<"$output"
 	run -2 --separate-stderr ptt-stat --skip-frames='my_(' "$T"
