@@ -29,7 +29,7 @@
  *  - a fork child starts an empty table (its stacks are written under its
  *    own pid): ptt_stack_after_fork, from the runtime's atfork handler.
  */
-#include <dlfcn.h>
+#include <errno.h>
 #include <link.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -129,12 +129,14 @@ uint32_t ptt_stack_here(void)
 	struct ptt_tls *t = &ptt_tls;
 	if (t->guard || t->unwinding || !table)
 		return PTT_STACK_NONE;
+	int saved = errno; /* the program's, across the unwinder and a first record's ring set-up */
 	t->unwinding = 1;
 	uintptr_t f[PTT_STACK_DEPTH];
 	struct walk w = { f, 0 };
 	_Unwind_Backtrace(step, &w);
 	uint32_t id = ptt_stack_intern(f, w.n);
 	t->unwinding = 0;
+	errno = saved;
 	return id;
 }
 
