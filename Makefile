@@ -18,6 +18,10 @@ ZLIB_LIBS   := $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
 # -z's compressor (zlib stays readable and selectable): libzstd
 ZSTD_CFLAGS := $(shell pkg-config --cflags libzstd 2>/dev/null)
 ZSTD_LIBS   := $(shell pkg-config --libs libzstd 2>/dev/null || echo -lzstd)
+# Rust's v0 symbols (_R...) demangled by libiberty's cplus_demangle (formats/demangle.c); a static library
+IBERTY_LIBS := -liberty
+# what every program linked with libpttformat.a needs
+FORMAT_LIBS = $(ZLIB_LIBS) $(ZSTD_LIBS) $(IBERTY_LIBS)
 ELF_LIBS    := $(shell pkg-config --libs libelf 2>/dev/null || echo -lelf)
 # the readers' symboliser (convert/symbols.c): elfutils' libdw/libdwfl
 DW_LIBS     := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf)
@@ -35,7 +39,7 @@ CAPTURE_HDR = $(wildcard capture/*.h)
 CONVERT_HDR = $(wildcard convert/*.h)
 FORMAT_SRC = $(wildcard formats/*.c)
 FORMAT_OBJ = $(FORMAT_SRC:%.c=$(BUILD)/obj/%.o)
-RT_SRC     = capture/trace_path.c capture/shm.c capture/init.c capture/api.c $(wildcard capture/wrap_*.c)
+RT_SRC     = capture/trace_path.c capture/stack.c capture/shm.c capture/init.c capture/api.c $(wildcard capture/wrap_*.c)
 RT_OBJ     = $(RT_SRC:%.c=$(BUILD)/rt/%.o) $(BUILD)/rt/formats/types.o
 REC_SRC    = capture/ptt-record.c capture/record_opts.c capture/drain.c capture/flight.c capture/shm.c capture/namer.c capture/keeper.c capture/pace.c
 REC_OBJ    = $(REC_SRC:%.c=$(BUILD)/obj/%.o)
@@ -79,15 +83,15 @@ $(LIBFORMAT): $(FORMAT_OBJ)
 
 $(LIBPTT): $(RT_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libptt.so -Wl,-z,defs -o $@ $^ $(LDFLAGS) -ldl -lpthread
+	$(CC) -shared -Wl,-soname,libptt.so -Wl,-z,defs -o $@ $^ $(LDFLAGS) -ldl -lpthread -lgcc_s
 
 $(BUILD)/bin/ptt-record: $(REC_OBJ) $(LIBFORMAT)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ $(REC_OBJ) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(ELF_LIBS) -ldl
+	$(CC) $(TOOL_CFLAGS) -o $@ $(REC_OBJ) $(LIBFORMAT) $(LDFLAGS) $(FORMAT_LIBS) $(ELF_LIBS) -ldl
 
 $(BUILD)/bin/ptt-%: $(BUILD)/obj/convert/ptt-%.o $(CLI_OBJ) $(LIBFORMAT)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ $< $(CLI_OBJ) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(DW_LIBS) -lm
+	$(CC) $(TOOL_CFLAGS) -o $@ $< $(CLI_OBJ) $(LIBFORMAT) $(LDFLAGS) $(FORMAT_LIBS) $(DW_LIBS) -lm
 
 $(BUILD)/examples/%: examples/%.c $(wildcard examples/*.h) capture/ptt.h $(LIBPTT)
 	@mkdir -p $(dir $@)
@@ -103,7 +107,11 @@ $(BUILD)/examples/%: examples/%.rs
 
 $(BUILD)/test/test_ring: test/unit/test_ring.c $(RT_SRC) formats/types.c $(LIBFORMAT) $(REC_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -DPTT_UNIT_TEST -o $@ test/unit/test_ring.c capture/trace_path.c capture/drain.c capture/shm.c $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(ZSTD_LIBS) -lpthread
+	$(CC) $(TOOL_CFLAGS) -DPTT_UNIT_TEST -o $@ test/unit/test_ring.c capture/trace_path.c capture/stack.c capture/drain.c capture/shm.c $(LIBFORMAT) $(LDFLAGS) $(FORMAT_LIBS) -lpthread
+
+$(BUILD)/test/test_stack: test/unit/test_stack.c capture/stack.c capture/trace_path.c capture/shm.c $(LIBFORMAT)
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) -o $@ test/unit/test_stack.c capture/stack.c capture/trace_path.c capture/shm.c $(LIBFORMAT) $(LDFLAGS) -lpthread -lgcc_s
 
 $(BUILD)/test/test_pace: test/unit/test_pace.c capture/pace.c capture/pace.h
 	@mkdir -p $(dir $@)
@@ -111,7 +119,7 @@ $(BUILD)/test/test_pace: test/unit/test_pace.c capture/pace.c capture/pace.h
 
 $(BUILD)/test/test_%: test/unit/test_%.c $(LIBFORMAT)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ $< $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(ZSTD_LIBS) -lpthread
+	$(CC) $(TOOL_CFLAGS) -o $@ $< $(LIBFORMAT) $(LDFLAGS) $(FORMAT_LIBS) -lpthread
 
 $(BUILD)/lib/libptt.pc: libptt.pc.in
 	@mkdir -p $(dir $@)
@@ -206,7 +214,7 @@ $(BUILD)/fuzz/ptt-paje-main.o: convert/ptt-paje.c $(FORMAT_HDR) $(CONVERT_HDR)
 
 $(BUILD)/fuzz/replay_%: fuzz/replay.c fuzz/fuzz_common.c fuzz/fuzz_%.c fuzz/fuzz.h $(LIBFORMAT) $$(FUZZ_OBJ_$$*)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ fuzz/replay.c fuzz/fuzz_common.c fuzz/fuzz_$*.c $(FUZZ_OBJ_$*) $(LIBFORMAT) $(LDFLAGS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(DW_LIBS) -lm
+	$(CC) $(TOOL_CFLAGS) -o $@ fuzz/replay.c fuzz/fuzz_common.c fuzz/fuzz_$*.c $(FUZZ_OBJ_$*) $(LIBFORMAT) $(LDFLAGS) $(FORMAT_LIBS) $(DW_LIBS) -lm
 
 check-fuzz: $(if $(TESTS),,$(FUZZ_REPLAY))
 	@set -e; for n in $(if $(TESTS),,$(FUZZ_NAMES)); do echo "# replay $$n: fuzz/corpus/$$n fuzz/regress/$$n"; \
@@ -217,7 +225,7 @@ $(BUILD)/fuzz/libfuzzer_%: fuzz/fuzz_%.c fuzz/fuzz_common.c fuzz/fuzz.h $(FORMAT
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(STD_CFLAGS) -g -O1 \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(ZLIB_CFLAGS) $(ZSTD_CFLAGS) \
-		$(if $(filter paje,$*),-Dmain=ptt_paje_main) -o $@ fuzz/fuzz_common.c $(FUZZ_SRC_$*) $(FORMAT_SRC) $(ZLIB_LIBS) $(ZSTD_LIBS) $(DW_LIBS) -lm
+		$(if $(filter paje,$*),-Dmain=ptt_paje_main) -o $@ fuzz/fuzz_common.c $(FUZZ_SRC_$*) $(FORMAT_SRC) $(FORMAT_LIBS) $(DW_LIBS) -lm
 
 # FUZZ_RUNS executions or FUZZ_TIME seconds per harness, whichever comes first;
 # seeds: the examples' traces recorded now, plus the committed corpus

@@ -10,7 +10,8 @@
 # (size of the real programs' input, default 100), PTT_BENCH_LOCKHEAVY_REPS
 # (runs of each lock-heavy program per mode, default 3), PTT_BENCH_ONLY=lockheavy
 # (only the lock-heavy programs), PTT_BENCH_ONLY=site (only the call site's cost,
-# bench/site.sh, which has its own knobs).
+# bench/site.sh, which has its own knobs), PTT_BENCH_ONLY=stacks (only the stacks'
+# cost, bench/stacks.sh, with its own knobs).
 [ -z "${BASH_VERSION:-}" ] && exec bash "$0" "$@"
 set -u
 if [ $# -ne 1 ] || [ ! -x "$1/bin/ptt-record" ]; then
@@ -76,6 +77,11 @@ say "rdtsc + 36-byte record store into a private ring" "$(reps "$OUT/floor" 2000
 say "lfence;rdtsc + the same store (as for acquisitions)" "$(reps "$OUT/floor" 20000000 lfence | median)" "ns/event"
 if [ "${PTT_BENCH_ONLY:-}" = site ]; then
 	. "$SRC/site.sh"
+	echo "took $(($(date +%s) - T_START)) s"
+	exit 0
+fi
+if [ "${PTT_BENCH_ONLY:-}" = stacks ]; then
+	. "$SRC/stacks.sh"
 	echo "took $(($(date +%s) - T_START)) s"
 	exit 0
 fi
@@ -245,6 +251,8 @@ U=ns/turn run_case pp "cond-var ping-pong, 2 threads (per turn)" "$((2 * PP))" "
 fi
 # the call site's cost per event and size (issue 15): bench/site.sh
 [ "${PTT_BENCH_ONLY:-}" != lockheavy ] && . "$SRC/site.sh"
+# the callers' stacks: fast path, the cost of an acquisition's stack, size (issue 19): bench/stacks.sh
+[ "${PTT_BENCH_ONLY:-}" != lockheavy ] && . "$SRC/stacks.sh"
 if [ -s "$TMP/bt-rate" ]; then
 	section "LTTng decoding"
 	say "babeltrace2 text output of an LTTng trace" "$(cat "$TMP/bt-rate")" "events/s" "$(cat "$TMP/bt-events") events"

@@ -96,6 +96,7 @@ static void enable_events(const struct ptt_shm *s)
 	/* bookkeeping the decoders rely on is always recorded */
 	ptt_on[PTT_EV_PROCESS_BEGIN] = ptt_on[PTT_EV_THREAD_BEGIN] = ptt_on[PTT_EV_THREAD_END] = 1;
 	ptt_on[PTT_EV_THREAD_NAME] = ptt_on[PTT_EV_OBJECT_NAME] = 1;
+	ptt_stack_init(s->stacks);
 }
 
 /* The command line from /proc (syscalls are fine here: not the trace path); its whole length
@@ -291,6 +292,7 @@ static void child_after_fork(void)
 	nmodules = 0;
 	modules_full = 0;
 	modules_busy = 0;
+	ptt_stack_after_fork();
 	process_begin();
 }
 

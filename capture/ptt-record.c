@@ -139,6 +139,7 @@ static struct ptt_shm *make_shm(const struct record_opts *o, int *fdp)
 	s->flags = (o->discard ? PTT_SHM_DISCARD : 0) | (o->flight ? PTT_SHM_FLIGHT : 0);
 	s->level = (uint32_t)o->level;
 	s->class_mask = o->class_mask;
+	s->stacks = (uint32_t)o->stacks;
 	s->recorder_pid = (uint32_t)getpid();
 	ptt_shm_fd = fd;
 	*fdp = fd;

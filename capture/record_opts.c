@@ -39,6 +39,8 @@ static void usage(FILE *f)
 		"                        rwlock, barrier, sem, spin, futex, process, user; 'all'; default all\n"
 		"                        but spin)\n"
 		"  -l, --level=N         detail level 1-3 (default 2)\n"
+		"      --stacks=WHICH    the callers' stacks: blocking (waits, the default), all (every\n"
+		"                        lock acquisition too) or none\n"
 		"  -m, --max-size=SIZE   split the trace into files FILE.0001, FILE.0002, ... of about SIZE\n"
 		"                        bytes (k/M/G suffix); the filters read them, named in order, as one trace\n"
 		"  -f, --max-files=N     with -m, keep only the last N files\n"
@@ -167,7 +169,7 @@ int record_parse_opts(struct record_opts *o, int argc, char **argv)
 		{ "compress", optional_argument, 0, 'z' }, { "events", required_argument, 0, 'e' },
 		{ "level", required_argument, 0, 'l' }, { "quiet", no_argument, 0, 'q' },
 		{ "max-size", required_argument, 0, 'm' }, { "max-files", required_argument, 0, 'f' },
-		{ "flight", optional_argument, 0, 'R' },
+		{ "flight", optional_argument, 0, 'R' }, { "stacks", required_argument, 0, 'S' },
 		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' },
 		{ "force", no_argument, 0, 'F' }, { "compressor", required_argument, 0, 'Z' }, { 0, 0, 0, 0 },
 	};
@@ -176,6 +178,7 @@ int record_parse_opts(struct record_opts *o, int argc, char **argv)
 	o->ring_bytes = 1u << 20;
 	o->nrings = PTT_MAX_RINGS;
 	o->level = 2;
+	o->stacks = PTT_STACKS_BLOCKING;
 	parse_classes(o, "process,thread,mutex,cond,rwlock,barrier,sem,user,futex");
 	int c, have_e = 0, have_l = 0, have_z = 0;
 	while ((c = getopt_long(argc, argv, "+o:b:t:dz::Z:e:l:m:f:qh", longopts, NULL)) != -1) {
@@ -199,6 +202,18 @@ int record_parse_opts(struct record_opts *o, int argc, char **argv)
 			break;
 		}
 		case 'd': o->discard = 1; break;
+		case 'S':
+			if (strcmp(optarg, "none") == 0)
+				o->stacks = PTT_STACKS_NONE;
+			else if (strcmp(optarg, "blocking") == 0)
+				o->stacks = PTT_STACKS_BLOCKING;
+			else if (strcmp(optarg, "all") == 0)
+				o->stacks = PTT_STACKS_ALL;
+			else {
+				fprintf(stderr, "ptt-record: --stacks: none, blocking or all: '%s'\n", optarg);
+				return -2;
+			}
+			break;
 		case 'R':
 			o->flight = 1;
 			if (optarg && (parse_size(optarg, &o->ring_bytes) || o->ring_bytes < 4096 ||

@@ -26,6 +26,7 @@ struct record_opts {
 	int out_is_file;      /* a regular file: the closing summary reads it back */
 	uint64_t max_size;    /* rotate output files at this size (0: one file) */
 	uint32_t max_files;   /* keep only the last N files (0: all) */
+	int stacks;           /* enum ptt_stack_mode (--stacks) */
 	uint32_t class_mask;
 	char classes[256];
 	char libptt[PATH_MAX];

@@ -37,6 +37,7 @@ struct ptt_tls {
 	 * like jemalloc locks pthread mutexes); the nested events wait here, in
 	 * order, and follow the open record into the ring when it is closed */
 	uint8_t deferring, defer_open, ndefer;
+	uint8_t unwinding; /* inside ptt_stack_here: a nested event gets no stack */
 	uint32_t defer[PTT_DEFER_RECORDS][PTT_DEFER_WORDS];
 };
 
@@ -93,6 +94,31 @@ void ptt_emit_str(unsigned id, const uint32_t *args, unsigned nargw, const char 
 void ptt_emit_str_len(unsigned id, const uint32_t *args, unsigned nargw, const char *s, size_t whole) PTT_HIDDEN;
 /* A limit event (enum ptt_limit): count dropped or cut, the table's limit, what was needed.  Not while a record is open. */
 void ptt_emit_limit(unsigned table, uint64_t count, uint64_t limit, uint64_t need) PTT_HIDDEN;
+/* ptt_emit without a stack, whatever ptt_stack_on says (the stack records themselves). */
+void ptt_emit_plain(unsigned id, const uint32_t *args, unsigned nargw) PTT_HIDDEN;
+
+/*
+ * Stacks (capture/stack.c).  ptt_stack_on[id]: the event gets the caller's
+ * stack (set at start-up from --stacks: requests of waits; with all, every
+ * acquisition too).  ptt_emit, ptt_obj_only and ptt_obj_ret look at it and,
+ * when set, call ptt_stack_here() and write a stack record before the event,
+ * in the same commit (ptt_emit_stacked): a new blocking event written
+ * through them has its stack with no code of its own.
+ * ptt_stack_here: unwind and intern the caller's stack; its id, or
+ * PTT_STACK_NONE (stacks off, nothing unwound, or the thread is already
+ * unwinding or inside the tracer) or PTT_STACK_FULL (the table is full).
+ * Never allocates; may write stack_frames records (a new stack).
+ */
+#define PTT_STACK_DEPTH 24
+#define PTT_STACK_NONE 0u
+#define PTT_STACK_FULL 0xffffffffu
+extern uint8_t ptt_stack_on[PTT_MAX_TYPES] PTT_HIDDEN;
+uint32_t ptt_stack_here(void) PTT_HIDDEN;
+uint32_t ptt_stack_intern(const uintptr_t *frames, unsigned n) PTT_HIDDEN;
+void ptt_stack_init(unsigned mode) PTT_HIDDEN;
+void ptt_stack_after_fork(void) PTT_HIDDEN;
+/* The event (nargw argument words) preceded by a stack record for stack (none: the event alone). */
+void ptt_emit_stacked(unsigned id, const uint32_t *args, unsigned nargw, uint32_t stack) PTT_HIDDEN;
 
 
 /* A wrapper's body, inlined into its exported pthread function and into its ptt_*_at twin. */

@@ -50,6 +50,13 @@ enum ptt_shm_flags {
 	PTT_SHM_FLIGHT = 1u << 1,  /* flight recorder: rings overwrite their oldest records, nobody waits */
 };
 
+/* ptt-record --stacks: which events the runtime unwinds the caller's stack for (capture/stack.c) */
+enum ptt_stack_mode {
+	PTT_STACKS_NONE = 0,     /* none */
+	PTT_STACKS_BLOCKING = 1, /* blocking paths: the requests of waits (the default) */
+	PTT_STACKS_ALL = 2,      /* those and every acquisition, try and release of a lock */
+};
+
 struct ptt_shm_type {
 	uint32_t ready;         /* set (release) once the fields below are written */
 	uint16_t id;
@@ -102,6 +109,7 @@ struct ptt_shm {
 	uint64_t no_ring_lost;     /* events of threads that found every ring taken */
 	uint64_t late_lost;        /* events after a thread's end (TLS destructors) */
 	uint32_t snapshot;         /* flight mode: the recorder is copying the rings; a writer waits rather than overwrite */
+	uint32_t stacks;           /* enum ptt_stack_mode: which events carry the caller's stack (--stacks) */
 	_Alignas(64) uint32_t ntypes;
 	struct ptt_shm_type types[PTT_MAX_USER_TYPES];
 	/*

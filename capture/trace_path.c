@@ -598,7 +598,7 @@ static void close_emitted(struct ptt_rec *rec, unsigned id)
 	ptt_rec_publish(rec);
 }
 
-void ptt_emit(unsigned id, const uint32_t *args, unsigned nargw)
+void ptt_emit_plain(unsigned id, const uint32_t *args, unsigned nargw)
 {
 	struct ptt_rec rec;
 	if (ptt_rec_open(&rec, id, nargw))
@@ -606,6 +606,48 @@ void ptt_emit(unsigned id, const uint32_t *args, unsigned nargw)
 	for (unsigned i = 0; i < nargw; i++)
 		rec.p[PTT_REC_HDR_WORDS + i] = args[i];
 	close_emitted(&rec, id);
+}
+
+void ptt_emit(unsigned id, const uint32_t *args, unsigned nargw)
+{
+	if (__builtin_expect(ptt_stack_on[id], 0))
+		ptt_emit_stacked(id, args, nargw, ptt_stack_here());
+	else
+		ptt_emit_plain(id, args, nargw);
+}
+
+/*
+ * A stack record, then the event's, reserved one after the other while the
+ * thread holds its ring (guard) and committed together: nothing (a signal
+ * handler's event) can come between them, so a reader gives the stack to
+ * the thread's next event.  When the second does not fit, the stack record
+ * is committed alone and the event counted lost, as any event would be.
+ */
+void ptt_emit_stacked(unsigned id, const uint32_t *args, unsigned nargw, uint32_t stack)
+{
+	struct ptt_tls *t = &ptt_tls;
+	struct ptt_rec rec, ev;
+	if (stack == PTT_STACK_NONE || t->guard) {
+		ptt_emit_plain(id, args, nargw);
+		return;
+	}
+	if (ptt_rec_open(&rec, PTT_EV_STACK, 1))
+		return;
+	rec.p[PTT_REC_HDR_WORDS] = stack;
+	rec.p[PTT_REC_HDR_WORDS + 1] = rec_checksum(&rec);
+	uint32_t n = PTT_REC_HDR_WORDS + nargw + 1, *p;
+	uint64_t end;
+	if (reserve(t, n, &p, &end) != 0) {
+		count_lost(t, now_ticks());
+		ptt_rec_publish(&rec);
+		return;
+	}
+	put_header(&ev, p, t, id, n, NULL, 0);
+	for (unsigned i = 0; i < nargw; i++)
+		p[PTT_REC_HDR_WORDS + i] = args[i];
+	p[n - 1] = rec_checksum(&ev);
+	rec.end = end;
+	ptt_rec_publish(&rec);
 }
 
 void ptt_emit_str(unsigned id, const uint32_t *args, unsigned nargw, const char *str)
@@ -649,9 +691,24 @@ void ptt_emit_limit(unsigned table, uint64_t count, uint64_t limit, uint64_t nee
 	ptt_emit(PTT_EV_LIMIT, a, 7);
 }
 
+/* The (object, result, site) or (object, site) event with its stack, out of the way of the fast path. */
+static __attribute__((noinline)) void obj_stacked(unsigned id, const void *obj, int with_ret, int ret, const void *site)
+{
+	uint32_t a[5], n = 2;
+	ptt_put64(a, (uint64_t)(uintptr_t)obj);
+	if (with_ret)
+		a[n++] = (uint32_t)ret;
+	ptt_put_site(a + n, site);
+	ptt_emit_stacked(id, a, n + PTT_SITE_WORDS, ptt_stack_here());
+}
+
 void ptt_obj_ret(unsigned id, const void *obj, int ret, const void *site)
 {
 	struct ptt_rec rec;
+	if (__builtin_expect(ptt_stack_on[id], 0)) {
+		obj_stacked(id, obj, 1, ret, site);
+		return;
+	}
 	if (!ptt_on[id] || ptt_objret_open(&rec, id, obj, site) != 0)
 		return;
 	ptt_objret_close(&rec, ret);
@@ -662,6 +719,10 @@ void ptt_obj_only(unsigned id, const void *obj, const void *site)
 {
 	struct ptt_rec rec;
 	enum { N = 2 + PTT_SITE_WORDS };
+	if (__builtin_expect(ptt_stack_on[id], 0)) {
+		obj_stacked(id, obj, 0, 0, site);
+		return;
+	}
 	if (!ptt_on[id] || ptt_rec_open_site(&rec, id, N, site) != 0)
 		return;
 	uint32_t *a = rec.p + PTT_REC_HDR_WORDS;

@@ -87,6 +87,16 @@ static __attribute__((noinline)) void futex_wait_request(const uint32_t *uaddr, 
 {
 	struct ptt_rec rec;
 	enum { N = 6 + PTT_SITE_WORDS };
+	if (__builtin_expect(ptt_stack_on[PTT_EV_FUTEX_WAIT_REQ], 0)) { /* with the caller's stack (--stacks) */
+		uint32_t w[N];
+		ptt_put64(w, (uint64_t)(uintptr_t)uaddr);
+		w[2] = val;
+		w[3] = op;
+		ptt_put64(w + 4, (uint64_t)timeout);
+		ptt_put_site(w + 6, site);
+		ptt_emit_stacked(PTT_EV_FUTEX_WAIT_REQ, w, N, ptt_stack_here());
+		return;
+	}
 	if (ptt_rec_open_site(&rec, PTT_EV_FUTEX_WAIT_REQ, N, site) != 0)
 		return;
 	uint32_t *a = rec.p + PTT_REC_HDR_WORDS;

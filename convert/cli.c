@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "fidelity.h"
+#include "lockframes.h"
 
 /* A garbled trace has a damaged record every few hundred bytes: the first few
  * lines say what and where, one line at the end how many (not one line each). */
@@ -275,4 +276,13 @@ int cli_usage_error(const char *prog)
 {
 	fprintf(stderr, "Try '%s --help' for more information.\n", prog);
 	return 2;
+}
+
+int cli_skip_frames(const char *prog, const char *regex)
+{
+	char err[256];
+	if (lockframes_skip(regex, err, sizeof err) == 0)
+		return 0;
+	fprintf(stderr, "%s: --skip-frames: %s: '%s'\n", prog, err, regex);
+	return cli_usage_error(prog);
 }

@@ -82,6 +82,17 @@ struct cli_clock {
 };
 void cli_clock_event(struct cli_clock *c, const struct ptt_reader *r, struct ptt_event *ev);
 uint64_t cli_clock_end(struct cli_clock *c, const struct ptt_reader *r, uint64_t last_ns);
+/*
+ * --skip-frames=REGEX, shared by every tool that names sites: the long
+ * option's getopt value and its --help line.  cli_skip_frames adds the
+ * pattern to the lock layer (lockframes.h): 0, or 2 after a usage message.
+ */
+#define CLI_OPT_SKIP_FRAMES 0x1001
+#define CLI_SKIP_FRAMES_LONGOPT { "skip-frames", required_argument, 0, CLI_OPT_SKIP_FRAMES }
+#define CLI_SKIP_FRAMES_HELP \
+	"      --skip-frames=REGEX  a frame whose function matches REGEX is part of the lock layer:\n" \
+	"                    the site named is the first frame of the stack past it (repeatable)\n"
+int cli_skip_frames(const char *prog, const char *regex);
 /* For usage errors: "Try 'prog --help'" and return 2. */
 int cli_usage_error(const char *prog);
 

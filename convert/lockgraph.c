@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "fidelity.h"
+#include "lockframes.h"
 #include "lockgraph.h"
 #include "model.h"
 #include "pmap.h"
@@ -49,6 +50,7 @@ struct edge {
 	uint32_t first_tid, other_tid; /* a second thread that took the same order, if any */
 	uint64_t first_ns;
 	uint64_t held_site, taken_site; /* the first time: where A was taken, then where B was asked for */
+	uint32_t held_stack, taken_stack; /* their stacks (model_stacks), 0 unknown */
 	/* seen with A held exclusively / shared, with B asked exclusively / shared (rwlocks) */
 	unsigned held_excl : 1, held_shared : 1, want_excl : 1, want_shared : 1;
 	unsigned blocking : 1;	/* seen with B asked for by a call that may block */
@@ -187,6 +189,17 @@ static void add_edge(struct lockgraph *g, struct node *a, const struct mframe *a
 	e->first_ns = ev->ns;
 	e->held_site = ptt_syms_site_addr(g->syms, a_hold->open.id, a_hold->open.arg);
 	e->taken_site = ptt_syms_site_addr(g->syms, ev->id, ev->arg);
+	/* with stacks, the sites are the first frames past the lock layer (lockframes.h) */
+	const struct ptt_stacks *st = model_stacks(g->model);
+	struct mthread *t = model_thread(g->model, ev->pid, ev->tid);
+	const struct mframe *w = t ? model_waiting(t) : NULL;
+	e->held_stack = a_hold->stack;
+	e->taken_stack = t && t->pending_stack ? t->pending_stack : w && w->obj == b->addr ? w->stack : 0;
+	uint64_t site = lockframes_site(g->syms, st, a->pid, e->held_stack);
+	if (site)
+		e->held_site = site;
+	if ((site = lockframes_site(g->syms, st, b->pid, e->taken_stack)))
+		e->taken_site = site;
 	edge_modes(e, a_shared, b_shared);
 	if (try)
 		edge_try(e, try_site);
@@ -451,6 +464,11 @@ static void edge_sites(struct lockgraph *g, const struct edge *e, FILE *out)
 	ptt_syms_code_phrase(g->syms, e->from->pid, e->held_site, at_a, sizeof at_a);
 	ptt_syms_code_phrase(g->syms, e->to->pid, e->taken_site, at_b, sizeof at_b);
 	fprintf(out, "    %s taken%s, then %s%s\n", a, *at_a ? at_a : " (site unknown)", b, *at_b ? at_b : " (site unknown)");
+	const struct ptt_stacks *st = model_stacks(g->model);
+	if (lockframes_past(g->syms, st, e->from->pid, e->held_stack, 4, at_a, sizeof at_a))
+		fprintf(out, "      %s: %s\n", a, at_a);
+	if (lockframes_past(g->syms, st, e->to->pid, e->taken_stack, 4, at_b, sizeof at_b))
+		fprintf(out, "      %s: %s\n", b, at_b);
 }
 
 /* Does e take part in the cycles: made by a call that may block, or by a try that is a fast path? */
@@ -638,6 +656,19 @@ static int gather(void *ctx, struct mthread *t)
 	return pmap_put(&b->in, (uint64_t)(uintptr_t)t, t);
 }
 
+/* With a stack: where t waits, at the first frames past the lock layer. */
+static void print_wait_stack(struct lockgraph *g, const struct mthread *t, const struct mframe *w, FILE *out)
+{
+	char at[512], from[1024];
+	const struct ptt_stacks *st = model_stacks(g->model);
+	uint64_t site = lockframes_site(g->syms, st, t->pid, w->stack);
+	if (!site)
+		return;
+	ptt_syms_code_phrase(g->syms, t->pid, site, at, sizeof at);
+	lockframes_past(g->syms, st, t->pid, w->stack, 4, from, sizeof from);
+	fprintf(out, "    waiting%s (from %s)\n", at, from);
+}
+
 /* Print t's wait and who could end it. */
 static void print_wait(struct lockgraph *g, struct mthread *t, FILE *out)
 {
@@ -657,22 +688,19 @@ static void print_wait(struct lockgraph *g, struct mthread *t, FILE *out)
 		w->begin_ns % 1000000000u, on);
 	if (n < 0) {
 		fprintf(out, " (who could end the wait cannot be told)\n");
-		return;
-	}
-	if (n == 0) {
+	} else if (n == 0) {
 		fprintf(out, ", which no live thread can end\n");
-		return;
-	}
-	if (w->state == MS_JOIN) {
+	} else if (w->state == MS_JOIN) {
 		fprintf(out, "\n");
-		return;
+	} else {
+		fprintf(out, ", %s thread", how);
+		for (int i = 0; i < n; i++) {
+			thread_name(g, who[i]->tid, hn, sizeof hn);
+			fprintf(out, "%s %s", i ? (i == n - 1 ? " or" : ",") : "", hn);
+		}
+		fprintf(out, "\n");
 	}
-	fprintf(out, ", %s thread", how);
-	for (int i = 0; i < n; i++) {
-		thread_name(g, who[i]->tid, hn, sizeof hn);
-		fprintf(out, "%s %s", i ? (i == n - 1 ? " or" : ",") : "", hn);
-	}
-	fprintf(out, "\n");
+	print_wait_stack(g, t, w, out);
 }
 
 /*

@@ -54,6 +54,10 @@ struct model {
 	uint32_t serial;
 	uint64_t link_keys;
 	int objects_on, mid_run, anomaly_done;
+	struct ptt_stacks *stacks; /* stack_frames learnt */
+	uint64_t stacks_full;      /* stack events saying the runtime's table was full */
+	uint64_t npending;         /* threads with a pending_stack */
+	uint32_t inherit_stack;    /* for push: the stack of the wait a hold follows */
 };
 
 /* Ended, unjoined threads are remembered until joined or until their tid is taken again (then they
@@ -73,6 +77,11 @@ struct model *model_new(const struct model_ops *ops)
 	if (m) {
 		m->ops = *ops;
 		m->objects_on = ops->object_begin != NULL;
+		m->stacks = ptt_stacks_new();
+		if (!m->stacks) {
+			free(m);
+			return NULL;
+		}
 	}
 	return m;
 }
@@ -208,7 +217,9 @@ struct mobject *model_object(const struct model *m, uint32_t pid, uint64_t addr)
 	return o && o->pid == pid && o->addr == addr ? o : NULL;
 }
 
-static const struct mframe running = { MS_RUNNING, 0, 0, 0, 0, { 0, 0, 0, { 0 } } };
+static const struct mframe running = { MS_RUNNING, 0, 0, 0, 0, { 0, 0, 0, { 0 } }, 0 };
+
+const struct mframe *model_top(const struct mthread *t) { return t->depth ? &t->stack[t->depth - 1] : NULL; }
 
 static const struct mframe *top(const struct mthread *t) { return t->depth ? &t->stack[t->depth - 1] : &running; }
 
@@ -246,6 +257,7 @@ static void push(struct model *m, struct mthread *t, enum mstate s, uint64_t obj
 	f->open.id = ev->id;
 	f->open.ticks = ev->ticks;
 	f->open.pos = ev->pos;
+	f->stack = t->pending_stack ? t->pending_stack : m->inherit_stack;
 	memcpy(f->open.arg, ev->arg, sizeof f->open.arg);
 	if (m->ops.state)
 		m->ops.state(m->ops.ctx, t, &old, f, ns);
@@ -551,7 +563,9 @@ static void take(struct model *m, struct mthread *t, struct mobject *o, const st
 	}
 	if (hs == MS_RUNNING)
 		return;
+	m->inherit_stack = wait ? wait->stack : 0; /* the hold was taken where the wait began */
 	push(m, t, hs, o->addr, ev);
+	m->inherit_stack = 0;
 	if (m->ops.acquire)
 		m->ops.acquire(m->ops.ctx, t, o, &t->stack[t->depth - 1], wait, ev);
 }
@@ -666,7 +680,9 @@ static void on_wait_end(struct model *m, struct mthread *t, const struct ptt_eve
 		anomaly(m, ev, MA_COND_KEPT_MUTEX, mutex, 0, 0);
 	else
 		own(m, t, mo, ev, ret == EOWNERDEAD);
+	m->inherit_stack = waited ? wait.stack : 0;
 	push(m, t, MS_MUTEX_HOLD, mutex, ev);
+	m->inherit_stack = 0;
 	if (m->ops.acquire)
 		m->ops.acquire(m->ops.ctx, t, mo, &t->stack[t->depth - 1], NULL, ev);
 }
@@ -831,7 +847,40 @@ static void check_process(struct model *m, const struct ptt_event *ev)
 		pmap_put(&m->pids, ev->pid, (void *)v);
 }
 
+static void apply(struct model *m, const struct ptt_event *ev);
+
 void model_event(struct model *m, const struct ptt_event *ev)
+{
+	if (ev->id == PTT_EV_STACK_FRAMES && ev->type && ev->type->role == PTT_ROLE_META) {
+		ptt_stacks_update(m->stacks, ev);
+		return;
+	}
+	if (ev->id == PTT_EV_STACK && ev->type && ev->type->role == PTT_ROLE_META && ev->nargs >= 1) {
+		/* the stack of the thread's next event */
+		struct mthread *t = pmap_get(&m->threads, tkey(ev->pid, ev->tid));
+		if (ev->arg[0] == PTT_STACK_ID_FULL)
+			m->stacks_full++;
+		else if (t) {
+			m->npending += !t->pending_stack;
+			t->pending_stack = (uint32_t)ev->arg[0];
+		}
+		return;
+	}
+	apply(m, ev);
+	/* a name (the recorder's object_name, stamped as the event it names) is not the next event */
+	if (m->npending && ev->type && ev->type->role != PTT_ROLE_NAME && ev->type->role != PTT_ROLE_META) { /* the thread's next event took its stack, or did not want it */
+		struct mthread *t = pmap_get(&m->threads, tkey(ev->pid, ev->tid));
+		if (t && t->pending_stack) {
+			t->pending_stack = 0;
+			m->npending--;
+		}
+	}
+}
+
+const struct ptt_stacks *model_stacks(const struct model *m) { return m->stacks; }
+uint64_t model_stacks_full(const struct model *m) { return m->stacks_full; }
+
+static void apply(struct model *m, const struct ptt_event *ev)
 {
 	const struct ptt_type *ty = ev->type;
 	if (ty && (ev->id == PTT_EV_TRACER_STALL || ev->id == PTT_EV_TRACER_STALL_END) &&
@@ -1011,6 +1060,7 @@ void model_free(struct model *m)
 		free(m->objects.vals[i]);
 	pmap_free(&m->threads);
 	pmap_free(&m->processes);
+	ptt_stacks_free(m->stacks);
 	pmap_free(&m->objects);
 	pmap_free(&m->joiners);
 	pmap_free(&m->ended);

@@ -121,6 +121,8 @@ struct mframe {
 	uint64_t begin_ns;          /* when the frame opened (a hold's acquisition, a wait's request) */
 	uint64_t stalled_ns;        /* a wait: how long of it a holder of its object was stalled by the tracer */
 	struct mopen open;
+	uint32_t stack;             /* the caller's stack where it opened (model_stacks), 0 unknown; a hold
+				       taken after a wait has the wait's */
 };
 
 struct mthread {
@@ -132,6 +134,7 @@ struct mthread {
 	struct mframe *stack;       /* holds and waits, oldest first */
 	unsigned depth, cap;
 	uint64_t running_since;
+	uint32_t pending_stack;     /* a stack event's id, for the thread's next event */
 	void *user;                 /* for the converter */
 };
 
@@ -233,11 +236,16 @@ void model_finish(struct model *m, uint64_t ns);
 void model_free(struct model *m);
 
 /* ---- queries ---- */
+/* The stacks the trace defined so far (the frames of mframe.stack: ptt_stacks_get with the thread's pid). */
+const struct ptt_stacks *model_stacks(const struct model *m);
+/* Stack events that said the runtime's stack table was full (those events have no stack). */
+uint64_t model_stacks_full(const struct model *m);
 struct mthread *model_thread(const struct model *m, uint32_t pid, uint32_t tid);
 struct mobject *model_object(const struct model *m, uint32_t pid, uint64_t addr);
 /* The live thread holding addr in any mode (a reader too), other than not, or NULL. */
 struct mthread *model_any_holder(const struct model *m, uint32_t pid, uint64_t addr, const struct mthread *not);
-/* The topmost wait frame of t's stack, or NULL. */
+/* The frame on top of t's stack, or NULL when it runs; the topmost wait frame, or NULL. */
+const struct mframe *model_top(const struct mthread *t);
 const struct mframe *model_waiting(const struct mthread *t);
 /* Call fn for every live thread (in no particular order); stops at the first non-zero result. */
 int model_foreach_thread(const struct model *m, int (*fn)(void *ctx, struct mthread *t), void *ctx);

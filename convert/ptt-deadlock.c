@@ -18,6 +18,7 @@ static void usage(void)
 	       "Several FILEs are read in order as one trace (the files of ptt-record -m).\n"
 	       "\n"
 	       "  -q, --quiet       print nothing; the exit status tells\n"
+	       CLI_SKIP_FRAMES_HELP
 	       "  -h, --help        show this help and exit\n"
 	       "      --version     show the version and exit\n"
 	       "\n"
@@ -34,13 +35,17 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' },
+		{ "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' }, CLI_SKIP_FRAMES_LONGOPT,
 		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	int c, quiet = 0;
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'q': quiet = 1; break;
+		case CLI_OPT_SKIP_FRAMES:
+			if (cli_skip_frames("ptt-deadlock", optarg))
+				return 2;
+			break;
 		case 'h': usage(); return 0;
 		case 'V': cli_print_version("ptt-deadlock"); return 0;
 		default: return cli_usage_error("ptt-deadlock");

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "lockframes.h"
 #include "fidelity.h"
 #include "human.h"
 #include "model.h"
@@ -30,6 +31,7 @@ static void usage(void)
 	       "  -i, --info        print the header, duration, lost events, limits met, per-thread and\n"
 	       "                    per-event counts\n"
 	       "  -n, --no-header   leave out the '#' header lines of the text form\n"
+	       CLI_SKIP_FRAMES_HELP
 	       "  -h, --help        show this help and exit\n"
 	       "      --version     show the version and exit\n"
 	       "\n"
@@ -37,12 +39,49 @@ static void usage(void)
 	       "printed), 2 usage error or unreadable input.\n");
 }
 
+/*
+ * --human: the event's sentence and its site; with a stack (the stack
+ * events themselves are not shown), the site is the first frame past the
+ * lock layer and the frames after it follow ("from a <- b <- c").
+ */
+static void human_line(const struct ptt_event *ev, struct ptt_syms *syms, struct model *model, char *line, size_t size)
+{
+	if (ev->id == PTT_EV_STACK || ev->id == PTT_EV_STACK_FRAMES) {
+		model_event(model, ev);
+		return;
+	}
+	human_sentence(ev, syms, model, line, size);
+	struct mthread *t = model_thread(model, ev->pid, ev->tid);
+	uint32_t stack = t ? t->pending_stack : 0;
+	model_event(model, ev);
+	const struct mframe *top = stack ? NULL : (t = model_thread(model, ev->pid, ev->tid)) ? model_top(t) : NULL;
+	if (top && top->open.pos == ev->pos)
+		stack = top->stack; /* a hold taken after a wait: where the wait began */
+	const struct ptt_stacks *st = model_stacks(model);
+	uint64_t site = lockframes_site(syms, st, ev->pid, stack);
+	size_t len = strlen(line);
+	if (site && ptt_syms_site(syms, ev)) {
+		len += ptt_syms_code_phrase(syms, ev->pid, site, line + len, size - len);
+		if (len + 16 < size) {
+			memcpy(line + len, " (from ", 7);
+			size_t k = lockframes_past(syms, st, ev->pid, stack, 5, line + len + 7, size - len - 8);
+			if (k)
+				memcpy(line + len + 7 + k, ")", 2);
+			else
+				line[len] = 0;
+		}
+	} else {
+		ptt_syms_site_phrase(syms, ev, line + len, size - len);
+	}
+	puts(line);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "human", no_argument, 0, 'H' }, { "check", no_argument, 0, 'c' },
 		{ "info", no_argument, 0, 'i' }, { "no-header", no_argument, 0, 'n' },
-		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
+		{ "help", no_argument, 0, 'h' }, CLI_SKIP_FRAMES_LONGOPT, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	enum mode mode = MODE_TEXT;
 	int no_header = 0, c;
@@ -52,6 +91,10 @@ int main(int argc, char **argv)
 		case 'c': mode = MODE_CHECK; break;
 		case 'i': mode = MODE_INFO; break;
 		case 'n': no_header = 1; break;
+		case CLI_OPT_SKIP_FRAMES:
+			if (cli_skip_frames("ptt-dump", optarg))
+				return 2;
+			break;
 		case 'h': usage(); return 0;
 		case 'V': cli_print_version("ptt-dump"); return 0;
 		default: return cli_usage_error("ptt-dump");
@@ -106,11 +149,7 @@ int main(int argc, char **argv)
 			line[len++] = '\n';
 			fwrite(line, 1, len, stdout);
 		} else if (mode == MODE_HUMAN) {
-			human_sentence(&ev, syms, model, line, sizeof line);
-			model_event(model, &ev);
-			size_t len = strlen(line);
-			ptt_syms_site_phrase(syms, &ev, line + len, sizeof line - len);
-			puts(line);
+			human_line(&ev, syms, model, line, sizeof line);
 		}
 		if (ferror(stdout))
 			break;

@@ -59,6 +59,8 @@ struct out_ctx {
 	const char *site;   /* --site pattern, or NULL */
 	int context;                     /* definitions and wait_other markers are written */
 	struct pmap pending;             /* (pid, tid) -> the left-out call a thread is blocked in */
+	struct pmap stacks;              /* (pid, tid) -> struct held_stack for its next event */
+	int replaying;                   /* writing a window's context: no event of it takes a held stack */
 	struct fcontext *ctx;
 };
 
@@ -113,10 +115,80 @@ static int marker(struct out_ctx *o, const struct ptt_event *ev, const char *nam
  * outcome, or whatever comes first) ends it: the thread is not drawn
  * running while it waits on something outside the selection.
  */
+/* A stack event held back until its thread's next event (with context). */
+struct held_stack {
+	uint64_t id;
+};
+
+/* Hold ev (a stack event) for its thread's next event. */
+static int hold(struct out_ctx *o, const struct ptt_event *ev)
+{
+	struct held_stack *h = pmap_get(&o->stacks, thread_key(ev));
+	if (!h) {
+		if (!(h = malloc(sizeof *h)) || pmap_put(&o->stacks, thread_key(ev), h)) {
+			free(h);
+			return PTT_E_NOMEM;
+		}
+	}
+	h->id = ev->arg[0];
+	return 0;
+}
+
+/* The held stack of ev's thread, written before ev when ev is kept, dropped either way.  It is stamped
+ * at ev's time (the two are nanoseconds apart): the events of other threads written meanwhile may be
+ * later than the stack's own time, and a trace's time never goes back. */
+static int stack_before(struct out_ctx *o, const struct ptt_event *ev, int keep)
+{
+	struct held_stack *h = pmap_get(&o->stacks, thread_key(ev));
+	pmap_del(&o->stacks, thread_key(ev));
+	static struct ptt_event st;
+	const struct ptt_type *t = ptt_types_get(ptt_reader_types(o->r), PTT_EV_STACK);
+	int rc = 0;
+	if (keep && h && t && t->nargs == 1) {
+		memset(&st, 0, sizeof st);
+		st.type = t;
+		st.id = t->id;
+		st.nargs = 1;
+		st.ns = ev->ns;
+		st.ticks = ev->ticks;
+		st.pos = ev->pos;
+		st.pid = ev->pid;
+		st.tid = ev->tid;
+		st.arg[0] = h->id;
+		rc = ptt_event_encode(&st);
+		if (!rc)
+			rc = ptt_sink_event(o->sink, o->r, &st);
+	}
+	free(h);
+	return rc;
+}
+
+/* Before the window: a thread's stack event is held for its next event, which may be the window's. */
+static int hold_stack(struct out_ctx *o, const struct ptt_event *ev)
+{
+	unsigned role = ev->type ? ev->type->role : PTT_ROLE_POINT;
+	if (!o->context)
+		return 0;
+	if (ev->id == PTT_EV_STACK && role == PTT_ROLE_META && ev->nargs == 1)
+		return hold(o, ev);
+	if (o->stacks.used && role != PTT_ROLE_NAME && role != PTT_ROLE_META && pmap_get(&o->stacks, thread_key(ev)))
+		return stack_before(o, ev, 0); /* its event is before the window: the stack goes with it */
+	return 0;
+}
+
 static int write_event(struct out_ctx *o, struct ptt_event *ev, int keep)
 {
 	int rc = 0;
 	unsigned role = ev->type->role;
+	/* with context, a stack event goes with its thread's next event, kept or not with it
+	 * (without, it is an event like any other: --no-context keeps what was asked for, raw) */
+	if (o->context && !o->replaying && ev->id == PTT_EV_STACK && role == PTT_ROLE_META && ev->nargs == 1)
+		return hold(o, ev);
+	if (o->stacks.used && !o->replaying && role != PTT_ROLE_NAME && role != PTT_ROLE_META &&
+	    pmap_get(&o->stacks, thread_key(ev)))
+		rc = stack_before(o, ev, keep);
+	if (rc)
+		return rc;
 	if (o->context && o->pending.used && role != PTT_ROLE_NAME && role != PTT_ROLE_META) {
 		struct left_out *l = pmap_get(&o->pending, thread_key(ev));
 		if (l) {
@@ -144,7 +216,10 @@ static int write_event(struct out_ctx *o, struct ptt_event *ev, int keep)
 static int emit_context(void *p, struct ptt_event *ev)
 {
 	struct out_ctx *o = p;
-	return write_event(o, ev, selected(o, ev) || spec_is_definition(ev));
+	o->replaying = 1;
+	int rc = write_event(o, ev, selected(o, ev) || spec_is_definition(ev));
+	o->replaying = 0;
+	return rc;
 }
 
 /* A snapshot's record: learnt as if read from the trace. */
@@ -279,7 +354,7 @@ int main(int argc, char **argv)
 		ptt_sink_set_note(sink, ptt_syms_note, syms);
 	uint64_t end_pos = spec.count == UINT64_MAX ? UINT64_MAX : spec.first + spec.count;
 	int in_window = !spec.has_window;
-	struct out_ctx oc = { sink, in.r, &spec, names, syms, site, !no_context, { 0 }, ctx };
+	struct out_ctx oc = { sink, in.r, &spec, names, syms, site, !no_context, { 0 }, { 0 }, 0, ctx };
 	if (no_context)
 		ptt_reader_skip(in.r, spec.from_ns, spec.first);
 	else if (ctx && spec.has_window && in.npaths <= 1) /* a snapshot of the state before the window, if the file has one */
@@ -305,6 +380,7 @@ int main(int argc, char **argv)
 		if (!in_window) {
 			if (ctx)
 				fcontext_event(ctx, &ev);
+			failed |= hold_stack(&oc, &ev) != 0; /* the stack of an event the window begins with */
 			continue;
 		}
 		seen = 1;
@@ -335,6 +411,9 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < oc.pending.cap; i++)
 		free(oc.pending.vals[i]);
 	pmap_free(&oc.pending);
+	for (size_t i = 0; i < oc.stacks.cap; i++)
+		free(oc.stacks.vals[i]);
+	pmap_free(&oc.stacks);
 	ptt_syms_free(syms);
 	spec_free(&spec);
 	int damaged = cli_close(&in);

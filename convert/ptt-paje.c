@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "lockframes.h"
 #include "entity_name.h"
 #include "model.h"
 #include "paje_out.h"
@@ -43,6 +44,7 @@ _Static_assert(PTT_CLASS_COUNT <= 16, "a row is listed as row << 4 | kind");
 
 struct paje {
 	FILE *out;
+	struct model *model;    /* for the stacks of states (model_stacks) */
 	struct ptt_syms *syms; /* names and symbols, learnt by a first pass */
 	int program_created;
 	uint64_t last_ns, links;
@@ -264,6 +266,10 @@ static void on_state(void *ctx, struct mthread *t, const struct mframe *old, con
 	struct paje *pj = ctx;
 	/* a hold or wait says where it was asked for: the site of the event that opened the frame */
 	uint64_t site = now->state == MS_RUNNING ? 0 : ptt_syms_site_addr(pj->syms, now->open.id, now->open.arg);
+	/* with a stack, the first frame past the lock layer (lockframes.h) */
+	uint64_t past = site && now->stack ? lockframes_site(pj->syms, model_stacks(pj->model), t->pid, now->stack) : 0;
+	if (past)
+		site = past;
 	char line[768], *p = head(line, site ? PJ_SET_STATE_SITE : PJ_SET_STATE, ns);
 	(void)old; /* even a new interval of the same state is set again: intervals count acquisitions */
 	p = field(p, " ST_Thread T", t->serial);
@@ -414,6 +420,7 @@ static void usage(void)
 	       "                         threads waited on most\n"
 	       "  -n, --max-objects=N    --objects for the N objects waited on most (0: all)\n"
 	       "  -O, --all-objects      --objects for every object (as --max-objects=0)\n"
+	       CLI_SKIP_FRAMES_HELP
 	       "  -h, --help             show this help and exit\n"
 	       "      --version          show the version and exit\n"
 	       "\n"
@@ -574,7 +581,7 @@ static int learn_names(struct paje *pj, int npaths, char **paths)
 static int options(struct paje *pj, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "all-objects", no_argument, 0, 'O' }, { "help", no_argument, 0, 'h' },
+		{ "all-objects", no_argument, 0, 'O' }, { "help", no_argument, 0, 'h' }, CLI_SKIP_FRAMES_LONGOPT,
 		{ "max-objects", required_argument, 0, 'n' }, { "objects", no_argument, 0, 'o' },
 		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
@@ -591,6 +598,10 @@ static int options(struct paje *pj, int argc, char **argv)
 				fprintf(stderr, "ptt-paje: --max-objects: not a count: %s\n", optarg);
 				return cli_usage_error("ptt-paje");
 			}
+			break;
+		case CLI_OPT_SKIP_FRAMES:
+			if (cli_skip_frames("ptt-paje", optarg))
+				return 2;
 			break;
 		case 'h': usage(); return -1;
 		case 'V': cli_print_version("ptt-paje"); return -1;
@@ -642,6 +653,7 @@ int main(int argc, char **argv)
 				 .object_begin = pj.objects ? on_object_begin : NULL, .object_end = on_object_end,
 				 .object_count = on_object_count };
 	struct model *m = model_new(&ops);
+	pj.model = m;
 	static struct ptt_event ev;
 	paje_header(stdout, pj.objects);
 	/* a window (ptt-filter) is drawn from its start: viewers begin their time axis at 0 */

@@ -24,6 +24,9 @@ static void usage(void)
 	       "  -S, --sites=N     show each object's top N call sites (default 3; 0: none)\n"
 	       "  -b, --brief       only the contended locks, a line each (ptt-record's closing summary)\n"
 	       "  -c, --csv         write CSV tables instead of aligned text\n"
+	       "  -F, --folded=WHAT folded stacks of wait or hold time (ns), a line per stack and object,\n"
+	       "                    for flame graphs (flamegraph.pl, inferno, speedscope), instead of tables\n"
+	       CLI_SKIP_FRAMES_HELP
 	       "  -h, --help        show this help and exit\n"
 	       "      --version     show the version and exit\n"
 	       "\n"
@@ -39,12 +42,13 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "sort", required_argument, 0, 's' }, { "top", required_argument, 0, 'n' },
 		{ "brief", no_argument, 0, 'b' }, { "csv", no_argument, 0, 'c' }, { "help", no_argument, 0, 'h' },
-		{ "sites", required_argument, 0, 'S' },
+		{ "sites", required_argument, 0, 'S' }, CLI_SKIP_FRAMES_LONGOPT,
+		{ "folded", required_argument, 0, 'F' },
 		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	struct stat_opts o = { STAT_SORT_WAIT, 20, 0, 3 };
-	int c, brief = 0;
-	while ((c = getopt_long(argc, argv, "s:n:S:bch", longopts, NULL)) != -1) {
+	int c, brief = 0, folded = -1;
+	while ((c = getopt_long(argc, argv, "s:n:S:F:bch", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (!strcmp(optarg, "wait")) o.sort = STAT_SORT_WAIT;
@@ -67,6 +71,18 @@ int main(int argc, char **argv)
 			*(c == 'n' ? &o.top : &o.sites) = (unsigned)v;
 			break;
 		}
+		case CLI_OPT_SKIP_FRAMES:
+			if (cli_skip_frames("ptt-stat", optarg))
+				return 2;
+			break;
+		case 'F':
+			if (!strcmp(optarg, "wait")) folded = 0;
+			else if (!strcmp(optarg, "hold")) folded = 1;
+			else {
+				fprintf(stderr, "ptt-stat: --folded: wait or hold: '%s'\n", optarg);
+				return cli_usage_error("ptt-stat");
+			}
+			break;
 		case 'b': brief = 1; break;
 		case 'c': o.csv = 1; break;
 		case 'h': usage(); return 0;
@@ -81,6 +97,8 @@ int main(int argc, char **argv)
 	struct stat_table *st = stat_new();
 	in.loss = loss_new();
 	static struct ptt_event ev;
+	if (st && folded >= 0)
+		stat_set_folding(st, 1);
 	while (st && cli_next(&in, &ev) > 0)
 		stat_event(st, &ev);
 	loss_finish(in.loss, in.r);
@@ -89,7 +107,9 @@ int main(int argc, char **argv)
 		uint64_t from = 0, to = 0;
 		cli_window(in.r, &from, &to);
 		stat_finish(st, from, to);
-		if (brief)
+		if (folded >= 0)
+			stat_print_folded(st, folded, stdout);
+		else if (brief)
 			stat_print_brief(st, &o, stdout);
 		else
 			stat_print(st, &o, stdout);

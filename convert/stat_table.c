@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fidelity.h"
+#include "lockframes.h"
 #include "model.h"
 #include "pmap.h"
 #include "stat_table.h"
@@ -47,7 +48,19 @@ struct thr {
 	uint64_t sem_lock_wait;     /* the part of in_state[MS_SEM_WAIT] spent on semaphores used as locks */
 };
 
+/* Time waited or held under one stack (or, without one, at one site) for one object: a folded-stack line. */
+struct fold {
+	struct fold *next;          /* same hash key */
+	uint32_t pid, stack;
+	uint64_t site, obj;
+	uint8_t cls, hold;
+	uint64_t ns;
+};
+
 struct stat_table {
+	struct pmap folds;          /* fold_key -> chain of struct fold */
+	struct pmap site_waits;     /* (pid, site) -> struct site_wait */
+	int stacked;                /* a wait or hold had a stack: the sites are frames past the lock layer */
 	struct pmap objs_by_key;
 	struct obj **objs;
 	size_t nobjs, cap_objs;
@@ -62,6 +75,7 @@ struct stat_table {
 	int any;
 	const struct loss *loss;    /* where events were lost (fidelity.h): objects whose span it covers are marked */
 	struct fidelity_blind blind; /* what the trace cannot show */
+	int folding;                /* keep struct fold (--folded) */
 };
 
 void stat_set_loss(struct stat_table *st, const struct loss *l) { st->loss = l; }
@@ -186,10 +200,86 @@ static uint64_t ev_site(const struct stat_table *st, const struct ptt_event *ev)
 	return ptt_syms_site_addr(st->syms, ev->id, ev->arg);
 }
 
+/* The site of a frame: with a stack, its first frame past the lock layer (lockframes.h); else the call site. */
+static uint64_t frame_site(const struct stat_table *st, uint32_t pid, const struct mframe *f)
+{
+	uint64_t site = f->stack ? lockframes_site(st->syms, model_stacks(st->model), pid, f->stack) : 0;
+	if (site)
+		((struct stat_table *)st)->stacked = 1;
+	return site ? site : open_site(st, &f->open);
+}
+
+static uint64_t fold_key(uint32_t pid, uint32_t stack, uint64_t site, uint64_t obj, int hold)
+{
+	uint64_t h = pmap_obj_key(pid, obj) * 0x9E3779B97F4A7C15ull;
+	h ^= (stack ? stack : site) + (uint64_t)hold * 0x632BE59BD9B4E019ull;
+	h *= 0xff51afd7ed558ccdull;
+	return (h ^ (h >> 31)) | 1;
+}
+
+/* d ns waited (hold 0) or held (hold 1) on o under frame f's stack (its site when it has none) */
+static void add_fold(struct stat_table *st, const struct obj *o, const struct mframe *f, uint64_t site, int hold, uint64_t d)
+{
+	if (!st->folding || !d)
+		return;
+	uint32_t stack = f && f->stack && ptt_stacks_get(model_stacks(st->model), o->pid, f->stack, &(const uint64_t *){ 0 })
+				 ? f->stack : 0;
+	if (stack)
+		site = 0;
+	uint64_t key = fold_key(o->pid, stack, site, o->addr, hold);
+	struct fold *head = pmap_get(&st->folds, key), *x;
+	for (x = head; x; x = x->next)
+		if (x->pid == o->pid && x->stack == stack && x->site == site && x->obj == o->addr && x->hold == hold)
+			break;
+	if (!x) {
+		if (!(x = calloc(1, sizeof *x)))
+			return;
+		*x = (struct fold){ head, o->pid, stack, site, o->addr, o->cls, (uint8_t)hold, 0 };
+		if (pmap_put(&st->folds, key, x)) {
+			free(x);
+			return;
+		}
+	}
+	x->ns += d;
+}
+
 /* an acquisition or passage at site that waited d ns (contended: it blocked) */
-static void add_wait(struct obj *o, uint32_t tid, uint64_t site, uint64_t d, int contended)
+/* Contended waits by site over every object (the WAITS BY SITE table of a trace with stacks). */
+struct site_wait {
+	uint32_t pid;
+	uint64_t site, waits, wait_total, wait_max, obj;
+	uint32_t nobj;              /* objects waited for there: 1, or 2 for several */
+};
+
+static void add_site_wait(struct stat_table *st, const struct obj *o, uint64_t site, uint64_t d)
+{
+	if (!site)
+		return;
+	uint64_t key = pmap_obj_key(o->pid, site);
+	struct site_wait *w = pmap_get(&st->site_waits, key);
+	if (!w) {
+		if (!(w = calloc(1, sizeof *w)) || pmap_put(&st->site_waits, key, w)) {
+			free(w);
+			return;
+		}
+		w->pid = o->pid;
+		w->site = site;
+		w->obj = o->addr;
+		w->nobj = 1;
+	}
+	w->waits++;
+	w->wait_total += d;
+	if (d > w->wait_max)
+		w->wait_max = d;
+	if (w->obj != o->addr)
+		w->nobj = 2;
+}
+
+static void add_wait(struct stat_table *st, struct obj *o, uint32_t tid, uint64_t site, uint64_t d, int contended)
 {
 	struct site *at = site_of(o, site);
+	if (contended)
+		add_site_wait(st, o, site, d);
 	if (at) {
 		at->acq++;
 		at->contended += contended;
@@ -296,8 +386,10 @@ static void on_acquire(void *ctx, struct mthread *t, struct mobject *mo, const s
 		o->sem_lock = hold != NULL; /* the model's verdict: a unit taken as a hold */
 	used(o, t->tid, wait ? wait->begin_ns : ev->ns);
 	used(o, t->tid, ev->ns);
-	add_wait(o, t->tid, hold ? open_site(st, &hold->open) : ev_site(st, ev), wait ? ev->ns - wait->begin_ns : 0,
-		 wait != NULL);
+	add_wait(st, o, t->tid, hold ? frame_site(st, t->pid, hold) : wait ? frame_site(st, t->pid, wait) : ev_site(st, ev),
+		 wait ? ev->ns - wait->begin_ns : 0, wait != NULL);
+	if (wait)
+		add_fold(st, o, wait, ev_site(st, ev), 0, ev->ns - wait->begin_ns);
 	stalled_wait(st, o, wait);
 	if (o->last_owner && o->last_owner != t->tid)
 		o->owner_changes++;
@@ -316,7 +408,8 @@ static void on_release(void *ctx, struct mthread *t, struct mobject *mo, const s
 		o->hold_total += d;
 		if (d > o->hold_max)
 			o->hold_max = d;
-		struct site *at = site_of(o, open_site(st, &hold->open)); /* where it was taken */
+		add_fold(st, o, hold, open_site(st, &hold->open), 1, d);
+		struct site *at = site_of(o, frame_site(st, t->pid, hold)); /* where it was taken */
 		if (at) {
 			at->holds++;
 			at->hold_total += d;
@@ -343,9 +436,14 @@ static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const 
 	o->acq++;
 	used(o, t->tid, wait ? wait->begin_ns : ev->ns);
 	used(o, t->tid, ev->ns);
-	add_wait(o, t->tid, ev_site(ctx, ev), wait ? ev->ns - wait->begin_ns : 0, wait != NULL);
+	add_wait(ctx, o, t->tid, wait ? frame_site(ctx, t->pid, wait) : ev_site(ctx, ev), wait ? ev->ns - wait->begin_ns : 0,
+		 wait != NULL);
+	if (wait)
+		add_fold(ctx, o, wait, ev_site(ctx, ev), 0, ev->ns - wait->begin_ns);
 	stalled_wait(ctx, o, wait);
 }
+
+void stat_set_folding(struct stat_table *st, int on) { st->folding = on; }
 
 struct stat_table *stat_new(void)
 {
@@ -410,7 +508,8 @@ static int open_wait(void *ctx, struct mthread *t, const struct mframe *f)
 			o->sem_lock = mo->sem_lock;
 		used(o, t->tid, f->begin_ns);
 		used(o, t->tid, oc->end_ns);
-		add_wait(o, t->tid, open_site(st, &f->open), oc->end_ns - f->begin_ns, 1);
+		add_wait(st, o, t->tid, frame_site(st, t->pid, f), oc->end_ns - f->begin_ns, 1);
+		add_fold(st, o, f, open_site(st, &f->open), 0, oc->end_ns - f->begin_ns);
 		stalled_wait(st, o, f);
 		o->open_waits++;
 		st->open_waits++;
@@ -518,6 +617,48 @@ static void print_sites(const struct stat_table *st, const struct stat_opts *o, 
 	}
 	if (!o->csv && shown < n)
 		fprintf(out, "%-20s (%u more sites; --sites=0 shows none, -S %u all)\n", "", n - shown, n);
+}
+
+static int by_site_wait(const void *a, const void *b)
+{
+	const struct site_wait *x = *(const struct site_wait *const *)a, *y = *(const struct site_wait *const *)b;
+	if (x->wait_total != y->wait_total)
+		return x->wait_total > y->wait_total ? -1 : 1;
+	return x->site < y->site ? -1 : x->site > y->site;
+}
+
+/*
+ * A trace with stacks: where the program waited, over every object, the
+ * site being the first frame past the lock layer (lockframes.h): "where in
+ * my code", most waited first.
+ */
+static void print_site_waits(const struct stat_table *st, const struct stat_opts *o, FILE *out)
+{
+	size_t n = 0;
+	struct site_wait **v = malloc((st->site_waits.used + 1) * sizeof *v);
+	if (!v)
+		return;
+	for (size_t i = 0; i < st->site_waits.cap; i++)
+		if (st->site_waits.vals[i])
+			v[n++] = st->site_waits.vals[i];
+	if (n)
+		qsort(v, n, sizeof *v, by_site_wait);
+	size_t shown = o->top && o->top < n ? o->top : n;
+	fprintf(out, "\nWAITS BY SITE (the first frame past the lock layer)\n%9s %11s %10s %10s  %-20s %s\n", "WAITS",
+		"WAIT(ms)", "MEAN(us)", "MAX(us)", "OBJECT", "SITE");
+	for (size_t i = 0; i < shown; i++) {
+		char name[96];
+		if (v[i]->nobj > 1)
+			snprintf(name, sizeof name, "(several)");
+		else
+			ptt_syms_object_name(st->syms, v[i]->pid, v[i]->obj, name, sizeof name);
+		fprintf(out, "%9" PRIu64 " %11.3f %10.2f %10.2f  %-20s %s\n", v[i]->waits, ms(v[i]->wait_total),
+			(double)v[i]->wait_total / (double)v[i]->waits / 1e3, (double)v[i]->wait_max / 1e3, name,
+			ptt_syms_code(st->syms, v[i]->pid, v[i]->site)->text);
+	}
+	if (shown < n)
+		fprintf(out, "(%zu more sites)\n", n - shown);
+	free(v);
 }
 
 /* A thread's name as the pictures give it (its own, else its start routine), "" when it has none. */
@@ -695,6 +836,8 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		if (shown_w < nw)
 			fprintf(out, "(%zu more objects; --top=0 shows all)\n", nw - shown_w);
 	}
+	if (!o->csv && st->stacked)
+		print_site_waits(st, o, out);
 	/* threads: time blocked on locks, then waiting for work */
 	if (o->csv)
 		fprintf(out, "\npid,tid,name,lifetime_ns,no_wait_ns,blocked_mutex_ns,cond_wait_ns,barrier_ns,join_ns,sem_ns,rwlock_ns,"
@@ -763,6 +906,10 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		const char *note = fidelity_blind_note(&st->blind);
 		if (note)
 			fprintf(out, "%s\n", note);
+		uint64_t full = model_stacks_full(st->model);
+		if (full)
+			fprintf(out, "%" PRIu64 " event%s no stack: the runtime's stack table was full (named at %s call site%s)\n",
+				full, full > 1 ? "s have" : " has", full > 1 ? "their" : "its", full > 1 ? "s" : "");
 	}
 	free(locks);
 	free(work);
@@ -851,10 +998,48 @@ void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FI
 	free(sorted);
 }
 
+/*
+ * --folded: one line per stack and object, "frame;frame;...;[kind object] NS",
+ * root (outermost frame) first, the object waited for or held as the leaf, the
+ * value in nanoseconds of wait (or hold) time summed over threads.  Without a
+ * stack, the call site is the one frame.  Lines with the same frames (one stack
+ * met under two ids) are left for the viewer to add up, as they all do.
+ */
+void stat_print_folded(const struct stat_table *st, int hold, FILE *out)
+{
+	const struct ptt_stacks *stacks = model_stacks(st->model);
+	for (size_t i = 0; i < st->folds.cap; i++)
+		for (const struct fold *x = st->folds.vals[i]; x; x = x->next) {
+			if (x->hold != hold)
+				continue;
+			char name[512];
+			const uint64_t *f = NULL;
+			unsigned n = x->stack ? ptt_stacks_get(stacks, x->pid, x->stack, &f) : 0;
+			for (unsigned k = n; k-- > 0;)
+				fprintf(out, "%s;", lockframes_name(st->syms, x->pid, f[k], name, sizeof name));
+			if (!n)
+				fprintf(out, "%s;", x->site ? lockframes_name(st->syms, x->pid, x->site, name, sizeof name) : "[no site]");
+			ptt_syms_object_name(st->syms, x->pid, x->obj, name, sizeof name);
+			for (char *p = name; *p; p++)
+				if (*p == ';' || *p == ' ' || *p == '\n')
+					*p = '_';
+			fprintf(out, "[%s %s] %" PRIu64 "\n", ptt_class_name(x->cls), name, x->ns);
+		}
+}
+
 void stat_free(struct stat_table *st)
 {
 	if (!st)
 		return;
+	for (size_t i = 0; i < st->folds.cap; i++)
+		for (struct fold *x = st->folds.vals[i], *next; x; x = next) {
+			next = x->next;
+			free(x);
+		}
+	pmap_free(&st->folds);
+	for (size_t i = 0; i < st->site_waits.cap; i++)
+		free(st->site_waits.vals[i]);
+	pmap_free(&st->site_waits);
 	for (size_t i = 0; i < st->nobjs; i++) {
 		free(st->objs[i]->sites);
 		free(st->objs[i]);

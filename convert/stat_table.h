@@ -25,6 +25,10 @@ void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FI
 /* Where events were lost (fidelity.h), asked when printing: objects whose figures cover a lost stretch are marked. */
 struct loss;
 void stat_set_loss(struct stat_table *st, const struct loss *l);
+/* Keep the wait and hold time per stack and object, for stat_print_folded (set before the first event). */
+void stat_set_folding(struct stat_table *st, int on);
+/* Folded stacks (flamegraph.pl, speedscope, inferno) of wait time (hold 0) or hold time (hold 1), in ns. */
+void stat_print_folded(const struct stat_table *st, int hold, FILE *out);
 void stat_free(struct stat_table *st);
 
 #endif

@@ -380,9 +380,25 @@ uint64_t ptt_syms_site_addr(const struct ptt_syms *s, unsigned id, const uint64_
 	return k >= 0 ? arg[k] : 0;
 }
 
+/* A stack_frames record's note: its frames, symbolised, innermost first ("a | b | c"). */
+static size_t frames_note(struct ptt_syms *s, const struct ptt_event *ev, char *buf, size_t size)
+{
+	size_t len = 0;
+	for (unsigned k = 2; k < ev->nargs && ev->type->argkind[k] == PTT_ARG_PTR && ev->arg[k]; k++) {
+		const struct ptt_sym *f = lookup(s, ev->pid, ev->arg[k], 1);
+		int w = snprintf(buf + len, size - len, "%s%s", len ? " | " : "", f->where);
+		if (w < 0 || (size_t)w >= size - len)
+			return size - 1;
+		len += (size_t)w;
+	}
+	return len;
+}
+
 size_t ptt_syms_note(void *ctx, const struct ptt_event *ev, char *buf, size_t size)
 {
 	struct ptt_syms *s = ctx;
+	if (ev->id == PTT_EV_STACK_FRAMES && ev->type && ev->type->role == PTT_ROLE_META && size)
+		return frames_note(s, ev, buf, size);
 	int k = site_index(ev->type);
 	if (k < 0 || !ev->arg[k] || !size)
 		return 0;

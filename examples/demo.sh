@@ -27,6 +27,13 @@ PTT_BIN=$BIN sh "$(dirname "$0")/picture.sh" demo/prodcons.ptt demo/prodcons.png
 echo
 echo "== contention: ptt-stat demo/prodcons.ptt"
 "$BIN/ptt-stat" --top=5 demo/prodcons.ptt
+# a flame graph's input: the time waited, per stack (Debian 12 packages no renderer: see the hint below)
+"$BIN/ptt-stat" --folded=wait demo/prodcons.ptt >demo/prodcons.wait.folded
+if command -v flamegraph.pl >/dev/null; then
+	flamegraph.pl --countname=ns --title "prodcons: time waited" demo/prodcons.wait.folded >demo/prodcons.wait.svg
+elif command -v inferno-flamegraph >/dev/null; then
+	inferno-flamegraph --countname=ns --title "prodcons: time waited" demo/prodcons.wait.folded >demo/prodcons.wait.svg
+fi
 echo
 echo "== a lock-order inversion that did not deadlock: ptt-deadlock demo/inversion.ptt"
 "$BIN/ptt-record" -q -o demo/inversion.ptt -- "$BUILD/examples/inversion" >/dev/null
@@ -45,6 +52,11 @@ if [ -f demo/prodcons.png ]; then
 fi
 if [ -f demo/prodcons.json ]; then
 	echo "  demo/prodcons.json                            # open in ui.perfetto.dev or chrome://tracing"
+fi
+if [ -f demo/prodcons.wait.svg ]; then
+	echo "  xdg-open demo/prodcons.wait.svg               # flame graph of the time threads waited"
+else
+	echo "  demo/prodcons.wait.folded                     # time waited per stack: flamegraph.pl, inferno or speedscope.app draw it"
 fi
 if [ -f demo/prodcons.paje ]; then
 	cat <<MSG

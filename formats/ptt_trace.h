@@ -504,6 +504,25 @@ const char *ptt_names_object(const struct ptt_names *n, uint64_t addr);
 int ptt_names_find_object(const struct ptt_names *n, const char *name, uint64_t *addr); /* 1 if found */
 void ptt_names_free(struct ptt_names *n);
 
+/* ---- stacks ------------------------------------------------------------ */
+
+/*
+ * The callers' stacks a trace defines (ptt-trace(5)): stack_frames events
+ * give a stack's return addresses, innermost first, under an id that is
+ * unique in its process (an exec starts the ids again: a later definition
+ * replaces an earlier one); a stack event names the stack of its thread's
+ * next event.  PTT_STACK_ID_FULL: the runtime's table was full, no stack.
+ */
+#define PTT_STACK_MAX 64
+#define PTT_STACK_ID_FULL 0xffffffffu
+struct ptt_stacks;
+struct ptt_stacks *ptt_stacks_new(void);
+/* Learn from a stack_frames event: 1 if it was one, 0 if not, or PTT_E_NOMEM. */
+int ptt_stacks_update(struct ptt_stacks *s, const struct ptt_event *ev);
+/* The frames of stack id in process pid (*frames set, NULL if unknown); their count, 0 if unknown. */
+unsigned ptt_stacks_get(const struct ptt_stacks *s, uint32_t pid, uint32_t id, const uint64_t **frames);
+void ptt_stacks_free(struct ptt_stacks *s);
+
 /* A C++ symbol demangled ("_ZN4pool4lockE" -> "pool::lock"), malloc'd; NULL if not
  * mangled or libstdc++'s demangler is not there (looked up at run time). */
 char *ptt_demangle(const char *sym);

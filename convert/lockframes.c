@@ -1,0 +1,198 @@
+/* lockframes.c - which frames of a stack are the lock layer, and the site past it. */
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lockframes.h"
+
+/*
+ * Functions through which programs take their locks, matched against the
+ * symbol's demangled name (anchored at its start).  A wrapper that the
+ * compiler inlined has no frame of its own: its caller is then the site,
+ * as it should be.
+ */
+static const char *const builtin[] = {
+	/* libc and the pthread implementation; C11 threads */
+	"^_*pthread_", "^__GI_", "^_*lll_", "^__futex", "^futex_", "^do_futex_wait", "^_*new_sem_", "^_*sem_",
+	"^sem_", "^_*mtx_", "^_*cnd_", "^thrd_join", "^__libc_", "^syscall$",
+	/* sqlite3 */
+	"^pthreadMutex", "^sqlite3_mutex_", "^sqlite3Mutex", "^unixEnterMutex", "^unixLeaveMutex",
+	/* CPython: its locks, the GIL, the parking lot */
+	"^PyThread_", "^_PyThread_", "^take_gil", "^drop_gil", "^PyMutex", "^_PyMutex", "^_PySemaphore", "^_PyParkingLot",
+	"^PyCOND_", "^PyMUTEX_", "^acquire_timed", "^lock_PyThread_", "^rlock_acquire", "^_PyEval_AcquireLock",
+	"^PyEval_RestoreThread", "^PyEval_AcquireThread", "^_PyEval_ReInitThreads",
+	/* libstdc++ and libc++ */
+	"^std::mutex::", "^std::recursive_mutex::", "^std::timed_mutex::", "^std::recursive_timed_mutex::",
+	"^std::shared_mutex::", "^std::shared_timed_mutex::", "^std::__shared_mutex", "^std::unique_lock<", "^std::lock_guard<",
+	"^std::scoped_lock<", "^std::shared_lock<", "^std::condition_variable", "^std::_V2::condition_variable",
+	"^std::__condvar", "^std::__gthread", "^__gthread_", "^__gthrw_", "^std::thread::join", "^std::__1::mutex::",
+	"^std::__1::condition_variable", "^std::__1::__libcpp_",
+	/* glib */
+	"^g_mutex_", "^g_cond_", "^g_rec_mutex_", "^g_rw_lock_", "^g_bit_lock", "^g_bit_unlock", "^g_pointer_bit_lock",
+	"^g_thread_join",
+	/* MariaDB / MySQL */
+	"^mysql_mutex_", "^inline_mysql_", "^rw_pr_", "^psi_", "^my_pthread_", "^safe_mutex_", "^mysql_rwlock_",
+	"^mysql_cond_", "^mysql_prlock_", "^my_cond_", "^native_(mutex|rw|cond)_", "^PolicyMutex<", "^TTASEventMutex<", "^srw_lock",
+	"^ssux_lock", "^srw_mutex",
+	/* the JVM */
+	"^os::PlatformEvent::", "^os::PlatformParker::", "^os::PlatformMonitor::", "^Parker::park", "^ObjectMonitor::",
+	"^ObjectSynchronizer::", "^Monitor::", "^Mutex::", "^PlatformMonitor::", "^ParkEvent::", "^Unsafe_Park",
+	"^JavaThread::block", "^ThreadBlockInVM",
+	/* folly, abseil, boost */
+	"^folly::SharedMutex", "^folly::detail::", "^folly::DistributedMutex", "^folly::MicroLock", "^folly::Baton",
+	"^folly::futex", "^folly::fibers::Baton", "^absl::(lts_[0-9_]+::)?Mutex::", "^absl::(lts_[0-9_]+::)?CondVar::",
+	"^absl::(lts_[0-9_]+::)?synchronization_internal::", "^absl::(lts_[0-9_]+::)?base_internal::SpinLock",
+	"^AbslInternalPerThreadSem", "^boost::mutex::", "^boost::recursive_mutex::", "^boost::shared_mutex::",
+	"^boost::unique_lock<", "^boost::lock_guard<", "^boost::condition_variable", "^boost::detail::",
+	"^boost::thread::join",
+	/* Rust's std and parking_lot */
+	"^std::sys::sync::", "^std::sys::.*::(locks|mutex|rwlock|condvar|futex)::", "^std::sync::(mutex|rwlock|condvar|poison|once|Mutex|RwLock|Condvar)",
+	"^<std::sync::", "^<std::sys::sync::", "^<std::sys::.*::(locks|mutex|rwlock|condvar|futex)::",
+	"^<std::thread::JoinInner", "^<std::thread::JoinHandle", "^parking_lot::", "^parking_lot_core::", "^lock_api::", "^<parking_lot::", "^<lock_api::",
+	"^std::thread::JoinHandle<.*>::join", "^std::thread::JoinInner",
+	/* ptt's own */
+	"^ptt_",
+};
+/* modules whose every frame is the lock layer (code without symbols there too) */
+static const char *const builtin_modules[] = { "(libc.so", "(libpthread.so", "(libptt.so", "libc.so.6+", "libptt.so+" };
+
+static regex_t *patterns;
+static size_t npatterns, cap;
+static int builtin_done;
+
+static int add(const char *re, char *err, size_t errsize)
+{
+	if (npatterns == cap) {
+		size_t nc = cap ? cap * 2 : 128;
+		regex_t *np = realloc(patterns, nc * sizeof *np);
+		if (!np) {
+			snprintf(err, errsize, "out of memory");
+			return -1;
+		}
+		patterns = np;
+		cap = nc;
+	}
+	int rc = regcomp(&patterns[npatterns], re, REG_EXTENDED | REG_NOSUB);
+	if (rc) {
+		regerror(rc, &patterns[npatterns], err, errsize);
+		return -1;
+	}
+	npatterns++;
+	return 0;
+}
+
+static void load_builtin(void)
+{
+	char err[128];
+	builtin_done = 1;
+	for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
+		add(builtin[i], err, sizeof err); /* fixed patterns: they compile */
+}
+
+int lockframes_skip(const char *regex, char *err, size_t errsize)
+{
+	if (!builtin_done)
+		load_builtin();
+	return add(regex, err, errsize);
+}
+
+int lockframes_is_lock(struct ptt_syms *syms, uint32_t pid, uint64_t addr)
+{
+	if (!builtin_done)
+		load_builtin();
+	const struct ptt_sym *s = ptt_syms_code(syms, pid, addr);
+	for (size_t i = 0; i < sizeof builtin_modules / sizeof builtin_modules[0]; i++)
+		if (strstr(s->where, builtin_modules[i]))
+			return 1;
+	const char *name = s->func ? s->func : s->where;
+	for (size_t i = 0; i < npatterns; i++)
+		if (regexec(&patterns[i], name, 0, NULL, 0) == 0)
+			return 1;
+	return 0;
+}
+
+/* (pid, stack) -> the site past the lock layer, found once */
+struct site_cache {
+	uint64_t key, site;
+};
+static struct site_cache *cache;
+static size_t cache_cap, cache_used;
+
+static struct site_cache *cache_slot(uint64_t key)
+{
+	if ((cache_used + 1) * 2 > cache_cap) {
+		size_t nc = cache_cap ? cache_cap * 2 : 256;
+		struct site_cache *n = calloc(nc, sizeof *n);
+		if (!n)
+			return NULL;
+		for (size_t i = 0; i < cache_cap; i++)
+			if (cache[i].key) {
+				size_t j = (size_t)(cache[i].key * 0x9E3779B97F4A7C15ull >> 20) & (nc - 1);
+				while (n[j].key)
+					j = (j + 1) & (nc - 1);
+				n[j] = cache[i];
+			}
+		free(cache);
+		cache = n;
+		cache_cap = nc;
+	}
+	size_t j = (size_t)(key * 0x9E3779B97F4A7C15ull >> 20) & (cache_cap - 1);
+	while (cache[j].key && cache[j].key != key)
+		j = (j + 1) & (cache_cap - 1);
+	return &cache[j];
+}
+
+uint64_t lockframes_site(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, uint32_t stack)
+{
+	const uint64_t *f;
+	unsigned n = stack ? ptt_stacks_get(st, pid, stack, &f) : 0;
+	if (!n)
+		return 0;
+	uint64_t key = (uint64_t)pid << 32 | stack;
+	struct site_cache *c = cache_slot(key);
+	if (c && c->key == key)
+		return c->site;
+	unsigned i = 0;
+	while (i + 1 < n && lockframes_is_lock(syms, pid, f[i]))
+		i++;
+	if (c) {
+		c->key = key;
+		c->site = f[i];
+		cache_used++;
+	}
+	return f[i];
+}
+
+const char *lockframes_name(struct ptt_syms *syms, uint32_t pid, uint64_t addr, char *buf, size_t size)
+{
+	const struct ptt_sym *s = ptt_syms_code(syms, pid, addr);
+	snprintf(buf, size, "%s", s->func ? s->func : s->where);
+	for (char *p = buf; *p; p++)
+		if (*p == ';' || *p == '\n' || *p == '\r')
+			*p = ':';
+	return buf;
+}
+
+size_t lockframes_past(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, uint32_t stack, unsigned max,
+		       char *buf, size_t size)
+{
+	const uint64_t *f;
+	unsigned n = stack ? ptt_stacks_get(st, pid, stack, &f) : 0;
+	size_t len = 0;
+	if (size)
+		buf[0] = 0;
+	if (!n || !size)
+		return 0;
+	unsigned i = 0;
+	while (i + 1 < n && lockframes_is_lock(syms, pid, f[i]))
+		i++;
+	for (unsigned k = 0; i < n && k < max && len + 1 < size; i++, k++) {
+		char name[256];
+		int w = snprintf(buf + len, size - len, "%s%s", k ? " <- " : "", lockframes_name(syms, pid, f[i], name, sizeof name));
+		if (w < 0)
+			break;
+		len += (size_t)w;
+	}
+	return len < size ? len : size - 1;
+}

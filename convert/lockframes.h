@@ -1,0 +1,33 @@
+/*
+ * lockframes.h - the lock layer of a stack: the frames of the functions
+ * through which a program takes its locks (pthread itself, sqlite3's mutex
+ * methods, CPython's PyThread_*, std::mutex, glib, MariaDB's mysql_mutex_*,
+ * the JVM's park, ...; the list is in lockframes.c and ptt-stat(1)), plus
+ * the user's own (--skip-frames=REGEX).  "The site" every tool names for an
+ * event with a stack is the first frame past that layer; without a stack,
+ * the event's own call site.
+ */
+#ifndef PTT_LOCKFRAMES_H
+#define PTT_LOCKFRAMES_H
+
+#include <stdint.h>
+
+#include "../formats/ptt_trace.h"
+#include "symbols.h"
+
+/* Add a pattern (POSIX extended regex, matched against a frame's function name, or its
+ * "module+0xoff" without one) to the lock layer: 0, or -1 with the reason in err. */
+int lockframes_skip(const char *regex, char *err, size_t errsize);
+/* Is the frame at addr of process pid in the lock layer? */
+int lockframes_is_lock(struct ptt_syms *syms, uint32_t pid, uint64_t addr);
+/* The first frame of stack past the lock layer (its last frame if all are in it); 0 without a stack. */
+uint64_t lockframes_site(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, uint32_t stack);
+/* The first frames of stack past the lock layer, "f <- caller <- its caller" (at most max of them), into
+ * buf; returns its length (0 without a stack). */
+size_t lockframes_past(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, uint32_t stack, unsigned max,
+		       char *buf, size_t size);
+/* A frame's name for a folded stack or a short list: the function ("queue_push"), else "module+0xoff";
+ * with no ';' (the folded format's separator) nor line breaks.  Written into buf; returns buf. */
+const char *lockframes_name(struct ptt_syms *syms, uint32_t pid, uint64_t addr, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,108 @@
+/* stacks.c - the stacks a trace defines (stack_frames events), by process and id. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptt_trace.h"
+
+struct stack_entry {
+	uint64_t key;   /* pid << 32 | id; 0: empty (ids start at 1) */
+	uint32_t depth;
+	uint64_t f[PTT_STACK_MAX];
+};
+
+struct ptt_stacks {
+	struct stack_entry *e;
+	size_t cap, used;
+};
+
+struct ptt_stacks *ptt_stacks_new(void)
+{
+	return calloc(1, sizeof(struct ptt_stacks));
+}
+
+void ptt_stacks_free(struct ptt_stacks *s)
+{
+	if (s)
+		free(s->e);
+	free(s);
+}
+
+static size_t slot(uint64_t k, size_t cap)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	return (size_t)k & (cap - 1);
+}
+
+static struct stack_entry *find(const struct ptt_stacks *s, uint64_t key)
+{
+	if (!s->cap)
+		return NULL;
+	for (size_t j = slot(key, s->cap);; j = (j + 1) & (s->cap - 1)) {
+		if (s->e[j].key == key)
+			return &s->e[j];
+		if (!s->e[j].key)
+			return NULL;
+	}
+}
+
+static struct stack_entry *insert(struct ptt_stacks *s, uint64_t key)
+{
+	struct stack_entry *e = find(s, key);
+	if (e)
+		return e;
+	if ((s->used + 1) * 2 > s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct stack_entry *n = calloc(cap, sizeof *n);
+		if (!n)
+			return NULL;
+		for (size_t i = 0; i < s->cap; i++) {
+			if (!s->e[i].key)
+				continue;
+			size_t j = slot(s->e[i].key, cap);
+			while (n[j].key)
+				j = (j + 1) & (cap - 1);
+			n[j] = s->e[i];
+		}
+		free(s->e);
+		s->e = n;
+		s->cap = cap;
+	}
+	size_t j = slot(key, s->cap);
+	while (s->e[j].key)
+		j = (j + 1) & (s->cap - 1);
+	s->used++;
+	s->e[j].key = key;
+	s->e[j].depth = 0;
+	return &s->e[j];
+}
+
+int ptt_stacks_update(struct ptt_stacks *s, const struct ptt_event *ev)
+{
+	if (ev->id != PTT_EV_STACK_FRAMES || ev->nargs < 3)
+		return 0;
+	uint32_t id = (uint32_t)ev->arg[0], at = (uint32_t)ev->arg[1];
+	if (!id || id == PTT_STACK_ID_FULL || at >= PTT_STACK_MAX)
+		return 1;
+	struct stack_entry *e = insert(s, (uint64_t)ev->pid << 32 | id);
+	if (!e)
+		return PTT_E_NOMEM;
+	if (at == 0)
+		e->depth = 0; /* a redefinition (after an exec, the same pid counts again from 1) */
+	for (unsigned k = 2; k < ev->nargs && at + k - 2 < PTT_STACK_MAX; k++) {
+		if (!ev->arg[k])
+			break;
+		e->f[at + k - 2] = ev->arg[k];
+		if (at + k - 1 > e->depth)
+			e->depth = at + k - 1;
+	}
+	return 1;
+}
+
+unsigned ptt_stacks_get(const struct ptt_stacks *s, uint32_t pid, uint32_t id, const uint64_t **frames)
+{
+	struct stack_entry *e = id && id != PTT_STACK_ID_FULL ? find(s, (uint64_t)pid << 32 | id) : NULL;
+	*frames = e ? e->f : NULL;
+	return e ? e->depth : 0;
+}

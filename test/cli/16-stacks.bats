@@ -1,0 +1,201 @@
+#!/usr/bin/env bats
+# Stacks (issue 19): the runtime records the caller's stack on blocking paths
+# (ptt-record --stacks), the tools name the first frame past the lock layer
+# (built-in wrappers and --skip-frames), ptt-stat --folded writes flame-graph
+# input.  wrapped_locks takes every lock through my_lock(): its 3 waits are in
+# flush_log (wrapped_locks.c:67), its holds in update_stats (:52); with -o,
+# transfer_ab takes lock_a then lock_b (:105, :106), transfer_ba the reverse.
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	T="$BATS_TEST_TMPDIR/t.ptt"
+}
+
+rec() { # MODE ARGS...: wrapped_locks under --stacks=MODE into $T
+	local mode=$1
+	shift
+	ptt-record -q --stacks="$mode" -o "$T" -- "$EXAMPLES/wrapped_locks" "$@" >"$BATS_TEST_TMPDIR/out.txt"
+}
+
+@test "ptt-record --stacks: a bad value is a usage error" {
+	run -2 --separate-stderr ptt-record --stacks=some -- true
+	[ -z "$output" ]
+	[[ "$stderr" == *"ptt-record: --stacks: none, blocking or all: 'some'"* ]]
+}
+
+@test "blocking (the default): each wait has its stack, written once; uncontended acquisitions none" {
+	ptt-record -q -o "$T" -- "$EXAMPLES/wrapped_locks" >/dev/null
+	run -0 --separate-stderr ptt-dump -n "$T"
+	[ -z "$stderr" ]
+	# a stack record right before each of the 3 requests of stats_lock, none before its 3 free acquisitions
+	before_req=$(awk '$5 == "stack" { s[$3] = 1; next } $5 == "mutex_lock_req" && s[$3] { n++ } { if ($5 != "object_name") s[$3] = 0 } END { print n + 0 }' <<<"$output")
+	[ "$before_req" -eq 3 ]
+	before_free=$(awk '$5 == "stack" { s[$3] = 1; next } $5 == "mutex_lock" && s[$3] { n++ } { if ($5 != "object_name") s[$3] = 0 } END { print n + 0 }' <<<"$output")
+	[ "$before_free" -eq 0 ]
+	# flush_log's waits share one stack: its frames are written once
+	ids=$(awk '$5 == "stack_frames" && $7 == "at=0" { print $6 }' <<<"$output" | sort | uniq -d)
+	[ -z "$ids" ]
+	run -0 ptt-dump "$T"
+	grep -qE ' stack_frames stack=[0-9]+ at=0 a=0x[0-9a-f]+ b=0x[0-9a-f]+ ' <<<"$output"
+}
+
+@test "none: no stack events, and the sites stay the pthread call sites" {
+	rec none
+	run -0 --separate-stderr ptt-dump -n "$T"
+	run ! grep -qE ' stack(_frames)? ' <<<"$output"
+	run -0 --separate-stderr ptt-stat -S 3 --skip-frames='^my_' "$T"
+	[ -z "$stderr" ]
+	stat=$output
+	run ! grep -q 'flush_log' <<<"$stat"
+	run ! grep -q 'WAITS BY SITE' <<<"$stat"
+}
+
+@test "ptt-stat: the waits are named past the lock layer; --skip-frames adds the program's own" {
+	rec blocking
+	run -0 --separate-stderr ptt-stat -S 3 "$T"
+	[ -z "$stderr" ]
+	# without the program's layer, its wrapper is the first frame past pthread, for waits and free takes alike
+	grep -qE '^  site 1 +6 +3 .* my_lock\+0x[0-9a-f]+ \(wrapped_locks\) at wrapped_locks.c:31$' <<<"$output"
+	run -0 --separate-stderr ptt-stat -S 3 --skip-frames='^my_(lock|unlock)$' "$T"
+	[ -z "$stderr" ]
+	grep -qE '^  site 1 +3 +3 .* flush_log\+0x[0-9a-f]+ \(wrapped_locks\) at wrapped_locks.c:67$' <<<"$output"
+	# where the program waited, over every object
+	grep -qE '^ +3 +[0-9.]+ +[0-9.]+ +[0-9.]+  stats_lock +flush_log\+0x[0-9a-f]+ \(wrapped_locks\) at wrapped_locks.c:67$' <<<"$output"
+	# the uncontended holds have no stack: their pthread call site
+	grep -qE '^  site 2 +3 +0 .* my_lock\+0x[0-9a-f]+ \(wrapped_locks\) at wrapped_locks.c:31$' <<<"$output"
+	run -2 --separate-stderr ptt-stat --skip-frames='my_(' "$T"
+	[ -z "$output" ]
+	[[ "$stderr" == "ptt-stat: --skip-frames: "*"'my_('"*"Try 'ptt-stat --help'"* ]]
+}
+
+@test "the text form keeps the stacks: it reads back byte for byte, and the tools read it the same" {
+	rec all
+	ptt-dump "$T" >"$BATS_TEST_TMPDIR/a.txt"
+	ptt-dump "$BATS_TEST_TMPDIR/a.txt" >"$BATS_TEST_TMPDIR/b.txt"
+	cmp "$BATS_TEST_TMPDIR/a.txt" "$BATS_TEST_TMPDIR/b.txt"
+	grep -q ' stack_frames ' "$BATS_TEST_TMPDIR/a.txt"
+	ptt-stat -S 3 --skip-frames='^my_' "$T" >"$BATS_TEST_TMPDIR/bin.stat"
+	ptt-stat -S 3 --skip-frames='^my_' "$BATS_TEST_TMPDIR/a.txt" >"$BATS_TEST_TMPDIR/txt.stat"
+	diff "$BATS_TEST_TMPDIR/bin.stat" "$BATS_TEST_TMPDIR/txt.stat"
+	grep -q 'flush_log' "$BATS_TEST_TMPDIR/txt.stat"
+}
+
+@test "ptt-stat --folded: root first, the object as the leaf, ns; wait and hold" {
+	rec all
+	run -0 --separate-stderr ptt-stat --folded=wait "$T"
+	[ -z "$stderr" ]
+	bad=$(grep -cvE '^[^; ][^;]*(;[^;]+)*;\[[a-z]+ [^] ]+\] [0-9]+$' <<<"$output" || true)
+	[ "$bad" -eq 0 ]
+	# the 3 waits of at least 20 ms each, under flush_log's whole stack
+	line=$(grep -E '(^|;)start_thread;logger_main;flush_log;my_lock;\[mutex stats_lock\] [0-9]+$' <<<"$output")
+	[ "${line##* }" -ge 60000000 ]
+	run -0 --separate-stderr ptt-stat --folded=hold "$T"
+	line=$(grep -E '(^|;)main;contention;update_stats[^;]*;my_lock;\[mutex stats_lock\] [0-9]+$' <<<"$output")
+	[ "${line##* }" -ge 60000000 ]
+	run -2 --separate-stderr ptt-stat --folded=both "$T"
+	[[ "$stderr" == *"ptt-stat: --folded: wait or hold: 'both'"* ]]
+}
+
+@test "ptt-deadlock: each edge at the first frames past the lock layer, with the callers" {
+	rec all -o
+	run -1 --separate-stderr ptt-deadlock --skip-frames='^my_' "$T"
+	[ -z "$stderr" ]
+	[[ "$output" == *"lock_a taken at wrapped_locks.c:105 in transfer_ab, then lock_b at wrapped_locks.c:106 in transfer_ab"* ]]
+	[[ "$output" == *"lock_b taken at wrapped_locks.c:114 in transfer_ba, then lock_a at wrapped_locks.c:115 in transfer_ba"* ]]
+	[[ "$output" == *"      lock_a: transfer_ab <- ab_main <- start_thread"* ]]
+	# without --skip-frames the wrapper is the site, and the stack shows who called it
+	run -1 --separate-stderr ptt-deadlock "$T"
+	[[ "$output" == *"lock_a taken at wrapped_locks.c:31 in my_lock"* ]]
+	[[ "$output" == *"      lock_b: my_lock <- transfer_ba <- ba_main <- start_thread"* ]]
+	# blocking only: the edges never blocked, so they have no stack
+	rec blocking -o
+	run -1 --separate-stderr ptt-deadlock --skip-frames='^my_' "$T"
+	[[ "$output" == *"lock_a taken at wrapped_locks.c:31 in my_lock"* ]]
+	[[ "$output" != *"transfer_ab <-"* ]]
+}
+
+@test "ptt-dump --human and ptt-paje carry the frame past the lock layer" {
+	rec blocking
+	run -0 --separate-stderr ptt-dump --human --skip-frames='^my_' "$T"
+	[ -z "$stderr" ]
+	n=$(grep -cE 'waits for mutex stats_lock.* at wrapped_locks.c:67 in flush_log \(from flush_log <- logger_main <- start_thread' <<<"$output")
+	[ "$n" -eq 3 ]
+	run ! grep -qE ' stack(_frames)? ' <<<"$output"
+	ptt-paje --skip-frames='^my_' "$T" >"$BATS_TEST_TMPDIR/t.paje"
+	assert_paje_valid "$BATS_TEST_TMPDIR/t.paje"
+	assert_vite_clean "$BATS_TEST_TMPDIR/t.paje"
+	# the three waits (MW) and the holds after them (MH), their Site at flush_log
+	n=$(grep -cE ' MW "flush_log\+0x[0-9a-f]+ \(wrapped_locks\) at wrapped_locks.c:67"$' "$BATS_TEST_TMPDIR/t.paje" || true)
+	[ "$n" -eq 3 ]
+	n=$(grep -cE ' MH "flush_log\+0x[0-9a-f]+ \(wrapped_locks\) at wrapped_locks.c:67"$' "$BATS_TEST_TMPDIR/t.paje" || true)
+	[ "$n" -eq 3 ]
+}
+
+@test "stacks are taken safely in a signal handler, a fork child, new threads and dlopen'd code" {
+	cat >"$BATS_TEST_TMPDIR/dso.c" <<'EOF'
+#include <pthread.h>
+#include <time.h>
+static pthread_mutex_t dso_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *holder(void *arg)
+{
+	struct timespec ts = { 0, 50000000 };
+	pthread_mutex_lock(&dso_lock);
+	*(volatile int *)arg = 1;
+	nanosleep(&ts, NULL);
+	pthread_mutex_unlock(&dso_lock);
+	return NULL;
+}
+__attribute__((noinline)) void dso_contend(void)
+{
+	pthread_t th;
+	volatile int held = 0;
+	pthread_create(&th, NULL, holder, (void *)&held);
+	while (!held)
+		sched_yield();
+	pthread_mutex_lock(&dso_lock);
+	pthread_mutex_unlock(&dso_lock);
+	pthread_join(th, NULL);
+}
+EOF
+	cc -O2 -g -shared -fPIC -pthread -o "$BATS_TEST_TMPDIR/libdso.so" "$BATS_TEST_TMPDIR/dso.c"
+	WRAPPED_LOCKS_DSO="$BATS_TEST_TMPDIR/libdso.so" run -0 --separate-stderr timeout 120 \
+		ptt-record -q -o "$T" -- "$EXAMPLES/wrapped_locks" -s
+	[ -z "$stderr" ]
+	[[ "$output" == *"signal handler 1, child 0"* ]]
+	run -0 --separate-stderr ptt-stat --folded=wait "$T"
+	[ -z "$stderr" ]
+	# through the signal frame, into the handler's wait
+	grep -qE ';raise;.*;in_signal_handler;my_lock;\[mutex handler_lock\] [0-9]+$' <<<"$output"
+	# in the dlopen'd library, unloaded since
+	grep -qE ';dso_contend;\[mutex dso_lock\] [0-9]+$' <<<"$output"
+	# threads created while others wait: 20 one_flush threads, each waited with its stack
+	grep -qE ';one_flush;flush_log;my_lock;\[mutex stats_lock\] [0-9]+$' <<<"$output"
+	# the fork child wrote its own stacks, under its pid, from id 1
+	run -0 ptt-dump -n "$T"
+	pids=$(awk '$5 == "stack_frames" && $6 == "stack=1" && $7 == "at=0" { print $2 }' <<<"$output" | sort -u | wc -l)
+	[ "$pids" -eq 2 ]
+}
+
+@test "ptt-filter keeps the stacks of what it keeps, and a window its stacks' frames" {
+	rec blocking
+	ptt-filter -o stats_lock "$T" >"$BATS_TEST_TMPDIR/o.ptt"
+	run -0 --separate-stderr ptt-stat -S 1 --skip-frames='^my_' "$BATS_TEST_TMPDIR/o.ptt"
+	grep -qE '^  site 1 +3 +3 .* flush_log\+0x[0-9a-f]+ \(wrapped_locks\) at wrapped_locks.c:67$' <<<"$output"
+	run -0 ptt-dump -n "$BATS_TEST_TMPDIR/o.ptt"
+	[ "$(grep -c ' stack stack=' <<<"$output")" -eq 3 ]
+	# a window after the first wait: the frames defined before it come with its context
+	from=$(ptt-dump -n "$T" | awk '$5 == "mutex_lock_req" { n++; if (n == 2) { print $1; exit } }')
+	ptt-filter -f "$from" "$T" >"$BATS_TEST_TMPDIR/w.ptt"
+	run -0 --separate-stderr ptt-stat -S 1 --skip-frames='^my_' "$BATS_TEST_TMPDIR/w.ptt"
+	grep -qE '^  site 1 +2 +2 .* flush_log\+0x[0-9a-f]+ \(wrapped_locks\) at wrapped_locks.c:67$' <<<"$output"
+}
+
+@test "a text trace whose stack table was full says so" {
+	ptt-record -q -o "$T" -- "$EXAMPLES/wrapped_locks" >/dev/null
+	# the runtime's answer when its table is full: a stack event without frames
+	ptt-dump "$T" | awk '$5 == "stack" { $6 = "stack=4294967295" } { print }' >"$BATS_TEST_TMPDIR/full.txt"
+	run -0 --separate-stderr ptt-stat -S 1 --skip-frames='^my_' "$BATS_TEST_TMPDIR/full.txt"
+	[[ "$output" == *"events have no stack: the runtime's stack table was full (named at their call sites)"* ]]
+	grep -qE '^  site 1 +6 +3 .* my_lock\+0x[0-9a-f]+ \(wrapped_locks\) at wrapped_locks.c:31$' <<<"$output"
+}
