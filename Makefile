@@ -111,7 +111,7 @@ $(BUILD)/test/test_ring: test/unit/test_ring.c $(RT_SRC) formats/types.c $(LIBFO
 
 $(BUILD)/test/test_stack: test/unit/test_stack.c capture/stack.c capture/trace_path.c capture/shm.c $(LIBFORMAT)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ test/unit/test_stack.c capture/stack.c capture/trace_path.c capture/shm.c $(LIBFORMAT) $(LDFLAGS) -lpthread -lgcc_s
+	$(CC) $(TOOL_CFLAGS) -DPTT_UNIT_TEST -o $@ test/unit/test_stack.c capture/stack.c capture/trace_path.c capture/shm.c $(LIBFORMAT) $(LDFLAGS) -lpthread -lgcc_s
 
 $(BUILD)/test/test_pace: test/unit/test_pace.c capture/pace.c capture/pace.h
 	@mkdir -p $(dir $@)

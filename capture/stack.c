@@ -93,6 +93,15 @@ static void write_frames(uint32_t id, const uintptr_t *f, unsigned n)
 	}
 }
 
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#else
+	__asm__ volatile("" ::: "memory");
+#endif
+}
+
 uint32_t ptt_stack_intern(const uintptr_t *f, unsigned n)
 {
 	if (!table || n == 0)
@@ -117,8 +126,16 @@ uint32_t ptt_stack_intern(const uintptr_t *f, unsigned n)
 			}
 			/* lost the race for the slot: sh is now the winner's hash */
 		}
-		if (sh == h && __atomic_load_n(&s->ready, __ATOMIC_ACQUIRE) && s->depth == n &&
-		    memcmp(s->f, f, n * sizeof *f) == 0)
+		if (sh == h && !__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE)) {
+			/* another thread claimed this slot and is writing it (maybe our very stack): wait for it a
+			 * while rather than take a second slot and id for the same stack; a writer held up longer
+			 * (preempted, waiting for room in its ring) costs this event its stack, never a duplicate */
+			for (unsigned spin = 0; spin < (1u << 16) && !__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE); spin++)
+				cpu_relax();
+			if (!__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE))
+				return PTT_STACK_NONE;
+		}
+		if (sh == h && s->depth == n && memcmp(s->f, f, n * sizeof *f) == 0)
 			return s->id;
 	}
 	return PTT_STACK_FULL;

@@ -13,6 +13,12 @@ void spec_init(struct filter_spec *s)
 	s->count = UINT64_MAX;
 }
 
+int spec_selects_all(const struct filter_spec *s)
+{
+	return !s->npids && !s->nthreads && !s->nobjects && !s->nevents && !s->has_window && !s->invert &&
+	       s->count == UINT64_MAX && s->to_ns == UINT64_MAX;
+}
+
 int spec_add_list(struct filter_spec *s, char **list, unsigned *n, const char *arg, const char *opt)
 {
 	(void)s;

@@ -28,6 +28,8 @@ struct filter_spec {
 };
 
 void spec_init(struct filter_spec *s);
+/* 1 when s keeps every event (no selection, no window, not inverted). */
+int spec_selects_all(const struct filter_spec *s);
 /* Add a comma list; returns 0 or -1 with a message on stderr. */
 int spec_add_list(struct filter_spec *s, char **list, unsigned *n, const char *arg, const char *opt);
 int spec_add_pids(struct filter_spec *s, const char *arg);

@@ -62,6 +62,7 @@ struct out_ctx {
 	struct pmap stacks;              /* (pid, tid) -> struct held_stack for its next event */
 	int replaying;                   /* writing a window's context: no event of it takes a held stack */
 	struct fcontext *ctx;
+	int hold_stacks;                 /* a stack event waits for its thread's next event, kept or not with it */
 };
 
 /* --site: the event's call site, its function or its file:line matches the glob. */
@@ -167,7 +168,7 @@ static int stack_before(struct out_ctx *o, const struct ptt_event *ev, int keep)
 static int hold_stack(struct out_ctx *o, const struct ptt_event *ev)
 {
 	unsigned role = ev->type ? ev->type->role : PTT_ROLE_POINT;
-	if (!o->context)
+	if (!o->hold_stacks)
 		return 0;
 	if (ev->id == PTT_EV_STACK && role == PTT_ROLE_META && ev->nargs == 1)
 		return hold(o, ev);
@@ -182,7 +183,7 @@ static int write_event(struct out_ctx *o, struct ptt_event *ev, int keep)
 	unsigned role = ev->type->role;
 	/* with context, a stack event goes with its thread's next event, kept or not with it
 	 * (without, it is an event like any other: --no-context keeps what was asked for, raw) */
-	if (o->context && !o->replaying && ev->id == PTT_EV_STACK && role == PTT_ROLE_META && ev->nargs == 1)
+	if (o->hold_stacks && !o->replaying && ev->id == PTT_EV_STACK && role == PTT_ROLE_META && ev->nargs == 1)
 		return hold(o, ev);
 	if (o->stacks.used && !o->replaying && role != PTT_ROLE_NAME && role != PTT_ROLE_META &&
 	    pmap_get(&o->stacks, thread_key(ev)))
@@ -354,7 +355,9 @@ int main(int argc, char **argv)
 		ptt_sink_set_note(sink, ptt_syms_note, syms);
 	uint64_t end_pos = spec.count == UINT64_MAX ? UINT64_MAX : spec.first + spec.count;
 	int in_window = !spec.has_window;
-	struct out_ctx oc = { sink, in.r, &spec, names, syms, site, !no_context, { 0 }, { 0 }, 0, ctx };
+	/* with context and a selection, a stack goes with its event; a copy of the whole trace keeps each as it is */
+	int hold_stacks = !no_context && (site || !spec_selects_all(&spec));
+	struct out_ctx oc = { sink, in.r, &spec, names, syms, site, !no_context, { 0 }, { 0 }, 0, ctx, hold_stacks };
 	if (no_context)
 		ptt_reader_skip(in.r, spec.from_ns, spec.first);
 	else if (ctx && spec.has_window && in.npaths <= 1) /* a snapshot of the state before the window, if the file has one */

@@ -229,7 +229,7 @@ Y
 			got=$(ptt-filter --object="$n" "$T" | ptt-stat -n 0 -S 0 | awk '/^OBJECT/ { o = 1; next } /^$/ { o = 0 } o && !/^\(/ { print $1 }')
 			grep -qxF -- "$n" <<<"$got"
 		done
-		threads=$(ptt-stat -n 0 -S 0 "$T" | awk '/^ +PID +TID/ { o = 1; next } /^NO-WAIT/ { o = 0 } o && NF == 13 { print $3 }')
+		threads=$(ptt-stat -n 0 -S 0 "$T" | awk '/^ +PID +TID/ { o = 1; n = NF; next } /^NO-WAIT/ { o = 0 } o && NF == n { print $3 }')
 		[ -n "$threads" ]
 		for n in $threads; do
 			run -0 --separate-stderr ptt-filter --thread="$n" "$T"
