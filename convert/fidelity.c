@@ -173,11 +173,11 @@ void loss_event(struct loss *l, const struct ptt_event *ev)
 	l->last_ns = ev->ns;
 	if (ev->id != PTT_EV_REC_LOST)
 		return;
-	uint64_t n = ptt_event_arg(ev, "count", 0), from = ptt_event_arg(ev, "from_ns", 0), to = ptt_event_arg(ev, "to_ns", 0);
+	uint64_t n = ptt_event_argn(ev, PTT_ARGNAME_COUNT, 0), from = ptt_event_argn(ev, PTT_ARGNAME_FROM_NS, 0), to = ptt_event_argn(ev, PTT_ARGNAME_TO_NS, 0);
 	if (!to) /* no times (a record torn by a death, a thread without a ring): any time before the note */
 		from = 0, to = ev->ns;
-	add_span(l, (uint32_t)ptt_event_arg(ev, "stream", 0), from, to, n,
-		 ptt_event_arg(ev, "stream", 0) ? "lost by the recorder" : "lost by the recorder (no ring)");
+	add_span(l, (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_STREAM, 0), from, to, n,
+		 ptt_event_argn(ev, PTT_ARGNAME_STREAM, 0) ? "lost by the recorder" : "lost by the recorder (no ring)");
 }
 
 void loss_damage(struct loss *l, uint64_t from_ns, uint64_t to_ns)

@@ -138,7 +138,7 @@ static void drop_process(struct fcontext *c, uint32_t pid)
 }
 
 /* Is ev a successful call (no ret argument: yes)? */
-static int succeeded(const struct ptt_event *ev) { return ptt_event_arg(ev, "ret", 0) == 0; }
+static int succeeded(const struct ptt_event *ev) { return ptt_event_argn(ev, PTT_ARGNAME_RET, 0) == 0; }
 
 void fcontext_event(struct fcontext *c, const struct ptt_event *ev)
 {
@@ -155,7 +155,7 @@ void fcontext_event(struct fcontext *c, const struct ptt_event *ev)
 		return;
 	case PTT_EV_OBJECT_NAME:
 		if ((k = keep(ev)) != NULL) {
-			k->obj = ptt_event_arg(ev, "object", 0);
+			k->obj = ptt_event_argn(ev, PTT_ARGNAME_OBJECT, 0);
 			drop(&c->procs, ev->pid, k);
 		}
 		append(&c->procs, ev->pid, k);
@@ -169,7 +169,7 @@ void fcontext_event(struct fcontext *c, const struct ptt_event *ev)
 		append(&c->threads, thread_key(ev->pid, ev->tid), k);
 		return;
 	case PTT_EV_THREAD_NAME: {
-		uint32_t target = (uint32_t)ptt_event_arg(ev, "target", ev->tid);
+		uint32_t target = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_TARGET, ev->tid);
 		if ((k = keep(ev)) != NULL) {
 			k->target = target;
 			drop(&c->threads, thread_key(ev->pid, target), k);

@@ -155,9 +155,9 @@ static int match_thread(const char *want, const struct ptt_event *ev, const stru
 /* Does argument a of ev hold an object (not code, a thread handle or a return value)? */
 static int object_arg(const struct ptt_event *ev, unsigned a)
 {
-	const char *n = ev->type->argname[a];
-	return ev->type->argkind[a] == PTT_ARG_PTR && strcmp(n, "start") != 0 && strcmp(n, "handle") != 0 &&
-	       strcmp(n, "site") != 0 && strcmp(n, "retval") != 0;
+	unsigned n = ev->type->argid[a];
+	return ev->type->argkind[a] == PTT_ARG_PTR && n != PTT_ARGNAME_START && n != PTT_ARGNAME_HANDLE &&
+	       n != PTT_ARGNAME_SITE && n != PTT_ARGNAME_RETVAL;
 }
 
 /*
@@ -183,7 +183,7 @@ static int match_object(const char *want, const struct ptt_event *ev, const stru
 	}
 	for (unsigned a = 0; a < ev->nargs; a++)
 		if (ev->type->argkind[a] == PTT_ARG_PTR && ev->arg[a] == addr &&
-		    strcmp(ev->type->argname[a], "start") != 0 && strcmp(ev->type->argname[a], "handle") != 0)
+		    ev->type->argid[a] != PTT_ARGNAME_START && ev->type->argid[a] != PTT_ARGNAME_HANDLE)
 			return 1;
 	return 0;
 }

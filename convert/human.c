@@ -105,6 +105,33 @@ static const struct phrase phrases[] = {
 	{ "rec_stop", "the recorder stops: the program exited with status %{status}", "the recorder stops: the program was killed by %G" },
 };
 
+/*
+ * The arguments the phrases name with %{name}, as numbers (enum ptt_argname),
+ * in the order they appear in the verb [0] and the failure [1]: read from the
+ * table once, so that no event compares argument names.
+ */
+#define NPHRASES (sizeof phrases / sizeof phrases[0])
+#define NAMED_MAX 4
+static uint8_t named[NPHRASES][2][NAMED_MAX];
+
+static void named_init(void)
+{
+	static int ready;
+	if (ready)
+		return;
+	for (size_t i = 0; i < NPHRASES; i++)
+		for (int f = 0; f < 2; f++) {
+			const char *p = f ? phrases[i].fail : phrases[i].verb;
+			for (unsigned k = 0; p && (p = strstr(p, "%{")) != NULL && k < NAMED_MAX; k++) {
+				char name[32];
+				size_t len = strcspn(p += 2, "}");
+				snprintf(name, sizeof name, "%.*s", (int)len, p);
+				named[i][f][k] = (uint8_t)ptt_argname_from_string(name);
+			}
+		}
+	ready = 1;
+}
+
 /* "4243 (worker)": the tid and the name every picture gives the thread (symbols.h), when it has one */
 static size_t thread_words(struct ptt_syms *syms, uint32_t pid, uint64_t tid, char *buf, size_t size)
 {
@@ -193,7 +220,7 @@ static size_t signal_words(uint64_t sig, char *buf, size_t size)
 /* Who started the thread: its creator, else what a parent of 0 means (capture/init.c). */
 static size_t creator_words(const struct ptt_event *ev, struct ptt_syms *syms, char *buf, size_t size)
 {
-	uint64_t parent = ptt_event_arg(ev, "parent", 0);
+	uint64_t parent = ptt_event_argn(ev, PTT_ARGNAME_PARENT, 0);
 	if (parent) {
 		int w = snprintf(buf, size, "created by thread ");
 		size_t n = w < 0 ? 0 : (size_t)w;
@@ -208,7 +235,7 @@ static size_t creator_words(const struct ptt_event *ev, struct ptt_syms *syms, c
 static size_t end_words(const struct ptt_event *ev, char *buf, size_t size)
 {
 	static const char *const how[] = { "", " (pthread_exit)", " (cancelled)", " with its process" };
-	uint64_t h = ptt_event_arg(ev, "how", 0);
+	uint64_t h = ptt_event_argn(ev, PTT_ARGNAME_HOW, 0);
 	int w = snprintf(buf, size, "%s", h < sizeof how / sizeof how[0] ? how[h] : "");
 	return w < 0 ? 0 : (size_t)w;
 }
@@ -222,9 +249,9 @@ static int outcome(const struct ptt_event *ev, int64_t *ret)
 {
 	if (ev->id == PTT_EV_REC_STOP) {
 		*ret = 0;
-		return ptt_event_arg(ev, "signal", 0) != 0;
+		return ptt_event_argn(ev, PTT_ARGNAME_SIGNAL, 0) != 0;
 	}
-	int ri = ptt_event_argindex(ev, "ret");
+	int ri = ptt_type_arg_index(ev->type, PTT_ARGNAME_RET);
 	*ret = ri >= 0 ? (int64_t)(int32_t)ev->arg[ri] : 0;
 	if (*ret == 0)
 		return 0;
@@ -254,7 +281,10 @@ void human_sentence(const struct ptt_event *ev, struct ptt_syms *syms, const str
 	}
 	int64_t ret;
 	int how = outcome(ev, &ret);
-	for (const char *p = how == 1 && ph->fail ? ph->fail : ph->verb; *p && n + 1 < size; p++) {
+	int failed = how == 1 && ph->fail != NULL;
+	unsigned nth = 0; /* the %{name} met so far */
+	named_init();
+	for (const char *p = failed ? ph->fail : ph->verb; *p && n + 1 < size; p++) {
 		if (*p != '%') {
 			buf[n++] = *p;
 			continue;
@@ -271,32 +301,30 @@ void human_sentence(const struct ptt_event *ev, struct ptt_syms *syms, const str
 		case 'A': n += object_words(syms, ev->pid, nth_arg(ev, PTT_ARG_PTR, 1), buf + n, size - n); break;
 		case 'S': n += ptt_text_quote(ev->str, buf + n, size - n); break;
 		case 'a': n += (size_t)snprintf(buf + n, size - n, "%" PRIu64, ev->nargs ? ev->arg[0] : 0); break;
-		case 'c': n += thread_words(syms, ev->pid, ptt_event_arg(ev, "parent", 0), buf + n, size - n); break;
-		case 'k': n += thread_words(syms, ev->pid, ptt_event_arg(ev, "child", 0), buf + n, size - n); break;
+		case 'c': n += thread_words(syms, ev->pid, ptt_event_argn(ev, PTT_ARGNAME_PARENT, 0), buf + n, size - n); break;
+		case 'k': n += thread_words(syms, ev->pid, ptt_event_argn(ev, PTT_ARGNAME_CHILD, 0), buf + n, size - n); break;
 		case 'H': n += holder_words(ev, syms, m, buf + n, size - n); break;
 		case 'C': n += creator_words(ev, syms, buf + n, size - n); break;
 		case 'E': n += end_words(ev, buf + n, size - n); break;
-		case 'G': n += signal_words(ptt_event_arg(ev, "signal", 0), buf + n, size - n); break;
+		case 'G': n += signal_words(ptt_event_argn(ev, PTT_ARGNAME_SIGNAL, 0), buf + n, size - n); break;
 		case '{': {
-			char name[32];
 			size_t k = 0;
-			while (p[1] && p[1] != '}' && k + 1 < sizeof name)
-				name[k++] = *++p;
-			name[k] = 0;
+			while (p[1] && p[1] != '}' && k + 1 < 32)
+				k++, p++;
 			if (p[1] == '}')
 				p++;
-			int ai = ptt_event_argindex(ev, name);
+			int ai = nth < NAMED_MAX ? ptt_type_arg_index(ev->type, named[ph - phrases][failed][nth++]) : -1;
 			if (ai >= 0 && (ev->type->argkind[ai] == PTT_ARG_I32 || ev->type->argkind[ai] == PTT_ARG_I64))
 				n += (size_t)snprintf(buf + n, size - n, "%" PRId64, (int64_t)ev->arg[ai]);
 			else if (ai >= 0)
 				n += (size_t)snprintf(buf + n, size - n, "%" PRIu64, ev->arg[ai]);
 			break;
 		}
-		case 'J': n += (size_t)snprintf(buf + n, size - n, "%" PRIu64, ptt_event_arg(ev, "target", 0)); break;
+		case 'J': n += (size_t)snprintf(buf + n, size - n, "%" PRIu64, ptt_event_argn(ev, PTT_ARGNAME_TARGET, 0)); break;
 		case 'j': {
-			uint64_t t = ptt_event_arg(ev, "target", UINT64_MAX);
+			uint64_t t = ptt_event_argn(ev, PTT_ARGNAME_TARGET, UINT64_MAX);
 			if (t == UINT64_MAX)
-				t = ptt_event_arg(ev, "stream", 0);
+				t = ptt_event_argn(ev, PTT_ARGNAME_STREAM, 0);
 			n += thread_words(syms, ev->pid, t, buf + n, size - n);
 			break;
 		}

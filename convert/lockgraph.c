@@ -295,7 +295,7 @@ static void note_try(struct lockgraph *g, const struct ptt_event *ev, unsigned r
 		return;
 	uint64_t k = thread_key(ev->pid, ev->tid);
 	struct pending *p = pmap_get(&g->pending, k);
-	if ((role == PTT_ROLE_TRY || role == PTT_ROLE_TRY_SHARED) && ptt_event_arg(ev, "ret", 0) != 0) {
+	if ((role == PTT_ROLE_TRY || role == PTT_ROLE_TRY_SHARED) && ptt_event_argn(ev, PTT_ARGNAME_RET, 0) != 0) {
 		if (!p && ((p = calloc(1, sizeof *p)) == NULL || pmap_put(&g->pending, k, p))) {
 			free(p);
 			return;
@@ -367,7 +367,7 @@ void lockgraph_event(struct lockgraph *g, const struct ptt_event *ev)
 		return;
 	unsigned role = ev->type->role;
 	uint64_t obj = ev->nargs && ev->type->argkind[0] == PTT_ARG_PTR ? ev->arg[0] : 0;
-	if ((role == PTT_ROLE_INIT || role == PTT_ROLE_DESTROY) && ptt_event_arg(ev, "ret", 0) == 0) {
+	if ((role == PTT_ROLE_INIT || role == PTT_ROLE_DESTROY) && ptt_event_argn(ev, PTT_ARGNAME_RET, 0) == 0) {
 		/* the end of an object, or a new one where another may have been:
 		 * the address's next use is a new node, its edges its own.  Not when
 		 * the call failed (EBUSY: the object lives on) or a thread holds it. */
@@ -379,7 +379,7 @@ void lockgraph_event(struct lockgraph *g, const struct ptt_event *ev)
 		exited(g, ev->pid);
 	note_try(g, ev, role, obj);
 	model_event(g->model, ev);
-	if (role == PTT_ROLE_POST && ev->type->cls == PTT_CLASS_SEM && ptt_event_arg(ev, "ret", 0) == 0)
+	if (role == PTT_ROLE_POST && ev->type->cls == PTT_CLASS_SEM && ptt_event_argn(ev, PTT_ARGNAME_RET, 0) == 0)
 		node_of(g, ev->pid, obj);
 	if (role == PTT_ROLE_POST && ev->type->cls == PTT_CLASS_COND)
 		note_signaller(g, ev->pid, obj, ev->tid);

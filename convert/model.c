@@ -411,7 +411,7 @@ static void end_process(struct model *m, uint32_t pid, uint64_t ns)
 	free(p);
 }
 
-static int64_t ret_of(const struct ptt_event *ev) { return (int64_t)ptt_event_arg(ev, "ret", 0); }
+static int64_t ret_of(const struct ptt_event *ev) { return (int64_t)ptt_event_argn(ev, PTT_ARGNAME_RET, 0); }
 
 /* Did an acquisition take its object?  (model.h: success) */
 static int took(const struct ptt_event *ev)
@@ -588,7 +588,7 @@ static void on_request(struct model *m, struct mthread *t, const struct ptt_even
 	enum mstate s = wait_state(ty->cls, role);
 	struct mobject *o = NULL;
 	if (ty->cls == PTT_CLASS_THREAD) {
-		uint32_t target = (uint32_t)ptt_event_arg(ev, "target", 0);
+		uint32_t target = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_TARGET, 0);
 		obj = target;
 		unwait_join(m, t);
 		push(m, t, s, obj, ev);
@@ -597,7 +597,7 @@ static void on_request(struct model *m, struct mthread *t, const struct ptt_even
 	} else {
 		o = obj ? object_of(m, t->pid, obj, 0, ev->ns) : NULL;
 		if (ty->cls == PTT_CLASS_COND) { /* the hidden unlock */
-			uint64_t mutex = ptt_event_arg(ev, "mutex", 0);
+			uint64_t mutex = ptt_event_argn(ev, PTT_ARGNAME_MUTEX, 0);
 			struct mobject *mo = object_of(m, t->pid, mutex, 0, ev->ns);
 			if (mo) {
 				disown(m, t, mo, ev);
@@ -620,7 +620,7 @@ static void on_acquire(struct model *m, struct mthread *t, const struct ptt_even
 	struct mframe wait;
 	int waited;
 	if (ty->cls == PTT_CLASS_THREAD) { /* tryjoin */
-		uint32_t target = (uint32_t)ptt_event_arg(ev, "target", 0);
+		uint32_t target = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_TARGET, 0);
 		waited = close_wait(m, t, MS_JOIN, target, ev->ns, &wait);
 		point(m, t, ev);
 		if (m->ops.wait_end)
@@ -649,7 +649,7 @@ static void on_wait_end(struct model *m, struct mthread *t, const struct ptt_eve
 	int waited, ok;
 	int64_t ret = ret_of(ev);
 	if (ty->cls == PTT_CLASS_THREAD) { /* join */
-		uint32_t target = (uint32_t)ptt_event_arg(ev, "target", 0);
+		uint32_t target = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_TARGET, 0);
 		waited = close_wait(m, t, MS_JOIN, target, ev->ns, &wait);
 		point(m, t, ev);
 		ok = ret == 0;
@@ -671,7 +671,7 @@ static void on_wait_end(struct model *m, struct mthread *t, const struct ptt_eve
 	}
 	if (m->ops.wait_end)
 		m->ops.wait_end(m->ops.ctx, t, o, waited ? &wait : NULL, ok, ev);
-	uint64_t mutex = ty->cls == PTT_CLASS_COND ? ptt_event_arg(ev, "mutex", 0) : 0;
+	uint64_t mutex = ty->cls == PTT_CLASS_COND ? ptt_event_argn(ev, PTT_ARGNAME_MUTEX, 0) : 0;
 	struct mobject *mo = mutex ? object_of(m, t->pid, mutex, 0, ev->ns) : NULL;
 	if (!mo)
 		return;
@@ -714,7 +714,7 @@ static void post(struct model *m, struct mthread *t, const struct ptt_event *ev,
 	if (!o)
 		return;
 	if (cls == PTT_CLASS_FUTEX) {
-		if ((int32_t)ptt_event_arg(ev, "woken", 0) > 0)
+		if ((int32_t)ptt_event_argn(ev, PTT_ARGNAME_WOKEN, 0) > 0)
 			o->last_tid = t->tid;
 		return;
 	}
@@ -765,11 +765,11 @@ static void on_life(struct model *m, struct mthread *t, const struct ptt_event *
 {
 	switch (ev->id) {
 	case PTT_EV_THREAD_BEGIN: {
-		uint32_t parent = (uint32_t)ptt_event_arg(ev, "parent", 0);
+		uint32_t parent = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_PARENT, 0);
 		struct mthread *pt = parent ? pmap_get(&m->threads, tkey(ev->pid, parent)) : NULL;
 		int announced = 0;
 		if (parent) {
-			uint64_t h = hkey(ev->pid, ptt_event_arg(ev, "handle", 0));
+			uint64_t h = hkey(ev->pid, ptt_event_argn(ev, PTT_ARGNAME_HANDLE, 0));
 			announced = pmap_get(&m->announced, tkey(ev->pid, ev->tid)) || pmap_get(&m->announced, h);
 			if (!announced && !m->mid_run) /* mid-run: created before the trace starts */
 				anomaly(m, ev, MA_UNANNOUNCED_THREAD, 0, 0, 0);
@@ -783,10 +783,10 @@ static void on_life(struct model *m, struct mthread *t, const struct ptt_event *
 	}
 	case PTT_EV_THREAD_CREATE:
 		if (ret_of(ev) == 0) {
-			uint32_t child = (uint32_t)ptt_event_arg(ev, "child", 0);
+			uint32_t child = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_CHILD, 0);
 			if (child)
 				pmap_put(&m->announced, tkey(ev->pid, child), m);
-			pmap_put(&m->announced, hkey(ev->pid, ptt_event_arg(ev, "handle", 0)), m);
+			pmap_put(&m->announced, hkey(ev->pid, ptt_event_argn(ev, PTT_ARGNAME_HANDLE, 0)), m);
 		}
 		break;
 	default:
@@ -840,7 +840,7 @@ static void check_process(struct model *m, const struct ptt_event *ev)
 		return;
 	uintptr_t v = 3;
 	if (ev->id == PTT_EV_PROCESS_BEGIN)
-		v = pmap_get(&m->pids, (uint32_t)ptt_event_arg(ev, "ppid", 0)) ? 2 : 1;
+		v = pmap_get(&m->pids, (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_PPID, 0)) ? 2 : 1;
 	else if (!m->mid_run)
 		anomaly(m, ev, MA_NO_PROCESS_BEGIN, 0, 0, 0);
 	if (!seen || ev->id == PTT_EV_PROCESS_BEGIN)
@@ -858,11 +858,12 @@ void model_event(struct model *m, const struct ptt_event *ev)
 	if (ev->id == PTT_EV_STACK && ev->type && ev->type->role == PTT_ROLE_META && ev->nargs >= 1) {
 		/* the stack of the thread's next event */
 		struct mthread *t = pmap_get(&m->threads, tkey(ev->pid, ev->tid));
-		if (ev->arg[0] == PTT_STACK_ID_FULL)
+		uint64_t id = ptt_event_argn(ev, PTT_ARGNAME_STACK, 0);
+		if (id == PTT_STACK_ID_FULL)
 			m->stacks_full++;
 		else if (t) {
 			m->npending += !t->pending_stack;
-			t->pending_stack = (uint32_t)ev->arg[0];
+			t->pending_stack = (uint32_t)id;
 		}
 		return;
 	}
@@ -917,7 +918,7 @@ static void apply(struct model *m, const struct ptt_event *ev)
 	if (m->objects_on && obj && ((ty->cls >= PTT_CLASS_MUTEX && ty->cls <= PTT_CLASS_SPIN) || ty->cls == PTT_CLASS_FUTEX)) {
 		object_of(m, t->pid, obj, ty->cls, ns); /* shown from its first appearance */
 		if (ty->cls == PTT_CLASS_COND && ty->role != PTT_ROLE_POST) {
-			uint64_t mutex = ptt_event_arg(ev, "mutex", 0);
+			uint64_t mutex = ptt_event_argn(ev, PTT_ARGNAME_MUTEX, 0);
 			if (mutex)
 				object_of(m, t->pid, mutex, PTT_CLASS_MUTEX, ns);
 		}
@@ -948,8 +949,8 @@ static void apply(struct model *m, const struct ptt_event *ev)
 		if (ret_of(ev) == 0 && obj && (o = object_of(m, t->pid, obj, 0, ns)) && !o->holders && !o->waiters) {
 			o->owner = o->depth = o->readers = o->taker = o->poster = 0;
 			o->posters = o->known = 0;
-			o->value_known = ty->cls == PTT_CLASS_SEM && ptt_event_argindex(ev, "value") >= 0;
-			o->value = (int64_t)ptt_event_arg(ev, "value", 0);
+			o->value_known = ty->cls == PTT_CLASS_SEM && ptt_type_arg_index(ty, PTT_ARGNAME_VALUE) >= 0;
+			o->value = (int64_t)ptt_event_argn(ev, PTT_ARGNAME_VALUE, 0);
 			o->sem_lock = o->value_known && o->value == 1;
 		}
 		break;

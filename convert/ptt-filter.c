@@ -93,7 +93,8 @@ static int marker(struct out_ctx *o, const struct ptt_event *ev, const char *nam
 {
 	static struct ptt_event m;
 	const struct ptt_type *t = ptt_types_find_name(ptt_reader_types(o->r), name);
-	if (!t || t->nargs != 2)
+	int io = t ? ptt_type_arg_index(t, PTT_ARGNAME_OBJECT) : -1, ie = t ? ptt_type_arg_index(t, PTT_ARGNAME_EVENT) : -1;
+	if (!t || t->nargs != 2 || io < 0 || ie < 0)
 		return 0; /* the input defines the id otherwise: no marker */
 	memset(&m, 0, sizeof m);
 	m.type = t;
@@ -104,8 +105,8 @@ static int marker(struct out_ctx *o, const struct ptt_event *ev, const char *nam
 	m.pos = ev->pos;
 	m.pid = ev->pid;
 	m.tid = ev->tid;
-	m.arg[0] = l->obj;
-	m.arg[1] = l->id;
+	m.arg[io] = l->obj;
+	m.arg[ie] = l->id;
 	int rc = ptt_event_encode(&m);
 	return rc ? rc : ptt_sink_event(o->sink, o->r, &m);
 }
@@ -131,7 +132,7 @@ static int hold(struct out_ctx *o, const struct ptt_event *ev)
 			return PTT_E_NOMEM;
 		}
 	}
-	h->id = ev->arg[0];
+	h->id = ptt_event_argn(ev, PTT_ARGNAME_STACK, 0);
 	return 0;
 }
 
@@ -145,7 +146,7 @@ static int stack_before(struct out_ctx *o, const struct ptt_event *ev, int keep)
 	static struct ptt_event st;
 	const struct ptt_type *t = ptt_types_get(ptt_reader_types(o->r), PTT_EV_STACK);
 	int rc = 0;
-	if (keep && h && t && t->nargs == 1) {
+	if (keep && h && t && t->nargs == 1 && ptt_type_arg_index(t, PTT_ARGNAME_STACK) == 0) {
 		memset(&st, 0, sizeof st);
 		st.type = t;
 		st.id = t->id;

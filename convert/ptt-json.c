@@ -320,8 +320,8 @@ static void convert(struct json *js, struct cli_input *in)
 		int exec = ev.id == PTT_EV_PROCESS_BEGIN && model_thread(m, ev.pid, ev.tid);
 		ptt_syms_update(js->syms, &ev);
 		model_event(m, &ev);
-		if (ev.id == PTT_EV_THREAD_NAME && model_thread(m, ev.pid, (uint32_t)ev.arg[0]))
-			thread_meta(js, ev.pid, (uint32_t)ev.arg[0]); /* a later name replaces the first */
+		if (ev.id == PTT_EV_THREAD_NAME && model_thread(m, ev.pid, (uint32_t)ptt_event_argn(&ev, PTT_ARGNAME_TARGET, 0)))
+			thread_meta(js, ev.pid, (uint32_t)ptt_event_argn(&ev, PTT_ARGNAME_TARGET, 0)); /* a later name replaces the first */
 		if (exec) {
 			char name[PTT_MAX_STR + 32];
 			entity_process_name(name, sizeof name, js->syms, ev.pid);

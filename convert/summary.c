@@ -60,7 +60,7 @@ void summary_add(struct summary *s, const struct ptt_event *ev)
 	s->events++;
 	s->by_id[ev->id]++;
 	if (ev->id == PTT_EV_REC_LOST)
-		s->lost += ptt_event_arg(ev, "count", 0);
+		s->lost += ptt_event_argn(ev, PTT_ARGNAME_COUNT, 0);
 	struct thread_count *t = thread_of(s, ev->pid, ev->tid);
 	if (!t)
 		return;

@@ -79,11 +79,10 @@ struct ptt_syms *ptt_syms_new(void)
 	return s;
 }
 
-/* A call site is the last argument, "site:ptr" (formats/events.def): its index, or -1.  Asked once
- * per event of ptt-dump's text: the name compared as 5 bytes, which the compiler does inline. */
+/* A call site is the last argument, "site:ptr" (formats/events.def): its index, or -1. */
 static int site_index(const struct ptt_type *t)
 {
-	if (!t || !t->nargs || t->argkind[t->nargs - 1] != PTT_ARG_PTR || memcmp(t->argname[t->nargs - 1], "site", 5))
+	if (!t || !t->nargs || t->argkind[t->nargs - 1] != PTT_ARG_PTR || t->argid[t->nargs - 1] != PTT_ARGNAME_SITE)
 		return -1;
 	return t->nargs - 1;
 }
@@ -219,7 +218,7 @@ void ptt_syms_update(struct ptt_syms *s, const struct ptt_event *ev)
 	switch (ev->id) {
 	case PTT_EV_MODULE:
 		if ((sp = space_get(s, ev->pid, 1)))
-			space_add_module(sp, ev->arg[0], ev->str);
+			space_add_module(sp, ptt_event_argn(ev, PTT_ARGNAME_BASE, 0), ev->str);
 		break;
 	case PTT_EV_PROCESS_BEGIN:
 		/* a new image (the first, or after an exec): modules follow */
@@ -228,21 +227,24 @@ void ptt_syms_update(struct ptt_syms *s, const struct ptt_event *ev)
 			space_set_cmd(sp, ev->str);
 		}
 		break;
-	case PTT_EV_PROCESS_FORK:
+	case PTT_EV_PROCESS_FORK: {
 		/* the child runs the parent's image until it execs */
-		if ((int32_t)ev->arg[0] > 0 && (parent = space_get(s, ev->pid, 0)) &&
-		    (sp = space_get(s, (uint32_t)ev->arg[0], 1)) && !sp->nmods) {
+		uint64_t child = ptt_event_argn(ev, PTT_ARGNAME_CHILD, 0);
+		if ((int32_t)child > 0 && (parent = space_get(s, ev->pid, 0)) &&
+		    (sp = space_get(s, (uint32_t)child, 1)) && !sp->nmods) {
 			for (size_t i = 0; i < parent->nmods; i++)
 				space_add_module(sp, parent->mods[i].base, parent->mods[i].path);
 			if (parent->cmd && !sp->cmd)
 				sp->cmd = strdup(parent->cmd);
 		}
 		break;
+	}
 	case PTT_EV_THREAD_BEGIN:
-		remember_start(s, ev->pid, ev->tid, ev->arg[1]);
+		remember_start(s, ev->pid, ev->tid, ptt_event_argn(ev, PTT_ARGNAME_START, 0));
 		break;
 	case PTT_EV_THREAD_CREATE:
-		remember_start(s, ev->pid, (uint32_t)ev->arg[2], ev->arg[1]);
+		remember_start(s, ev->pid, (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_CHILD, 0),
+			       ptt_event_argn(ev, PTT_ARGNAME_START, 0));
 		break;
 	default:
 		break;

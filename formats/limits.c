@@ -19,8 +19,8 @@ int ptt_limits_add(struct ptt_limits *l, const struct ptt_event *ev)
 {
 	if (ev->id != PTT_EV_LIMIT || !ev->type || ev->type->id != PTT_EV_LIMIT)
 		return 0;
-	add(l, ptt_event_arg(ev, "table", 0), ptt_event_arg(ev, "count", 0), ptt_event_arg(ev, "limit", 0),
-	    ptt_event_arg(ev, "need", 0));
+	add(l, ptt_event_argn(ev, PTT_ARGNAME_TABLE, 0), ptt_event_argn(ev, PTT_ARGNAME_COUNT, 0),
+	    ptt_event_argn(ev, PTT_ARGNAME_LIMIT, 0), ptt_event_argn(ev, PTT_ARGNAME_NEED, 0));
 	return 1;
 }
 

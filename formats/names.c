@@ -81,14 +81,15 @@ struct ptt_names *ptt_names_new(void)
 int ptt_names_update(struct ptt_names *n, const struct ptt_event *ev)
 {
 	if (ev->id == PTT_EV_THREAD_NAME)
-		return map_put(&n->threads, ptt_event_arg(ev, "target", ev->tid), ev->str);
+		return map_put(&n->threads, ptt_event_argn(ev, PTT_ARGNAME_TARGET, ev->tid), ev->str);
 	if (ev->id == PTT_EV_OBJECT_NAME)
-		return map_put(&n->objects, ptt_event_arg(ev, "object", 0), ev->str);
+		return map_put(&n->objects, ptt_event_argn(ev, PTT_ARGNAME_OBJECT, 0), ev->str);
 	/* A named semaphore is called by its name ("/jobs") unless an object_name
 	 * already named its address: the one place this rule lives, so every tool
 	 * (stat, deadlock, paje, csv, filter --object, --human) says the same. */
-	if (ev->id == PTT_EV_SEM_OPEN && ev->nargs && ev->str[0] && !map_get(&n->objects, ev->arg[0]))
-		return map_put(&n->objects, ev->arg[0], ev->str);
+	int sem = ev->id == PTT_EV_SEM_OPEN && ev->type ? ptt_type_arg_index(ev->type, PTT_ARGNAME_SEM) : -1;
+	if (sem >= 0 && ev->str[0] && !map_get(&n->objects, ev->arg[sem]))
+		return map_put(&n->objects, ev->arg[sem], ev->str);
 	return 0;
 }
 

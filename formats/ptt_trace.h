@@ -199,6 +199,37 @@ enum ptt_event_id {
 	PTT_EV_BUILTIN_COUNT
 };
 
+/*
+ * Argument names as numbers: every name that an argument of a built-in type
+ * has in events.def (a unit test holds the list to it: a name appended there
+ * is added here).  A type learnt from text (ptt_type_parse_args: the built-in
+ * table, a trace's header, a user registration) carries where each of these
+ * names sits among its arguments, so a decoder reads an argument through its
+ * number (ptt_event_argn), at the position the trace's own definition gives
+ * it, and no event pays for comparing names.
+ */
+#define PTT_ARGNAME_LIST(X) \
+	X(PPID, "ppid") X(CMD, "cmd") X(STATUS, "status") X(CHILD, "child") X(RET, "ret") X(PATH, "path") \
+	X(HANDLE, "handle") X(START, "start") X(PARENT, "parent") X(RETVAL, "retval") X(HOW, "how") \
+	X(SITE, "site") X(TARGET, "target") X(NAME, "name") X(OBJECT, "object") X(MUTEX, "mutex") \
+	X(TYPE, "type") X(COND, "cond") X(RWLOCK, "rwlock") X(BARRIER, "barrier") X(COUNT, "count") \
+	X(SEM, "sem") X(VALUE, "value") X(SPIN, "spin") X(RING_BYTES, "ring_bytes") X(EVENTS, "events") \
+	X(BYTES, "bytes") X(STREAM, "stream") X(WAITS, "waits") X(FROM_NS, "from_ns") X(TO_NS, "to_ns") \
+	X(SIGNAL, "signal") X(BASE, "base") X(EVENT, "event") X(TABLE, "table") X(LIMIT, "limit") \
+	X(NEED, "need") X(POLLS, "polls") X(FUTEX, "futex") X(VAL, "val") X(OP, "op") \
+	X(TIMEOUT_NS, "timeout_ns") X(WOKEN, "woken") X(STACK, "stack") X(AT, "at") \
+	X(A, "a") X(B, "b") X(C, "c") X(D, "d") X(E, "e") X(F, "f")
+enum ptt_argname {
+	PTT_ARGNAME_NONE, /* a name not in the list (a user type's own) */
+#define PTT_ARGNAME_ENUM(e, s) PTT_ARGNAME_##e,
+	PTT_ARGNAME_LIST(PTT_ARGNAME_ENUM)
+#undef PTT_ARGNAME_ENUM
+	PTT_ARGNAMES /* how many, NONE included */
+};
+/* "ret" for PTT_ARGNAME_RET ("" for NONE or out of range), and back (NONE if not listed). */
+const char *ptt_argname_string(unsigned name);
+enum ptt_argname ptt_argname_from_string(const char *s);
+
 struct ptt_type {
 	uint16_t id;
 	uint8_t cls;    /* enum ptt_class */
@@ -210,7 +241,15 @@ struct ptt_type {
 	char name[48];
 	char argname[PTT_MAX_ARGS][24];
 	uint8_t argkind[PTT_MAX_ARGS];
+	/* set from argname by ptt_type_parse_args; read them through the functions below */
+	uint8_t argid[PTT_MAX_ARGS];  /* enum ptt_argname of each argument */
+	uint8_t argpos[PTT_ARGNAMES]; /* 1 + the position of the first argument of each name, 0: none */
 };
+/* Position of t's argument called name (its first, should two share it), or -1 if none: one load. */
+static inline int ptt_type_arg_index(const struct ptt_type *t, enum ptt_argname name)
+{
+	return (int)t->argpos[name] - 1;
+}
 
 const char *ptt_class_name(unsigned cls);
 int ptt_class_from_name(const char *name); /* -1 if unknown */
@@ -308,9 +347,20 @@ int ptt_limits_add_record(struct ptt_limits *l, const uint32_t *rec, uint32_t n)
 /* The i-th table met (i from 0), as a plain sentence in buf: 1, or 0 when there are no more. */
 int ptt_limits_sentence(const struct ptt_limits *l, unsigned i, char *buf, size_t size);
 
-/* Value of the argument called name, or dflt when the type has none. */
+/*
+ * Value of the argument called name, or dflt when the event's type has none
+ * (or the event none): where the trace's definition of the type puts it.
+ * Decoders use this on every event; ptt_event_arg, which compares names, is
+ * for the names outside enum ptt_argname (a user type's own).
+ */
+static inline uint64_t ptt_event_argn(const struct ptt_event *ev, enum ptt_argname name, uint64_t dflt)
+{
+	int i = ev->type ? ptt_type_arg_index(ev->type, name) : -1;
+	return i < 0 ? dflt : ev->arg[i];
+}
+/* The same by the name as text, and its position (-1 if none). */
 uint64_t ptt_event_arg(const struct ptt_event *ev, const char *name, uint64_t dflt);
-int ptt_event_argindex(const struct ptt_event *ev, const char *name); /* -1 if none */
+int ptt_event_argindex(const struct ptt_event *ev, const char *name);
 
 /* Build ev->words/nwords from the decoded fields (used to write text input as binary). */
 int ptt_event_encode(struct ptt_event *ev);

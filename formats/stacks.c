@@ -82,20 +82,22 @@ int ptt_stacks_update(struct ptt_stacks *s, const struct ptt_event *ev)
 {
 	if (ev->id != PTT_EV_STACK_FRAMES || ev->nargs < 3)
 		return 0;
-	uint32_t id = (uint32_t)ev->arg[0], at = (uint32_t)ev->arg[1];
-	if (!id || id == PTT_STACK_ID_FULL || at >= PTT_STACK_MAX)
+	uint32_t id = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_STACK, 0), at = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_AT, 0);
+	int a = ev->type ? ptt_type_arg_index(ev->type, PTT_ARGNAME_A) : -1; /* the frames: a and those after it */
+	if (!id || id == PTT_STACK_ID_FULL || at >= PTT_STACK_MAX || a < 0)
 		return 1;
+	unsigned first = (unsigned)a;
 	struct stack_entry *e = insert(s, (uint64_t)ev->pid << 32 | id);
 	if (!e)
 		return PTT_E_NOMEM;
 	if (at == 0)
 		e->depth = 0; /* a redefinition (after an exec, the same pid counts again from 1) */
-	for (unsigned k = 2; k < ev->nargs && at + k - 2 < PTT_STACK_MAX; k++) {
+	for (unsigned k = first; k < ev->nargs && at + k - first < PTT_STACK_MAX; k++) {
 		if (!ev->arg[k])
 			break;
-		e->f[at + k - 2] = ev->arg[k];
-		if (at + k - 1 > e->depth)
-			e->depth = at + k - 1;
+		e->f[at + k - first] = ev->arg[k];
+		if (at + k - first + 1 > e->depth)
+			e->depth = at + k - first + 1;
 	}
 	return 1;
 }

@@ -241,7 +241,7 @@ int ptt_text_parse_event(const struct ptt_types *ts, const char *line, struct pt
 	for (unsigned a = 0; a < t->nargs; a++) {
 		p = skip_spaces(p);
 		if ((!*p || *p == '\n' || *p == '#') && a + 1 == t->nargs && t->argkind[a] == PTT_ARG_PTR &&
-		    strcmp(t->argname[a], "site") == 0) {
+		    t->argid[a] == PTT_ARGNAME_SITE) {
 			ev->arg[a] = 0; /* a line written without its call site (by hand, or before sites): 0, unknown */
 			break;
 		}

@@ -37,6 +37,35 @@ static int index_of(const char *const *names, int n, const char *name)
 int ptt_class_from_name(const char *name) { return index_of(class_names, PTT_CLASS_COUNT, name); }
 int ptt_source_from_name(const char *name) { return index_of(source_names, PTT_SRC_COUNT, name); }
 
+static const char *const argname_strings[PTT_ARGNAMES] = {
+	"",
+#define PTT_ARGNAME_STRING(e, s) s,
+	PTT_ARGNAME_LIST(PTT_ARGNAME_STRING)
+#undef PTT_ARGNAME_STRING
+};
+_Static_assert(PTT_ARGNAMES <= 256, "struct ptt_type keeps argument names in a byte");
+
+const char *ptt_argname_string(unsigned name) { return name < PTT_ARGNAMES ? argname_strings[name] : ""; }
+
+enum ptt_argname ptt_argname_from_string(const char *s)
+{
+	int i = *s ? index_of(argname_strings, PTT_ARGNAMES, s) : -1;
+	return i < 0 ? PTT_ARGNAME_NONE : (enum ptt_argname)i;
+}
+
+/* Fill argid and argpos from the argument names: once per type, so that no event compares names. */
+static void index_argnames(struct ptt_type *t)
+{
+	memset(t->argid, 0, sizeof t->argid);
+	memset(t->argpos, 0, sizeof t->argpos);
+	for (unsigned a = 0; a < t->nargs; a++) {
+		enum ptt_argname n = ptt_argname_from_string(t->argname[a]);
+		t->argid[a] = (uint8_t)n;
+		if (n != PTT_ARGNAME_NONE && !t->argpos[n])
+			t->argpos[n] = (uint8_t)(a + 1);
+	}
+}
+
 unsigned ptt_arg_kind_words(unsigned k)
 {
 	switch (k) {
@@ -50,6 +79,7 @@ int ptt_type_parse_args(struct ptt_type *t, const char *spec)
 {
 	t->nargs = 0;
 	t->words = 0;
+	index_argnames(t);
 	if (!spec || !*spec || strcmp(spec, "-") == 0)
 		return 0;
 	const char *p = spec;
@@ -82,6 +112,7 @@ int ptt_type_parse_args(struct ptt_type *t, const char *spec)
 	}
 	if (PTT_REC_MIN_WORDS + t->words > PTT_REC_MAX_WORDS)
 		return PTT_E_BADTYPE;
+	index_argnames(t);
 	return 0;
 }
 
@@ -168,6 +199,7 @@ static void builtin_init(void)
 		if (t.nargs && strcmp(t.argname[t.nargs - 1], "site") == 0) {
 			t.nargs--;
 			t.words = (uint8_t)(t.words - 2);
+			index_argnames(&t);
 		}
 #endif
 		builtin[d->id] = t;

@@ -156,7 +156,7 @@ static void run(int discard, unsigned waves, uint32_t events)
 			time_bad++;
 		last_ns = ev->ns;
 		if (ev->id == PTT_EV_REC_LOST)
-			reported_lost += ptt_event_arg(ev, "count", 0);
+			reported_lost += ptt_event_argn(ev, PTT_ARGNAME_COUNT, 0);
 		if (ev->id != PTT_EV_MUTEX_LOCK)
 			continue;
 		uint32_t who = (uint32_t)(ev->arg[0] >> 32), seq = (uint32_t)ev->arg[0];
