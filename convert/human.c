@@ -132,6 +132,31 @@ static void named_init(void)
 	ready = 1;
 }
 
+/* The phrase of an event type by its name, or NULL. */
+static const struct phrase *phrase_named(const char *name)
+{
+	const struct phrase *ph = NULL;
+	for (size_t i = 0; i < NPHRASES; i++)
+		if (strcmp(phrases[i].event, name) == 0)
+			ph = &phrases[i];
+	return ph;
+}
+
+/* The same for a type: a built-in one's (the same id and name) looked up once per id, not per event. */
+static const struct phrase *phrase_of(const struct ptt_type *t)
+{
+	static const struct phrase *by_id[PTT_EV_BUILTIN_COUNT];
+	static uint8_t known[PTT_EV_BUILTIN_COUNT];
+	const struct ptt_type *b = ptt_builtin_type(t->id);
+	if (!b || (t != b && strcmp(t->name, b->name) != 0))
+		return phrase_named(t->name);
+	if (!known[t->id]) {
+		by_id[t->id] = phrase_named(b->name);
+		known[t->id] = 1;
+	}
+	return by_id[t->id];
+}
+
 /* "4243 (worker)": the tid and the name every picture gives the thread (symbols.h), when it has one */
 static size_t thread_words(struct ptt_syms *syms, uint32_t pid, uint64_t tid, char *buf, size_t size)
 {
@@ -263,10 +288,7 @@ static int outcome(const struct ptt_event *ev, int64_t *ret)
 void human_sentence(const struct ptt_event *ev, struct ptt_syms *syms, const struct model *m, char *buf,
 		    size_t size)
 {
-	const struct phrase *ph = NULL;
-	for (size_t i = 0; i < sizeof phrases / sizeof phrases[0]; i++)
-		if (strcmp(phrases[i].event, ev->type->name) == 0)
-			ph = &phrases[i];
+	const struct phrase *ph = phrase_of(ev->type);
 	size_t n = 0;
 	int w = snprintf(buf, size, "%" PRIu64 ".%09" PRIu64 " ", ev->ns / 1000000000u, ev->ns % 1000000000u);
 	n = w < 0 ? 0 : (size_t)w;

@@ -241,9 +241,10 @@ struct ptt_type {
 	char name[48];
 	char argname[PTT_MAX_ARGS][24];
 	uint8_t argkind[PTT_MAX_ARGS];
-	/* set from argname by ptt_type_parse_args; read them through the functions below */
-	uint8_t argid[PTT_MAX_ARGS];  /* enum ptt_argname of each argument */
-	uint8_t argpos[PTT_ARGNAMES]; /* 1 + the position of the first argument of each name, 0: none */
+	/* set from argname by ptt_type_parse_args (a type filled otherwise has no name known) */
+	uint8_t argid[PTT_MAX_ARGS];  /* enum ptt_argname of each argument (NONE: a name not listed) */
+	uint8_t argpos[PTT_ARGNAMES]; /* 1 + the position of the first argument of each name, 0: none;
+				       * read it through ptt_type_arg_index */
 };
 /* Position of t's argument called name (its first, should two share it), or -1 if none: one load. */
 static inline int ptt_type_arg_index(const struct ptt_type *t, enum ptt_argname name)
