@@ -782,7 +782,9 @@ int main(int argc, char **argv)
 			    "\nlate %" PRIu64 "\nsalvaged %" PRIu64 "\nexit_status %d\nprocesses %u\n",
 			    end_ticks, st->events, st->lost, st->waits, st->late, st->salvaged, code, s->attached);
 	uint64_t blocks = 0, behind = 0;
-	if (o.zlevel) { /* so far, every file (ptt_writer_end waits for the compressor: no more are behind) */
+	if (o.zlevel) { /* every file's, once the queue is written out: the END lines count them all */
+		if (!werr)
+			werr = ptt_writer_settle(w);
 		ptt_writer_block_counts(w, &blocks, &behind);
 		snprintf(end + elen, sizeof end - (size_t)elen, "compressor %s\nblocks %" PRIu64 "\nblocks_raw_behind %" PRIu64 "\n",
 			 o.compressor == PTT_COMP_ZLIB ? "zlib" : "zstd", blocks, behind);

@@ -88,14 +88,10 @@ struct left_out {
 
 static uint64_t thread_key(const struct ptt_event *ev) { return (uint64_t)ev->pid << 32 | ev->tid; }
 
-/* Write a wait_other marker (begin or end) for thread of ev at its time. */
-static int marker(struct out_ctx *o, const struct ptt_event *ev, const char *name, const struct left_out *l)
+/* Write an event of type t (its nargs arguments from args) for the thread of ev, at ev's time. */
+static int write_at(struct out_ctx *o, const struct ptt_event *ev, const struct ptt_type *t, const uint64_t *args)
 {
 	static struct ptt_event m;
-	const struct ptt_type *t = ptt_types_find_name(ptt_reader_types(o->r), name);
-	int io = t ? ptt_type_arg_index(t, PTT_ARGNAME_OBJECT) : -1, ie = t ? ptt_type_arg_index(t, PTT_ARGNAME_EVENT) : -1;
-	if (!t || t->nargs != 2 || io < 0 || ie < 0)
-		return 0; /* the input defines the id otherwise: no marker */
 	memset(&m, 0, sizeof m);
 	m.type = t;
 	m.id = t->id;
@@ -105,10 +101,23 @@ static int marker(struct out_ctx *o, const struct ptt_event *ev, const char *nam
 	m.pos = ev->pos;
 	m.pid = ev->pid;
 	m.tid = ev->tid;
-	m.arg[io] = l->obj;
-	m.arg[ie] = l->id;
+	for (unsigned i = 0; i < t->nargs; i++)
+		m.arg[i] = args[i];
 	int rc = ptt_event_encode(&m);
 	return rc ? rc : ptt_sink_event(o->sink, o->r, &m);
+}
+
+/* Write a wait_other marker (begin or end) for thread of ev at its time. */
+static int marker(struct out_ctx *o, const struct ptt_event *ev, const char *name, const struct left_out *l)
+{
+	const struct ptt_type *t = ptt_types_find_name(ptt_reader_types(o->r), name);
+	int io = t ? ptt_type_arg_index(t, PTT_ARGNAME_OBJECT) : -1, ie = t ? ptt_type_arg_index(t, PTT_ARGNAME_EVENT) : -1;
+	if (!t || t->nargs != 2 || io < 0 || ie < 0)
+		return 0; /* the input defines the id otherwise: no marker */
+	uint64_t args[2] = { 0, 0 };
+	args[io] = l->obj;
+	args[ie] = l->id;
+	return write_at(o, ev, t, args);
 }
 
 /*
@@ -143,24 +152,10 @@ static int stack_before(struct out_ctx *o, const struct ptt_event *ev, int keep)
 {
 	struct held_stack *h = pmap_get(&o->stacks, thread_key(ev));
 	pmap_del(&o->stacks, thread_key(ev));
-	static struct ptt_event st;
 	const struct ptt_type *t = ptt_types_get(ptt_reader_types(o->r), PTT_EV_STACK);
 	int rc = 0;
-	if (keep && h && t && t->nargs == 1 && ptt_type_arg_index(t, PTT_ARGNAME_STACK) == 0) {
-		memset(&st, 0, sizeof st);
-		st.type = t;
-		st.id = t->id;
-		st.nargs = 1;
-		st.ns = ev->ns;
-		st.ticks = ev->ticks;
-		st.pos = ev->pos;
-		st.pid = ev->pid;
-		st.tid = ev->tid;
-		st.arg[0] = h->id;
-		rc = ptt_event_encode(&st);
-		if (!rc)
-			rc = ptt_sink_event(o->sink, o->r, &st);
-	}
+	if (keep && h && t && t->nargs == 1 && ptt_type_arg_index(t, PTT_ARGNAME_STACK) == 0)
+		rc = write_at(o, ev, t, &h->id);
 	free(h);
 	return rc;
 }

@@ -489,6 +489,9 @@ int ptt_writer_meta(struct ptt_writer *w, const char *lines, size_t len);
 /* Append one checksummed record; blocks are cut at the block size. */
 int ptt_writer_record(struct ptt_writer *w, const uint32_t *words, uint32_t nwords);
 int ptt_writer_flush(struct ptt_writer *w); /* finish the current block and write it out (async: queue it) */
+/* Flush, then write out every queued block (compressed by the caller where the thread had not):
+ * every event is in the file and ptt_writer_block_counts counts them all.  ptt_writer_end does it too. */
+int ptt_writer_settle(struct ptt_writer *w);
 /*
  * Compress EVENTS blocks on a thread of the writer's own while the caller
  * fills the next (for a recorder that must not stop draining while the

@@ -569,7 +569,7 @@ static int put_index(struct ptt_writer *w)
 	return rc;
 }
 
-int ptt_writer_end(struct ptt_writer *w, const char *lines, size_t len)
+int ptt_writer_settle(struct ptt_writer *w)
 {
 	int rc = ptt_writer_flush(w);
 	if (!rc && w->as) { /* the events are all in: nothing is waiting for the compressor any more */
@@ -577,6 +577,12 @@ int ptt_writer_end(struct ptt_writer *w, const char *lines, size_t len)
 		rc = drain_queue(w, 1);
 		pthread_mutex_unlock(&w->as->mu);
 	}
+	return rc;
+}
+
+int ptt_writer_end(struct ptt_writer *w, const char *lines, size_t len)
+{
+	int rc = ptt_writer_settle(w);
 	if (!rc)
 		rc = put_block(w, PTT_BLOCK_END, 0, lines, len, 0, 0, 0, 0);
 	if (!rc && w->nsnaps)

@@ -4,11 +4,23 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
-# contention's 4 workers and 4 K rings, into a pipe that nobody reads for a second: the
-# recorder blocks in write(2) with the pipe full, every ring fills, and the threads must wait
+# contention's 4 workers and 4 K rings, into a pipe that nobody reads for a second once the
+# program runs: the recorder blocks in write(2) with the pipe full, every ring fills, and the
+# threads must wait (the second counts from the program's start, not from ptt-record's: a
+# loaded machine may take most of a second to start them)
 stalled_trace() {
-	ptt-record -b 4k -o - -- "$EXAMPLES/contention" 2>"$BATS_TEST_TMPDIR/rec.err" |
-		{ sleep 1; cat >"$BATS_TEST_TMPDIR/t.ptt"; }
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	ptt-record -b 4k -o "$BATS_TEST_TMPDIR/fifo" -- "$EXAMPLES/contention" 2>"$BATS_TEST_TMPDIR/rec.err" &
+	local rec=$! n=0
+	exec 7<"$BATS_TEST_TMPDIR/fifo"
+	until pgrep -x -P "$rec" contention >/dev/null; do
+		sleep 0.02
+		[ $((n += 1)) -lt 3000 ] || { echo "contention never started: $(cat "$BATS_TEST_TMPDIR/rec.err")"; return 1; }
+	done
+	sleep 1
+	cat <&7 >"$BATS_TEST_TMPDIR/t.ptt"
+	exec 7<&-
+	wait "$rec"
 }
 
 @test "a thread waiting for room in its ring records the stall as begin and end" {

@@ -26,14 +26,32 @@ static struct ptt_event make_event(unsigned id, uint64_t ticks, uint32_t tid, ui
 	return ev;
 }
 
-/* Write n mutex_lock records to a temp file (async: blocks written by the writer's thread); its fd at 0. */
-static int write_trace_mode(int n, int zlevel, int async, size_t *size)
+/* The EVENTS blocks of the trace at fd (left at 0) with each flag: [0] raw, [1] zlib, [2] zstd, [3] packed. */
+static void count_blocks(int fd, unsigned n[4])
+{
+	struct ptt_block_header h;
+	off_t at = sizeof(struct ptt_file_header);
+	n[0] = n[1] = n[2] = n[3] = 0;
+	while (pread(fd, &h, sizeof h, at) == (ssize_t)sizeof h && h.magic == PTT_BLOCK_MAGIC) {
+		if (h.kind == PTT_BLOCK_EVENTS && h.count) {
+			n[h.flags & PTT_BLOCK_ZLIB ? 1 : h.flags & PTT_BLOCK_ZSTD ? 2 : 0]++;
+			n[3] += (h.flags & PTT_BLOCK_PACKED) != 0;
+		}
+		at += (off_t)(sizeof h + h.payload_len);
+	}
+}
+
+/* Write n mutex_lock records to a temp file with this compressor (-1: the writer's default), synchronous
+ * or async (blocks written by the writer's thread); its fd at 0. */
+static int write_trace_comp(int n, int zlevel, int comp, int async, size_t *size)
 {
 	char path[] = "/tmp/ptt-test-XXXXXX";
 	int fd = mkstemp(path);
 	unlink(path);
 	struct ptt_writer *w;
 	ptt_writer_open(&w, fd, zlevel);
+	if (comp >= 0)
+		ptt_writer_set_compressor(w, comp);
 	if (async)
 		ptt_writer_async(w);
 	const char *meta = "clock ns\nclock_hz 1000000000\nstart_ticks 0\ntype 1024 my_event user 1 program a:u64,s:str\n";
@@ -50,47 +68,9 @@ static int write_trace_mode(int n, int zlevel, int async, size_t *size)
 	return fd;
 }
 
+static int write_trace_mode(int n, int zlevel, int async, size_t *size) { return write_trace_comp(n, zlevel, -1, async, size); }
+
 static int write_trace(int n, int zlevel, size_t *size) { return write_trace_mode(n, zlevel, 0, size); }
-
-/* The EVENTS blocks of the trace at fd (left at 0) with each flag: [0] raw, [1] zlib, [2] zstd, [3] packed. */
-static void count_blocks(int fd, unsigned n[4])
-{
-	struct ptt_block_header h;
-	off_t at = sizeof(struct ptt_file_header);
-	n[0] = n[1] = n[2] = n[3] = 0;
-	while (pread(fd, &h, sizeof h, at) == (ssize_t)sizeof h && h.magic == PTT_BLOCK_MAGIC) {
-		if (h.kind == PTT_BLOCK_EVENTS && h.count) {
-			n[h.flags & PTT_BLOCK_ZLIB ? 1 : h.flags & PTT_BLOCK_ZSTD ? 2 : 0]++;
-			n[3] += (h.flags & PTT_BLOCK_PACKED) != 0;
-		}
-		at += (off_t)(sizeof h + h.payload_len);
-	}
-}
-
-/* n events through a writer with this compressor, synchronous or async; fd of the file at 0. */
-static int write_trace_comp(int n, int zlevel, int comp, int async, size_t *size)
-{
-	char path[] = "/tmp/ptt-test-XXXXXX";
-	int fd = mkstemp(path);
-	unlink(path);
-	struct ptt_writer *w;
-	ptt_writer_open(&w, fd, zlevel);
-	ptt_writer_set_compressor(w, comp);
-	if (async)
-		ptt_writer_async(w);
-	const char *meta = "clock ns\nclock_hz 1000000000\nstart_ticks 0\n";
-	ptt_writer_meta(w, meta, strlen(meta));
-	for (int i = 0; i < n; i++) {
-		struct ptt_event ev = make_event(PTT_EV_MUTEX_LOCK, 1000 + (uint64_t)i * 37, 7 + (uint32_t)i % 3, 0xabc0 + (uint64_t)i, 0);
-		ptt_event_encode(&ev);
-		ptt_writer_record(w, ev.words, ev.nwords);
-	}
-	ptt_writer_end(w, "events 1\n", 9);
-	ptt_writer_close(w);
-	*size = (size_t)lseek(fd, 0, SEEK_END);
-	lseek(fd, 0, SEEK_SET);
-	return fd;
-}
 
 /* A temp file holding buf; returns its fd positioned at 0. */
 static int write_buf(const char *buf, size_t size)
