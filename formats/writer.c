@@ -91,6 +91,8 @@ struct ptt_writer {
 	int comp;
 	int header_done;
 	uint32_t *buf; /* pending EVENTS payload */
+	unsigned char *payload; /* where the block's records go: buf, or (uncompressed, synchronous) out, after
+				 * room for the block's header, so that they are copied once on their way to write(2) */
 	unsigned char *out; /* bytes counted as written but not yet handed to write(2) (OUT_BUF) */
 	size_t out_used;
 	size_t used;   /* bytes in buf */
@@ -145,9 +147,21 @@ static int write_fd(struct ptt_writer *w, const void *p, size_t n, int count)
 	return 0;
 }
 
+static int flush_block(struct ptt_writer *w);
+
+/* An EVENTS block being filled in place among the gathered bytes (block_start) is
+ * closed before anything else is gathered or written: the bytes stay in order. */
+static inline int close_in_place(struct ptt_writer *w)
+{
+	return w->count && w->payload != (unsigned char *)w->buf ? flush_block(w) : 0;
+}
+
 /* Hand what is gathered to write(2) (its bytes were counted when gathered). */
 static int out_push(struct ptt_writer *w)
 {
+	int rc = close_in_place(w);
+	if (rc)
+		return rc;
 	size_t n = w->out_used;
 	w->out_used = 0;
 	return n ? write_fd(w, w->out, n, 0) : 0;
@@ -156,8 +170,11 @@ static int out_push(struct ptt_writer *w)
 /* Write n bytes after every byte before them: gathered, or at once when large. */
 static int write_all(struct ptt_writer *w, const void *p, size_t n)
 {
+	int rc = close_in_place(w);
+	if (rc)
+		return rc;
 	if (w->out_used + n > OUT_BUF) {
-		int rc = out_push(w);
+		rc = out_push(w);
 		if (rc)
 			return rc;
 		if (n >= OUT_BUF / 2)
@@ -178,6 +195,7 @@ int ptt_writer_open(struct ptt_writer **wp, int fd, int zlevel)
 	w->zlevel = zlevel < 0 ? 0 : zlevel > 9 ? 9 : zlevel;
 	w->comp = PTT_COMP_ZSTD;
 	w->buf = malloc(BLOCK_BUF);
+	w->payload = (unsigned char *)w->buf;
 	w->out = malloc(OUT_BUF);
 	if (!w->buf || !w->out) {
 		free(w->buf);
@@ -295,18 +313,24 @@ static int file_header(struct ptt_writer *w)
 	return write_all(w, &h, sizeof h);
 }
 
-/* Write a block: its header h (all but the lengths and header crc) and the stored payload. */
-static int write_block(struct ptt_writer *w, struct ptt_block_header *h, size_t raw_len, const void *data, size_t stored)
+/* Complete a block's header h (all but the lengths and header crc). */
+static void seal_header(struct ptt_writer *w, struct ptt_block_header *h, size_t raw_len, size_t stored)
 {
-	int rc = file_header(w);
-	if (rc)
-		return rc;
 	h->magic = PTT_BLOCK_MAGIC;
 	h->raw_len = (uint32_t)raw_len;
 	h->payload_len = (uint32_t)stored;
 	h->header_crc = (uint32_t)crc32(0, (const Bytef *)h, offsetof(struct ptt_block_header, header_crc));
 	if (h->kind == PTT_BLOCK_EVENTS && !(h->flags & PTT_BLOCK_SNAPSHOT))
 		w->blocks++;
+}
+
+/* Write a block: its header h (all but the lengths and header crc) and the stored payload. */
+static int write_block(struct ptt_writer *w, struct ptt_block_header *h, size_t raw_len, const void *data, size_t stored)
+{
+	int rc = file_header(w);
+	if (rc)
+		return rc;
+	seal_header(w, h, raw_len, stored);
 	rc = write_all(w, h, sizeof *h);
 	return rc ? rc : write_all(w, data, stored);
 }
@@ -361,12 +385,34 @@ int ptt_writer_meta(struct ptt_writer *w, const char *lines, size_t len)
 	return rc ? rc : put_block(w, PTT_BLOCK_META, 0, lines, len, 0, 0, 0, 0);
 }
 
-static int flush_block(struct ptt_writer *w);
+/*
+ * Where a new EVENTS block's records go.  Uncompressed and synchronous:
+ * straight into the gathered bytes, after room for the block's header,
+ * which flush_block fills in; nothing else is gathered meanwhile (every
+ * other block is written after a flush of this one).  Otherwise buf.
+ */
+static int block_start(struct ptt_writer *w)
+{
+	w->payload = (unsigned char *)w->buf;
+	if (w->as || w->zlevel > 0)
+		return 0;
+	int rc = file_header(w);
+	if (!rc && w->out_used + sizeof(struct ptt_block_header) + BLOCK_BUF > OUT_BUF)
+		rc = out_push(w);
+	if (!rc)
+		w->payload = w->out + w->out_used + sizeof(struct ptt_block_header);
+	return rc;
+}
 
 int ptt_writer_record(struct ptt_writer *w, const uint32_t *words, uint32_t nwords)
 {
 	if (w->used >= BLOCK_TARGET) {
 		int rc = flush_block(w);
+		if (rc)
+			return rc;
+	}
+	if (w->count == 0) {
+		int rc = block_start(w);
 		if (rc)
 			return rc;
 	}
@@ -376,7 +422,7 @@ int ptt_writer_record(struct ptt_writer *w, const uint32_t *words, uint32_t nwor
 	w->last = ticks;
 	if (ptt_rec_id(words[0]) == PTT_EV_REC_LOST && nwords >= 9)
 		w->lost += words[6]; /* count, low word; lost counts beyond 2^32 per record do not occur */
-	memcpy((char *)w->buf + w->used, words, (size_t)nwords * 4);
+	memcpy(w->payload + w->used, words, (size_t)nwords * 4);
 	w->used += (size_t)nwords * 4;
 	w->count++;
 	w->events++;
@@ -437,6 +483,9 @@ int ptt_writer_async(struct ptt_writer *w)
 {
 	if (w->as)
 		return 0;
+	int crc = close_in_place(w);
+	if (crc)
+		return crc;
 	struct async *a = calloc(1, sizeof *a);
 	if (!a)
 		return PTT_E_NOMEM;
@@ -570,6 +619,7 @@ static int queue_block(struct ptt_writer *w)
 		b->state = Q_WAIT;
 		a->len++;
 		w->buf = a->spare[--a->nspare];
+		w->payload = (unsigned char *)w->buf;
 		pthread_cond_broadcast(&a->cv);
 	}
 	pthread_mutex_unlock(&a->mu);
@@ -582,8 +632,18 @@ static int flush_block(struct ptt_writer *w)
 	int rc = w->as ? 0 : file_header(w);
 	if (rc || w->count == 0)
 		return rc;
-	rc = w->as ? queue_block(w)
-		   : put_block(w, PTT_BLOCK_EVENTS, 0, w->buf, w->used, w->count, w->lost, w->first, w->last);
+	if (w->payload != (unsigned char *)w->buf) { /* gathered in place (block_start): its header before it */
+		struct ptt_block_header h;
+		events_header(&h, w->count, w->lost, w->first, w->last);
+		seal_header(w, &h, w->used, w->used);
+		memcpy(w->out + w->out_used, &h, sizeof h);
+		w->out_used += sizeof h + w->used;
+		__atomic_fetch_add(&w->bytes, (uint64_t)(sizeof h + w->used), __ATOMIC_RELAXED);
+		w->payload = (unsigned char *)w->buf;
+	} else {
+		rc = w->as ? queue_block(w)
+			   : put_block(w, PTT_BLOCK_EVENTS, 0, w->buf, w->used, w->count, w->lost, w->first, w->last);
+	}
 	w->used = 0;
 	w->count = 0;
 	w->lost = 0;
