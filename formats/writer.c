@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -24,7 +25,8 @@
  * 1 MiB writes 45-60 ms, the copy into this buffer included: some 8 ns of
  * the recorder's time per 44-byte event.  What is gathered goes out on
  * every ptt_writer_flush (the recorder calls it at least every 100 ms, and
- * on every pass to a pipe), _sync, _switch, _end and _close.
+ * on every pass to stdout), _sync, _switch, _end and _close.  Only for a
+ * regular file: a pipe or FIFO gets every block at once, as before.
  */
 #define OUT_BUF (1024u * 1024u)
 /* blocks being filled, queued or compressed (ptt_writer_async): 2 MiB, so that an idle-priority
@@ -95,6 +97,7 @@ struct ptt_writer {
 				 * room for the block's header, so that they are copied once on their way to write(2) */
 	unsigned char *out; /* bytes counted as written but not yet handed to write(2) (OUT_BUF) */
 	size_t out_used;
+	int gather;         /* the fd is a regular file: gather into out (a pipe's reader sees each block at once) */
 	size_t used;   /* bytes in buf */
 	uint32_t count, lost;
 	uint64_t first, last;
@@ -173,6 +176,8 @@ static int write_all(struct ptt_writer *w, const void *p, size_t n)
 	int rc = close_in_place(w);
 	if (rc)
 		return rc;
+	if (!w->gather)
+		return write_fd(w, p, n, 1);
 	if (w->out_used + n > OUT_BUF) {
 		rc = out_push(w);
 		if (rc)
@@ -186,12 +191,21 @@ static int write_all(struct ptt_writer *w, const void *p, size_t n)
 	return 0;
 }
 
+/* Gather only for a regular file: a pipe (-o -, a FIFO) gets each block as it is made, so its
+ * reader is not kept waiting and a reader that stops holds the writer back at once. */
+static int is_file(int fd)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 int ptt_writer_open(struct ptt_writer **wp, int fd, int zlevel)
 {
 	struct ptt_writer *w = calloc(1, sizeof *w);
 	if (!w)
 		return PTT_E_NOMEM;
 	w->fd = fd;
+	w->gather = is_file(fd);
 	w->zlevel = zlevel < 0 ? 0 : zlevel > 9 ? 9 : zlevel;
 	w->comp = PTT_COMP_ZSTD;
 	w->buf = malloc(BLOCK_BUF);
@@ -394,7 +408,7 @@ int ptt_writer_meta(struct ptt_writer *w, const char *lines, size_t len)
 static int block_start(struct ptt_writer *w)
 {
 	w->payload = (unsigned char *)w->buf;
-	if (w->as || w->zlevel > 0)
+	if (w->as || w->zlevel > 0 || !w->gather)
 		return 0;
 	int rc = file_header(w);
 	if (!rc && w->out_used + sizeof(struct ptt_block_header) + BLOCK_BUF > OUT_BUF)
@@ -705,6 +719,7 @@ int ptt_writer_switch(struct ptt_writer *w, int fd)
 	if (rc)
 		return rc;
 	w->fd = fd;
+	w->gather = is_file(fd);
 	w->header_done = 0;
 	w->bytes = 0;
 	w->nidx = w->nsnaps = 0;
