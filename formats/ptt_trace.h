@@ -437,7 +437,7 @@ void ptt_writer_block_counts(const struct ptt_writer *w, uint64_t *blocks, uint6
 int ptt_writer_meta(struct ptt_writer *w, const char *lines, size_t len);
 /* Append one checksummed record; blocks are cut at the block size. */
 int ptt_writer_record(struct ptt_writer *w, const uint32_t *words, uint32_t nwords);
-int ptt_writer_flush(struct ptt_writer *w); /* finish the current block and write it out (async: queue it), with every byte gathered before it */
+int ptt_writer_flush(struct ptt_writer *w); /* finish the current block and write it out (async: queue it) */
 /*
  * Compress EVENTS blocks on a thread of the writer's own while the caller
  * fills the next (for a recorder that must not stop draining while the
