@@ -508,7 +508,7 @@ int ptt_writer_async(struct ptt_writer *w);
 int ptt_writer_sync(struct ptt_writer *w); /* write every queued block out (raw where not compressed yet); 0 or an error */
 /* Write the END block with these summary lines, flush; w stays valid for close. */
 int ptt_writer_end(struct ptt_writer *w, const char *lines, size_t len);
-uint64_t ptt_writer_bytes(const struct ptt_writer *w); /* bytes written to the current file */
+uint64_t ptt_writer_bytes(const struct ptt_writer *w); /* bytes written to the current file (some perhaps still gathered: out by the next flush) */
 /* Flush, then continue in a new file on fd (a file header comes first; the caller repeats the META). */
 int ptt_writer_switch(struct ptt_writer *w, int fd);
 uint64_t ptt_writer_events(const struct ptt_writer *w);
