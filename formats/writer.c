@@ -702,7 +702,7 @@ int ptt_writer_settle(struct ptt_writer *w)
 		rc = drain_queue(w, 1);
 		pthread_mutex_unlock(&w->as->mu);
 	}
-	return rc;
+	return rc ? rc : out_push(w);
 }
 
 int ptt_writer_end(struct ptt_writer *w, const char *lines, size_t len)
