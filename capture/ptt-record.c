@@ -30,7 +30,7 @@
 #include "record_opts.h"
 #include "shm.h"
 
-static volatile sig_atomic_t pending_signal, child_done, snapshot_asked;
+static volatile sig_atomic_t pending_signal, child_done, snapshot_asked, stop_asked;
 static uint32_t *wake_word; /* the shared futex the main loop sleeps on */
 
 /* The program ended: wake the main loop now rather than at its next pass.
@@ -55,6 +55,90 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		snapshot_asked = 1;
 	else if (si->si_code <= 0)
 		pending_signal = sig;
+	else
+		stop_asked = 1; /* matters once the program is gone and its daemons live on */
+}
+
+#define PTT_DAEMONS_SHOWN 8
+
+/*
+ * The traced processes other than `gone` that still live: the pids of the
+ * rings in use whose process exists and is not a zombie (a daemon that
+ * forked away from the program ptt-record started keeps its rings).  Up to
+ * max pids go to pids; returns how many live.
+ */
+static unsigned traced_alive(const struct ptt_shm *s, pid_t gone, pid_t *pids, unsigned max)
+{
+	unsigned n = 0;
+	uint32_t nr = __atomic_load_n(&s->nrings, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < nr; i++) {
+		const struct ptt_ring *r = &s->rings[i];
+		pid_t pid = (pid_t)r->pid;
+		if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != PTT_RING_ACTIVE || pid <= 0 || pid == gone)
+			continue;
+		int seen = 0;
+		for (unsigned k = 0; k < n && k < max; k++)
+			seen |= pids[k] == pid;
+		if (seen || (kill(pid, 0) != 0 && errno != EPERM))
+			continue;
+		char path[64], buf[512];
+		snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t len = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+		if (fd >= 0)
+			close(fd);
+		if (len > 0) { /* "pid (comm) S ...": the state follows the last ')' */
+			buf[len] = 0;
+			char *e = strrchr(buf, ')');
+			if (e && (e[2] == 'Z' || e[2] == 'X'))
+				continue;
+		}
+		if (n < max)
+			pids[n] = pid;
+		n++;
+	}
+	return n;
+}
+
+/* "pid 12, 13 and 2 more" */
+static void pid_list(char *out, size_t size, const pid_t *pids, unsigned n)
+{
+	size_t at = 0;
+	out[0] = 0;
+	for (unsigned k = 0; k < n && k < PTT_DAEMONS_SHOWN && at < size; k++)
+		at += (size_t)snprintf(out + at, size - at, "%s%d", k ? ", " : "", (int)pids[k]);
+	if (n > PTT_DAEMONS_SHOWN && at < size)
+		snprintf(out + at, size - at, " and %u more", n - PTT_DAEMONS_SHOWN);
+}
+
+/*
+ * The program ptt-record started has exited: decide whether to go on.
+ * Recording goes on while a traced process it left behind lives (a daemon
+ * that forked away); a signal sent to ptt-record goes to those processes,
+ * a terminal's (they are in a session of their own) stops the recording
+ * and leaves them running untraced.  Returns 1 when recording is over.
+ */
+static int after_program(const struct record_opts *o, const struct ptt_shm *s, pid_t child, const char *prog, int *told)
+{
+	pid_t pids[PTT_DAEMONS_SHOWN];
+	unsigned n = traced_alive(s, child, pids, PTT_DAEMONS_SHOWN);
+	char list[160];
+	pid_list(list, sizeof list, pids, n);
+	if (n && pending_signal) {
+		for (unsigned k = 0; k < n && k < PTT_DAEMONS_SHOWN; k++)
+			kill(pids[k], pending_signal);
+		pending_signal = 0;
+	}
+	if (n && stop_asked) {
+		fprintf(stderr, "ptt-record: %s: stopped; %u traced process%s left running untraced (pid %s)\n",
+			prog, n, n == 1 ? "" : "es", list);
+		return 1;
+	}
+	if (n && !*told && !o->quiet)
+		fprintf(stderr, "ptt-record: %s exited; recording goes on until the %s it left (pid %s) exit%s\n",
+			prog, n == 1 ? "process" : "processes", list, n == 1 ? "s" : "");
+	*told |= n != 0;
+	return n == 0;
 }
 
 static uint64_t mono_ns(clockid_t clk)
@@ -563,14 +647,18 @@ static int record_flight(const struct record_opts *o, struct ptt_shm *s, const s
 	struct flight *f = flight_new(s);
 	if (!f)
 		return 1;
-	int status = 0;
+	int status = 0, gone = 0, told = 0;
 	unsigned snaps = 0;
 	for (;;) {
-		if (pending_signal) {
+		if (pending_signal && !gone) {
 			kill(child, pending_signal);
 			pending_signal = 0;
 		}
-		if (waitpid(child, &status, WNOHANG) == child)
+		if (!gone && waitpid(child, &status, WNOHANG) == child) {
+			gone = 1;
+			child_done = 0;
+		}
+		if (gone && after_program(o, s, child, cmd[0], &told))
 			break;
 		if (snapshot_asked) {
 			snapshot_asked = 0;
@@ -715,20 +803,23 @@ int main(int argc, char **argv)
 	ptt_put64(a + 1, o.ring_bytes);
 	drain_note(d, PTT_EV_REC_START, a, 3);
 
-	int status = 0, exited = 0, warned = 0;
+	int status = 0, exited = 0, warned = 0, gone = 0, told = 0;
 	struct pace pace = { 0, 0 }; /* the rings hold nothing older than the trace's start */
 	o.out_is_pipe = out_fd == 1;
 	uint64_t t_start = mono_ns(CLOCK_MONOTONIC), last_flush = t_start;
 	while (!exited) {
-		if (pending_signal) {
+		if (pending_signal && !gone) {
 			uint32_t b[2] = { (uint32_t)pending_signal, (uint32_t)child };
 			drain_note(d, PTT_EV_REC_SIGNAL, b, 2);
 			kill(child, pending_signal);
 			pending_signal = 0;
 		}
-		pid_t p = waitpid(child, &status, WNOHANG);
-		if (p == child)
-			exited = 1;
+		if (!gone && waitpid(child, &status, WNOHANG) == child) {
+			gone = 1;
+			child_done = 0; /* a daemon left behind: the loop sleeps as before */
+		}
+		if (gone)
+			exited = after_program(&o, s, child, cmd[0], &told);
 		if (!werr)
 			werr = sync_user_types(s, w, &types_seen);
 		long n = werr ? 0 : drain_pass(d, 0);
