@@ -5,6 +5,7 @@ BINDIR    ?= $(PREFIX)/bin
 LIBDIR    ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR    ?= $(PREFIX)/share/man
+DATADIR   ?= $(PREFIX)/share
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BUILD     ?= build
 # make check's second build: the tools and the unit tests under ASan+UBSan
@@ -46,7 +47,9 @@ REC_OBJ    = $(REC_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_SRC    = $(filter-out convert/ptt-%.c,$(wildcard convert/*.c))
 CLI_OBJ    = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TOOLS      = $(patsubst convert/%.c,$(BUILD)/bin/%,$(wildcard convert/ptt-*.c))
-PROGRAMS   = $(BUILD)/bin/ptt-record $(TOOLS)
+# ptt-picture: a shell script, with its R script in share/ptt beside bin/ (as installed)
+PROGRAMS   = $(BUILD)/bin/ptt-record $(TOOLS) $(BUILD)/bin/ptt-picture
+PICTURE_R  = $(BUILD)/share/ptt/gantt.R
 # the Rust examples (futex-based std locks) only where rustc is: their tests skip without them
 RUSTC     ?= $(shell command -v rustc 2>/dev/null)
 EXAMPLES   = $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)) \
@@ -67,7 +70,7 @@ PC_SED = sed -e 's|@RPATH@|$(PC_RPATH)|' -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDI
 
 .PHONY: all deps deps-check check check-quick check-all check-unit check-cli check-asan check-fuzz fuzz demo picture bench bench-nosite install uninstall clean
 
-all: $(LIBPTT) $(PROGRAMS) $(EXAMPLES) $(BUILD)/lib/libptt.pc
+all: $(LIBPTT) $(PROGRAMS) $(PICTURE_R) $(EXAMPLES) $(BUILD)/lib/libptt.pc
 
 $(BUILD)/obj/%.o: %.c $(FORMAT_HDR) $(CAPTURE_HDR) $(CONVERT_HDR)
 	@mkdir -p $(dir $@)
@@ -88,6 +91,14 @@ $(LIBPTT): $(RT_OBJ)
 $(BUILD)/bin/ptt-record: $(REC_OBJ) $(LIBFORMAT)
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) -o $@ $(REC_OBJ) $(LIBFORMAT) $(LDFLAGS) $(FORMAT_LIBS) $(ELF_LIBS) -ldl
+
+$(BUILD)/bin/ptt-picture: picture/ptt-picture.sh
+	@mkdir -p $(dir $@)
+	sed 's|@VERSION@|$(VERSION)|' $< > $@ && chmod 755 $@
+
+$(PICTURE_R): picture/gantt.R
+	@mkdir -p $(dir $@)
+	cp $< $@
 
 $(BUILD)/bin/ptt-%: $(BUILD)/obj/convert/ptt-%.o $(CLI_OBJ) $(LIBFORMAT)
 	@mkdir -p $(dir $@)
@@ -259,8 +270,9 @@ bench-nosite:
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
-		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man5
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)/ptt
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(BINDIR)
+	install -m 644 $(PICTURE_R) $(DESTDIR)$(DATADIR)/ptt
 	install -m 755 $(LIBPTT) $(DESTDIR)$(LIBDIR)
 	install -m 644 capture/ptt.h $(DESTDIR)$(INCLUDEDIR)
 	# written here, not copied: the PREFIX of this install, not of the build
@@ -272,10 +284,11 @@ install: all
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGRAMS))) $(DESTDIR)$(LIBDIR)/libptt.so \
-		$(DESTDIR)$(INCLUDEDIR)/ptt.h $(DESTDIR)$(PKGCONFIGDIR)/libptt.pc \
+		$(DESTDIR)$(INCLUDEDIR)/ptt.h $(DESTDIR)$(PKGCONFIGDIR)/libptt.pc $(DESTDIR)$(DATADIR)/ptt/gantt.R \
 		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard man/*.3))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(wildcard man/*.5)))
+	-rmdir $(DESTDIR)$(DATADIR)/ptt 2>/dev/null
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) demo

@@ -11,7 +11,8 @@
 # (runs of each lock-heavy program per mode, default 3), PTT_BENCH_ONLY=lockheavy
 # (only the lock-heavy programs), PTT_BENCH_ONLY=site (only the call site's cost,
 # bench/site.sh, which has its own knobs), PTT_BENCH_ONLY=stacks (only the stacks'
-# cost, bench/stacks.sh, with its own knobs).
+# cost, bench/stacks.sh, with its own knobs), PTT_BENCH_ONLY=json (only ptt-json's size
+# and speed).
 [ -z "${BASH_VERSION:-}" ] && exec bash "$0" "$@"
 set -u
 if [ $# -ne 1 ] || [ ! -x "$1/bin/ptt-record" ]; then
@@ -75,6 +76,37 @@ echo "CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 section "floor"
 say "rdtsc + 36-byte record store into a private ring" "$(reps "$OUT/floor" 20000000 | median)" "ns/event"
 say "lfence;rdtsc + the same store (as for acquisitions)" "$(reps "$OUT/floor" 20000000 lfence | median)" "ns/event"
+# ptt-json on TRACE (LABEL): JSON bytes per trace event and events/s, by default (counter
+# tracks for the 64 most active objects) and with -p (an instant event per point event too)
+json_figures() {
+	local t=$1 label=$2 n bytes secs rss
+	[ -x "$BIN/ptt-json" ] || { note "ptt-json not built in $BIN: skipped"; return; }
+	n=$(info "$t" events)
+	"$BIN/ptt-json" "$t" >"$TMP/t.json" 2>>"$TMP/err"
+	bytes=$(stat -c %s "$TMP/t.json")
+	read -r secs rss <<<"$(timed "$BIN/ptt-json" "$t")"
+	pos "$secs" || secs=0.01
+	say "ptt-json size, $label" "$(calc "$bytes / $n")" "bytes/event" \
+		"$((bytes / 1048576)) MiB of JSON for $n events; $(tail -1 "$TMP/t.json" | tr -d '{}"\n')"
+	say "ptt-json, $label" "$(calc "$n / $secs")" "events/s" "$secs s, peak RSS $((rss / 1024)) MiB"
+	"$BIN/ptt-json" -p "$t" >"$TMP/t.json" 2>>"$TMP/err"
+	say "ptt-json -p size, $label" "$(calc "$(stat -c %s "$TMP/t.json") / $n")" "bytes/event"
+	rm -f "$TMP/t.json"
+}
+json_section() { # the traces of PTT_BENCH_ONLY=json: prodcons (4 threads) and the 2-thread lock loop
+	section "ptt-json (JSON size per trace event)"
+	[ -x "$BUILD/examples/prodcons" ] &&
+		"$BIN/ptt-record" -q -o "$TMP/jpc.ptt" -- "$BUILD/examples/prodcons" -n 50000 >/dev/null 2>>"$TMP/err" &&
+		json_figures "$TMP/jpc.ptt" "prodcons"
+	"$BIN/ptt-record" -q -o "$TMP/jll.ptt" -- "$LL" 2 250000 private >/dev/null 2>>"$TMP/err" &&
+		json_figures "$TMP/jll.ptt" "lock loop, 2 threads"
+	rm -f "$TMP/jpc.ptt" "$TMP/jll.ptt"
+}
+if [ "${PTT_BENCH_ONLY:-}" = json ]; then
+	json_section
+	echo "took $(($(date +%s) - T_START)) s"
+	exit 0
+fi
 if [ "${PTT_BENCH_ONLY:-}" = site ]; then
 	. "$SRC/site.sh"
 	echo "took $(($(date +%s) - T_START)) s"
@@ -530,6 +562,8 @@ if command -v pj_dump >/dev/null && [ -x "$BIN/ptt-paje" ] && [ -x "$BIN/ptt-fil
 	pos "$secs" || secs=0.01
 	say "pj_dump -q on ptt-paje's output (1 M events)" "$(calc "$lines / $secs")" "lines/s" "$lines lines, peak RSS $((rss / 1024)) MiB"
 fi
+
+json_section
 
 # ---------------------------------------------------------------- targets
 section "targets"

@@ -3,6 +3,7 @@
  * a trace file while it runs, and exit with the program's status.
  */
 
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -30,7 +32,7 @@
 #include "record_opts.h"
 #include "shm.h"
 
-static volatile sig_atomic_t pending_signal, child_done, snapshot_asked;
+static volatile sig_atomic_t pending_signal, child_done, snapshot_asked, stop_asked;
 static uint32_t *wake_word; /* the shared futex the main loop sleeps on */
 
 /* The program ended: wake the main loop now rather than at its next pass.
@@ -55,6 +57,110 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		snapshot_asked = 1;
 	else if (si->si_code <= 0)
 		pending_signal = sig;
+	else
+		stop_asked = 1; /* matters once the program is gone and its daemons live on */
+}
+
+#define PTT_DAEMONS_SHOWN 8
+
+/*
+ * ptt-record is the programs' subreaper (PR_SET_CHILD_SUBREAPER, set before
+ * the fork): a process the program leaves behind (a daemon that forked away,
+ * its parent gone) becomes ptt-record's child, so that waitpid tells for
+ * sure whether any is left, with no race against a process that has not
+ * recorded anything yet.  Reap every child that ended: the program (its
+ * status in *status, *gone set) and the processes it left.  Returns 1 when
+ * no child is left at all.
+ */
+static int reap(pid_t child, int *status, int *gone)
+{
+	int st;
+	pid_t p;
+	while ((p = waitpid(-1, &st, WNOHANG)) > 0)
+		if (p == child) {
+			*status = st;
+			*gone = 1;
+		}
+	return p < 0 && errno == ECHILD;
+}
+
+/* Our children now (the processes the program left): up to max pids, and how many. */
+static unsigned children(pid_t *pids, unsigned max)
+{
+	unsigned n = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t me = getpid();
+	while (d && (e = readdir(d))) {
+		char path[300], buf[512];
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t len = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+		if (fd >= 0)
+			close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = 0;
+		char *c = strrchr(buf, ')'); /* "pid (comm) S ppid ...": after the last ')' */
+		int ppid = 0;
+		char state = 0;
+		if (!c || sscanf(c + 1, " %c %d", &state, &ppid) != 2 || ppid != me || state == 'Z')
+			continue;
+		if (n < max)
+			pids[n] = (pid_t)atoi(e->d_name);
+		n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* "12, 13 and 2 more" */
+static void pid_list(char *out, size_t size, const pid_t *pids, unsigned n)
+{
+	size_t at = 0;
+	out[0] = 0;
+	for (unsigned k = 0; k < n && k < PTT_DAEMONS_SHOWN && at < size; k++)
+		at += (size_t)snprintf(out + at, size - at, "%s%d", k ? ", " : "", (int)pids[k]);
+	if (n > PTT_DAEMONS_SHOWN && at < size)
+		snprintf(out + at, size - at, " and %u more", n - PTT_DAEMONS_SHOWN);
+}
+
+/*
+ * The program ptt-record started has exited (none_left: and no process it
+ * left lives): decide whether to go on.  Recording goes on while a process
+ * it left lives (a daemon that forked away); a signal sent to ptt-record
+ * goes to those processes, a terminal's (they are in a session of their
+ * own) stops the recording and leaves them running.  Returns 1 when
+ * recording is over.
+ */
+static int after_program(const struct record_opts *o, int none_left, const char *prog, int *told)
+{
+	if (none_left)
+		return 1;
+	pid_t pids[PTT_DAEMONS_SHOWN];
+	unsigned n = 0;
+	if (pending_signal || stop_asked || !*told)
+		n = children(pids, PTT_DAEMONS_SHOWN);
+	char list[160];
+	pid_list(list, sizeof list, pids, n);
+	if (pending_signal) {
+		for (unsigned k = 0; k < n && k < PTT_DAEMONS_SHOWN; k++)
+			kill(pids[k], pending_signal);
+		pending_signal = 0;
+	}
+	if (stop_asked) {
+		fprintf(stderr, "ptt-record: %s: stopped; %u process%s it left run%s on untraced (pid %s)\n",
+			prog, n, n == 1 ? "" : "es", n == 1 ? "s" : "", list);
+		return 1;
+	}
+	if (n && !*told && !o->quiet)
+		fprintf(stderr, "ptt-record: %s exited; recording goes on until the %s it left (pid %s) exit%s\n",
+			prog, n == 1 ? "process" : "processes", list, n == 1 ? "s" : "");
+	*told |= n != 0;
+	return 0;
 }
 
 static uint64_t mono_ns(clockid_t clk)
@@ -564,14 +670,16 @@ static int record_flight(const struct record_opts *o, struct ptt_shm *s, const s
 	struct flight *f = flight_new(s);
 	if (!f)
 		return 1;
-	int status = 0;
+	int status = 0, gone = 0, told = 0;
 	unsigned snaps = 0;
 	for (;;) {
-		if (pending_signal) {
+		if (pending_signal && !gone) {
 			kill(child, pending_signal);
 			pending_signal = 0;
 		}
-		if (waitpid(child, &status, WNOHANG) == child)
+		child_done = 0;
+		int none_left = reap(child, &status, &gone);
+		if (gone && after_program(o, none_left, cmd[0], &told))
 			break;
 		if (snapshot_asked) {
 			snapshot_asked = 0;
@@ -645,6 +753,8 @@ int main(int argc, char **argv)
 	sa.sa_flags = SA_NOCLDSTOP; /* no SA_RESTART: a sleep ends at once */
 	sigaction(SIGCHLD, &sa, NULL);
 
+	/* the processes the program leaves behind (daemons) become ours: see reap() */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	int report[2];
 	if (pipe2(report, O_CLOEXEC) != 0) {
 		perror("ptt-record: pipe");
@@ -716,20 +826,21 @@ int main(int argc, char **argv)
 	ptt_put64(a + 1, o.ring_bytes);
 	drain_note(d, PTT_EV_REC_START, a, 3);
 
-	int status = 0, exited = 0, warned = 0;
+	int status = 0, exited = 0, warned = 0, gone = 0, told = 0;
 	struct pace pace = { 0, 0 }; /* the rings hold nothing older than the trace's start */
 	o.out_is_pipe = out_fd == 1;
 	uint64_t t_start = mono_ns(CLOCK_MONOTONIC), last_flush = t_start;
 	while (!exited) {
-		if (pending_signal) {
+		if (pending_signal && !gone) {
 			uint32_t b[2] = { (uint32_t)pending_signal, (uint32_t)child };
 			drain_note(d, PTT_EV_REC_SIGNAL, b, 2);
 			kill(child, pending_signal);
 			pending_signal = 0;
 		}
-		pid_t p = waitpid(child, &status, WNOHANG);
-		if (p == child)
-			exited = 1;
+		child_done = 0; /* read before reap: a SIGCHLD after it wakes the next pass */
+		int none_left = reap(child, &status, &gone);
+		if (gone)
+			exited = after_program(&o, none_left, cmd[0], &told);
 		if (!werr)
 			werr = sync_user_types(s, w, &types_seen);
 		long n = werr ? 0 : drain_pass(d, 0);

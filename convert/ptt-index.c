@@ -22,7 +22,8 @@ static void usage(void)
 	       "Several FILEs are read in order as one trace (the files of ptt-record -m).\n"
 	       "\n"
 	       "  -i, --interval=N      a snapshot every N events (default 100000)\n"
-	       "  -z, --compress=LEVEL  zstd level 1-9 for the copy (default 0: none)\n"
+	       "  -z, --compress=LEVEL  zstd level 1-9 for the copy, 0 for none (default: as the\n"
+	       "                        input: zstd 1 or zlib 1 when its blocks are compressed)\n"
 	       "  -h, --help            show this help and exit\n"
 	       "      --version         show the version and exit\n"
 	       "\n"
@@ -67,6 +68,21 @@ static int put(void *w, unsigned kind, const struct ptt_event *ev)
 	return ptt_writer_snapshot_add(w, kind, ev->pos, ev->words, ev->nwords);
 }
 
+/*
+ * The sink, opened at the first event, once the reader has seen the input's
+ * first block: without -z the copy is compressed as the input is (zstd or
+ * zlib, at level 1), so that a compressed trace does not become a raw copy
+ * ten times its size.
+ */
+static int open_sink(struct ptt_sink **sink, const struct ptt_reader *r, int zlevel)
+{
+	unsigned comp = r ? ptt_reader_compressed(r) : 0;
+	int rc = ptt_sink_open(sink, stdout, PTT_FORM_BINARY, zlevel >= 0 ? zlevel : comp ? 1 : 0);
+	if (!rc && zlevel < 0 && comp == PTT_BLOCK_ZLIB)
+		rc = ptt_writer_set_compressor(ptt_sink_writer(*sink), PTT_COMP_ZLIB);
+	return rc;
+}
+
 /* A snapshot of c after the first pos events (the latest at ticks); a too large one is left out (1). */
 static int snapshot(struct ptt_sink *sink, struct fcontext *c, const struct ptt_reader *r, uint64_t pos, uint64_t ticks)
 {
@@ -82,7 +98,7 @@ static int snapshot(struct ptt_sink *sink, struct fcontext *c, const struct ptt_
 int main(int argc, char **argv)
 {
 	uint64_t interval = 100000;
-	int zlevel = 0;
+	int zlevel = -1; /* as the input */
 	int rc = parse_args(argc, argv, &interval, &zlevel);
 	if (rc >= 0)
 		return rc;
@@ -95,11 +111,13 @@ int main(int argc, char **argv)
 		return 2;
 	struct ptt_sink *sink = NULL;
 	struct fcontext *ctx = fcontext_new();
-	int failed = !ctx || ptt_sink_open(&sink, stdout, PTT_FORM_BINARY, zlevel) != 0;
+	int failed = !ctx;
 	static struct ptt_event ev;
 	uint64_t written = 0, max_ticks = 0, left_out = 0;
 	int werr = 0;
 	while (!failed && cli_next(&in, &ev) > 0) {
+		if (!sink && (werr = open_sink(&sink, in.r, zlevel)) != 0)
+			break;
 		if (written && written % interval == 0 && (werr = snapshot(sink, ctx, in.r, written, max_ticks)) != 0) {
 			if (werr < 0)
 				break;
@@ -113,6 +131,8 @@ int main(int argc, char **argv)
 			break;
 		written++;
 	}
+	if (!sink && !werr && !failed)
+		werr = open_sink(&sink, NULL, zlevel); /* no events: the header and end alone */
 	if (sink) {
 		int crc = ptt_sink_close(sink, in.r);
 		if (!werr)

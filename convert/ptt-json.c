@@ -6,6 +6,7 @@
  * counters, and process and thread names as metadata.  Streamed: memory is
  * bounded by the live threads and objects, never by the length of the trace.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,10 +20,31 @@
 #include "pmap.h"
 
 
+/* An object with a counter track: how often its counter changed, its track's name once chosen. */
+struct jobj {
+	uint64_t addr, changes;
+	uint32_t pid, index;
+	uint8_t cls, shown;
+	char *name;
+	struct jobj *next; /* the next object with the same key */
+};
+
+/* A counter change, spooled until the end, when the most active objects are known. */
+struct jcount {
+	uint64_t ns;
+	uint32_t index, holders, waiters, pad;
+};
+
 struct json {
 	FILE *out;
 	struct ptt_syms *syms; /* names and symbols, learnt as the events come */
 	int points;                 /* instant events for unlocks, signals, posts, ... */
+	long counters;              /* counter tracks for this many objects, the most active; -1: all, inline */
+	FILE *spool;                /* the counter changes (struct jcount), when bounded */
+	struct pmap objs;           /* pmap_obj_key -> struct jobj (chained by class) */
+	struct jobj **obj;          /* by index */
+	uint32_t nobj, capobj;
+	int spool_err;
 	unsigned long events;       /* written so far: the first has no comma */
 	uint64_t flows;
 	struct pmap serial_tid;     /* thread serial -> tid, for flows from a thread that ended */
@@ -237,20 +259,124 @@ static void on_link_end(void *ctx, struct mprocess *p, uint32_t to, const char *
 		flow(js, "f", kind, p->pid, tid, 2 * key + 1, ns); /* an end without its start is ignored by readers */
 }
 
-/* The counter of an object: one track per object, series "holders" (locks) and "waiters". */
-static void counter(struct json *js, const struct mobject *o, uint64_t ns)
+/* The counter event of an object named name: series "holders" (locks) and "waiters". */
+static void counter_event(struct json *js, const char *name, uint32_t pid, uint8_t cls, uint32_t holders,
+			  uint32_t waiters, uint64_t ns)
 {
-	char name[PTT_MAX_STR + 32];
-	entity_object_name(name, sizeof name, js->syms, o->pid, o->cls, o->addr);
-	begin(js, "C", o->pid, 0);
+	begin(js, "C", pid, 0);
 	fputs(",\"name\":", js->out);
 	json_string(js->out, name);
 	fputs(",\"ts\":", js->out);
 	json_ts(js->out, ns);
 	fputs(",\"args\":{", js->out);
-	if (o->cls == PTT_CLASS_MUTEX || o->cls == PTT_CLASS_RWLOCK || o->cls == PTT_CLASS_SPIN)
-		fprintf(js->out, "\"holders\":%" PRIu32 ",", o->holders);
-	fprintf(js->out, "\"waiters\":%" PRIu32 "}}", o->waiters);
+	if (cls == PTT_CLASS_MUTEX || cls == PTT_CLASS_RWLOCK || cls == PTT_CLASS_SPIN)
+		fprintf(js->out, "\"holders\":%" PRIu32 ",", holders);
+	fprintf(js->out, "\"waiters\":%" PRIu32 "}}", waiters);
+}
+
+/* The entry of object o, made on its first change; NULL when memory runs out. */
+static struct jobj *jobj_of(struct json *js, const struct mobject *o)
+{
+	uint64_t k = pmap_obj_key(o->pid, o->addr);
+	struct jobj *head = pmap_get(&js->objs, k), *j;
+	for (j = head; j; j = j->next)
+		if (j->pid == o->pid && j->addr == o->addr && j->cls == o->cls)
+			return j;
+	if (js->nobj == js->capobj) {
+		uint32_t cap = js->capobj ? 2 * js->capobj : 256;
+		struct jobj **grown = realloc(js->obj, cap * sizeof *grown);
+		if (!grown)
+			return NULL;
+		js->obj = grown;
+		js->capobj = cap;
+	}
+	if (!(j = calloc(1, sizeof *j)))
+		return NULL;
+	*j = (struct jobj){ .addr = o->addr, .pid = o->pid, .index = js->nobj, .cls = o->cls, .next = head };
+	if (pmap_put(&js->objs, k, j) != 0) {
+		free(j);
+		return NULL;
+	}
+	js->obj[js->nobj++] = j;
+	return j;
+}
+
+/*
+ * The counter of an object: one track per object.  Unbounded, written at
+ * once; bounded, counted and spooled to a temporary file, and written at
+ * the end for the most active objects only (counter_tracks).
+ */
+static void counter(struct json *js, const struct mobject *o, uint64_t ns)
+{
+	if (js->counters < 0) {
+		char name[PTT_MAX_STR + 32];
+		entity_object_name(name, sizeof name, js->syms, o->pid, o->cls, o->addr);
+		counter_event(js, name, o->pid, o->cls, o->holders, o->waiters, ns);
+		return;
+	}
+	struct jobj *j = js->spool ? jobj_of(js, o) : NULL;
+	if (!j) {
+		js->spool_err = 1;
+		return;
+	}
+	j->changes++;
+	struct jcount c = { .ns = ns, .index = j->index, .holders = o->holders, .waiters = o->waiters };
+	if (fwrite(&c, sizeof c, 1, js->spool) != 1)
+		js->spool_err = 1;
+}
+
+/* More changes first; of equal ones, the object seen first. */
+static int by_activity(const void *a, const void *b)
+{
+	const struct jobj *x = *(struct jobj *const *)a, *y = *(struct jobj *const *)b;
+	if (x->changes != y->changes)
+		return x->changes > y->changes ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The spooled counters of the js->counters most active objects, in time order; how many tracks. */
+static uint32_t counter_tracks(struct json *js)
+{
+	if (!js->nobj || !js->spool)
+		return 0;
+	struct jobj **rank = malloc(js->nobj * sizeof *rank);
+	if (!rank) {
+		js->spool_err = 1;
+		return 0;
+	}
+	memcpy(rank, js->obj, js->nobj * sizeof *rank);
+	qsort(rank, js->nobj, sizeof *rank, by_activity);
+	uint32_t shown = js->nobj < (unsigned long)js->counters ? js->nobj : (uint32_t)js->counters;
+	for (uint32_t i = 0; i < shown; i++) {
+		char name[PTT_MAX_STR + 32];
+		entity_object_name(name, sizeof name, js->syms, rank[i]->pid, rank[i]->cls, rank[i]->addr);
+		rank[i]->name = strdup(name);
+		rank[i]->shown = 1;
+	}
+	free(rank);
+	struct jcount c;
+	if (fflush(js->spool) != 0 || fseek(js->spool, 0, SEEK_SET) != 0)
+		js->spool_err = 1;
+	while (!js->spool_err && fread(&c, sizeof c, 1, js->spool) == 1) {
+		const struct jobj *j = c.index < js->nobj ? js->obj[c.index] : NULL;
+		if (j && j->shown)
+			counter_event(js, j->name ? j->name : "?", j->pid, j->cls, c.holders, c.waiters, c.ns);
+	}
+	if (ferror(js->spool))
+		js->spool_err = 1;
+	return shown;
+}
+
+static void jobj_free(struct json *js)
+{
+	for (uint32_t i = 0; i < js->nobj; i++) {
+		free(js->obj[i]->name);
+		free(js->obj[i]);
+	}
+	free(js->obj);
+	pmap_free(&js->objs);
+	if (js->spool)
+		fclose(js->spool);
 }
 
 static void on_object_begin(void *ctx, struct mobject *o, struct mprocess *p, uint64_t ns)
@@ -293,6 +419,8 @@ static void usage(void)
 	       "Format (JSON) on stdout, for Perfetto's UI and chrome://tracing.\n"
 	       "Several FILEs are read in order as one trace (the files of ptt-record -m).\n"
 	       "\n"
+	       "  -c, --counters=N|all  counter tracks for the N most active objects only (default 64),\n"
+	       "                    or for every object\n"
 	       "  -p, --points      also an instant event per unlock, signal, post, failed trylock, ...\n"
 	       "  -h, --help        show this help and exit\n"
 	       "      --version     show the version and exit\n"
@@ -333,19 +461,39 @@ static void convert(struct json *js, struct cli_input *in)
 	if (m)
 		model_finish(m, cli_clock_end(&clock, in->r, last)); /* a window's states end at its end */
 	model_free(m);
-	fputs("\n]}\n", js->out);
+	uint32_t tracks = counter_tracks(js);
+	fputs("\n],\n\"metadata\":{\"counter_limit\":", js->out);
+	if (js->counters < 0)
+		fputs("\"all\"", js->out);
+	else
+		fprintf(js->out, "%ld,\"counter_objects\":%" PRIu32 ",\"counter_tracks\":%" PRIu32, js->counters,
+			js->nobj, tracks);
+	fputs("}}\n", js->out);
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "help", no_argument, 0, 'h' }, { "points", no_argument, 0, 'p' },
+		{ "counters", required_argument, 0, 'c' }, { "help", no_argument, 0, 'h' },
+		{ "points", no_argument, 0, 'p' },
 		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
-	struct json js = { .out = stdout };
+	struct json js = { .out = stdout, .counters = 64 };
 	int c;
-	while ((c = getopt_long(argc, argv, "hp", longopts, NULL)) != -1) {
+	char *end;
+	while ((c = getopt_long(argc, argv, "c:hp", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'c':
+			if (strcmp(optarg, "all") == 0) {
+				js.counters = -1;
+				break;
+			}
+			js.counters = strtol(optarg, &end, 10);
+			if (end == optarg || *end || js.counters < 0 || js.counters > 100000000) {
+				fprintf(stderr, "ptt-json: --counters: '%s' is not a count or 'all'\n", optarg);
+				return cli_usage_error("ptt-json");
+			}
+			break;
 		case 'p': js.points = 1; break;
 		case 'h': usage(); return 0;
 		case 'V': cli_print_version("ptt-json"); return 0;
@@ -359,12 +507,18 @@ int main(int argc, char **argv)
 		return 2;
 	in.ordered = 1; /* durations are never negative */
 	js.syms = ptt_syms_new();
-	if (js.syms)
+	if (js.counters >= 0 && !(js.spool = tmpfile()))
+		fprintf(stderr, "ptt-json: a temporary file for the counters: %s\n", strerror(errno));
+	if (js.syms && (js.counters < 0 || js.spool))
 		convert(&js, &in);
+	if (js.spool_err)
+		fprintf(stderr, "ptt-json: the counters' temporary file: %s; counters are missing\n",
+			errno ? strerror(errno) : "out of memory");
 	ptt_syms_free(js.syms);
+	jobj_free(&js);
 	pmap_free(&js.serial_tid);
 	pmap_free(&js.tid_serial);
-	int damaged = cli_close(&in) || !js.syms;
+	int damaged = cli_close(&in) || !js.syms || js.spool_err || (js.counters >= 0 && !js.spool);
 	int out = cli_finish_output("ptt-json");
 	return damaged || out ? 1 : 0;
 }

@@ -21,8 +21,8 @@ if [ -x "$BIN/ptt-paje" ]; then "$BIN/ptt-paje" --objects demo/prodcons.ptt >dem
 if [ -x "$BIN/ptt-json" ]; then "$BIN/ptt-json" demo/prodcons.ptt >demo/prodcons.json; fi
 # the picture (README's doc/demo.png is this one, by make picture); skipped with a reason without R
 rc=0
-PTT_BIN=$BIN sh "$(dirname "$0")/picture.sh" demo/prodcons.ptt demo/prodcons.png \
-	"make demo: prodcons -p 2 -c 2 -n 2000 (2 producers, 2 consumers, one queue)" || rc=$?
+"$BIN/ptt-picture" -t "make demo: prodcons -p 2 -c 2 -n 2000 (2 producers, 2 consumers, one queue)" \
+	demo/prodcons.ptt demo/prodcons.png || rc=$?
 [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ]
 echo
 echo "== contention: ptt-stat demo/prodcons.ptt"

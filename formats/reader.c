@@ -48,6 +48,7 @@ struct ptt_reader {
 	size_t blk_cap, blk_len, blk_pos;
 	uint64_t blk_offset; /* file offset of the payload */
 	int blk_zlib;
+	unsigned compressed; /* PTT_BLOCK_ZLIB | PTT_BLOCK_ZSTD: what the blocks read so far used */
 	int in_damage; /* inside a damaged stretch of records: report once */
 	/* metadata */
 	char **meta;
@@ -267,6 +268,11 @@ int ptt_reader_form(const struct ptt_reader *r) { return r->form; }
 const struct ptt_types *ptt_reader_types(const struct ptt_reader *r) { return &r->types; }
 const struct ptt_clock *ptt_reader_clock(const struct ptt_reader *r) { return &r->clock; }
 uint64_t ptt_reader_bytes(const struct ptt_reader *r) { return r->bytes_before + r->in_offset; }
+unsigned ptt_reader_compressed(const struct ptt_reader *r)
+{
+	return r->compressed;
+}
+
 int ptt_reader_saw_end(const struct ptt_reader *r) { return r->saw_end; }
 
 static int file_header(struct ptt_reader *r, int *form);
@@ -479,6 +485,7 @@ static int load_block(struct ptt_reader *r, const struct ptt_block_header *hp, u
 		return rc;
 	r->blk_offset = r->in_offset;
 	r->blk_zlib = COMPRESSED(h.flags) != 0;
+	r->compressed |= COMPRESSED(h.flags);
 	int trunc = n < h.payload_len;
 	if (!flags_readable(h.flags)) {
 		consume(r, n);

@@ -136,3 +136,44 @@ print([e["args"]["name"].split(" ")[0] for e in ev if e["ph"] == "M" and e["name
 	[ "$output" = "['sh', 'prim_cond']" ]
 	[ -z "$stderr" ]
 }
+
+# 100 mutexes, the Nth locked N times: the most active objects are the last ones
+many_mutexes() {
+	local i k t=10 lines=()
+	for ((i = 1; i <= 100; i++)); do
+		for ((k = 0; k < i; k++)); do
+			lines+=("$(printf '0.%09d 10 10 pthread mutex_lock mutex=0x%x ret=0' $((t += 10)) $((4096 + i * 64)))")
+			lines+=("$(printf '0.%09d 10 10 pthread mutex_unlock mutex=0x%x ret=0' $((t += 10)) $((4096 + i * 64)))")
+		done
+	done
+	trace many "${lines[@]}"
+}
+
+@test "counter tracks only for the most active objects, all with --counters=all" {
+	many_mutexes
+	json_checked --counters=3 "$BATS_TEST_TMPDIR/many.txt"
+	[ "$(count counters)" -eq 3 ]
+	cp "$BATS_TEST_TMPDIR/t.json" "$BATS_TEST_TMPDIR/three.json"
+	json_checked "$BATS_TEST_TMPDIR/many.txt"
+	[ "$(count counters)" -eq 64 ]
+	json_checked --counters=all "$BATS_TEST_TMPDIR/many.txt"
+	[ "$(count counters)" -eq 100 ]
+	python3 - "$BATS_TEST_TMPDIR/three.json" "$BATS_TEST_TMPDIR/t.json" <<'PY'
+import json, sys
+three, every = (json.load(open(f)) for f in sys.argv[1:])
+names = {e["name"] for e in three["traceEvents"] if e["ph"] == "C"}
+assert names == {"mutex 0x%x" % (4096 + i * 64) for i in (98, 99, 100)}, names
+assert three["metadata"] == {"counter_limit": 3, "counter_objects": 100, "counter_tracks": 3}, three["metadata"]
+assert every["metadata"] == {"counter_limit": "all"}, every["metadata"]
+# the same events but the other objects' counters, each track's in time order
+key = lambda e: json.dumps(e, sort_keys=True)
+kept = [e for e in every["traceEvents"] if e["ph"] != "C" or e["name"] in names]
+assert sorted(map(key, kept)) == sorted(map(key, three["traceEvents"])), "events differ"
+for n in names:
+    ts = [e["ts"] for e in three["traceEvents"] if e["ph"] == "C" and e["name"] == n]
+    assert ts == sorted(ts) and len(ts) > 190, (n, len(ts))
+PY
+	run -2 --separate-stderr ptt-json --counters=some "$BATS_TEST_TMPDIR/many.txt"
+	[ -z "$output" ]
+	[[ "$stderr" == "ptt-json: --counters: 'some' is not a count or 'all'"$'\n'"Try 'ptt-json --help'"* ]]
+}

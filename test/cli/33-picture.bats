@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# examples/picture.sh: the PNG Gantt chart of make demo and of the README.
+# ptt-picture: the PNG Gantt chart of make demo and of the README, from any directory, with the
+# threads' names as they are, grouped and with a capped height at 100+ threads.
 bats_require_minimum_version 1.5.0
 load helpers
 
@@ -8,28 +9,102 @@ is_png() {
 	[ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
 }
 
-@test "picture.sh draws a PNG with a row per thread; legend from ptt-paje's state types" {
+# the PNG's height in pixels (IHDR: width and height, big-endian, at bytes 16 and 20)
+png_height() {
+	od -An -tu1 -j 20 -N 4 "$1" | awk '{ print (($1 * 256 + $2) * 256 + $3) * 256 + $4 }'
+}
+
+need_r() {
 	command -v pj_dump >/dev/null || skip "pj_dump (pajeng) not installed"
 	command -v Rscript >/dev/null || skip "R not installed"
-	record "$EXAMPLES/prodcons" -p 2 -c 2 -n 200
-	run -0 --separate-stderr env PTT_BIN="$PTT_BUILD/bin" sh "$PTT_ROOT/examples/picture.sh" "$BATS_TEST_TMPDIR/t.ptt" \
-		"$BATS_TEST_TMPDIR/t.png" "a title"
-	[ -z "$output" ]
+}
+
+@test "ptt-picture --help, --version and usage errors" {
+	run -0 --separate-stderr ptt-picture --help
+	[[ "$output" == "Usage: ptt-picture [OPTION]... TRACE OUT.png"* ]]
 	[ -z "$stderr" ]
-	is_png "$BATS_TEST_TMPDIR/t.png"
+	run -2 --separate-stderr ptt-picture
+	[ -z "$output" ]
+	[ "$stderr" = "ptt-picture: a TRACE and an OUT.png are needed"$'\n'"Try 'ptt-picture --help' for more information." ]
+	run -2 --separate-stderr ptt-picture --group=tid t.ptt t.png
+	[[ "$stderr" == "ptt-picture: --group: 'tid' is not name, none or auto"$'\n'* ]]
+	run -2 --separate-stderr ptt-picture -H 10 t.ptt t.png
+	[[ "$stderr" == "ptt-picture: --max-height: 10 is under 300 pixels"$'\n'* ]]
+	run -2 --separate-stderr ptt-picture "$BATS_TEST_TMPDIR/none.ptt" "$BATS_TEST_TMPDIR/t.png"
+	[ "$stderr" = "ptt-picture: $BATS_TEST_TMPDIR/none.ptt: cannot read it" ]
+}
+
+@test "ptt-picture draws a PNG with a row per thread, from any directory" {
+	need_r
+	record "$EXAMPLES/prodcons" -p 2 -c 2 -n 200
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr ptt-picture -l -t "a title" t.ptt t.png
+	[ -z "$stderr" ]
+	is_png t.png
+	# a row per thread, in the order they began, none grouped
+	[ "$(wc -l <<<"$output")" -eq 5 ]
+	[ "$(cut -f1 <<<"$output" | sort -u)" = "" ]
+	[[ "$(sed -n 2p <<<"$output")" =~ ^$'\t'[0-9]+" producer-0"$ ]]
+	# 5 rows of 54 pixels and the title, axis and legend: far from the cap
+	h=$(png_height t.png)
+	[ "$h" -gt 300 ] && [ "$h" -lt 800 ]
 	# the committed picture is a PNG too
 	is_png "$PTT_ROOT/doc/demo.png"
 }
 
-@test "picture.sh without R says why on one line and exits 3; make demo goes on without the PNG" {
+@test "ptt-picture draws names as the trace has them ('#', quotes), which Paje cannot carry" {
+	need_r
+	trace names '0.000001000 10 11 pthread thread_begin handle=0x2 start=0x0 parent=10' \
+		'0.000002000 10 11 pthread thread_name target=11 name="queue#1 \"fast\""' \
+		'0.000003000 10 12 pthread thread_begin handle=0x3 start=0x0 parent=10' \
+		"0.000004000 10 12 pthread thread_name target=12 name=\"a'b#c\"" \
+		'0.000010000 10 11 pthread mutex_lock mutex=0x1000 ret=0' \
+		'0.000020000 10 11 pthread mutex_unlock mutex=0x1000 ret=0' \
+		'0.000030000 10 12 pthread thread_end retval=0x0 how=0'
+	# Paje replaces them
+	ptt-paje "$BATS_TEST_TMPDIR/names.txt" | grep -q '"11 queue_1 _fast_"'
+	run -0 --separate-stderr ptt-picture --list "$BATS_TEST_TMPDIR/names.txt" "$BATS_TEST_TMPDIR/n.png"
+	[ -z "$stderr" ]
+	[ "$output" = $'\t'"10 x"$'\n\t'"11 queue#1 \"fast\""$'\n\t'"12 a'b#c" ]
+	# through a pipe the same
+	run -0 --separate-stderr sh -c 'ptt-picture -l - "$1" <"$2"' sh "$BATS_TEST_TMPDIR/m.png" "$BATS_TEST_TMPDIR/names.txt"
+	[ "$output" = $'\t'"10 x"$'\n\t'"11 queue#1 \"fast\""$'\n\t'"12 a'b#c" ]
+}
+
+@test "ptt-picture at 120 threads: grouped by name, its height capped" {
+	need_r
+	record "$EXAMPLES/many_threads" 120
+	run -0 --separate-stderr ptt-picture -l "$BATS_TEST_TMPDIR/t.ptt" "$BATS_TEST_TMPDIR/t.png"
+	[ -z "$stderr" ]
+	# the main thread, then the 120 workers (unnamed: named by their start routine, work)
+	[ "$(cut -f1 <<<"$output" | uniq -c | awk '{ print $1 " " $2 }' | tr '\n' ,)" = "1 many_threads,120 work," ]
+	[ "$(png_height "$BATS_TEST_TMPDIR/t.png")" -eq 2400 ]
+	run -0 --separate-stderr ptt-picture -H 900 --group=none -l "$BATS_TEST_TMPDIR/t.ptt" "$BATS_TEST_TMPDIR/t.png"
+	[ "$(png_height "$BATS_TEST_TMPDIR/t.png")" -eq 900 ]
+	[ "$(cut -f1 <<<"$output" | sort -u)" = "" ]
+	[ "$(wc -l <<<"$output")" -eq 121 ]
+}
+
+@test "ptt-picture installed under a PREFIX finds its R script there, run from elsewhere" {
+	need_r
+	local prefix="$BATS_TEST_TMPDIR/prefix"
+	run -0 make -s -C "$PTT_ROOT" BUILD="$PTT_BUILD" PREFIX="$prefix" install
+	[ -f "$prefix/share/ptt/gantt.R" ]
+	record "$EXAMPLES/prodcons" -p 1 -c 1 -n 50
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr env PATH=/usr/bin:/bin "$prefix/bin/ptt-picture" t.ptt i.png
+	[ -z "$stderr" ]
+	is_png i.png
+	run -0 make -s -C "$PTT_ROOT" BUILD="$PTT_BUILD" PREFIX="$prefix" uninstall
+	[ ! -e "$prefix/bin/ptt-picture" ] && [ ! -e "$prefix/share/ptt" ]
+}
+
+@test "ptt-picture without R says why on one line and exits 3; make demo goes on without the PNG" {
 	record "$EXAMPLES/prodcons" -p 1 -c 1 -n 10
-	run -3 --separate-stderr env PTT_BIN="$PTT_BUILD/bin" RSCRIPT=/nonexistent/Rscript sh "$PTT_ROOT/examples/picture.sh" \
-		"$BATS_TEST_TMPDIR/t.ptt" "$BATS_TEST_TMPDIR/t.png"
+	run -3 --separate-stderr env RSCRIPT=/nonexistent/Rscript ptt-picture "$BATS_TEST_TMPDIR/t.ptt" "$BATS_TEST_TMPDIR/t.png"
 	[ -z "$output" ]
-	[ "$stderr" = "picture.sh: no PNG picture: /nonexistent/Rscript is not installed (apt-get install pajeng r-cran-ggplot2)" ]
+	[ "$stderr" = "ptt-picture: no PNG picture: /nonexistent/Rscript is not installed (apt-get install pajeng r-cran-ggplot2)" ]
 	[ ! -e "$BATS_TEST_TMPDIR/t.png" ]
-	run -2 --separate-stderr sh "$PTT_ROOT/examples/picture.sh"
-	[[ "$stderr" == "usage: picture.sh TRACE OUT.png [TITLE]" ]]
 	cd "$BATS_TEST_TMPDIR"
 	run -0 --separate-stderr env RSCRIPT=/nonexistent/Rscript sh "$PTT_ROOT/examples/demo.sh" "$PTT_BUILD"
 	[ "$(grep -c 'no PNG picture' <<<"$stderr")" -eq 1 ]

@@ -180,3 +180,26 @@ print(min(e["ts"] for e in ev), max(e["ts"] + e.get("dur", 0) for e in ev))')" =
 	diff "$BATS_TEST_TMPDIR/a.txt" "$BATS_TEST_TMPDIR/b.txt"
 	grep -q ' mutex_lock ' "$BATS_TEST_TMPDIR/a.txt"
 }
+
+@test "ptt-index: the copy of a compressed trace is compressed as it was (zstd or zlib), -z 0 makes it raw" {
+	for comp in zstd zlib; do
+		ptt-record -q -z 1 -Z "$comp" -o "$BATS_TEST_TMPDIR/z.ptt" -- "$EXAMPLES/prodcons" -p 2 -c 2 -n 20000 >/dev/null
+		ptt-index -i 5000 "$BATS_TEST_TMPDIR/z.ptt" >"$BATS_TEST_TMPDIR/zi.ptt"
+		ptt-index -z 0 -i 5000 "$BATS_TEST_TMPDIR/z.ptt" >"$BATS_TEST_TMPDIR/raw.ptt"
+		diff <(ptt-dump "$BATS_TEST_TMPDIR/z.ptt") <(ptt-dump "$BATS_TEST_TMPDIR/zi.ptt")
+		# every EVENTS block of the copy (kind 2) but its snapshots (flag 8) by the input's compressor
+		want=$([ "$comp" = zstd ] && echo 16 || echo 1)
+		python3 "$BATS_TEST_DIRNAME/ptt_blocks.py" flags "$BATS_TEST_TMPDIR/zi.ptt" >"$BATS_TEST_TMPDIR/zi.flags"
+		python3 "$BATS_TEST_DIRNAME/ptt_blocks.py" flags "$BATS_TEST_TMPDIR/raw.ptt" >"$BATS_TEST_TMPDIR/raw.flags"
+		python3 - "$BATS_TEST_TMPDIR/zi.flags" "$BATS_TEST_TMPDIR/raw.flags" "$want" <<'PY'
+import sys
+def events(f):
+    return [int(fl) for k, fl in (l.split() for l in open(f)) if k == "2" and not int(fl) & 8]
+zi, raw, want = events(sys.argv[1]), events(sys.argv[2]), int(sys.argv[3])
+assert zi and all(f & want for f in zi), zi
+assert raw and not any(f & 17 for f in raw), raw
+PY
+		# a fifth of the raw copy at most (prodcons' events compress 10 to 20 times)
+		[ $(($(stat -c %s "$BATS_TEST_TMPDIR/zi.ptt") * 5)) -lt "$(stat -c %s "$BATS_TEST_TMPDIR/raw.ptt")" ]
+	done
+}

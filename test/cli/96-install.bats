@@ -7,7 +7,7 @@ load helpers
 	command -v pkg-config >/dev/null || skip "pkg-config not installed"
 	local root="$BATS_TEST_TMPDIR/root" prefix=/opt/ptt-test
 	run -0 make -s -C "$PTT_ROOT" BUILD="$PTT_BUILD" PREFIX="$prefix" DESTDIR="$root" install
-	for f in bin/ptt-record bin/ptt-dump bin/ptt-paje lib/libptt.so include/ptt.h share/man/man1/ptt-record.1 \
+	for f in bin/ptt-record bin/ptt-dump bin/ptt-paje bin/ptt-picture share/ptt/gantt.R lib/libptt.so include/ptt.h share/man/man1/ptt-record.1 \
 		share/man/man3/ptt.3 share/man/man5/ptt-trace.5 lib/pkgconfig/libptt.pc; do
 		[ -e "$root$prefix/$f" ] || { echo "missing $f"; return 1; }
 	done

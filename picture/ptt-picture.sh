@@ -1,0 +1,109 @@
+#!/bin/sh
+# ptt-picture - a Gantt chart (PNG) of what each thread of a ptt trace did, with a legend of the
+# states: ptt-paje's states as PajeNG's pj_dump reads them, the threads' names as ptt-csv writes
+# them (whole: Paje's names have '#', quotes and control characters replaced), drawn by gantt.R
+# (R with ggplot2).  Installed as PREFIX/bin/ptt-picture, gantt.R as PREFIX/share/ptt/gantt.R;
+# in the build tree, build/bin/ptt-picture and build/share/ptt/gantt.R.  See ptt-picture(1).
+set -u
+prog=ptt-picture
+usage() {
+	cat <<'USAGE'
+Usage: ptt-picture [OPTION]... TRACE OUT.png
+Draw a Gantt chart (PNG) of what each thread of TRACE did: a row per thread,
+coloured by state (running, blocked, holding, waiting ...), with a legend.
+Needs PajeNG's pj_dump and R with ggplot2.
+
+  -t, --title=TEXT     the picture's title (default: the trace's file name)
+  -g, --group=HOW      rows grouped by thread name (start routine for unnamed
+                       threads, digits as N): name, none, or auto (default:
+                       by name when there are more than 40 threads)
+  -H, --max-height=PX  the picture's height at most (default 2400 pixels)
+  -l, --list           also print the rows, top to bottom, as GROUP<TAB>TID NAME
+  -h, --help           show this help and exit
+      --version        show the version and exit
+
+Exit status: 0 success, 1 a trace with no thread states or a tool failed,
+2 usage error, 3 pj_dump or R with ggplot2 not installed (no picture).
+USAGE
+}
+die_usage() {
+	[ -n "${1:-}" ] && echo "$prog: $1" >&2
+	echo "Try '$prog --help' for more information." >&2
+	exit 2
+}
+title="" group=auto max_height=2400 list=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	-h | --help) usage; exit 0 ;;
+	--version) echo "$prog (ptt) @VERSION@"; exit 0 ;;
+	-l | --list) list=list; shift; continue ;;
+	-t | --title | -g | --group | -H | --max-height)
+		[ $# -ge 2 ] || die_usage "option '$1' requires an argument"
+		opt=$1 val=$2
+		shift 2 ;;
+	-t* | -g* | -H*) opt=$(printf '%s' "$1" | cut -c1-2) val=${1#??}; shift ;;
+	--title=* | --group=* | --max-height=*) opt=${1%%=*} val=${1#*=}; shift ;;
+	--) shift; break ;;
+	-?*) die_usage "unrecognized option '$1'" ;;
+	*) break ;;
+	esac
+	case $opt in
+	-t | --title) title=$val ;;
+	-g | --group)
+		case $val in name | none | auto) group=$val ;; *) die_usage "--group: '$val' is not name, none or auto" ;; esac ;;
+	-H | --max-height)
+		case $val in '' | *[!0-9]*) die_usage "--max-height: '$val' is not a number of pixels" ;; esac
+		[ "$val" -ge 300 ] || die_usage "--max-height: $val is under 300 pixels"
+		max_height=$val ;;
+	esac
+done
+[ $# -eq 2 ] || die_usage "a TRACE and an OUT.png are needed"
+trace=$1 out=$2
+[ -n "$title" ] || title=$trace
+if [ "$trace" != - ] && [ ! -r "$trace" ]; then
+	echo "$prog: $trace: cannot read it" >&2
+	exit 2
+fi
+# the other tools beside this one (the build tree, or PREFIX/bin), else on PATH; gantt.R in ../share/ptt
+self=$(readlink -f "$0" 2>/dev/null || echo "$0")
+bindir=$(dirname "$self")
+tool() { if [ -x "$bindir/$1" ]; then echo "$bindir/$1"; else echo "$1"; fi; }
+gantt=$bindir/../share/ptt/gantt.R
+if [ ! -r "$gantt" ]; then
+	echo "$prog: $gantt: not found (ptt-picture is run from its install or build tree)" >&2
+	exit 1
+fi
+RSCRIPT=${RSCRIPT:-Rscript}
+for t in pj_dump "$RSCRIPT"; do
+	if ! command -v "$t" >/dev/null; then
+		echo "$prog: no PNG picture: $t is not installed (apt-get install pajeng r-cran-ggplot2)" >&2
+		exit 3
+	fi
+done
+if ! "$RSCRIPT" -e 'library(ggplot2)' >/dev/null 2>&1; then
+	echo "$prog: no PNG picture: R has no ggplot2 (apt-get install r-cran-ggplot2)" >&2
+	exit 3
+fi
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+if [ "$trace" = - ]; then # read twice below: keep stdin
+	cat >"$tmp/in.ptt" || exit 1
+	trace=$tmp/in.ptt
+fi
+"$(tool ptt-paje)" "$trace" >"$tmp/t.paje" || { echo "$prog: $trace: ptt-paje failed" >&2; exit 1; }
+# State, CONTAINER, TYPE, START, END, DURATION, DEPTH, VALUE: the container name may hold ", "
+pj_dump "$tmp/t.paje" >"$tmp/t.dump" || { echo "$prog: $trace: pj_dump failed on ptt-paje's output" >&2; exit 1; }
+awk -F', ' -v OFS='\t' '$1 == "State" && $(NF-5) == "Thread state" {
+	name = $2; for (i = 3; i <= NF - 6; i++) name = name ", " $i
+	print name, $(NF-4), $(NF-3), $NF }' "$tmp/t.dump" >"$tmp/states.tsv"
+if [ ! -s "$tmp/states.tsv" ]; then
+	echo "$prog: $trace: no thread states to draw" >&2
+	exit 1
+fi
+# the legend: the thread states ptt-paje declares (5 ALIAS ST_Thread "NAME" "R G B"), in that order
+awk -F'"' -v OFS='\t' '$1 ~ /^5 [^ ]+ ST_Thread $/ { print $2, $4 }' "$tmp/t.paje" >"$tmp/legend.tsv"
+# the threads' names as they are (CSV-quoted), from the thread and process events alone
+"$(tool ptt-filter)" -n -e thread,process "$trace" 2>/dev/null | "$(tool ptt-csv)" >"$tmp/names.csv" 2>/dev/null
+"$RSCRIPT" "$gantt" "$tmp/states.tsv" "$tmp/legend.tsv" "$out" "$title" "$tmp/names.csv" "$group" "$max_height" $list ||
+	{ echo "$prog: $out: R failed to draw the picture" >&2; exit 1; }
