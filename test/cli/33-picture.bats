@@ -44,7 +44,8 @@ need_r() {
 	# a row per thread, in the order they began, none grouped
 	[ "$(wc -l <<<"$output")" -eq 5 ]
 	[ "$(cut -f1 <<<"$output" | sort -u)" = "" ]
-	[[ "$(sed -n 2p <<<"$output")" =~ ^$'\t'[0-9]+" producer-0"$ ]]
+	# the rows' tids are the threads' in the order their thread_begin is in the trace
+	[ "$(cut -f2 <<<"$output" | cut -d' ' -f1)" = "$(ptt-dump -n t.ptt | awk '$5 == "thread_begin" { print $3 }')" ]
 	# 5 rows of 54 pixels and the title, axis and legend: far from the cap
 	h=$(png_height t.png)
 	[ "$h" -gt 300 ] && [ "$h" -lt 800 ]
