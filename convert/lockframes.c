@@ -143,6 +143,24 @@ static struct site_cache *cache_slot(uint64_t key)
 	return &cache[j];
 }
 
+/*
+ * The first function at frame addr, innermost first over its inline chain, that is not in the
+ * lock layer: the address itself without inlining, else its inline level (ptt_syms_level);
+ * 0 when all are in the layer (the outermost level for the last frame of a stack, last).
+ */
+static uint64_t first_level(struct ptt_syms *syms, uint32_t pid, uint64_t addr, int last)
+{
+	unsigned levels = ptt_syms_code(syms, pid, addr)->levels;
+	if (levels <= 1)
+		return !lockframes_is_lock(syms, pid, addr) || last ? addr : 0;
+	for (unsigned l = 0; l < levels; l++) {
+		uint64_t lv = ptt_syms_level(addr, l);
+		if (!lockframes_is_lock(syms, pid, lv))
+			return lv;
+	}
+	return last ? ptt_syms_level(addr, levels - 1) : 0;
+}
+
 uint64_t lockframes_site(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, uint32_t stack)
 {
 	const uint64_t *f;
@@ -153,15 +171,20 @@ uint64_t lockframes_site(struct ptt_syms *syms, const struct ptt_stacks *st, uin
 	struct site_cache *c = cache_slot(key);
 	if (c && c->key == key)
 		return c->site;
-	unsigned i = 0;
-	while (i + 1 < n && lockframes_is_lock(syms, pid, f[i]))
-		i++;
+	uint64_t site = f[n - 1];
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t lv = first_level(syms, pid, f[i], i + 1 == n);
+		if (lv) {
+			site = lv;
+			break;
+		}
+	}
 	if (c) {
 		c->key = key;
-		c->site = f[i];
+		c->site = site;
 		cache_used++;
 	}
-	return f[i];
+	return site;
 }
 
 const char *lockframes_name(struct ptt_syms *syms, uint32_t pid, uint64_t addr, char *buf, size_t size)
@@ -184,15 +207,24 @@ size_t lockframes_past(struct ptt_syms *syms, const struct ptt_stacks *st, uint3
 		buf[0] = 0;
 	if (!n || !size)
 		return 0;
-	unsigned i = 0;
-	while (i + 1 < n && lockframes_is_lock(syms, pid, f[i]))
-		i++;
-	for (unsigned k = 0; i < n && k < max && len + 1 < size; i++, k++) {
-		char name[256];
-		int w = snprintf(buf + len, size - len, "%s%s", k ? " <- " : "", lockframes_name(syms, pid, f[i], name, sizeof name));
-		if (w < 0)
-			break;
-		len += (size_t)w;
+	/* the frames expanded into their inline levels, innermost first, from the site on */
+	uint64_t site = lockframes_site(syms, st, pid, stack);
+	int started = 0;
+	unsigned k = 0;
+	for (unsigned i = 0; i < n && k < max && len + 1 < size; i++) {
+		unsigned levels = ptt_syms_code(syms, pid, f[i])->levels;
+		for (unsigned l = 0; l < levels && k < max && len + 1 < size; l++) {
+			uint64_t lv = levels > 1 ? ptt_syms_level(f[i], l) : f[i];
+			if (!started && lv != site)
+				continue;
+			started = 1;
+			char name[256];
+			int w = snprintf(buf + len, size - len, "%s%s", k ? " <- " : "", lockframes_name(syms, pid, lv, name, sizeof name));
+			if (w < 0)
+				return len;
+			len += (size_t)w;
+			k++;
+		}
 	}
 	return len < size ? len : size - 1;
 }

@@ -1015,8 +1015,13 @@ void stat_print_folded(const struct stat_table *st, int hold, FILE *out)
 			char name[512];
 			const uint64_t *f = NULL;
 			unsigned n = x->stack ? ptt_stacks_get(stacks, x->pid, x->stack, &f) : 0;
-			for (unsigned k = n; k-- > 0;)
-				fprintf(out, "%s;", lockframes_name(st->syms, x->pid, f[k], name, sizeof name));
+			for (unsigned k = n; k-- > 0;) {
+				/* a frame's inline levels are frames too, outermost (the physical function) first */
+				unsigned levels = ptt_syms_code(st->syms, x->pid, f[k])->levels;
+				for (unsigned l = levels; l-- > 0;)
+					fprintf(out, "%s;", lockframes_name(st->syms, x->pid, levels > 1 ? ptt_syms_level(f[k], l) : f[k],
+									 name, sizeof name));
+			}
 			if (!n)
 				fprintf(out, "%s;", x->site ? lockframes_name(st->syms, x->pid, x->site, name, sizeof name) : "[no site]");
 			ptt_syms_object_name(st->syms, x->pid, x->obj, name, sizeof name);

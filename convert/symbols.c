@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
 #include "pmap.h"
@@ -283,6 +285,100 @@ static int space_report(struct space *sp)
 	return 0;
 }
 
+uint64_t ptt_syms_level(uint64_t addr, unsigned level)
+{
+	if (level > 126)
+		level = 126;
+	return PTT_SYMS_ADDR(addr) | (uint64_t)(level + 1) << PTT_SYMS_LEVEL_SHIFT;
+}
+
+/*
+ * The DIEs under parent whose code holds pc, outermost first, into path from depth on (at most max in
+ * all): their new number.  It descends into what owns code without having any itself (namespaces and
+ * types: Rust and C++ nest functions there), which dwarf_getscopes does not do for every producer.
+ */
+static int dies_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *path, int depth, int max)
+{
+	Dwarf_Die ch;
+	if (depth >= max || dwarf_child(parent, &ch) != 0)
+		return depth;
+	do {
+		if (dwarf_haspc(&ch, pc) > 0) {
+			path[depth] = ch;
+			return dies_at(&path[depth], pc, path, depth + 1, max);
+		}
+		switch (dwarf_tag(&ch)) {
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type: {
+			int d = dies_at(&ch, pc, path, depth, max);
+			if (d > depth)
+				return d;
+			break;
+		}
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&ch, &ch) == 0);
+	return depth;
+}
+
+/*
+ * The inline chain at at (an address of module mod): the function DIEs that hold it, innermost
+ * first, ending at the physical function, into out (at most max); their number, 0 without DWARF.
+ * What eu-addr2line -i and addr2line -i print.
+ */
+static int inline_chain(Dwfl_Module *mod, Dwarf_Addr at, Dwarf_Die *out, int max)
+{
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, at, &bias), path[256];
+	int n = cu ? dies_at(cu, at - bias, path, 0, 256) : 0, k = 0;
+	for (int i = n; i-- > 0 && k < max;) {
+		int tag = dwarf_tag(&path[i]);
+		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram || tag == DW_TAG_entry_point)
+			out[k++] = path[i];
+		if (k && tag == DW_TAG_subprogram)
+			break;
+	}
+	return k;
+}
+
+/* A function DIE's name (its abstract origin's): the linkage name demangled, else DW_AT_name. Malloc'd. */
+static char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *link = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+	if (!link)
+		link = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
+	char *r = link ? ptt_demangle(link) : NULL;
+	if (r)
+		return r;
+	const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+	return name ? strdup(name) : link ? strdup(link) : NULL;
+}
+
+/* Where an inlined_subroutine DIE is called from, "file.c:42", into buf: 0, or -1 when DWARF does not say. */
+static int call_line(Dwarf_Die *die, char *buf, size_t size)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word file = 0, line = 0;
+	Dwarf_Files *files;
+	size_t nfiles;
+	Dwarf_Die cu;
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &file) != 0 ||
+	    dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &a), &line) != 0 || !line)
+		return -1;
+	const char *src = dwarf_diecu(die, &cu, NULL, NULL) && dwarf_getsrcfiles(&cu, &files, &nfiles) == 0 && file < nfiles
+		? dwarf_filesrc(files, file, NULL, NULL) : NULL;
+	if (!src)
+		return -1;
+	const char *b = strrchr(src, '/');
+	snprintf(buf, size, "%s:%llu", b ? b + 1 : src, (unsigned long long)line);
+	return 0;
+}
+
 static struct ptt_sym *entry_new(struct ptt_syms *s, const char *func, const char *where, const char *line)
 {
 	size_t lf = func ? strlen(func) + 1 : 0, lw = strlen(where) + 1, ll = line ? strlen(line) + 1 : 0;
@@ -299,6 +395,7 @@ static struct ptt_sym *entry_new(struct ptt_syms *s, const char *func, const cha
 	p += ll;
 	snprintf(p, lt, "%s%s%s", where, line ? " at " : "", line ? line : "");
 	e->sym.text = p;
+	e->sym.levels = 1;
 	e->next = s->all;
 	s->all = e;
 	return &e->sym;
@@ -311,7 +408,7 @@ static struct ptt_sym *entry_new(struct ptt_syms *s, const char *func, const cha
  */
 static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t addr, int code)
 {
-	static const struct ptt_sym nomem = { NULL, "?", NULL, "?" };
+	static const struct ptt_sym nomem = { NULL, "?", NULL, "?", 1 };
 	struct space *sp = space_get(s, pid, 1);
 	if (!sp)
 		return &nomem;
@@ -319,8 +416,10 @@ static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t a
 	struct ptt_sym *hit = pmap_get(&sp->cache, key);
 	if (hit)
 		return hit;
-	char where[512], line[300], *linep = NULL, *readable = NULL;
+	char where[512], line[300], *linep = NULL, *readable = NULL, *inl = NULL;
 	const char *func = NULL;
+	unsigned level = (unsigned)(addr >> PTT_SYMS_LEVEL_SHIFT), levels = 1;
+	addr = PTT_SYMS_ADDR(addr);
 	uint64_t at = code && addr ? addr - 1 : addr;
 	Dwfl_Module *mod = space_report(sp) == 0 ? dwfl_addrmodule(sp->dwfl, at) : NULL;
 	if (!mod) {
@@ -354,11 +453,31 @@ static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t a
 			snprintf(line, sizeof line, "%s:%d", base_name(src), lineno);
 			linep = line;
 		}
+		if (code) {
+			Dwarf_Die chain[128];
+			int n = inline_chain(mod, at, chain, 128);
+			levels = n > 1 ? (unsigned)n : 1;
+			if (level && n > 1) {
+				/* one level of the chain: its own function, at its own line */
+				unsigned i = level - 1 < (unsigned)n ? level - 1 : (unsigned)n - 1;
+				if (i)
+					linep = call_line(&chain[i - 1], line, sizeof line) == 0 ? line : NULL;
+				if (i + 1 < (unsigned)n && (inl = die_name(&chain[i]))) {
+					char phys[sizeof where];
+					memcpy(phys, where, sizeof phys);
+					if (snprintf(where, sizeof where, "%.200s inlined in %.280s", inl, phys) < 0)
+						where[0] = 0;
+					func = inl;
+				}
+			}
+		}
 	}
 	struct ptt_sym *e = entry_new(s, func, where, linep);
 	free(readable);
+	free(inl);
 	if (!e)
 		return &nomem;
+	e->levels = levels;
 	pmap_put(&sp->cache, key, e);
 	return e;
 }

@@ -23,6 +23,8 @@ struct ptt_sym {
 			       "0x7f..." only when no module maps the address */
 	const char *line;   /* "queue.c:42" where debug information exists, else NULL */
 	const char *text;   /* the site in one piece: "queue_push+0x1a (prog) at queue.c:42" */
+	unsigned levels;    /* code: the functions at the address, inlined ones included (DWARF's inline
+			       chain), innermost first; 1 without inlining or debug information */
 };
 
 struct ptt_syms;
@@ -35,6 +37,19 @@ const struct ptt_names *ptt_syms_names(const struct ptt_syms *s);
 
 /* A code address in process pid (a call site, a start routine).  Never NULL. */
 const struct ptt_sym *ptt_syms_code(struct ptt_syms *s, uint32_t pid, uint64_t addr);
+/*
+ * An inline level of a code address: level 0 is the innermost function at it (the one the line
+ * table names), level levels-1 the physical function (the ELF symbol).  ptt_syms_code() of the
+ * returned address names that function alone, at its own line: "main::{{closure}} inlined in
+ * __rust_begin_short_backtrace+0x171 (prog) at prog.rs:21"; the line of an outer level is where
+ * it calls the inner one.  It is the address with the level in its top byte, so whatever keys
+ * sites by address keeps working (two levels are two sites); a plain address (level byte 0) is
+ * named as before, the physical symbol with the innermost line.
+ */
+#define PTT_SYMS_LEVEL_SHIFT 56
+#define PTT_SYMS_ADDR(a) ((a) & ((UINT64_C(1) << PTT_SYMS_LEVEL_SHIFT) - 1))
+uint64_t ptt_syms_level(uint64_t addr, unsigned level);
+
 /* The call site of an event: NULL when its type has no site (or it is 0). */
 const struct ptt_sym *ptt_syms_site(struct ptt_syms *s, const struct ptt_event *ev);
 
