@@ -100,9 +100,15 @@ rust() {
 	[ "$acq" -gt 0 ]
 	[ "$cont" -eq "$acq" ]
 	awk -v w="$wait" 'BEGIN { exit !(w > 0) }'
-	# the site is Rust's std futex code, in the program itself (Mutex::lock_contended in Rust
-	# 1.95, futex_wait in Debian's 1.63: futex.rs either way)
-	[[ "$output" == *"+0x"*" (rust_mutex) at futex.rs:"* ]]
+	# the site is the program's own closure, which rustc inlined with std's Mutex::lock into a std
+	# frame: its inline level (DWARF), at the line of rust_mutex.rs that takes the lock
+	site=$(grep -A2 '^WAITS BY SITE' <<<"$output" | grep 'RUST_LOCK')
+	[[ "$site" == *" rust_mutex::main::"*" (rust_mutex) at rust_mutex.rs:"* ]]
+	line=${site##*rust_mutex.rs:}
+	[[ "$(sed -n "${line}p" "$PTT_ROOT/examples/rust_mutex.rs")" == *"RUST_LOCK.lock()"* ]]
+	# folded stacks show the inline levels as frames, root first: the closure, then the std Mutex
+	run -0 --separate-stderr ptt-stat --folded=wait "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *";rust_mutex::main::"*";"*"Mutex"*"::lock;"*"[futex rust_mutex::RUST_LOCK] "* ]]
 	run -0 --separate-stderr ptt-stat --brief "$BATS_TEST_TMPDIR/t.ptt"
 	[[ "$output" == *"rust_mutex::RUST_LOCK"*" futex  "*" futex waits, "* ]]
 }
