@@ -353,10 +353,55 @@ static char *die_name(Dwarf_Die *die)
 	if (!link)
 		link = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
 	char *r = link ? ptt_demangle(link) : NULL;
-	if (r)
+	if (r) {
+		/* a template's linkage name has its return type first ("std::cv_status std::condition_variable::
+		 * __wait_until_impl<...>(...)"): the name starts after it, as the lock layer's patterns expect */
+		int depth = 0;
+		char *start = r;
+		for (char *p = r; *p && !(*p == '(' && depth == 0); p++)
+			if (*p == '<')
+				depth++;
+			else if (*p == '>' && depth > 0)
+				depth--;
+			else if (*p == ' ' && depth == 0)
+				start = p + 1;
+		if (start != r)
+			memmove(r, start, strlen(start) + 1);
 		return r;
+	}
 	const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
-	return name ? strdup(name) : link ? strdup(link) : NULL;
+	if (!name)
+		return link ? strdup(link) : NULL;
+	/* no linkage name (a C++ template instance): qualified by the namespaces and classes of the
+	 * declaration that has the name ("std::condition_variable::wait_for<...>"), as the lock layer's
+	 * patterns expect */
+	Dwarf_Die decl = *die, next, *scopes = NULL;
+	for (int hops = 0; hops < 8 && !dwarf_hasattr(&decl, DW_AT_name); hops++)
+		if (dwarf_formref_die(dwarf_attr(&decl, DW_AT_abstract_origin, &a), &next) ||
+		    dwarf_formref_die(dwarf_attr(&decl, DW_AT_specification, &a), &next))
+			decl = next;
+		else
+			break;
+	for (int hops = 0; hops < 8 && dwarf_formref_die(dwarf_attr(&decl, DW_AT_specification, &a), &next); hops++)
+		decl = next;
+	char q[1024];
+	size_t len = 0;
+	q[0] = 0;
+	int n = dwarf_getscopes_die(&decl, &scopes);
+	for (int i = n; i-- > 1;) {
+		int tag = dwarf_tag(&scopes[i]);
+		const char *sn = dwarf_diename(&scopes[i]);
+		if (sn && (tag == DW_TAG_namespace || tag == DW_TAG_class_type || tag == DW_TAG_structure_type ||
+			   tag == DW_TAG_union_type) && len + strlen(sn) + 3 < sizeof q)
+			len += (size_t)snprintf(q + len, sizeof q - len, "%s::", sn);
+	}
+	free(scopes);
+	if (!len)
+		return strdup(name);
+	char *out = malloc(len + strlen(name) + 1);
+	if (out)
+		sprintf(out, "%s%s", q, name);
+	return out;
 }
 
 /* Where an inlined_subroutine DIE is called from, "file.c:42", into buf: 0, or -1 when DWARF does not say. */
