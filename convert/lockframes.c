@@ -50,7 +50,8 @@ static const char *const builtin[] = {
 	"^std::sys::sync::", "^std::sys::.*::(locks|mutex|rwlock|condvar|futex)::", "^std::sync::(mutex|rwlock|condvar|poison|once|Mutex|RwLock|Condvar)",
 	"^<std::sync::", "^<std::sys::sync::", "^<std::sys::.*::(locks|mutex|rwlock|condvar|futex)::",
 	"^<std::thread::JoinInner", "^<std::thread::JoinHandle", "^parking_lot::", "^parking_lot_core::", "^lock_api::", "^<parking_lot::", "^<lock_api::",
-	"^std::thread::JoinHandle<.*>::join", "^std::thread::JoinInner",
+	"^std::thread::JoinHandle<.*>::join", "^std::thread::JoinInner", "^std::thread::.*::Join(Inner|Handle)<.*>::join$",
+	"^<std::sys::.*::Thread>::join$",
 	/* ptt's own */
 	"^ptt_",
 };

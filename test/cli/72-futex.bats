@@ -122,6 +122,14 @@ rust() {
 	[ "$(grep -c ' waits since .* for futex rust_deadlock::LOCK_[AB]' <<<"$output")" -eq 2 ]
 	grep -q 'for futex rust_deadlock::LOCK_A at ' <<<"$output"
 	grep -q 'for futex rust_deadlock::LOCK_B at ' <<<"$output"
+	# each wait is named at the program's closure (inlined into std), at the line taking that lock
+	for l in A B; do
+		w=$(grep " for futex rust_deadlock::LOCK_$l at " <<<"$output")
+		[[ "$w" == *" at rust_deadlock::main::"*" at rust_deadlock.rs:"* ]]
+		[[ "$(sed -n "${w##*rust_deadlock.rs:}p" "$PTT_ROOT/examples/rust_deadlock.rs")" == *"LOCK_$l.lock()"* ]]
+	done
+	# the main thread's join is named in main, past std's join
+	[[ "$output" == *"to end"$'\n'"    waiting at rust_deadlock.rs:"*" in rust_deadlock::main (from "* ]]
 	[[ "$output" == *"futex-based locks (Rust's std Mutex, parking_lot, InnoDB) do not tell who holds them"* ]]
 	[ "${lines[-1]}" = "no lock-order inversion and no deadlock found among the waits ptt can follow" ]
 	# ptt-stat counts the two waits as open at the end
