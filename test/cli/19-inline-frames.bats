@@ -45,3 +45,11 @@ by_site() { grep -A2 '^WAITS BY SITE' <<<"$output" | grep ' stats_lock '; }
 	[ -z "$stderr" ]
 	grep -q "at inlined_locks.c:$site_line in flush_log (from flush_log <- logger_main <- " <<<"$output"
 }
+
+@test "ptt-paje carries the inline level as the wait's site, and its Paje is valid" {
+	ptt-paje --skip-frames='^my_lock' "$T" >"$BATS_TEST_TMPDIR/t.paje" 2>"$BATS_TEST_TMPDIR/err.txt"
+	[ ! -s "$BATS_TEST_TMPDIR/err.txt" ]
+	grep -q " MW \"flush_log inlined in logger_main+0x[0-9a-f]* (inlined_locks) at inlined_locks.c:$site_line\"" "$BATS_TEST_TMPDIR/t.paje"
+	assert_paje_valid "$BATS_TEST_TMPDIR/t.paje"
+	assert_vite_clean "$BATS_TEST_TMPDIR/t.paje"
+}
