@@ -76,7 +76,9 @@ stat_names() {
 	ptt-record -q --flight=64k -o "$T/f.ptt" -- "$EXAMPLES/busy_pair" 300 >/dev/null 2>"$T/rec.err" &
 	rec=$!
 	sleep 0.3
-	for i in $(seq 1 100); do
+	# a 101st snapshot, so that the 100th is whole before the program is stopped: a snapshot
+	# still being taken when the program dies can miss the threads that die with it
+	for i in $(seq 1 101); do
 		kill -USR1 "$rec"
 		n=0
 		while [ ! -e "$T/f.ptt.$i" ]; do
