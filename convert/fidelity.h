@@ -62,6 +62,9 @@ const struct loss_span *loss_spans(const struct loss *l, size_t *n);
 uint64_t loss_events(const struct loss *l);
 /* "loss: ..." lines: how many, where (threads, spans); nothing when nothing was lost.  1 if printed. */
 int loss_print(const struct loss *l, FILE *out);
+/* The timelines' (ptt-paje, ptt-json, ptt-csv) one line on err when events are known lost (rec_lost):
+ * "prog: name: note: N events lost in M stretches (threads ...): figures there may be short".  1 if printed. */
+int loss_note(const struct loss *l, const char *prog, const char *name, FILE *err);
 void loss_free(struct loss *l);
 
 /*
