@@ -166,7 +166,7 @@ static void end_row(void *ctx, struct mthread *t, struct mprocess *p, uint64_t n
  * of state "lost" for the thread they were lost of, over the stretch (times
  * as the clock shows them: shift is how much it moved this event back).
  */
-static void lost_row(struct states *st, const struct ptt_event *ev, uint64_t shift)
+static void lost_row(struct states *st, const struct model *m, const struct ptt_event *ev, uint64_t shift)
 {
 	uint32_t tid = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_STREAM, 0);
 	uint64_t from = ptt_event_argn(ev, PTT_ARGNAME_FROM_NS, 0), to = ptt_event_argn(ev, PTT_ARGNAME_TO_NS, 0);
@@ -174,9 +174,11 @@ static void lost_row(struct states *st, const struct ptt_event *ev, uint64_t shi
 		return;
 	from = from > shift ? from - shift : 0;
 	to = to > shift ? to - shift : 0;
+	const struct mthread *t = model_thread_of_tid(m, ev->pid, tid); /* ev->pid: the recorder's */
+	uint32_t pid = t ? t->pid : ev->pid;
 	char tname[PTT_MAX_STR];
-	ptt_syms_thread_known_name(st->syms, ev->pid, tid, tname, sizeof tname);
-	fprintf(st->out, "%" PRIu32 ",%" PRIu32 ",", ev->pid, tid);
+	ptt_syms_thread_known_name(st->syms, pid, tid, tname, sizeof tname);
+	fprintf(st->out, "%" PRIu32 ",%" PRIu32 ",", pid, tid);
 	field(st->out, tname);
 	fprintf(st->out, ",lost,,,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",1\n", from, to, to - from);
 }
@@ -236,7 +238,7 @@ int main(int argc, char **argv)
 		cli_clock_event(&clock, in.r, &ev);
 		ptt_syms_update(syms, &ev);
 		if (states && ev.id == PTT_EV_REC_LOST)
-			lost_row(&st, &ev, raw - ev.ns);
+			lost_row(&st, m, &ev, raw - ev.ns);
 		if (states)
 			model_event(m, &ev);
 		else

@@ -419,14 +419,15 @@ static void on_point(void *ctx, struct mthread *t, const struct ptt_event *ev)
  * stretch (at the record when its times are not known), with the count and
  * the stretch in trace time.  shift: how much the clock moved this event back.
  */
-static void on_lost(struct json *js, const struct ptt_event *ev, uint64_t shift)
+static void on_lost(struct json *js, struct model *m, const struct ptt_event *ev, uint64_t shift)
 {
 	uint32_t tid = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_STREAM, 0);
 	if (!tid)
 		return;
 	uint64_t n = ptt_event_argn(ev, PTT_ARGNAME_COUNT, 0), from = ptt_event_argn(ev, PTT_ARGNAME_FROM_NS, 0),
 		 to = ptt_event_argn(ev, PTT_ARGNAME_TO_NS, 0);
-	begin(js, "i", ev->pid, tid);
+	const struct mthread *t = model_thread_of_tid(m, ev->pid, tid); /* ev->pid: the recorder's */
+	begin(js, "i", t ? t->pid : ev->pid, tid);
 	fputs(",\"s\":\"t\",\"cat\":\"loss\",\"name\":\"events lost\",\"ts\":", js->out);
 	json_ts(js->out, to && from >= shift ? from - shift : ev->ns);
 	fprintf(js->out, ",\"args\":{\"count\":%" PRIu64, n);
@@ -469,7 +470,7 @@ static void convert(struct json *js, struct cli_input *in)
 		uint64_t raw = ev.ns;
 		cli_clock_event(&clock, in->r, &ev);
 		if (ev.id == PTT_EV_REC_LOST)
-			on_lost(js, &ev, raw - ev.ns);
+			on_lost(js, m, &ev, raw - ev.ns);
 		/* process_begin of a pid already seen: an exec, whose new command renames the process */
 		int exec = ev.id == PTT_EV_PROCESS_BEGIN && model_thread(m, ev.pid, ev.tid);
 		ptt_syms_update(js->syms, &ev);

@@ -419,7 +419,7 @@ static void on_point(void *ctx, struct mthread *t, const struct ptt_event *ev)
 static void on_lost(struct paje *pj, const struct ptt_event *ev)
 {
 	uint32_t tid = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_STREAM, 0);
-	struct mthread *t = tid ? model_thread(pj->model, ev->pid, tid) : NULL;
+	struct mthread *t = tid ? model_thread_of_tid(pj->model, ev->pid, tid) : NULL;
 	if (!t || !lost_seen)
 		return;
 	uint64_t n = ptt_event_argn(ev, PTT_ARGNAME_COUNT, 0), from = ptt_event_argn(ev, PTT_ARGNAME_FROM_NS, 0),
