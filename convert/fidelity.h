@@ -40,6 +40,11 @@ void fidelity_free(struct fidelity *f);
  * A finding that depends on a thread's events over a span (a hold that
  * orders two locks, an object's waits and holds) is unverified when a lost
  * stretch of that thread, or of any thread, overlaps the span.
+ * A violation of the replay (fidelity_add, ptt-dump --check) at or after the
+ * start of a lost stretch of any thread is set aside (counted apart, not a
+ * failure): the replay's state from there on may lack what was lost.  The
+ * cut before a trace's start is not such a stretch for it: fidelity_starts_mid_run
+ * already accepts what came before.
  */
 struct loss_span {
 	uint32_t tid;            /* 0: any thread */
