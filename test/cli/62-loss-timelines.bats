@@ -122,3 +122,29 @@ Y
 	run -0 ptt-dump --check "$BATS_TEST_TMPDIR/d.ptt"
 	[[ "${lines[-1]}" == *": ok" || "${lines[-2]}" == *": ok" ]]
 }
+
+@test "ptt-deadlock: a cycle found as its process exits is judged with a loss told later in the trace" {
+	cat >"$BATS_TEST_TMPDIR/dl.txt" <<'Y'
+# ptt-trace 1
+0.000000001 10 10 pthread process_begin ppid=1 cmd="x"
+0.000000001 10 11 pthread mutex_lock mutex=0x10 ret=0
+0.000000002 10 12 pthread mutex_lock mutex=0x20 ret=0
+0.000000003 10 12 pthread mutex_lock_req mutex=0x10
+0.000000004 10 11 pthread mutex_lock_req mutex=0x20
+0.000000008 10 10 pthread process_exit status=0
+0.000000009 99 99 recorder rec_lost stream=11 count=2 from_ns=5 to_ns=6
+Y
+	# thread 11's events after its wait began may be lost (told after the exit): its wait may have ended
+	run -1 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/dl.txt"
+	[ "$stderr" = "" ]
+	[[ "$output" == *$'\n'"unverifiable deadlock: threads blocked in a cycle when their process exited (process 10), but events may be lost since their waits began: a wake-up among them"$'\n'"  thread 11 waits since 0.000000004 s for 0x20, held by thread 12"$'\n'"  thread 12 waits since 0.000000003 s for 0x10, held by thread 11"* ]]
+	[[ "$output" != *$'\n'"deadlock: "* ]]
+	# without the loss: a deadlock, exit 3, described the same
+	grep -v rec_lost "$BATS_TEST_TMPDIR/dl.txt" >"$BATS_TEST_TMPDIR/dl2.txt"
+	run -3 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/dl2.txt"
+	[[ "$output" == *$'\n'"deadlock: threads blocked in a cycle when their process exited (process 10)"$'\n'"  thread 11 waits since 0.000000004 s for 0x20, held by thread 12"$'\n'"  thread 12 waits since 0.000000003 s for 0x10, held by thread 11"* ]]
+	# a loss before the waits began leaves the deadlock verified
+	sed 's/from_ns=5 to_ns=6/from_ns=1 to_ns=1/' "$BATS_TEST_TMPDIR/dl.txt" >"$BATS_TEST_TMPDIR/dl3.txt"
+	run -3 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/dl3.txt"
+	[[ "$output" == *$'\n'"deadlock: threads blocked in a cycle when their process exited (process 10)"* ]]
+}
