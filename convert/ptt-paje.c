@@ -662,6 +662,7 @@ int main(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 	pj.syms = ptt_syms_new();
+	lost_seen = 0; /* main may run more than once (fuzz/fuzz_paje.c) */
 	if (!pj.syms || learn_names(&pj, argc - optind, argv + optind) != 0) {
 		free_stats(&pj);
 		ptt_syms_free(pj.syms);
