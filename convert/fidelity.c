@@ -264,6 +264,41 @@ int loss_print(const struct loss *l, FILE *out)
 	return 1;
 }
 
+int loss_note(const struct loss *l, const char *prog, const char *name, FILE *err)
+{
+	if (!l || !l->events)
+		return 0;
+	size_t stretches = 0, shown = 0;
+	char threads[160] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct loss_span *s = &l->v[i];
+		if (!s->count)
+			continue;
+		stretches++;
+		int seen = 0;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = l->v[k].count && l->v[k].tid == s->tid;
+		if (seen)
+			continue;
+		if (shown++ == 8) {
+			len += (size_t)snprintf(threads + len, sizeof threads - len, ", ...");
+			continue;
+		}
+		if (shown > 8)
+			continue;
+		if (s->tid)
+			len += (size_t)snprintf(threads + len, sizeof threads - len, "%s%" PRIu32, shown > 1 ? ", " : "", s->tid);
+		else
+			len += (size_t)snprintf(threads + len, sizeof threads - len, "%sunknown", shown > 1 ? ", " : "");
+		if (len >= sizeof threads)
+			len = sizeof threads - 1;
+	}
+	fprintf(err, "%s: %s: note: %" PRIu64 " event%s lost in %zu stretch%s (thread%s %s): figures there may be short\n", prog,
+		name, l->events, l->events > 1 ? "s" : "", stretches, stretches > 1 ? "es" : "", shown > 1 ? "s" : "", threads);
+	return 1;
+}
+
 /* ---- what the trace cannot show (fidelity.h) ---- */
 
 static int has_section(int fd, const Elf64_Ehdr *eh, const char *want)

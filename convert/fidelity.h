@@ -40,6 +40,11 @@ void fidelity_free(struct fidelity *f);
  * A finding that depends on a thread's events over a span (a hold that
  * orders two locks, an object's waits and holds) is unverified when a lost
  * stretch of that thread, or of any thread, overlaps the span.
+ * A violation of the replay (fidelity_add, ptt-dump --check) at or after the
+ * start of a lost stretch of any thread is set aside (counted apart, not a
+ * failure): the replay's state from there on may lack what was lost.  The
+ * cut before a trace's start is not such a stretch for it: fidelity_starts_mid_run
+ * already accepts what came before.
  */
 struct loss_span {
 	uint32_t tid;            /* 0: any thread */
@@ -62,6 +67,9 @@ const struct loss_span *loss_spans(const struct loss *l, size_t *n);
 uint64_t loss_events(const struct loss *l);
 /* "loss: ..." lines: how many, where (threads, spans); nothing when nothing was lost.  1 if printed. */
 int loss_print(const struct loss *l, FILE *out);
+/* The timelines' (ptt-paje, ptt-json, ptt-csv) one line on err when events are known lost (rec_lost):
+ * "prog: name: note: N events lost in M stretches (threads ...): figures there may be short".  1 if printed. */
+int loss_note(const struct loss *l, const char *prog, const char *name, FILE *err);
 void loss_free(struct loss *l);
 
 /*

@@ -74,6 +74,14 @@ struct lockgraph {
 	size_t exited_len;
 	FILE *exited_out;
 	int exited_found, exited_unverified;
+	/* the cycles found as processes exited, judged at the end (a rec_lost may come after): where each heading goes */
+	struct exit_cycle {
+		size_t at;              /* offset in exited */
+		uint32_t pid;
+		size_t n;
+		struct exit_wait { uint32_t tid; uint64_t begin_ns; } *w; /* the set's waits */
+	} *exit_cycles;
+	size_t nexit_cycles, capexit_cycles;
 	const struct loss *loss;   /* where events may be lost (fidelity.h): no finding is built there */
 	struct node **all;
 	size_t nall, capall;
@@ -719,6 +727,41 @@ static int wait_unverified(const struct mthread *t, const struct loss *loss)
 	return w && loss_covers(loss, t->tid, w->begin_ns, UINT64_MAX);
 }
 
+/* A cycle found as process pid exits: its waits kept, its heading to be written at out's offset by exit_heading. */
+static void defer_exit_cycle(struct lockgraph *g, const struct blocked *b, uint32_t pid, FILE *out)
+{
+	if (g->nexit_cycles == g->capexit_cycles) {
+		size_t cap = g->capexit_cycles ? g->capexit_cycles * 2 : 4;
+		struct exit_cycle *nv = realloc(g->exit_cycles, cap * sizeof *nv);
+		if (!nv)
+			return;
+		g->exit_cycles = nv;
+		g->capexit_cycles = cap;
+	}
+	struct exit_cycle *c = &g->exit_cycles[g->nexit_cycles++];
+	long at = out && fflush(out) == 0 ? ftell(out) : 0;
+	*c = (struct exit_cycle){ at > 0 ? (size_t)at : 0, pid, 0, calloc(b->n ? b->n : 1, sizeof *c->w) };
+	for (size_t k = 0; c->w && k < b->n; k++) {
+		const struct mframe *w = model_waiting(b->t[k]);
+		if (b->t[k]->pid == pid && w && pmap_get(&b->in, (uint64_t)(uintptr_t)b->t[k]))
+			c->w[c->n++] = (struct exit_wait){ b->t[k]->tid, w->begin_ns };
+	}
+}
+
+/* The verdict on a cycle found at its process's exit, with every loss the trace told (fidelity.h): 1 if verified. */
+static int exit_heading(const struct lockgraph *g, const struct exit_cycle *c, FILE *out)
+{
+	int weak = 0;
+	for (size_t k = 0; k < c->n && !weak; k++)
+		weak = loss_covers(g->loss, c->w[k].tid, c->w[k].begin_ns, UINT64_MAX);
+	if (out && weak)
+		fprintf(out, "unverifiable deadlock: threads blocked in a cycle when their process exited (process %" PRIu32
+			"), but events may be lost since their waits began: a wake-up among them\n", c->pid);
+	else if (out)
+		fprintf(out, "deadlock: threads blocked in a cycle when their process exited (process %" PRIu32 ")\n", c->pid);
+	return !weak;
+}
+
 static int report_blocked(struct lockgraph *g, uint32_t pid, FILE *out, int *unverified)
 {
 	const struct loss *loss = g->loss;
@@ -750,18 +793,16 @@ static int report_blocked(struct lockgraph *g, uint32_t pid, FILE *out, int *unv
 		for (size_t k = 0; k < b.n; k++)
 			weak |= b.t[k]->pid == start->pid && pmap_get(&b.in, (uint64_t)(uintptr_t)b.t[k]) &&
 				wait_unverified(b.t[k], loss);
-		if (weak)
+		if (pid) /* judged at the end, with the loss known then: exit_heading */
+			defer_exit_cycle(g, &b, start->pid, out);
+		else if (weak)
 			++*unverified;
 		else
 			found++;
-		if (out && weak)
-			fprintf(out, "unverifiable deadlock: threads blocked in a cycle %s (process %" PRIu32
-				"), but events may be lost since their waits began: a wake-up among them\n",
-				pid ? "when their process exited" : "at the end of the trace", start->pid);
-		else if (out && pid)
-			fprintf(out, "deadlock: threads blocked in a cycle when their process exited (process %" PRIu32 ")\n",
-				start->pid);
-		else if (out)
+		if (out && !pid && weak)
+			fprintf(out, "unverifiable deadlock: threads blocked in a cycle at the end of the trace (process %" PRIu32
+				"), but events may be lost since their waits began: a wake-up among them\n", start->pid);
+		else if (out && !pid)
 			fprintf(out, "deadlock: threads blocked in a cycle at the end of the trace (process %" PRIu32 ")\n",
 				start->pid);
 		for (struct mthread *t = start; t && !pmap_get(&shown, (uint64_t)(uintptr_t)t);) {
@@ -807,9 +848,22 @@ static void exited(struct lockgraph *g, uint32_t pid)
 
 int lockgraph_report_blocked(struct lockgraph *g, FILE *out, int *unverified)
 {
-	if (g->exited_out && fclose(g->exited_out) == 0 && out)
-		fwrite(g->exited, 1, g->exited_len, out);
+	int written = g->exited_out && fclose(g->exited_out) == 0;
 	g->exited_out = NULL;
+	size_t from = 0;
+	for (size_t i = 0; i < g->nexit_cycles; i++) {
+		const struct exit_cycle *c = &g->exit_cycles[i];
+		if (written && out && c->at >= from && c->at <= g->exited_len) {
+			fwrite(g->exited + from, 1, c->at - from, out);
+			from = c->at;
+		}
+		if (exit_heading(g, c, written ? out : NULL))
+			g->exited_found++;
+		else
+			g->exited_unverified++;
+	}
+	if (written && out && from < g->exited_len)
+		fwrite(g->exited + from, 1, g->exited_len - from, out);
 	*unverified = g->exited_unverified;
 	return g->exited_found + report_blocked(g, 0, out, unverified);
 }
@@ -900,6 +954,9 @@ void lockgraph_free(struct lockgraph *g)
 	if (g->exited_out)
 		fclose(g->exited_out);
 	free(g->exited);
+	for (size_t i = 0; i < g->nexit_cycles; i++)
+		free(g->exit_cycles[i].w);
+	free(g->exit_cycles);
 	pmap_free(&g->pending);
 	pmap_free(&g->fast_sites);
 	for (size_t i = 0; i < g->signallers.cap; i++)

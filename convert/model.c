@@ -211,6 +211,15 @@ struct mthread *model_thread(const struct model *m, uint32_t pid, uint32_t tid)
 	return pmap_get(&m->threads, tkey(pid, tid));
 }
 
+struct mthread *model_thread_of_tid(const struct model *m, uint32_t pid, uint32_t tid)
+{
+	struct mthread *t = model_thread(m, pid, tid);
+	for (size_t i = 0; !t && i < m->processes.cap; i++)
+		if (m->processes.vals[i])
+			t = model_thread(m, ((const struct mprocess *)m->processes.vals[i])->pid, tid);
+	return t;
+}
+
 struct mobject *model_object(const struct model *m, uint32_t pid, uint64_t addr)
 {
 	struct mobject *o = pmap_get(&m->objects, pmap_obj_key(pid, addr));

@@ -241,6 +241,8 @@ const struct ptt_stacks *model_stacks(const struct model *m);
 /* Stack events that said the runtime's stack table was full (those events have no stack). */
 uint64_t model_stacks_full(const struct model *m);
 struct mthread *model_thread(const struct model *m, uint32_t pid, uint32_t tid);
+/* Thread tid of process pid, else of any process (the recorder's notes, rec_lost, name a thread by tid only). */
+struct mthread *model_thread_of_tid(const struct model *m, uint32_t pid, uint32_t tid);
 struct mobject *model_object(const struct model *m, uint32_t pid, uint64_t addr);
 /* The live thread holding addr in any mode (a reader too), other than not, or NULL. */
 struct mthread *model_any_holder(const struct model *m, uint32_t pid, uint64_t addr, const struct mthread *not);

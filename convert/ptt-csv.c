@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fidelity.h"
 #include "model.h"
 #include "symbols.h"
 
@@ -160,6 +161,28 @@ static void end_row(void *ctx, struct mthread *t, struct mprocess *p, uint64_t n
 	state_row(ctx, t, &running, &running, ns); /* the last running interval */
 }
 
+/*
+ * With --states, events the recorder lost (rec_lost with its times): a row
+ * of state "lost" for the thread they were lost of, over the stretch (times
+ * as the clock shows them: shift is how much it moved this event back).
+ */
+static void lost_row(struct states *st, const struct model *m, const struct ptt_event *ev, uint64_t shift)
+{
+	uint32_t tid = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_STREAM, 0);
+	uint64_t from = ptt_event_argn(ev, PTT_ARGNAME_FROM_NS, 0), to = ptt_event_argn(ev, PTT_ARGNAME_TO_NS, 0);
+	if (!tid || !to || to < from)
+		return;
+	from = from > shift ? from - shift : 0;
+	to = to > shift ? to - shift : 0;
+	const struct mthread *t = model_thread_of_tid(m, ev->pid, tid); /* ev->pid: the recorder's */
+	uint32_t pid = t ? t->pid : ev->pid;
+	char tname[PTT_MAX_STR];
+	ptt_syms_thread_known_name(st->syms, pid, tid, tname, sizeof tname);
+	fprintf(st->out, "%" PRIu32 ",%" PRIu32 ",", pid, tid);
+	field(st->out, tname);
+	fprintf(st->out, ",lost,,,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",1\n", from, to, to - from);
+}
+
 static void usage(void)
 {
 	printf("Usage: ptt-csv [OPTION]... [FILE|-]...\n"
@@ -197,6 +220,7 @@ int main(int argc, char **argv)
 	if (cli_open(&in, "ptt-csv", argc - optind, argv + optind))
 		return 2;
 	in.ordered = states; /* intervals are differences of times; event rows stay as read */
+	in.loss = loss_new();
 	struct ptt_syms *syms = ptt_syms_new();
 	const struct ptt_names *names = syms ? ptt_syms_names(syms) : NULL; /* learnt by ptt_syms_update */
 	struct states st = { stdout, names, syms, 1 };
@@ -210,8 +234,11 @@ int main(int argc, char **argv)
 	uint64_t last = 0;
 	struct cli_clock clock = { 0 }; /* a window's times from its start, as in ptt-paje and ptt-json */
 	while (syms && (!states || m) && cli_next(&in, &ev) > 0) {
+		uint64_t raw = ev.ns;
 		cli_clock_event(&clock, in.r, &ev);
 		ptt_syms_update(syms, &ev);
+		if (states && ev.id == PTT_EV_REC_LOST)
+			lost_row(&st, m, &ev, raw - ev.ns);
 		if (states)
 			model_event(m, &ev);
 		else
@@ -224,6 +251,10 @@ int main(int argc, char **argv)
 		model_free(m);
 	}
 	ptt_syms_free(syms);
+	loss_finish(in.loss, in.r);
+	loss_note(in.loss, "ptt-csv", in.label, stderr);
+	loss_free(in.loss);
+	in.loss = NULL;
 	int damaged = cli_close(&in);
 	int out = cli_finish_output("ptt-csv");
 	return damaged || out ? 1 : 0;

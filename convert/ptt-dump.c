@@ -27,7 +27,8 @@ static void usage(void)
 	       "  -H, --human       one sentence per event, saying where (\"thread 42 waits for mutex\n"
 	       "                    queue_lock at queue.c:42 in queue_push\")\n"
 	       "  -c, --check       verify checksums, structure and time order, and replay the trace for\n"
-	       "                    impossible histories (two holders of a lock, ...); print counts\n"
+	       "                    impossible histories (two holders of a lock, ...); print counts;\n"
+	       "                    those after events were lost are counted apart, not failures\n"
 	       "  -i, --info        print the header, duration, lost events, limits met, per-thread and\n"
 	       "                    per-event counts\n"
 	       "  -n, --no-header   leave out the '#' header lines of the text form\n"
@@ -76,6 +77,59 @@ static void human_line(const struct ptt_event *ev, struct ptt_syms *syms, struct
 	puts(line);
 }
 
+/*
+ * --check's violations, judged once the whole trace is read (a rec_lost
+ * record comes after the stretch it covers): the rule in fidelity.h.  The first 20 are printed, in order.
+ */
+#define VIOLATIONS_SHOWN 20
+struct violations {
+	size_t n, cap;
+	uint64_t *ns;
+	char *msg[VIOLATIONS_SHOWN]; /* of the first ones, in order */
+};
+
+static void keep_violation(struct violations *v, uint64_t ns, const char *msg)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 64;
+		uint64_t *nv = realloc(v->ns, cap * sizeof *nv);
+		if (!nv)
+			return; /* counted by fidelity_violations all the same, and not set aside */
+		v->ns = nv;
+		v->cap = cap;
+	}
+	if (v->n < VIOLATIONS_SHOWN)
+		v->msg[v->n] = strdup(msg);
+	v->ns[v->n++] = ns;
+}
+
+/* Is ns at or after the start of a lost stretch (not the cut before a trace's start: fidelity_starts_mid_run's)? */
+static int after_loss(const struct loss *l, uint64_t ns)
+{
+	size_t n;
+	const struct loss_span *v = loss_spans(l, &n);
+	for (size_t i = 0; i < n; i++)
+		if ((v[i].count || v[i].from_ns) && v[i].from_ns <= ns)
+			return 1;
+	return 0;
+}
+
+/* Print the first violations, free them all; returns how many fall where events were lost. */
+static unsigned long judge_violations(struct violations *v, const struct loss *l)
+{
+	unsigned long aside = 0;
+	for (size_t i = 0; i < v->n; i++) {
+		int lost = after_loss(l, v->ns[i]);
+		aside += (unsigned long)lost;
+		if (i < VIOLATIONS_SHOWN && v->msg[i])
+			printf("violation%s: %s\n", lost ? " where events were lost" : "", v->msg[i]);
+		if (i < VIOLATIONS_SHOWN)
+			free(v->msg[i]);
+	}
+	free(v->ns);
+	return aside;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -120,8 +174,9 @@ int main(int argc, char **argv)
 		if (sink)
 			ptt_sink_set_note(sink, ptt_syms_note, syms);
 	}
-	if (mode == MODE_INFO)
-		in.loss = loss_new(); /* where, besides how many: said after the counts */
+	if (mode == MODE_INFO || mode == MODE_CHECK)
+		in.loss = loss_new(); /* where, besides how many: said after the counts; violations there set aside */
+	struct violations found = { 0 };
 	int first = 1;
 	while (!failed && cli_next(&in, &ev) > 0) {
 		if (first && fid) { /* the header is read by now: a later part of a rotated recording? */
@@ -135,8 +190,8 @@ int main(int argc, char **argv)
 		ptt_syms_update(syms, &ev);
 		if (mode == MODE_INFO || mode == MODE_CHECK) /* the counts only they print */
 			summary_add(sum, &ev);
-		if (fid && fidelity_add(fid, &ev, names, line, sizeof line) && fidelity_violations(fid) <= 20)
-			printf("violation: %s\n", line);
+		if (fid && fidelity_add(fid, &ev, names, line, sizeof line))
+			keep_violation(&found, ev.ns, line);
 		if (sink) {
 			failed |= ptt_sink_event(sink, in.r, &ev) != 0;
 		} else if (mode == MODE_TEXT) {
@@ -166,12 +221,15 @@ int main(int argc, char **argv)
 			loss_print(in.loss, stdout);
 		}
 	}
+	unsigned long violations = fid ? fidelity_violations(fid) : 0, aside = 0;
+	if (mode == MODE_CHECK) {
+		loss_finish(in.loss, in.r);
+		aside = judge_violations(&found, in.loss);
+		summary_print_check(sum, &in, violations, aside, stdout);
+	}
 	loss_free(in.loss);
 	in.loss = NULL;
-	unsigned long violations = fid ? fidelity_violations(fid) : 0;
-	if (mode == MODE_CHECK)
-		summary_print_check(sum, &in, violations, stdout);
-	int bad = mode == MODE_CHECK && (summary_order_errors(sum) || violations);
+	int bad = mode == MODE_CHECK && (summary_order_errors(sum) || violations > aside);
 	fidelity_free(fid);
 	model_free(model);
 	summary_free(sum);

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "entity_name.h"
+#include "fidelity.h"
 #include "symbols.h"
 #include "model.h"
 #include "pmap.h"
@@ -412,6 +413,29 @@ static void on_point(void *ctx, struct mthread *t, const struct ptt_event *ev)
 	putc('}', js->out);
 }
 
+/*
+ * Events the recorder lost (rec_lost): an instant "events lost" (cat
+ * "loss") on the track of the thread they were lost of, at the start of the
+ * stretch (at the record when its times are not known), with the count and
+ * the stretch in trace time.  shift: how much the clock moved this event back.
+ */
+static void on_lost(struct json *js, struct model *m, const struct ptt_event *ev, uint64_t shift)
+{
+	uint32_t tid = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_STREAM, 0);
+	if (!tid)
+		return;
+	uint64_t n = ptt_event_argn(ev, PTT_ARGNAME_COUNT, 0), from = ptt_event_argn(ev, PTT_ARGNAME_FROM_NS, 0),
+		 to = ptt_event_argn(ev, PTT_ARGNAME_TO_NS, 0);
+	const struct mthread *t = model_thread_of_tid(m, ev->pid, tid); /* ev->pid: the recorder's */
+	begin(js, "i", t ? t->pid : ev->pid, tid);
+	fputs(",\"s\":\"t\",\"cat\":\"loss\",\"name\":\"events lost\",\"ts\":", js->out);
+	json_ts(js->out, to && from >= shift ? from - shift : ev->ns);
+	fprintf(js->out, ",\"args\":{\"count\":%" PRIu64, n);
+	if (to)
+		fprintf(js->out, ",\"from_ns\":%" PRIu64 ",\"to_ns\":%" PRIu64, from, to);
+	fputs("}}", js->out);
+}
+
 static void usage(void)
 {
 	printf("Usage: ptt-json [OPTION]... [FILE|-]...\n"
@@ -443,7 +467,10 @@ static void convert(struct json *js, struct cli_input *in)
 	fprintf(js->out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"ptt-json %s\"},\"traceEvents\":[",
 		PTT_VERSION);
 	while (m && cli_next(in, &ev) > 0) {
+		uint64_t raw = ev.ns;
 		cli_clock_event(&clock, in->r, &ev);
+		if (ev.id == PTT_EV_REC_LOST)
+			on_lost(js, m, &ev, raw - ev.ns);
 		/* process_begin of a pid already seen: an exec, whose new command renames the process */
 		int exec = ev.id == PTT_EV_PROCESS_BEGIN && model_thread(m, ev.pid, ev.tid);
 		ptt_syms_update(js->syms, &ev);
@@ -468,6 +495,14 @@ static void convert(struct json *js, struct cli_input *in)
 	else
 		fprintf(js->out, "%ld,\"counter_objects\":%" PRIu32 ",\"counter_tracks\":%" PRIu32, js->counters,
 			js->nobj, tracks);
+	loss_finish(in->loss, in->r);
+	if (loss_events(in->loss)) {
+		size_t n, stretches = 0;
+		const struct loss_span *v = loss_spans(in->loss, &n);
+		for (size_t i = 0; i < n; i++)
+			stretches += v[i].count != 0;
+		fprintf(js->out, ",\"events_lost\":%" PRIu64 ",\"lost_stretches\":%zu", loss_events(in->loss), stretches);
+	}
 	fputs("}}\n", js->out);
 }
 
@@ -506,6 +541,7 @@ int main(int argc, char **argv)
 	if (cli_open(&in, "ptt-json", argc - optind, argv + optind))
 		return 2;
 	in.ordered = 1; /* durations are never negative */
+	in.loss = loss_new();
 	js.syms = ptt_syms_new();
 	if (js.counters >= 0 && !(js.spool = tmpfile()))
 		fprintf(stderr, "ptt-json: a temporary file for the counters: %s\n", strerror(errno));
@@ -518,6 +554,9 @@ int main(int argc, char **argv)
 	jobj_free(&js);
 	pmap_free(&js.serial_tid);
 	pmap_free(&js.tid_serial);
+	loss_note(in.loss, "ptt-json", in.label, stderr);
+	loss_free(in.loss);
+	in.loss = NULL;
 	int damaged = cli_close(&in) || !js.syms || js.spool_err || (js.counters >= 0 && !js.spool);
 	int out = cli_finish_output("ptt-json");
 	return damaged || out ? 1 : 0;

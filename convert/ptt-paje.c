@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "lockframes.h"
 #include "entity_name.h"
+#include "fidelity.h"
 #include "model.h"
 #include "paje_out.h"
 #include "pmap.h"
@@ -63,6 +64,9 @@ struct paje {
 	struct pmap rows;       /* process serial -> struct serials, its object rows as row << 4 | kind */
 	uint32_t nrows;
 };
+
+/* A rec_lost record in the first pass: the header declares the "Events lost" event type (else the output is as without). */
+static int lost_seen;
 
 struct serials {
 	uint32_t n, cap;
@@ -407,6 +411,27 @@ static void on_point(void *ctx, struct mthread *t, const struct ptt_event *ev)
 	emit(pj, line, site ? site_field(pj, p, t->pid, site) : p);
 }
 
+/*
+ * Events the recorder lost (rec_lost): a point event "Events lost" on the
+ * row of the thread they were lost of, while it has one, at the time the
+ * loss is known, its value saying how many and the stretch.
+ */
+static void on_lost(struct paje *pj, const struct ptt_event *ev)
+{
+	uint32_t tid = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_STREAM, 0);
+	struct mthread *t = tid ? model_thread_of_tid(pj->model, ev->pid, tid) : NULL;
+	if (!t || !lost_seen)
+		return;
+	uint64_t n = ptt_event_argn(ev, PTT_ARGNAME_COUNT, 0), from = ptt_event_argn(ev, PTT_ARGNAME_FROM_NS, 0),
+		 to = ptt_event_argn(ev, PTT_ARGNAME_TO_NS, 0);
+	line_start(pj, PJ_NEW_EVENT, ev->ns);
+	fprintf(pj->out, " E_Lost T%" PRIu32 " \"%" PRIu64 " events lost", t->serial, n);
+	if (to)
+		fprintf(pj->out, " from %" PRIu64 ".%09" PRIu64 " s to %" PRIu64 ".%09" PRIu64 " s (trace time)",
+			from / 1000000000u, from % 1000000000u, to / 1000000000u, to % 1000000000u);
+	fputs("\"\n", pj->out);
+}
+
 static void usage(void)
 {
 	printf("Usage: ptt-paje [OPTION]... [FILE|-]...\n"
@@ -503,6 +528,8 @@ static void learn_names_fd(struct ptt_syms *syms, struct model *m, int fd, const
 		while ((rc = ptt_reader_next(r, &ev)) != 0) {
 			if (rc > 0)
 				ptt_syms_update(syms, &ev);
+			if (rc > 0 && ev.id == PTT_EV_REC_LOST)
+				lost_seen = 1;
 			if (rc > 0 && m)
 				model_event(m, &ev);
 		}
@@ -635,6 +662,7 @@ int main(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 	pj.syms = ptt_syms_new();
+	lost_seen = 0; /* main may run more than once (fuzz/fuzz_paje.c) */
 	if (!pj.syms || learn_names(&pj, argc - optind, argv + optind) != 0) {
 		free_stats(&pj);
 		ptt_syms_free(pj.syms);
@@ -656,12 +684,17 @@ int main(int argc, char **argv)
 	pj.model = m;
 	static struct ptt_event ev;
 	paje_header(stdout, pj.objects);
+	if (lost_seen)
+		printf("%d E_Lost CT_Thread \"Events lost\"\n", PJ_DEF_EVENT_TYPE);
+	in.loss = loss_new();
 	/* a window (ptt-filter) is drawn from its start: viewers begin their time axis at 0 */
 	struct cli_clock clock = { 0 };
 	while (m && cli_next(&in, &ev) > 0) {
 		cli_clock_event(&clock, in.r, &ev);
 		if (ev.ns < pj.last_ns)
 			ev.ns = pj.last_ns; /* Paje times never go back, whatever the input */
+		if (ev.id == PTT_EV_REC_LOST)
+			on_lost(&pj, &ev);
 		model_event(m, &ev);
 		pj.last_ns = ev.ns;
 	}
@@ -674,6 +707,10 @@ int main(int argc, char **argv)
 	model_free(m);
 	free_stats(&pj);
 	ptt_syms_free(pj.syms);
+	loss_finish(in.loss, in.r);
+	loss_note(in.loss, "ptt-paje", in.label, stderr);
+	loss_free(in.loss);
+	in.loss = NULL;
 	int damaged = cli_close(&in);
 	int out = cli_finish_output("ptt-paje");
 	return damaged || out ? 1 : 0;

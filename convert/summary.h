@@ -17,7 +17,9 @@ unsigned long summary_order_errors(const struct summary *s);
  * pictures (symbols.h), then counts per event type. */
 void summary_print_info(const struct summary *s, struct cli_input *in, struct ptt_syms *syms, FILE *out);
 /* The check's line, then the limits the trace met. */
-void summary_print_check(const struct summary *s, struct cli_input *in, unsigned long violations, FILE *out);
+/* violations: all; aside: of them, those where events were lost (ptt-dump(1)), which do not fail the check */
+void summary_print_check(const struct summary *s, struct cli_input *in, unsigned long violations, unsigned long aside,
+			 FILE *out);
 void summary_free(struct summary *s);
 
 #endif
