@@ -639,6 +639,19 @@ void ptt_emit_stacked(unsigned id, const uint32_t *args, unsigned nargw, uint32_
 		ptt_emit_plain(id, args, nargw);
 		return;
 	}
+	/* room for both before the first is opened: a wait for room between the two would be a stall
+	 * with a record open, which wait_room cannot record (a contended lock's request in a full ring
+	 * would leave no tracer_stall behind) */
+	if (t->ring) {
+		struct ptt_ring *r = t->ring;
+		uint32_t both = (PTT_REC_HDR_WORDS + 2) + (PTT_REC_HDR_WORDS + nargw + 1);
+		uint64_t pos = r->reserved, need = 2u * both; /* each may need a pad to the ring's start */
+		if (pos + need - __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) > t->ring_room) {
+			t->guard = 1;
+			(void)wait_room(t, pos, need, both); /* no room (discard mode): reserve below says so */
+			t->guard = 0;
+		}
+	}
 	if (ptt_rec_open(&rec, PTT_EV_STACK, 1))
 		return;
 	rec.p[PTT_REC_HDR_WORDS] = stack;
