@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lockframes.h"
+#include "pmap.h"
 
 /*
  * Functions through which programs take their locks, matched against the
@@ -113,36 +114,8 @@ int lockframes_is_lock(struct ptt_syms *syms, uint32_t pid, uint64_t addr)
 	return 0;
 }
 
-/* (pid, stack) -> the site past the lock layer, found once */
-struct site_cache {
-	uint64_t key, site;
-};
-static struct site_cache *cache;
-static size_t cache_cap, cache_used;
-
-static struct site_cache *cache_slot(uint64_t key)
-{
-	if ((cache_used + 1) * 2 > cache_cap) {
-		size_t nc = cache_cap ? cache_cap * 2 : 256;
-		struct site_cache *n = calloc(nc, sizeof *n);
-		if (!n)
-			return NULL;
-		for (size_t i = 0; i < cache_cap; i++)
-			if (cache[i].key) {
-				size_t j = (size_t)(cache[i].key * 0x9E3779B97F4A7C15ull >> 20) & (nc - 1);
-				while (n[j].key)
-					j = (j + 1) & (nc - 1);
-				n[j] = cache[i];
-			}
-		free(cache);
-		cache = n;
-		cache_cap = nc;
-	}
-	size_t j = (size_t)(key * 0x9E3779B97F4A7C15ull >> 20) & (cache_cap - 1);
-	while (cache[j].key && cache[j].key != key)
-		j = (j + 1) & (cache_cap - 1);
-	return &cache[j];
-}
+/* (pid, stack) -> the site past the lock layer, found once (a site is never 0) */
+static struct pmap site_cache;
 
 /*
  * The first function at frame addr, innermost first over its inline chain, that is not in the
@@ -169,9 +142,9 @@ uint64_t lockframes_site(struct ptt_syms *syms, const struct ptt_stacks *st, uin
 	if (!n)
 		return 0;
 	uint64_t key = (uint64_t)pid << 32 | stack;
-	struct site_cache *c = cache_slot(key);
-	if (c && c->key == key)
-		return c->site;
+	void *hit = pmap_get(&site_cache, key);
+	if (hit)
+		return (uint64_t)(uintptr_t)hit;
 	uint64_t site = f[n - 1];
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t lv = first_level(syms, pid, f[i], i + 1 == n);
@@ -180,11 +153,8 @@ uint64_t lockframes_site(struct ptt_syms *syms, const struct ptt_stacks *st, uin
 			break;
 		}
 	}
-	if (c) {
-		c->key = key;
-		c->site = site;
-		cache_used++;
-	}
+	if (site)
+		pmap_put(&site_cache, key, (void *)(uintptr_t)site); /* no memory: found again next time */
 	return site;
 }
 
