@@ -36,13 +36,13 @@ TOOL_CFLAGS = $(ALL_CFLAGS) $(SAN)
 
 # the headers each part's objects depend on
 FORMAT_HDR = $(wildcard formats/*.h formats/*.def)
-CAPTURE_HDR = $(wildcard capture/*.h)
+CAPTURE_HDR = $(wildcard capture/*.h capture/runtime/*.h capture/recorder/*.h)
 CONVERT_HDR = $(wildcard convert/*.h)
 FORMAT_SRC = $(wildcard formats/*.c)
 FORMAT_OBJ = $(FORMAT_SRC:%.c=$(BUILD)/obj/%.o)
-RT_SRC     = capture/trace_path.c capture/stack.c capture/shm.c capture/init.c capture/api.c $(wildcard capture/wrap_*.c)
+RT_SRC     = capture/runtime/trace_path.c capture/runtime/stack.c capture/shm.c capture/runtime/init.c capture/runtime/api.c $(wildcard capture/runtime/wrap_*.c)
 RT_OBJ     = $(RT_SRC:%.c=$(BUILD)/rt/%.o) $(BUILD)/rt/formats/types.o
-REC_SRC    = capture/ptt-record.c capture/record_opts.c capture/drain.c capture/flight.c capture/shm.c capture/namer.c capture/keeper.c capture/pace.c
+REC_SRC    = $(addprefix capture/recorder/,ptt-record.c record_opts.c drain.c flight.c namer.c keeper.c pace.c) capture/shm.c
 REC_OBJ    = $(REC_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_SRC    = $(filter-out convert/ptt-%.c,$(wildcard convert/*.c))
 CLI_OBJ    = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
@@ -118,15 +118,15 @@ $(BUILD)/examples/%: examples/%.rs
 
 $(BUILD)/test/test_ring: test/unit/test_ring.c $(RT_SRC) formats/types.c $(LIBFORMAT) $(REC_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -DPTT_UNIT_TEST -o $@ test/unit/test_ring.c capture/trace_path.c capture/stack.c capture/drain.c capture/shm.c $(LIBFORMAT) $(LDFLAGS) $(FORMAT_LIBS) -lpthread
+	$(CC) $(TOOL_CFLAGS) -DPTT_UNIT_TEST -o $@ test/unit/test_ring.c capture/runtime/trace_path.c capture/runtime/stack.c capture/recorder/drain.c capture/shm.c $(LIBFORMAT) $(LDFLAGS) $(FORMAT_LIBS) -lpthread
 
-$(BUILD)/test/test_stack: test/unit/test_stack.c capture/stack.c capture/trace_path.c capture/shm.c $(LIBFORMAT)
+$(BUILD)/test/test_stack: test/unit/test_stack.c capture/runtime/stack.c capture/runtime/trace_path.c capture/shm.c $(LIBFORMAT)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -DPTT_UNIT_TEST -o $@ test/unit/test_stack.c capture/stack.c capture/trace_path.c capture/shm.c $(LIBFORMAT) $(LDFLAGS) -lpthread -lgcc_s
+	$(CC) $(TOOL_CFLAGS) -DPTT_UNIT_TEST -o $@ test/unit/test_stack.c capture/runtime/stack.c capture/runtime/trace_path.c capture/shm.c $(LIBFORMAT) $(LDFLAGS) -lpthread -lgcc_s
 
-$(BUILD)/test/test_pace: test/unit/test_pace.c capture/pace.c capture/pace.h
+$(BUILD)/test/test_pace: test/unit/test_pace.c capture/recorder/pace.c capture/recorder/pace.h
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ test/unit/test_pace.c capture/pace.c $(LDFLAGS)
+	$(CC) $(TOOL_CFLAGS) -o $@ test/unit/test_pace.c capture/recorder/pace.c $(LDFLAGS)
 
 $(BUILD)/test/test_%: test/unit/test_%.c $(LIBFORMAT)
 	@mkdir -p $(dir $@)
@@ -262,7 +262,7 @@ bench: all bench-nosite
 	@sh bench/run.sh $(BUILD)
 
 # make bench's second runtime and recorder, without the call-site argument (PTT_NO_SITE,
-# capture/runtime.h): bench/site.sh times the real wrappers with and without it in one run.
+# capture/runtime/runtime.h): bench/site.sh times the real wrappers with and without it in one run.
 # Built apart (its own objects, its own type table), never installed.
 bench-nosite:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/nosite CFLAGS='$(CFLAGS) -DPTT_NO_SITE' \

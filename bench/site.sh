@@ -12,7 +12,7 @@
 # return address), passed down through the helpers, stored and added to the
 # checksum; a harness would see the last two only, and not the register the
 # site occupies across the real call.  So make bench builds BUILD/nosite
-# (make bench-nosite: the same sources with PTT_NO_SITE, capture/runtime.h,
+# (make bench-nosite: the same sources with PTT_NO_SITE, capture/runtime/runtime.h,
 # and a recorder whose type table lacks the argument, so its traces read as
 # older traces do) and this section runs the real pthread_mutex_lock/unlock
 # under each, interleaved run by run so that a load change on a shared

@@ -50,7 +50,7 @@ enum ptt_shm_flags {
 	PTT_SHM_FLIGHT = 1u << 1,  /* flight recorder: rings overwrite their oldest records, nobody waits */
 };
 
-/* ptt-record --stacks: which events the runtime unwinds the caller's stack for (capture/stack.c) */
+/* ptt-record --stacks: which events the runtime unwinds the caller's stack for (capture/runtime/stack.c) */
 enum ptt_stack_mode {
 	PTT_STACKS_NONE = 0,     /* none */
 	PTT_STACKS_BLOCKING = 1, /* blocking paths: the requests of waits (the default) */

@@ -242,7 +242,7 @@ static size_t signal_words(uint64_t sig, char *buf, size_t size)
 	return w < 0 ? 0 : (size_t)w;
 }
 
-/* Who started the thread: its creator, else what a parent of 0 means (capture/init.c). */
+/* Who started the thread: its creator, else what a parent of 0 means (capture/runtime/init.c). */
 static size_t creator_words(const struct ptt_event *ev, struct ptt_syms *syms, char *buf, size_t size)
 {
 	uint64_t parent = ptt_event_argn(ev, PTT_ARGNAME_PARENT, 0);
@@ -256,7 +256,7 @@ static size_t creator_words(const struct ptt_event *ev, struct ptt_syms *syms, c
 	return w < 0 ? 0 : (size_t)w;
 }
 
-/* How a thread ended (capture/wrap_thread.c: 0 returned, 1 pthread_exit, 2 cancelled, 3 process exit). */
+/* How a thread ended (capture/runtime/wrap_thread.c: 0 returned, 1 pthread_exit, 2 cancelled, 3 process exit). */
 static size_t end_words(const struct ptt_event *ev, char *buf, size_t size)
 {
 	static const char *const how[] = { "", " (pthread_exit)", " (cancelled)", " with its process" };

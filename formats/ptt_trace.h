@@ -77,7 +77,7 @@ static inline uint32_t ptt_rec_checksum(const uint32_t *w, uint32_t nwords_witho
  * words h = rotl(seed, 7m) ^ (xor over i of rotl(w[i], 7(m-1-i))).  Each
  * word's term is independent of the others: a writer may add them in any
  * order, from registers, as the values become known (the runtime does,
- * capture/runtime.h), and the dependency chain is a tree instead of two
+ * capture/runtime/runtime.h), and the dependency chain is a tree instead of two
  * operations per word.  ptt_rec_sum_term(w, k): the term of a word followed
  * by k more words before the checksum; ptt_rec_sum_term64(v, k): both
  * words of a 64-bit value (low word first) followed by k more words.

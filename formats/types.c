@@ -195,7 +195,7 @@ static void builtin_init(void)
 		if (ptt_type_parse_args(&t, d->args) != 0)
 			abort(); /* a typo in events.def: caught by the unit tests */
 #ifdef PTT_NO_SITE
-		/* make bench's build without the call site (capture/runtime.h): the types of older traces */
+		/* make bench's build without the call site (capture/runtime/runtime.h): the types of older traces */
 		if (t.nargs && strcmp(t.argname[t.nargs - 1], "site") == 0) {
 			t.nargs--;
 			t.words = (uint8_t)(t.words - 2);

@@ -1,10 +1,10 @@
 /*
- * test_pace.c - the recorder's pacing (capture/pace.c) on made-up passes:
+ * test_pace.c - the recorder's pacing (capture/recorder/pace.c) on made-up passes:
  * the rate is the program's records over the program's time they cover,
  * so a start-up backlog drained at once paces like the same records spread
  * out; a burst is held for a while; a quiet program gets the long sleep.
  */
-#include "../../capture/pace.h"
+#include "../../capture/recorder/pace.h"
 #include "tap.h"
 
 #define MS 1000000u

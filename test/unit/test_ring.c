@@ -1,7 +1,7 @@
 /*
  * test_ring.c - the ring protocol under concurrent writers: N threads x M
- * events through the runtime's writer (capture/trace_path.c) and the
- * recorder's merge (capture/drain.c) into a file, read back: exactly N x M
+ * events through the runtime's writer (capture/runtime/trace_path.c) and the
+ * recorder's merge (capture/recorder/drain.c) into a file, read back: exactly N x M
  * records, valid checksums, per-thread order, global time order; in the
  * lossless mode with a ring small enough to fill, and in discard mode with
  * an exact lost count.  A hook writes records of its own, as the namer
@@ -17,8 +17,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../../capture/drain.h"
-#include "../../capture/runtime.h"
+#include "../../capture/recorder/drain.h"
+#include "../../capture/runtime/runtime.h"
 #include "tap.h"
 
 #define THREADS 4 /* at once */

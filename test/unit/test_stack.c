@@ -1,5 +1,5 @@
 /*
- * test_stack.c - the runtime's stack table (capture/stack.c): one id per
+ * test_stack.c - the runtime's stack table (capture/runtime/stack.c): one id per
  * distinct stack, never two stacks under one id, also with threads
  * inserting the same stacks at once; full is said (PTT_STACK_FULL), not a
  * hang or a wrong id; a fork child's table starts empty; ptt_stack_here
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../capture/runtime.h"
+#include "../../capture/runtime/runtime.h"
 #include "tap.h"
 
 #define DISTINCT 1000

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "../formats/ptt_trace.h"
+#include "../../formats/ptt_trace.h"
 
 struct namer;
 struct namer *namer_new(void);

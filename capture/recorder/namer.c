@@ -8,7 +8,7 @@
 
 #include "keeper.h"
 #include "namer.h"
-#include "shm.h"
+#include "../shm.h"
 
 struct sym {
 	uint64_t value, size;

@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "../formats/ptt_trace.h"
+#include "../../formats/ptt_trace.h"
 
 struct keeper;
 /* Which builtin ids the keeper takes (set by keeper_new): the one test on every record's way. */

@@ -9,8 +9,8 @@
 #include <time.h>
 #include <stdint.h>
 
-#include "../formats/ptt_trace.h"
-#include "shm.h"
+#include "../../formats/ptt_trace.h"
+#include "../shm.h"
 
 #define PTT_HIDDEN __attribute__((visibility("hidden")))
 #define PTT_EXPORT __attribute__((visibility("default")))
@@ -98,7 +98,7 @@ void ptt_emit_limit(unsigned table, uint64_t count, uint64_t limit, uint64_t nee
 void ptt_emit_plain(unsigned id, const uint32_t *args, unsigned nargw) PTT_HIDDEN;
 
 /*
- * Stacks (capture/stack.c).  ptt_stack_on[id]: the event gets the caller's
+ * Stacks (capture/runtime/stack.c).  ptt_stack_on[id]: the event gets the caller's
  * stack (set at start-up from --stacks: requests of waits; with all, every
  * acquisition too).  ptt_emit, ptt_obj_only and ptt_obj_ret look at it and,
  * when set, call ptt_stack_here() and write a stack record before the event,

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "keeper.h"
-#include "shm.h"
+#include "../shm.h"
 
 uint8_t keeper_takes[PTT_EV_BUILTIN_COUNT];
 

@@ -7,8 +7,8 @@
 
 #include <stdint.h>
 
-#include "../formats/ptt_trace.h"
-#include "shm.h"
+#include "../../formats/ptt_trace.h"
+#include "../shm.h"
 
 struct drain_stats {
 	uint64_t events;      /* records written */

@@ -8,8 +8,8 @@
 
 #include <stdint.h>
 
-#include "../formats/ptt_trace.h"
-#include "shm.h"
+#include "../../formats/ptt_trace.h"
+#include "../shm.h"
 
 struct flight;
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ptt.h"
+#include "../ptt.h"
 #include "runtime.h"
 
 static struct ptt_type user_types[PTT_MAX_USER_TYPES];

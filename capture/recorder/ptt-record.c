@@ -23,14 +23,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../formats/ptt_trace.h"
+#include "../../formats/ptt_trace.h"
 #include "drain.h"
 #include "flight.h"
 #include "keeper.h"
 #include "namer.h"
 #include "pace.h"
 #include "record_opts.h"
-#include "shm.h"
+#include "../shm.h"
 
 static volatile sig_atomic_t pending_signal, child_done, snapshot_asked, stop_asked;
 static uint32_t *wake_word; /* the shared futex the main loop sleeps on */

@@ -5,7 +5,7 @@
 #include <limits.h>
 #include <stdint.h>
 
-#include "shm.h"
+#include "../shm.h"
 
 #ifndef PTT_VERSION
 #define PTT_VERSION "0.1.0"
