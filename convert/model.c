@@ -678,6 +678,10 @@ static void on_wait_end(struct model *m, struct mthread *t, const struct ptt_eve
 		if (waited && ok && (ty->cls == PTT_CLASS_COND || ty->cls == PTT_CLASS_FUTEX))
 			link_from_last(m, t, o, "wake", ev->ns);
 	}
+	if (o && ty->cls == PTT_CLASS_FUTEX) {
+		o->futex_returned = 1;
+		t->futex_waited = obj;
+	}
 	if (m->ops.wait_end)
 		m->ops.wait_end(m->ops.ctx, t, o, waited ? &wait : NULL, ok, ev);
 	uint64_t mutex = ty->cls == PTT_CLASS_COND ? ptt_event_argn(ev, PTT_ARGNAME_MUTEX, 0) : 0;
@@ -725,6 +729,8 @@ static void post(struct model *m, struct mthread *t, const struct ptt_event *ev,
 	if (cls == PTT_CLASS_FUTEX) {
 		if ((int32_t)ptt_event_argn(ev, PTT_ARGNAME_WOKEN, 0) > 0)
 			o->last_tid = t->tid;
+		if (t->futex_waited == obj)
+			o->futex_lock = 1; /* its waiter wakes it: a lock's word (the futex rule) */
 		return;
 	}
 	if (cls == PTT_CLASS_COND) {

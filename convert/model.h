@@ -42,6 +42,19 @@
  *    makes it a signal from then on: no hold, no lock order.  (CPython's
  *    locks are such semaphores; a Condition's waiter lock, released by the
  *    notifier, is a signal.)
+ *  - Futexes (syscall(SYS_futex): Rust's std, InnoDB).  A wait request
+ *    opens a wait on the futex word, its outcome closes it; a wake that
+ *    woke someone is a post (the link from the waker).  No acquisition or
+ *    release is seen, so a futex holds nothing and orders no lock.  A
+ *    futex is a lock's word when a thread that returned from a wait on it
+ *    is seen to wake it, that wait being its last futex wait: a lock's
+ *    waiter leaves with
+ *    the lock marked contended and wakes the next at its unlock (glibc's
+ *    and Rust's mutexes, InnoDB's srw_lock).  A futex whose waiters
+ *    returned and none of them woke it is a signal (a Condvar's counter:
+ *    the notifier wakes, the waiters only wait): waiting for work, not
+ *    contention (model_futex_is_signal).  One whose waits never returned
+ *    (a deadlock) stays counted as a lock.
  *  - Lock order (lockgraph.c, over this model).  Holding A (exclusive or
  *    shared, taken by any acquisition, a try too) while asking for B with a
  *    call that may block (request, blocking or timed acquisition; the cond
@@ -135,6 +148,7 @@ struct mthread {
 	unsigned depth, cap;
 	uint64_t running_since;
 	uint32_t pending_stack;     /* a stack event's id, for the thread's next event */
+	uint64_t futex_waited;      /* the futex whose wait this thread returned from last (0: none) */
 	void *user;                 /* for the converter */
 };
 
@@ -157,6 +171,8 @@ struct mobject {
 	uint32_t poster;            /* semaphore: the one thread that posted it, if posters == 1 */
 	uint8_t posters;            /* 0, 1, 2 = several */
 	uint8_t sem_lock;           /* a semaphore used as a lock */
+	uint8_t futex_returned;     /* futex: a wait on it returned */
+	uint8_t futex_lock;         /* futex: woken by a thread whose last futex wait was on it (a lock's word) */
 	uint8_t value_known;        /* semaphore: its sem_init is in the trace, so value is right */
 	int64_t value;
 	uint8_t known;              /* taken or released at least once */
@@ -249,6 +265,9 @@ struct mthread *model_any_holder(const struct model *m, uint32_t pid, uint64_t a
 /* The frame on top of t's stack, or NULL when it runs; the topmost wait frame, or NULL. */
 const struct mframe *model_top(const struct mthread *t);
 const struct mframe *model_waiting(const struct mthread *t);
+/* A futex used as a signal, not a lock (the futex rule above), from its mobject's futex_returned
+ * and futex_lock (or a converter's copies of them, kept past the object's end): 1 or 0. */
+static inline int model_futex_is_signal(int returned, int lock) { return returned && !lock; }
 /* Call fn for every live thread (in no particular order); stops at the first non-zero result. */
 int model_foreach_thread(const struct model *m, int (*fn)(void *ctx, struct mthread *t), void *ctx);
 /* Call fn for every open frame (hold or wait) of every live thread; stops at the first non-zero result. */

@@ -26,6 +26,7 @@ struct obj {
 	uint64_t addr;
 	uint8_t cls;
 	uint8_t sem_lock;           /* a semaphore the model saw used as a lock (at its last acquisition) */
+	uint8_t futex_returned, futex_lock; /* the model's futex verdict (model.h), kept past the object's end */
 	uint64_t acq, contended, waits;
 	uint64_t open_waits;        /* waits still open at the end of the trace (in contended and the wait times) */
 	uint64_t wait_total, wait_max, hold_total, hold_max, holds;
@@ -419,6 +420,24 @@ static void on_release(void *ctx, struct mthread *t, struct mobject *mo, const s
 	}
 }
 
+static void futex_verdict(struct obj *o, const struct mobject *mo)
+{
+	o->futex_returned |= mo->futex_returned;
+	o->futex_lock |= mo->futex_lock;
+}
+
+/* A futex's wake may settle that it is a lock (model.h, the futex rule): its row learns it. */
+static void on_point(void *ctx, struct mthread *t, const struct ptt_event *ev)
+{
+	struct stat_table *st = ctx;
+	if (ev->type->cls != PTT_CLASS_FUTEX || ev->type->role != PTT_ROLE_POST || !ev->type->nargs)
+		return;
+	struct obj *o = pmap_get(&st->objs_by_key, pmap_obj_key(t->pid, ev->arg[0]));
+	const struct mobject *mo = o ? model_object(st->model, t->pid, ev->arg[0]) : NULL;
+	if (mo)
+		futex_verdict(o, mo);
+}
+
 /* an outcome that took nothing: a cond wait or barrier counts as a passage, a futex wait as a wait
  * (contended: whatever its result, the thread asked to sleep); a failed try is not a wait */
 static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const struct mframe *wait, int ok,
@@ -431,6 +450,8 @@ static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const 
 	if (cls == PTT_CLASS_META)
 		return; /* a wait a selection (ptt-filter) left out: no object's row */
 	struct obj *o = obj_of(ctx, t->pid, mo->addr, cls);
+	if (o && cls == PTT_CLASS_FUTEX)
+		futex_verdict(o, mo);
 	if (!o || (cls != PTT_CLASS_BARRIER && ((cls != PTT_CLASS_COND && cls != PTT_CLASS_FUTEX) || !wait)))
 		return;
 	o->acq++;
@@ -452,7 +473,7 @@ struct stat_table *stat_new(void)
 		return NULL;
 	st->syms = ptt_syms_new();
 	struct model_ops ops = { .ctx = st, .thread_begin = on_thread_begin, .thread_end = on_thread_end, .state = on_state,
-				 .acquire = on_acquire, .release = on_release, .wait_end = on_wait_end };
+				 .acquire = on_acquire, .release = on_release, .wait_end = on_wait_end, .point = on_point };
 	st->model = model_new(&ops);
 	if (!st->syms || !st->model) {
 		stat_free(st);
@@ -506,6 +527,9 @@ static int open_wait(void *ctx, struct mthread *t, const struct mframe *f)
 		const struct mobject *mo = cls == PTT_CLASS_SEM ? model_object(st->model, t->pid, f->obj) : NULL;
 		if (mo)
 			o->sem_lock = mo->sem_lock;
+		const struct mobject *fo = cls == PTT_CLASS_FUTEX ? model_object(st->model, t->pid, f->obj) : NULL;
+		if (fo)
+			futex_verdict(o, fo);
 		used(o, t->tid, f->begin_ns);
 		used(o, t->tid, oc->end_ns);
 		add_wait(st, o, t->tid, frame_site(st, t->pid, f), oc->end_ns - f->begin_ns, 1);
@@ -715,10 +739,9 @@ static void print_stalls(const struct stat_table *st, struct obj *const *sorted,
  */
 static int is_lock(const struct obj *o)
 {
-	/* a futex is counted as a lock: most are (Rust's Mutex, InnoDB's srw_lock), and the trace cannot
-	 * tell a Condvar's futex from a Mutex's */
 	return o->cls == PTT_CLASS_MUTEX || o->cls == PTT_CLASS_RWLOCK || o->cls == PTT_CLASS_SPIN ||
-	       o->cls == PTT_CLASS_FUTEX || (o->cls == PTT_CLASS_SEM && o->sem_lock);
+	       (o->cls == PTT_CLASS_FUTEX && !model_futex_is_signal(o->futex_returned, o->futex_lock)) ||
+	       (o->cls == PTT_CLASS_SEM && o->sem_lock);
 }
 
 /* The objects of one kind of use (locks or not), sorted by --sort; returns how many. */

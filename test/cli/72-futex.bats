@@ -93,7 +93,8 @@ rust() {
 	record "$EXAMPLES/rust_mutex" 2000
 	[ "$(said acquisitions)" = "8000 (expected 8000)" ]
 	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
-	row=$(grep '^rust_mutex::RUST_LOCK' <<<"$output")
+	# a lock: its waiters wake it at their unlock (the model's futex rule), so it is in the LOCKS table
+	row=$(sed -n '/^LOCKS/,/^$/p' <<<"$output" | grep '^rust_mutex::RUST_LOCK')
 	read -r name kind acq cont pct wait _ <<<"$row"
 	[ "$name" = rust_mutex::RUST_LOCK ] # Rust's legacy mangling, its hash left out
 	[ "$kind" = futex ]
@@ -111,6 +112,32 @@ rust() {
 	[[ "$output" == *";rust_mutex::main::"*";"*"Mutex"*"::lock;"*"[futex rust_mutex::RUST_LOCK] "* ]]
 	run -0 --separate-stderr ptt-stat --brief "$BATS_TEST_TMPDIR/t.ptt"
 	[[ "$output" == *"rust_mutex::RUST_LOCK"*" futex  "*" futex waits, "* ]]
+}
+
+@test "Rust's Condvar: a futex whose waiters never wake it is waiting for work, not a contended lock" {
+	rust rust_queue
+	record "$EXAMPLES/rust_queue" 100
+	[ "$(said items)" = "100 sum 5050 (expected 5050)" ]
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$stderr" = "" ]
+	# NOT_EMPTY's row is in the second table (waiting for work), with every worker's wait
+	stat=$output
+	work=$(sed -n '/^WAITING FOR WORK/,/^$/p' <<<"$stat")
+	locks=$(sed -n '/^LOCKS/,/^$/p' <<<"$stat")
+	read -r name kind acq _ <<<"$(grep '^rust_queue::NOT_EMPTY ' <<<"$work")"
+	[ "$kind" = futex ]
+	[ "$acq" -ge 100 ]
+	run ! grep -q 'NOT_EMPTY' <<<"$locks"
+	# its wait time is counted as waiting for work, not as contention
+	wait=$(awk '$1 == "rust_queue::NOT_EMPTY" { print $6 }' <<<"$work")
+	idle=$(sed -n 's/^waiting for work: \([0-9.]*\) ms .*/\1/p' <<<"$stat")
+	contention=$(sed -n 's/^contention: \([0-9.]*\) ms .*/\1/p' <<<"$stat")
+	awk -v w="$wait" -v i="$idle" -v c="$contention" 'BEGIN { exit !(w > 0 && i >= w && c < w) }'
+	run -0 --separate-stderr ptt-stat --brief "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$stderr" = "" ]
+	[[ "$output" == *"waiting for work (no contention): "*"most on rust_queue::NOT_EMPTY (futex)"* ]]
+	brief=$output
+	run ! grep -q 'NOT_EMPTY.*futex waits' <<<"$brief"
 }
 
 @test "a Rust deadlock through two Mutexes: ptt-deadlock lists both threads in futex waits, and says why no cycle" {
