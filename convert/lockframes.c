@@ -114,8 +114,22 @@ int lockframes_is_lock(struct ptt_syms *syms, uint32_t pid, uint64_t addr)
 	return 0;
 }
 
-/* (pid, stack) -> the site past the lock layer, found once (a site is never 0) */
+/*
+ * (pid, frames) -> the site past the lock layer, found once (a site is never 0).  Keyed by the
+ * frames, not the stack's id: after an exec the same pid numbers its stacks from 1 again.
+ */
 static struct pmap site_cache;
+
+static uint64_t frames_key(uint32_t pid, const uint64_t *f, unsigned n)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ pid ^ (uint64_t)n << 32; /* FNV-1a over the words, then mixed */
+	for (unsigned i = 0; i < n; i++) {
+		h ^= f[i];
+		h *= 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	return h;
+}
 
 /*
  * The first function at frame addr, innermost first over its inline chain, that is not in the
@@ -141,7 +155,7 @@ uint64_t lockframes_site(struct ptt_syms *syms, const struct ptt_stacks *st, uin
 	unsigned n = stack ? ptt_stacks_get(st, pid, stack, &f) : 0;
 	if (!n)
 		return 0;
-	uint64_t key = (uint64_t)pid << 32 | stack;
+	uint64_t key = frames_key(pid, f, n);
 	void *hit = pmap_get(&site_cache, key);
 	if (hit)
 		return (uint64_t)(uintptr_t)hit;

@@ -199,3 +199,15 @@ EOF
 	[[ "$output" == *"events have no stack: the runtime's stack table was full (named at their call sites)"* ]]
 	grep -qE '^  site 1 +6 +3 .* my_lock\+0x[0-9a-f]+ \(wrapped_locks\) at wrapped_locks.c:31$' <<<"$output"
 }
+
+@test "after an exec (same pid, stacks numbered from 1 again) each wait is at its own site" {
+	run -0 --separate-stderr ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/exec_waits"
+	[ "$output" = "waits 2" ]
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$stderr" = "" ]
+	sites=$(sed -n '/^WAITS BY SITE/,/^$/p' <<<"$output")
+	# the second program's wait, alone on its row: not merged with the first's under stack 1
+	[ "$(awk '$5 == "lock" && / wait_second\+/ { print $1 }' <<<"$sites")" = 1 ]
+	[ "$(awk '$5 == "lock" { n += $1 } END { print n }' <<<"$sites")" = 2 ]
+	[ "$(awk '$5 == "lock"' <<<"$sites" | wc -l)" -eq 2 ]
+}
