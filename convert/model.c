@@ -585,6 +585,44 @@ static int close_wait(struct model *m, struct mthread *t, enum mstate s, uint64_
 	return drop(m, t, s, obj, ns, wait);
 }
 
+/* Thread tid waits on futex f expecting val: a counter so far? one waiter? (the futex rule) */
+static void futex_expects(struct mfutex *f, uint32_t tid, uint32_t val)
+{
+	if (!f->counter)
+		f->counter = 1;
+	else if (f->counter < 3 && val != f->val)
+		f->counter = val > f->val ? 2 : 3;
+	f->val = val;
+	if (!f->waiters) {
+		f->waiters = 1;
+		f->waiter = tid;
+	} else if (f->waiter != tid) {
+		f->waiters = 2;
+	}
+}
+
+enum mfutex_use model_futex_use(const struct mfutex *f)
+{
+	if (!f->returned || f->woken_by_waiter)
+		return MF_LOCK;
+	if (f->counter == 2)
+		return MF_SIGNAL;
+	return f->waiters == 1 && f->counter == 1 ? MF_PARK : MF_LOCK;
+}
+
+void model_futex_merge(struct mfutex *into, const struct mfutex *seen)
+{
+	into->returned |= seen->returned;
+	into->woken_by_waiter |= seen->woken_by_waiter;
+	if (seen->counter > into->counter)
+		into->counter = seen->counter;
+	if (seen->waiters > into->waiters) {
+		into->waiters = seen->waiters;
+		into->waiter = seen->waiter;
+	}
+	into->val = seen->val;
+}
+
 static void on_request(struct model *m, struct mthread *t, const struct ptt_event *ev, unsigned role, uint64_t obj)
 {
 	const struct ptt_type *ty = ev->type;
@@ -615,6 +653,8 @@ static void on_request(struct model *m, struct mthread *t, const struct ptt_even
 		}
 		if (ty->cls == PTT_CLASS_BARRIER && o)
 			o->last_tid = t->tid; /* the last to arrive releases the others */
+		if (ty->cls == PTT_CLASS_FUTEX && o)
+			futex_expects(&o->futex, t->tid, (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_VAL, 0));
 		push(m, t, s, obj, ev);
 	}
 	if (m->ops.wait_begin && t->depth)
@@ -679,7 +719,7 @@ static void on_wait_end(struct model *m, struct mthread *t, const struct ptt_eve
 			link_from_last(m, t, o, "wake", ev->ns);
 	}
 	if (o && ty->cls == PTT_CLASS_FUTEX) {
-		o->futex_returned = 1;
+		o->futex.returned = 1;
 		t->futex_waited = obj;
 	}
 	if (m->ops.wait_end)
@@ -730,7 +770,7 @@ static void post(struct model *m, struct mthread *t, const struct ptt_event *ev,
 		if ((int32_t)ptt_event_argn(ev, PTT_ARGNAME_WOKEN, 0) > 0)
 			o->last_tid = t->tid;
 		if (t->futex_waited == obj)
-			o->futex_lock = 1; /* its waiter wakes it: a lock's word (the futex rule) */
+			o->futex.woken_by_waiter = 1; /* its waiter wakes it: a lock's word (the futex rule) */
 		return;
 	}
 	if (cls == PTT_CLASS_COND) {

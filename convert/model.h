@@ -50,11 +50,19 @@
  *    is seen to wake it, that wait being its last futex wait: a lock's
  *    waiter leaves with
  *    the lock marked contended and wakes the next at its unlock (glibc's
- *    and Rust's mutexes, InnoDB's srw_lock).  A futex whose waiters
- *    returned and none of them woke it is a signal (a Condvar's counter:
- *    the notifier wakes, the waiters only wait): waiting for work, not
- *    contention (model_futex_is_signal).  One whose waits never returned
- *    (a deadlock) stays counted as a lock.
+ *    and Rust's mutexes, InnoDB's srw_lock).  Of the futexes whose waits
+ *    returned and that none of their waiters woke: one whose waits
+ *    expected two or more values, never decreasing, is a signal (a Rust
+ *    Condvar's counter: the notifier wakes, the waiters only wait, each
+ *    expecting the count of notifications so far): waiting for work, not
+ *    contention; one that a single thread waited on, always expecting the
+ *    same value, is that thread's parking word (InnoDB's group-commit
+ *    waiter, Rust's thread::park, parking_lot's parker): a hand-off, which
+ *    the trace cannot tell a lock's from work's, counted with the locks and
+ *    named as such.  Any other futex is a lock: one whose waits never
+ *    returned (a deadlock), a word whose expected values go up and down
+ *    (InnoDB's count of readers, waited on by a writer).
+ *    model_futex_use says which.
  *  - Lock order (lockgraph.c, over this model).  Holding A (exclusive or
  *    shared, taken by any acquisition, a try too) while asking for B with a
  *    call that may block (request, blocking or timed acquisition; the cond
@@ -152,6 +160,16 @@ struct mthread {
 	void *user;                 /* for the converter */
 };
 
+/* What the model saw of a futex, for the futex rule (model_futex_use). */
+struct mfutex {
+	uint8_t returned;           /* a wait on it returned */
+	uint8_t woken_by_waiter;    /* woken by a thread whose last futex wait was on it */
+	uint8_t counter;            /* its waits expected 0 values, 1, 2 or more never decreasing, 3 not so */
+	uint8_t waiters;            /* threads that waited on it: 0, 1 (waiter), 2 several */
+	uint32_t val, waiter;       /* the value its last wait expected; its one waiter */
+};
+enum mfutex_use { MF_LOCK, MF_SIGNAL, MF_PARK };
+
 /*
  * A synchronisation object, known from its first event until it is
  * destroyed (idle) or its process ends.  holders and waiters count the
@@ -171,8 +189,7 @@ struct mobject {
 	uint32_t poster;            /* semaphore: the one thread that posted it, if posters == 1 */
 	uint8_t posters;            /* 0, 1, 2 = several */
 	uint8_t sem_lock;           /* a semaphore used as a lock */
-	uint8_t futex_returned;     /* futex: a wait on it returned */
-	uint8_t futex_lock;         /* futex: woken by a thread whose last futex wait was on it (a lock's word) */
+	struct mfutex futex;        /* a futex's use, so far (the futex rule) */
 	uint8_t value_known;        /* semaphore: its sem_init is in the trace, so value is right */
 	int64_t value;
 	uint8_t known;              /* taken or released at least once */
@@ -265,9 +282,10 @@ struct mthread *model_any_holder(const struct model *m, uint32_t pid, uint64_t a
 /* The frame on top of t's stack, or NULL when it runs; the topmost wait frame, or NULL. */
 const struct mframe *model_top(const struct mthread *t);
 const struct mframe *model_waiting(const struct mthread *t);
-/* A futex used as a signal, not a lock (the futex rule above), from its mobject's futex_returned
- * and futex_lock (or a converter's copies of them, kept past the object's end): 1 or 0. */
-static inline int model_futex_is_signal(int returned, int lock) { return returned && !lock; }
+/* A futex's use by the futex rule above, from what the model saw of it (or a converter's copy). */
+enum mfutex_use model_futex_use(const struct mfutex *f);
+/* Fold what was seen of a futex since into a copy kept past the object's end (a converter's). */
+void model_futex_merge(struct mfutex *into, const struct mfutex *seen);
 /* Call fn for every live thread (in no particular order); stops at the first non-zero result. */
 int model_foreach_thread(const struct model *m, int (*fn)(void *ctx, struct mthread *t), void *ctx);
 /* Call fn for every open frame (hold or wait) of every live thread; stops at the first non-zero result. */

@@ -26,7 +26,7 @@ struct obj {
 	uint64_t addr;
 	uint8_t cls;
 	uint8_t sem_lock;           /* a semaphore the model saw used as a lock (at its last acquisition) */
-	uint8_t futex_returned, futex_lock; /* the model's futex verdict (model.h), kept past the object's end */
+	struct mfutex futex;        /* what the model saw of a futex (model.h), kept past the object's end */
 	uint64_t acq, contended, waits;
 	uint64_t open_waits;        /* waits still open at the end of the trace (in contended and the wait times) */
 	uint64_t wait_total, wait_max, hold_total, hold_max, holds;
@@ -245,11 +245,15 @@ static void add_fold(struct stat_table *st, const struct obj *o, const struct mf
 }
 
 /* an acquisition or passage at site that waited d ns (contended: it blocked) */
-/* Contended waits by site over every object (the WAITS BY SITE table of a trace with stacks). */
+/*
+ * Contended waits by site over every object (the WAITS BY SITE tables of a trace with stacks), each
+ * object's apart: whether it is a lock (is_lock) is known only when the tables are printed.
+ */
 struct site_wait {
+	struct site_wait *next;     /* the same site's waits for other objects */
 	uint32_t pid;
-	uint64_t site, waits, wait_total, wait_max, obj;
-	uint32_t nobj;              /* objects waited for there: 1, or 2 for several */
+	uint64_t site, obj, waits, wait_total, wait_max;
+	uint32_t nobj;              /* in a printed row: objects waited for there, 1, or 2 for several */
 };
 
 static void add_site_wait(struct stat_table *st, const struct obj *o, uint64_t site, uint64_t d)
@@ -257,23 +261,28 @@ static void add_site_wait(struct stat_table *st, const struct obj *o, uint64_t s
 	if (!site)
 		return;
 	uint64_t key = pmap_obj_key(o->pid, site);
-	struct site_wait *w = pmap_get(&st->site_waits, key);
+	struct site_wait *head = pmap_get(&st->site_waits, key), *w = head;
+	while (w && w->obj != o->addr)
+		w = w->next;
 	if (!w) {
-		if (!(w = calloc(1, sizeof *w)) || pmap_put(&st->site_waits, key, w)) {
-			free(w);
+		if (!(w = calloc(1, sizeof *w)))
 			return;
-		}
 		w->pid = o->pid;
 		w->site = site;
 		w->obj = o->addr;
 		w->nobj = 1;
+		if (head) {
+			w->next = head->next;
+			head->next = w;
+		} else if (pmap_put(&st->site_waits, key, w)) {
+			free(w);
+			return;
+		}
 	}
 	w->waits++;
 	w->wait_total += d;
 	if (d > w->wait_max)
 		w->wait_max = d;
-	if (w->obj != o->addr)
-		w->nobj = 2;
 }
 
 static void add_wait(struct stat_table *st, struct obj *o, uint32_t tid, uint64_t site, uint64_t d, int contended)
@@ -422,8 +431,7 @@ static void on_release(void *ctx, struct mthread *t, struct mobject *mo, const s
 
 static void futex_verdict(struct obj *o, const struct mobject *mo)
 {
-	o->futex_returned |= mo->futex_returned;
-	o->futex_lock |= mo->futex_lock;
+	model_futex_merge(&o->futex, &mo->futex);
 }
 
 /* A futex's wake may settle that it is a lock (model.h, the futex rule): its row learns it. */
@@ -643,46 +651,94 @@ static void print_sites(const struct stat_table *st, const struct stat_opts *o, 
 		fprintf(out, "%-20s (%u more sites; --sites=0 shows none, -S %u all)\n", "", n - shown, n);
 }
 
-static int by_site_wait(const void *a, const void *b)
+static int by_site_row(const void *a, const void *b)
 {
-	const struct site_wait *x = *(const struct site_wait *const *)a, *y = *(const struct site_wait *const *)b;
+	const struct site_wait *x = a, *y = b;
 	if (x->wait_total != y->wait_total)
 		return x->wait_total > y->wait_total ? -1 : 1;
 	return x->site < y->site ? -1 : x->site > y->site;
 }
 
-/*
- * A trace with stacks: where the program waited, over every object, the
- * site being the first frame past the lock layer (lockframes.h): "where in
- * my code", most waited first.
- */
-static void print_site_waits(const struct stat_table *st, const struct stat_opts *o, FILE *out)
+static int is_lock(const struct obj *o);
+
+#define PARK_NOTE "park: a thread's own futex word, woken by others (InnoDB's group commit, Rust's thread::park, " \
+		  "parking_lot): a hand-off, counted as contention, that may be waiting for work"
+
+/* The KIND column: the class, or "park" for a futex that is a thread's parking word (model.h). */
+static const char *kind_name(const struct obj *o)
 {
-	size_t n = 0;
-	struct site_wait **v = malloc((st->site_waits.used + 1) * sizeof *v);
-	if (!v)
-		return;
-	for (size_t i = 0; i < st->site_waits.cap; i++)
-		if (st->site_waits.vals[i])
-			v[n++] = st->site_waits.vals[i];
-	if (n)
-		qsort(v, n, sizeof *v, by_site_wait);
+	if (o->cls == PTT_CLASS_FUTEX && model_futex_use(&o->futex) == MF_PARK)
+		return "park";
+	return ptt_class_name(o->cls);
+}
+
+/* One row of a WAITS BY SITE table: a site's waits for the objects of one kind of use, summed. */
+static void add_to_row(struct site_wait *row, const struct site_wait *w)
+{
+	if (!row->waits) {
+		row->pid = w->pid;
+		row->site = w->site;
+		row->obj = w->obj;
+		row->nobj = 1;
+	} else if (row->obj != w->obj) {
+		row->nobj = 2;
+	}
+	row->waits += w->waits;
+	row->wait_total += w->wait_total;
+	if (w->wait_max > row->wait_max)
+		row->wait_max = w->wait_max;
+}
+
+static void print_site_rows(const struct stat_table *st, const struct stat_opts *o, struct site_wait *rows, size_t n,
+			    const char *title, FILE *out)
+{
+	qsort(rows, n, sizeof *rows, by_site_row);
 	size_t shown = o->top && o->top < n ? o->top : n;
-	fprintf(out, "\nWAITS BY SITE (the first frame past the lock layer)\n%9s %11s %10s %10s  %-20s %s\n", "WAITS",
-		"WAIT(ms)", "MEAN(us)", "MAX(us)", "OBJECT", "SITE");
+	fprintf(out, "\n%s\n%9s %11s %10s %10s  %-20s %s\n", title, "WAITS", "WAIT(ms)", "MEAN(us)", "MAX(us)", "OBJECT", "SITE");
 	for (size_t i = 0; i < shown; i++) {
 		char name[96];
-		if (v[i]->nobj > 1)
+		if (rows[i].nobj > 1)
 			snprintf(name, sizeof name, "(several)");
 		else
-			ptt_syms_object_name(st->syms, v[i]->pid, v[i]->obj, name, sizeof name);
-		fprintf(out, "%9" PRIu64 " %11.3f %10.2f %10.2f  %-20s %s\n", v[i]->waits, ms(v[i]->wait_total),
-			(double)v[i]->wait_total / (double)v[i]->waits / 1e3, (double)v[i]->wait_max / 1e3, name,
-			ptt_syms_code(st->syms, v[i]->pid, v[i]->site)->text);
+			ptt_syms_object_name(st->syms, rows[i].pid, rows[i].obj, name, sizeof name);
+		fprintf(out, "%9" PRIu64 " %11.3f %10.2f %10.2f  %-20s %s\n", rows[i].waits, ms(rows[i].wait_total),
+			(double)rows[i].wait_total / (double)rows[i].waits / 1e3, (double)rows[i].wait_max / 1e3, name,
+			ptt_syms_code(st->syms, rows[i].pid, rows[i].site)->text);
 	}
 	if (shown < n)
 		fprintf(out, "(%zu more sites)\n", n - shown);
-	free(v);
+}
+
+/*
+ * A trace with stacks: where the program waited, the site being the first
+ * frame past the lock layer (lockframes.h): "where in my code", most
+ * waited first; waits for locks (contention) apart from waits for work, as
+ * the object tables are.
+ */
+static void print_site_waits(const struct stat_table *st, const struct stat_opts *o, FILE *out)
+{
+	size_t nsites = st->site_waits.used, n[2] = { 0, 0 };
+	struct site_wait *rows[2] = { calloc(nsites + 1, sizeof **rows), calloc(nsites + 1, sizeof **rows) };
+	for (size_t i = 0; rows[0] && rows[1] && i < st->site_waits.cap; i++) {
+		struct site_wait *w = st->site_waits.vals[i];
+		if (!w)
+			continue;
+		struct site_wait row[2] = { { 0 }, { 0 } };
+		for (; w; w = w->next) {
+			const struct obj *ob = pmap_get(&st->objs_by_key, pmap_obj_key(w->pid, w->obj));
+			add_to_row(&row[ob && is_lock(ob) ? 0 : 1], w);
+		}
+		for (int k = 0; k < 2; k++)
+			if (row[k].waits)
+				rows[k][n[k]++] = row[k];
+	}
+	if (rows[0] && rows[1]) {
+		print_site_rows(st, o, rows[0], n[0], "WAITS BY SITE: locks (the first frame past the lock layer)", out);
+		if (n[1])
+			print_site_rows(st, o, rows[1], n[1], "WAITS BY SITE: waiting for work (the first frame past the lock layer)", out);
+	}
+	free(rows[0]);
+	free(rows[1]);
 }
 
 /* A thread's name as the pictures give it (its own, else its start routine), "" when it has none. */
@@ -740,7 +796,7 @@ static void print_stalls(const struct stat_table *st, struct obj *const *sorted,
 static int is_lock(const struct obj *o)
 {
 	return o->cls == PTT_CLASS_MUTEX || o->cls == PTT_CLASS_RWLOCK || o->cls == PTT_CLASS_SPIN ||
-	       (o->cls == PTT_CLASS_FUTEX && !model_futex_is_signal(o->futex_returned, o->futex_lock)) ||
+	       (o->cls == PTT_CLASS_FUTEX && model_futex_use(&o->futex) != MF_SIGNAL) ||
 	       (o->cls == PTT_CLASS_SEM && o->sem_lock);
 }
 
@@ -792,7 +848,7 @@ static size_t print_objects(const struct stat_table *st, const struct stat_opts 
 		if (o->csv) {
 			fprintf(out, "0x%" PRIx64 ",%s,%s,%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%.2f,%" PRIu64 ",%" PRIu64 ",%" PRIu64
 				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 ",%s\n",
-				b->addr, name, ptt_class_name(b->cls), b->pid, b->acq, b->contended, pct, b->wait_total, wmean,
+				b->addr, name, kind_name(b), b->pid, b->acq, b->contended, pct, b->wait_total, wmean,
 				percentile(b, 0.5), percentile(b, 0.99), b->wait_max, b->hold_total, hmean, b->hold_max,
 				b->owner_changes, topw, locks ? "lock" : "work");
 			continue;
@@ -807,7 +863,7 @@ static size_t print_objects(const struct stat_table *st, const struct stat_opts 
 		else
 			snprintf(tw, sizeof tw, "-");
 		fprintf(out, "%-20s %-7s %9" PRIu64 " %9" PRIu64 " %6.1f %11.3f %10.2f %10.2f %10.2f %10.2f %11.3f %10.2f %10.2f %7" PRIu64 " %s\n",
-			name, ptt_class_name(b->cls), b->acq, b->contended, pct, ms(b->wait_total), (double)wmean / 1e3,
+			name, kind_name(b), b->acq, b->contended, pct, ms(b->wait_total), (double)wmean / 1e3,
 			(double)percentile(b, 0.5) / 1e3, (double)percentile(b, 0.99) / 1e3, (double)b->wait_max / 1e3,
 			ms(b->hold_total), (double)hmean / 1e3, (double)b->hold_max / 1e3, b->owner_changes, tw);
 		print_sites(st, o, b, name, out);
@@ -914,6 +970,11 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 			     "SEMLOCK: semaphores used as locks, SEM: the others; OTHER: blocked in a traced call that a\n"
 			     "selection (ptt-filter) left out; FUTEX: blocked in a futex wait made through syscall() (Rust's std\n"
 			     "locks, InnoDB's srw_lock)\n");
+		for (size_t i = 0; i < shown_l; i++)
+			if (locks[i]->cls == PTT_CLASS_FUTEX && model_futex_use(&locks[i]->futex) == MF_PARK) {
+				fprintf(out, "%s\n", PARK_NOTE);
+				break;
+			}
 		fprintf(out, "\ncontention: %.3f ms waited for locks (mutual exclusion), summed over threads, in %.3f ms of trace\n",
 			ms(contention), ms(st->last_ns - st->first_ns));
 		fprintf(out, "waiting for work: %.3f ms in condition variables, semaphores used as signals and barriers,"
@@ -991,18 +1052,23 @@ void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FI
 		}
 		if (b->cls == PTT_CLASS_FUTEX) /* no acquisition is seen: a futex-based lock is taken out of sight */
 			fprintf(out, "  %-20s %-6s %" PRIu64 " futex waits, %.3f ms in all, longest %.3f ms\n", name,
-				ptt_class_name(b->cls), b->contended, ms(b->wait_total), ms(b->wait_max));
+				kind_name(b), b->contended, ms(b->wait_total), ms(b->wait_max));
 		else
 			fprintf(out, "  %-20s %-6s %" PRIu64 " of %" PRIu64 " acquisitions waited, %.3f ms in all, longest %.3f ms\n",
-				name, ptt_class_name(b->cls), b->contended, b->acq, ms(b->wait_total), ms(b->wait_max));
+				name, kind_name(b), b->contended, b->acq, ms(b->wait_total), ms(b->wait_max));
 	}
 	if (shown < n)
 		fprintf(out, "  (%zu more contended)\n", n - shown);
+	for (size_t i = 0; i < shown; i++)
+		if (sorted[i]->cls == PTT_CLASS_FUTEX && model_futex_use(&sorted[i]->futex) == MF_PARK) {
+			fprintf(out, "%s\n", PARK_NOTE);
+			break;
+		}
 	if (most_idle) {
 		char name[96];
 		obj_name(st, most_idle, name, sizeof name);
 		fprintf(out, "waiting for work (no contention): %.3f ms in condition variables, semaphores used as signals "
-			     "and barriers, most on %s (%s)\n", ms(idle), name, ptt_class_name(most_idle->cls));
+			     "and barriers, most on %s (%s)\n", ms(idle), name, kind_name(most_idle));
 	}
 	double share = stall_share(st);
 	if (st->stalls && (share >= STAT_STALL_WARN_PCT || st->stalled_ns))
@@ -1066,7 +1132,10 @@ void stat_free(struct stat_table *st)
 		}
 	pmap_free(&st->folds);
 	for (size_t i = 0; i < st->site_waits.cap; i++)
-		free(st->site_waits.vals[i]);
+		for (struct site_wait *w = st->site_waits.vals[i], *next; w; w = next) {
+			next = w->next;
+			free(w);
+		}
 	pmap_free(&st->site_waits);
 	for (size_t i = 0; i < st->nobjs; i++) {
 		free(st->objs[i]->sites);

@@ -224,7 +224,39 @@ assert_note() {
 	grep -q '^13 0.000000007 L_wake P1 T2 wake ' "$BATS_TEST_TMPDIR/ft.paje"
 	assert_paje_valid "$BATS_TEST_TMPDIR/ft.paje"
 	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/ft.txt"
-	grep -q '^0x40 *futex *2 *2 ' <<<"$output"
+	# one waiter, always expecting 2, never waking it: a parking word (the futex rule), counted as a lock
+	grep -q '^0x40 *park *2 *2 ' <<<"$output"
+}
+
+@test "model: the futex rule tells a lock's word, a Condvar's counter and a thread's parking word apart" {
+	# 0x40: tid 11 returns from its wait and wakes it at its unlock (a lock); 0x80: waits expecting
+	# 1, then 2, woken by another (a counter); 0x100: two waiters expecting 0, never woken by them;
+	# 0x200 and 0x300: waits that never return (a deadlock: they stay locks)
+	trace fr \
+		'0.000000002 10 10 pthread thread_create handle=0x1 start=0x2 child=11 ret=0' \
+		'0.000000003 10 11 pthread thread_begin handle=0x1 start=0x2 parent=10' \
+		'0.000000004 10 11 pthread futex_wait_req futex=0x40 val=2 op=0 timeout_ns=-1' \
+		'0.000000006 10 10 pthread futex_wake futex=0x40 count=1 op=1 woken=1' \
+		'0.000000007 10 11 pthread futex_wait futex=0x40 ret=0' \
+		'0.000000008 10 11 pthread futex_wake futex=0x40 count=1 op=1 woken=0' \
+		'0.000000010 10 11 pthread futex_wait_req futex=0x80 val=1 op=0 timeout_ns=-1' \
+		'0.000000012 10 10 pthread futex_wake futex=0x80 count=1 op=1 woken=1' \
+		'0.000000013 10 11 pthread futex_wait futex=0x80 ret=0' \
+		'0.000000014 10 11 pthread futex_wait_req futex=0x80 val=2 op=0 timeout_ns=-1' \
+		'0.000000016 10 10 pthread futex_wake futex=0x80 count=2147483647 op=1 woken=1' \
+		'0.000000017 10 11 pthread futex_wait futex=0x80 ret=0' \
+		'0.000000018 10 11 pthread futex_wait_req futex=0x100 val=0 op=0 timeout_ns=-1' \
+		'0.000000019 10 10 pthread futex_wait_req futex=0x100 val=0 op=0 timeout_ns=-1' \
+		'0.000000020 10 11 pthread futex_wait futex=0x100 ret=11' \
+		'0.000000021 10 10 pthread futex_wait futex=0x100 ret=11' \
+		'0.000000022 10 11 pthread futex_wait_req futex=0x200 val=2 op=0 timeout_ns=-1' \
+		'0.000000030 10 10 pthread futex_wait_req futex=0x300 val=0 op=0 timeout_ns=-1'
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/fr.txt"
+	[ "$stderr" = "" ]
+	locks=$(sed -n '/^LOCKS/,/^$/p' <<<"$output")
+	work=$(sed -n '/^WAITING FOR WORK/,/^$/p' <<<"$output")
+	[ "$(awk '$1 ~ /^0x/ { print $1, $2 }' <<<"$locks" | sort)" = "$(printf '0x100 futex\n0x200 futex\n0x300 futex\n0x40 futex')" ]
+	[ "$(awk '$1 ~ /^0x/ { print $1, $2 }' <<<"$work")" = "0x80 futex" ]
 }
 
 @test "syscall() answers in a library constructor that runs before libptt's (the bootstrap before resolution)" {
