@@ -191,15 +191,21 @@ print(min(e["ts"] for e in ev), max(e["ts"] + e.get("dur", 0) for e in ev))')" =
 		want=$([ "$comp" = zstd ] && echo 16 || echo 1)
 		python3 "$BATS_TEST_DIRNAME/ptt_blocks.py" flags "$BATS_TEST_TMPDIR/zi.ptt" >"$BATS_TEST_TMPDIR/zi.flags"
 		python3 "$BATS_TEST_DIRNAME/ptt_blocks.py" flags "$BATS_TEST_TMPDIR/raw.ptt" >"$BATS_TEST_TMPDIR/raw.flags"
-		python3 - "$BATS_TEST_TMPDIR/zi.flags" "$BATS_TEST_TMPDIR/raw.flags" "$want" <<'PY'
+		python3 "$BATS_TEST_DIRNAME/ptt_blocks.py" flags "$BATS_TEST_TMPDIR/z.ptt" >"$BATS_TEST_TMPDIR/z.flags"
+		# (the recorder writes a block raw when its compressor falls behind, on a loaded machine:
+		# the copy keeps such blocks' events raw, and may cut them into more blocks)
+		python3 - "$BATS_TEST_TMPDIR/zi.flags" "$BATS_TEST_TMPDIR/raw.flags" "$want" "$BATS_TEST_TMPDIR/z.flags" <<'PY'
 import sys
 def events(f):
     return [int(fl) for k, fl in (l.split() for l in open(f)) if k == "2" and not int(fl) & 8]
-zi, raw, want = events(sys.argv[1]), events(sys.argv[2]), int(sys.argv[3])
-assert zi and all(f & want for f in zi), zi
+zi, raw, want, z = events(sys.argv[1]), events(sys.argv[2]), int(sys.argv[3]), events(sys.argv[4])
+assert zi and sum(1 for f in zi if f & want) * 2 > len(zi), zi
+assert all(f & want for f in zi) or not all(f & want for f in z), (zi, z)
 assert raw and not any(f & 17 for f in raw), raw
 PY
-		# a fifth of the raw copy at most (prodcons' events compress 10 to 20 times)
-		[ $(($(stat -c %s "$BATS_TEST_TMPDIR/zi.ptt") * 5)) -lt "$(stat -c %s "$BATS_TEST_TMPDIR/raw.ptt")" ]
+		# about the input's size (snapshots added), and below the raw copy's
+		zi=$(stat -c %s "$BATS_TEST_TMPDIR/zi.ptt") z=$(stat -c %s "$BATS_TEST_TMPDIR/z.ptt")
+		[ "$zi" -lt $((z * 3 / 2 + 65536)) ]
+		[ "$zi" -lt "$(stat -c %s "$BATS_TEST_TMPDIR/raw.ptt")" ]
 	done
 }
