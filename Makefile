@@ -49,7 +49,7 @@ CLI_OBJ    = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TOOLS      = $(patsubst convert/%.c,$(BUILD)/bin/%,$(wildcard convert/ptt-*.c))
 # ptt-picture: a shell script, with its R script in share/ptt beside bin/ (as installed)
 PROGRAMS   = $(BUILD)/bin/ptt-record $(TOOLS) $(BUILD)/bin/ptt-picture
-PICTURE_R  = $(BUILD)/share/ptt/gantt.R
+PICTURE_R  = $(BUILD)/share/ptt/gantt.R $(BUILD)/share/ptt/flame.R
 # the Rust examples (futex-based std locks) only where rustc is: their tests skip without them
 RUSTC     ?= $(shell command -v rustc 2>/dev/null)
 EXAMPLES   = $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)) \
@@ -96,7 +96,7 @@ $(BUILD)/bin/ptt-picture: picture/ptt-picture.sh
 	@mkdir -p $(dir $@)
 	sed 's|@VERSION@|$(VERSION)|' $< > $@ && chmod 755 $@
 
-$(PICTURE_R): picture/gantt.R
+$(BUILD)/share/ptt/%.R: picture/%.R
 	@mkdir -p $(dir $@)
 	cp $< $@
 
@@ -284,7 +284,7 @@ install: all
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGRAMS))) $(DESTDIR)$(LIBDIR)/libptt.so \
-		$(DESTDIR)$(INCLUDEDIR)/ptt.h $(DESTDIR)$(PKGCONFIGDIR)/libptt.pc $(DESTDIR)$(DATADIR)/ptt/gantt.R \
+		$(DESTDIR)$(INCLUDEDIR)/ptt.h $(DESTDIR)$(PKGCONFIGDIR)/libptt.pc $(DESTDIR)$(DATADIR)/ptt/gantt.R $(DESTDIR)$(DATADIR)/ptt/flame.R \
 		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard man/*.3))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(wildcard man/*.5)))

@@ -24,8 +24,9 @@ static void usage(void)
 	       "  -S, --sites=N     show each object's top N call sites (default 3; 0: none)\n"
 	       "  -b, --brief       only the contended locks, a line each (ptt-record's closing summary)\n"
 	       "  -c, --csv         write CSV tables instead of aligned text\n"
-	       "  -F, --folded=WHAT folded stacks of wait or hold time (ns), a line per stack and object,\n"
-	       "                    for flame graphs (flamegraph.pl, inferno, speedscope), instead of tables\n"
+	       "  -F, --folded=WHAT folded stacks of wait, hold or locks (wait for locks alone) time (ns),\n"
+	       "                    a line per stack and object, for flame graphs (flamegraph.pl, inferno,\n"
+	       "                    speedscope), instead of tables\n"
 	       CLI_SKIP_FRAMES_HELP
 	       "  -h, --help        show this help and exit\n"
 	       "      --version     show the version and exit\n"
@@ -76,10 +77,11 @@ int main(int argc, char **argv)
 				return 2;
 			break;
 		case 'F':
-			if (!strcmp(optarg, "wait")) folded = 0;
-			else if (!strcmp(optarg, "hold")) folded = 1;
+			if (!strcmp(optarg, "wait")) folded = STAT_FOLD_WAIT;
+			else if (!strcmp(optarg, "hold")) folded = STAT_FOLD_HOLD;
+			else if (!strcmp(optarg, "locks")) folded = STAT_FOLD_LOCKS;
 			else {
-				fprintf(stderr, "ptt-stat: --folded: wait or hold: '%s'\n", optarg);
+				fprintf(stderr, "ptt-stat: --folded: wait, hold or locks: '%s'\n", optarg);
 				return cli_usage_error("ptt-stat");
 			}
 			break;

@@ -1094,12 +1094,15 @@ void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FI
  * stack, the call site is the one frame.  Lines with the same frames (one stack
  * met under two ids) are left for the viewer to add up, as they all do.
  */
-void stat_print_folded(const struct stat_table *st, int hold, FILE *out)
+void stat_print_folded(const struct stat_table *st, enum stat_fold what, FILE *out)
 {
 	const struct ptt_stacks *stacks = model_stacks(st->model);
 	for (size_t i = 0; i < st->folds.cap; i++)
 		for (const struct fold *x = st->folds.vals[i]; x; x = x->next) {
-			if (x->hold != hold)
+			if (x->hold != (what == STAT_FOLD_HOLD))
+				continue;
+			const struct obj *ob = pmap_get(&st->objs_by_key, pmap_obj_key(x->pid, x->obj));
+			if (what == STAT_FOLD_LOCKS && !(ob && is_lock(ob)))
 				continue;
 			char name[512];
 			const uint64_t *f = NULL;
@@ -1117,7 +1120,7 @@ void stat_print_folded(const struct stat_table *st, int hold, FILE *out)
 			for (char *p = name; *p; p++)
 				if (*p == ';' || *p == ' ' || *p == '\n')
 					*p = '_';
-			fprintf(out, "[%s %s] %" PRIu64 "\n", ptt_class_name(x->cls), name, x->ns);
+			fprintf(out, "[%s %s] %" PRIu64 "\n", ob ? kind_name(ob) : ptt_class_name(x->cls), name, x->ns);
 		}
 }
 

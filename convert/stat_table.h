@@ -27,8 +27,10 @@ struct loss;
 void stat_set_loss(struct stat_table *st, const struct loss *l);
 /* Keep the wait and hold time per stack and object, for stat_print_folded (set before the first event). */
 void stat_set_folding(struct stat_table *st, int on);
-/* Folded stacks (flamegraph.pl, speedscope, inferno) of wait time (hold 0) or hold time (hold 1), in ns. */
-void stat_print_folded(const struct stat_table *st, int hold, FILE *out);
+/* Folded stacks (flamegraph.pl, speedscope, inferno), in ns: of wait time, of hold time, or of the time
+ * waited for locks alone (contention: the objects of the LOCKS table, not waiting for work). */
+enum stat_fold { STAT_FOLD_WAIT, STAT_FOLD_HOLD, STAT_FOLD_LOCKS };
+void stat_print_folded(const struct stat_table *st, enum stat_fold what, FILE *out);
 void stat_free(struct stat_table *st);
 
 #endif

@@ -27,8 +27,11 @@ rc=0
 echo
 echo "== contention: ptt-stat demo/prodcons.ptt"
 "$BIN/ptt-stat" --top=5 demo/prodcons.ptt
-# a flame graph's input: the time waited, per stack (Debian 12 packages no renderer: see the hint below)
+# a flame graph's input: the time waited, per stack, and its picture (R, as the Gantt chart)
 "$BIN/ptt-stat" --folded=wait demo/prodcons.ptt >demo/prodcons.wait.folded
+if [ "$rc" -eq 0 ]; then
+	"$BIN/ptt-picture" --flame -t "make demo: prodcons, where threads waited" demo/prodcons.ptt demo/prodcons.flame.png
+fi
 if command -v flamegraph.pl >/dev/null; then
 	flamegraph.pl --countname=ns --title "prodcons: time waited" demo/prodcons.wait.folded >demo/prodcons.wait.svg
 elif command -v inferno-flamegraph >/dev/null; then
@@ -52,6 +55,9 @@ if [ -f demo/prodcons.png ]; then
 fi
 if [ -f demo/prodcons.json ]; then
 	echo "  demo/prodcons.json                            # open in ui.perfetto.dev or chrome://tracing"
+fi
+if [ -f demo/prodcons.flame.png ]; then
+	echo "  xdg-open demo/prodcons.flame.png              # flame graph of the time threads waited (PNG)"
 fi
 if [ -f demo/prodcons.wait.svg ]; then
 	echo "  xdg-open demo/prodcons.wait.svg               # flame graph of the time threads waited"

@@ -11,14 +11,20 @@ usage() {
 Usage: ptt-picture [OPTION]... TRACE OUT.png
 Draw a Gantt chart (PNG) of what each thread of TRACE did: a row per thread,
 coloured by state (running, blocked, holding, waiting ...), with a legend.
-Needs PajeNG's pj_dump and R with ggplot2.
+Needs PajeNG's pj_dump and R with ggplot2.  With --flame, draw instead a
+flame graph (PNG) of where threads waited (ptt-stat --folded): needs R only.
 
   -t, --title=TEXT     the picture's title (default: the trace's file name)
   -g, --group=HOW      rows grouped by thread name (start routine for unnamed
                        threads, digits as N): name, none, or auto (default:
                        by name when there are more than 40 threads)
   -H, --max-height=PX  the picture's height at most (default 2400 pixels)
+  -f, --flame[=WHAT]   a flame graph of the time threads waited (wait, the
+                       default), waited for locks alone (locks), or held locks
+                       (hold: recorded with --stacks=all)
   -l, --list           also print the rows, top to bottom, as GROUP<TAB>TID NAME
+                       (with --flame: the frames, DEPTH<TAB>START<TAB>END<TAB>FRAME
+                       <TAB>USE, USE lock, work or held for an object, else empty)
   -h, --help           show this help and exit
       --version        show the version and exit
 
@@ -31,12 +37,17 @@ die_usage() {
 	echo "Try '$prog --help' for more information." >&2
 	exit 2
 }
-title="" group=auto max_height=2400 list=""
+title="" group=auto max_height=2400 list="" flame=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h | --help) usage; exit 0 ;;
 	--version) echo "$prog (ptt) @VERSION@"; exit 0 ;;
 	-l | --list) list=list; shift; continue ;;
+	-f | --flame) flame=wait; shift; continue ;;
+	--flame=*)
+		flame=${1#*=}
+		case $flame in wait | locks | hold) ;; *) die_usage "--flame: '$flame' is not wait, locks or hold" ;; esac
+		shift; continue ;;
 	-t | --title | -g | --group | -H | --max-height)
 		[ $# -ge 2 ] || die_usage "option '$1' requires an argument"
 		opt=$1 val=$2
@@ -69,12 +80,15 @@ self=$(readlink -f "$0" 2>/dev/null || echo "$0")
 bindir=$(dirname "$self")
 tool() { if [ -x "$bindir/$1" ]; then echo "$bindir/$1"; else echo "$1"; fi; }
 gantt=$bindir/../share/ptt/gantt.R
+[ -z "$flame" ] || gantt=$bindir/../share/ptt/flame.R
 if [ ! -r "$gantt" ]; then
 	echo "$prog: $gantt: not found (ptt-picture is run from its install or build tree)" >&2
 	exit 1
 fi
 RSCRIPT=${RSCRIPT:-Rscript}
-for t in pj_dump "$RSCRIPT"; do
+needs="pj_dump $RSCRIPT"
+[ -z "$flame" ] || needs=$RSCRIPT
+for t in $needs; do
 	if ! command -v "$t" >/dev/null; then
 		echo "$prog: no PNG picture: $t is not installed (apt-get install pajeng r-cran-ggplot2)" >&2
 		exit 3
@@ -90,6 +104,35 @@ trap 'exit 130' INT TERM
 if [ "$trace" = - ]; then # read twice below: keep stdin
 	cat >"$tmp/in.ptt" || exit 1
 	trace=$tmp/in.ptt
+fi
+if [ -n "$flame" ]; then
+	stat=$(tool ptt-stat) what=waited
+	[ "$flame" = hold ] && what=held
+	[ "$flame" = locks ] && what="waited for locks"
+	"$stat" --folded="$flame" "$trace" >"$tmp/folded" || { echo "$prog: $trace: ptt-stat failed" >&2; exit 1; }
+	if [ ! -s "$tmp/folded" ]; then
+		echo "$prog: $trace: no time $what to draw" >&2
+		exit 1
+	fi
+	# the waits for locks (contention), to colour the objects apart from waiting for work
+	: >"$tmp/locks"
+	[ "$flame" = wait ] && { "$stat" --folded=locks "$trace" >"$tmp/locks" || exit 1; }
+	# flamegraph.pl's layout: the stacks sorted, each frame a rectangle spanning the stacks that
+	# share it and all the frames below it; the value is the last field, frames may hold spaces.
+	# FRAMES.tsv: depth, start, end, frame, and for an object (the leaf) lock, work or held
+	LC_ALL=C sort "$tmp/folded" | awk -v OFS='\t' -v flame="$flame" -v locks="$tmp/locks" '
+		BEGIN { x = 0; pn = 0; while ((getline l < locks) > 0) lock[l] = 1 }
+		function close_to(i,   j) { for (j = pn; j >= i; j--) print j, start[j], x, pf[j], j == pn ? use : "" }
+		{ v = $NF; s = substr($0, 1, length($0) - length($NF) - 1); n = split(s, f, ";")
+		  for (i = 1; i <= n && i <= pn && f[i] == pf[i]; i++) ;
+		  if (i <= pn || n > pn) { close_to(i); for (j = i; j <= n; j++) start[j] = x }
+		  use = flame == "hold" ? "held" : flame == "locks" || ($0 in lock) ? "lock" : "work"
+		  x += v; for (j = 1; j <= n; j++) pf[j] = f[j]; pn = n }
+		END { close_to(1) }' >"$tmp/frames.tsv"
+	[ -z "$list" ] || cat "$tmp/frames.tsv"
+	"$RSCRIPT" "$gantt" "$tmp/frames.tsv" "$out" "$title" "$what" ||
+		{ echo "$prog: $out: R failed to draw the picture" >&2; exit 1; }
+	exit 0
 fi
 "$(tool ptt-paje)" "$trace" >"$tmp/t.paje" || { echo "$prog: $trace: ptt-paje failed" >&2; exit 1; }
 # State, CONTAINER, TYPE, START, END, DURATION, DEPTH, VALUE: the container name may hold ", "

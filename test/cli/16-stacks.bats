@@ -94,7 +94,7 @@ rec() { # MODE ARGS...: wrapped_locks under --stacks=MODE into $T
 	line=$(grep -E '(^|;)main;contention;update_stats[^;]*;my_lock;\[mutex stats_lock\] [0-9]+$' <<<"$output")
 	[ "${line##* }" -ge 60000000 ]
 	run -2 --separate-stderr ptt-stat --folded=both "$T"
-	[[ "$stderr" == *"ptt-stat: --folded: wait or hold: 'both'"* ]]
+	[[ "$stderr" == *"ptt-stat: --folded: wait, hold or locks: 'both'"* ]]
 }
 
 @test "ptt-deadlock: each edge at the first frames past the lock layer, with the callers" {

@@ -30,6 +30,8 @@ need_r() {
 	[[ "$stderr" == "ptt-picture: --group: 'tid' is not name, none or auto"$'\n'* ]]
 	run -2 --separate-stderr ptt-picture -H 10 t.ptt t.png
 	[[ "$stderr" == "ptt-picture: --max-height: 10 is under 300 pixels"$'\n'* ]]
+	run -2 --separate-stderr ptt-picture --flame=cpu t.ptt t.png
+	[[ "$stderr" == "ptt-picture: --flame: 'cpu' is not wait, locks or hold"$'\n'* ]]
 	run -2 --separate-stderr ptt-picture "$BATS_TEST_TMPDIR/none.ptt" "$BATS_TEST_TMPDIR/t.png"
 	[ "$stderr" = "ptt-picture: $BATS_TEST_TMPDIR/none.ptt: cannot read it" ]
 }
@@ -110,4 +112,46 @@ need_r() {
 	run -0 --separate-stderr env RSCRIPT=/nonexistent/Rscript sh "$PTT_ROOT/examples/demo.sh" "$PTT_BUILD"
 	[ "$(grep -c 'no PNG picture' <<<"$stderr")" -eq 1 ]
 	[ -s demo/prodcons.paje ] && [ -s demo/prodcons.json ] && [ ! -e demo/prodcons.png ]
+}
+
+# the sum of the values of folded lines
+folded_sum() { awk '{ n += $NF } END { print n + 0 }'; }
+
+@test "ptt-picture --flame: a flame graph of waiting, its frames spanning what ptt-stat --folded says" {
+	command -v Rscript >/dev/null || skip "R not installed"
+	record "$EXAMPLES/prodcons" -p 2 -c 2 -n 2000
+	run -0 --separate-stderr ptt-picture --flame -l "$BATS_TEST_TMPDIR/t.ptt" "$BATS_TEST_TMPDIR/f.png"
+	[ "$stderr" = "" ]
+	is_png "$BATS_TEST_TMPDIR/f.png"
+	frames=$output
+	total=$(ptt-stat --folded=wait "$BATS_TEST_TMPDIR/t.ptt" | folded_sum)
+	[ "$total" -gt 0 ]
+	# the outermost frames span all the time waited, end to end, and each frame lies within the one below it
+	awk -F'\t' -v total="$total" '
+		$1 == 1 { if ($2 != at) exit 1; at = $3 }
+		END { exit !(at == total) }' <<<"$frames"
+	awk -F'\t' '{ d[NR] = $1; s[NR] = $2; e[NR] = $3 }
+		END { for (i = 1; i <= NR; i++) if (d[i] > 1) { ok = 0
+			for (j = 1; j <= NR; j++) if (d[j] == d[i] - 1 && s[j] <= s[i] && e[i] <= e[j]) ok = 1
+			if (!ok) exit 1 } }' <<<"$frames"
+	# the objects are the leaves: the lock (a mutex) apart from the waits for work (condition variables)
+	grep -q $'\t\\[mutex [^\t]*\\]\tlock$' <<<"$frames"
+	grep -q $'\t\\[cond [^\t]*\\]\twork$' <<<"$frames"
+	# the locks alone: what ptt-stat calls contention
+	run -0 --separate-stderr ptt-picture --flame=locks -l "$BATS_TEST_TMPDIR/t.ptt" "$BATS_TEST_TMPDIR/l.png"
+	is_png "$BATS_TEST_TMPDIR/l.png"
+	locks=$(ptt-stat --folded=locks "$BATS_TEST_TMPDIR/t.ptt" | folded_sum)
+	[ "$(awk -F'\t' '$1 == 1 { n += $3 - $2 } END { print n }' <<<"$output")" = "$locks" ]
+	run ! grep -q $'\twork$' <<<"$output"
+	contention=$(ptt-stat "$BATS_TEST_TMPDIR/t.ptt" | sed -n 's/^contention: \([0-9.]*\) ms .*/\1/p')
+	awk -v a="$locks" -v c="$contention" 'BEGIN { d = a / 1e6 - c; exit !(d < 0.002 && d > -0.002) }'
+}
+
+@test "ptt-picture --flame on a trace where no thread waited says so and exits 1" {
+	command -v Rscript >/dev/null || skip "R not installed"
+	trace idle '0.000000002 10 10 pthread thread_create handle=0x1 start=0x2 child=11 ret=0'
+	run -1 --separate-stderr ptt-picture --flame "$BATS_TEST_TMPDIR/idle.txt" "$BATS_TEST_TMPDIR/f.png"
+	[ "$output" = "" ]
+	[ "$stderr" = "ptt-picture: $BATS_TEST_TMPDIR/idle.txt: no time waited to draw" ]
+	[ ! -e "$BATS_TEST_TMPDIR/f.png" ]
 }
