@@ -48,8 +48,9 @@ static void usage(FILE *f)
 		"  -h, --help            show this help and exit\n"
 		"      --version         show the version and exit\n"
 		"\n"
-		"Exit status: the program's (128+N when it was killed by signal N); 1 when\n"
-		"recording failed, 2 on a usage error, 126/127 when PROGRAM cannot be run.\n");
+		"Exit status: the program's (128+N when it was killed by signal N), also when the\n"
+		"trace could not be written while it ran; 1 when recording cannot start,\n"
+		"2 on a usage error, 126/127 when PROGRAM cannot be run.\n");
 }
 
 static int parse_size(const char *s, uint64_t *out)
