@@ -806,7 +806,7 @@ static void recorder_free(struct recorder *r)
 	for (int i = 0; i < 2; i++)
 		if (r->report[i] >= 0)
 			close(r->report[i]);
-	if (r->out_fd > 1)
+	if (r->out_fd >= 0 && r->out_fd != 1)
 		close(r->out_fd);
 	if (r->created && !r->in.child)
 		unlink(r->out_name);

@@ -183,19 +183,27 @@ static int parse_count(const char *arg, long max, uint32_t *out)
 	return 0;
 }
 
-static int parse_stacks(struct record_opts *o, const char *arg)
+/* A word among a few (--stacks, -Z) and the value it stands for. */
+struct choice {
+	const char *word;
+	int value;
+};
+
+static const struct choice stack_words[] = {
+	{ "none", PTT_STACKS_NONE }, { "blocking", PTT_STACKS_BLOCKING }, { "all", PTT_STACKS_ALL }, { NULL, 0 },
+};
+static const struct choice compressor_words[] = { { "zstd", PTT_COMP_ZSTD }, { "zlib", PTT_COMP_ZLIB }, { NULL, 0 } };
+
+/* *out: the value of arg among words; -1 (said, with the words in list) when it is none of them. */
+static int parse_choice(const char *opt, const char *list, const struct choice *words, const char *arg, int *out)
 {
-	if (strcmp(arg, "none") == 0)
-		o->stacks = PTT_STACKS_NONE;
-	else if (strcmp(arg, "blocking") == 0)
-		o->stacks = PTT_STACKS_BLOCKING;
-	else if (strcmp(arg, "all") == 0)
-		o->stacks = PTT_STACKS_ALL;
-	else {
-		fprintf(stderr, "ptt-record: --stacks: none, blocking or all: '%s'\n", arg);
-		return -1;
-	}
-	return 0;
+	for (; words->word; words++)
+		if (strcmp(arg, words->word) == 0) {
+			*out = words->value;
+			return 0;
+		}
+	fprintf(stderr, "ptt-record: %s: %s: '%s'\n", opt, list, arg);
+	return -1;
 }
 
 /*
@@ -210,19 +218,6 @@ static int parse_zlevel(struct record_opts *o, const char *arg, int argc, char *
 	o->zlevel = arg && arg[0] >= '1' && arg[0] <= '9' && !arg[1] ? arg[0] - '0' : arg ? 0 : 1;
 	if (!o->zlevel) {
 		fprintf(stderr, "ptt-record: -z: level must be 1-9: '%s'\n", arg);
-		return -1;
-	}
-	return 0;
-}
-
-static int parse_compressor(struct record_opts *o, const char *arg)
-{
-	if (strcmp(arg, "zstd") == 0)
-		o->compressor = PTT_COMP_ZSTD;
-	else if (strcmp(arg, "zlib") == 0)
-		o->compressor = PTT_COMP_ZLIB;
-	else {
-		fprintf(stderr, "ptt-record: -Z: zstd or zlib: '%s'\n", arg);
 		return -1;
 	}
 	return 0;
@@ -245,14 +240,14 @@ static int take_option(struct record_opts *o, int c, int argc, char **argv, stru
 			fprintf(stderr, "ptt-record: -t: a number from 1 to %d: '%s'\n", PTT_MAX_RINGS, optarg);
 		break;
 	case 'd': o->discard = 1; break;
-	case 'S': bad = parse_stacks(o, optarg); break;
+	case 'S': bad = parse_choice("--stacks", "none, blocking or all", stack_words, optarg, &o->stacks); break;
 	case 'R':
 		o->flight = 1;
 		bad = optarg && parse_ring_size("--flight", optarg, &o->ring_bytes);
 		break;
 	case 'z': bad = parse_zlevel(o, optarg, argc, argv); break;
 	case 'Z':
-		bad = parse_compressor(o, optarg);
+		bad = parse_choice("-Z", "zstd or zlib", compressor_words, optarg, &o->compressor);
 		given->z = 1;
 		break;
 	case 'e':
