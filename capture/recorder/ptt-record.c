@@ -435,13 +435,15 @@ static int recorder_fail(struct recorder *r, int rc, const char *file)
 	r->werr = rc;
 	__atomic_store_n(&r->in.shm->stopping, 1, __ATOMIC_RELEASE);
 	char name[PATH_MAX + 16];
-	if (!file)
+	if (!file) {
 		current_name(r, name, sizeof name);
+		file = name;
+	}
 	if (r->gone)
-		fprintf(stderr, "ptt-record: %s: %s; the trace is incomplete\n", file ? file : name, ptt_strerror(rc));
+		fprintf(stderr, "ptt-record: %s: %s; the trace is incomplete\n", file, ptt_strerror(rc));
 	else
 		fprintf(stderr, "ptt-record: %s: %s; the trace is incomplete, %s (pid %d) runs on untraced to its end\n",
-			file ? file : name, ptt_strerror(rc), r->in.cmd[0], (int)r->in.child);
+			file, ptt_strerror(rc), r->in.cmd[0], (int)r->in.child);
 	return rc;
 }
 
