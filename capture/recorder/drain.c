@@ -106,7 +106,6 @@ struct drain *drain_new(struct ptt_shm *shm, struct ptt_writer *w, const struct 
 		return NULL;
 	d->shm = shm;
 	d->w = w;
-	d->clk = *clk;
 	/* room for every ring up to the cap, the recorder's notes last: pages
 	 * of rings never announced are never touched (cursors are allocated on
 	 * a ring's first use) */
@@ -123,10 +122,16 @@ struct drain *drain_new(struct ptt_shm *shm, struct ptt_writer *w, const struct 
 		drain_free(d);
 		return NULL;
 	}
-	d->slack_ticks = clk->hz / (1000000000u / SLACK_NS);
+	drain_set_clock(d, clk);
 	d->pid = (uint32_t)getpid();
 	d->tid = (uint32_t)syscall(SYS_gettid);
 	return d;
+}
+
+void drain_set_clock(struct drain *d, const struct ptt_clock *clk)
+{
+	d->clk = *clk;
+	d->slack_ticks = clk->hz / (1000000000u / SLACK_NS);
 }
 
 void drain_free(struct drain *d)

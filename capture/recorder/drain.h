@@ -24,6 +24,8 @@ struct drain_stats {
 struct drain;
 
 struct drain *drain_new(struct ptt_shm *shm, struct ptt_writer *w, const struct ptt_clock *clk);
+/* Stamp with clk from now on (the recorder measures the TSC's rate once the program runs). */
+void drain_set_clock(struct drain *d, const struct ptt_clock *clk);
 /*
  * One pass over the rings: write every record that can no longer be
  * preceded by a record still to come.  final: the program is gone; write

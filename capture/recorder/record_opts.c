@@ -48,8 +48,9 @@ static void usage(FILE *f)
 		"  -h, --help            show this help and exit\n"
 		"      --version         show the version and exit\n"
 		"\n"
-		"Exit status: the program's (128+N when it was killed by signal N); 1 when\n"
-		"recording failed, 2 on a usage error, 126/127 when PROGRAM cannot be run.\n");
+		"Exit status: the program's (128+N when it was killed by signal N), also when the\n"
+		"trace could not be written while it ran; 1 when recording cannot start,\n"
+		"2 on a usage error, 126/127 when PROGRAM cannot be run.\n");
 }
 
 static int parse_size(const char *s, uint64_t *out)
@@ -161,6 +162,144 @@ static int apply_nptl_trace(struct record_opts *o, int have_e, int have_l)
 	return 0;
 }
 
+/* -b and --flight=SIZE: a power of two from 4k to 2G. */
+static int parse_ring_size(const char *opt, const char *arg, uint64_t *out)
+{
+	if (parse_size(arg, out) || *out < 4096 || *out > (1ull << 31) || (*out & (*out - 1))) {
+		fprintf(stderr, "ptt-record: %s: size must be a power of two from 4k to 2G: '%s'\n", opt, arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* -t and -f: a whole number from 1 to max. */
+static int parse_count(const char *arg, long max, uint32_t *out)
+{
+	char *end;
+	long n = strtol(arg, &end, 10);
+	if (*end || n < 1 || n > max)
+		return -1;
+	*out = (uint32_t)n;
+	return 0;
+}
+
+/* A word among a few (--stacks, -Z) and the value it stands for. */
+struct choice {
+	const char *word;
+	int value;
+};
+
+static const struct choice stack_words[] = {
+	{ "none", PTT_STACKS_NONE }, { "blocking", PTT_STACKS_BLOCKING }, { "all", PTT_STACKS_ALL }, { NULL, 0 },
+};
+static const struct choice compressor_words[] = { { "zstd", PTT_COMP_ZSTD }, { "zlib", PTT_COMP_ZLIB }, { NULL, 0 } };
+
+/* *out: the value of arg among words; -1 (said, with the words in list) when it is none of them. */
+static int parse_choice(const char *opt, const char *list, const struct choice *words, const char *arg, int *out)
+{
+	for (; words->word; words++)
+		if (strcmp(arg, words->word) == 0) {
+			*out = words->value;
+			return 0;
+		}
+	fprintf(stderr, "ptt-record: %s: %s: '%s'\n", opt, list, arg);
+	return -1;
+}
+
+/*
+ * -z: getopt takes an optional argument only attached (-z5); a bare -z
+ * also takes the next word when it is one digit, so -z 5 means level 5
+ * rather than a program named "5" (-z -- 5 runs that one).
+ */
+static int parse_zlevel(struct record_opts *o, const char *arg, int argc, char **argv)
+{
+	if (!arg && optind < argc && argv[optind][0] >= '0' && argv[optind][0] <= '9' && !argv[optind][1])
+		arg = argv[optind++];
+	o->zlevel = arg && arg[0] >= '1' && arg[0] <= '9' && !arg[1] ? arg[0] - '0' : arg ? 0 : 1;
+	if (!o->zlevel) {
+		fprintf(stderr, "ptt-record: -z: level must be 1-9: '%s'\n", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* The options given, for the checks that go across them and for PTHREAD_NPTL_TRACE. */
+struct opts_given {
+	int e, l, z;
+};
+
+/* One option: 0, -1 after --help/--version, -2 on a usage error (said). */
+static int take_option(struct record_opts *o, int c, int argc, char **argv, struct opts_given *given)
+{
+	int bad = 0;
+	switch (c) {
+	case 'o': o->output = optarg; break;
+	case 'b': bad = parse_ring_size("-b", optarg, &o->ring_bytes); break;
+	case 't':
+		if ((bad = parse_count(optarg, PTT_MAX_RINGS, &o->nrings)))
+			fprintf(stderr, "ptt-record: -t: a number from 1 to %d: '%s'\n", PTT_MAX_RINGS, optarg);
+		break;
+	case 'd': o->discard = 1; break;
+	case 'S': bad = parse_choice("--stacks", "none, blocking or all", stack_words, optarg, &o->stacks); break;
+	case 'R':
+		o->flight = 1;
+		bad = optarg && parse_ring_size("--flight", optarg, &o->ring_bytes);
+		break;
+	case 'z': bad = parse_zlevel(o, optarg, argc, argv); break;
+	case 'Z':
+		bad = parse_choice("-Z", "zstd or zlib", compressor_words, optarg, &o->compressor);
+		given->z = 1;
+		break;
+	case 'e':
+		given->e = 1;
+		if ((bad = parse_classes(o, optarg)))
+			fprintf(stderr, "ptt-record: -e: bad class list '%s'\n", optarg);
+		break;
+	case 'l':
+		given->l = 1;
+		o->level = atoi(optarg);
+		if ((bad = o->level < 1 || o->level > 3 || optarg[1]))
+			fprintf(stderr, "ptt-record: -l: level must be 1, 2 or 3\n");
+		break;
+	case 'q': o->quiet = 1; break;
+	case 'm':
+		if ((bad = parse_size(optarg, &o->max_size) || o->max_size < 65536))
+			fprintf(stderr, "ptt-record: -m: a size of at least 64k: '%s'\n", optarg);
+		break;
+	case 'f':
+		if ((bad = parse_count(optarg, 1000000, &o->max_files)))
+			fprintf(stderr, "ptt-record: -f: a number of files from 1: '%s'\n", optarg);
+		break;
+	case 'h': usage(stdout); return -1;
+	case 'V': printf("ptt-record (ptt) %s\n", PTT_VERSION); return -1;
+	case 'F': o->force = 1; break;
+	default:
+		fprintf(stderr, "Try 'ptt-record --help' for more information.\n");
+		return -2;
+	}
+	return bad ? -2 : 0;
+}
+
+/* The options that do not go together: 0, or -2 (said). */
+static int check_options(const struct record_opts *o, const struct opts_given *given)
+{
+	const char *why = NULL;
+	int to_stdout = strcmp(o->output, "-") == 0;
+	if (o->max_size && to_stdout)
+		why = "-m: cannot split a trace written to stdout";
+	else if (to_stdout && isatty(1) && !o->force)
+		why = "refusing to write a binary trace to a terminal: use -o FILE, a pipe, or --force";
+	else if (o->flight && (o->max_size || o->discard || to_stdout))
+		why = "--flight: writes one file at the end (not with -m, -d or -o -)";
+	else if (given->z && !o->zlevel)
+		why = "-Z needs -z";
+	else if (o->max_files && !o->max_size)
+		why = "-f needs -m";
+	if (why)
+		fprintf(stderr, "ptt-record: %s\n", why);
+	return why ? -2 : 0;
+}
+
 int record_parse_opts(struct record_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -180,136 +319,16 @@ int record_parse_opts(struct record_opts *o, int argc, char **argv)
 	o->level = 2;
 	o->stacks = PTT_STACKS_BLOCKING;
 	parse_classes(o, "process,thread,mutex,cond,rwlock,barrier,sem,user,futex");
-	int c, have_e = 0, have_l = 0, have_z = 0;
-	while ((c = getopt_long(argc, argv, "+o:b:t:dz::Z:e:l:m:f:qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o': o->output = optarg; break;
-		case 'b':
-			if (parse_size(optarg, &o->ring_bytes) || o->ring_bytes < 4096 || o->ring_bytes > (1ull << 31) ||
-			    (o->ring_bytes & (o->ring_bytes - 1))) {
-				fprintf(stderr, "ptt-record: -b: size must be a power of two from 4k to 2G: '%s'\n", optarg);
-				return -2;
-			}
-			break;
-		case 't': {
-			char *end;
-			long n = strtol(optarg, &end, 10);
-			if (*end || n < 1 || n > PTT_MAX_RINGS) {
-				fprintf(stderr, "ptt-record: -t: a number from 1 to %d: '%s'\n", PTT_MAX_RINGS, optarg);
-				return -2;
-			}
-			o->nrings = (uint32_t)n;
-			break;
-		}
-		case 'd': o->discard = 1; break;
-		case 'S':
-			if (strcmp(optarg, "none") == 0)
-				o->stacks = PTT_STACKS_NONE;
-			else if (strcmp(optarg, "blocking") == 0)
-				o->stacks = PTT_STACKS_BLOCKING;
-			else if (strcmp(optarg, "all") == 0)
-				o->stacks = PTT_STACKS_ALL;
-			else {
-				fprintf(stderr, "ptt-record: --stacks: none, blocking or all: '%s'\n", optarg);
-				return -2;
-			}
-			break;
-		case 'R':
-			o->flight = 1;
-			if (optarg && (parse_size(optarg, &o->ring_bytes) || o->ring_bytes < 4096 ||
-				       o->ring_bytes > (1ull << 31) || (o->ring_bytes & (o->ring_bytes - 1)))) {
-				fprintf(stderr, "ptt-record: --flight: size must be a power of two from 4k to 2G: '%s'\n", optarg);
-				return -2;
-			}
-			break;
-		case 'z':
-			/* getopt takes an optional argument only attached (-z5); a bare -z
-			 * also takes the next word when it is one digit, so -z 5 means level 5
-			 * rather than a program named "5" (-z -- 5 runs that one) */
-			if (!optarg && optind < argc && argv[optind][0] >= '0' && argv[optind][0] <= '9' && !argv[optind][1])
-				optarg = argv[optind++];
-			o->zlevel = optarg && optarg[0] >= '1' && optarg[0] <= '9' && !optarg[1] ? optarg[0] - '0' : optarg ? 0 : 1;
-			if (!o->zlevel) {
-				fprintf(stderr, "ptt-record: -z: level must be 1-9: '%s'\n", optarg);
-				return -2;
-			}
-			break;
-		case 'Z':
-			if (strcmp(optarg, "zstd") == 0)
-				o->compressor = PTT_COMP_ZSTD;
-			else if (strcmp(optarg, "zlib") == 0)
-				o->compressor = PTT_COMP_ZLIB;
-			else {
-				fprintf(stderr, "ptt-record: -Z: zstd or zlib: '%s'\n", optarg);
-				return -2;
-			}
-			have_z = 1;
-			break;
-		case 'e':
-			have_e = 1;
-			if (parse_classes(o, optarg)) {
-				fprintf(stderr, "ptt-record: -e: bad class list '%s'\n", optarg);
-				return -2;
-			}
-			break;
-		case 'l':
-			have_l = 1;
-			o->level = atoi(optarg);
-			if (o->level < 1 || o->level > 3 || optarg[1]) {
-				fprintf(stderr, "ptt-record: -l: level must be 1, 2 or 3\n");
-				return -2;
-			}
-			break;
-		case 'q': o->quiet = 1; break;
-		case 'm':
-			if (parse_size(optarg, &o->max_size) || o->max_size < 65536) {
-				fprintf(stderr, "ptt-record: -m: a size of at least 64k: '%s'\n", optarg);
-				return -2;
-			}
-			break;
-		case 'f': {
-			char *end;
-			long n = strtol(optarg, &end, 10);
-			if (*end || n < 1 || n > 1000000) {
-				fprintf(stderr, "ptt-record: -f: a number of files from 1: '%s'\n", optarg);
-				return -2;
-			}
-			o->max_files = (uint32_t)n;
-			break;
-		}
-		case 'h': usage(stdout); return -1;
-		case 'V': printf("ptt-record (ptt) %s\n", PTT_VERSION); return -1;
-		case 'F': o->force = 1; break;
-		default:
-			fprintf(stderr, "Try 'ptt-record --help' for more information.\n");
-			return -2;
-		}
-	}
+	struct opts_given given = { 0, 0, 0 };
+	int c, rc;
+	while ((c = getopt_long(argc, argv, "+o:b:t:dz::Z:e:l:m:f:qh", longopts, NULL)) != -1)
+		if ((rc = take_option(o, c, argc, argv, &given)))
+			return rc;
 	if (optind >= argc) {
 		fprintf(stderr, "ptt-record: no program given\nTry 'ptt-record --help' for more information.\n");
 		return -2;
 	}
-	if (o->max_size && strcmp(o->output, "-") == 0) {
-		fprintf(stderr, "ptt-record: -m: cannot split a trace written to stdout\n");
-		return -2;
-	}
-	if (strcmp(o->output, "-") == 0 && isatty(1) && !o->force) {
-		fprintf(stderr, "ptt-record: refusing to write a binary trace to a terminal: use -o FILE, a pipe, or --force\n");
-		return -2;
-	}
-	if (o->flight && (o->max_size || o->discard || strcmp(o->output, "-") == 0)) {
-		fprintf(stderr, "ptt-record: --flight: writes one file at the end (not with -m, -d or -o -)\n");
-		return -2;
-	}
-	if (have_z && !o->zlevel) {
-		fprintf(stderr, "ptt-record: -Z needs -z\n");
-		return -2;
-	}
-	if (o->max_files && !o->max_size) {
-		fprintf(stderr, "ptt-record: -f needs -m\n");
-		return -2;
-	}
-	if (apply_nptl_trace(o, have_e, have_l))
+	if (check_options(o, &given) || apply_nptl_trace(o, given.e, given.l))
 		return -2;
 	if (find_libptt(o)) {
 		fprintf(stderr, "ptt-record: cannot find libptt.so (set PTT_LIBPTT to its path)\n");

@@ -1,0 +1,98 @@
+/* flight_file.c - ptt-record --flight's recording and snapshots as files (flight_file.h). */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "flight_file.h"
+#include "keeper.h"
+#include "namer.h"
+
+/* keeper_from_log's look at each naming record: the namer learns modules (and names given). */
+static int names_learn(void *nm, const uint32_t *rec)
+{
+	return nm ? namer_before(nm, rec, NULL) : 0;
+}
+
+/* The header and the user types so far. */
+static int write_head(const struct record_info *in, struct ptt_writer *w, uint32_t *types_seen)
+{
+	size_t hsize = record_header_size(in->cmd);
+	char *hdr = malloc(hsize);
+	if (!hdr)
+		return PTT_E_NOMEM;
+	record_header(hdr, hsize, in);
+	int rc = ptt_writer_meta(w, hdr, strlen(hdr));
+	free(hdr);
+	return rc ? rc : record_sync_types(in->shm, w, types_seen, NULL);
+}
+
+/* The rings' history, after the names in force from the names log (the rings may have turned over since). */
+static int write_history(const struct record_info *in, struct flight *f, struct ptt_writer *w, int live,
+			 uint32_t *types_seen, uint64_t *torn)
+{
+	struct namer *nm = namer_new(); /* a fresh one: each file names its objects anew */
+	struct record_hook hook = { in->shm, types_seen, NULL, nm, NULL, 0 };
+	struct keeper *names = keeper_new(); /* the namer learns the modules from the log */
+	uint64_t names_lost = names ? keeper_from_log(names, in->shm, names_learn, nm) : 0;
+	int rc = 0;
+	if (names_lost) {
+		char line[64];
+		snprintf(line, sizeof line, "names_lost %" PRIu64 "\n", names_lost);
+		rc = ptt_writer_meta(w, line, strlen(line));
+	}
+	long n = rc ? 0 : flight_write(f, w, in->clk, live, record_before, &hook, names, torn);
+	namer_free(nm);
+	keeper_free(names);
+	return n < 0 ? (int)n : rc;
+}
+
+int flight_file_write(const struct record_info *in, struct flight *f, int fd, int code, uint64_t *events)
+{
+	struct ptt_writer *w;
+	int rc = ptt_writer_open(&w, fd, in->o->zlevel);
+	if (rc)
+		return rc;
+	ptt_writer_set_compressor(w, in->o->compressor);
+	uint32_t types_seen = 0;
+	uint64_t torn = 0;
+	rc = write_head(in, w, &types_seen);
+	if (!rc)
+		rc = write_history(in, f, w, code < 0, &types_seen, &torn);
+	*events = ptt_writer_events(w);
+	char end[512];
+	int len = snprintf(end, sizeof end, "end_ticks %" PRIu64 "\nevents %" PRIu64 "\nlost 0\ntorn %" PRIu64 "\nprocesses %u\n",
+			   record_ticks(in->shm), *events, torn, in->shm->attached);
+	if (code >= 0) /* the end, not a snapshot */
+		snprintf(end + len, sizeof end - (size_t)len, "exit_status %d\n", code);
+	if (!rc)
+		rc = ptt_writer_end(w, end, strlen(end));
+	int rc2 = ptt_writer_close(w);
+	return rc ? rc : rc2;
+}
+
+void flight_file_snapshot(const struct record_info *in, struct flight *f, unsigned k)
+{
+	char name[PATH_MAX + 32], tmp[PATH_MAX + 40];
+	snprintf(name, sizeof name, "%s.%u", in->o->output, k);
+	snprintf(tmp, sizeof tmp, "%s.tmp", name);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	uint64_t events = 0;
+	int rc = fd < 0 ? -errno : flight_file_write(in, f, fd, -1, &events);
+	if (fd >= 0 && close(fd) != 0 && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, name) != 0)
+		rc = -errno;
+	if (rc) {
+		fprintf(stderr, "ptt-record: %s: %s; the recording goes on\n", fd < 0 ? tmp : name, ptt_strerror(rc));
+		if (fd >= 0)
+			unlink(tmp);
+	} else if (!in->o->quiet) {
+		fprintf(stderr, "ptt-record: %s: flight snapshot, %" PRIu64 " events\n", name, events);
+	}
+}

@@ -1,0 +1,134 @@
+/* rotate.c - ptt-record -m/-f: continue the trace in the next file (rotate.h). */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "keeper.h"
+#include "rotate.h"
+
+void rotate_init(struct rotate *r, const char *output, uint64_t max_size, uint32_t max_files)
+{
+	memset(r, 0, sizeof *r);
+	r->output = output;
+	r->max_size = max_size;
+	r->max_files = max_files;
+	r->part = 1;
+}
+
+void rotate_name(const struct rotate *r, uint32_t part, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s.%04u", r->output, part);
+}
+
+int rotate_keep_meta(struct rotate *r, const char *text, size_t len)
+{
+	if (!r || !r->max_size)
+		return 0;
+	if (r->meta_len + len + 1 > r->meta_cap) {
+		size_t cap = (r->meta_len + len + 1) * 2;
+		char *n = realloc(r->meta, cap);
+		if (!n)
+			return PTT_E_NOMEM;
+		r->meta = n;
+		r->meta_cap = cap;
+	}
+	memcpy(r->meta + r->meta_len, text, len);
+	r->meta_len += len;
+	r->meta[r->meta_len] = 0;
+	return 0;
+}
+
+/* The counts for the summary of the kept files: best effort, a part not noted is left out of it. */
+static void note_part_start(struct rotate *r, uint64_t events, uint64_t lost)
+{
+	uint32_t part = r->part;
+	if (part > r->part_cap) {
+		uint32_t cap = part * 2 + 8;
+		uint64_t *e = realloc(r->part_events, cap * sizeof *e), *l = e ? realloc(r->part_lost, cap * sizeof *l) : NULL;
+		if (e)
+			r->part_events = e;
+		if (!l)
+			return;
+		r->part_lost = l;
+		r->part_cap = cap;
+	}
+	r->part_events[part - 1] = events;
+	r->part_lost[part - 1] = lost;
+}
+
+int rotate_counts_at(const struct rotate *r, uint32_t part, uint64_t *events, uint64_t *lost)
+{
+	if (part < 1 || part > r->part_cap)
+		return 0;
+	*events = r->part_events[part - 1];
+	*lost = r->part_lost[part - 1];
+	return 1;
+}
+
+/* The new file's head, after the switch: the META so far, its part number, the names in force. */
+static int write_head(struct rotate *r, struct ptt_writer *w, struct keeper *k, uint64_t last_ticks)
+{
+	int rc = ptt_writer_meta(w, r->meta, r->meta_len);
+	long head = keeper_write(k, NULL, 0, NULL, NULL);
+	char line[64];
+	snprintf(line, sizeof line, "part %u\nhead %ld\n", r->part, head); /* a file after the first starts mid-run */
+	if (!rc)
+		rc = ptt_writer_meta(w, line, strlen(line));
+	if (!rc && head > 0) {
+		long n = keeper_write(k, w, last_ticks, NULL, NULL);
+		rc = n < 0 ? (int)n : 0;
+	}
+	return rc;
+}
+
+/*
+ * The file ends with a "continued" line (it is not cut short: the next part
+ * follows), and the next one begins with the header, its part number, and
+ * the names in force as its first events, "head N" of them, which a reader
+ * of the parts in order skips (ptt-trace(5)).
+ */
+int rotate_maybe(struct rotate *r, struct ptt_writer *w, int *out_fd, struct keeper *k, uint64_t last_ticks,
+		 uint64_t events, uint64_t lost)
+{
+	if (!r->max_size || ptt_writer_bytes(w) < r->max_size)
+		return 0;
+	char name[PATH_MAX + 16];
+	rotate_name(r, r->part + 1, name, sizeof name);
+	int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		int err = errno;
+		snprintf(r->failed, sizeof r->failed, "%s", name);
+		return -err;
+	}
+	char line[PATH_MAX + 64];
+	snprintf(line, sizeof line, "continued %s\n", name);
+	int rc = ptt_writer_meta(w, line, strlen(line)); /* its bytes counted before the switch resets the count */
+	if (!rc)
+		rc = ptt_writer_sync(w);
+	r->rotated_bytes += ptt_writer_bytes(w);
+	if (!rc)
+		rc = ptt_writer_switch(w, fd);
+	close(*out_fd);
+	*out_fd = fd;
+	r->part++;
+	note_part_start(r, events, lost);
+	if (r->max_files && r->part > r->max_files) {
+		rotate_name(r, r->part - r->max_files, name, sizeof name);
+		unlink(name);
+	}
+	return rc ? rc : write_head(r, w, k, last_ticks);
+}
+
+void rotate_free(struct rotate *r)
+{
+	free(r->meta);
+	free(r->part_events);
+	free(r->part_lost);
+	r->meta = NULL;
+	r->part_events = r->part_lost = NULL;
+	r->part_cap = 0;
+}

@@ -1,0 +1,52 @@
+/*
+ * rotate.h - ptt-record -m and -f: the trace in files FILE.0001, FILE.0002,
+ * ... of about max_size bytes each, the oldest removed beyond max_files.
+ * Each file after the first begins with the header and type lines so far,
+ * its part number and the names in force (keeper.h), so that any one file
+ * decodes (ptt-trace(5)).
+ */
+#ifndef PTT_ROTATE_H
+#define PTT_ROTATE_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../formats/ptt_trace.h"
+
+struct keeper;
+
+struct rotate {
+	const char *output;      /* FILE: the parts are FILE.0001, ... */
+	uint64_t max_size;       /* 0: one file, never rotated */
+	uint32_t max_files;      /* keep only the last N files (0: all) */
+	uint32_t part;           /* the file being written, from 1 */
+	uint64_t rotated_bytes;  /* written to the files before it */
+	char *meta;              /* the header and every type line so far */
+	size_t meta_len, meta_cap;
+	uint64_t *part_events, *part_lost; /* the run's counts when part p began: [p - 1] */
+	uint32_t part_cap;
+	char failed[PATH_MAX + 16]; /* the part that could not be opened */
+};
+
+void rotate_init(struct rotate *r, const char *output, uint64_t max_size, uint32_t max_files);
+/* FILE.NNNN */
+void rotate_name(const struct rotate *r, uint32_t part, char *buf, size_t size);
+/* Keep META lines (the header, type lines) for the head of the next file: 0 or PTT_E_NOMEM.  No-op without -m. */
+int rotate_keep_meta(struct rotate *r, const char *text, size_t len);
+/*
+ * Once the current file has reached max_size: end it with a "continued"
+ * line, continue in the next part (*out_fd replaced, the old one closed),
+ * drop the oldest beyond max_files and write the new file's head: the kept
+ * META, "part N", "head N" and the keeper's records stamped at last_ticks.
+ * events and lost: the run's counts so far (for the summary of the kept
+ * files).  0, a negative error of the writer, or -errno when the next part
+ * cannot be opened (its name then in r->failed).
+ */
+int rotate_maybe(struct rotate *r, struct ptt_writer *w, int *out_fd, struct keeper *k, uint64_t last_ticks,
+		 uint64_t events, uint64_t lost);
+/* The run's events and lost counts when part began; 0 when not known. */
+int rotate_counts_at(const struct rotate *r, uint32_t part, uint64_t *events, uint64_t *lost);
+void rotate_free(struct rotate *r);
+
+#endif
