@@ -878,6 +878,18 @@ static void print_header(FILE *out)
 		"HOLD(ms)", "MEAN(us)", "MAX(us)", "OWNERS", "TOP WAITER");
 }
 
+/* One of the two object tables (locks, or waiting for work): its title, header and first shown rows. */
+static size_t print_table(const struct stat_table *st, const struct stat_opts *o, const char *title, struct obj **objs,
+			  size_t shown, size_t n, int locks, FILE *out)
+{
+	fprintf(out, "%s, %s\n", title, sort_phrase(o, locks));
+	print_header(out);
+	size_t marked = print_objects(st, o, objs, shown, locks, out);
+	if (shown < n)
+		fprintf(out, "(%zu more %s; --top=0 shows all)\n", n - shown, locks ? "locks" : "objects");
+	return marked;
+}
+
 void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *out)
 {
 	sort_opts = o;
@@ -902,18 +914,10 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		print_objects(st, o, locks, shown_l, 1, out);
 		print_objects(st, o, work, shown_w, 0, out);
 	} else {
-		fprintf(out, "LOCKS: mutual exclusion (mutexes, rwlocks, spinlocks, semaphores used as locks), %s\n",
-			sort_phrase(o, 1));
-		print_header(out);
-		marked += print_objects(st, o, locks, shown_l, 1, out);
-		if (shown_l < nl)
-			fprintf(out, "(%zu more locks; --top=0 shows all)\n", nl - shown_l);
-		fprintf(out, "\nWAITING FOR WORK: condition variables, semaphores used as signals, barriers (idle, not contention), %s\n",
-			sort_phrase(o, 0));
-		print_header(out);
-		marked += print_objects(st, o, work, shown_w, 0, out);
-		if (shown_w < nw)
-			fprintf(out, "(%zu more objects; --top=0 shows all)\n", nw - shown_w);
+		marked += print_table(st, o, "LOCKS: mutual exclusion (mutexes, rwlocks, spinlocks, semaphores used as locks)",
+				      locks, shown_l, nl, 1, out);
+		marked += print_table(st, o, "\nWAITING FOR WORK: condition variables, semaphores used as signals, barriers "
+					     "(idle, not contention)", work, shown_w, nw, 0, out);
 	}
 	if (!o->csv && st->stacked)
 		print_site_waits(st, o, out);
