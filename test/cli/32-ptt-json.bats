@@ -69,11 +69,7 @@ PY
 }
 
 @test "a deadlocked program stopped by SIGINT, and a cut trace, still give valid JSON" {
-	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/deadlock" 2>/dev/null 3>&- &
-	rec=$!
-	wait_blocked "$rec" 3 # the pair, each waiting for the other's lock, and main joining one
-	kill -INT "$rec"
-	wait "$rec" || true
+	record_deadlocked
 	json_checked "$BATS_TEST_TMPDIR/t.ptt"
 	python3 -c '
 import json, sys

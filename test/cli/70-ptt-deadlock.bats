@@ -47,11 +47,7 @@ teardown() { stop_recorder_left; }
 }
 
 @test "a real deadlock, stopped by SIGINT through ptt-record, is reported, exit 3" {
-	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/deadlock" 2>/dev/null 3>&- &
-	rec=$!
-	wait_blocked "$rec" 3 # the pair, each waiting for the other's lock, and main joining one
-	kill -INT "$rec"
-	wait "$rec" || true
+	record_deadlocked
 	run -3 ptt-deadlock "$BATS_TEST_TMPDIR/t.ptt"
 	[[ "$output" == *"deadlock: threads blocked in a cycle at the end of the trace"* ]]
 	[[ "$output" == *"for left (0x"*"held by thread"* ]]

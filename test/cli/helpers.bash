@@ -150,3 +150,13 @@ stop_recorder_left() {
 	pkill -KILL -P "$rec" 2>/dev/null || true
 	kill -KILL "$rec" 2>/dev/null || true
 }
+
+# record_deadlocked: $BATS_TEST_TMPDIR/t.ptt of examples/deadlock, stopped by SIGINT (through
+# ptt-record) once the pair waits for each other's lock and main joins one of them
+record_deadlocked() {
+	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/deadlock" 2>/dev/null 3>&- &
+	local rec=$!
+	wait_blocked "$rec" 3
+	kill -INT "$rec"
+	wait "$rec" || true
+}
