@@ -31,13 +31,37 @@ Y
 	assert_vite_clean "$BATS_TEST_TMPDIR/lost.paje"
 	command -v pj_dump >/dev/null || skip "pj_dump (pajeng) not installed"
 	run -0 pj_dump "$BATS_TEST_TMPDIR/lost.paje"
-	# on thread 11's row (named by its tid), at the time the loss was told
+	# on thread 11's row (named by its tid), at the time of the loss (not when it was told, 9 ns):
+	# a point in the middle of the thread's hold, which the timeline does not claim lasted
+	grep -q '^9 0.000000002 E_Lost T[0-9]* "3 events lost from 0.000000002 s to 0.000000002 s (trace time)"$' "$BATS_TEST_TMPDIR/lost.paje"
 	grep -E '^Event, 11, Events lost, [0-9.]+, 3 events lost from 0.000000002 s to 0.000000002 s \(trace time\)$' <<<"$output"
 	[ "$(grep -c 'Events lost' <<<"$output")" -eq 1 ]
 	# without the rec_lost record: no type, no event, no note
 	run -0 --separate-stderr ptt-paje "$BATS_TEST_TMPDIR/whole.txt"
 	[ "$stderr" = "" ]
 	[[ "$output" != *"E_Lost"* ]]
+}
+
+@test "ptt-paje: a loss where its thread has no row is drawn on its process's row, else the program's, in time order" {
+	lost_trace
+	# thread 12 before it began (4 ns), thread 11 after it ended (7 ns), a thread without a ring (no times)
+	sed -i '/ thread_begin .*parent=10$/{/ 10 12 /i 0.000000004 10 11 pthread thread_end retval=0x0 how=0
+}' "$BATS_TEST_TMPDIR/lost.txt"
+	printf '%s\n' '0.000000009 99 99 recorder rec_lost stream=12 count=2 from_ns=4 to_ns=4' \
+		'0.000000009 99 99 recorder rec_lost stream=11 count=1 from_ns=7 to_ns=8' \
+		'0.000000009 99 99 recorder rec_lost stream=0 count=5 from_ns=0 to_ns=0' >>"$BATS_TEST_TMPDIR/lost.txt"
+	run -0 --separate-stderr ptt-paje "$BATS_TEST_TMPDIR/lost.txt"
+	echo "$output" >"$BATS_TEST_TMPDIR/lost.paje"
+	assert_paje_valid "$BATS_TEST_TMPDIR/lost.paje"
+	assert_vite_clean "$BATS_TEST_TMPDIR/lost.paje"
+	grep '^9 .* E_Lost' "$BATS_TEST_TMPDIR/lost.paje" >"$BATS_TEST_TMPDIR/got"
+	cat >"$BATS_TEST_TMPDIR/want" <<'W'
+9 0.000000002 E_Lost T3 "3 events lost from 0.000000002 s to 0.000000002 s (trace time)"
+9 0.000000004 E_LostP P1 "2 events lost of thread 12 from 0.000000004 s to 0.000000004 s (trace time)"
+9 0.000000007 E_LostP P1 "1 event lost of thread 11 from 0.000000007 s to 0.000000008 s (trace time)"
+9 0.000000009 E_LostG C_prog "5 events lost"
+W
+	diff "$BATS_TEST_TMPDIR/got" "$BATS_TEST_TMPDIR/want"
 }
 
 @test "ptt-json: an instant on the thread's track and the count in metadata, one note; nothing without loss" {
