@@ -122,6 +122,38 @@ Y
 	[[ "${lines[1]}" == *" 1 lost, 0 out of order, 1 violations: FAILED" ]]
 }
 
+@test "ptt-dump --check: only the violations a loss could explain are set aside; one elsewhere still fails the check" {
+	# thread 11 lost events at 2..3 ns: it held 0x10 and read-held 0x50 then (their releases may be
+	# among the lost); threads 13 and 14, which never met 11, break 0x30 after the loss all the same
+	cat >"$BATS_TEST_TMPDIR/v.txt" <<'Y'
+# ptt-trace 1
+0.000000001 10 10 pthread process_begin ppid=1 cmd="x"
+0.000000001 10 11 pthread mutex_lock mutex=0x10 ret=0
+0.000000001 10 11 pthread rwlock_rdlock rwlock=0x50 ret=0
+0.000000004 10 13 pthread mutex_lock mutex=0x30 ret=0
+0.000000005 10 12 pthread mutex_lock mutex=0x10 ret=0
+0.000000006 10 12 pthread rwlock_wrlock rwlock=0x50 ret=0
+0.000000007 10 14 pthread mutex_lock mutex=0x30 ret=0
+0.000000009 99 99 recorder rec_lost stream=11 count=2 from_ns=2 to_ns=3
+Y
+	run -1 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/v.txt"
+	[ "$stderr" = "" ]
+	[ "${lines[0]}" = "violation where events were lost: 0.000000005 pid 10 tid 12 mutex_lock: 0x10 acquired while held by thread 11" ]
+	[ "${lines[1]}" = "violation where events were lost: 0.000000006 pid 10 tid 12 rwlock_wrlock: 0x50 write-locked while 1 readers hold it" ]
+	[ "${lines[2]}" = "violation: 0.000000007 pid 10 tid 14 mutex_lock: 0x30 acquired while held by thread 13" ]
+	[ "${lines[3]}" = "$BATS_TEST_TMPDIR/v.txt: 8 events, 0 damaged, 2 lost, 0 out of order, 3 violations, 2 of them where events were lost: FAILED" ]
+	[ "${lines[4]}" = "$BATS_TEST_TMPDIR/v.txt: events were lost or damaged: violations next to them may come from the gaps" ]
+	[ "${#lines[@]}" -eq 5 ]
+	# lost by a thread that never used 0x10 or 0x50: nothing is set aside
+	sed 's/stream=11/stream=15/' "$BATS_TEST_TMPDIR/v.txt" >"$BATS_TEST_TMPDIR/v2.txt"
+	run -1 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/v2.txt"
+	[[ "${lines[3]}" == *" 2 lost, 0 out of order, 3 violations: FAILED" ]]
+	# damage (any thread) covers them all
+	sed 's/stream=11/stream=0/' "$BATS_TEST_TMPDIR/v.txt" >"$BATS_TEST_TMPDIR/v3.txt"
+	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/v3.txt"
+	[[ "${lines[3]}" == *" 3 violations, 3 of them where events were lost: ok" ]]
+}
+
 @test "a discard-mode recording with loss: Paje valid with the lost stretches, JSON well-formed, same note" {
 	# 4 KiB rings and -d: the recorder drops what does not fit (retried until it does, at most 5 runs)
 	for i in 1 2 3 4 5; do
