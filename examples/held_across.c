@@ -8,18 +8,20 @@
  *   held_across [ROUNDS]
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 static pthread_mutex_t outer = PTHREAD_MUTEX_INITIALIZER, inner = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER, readyc = PTHREAD_COND_INITIALIZER;
-static int ready, go;
+static int ready, go, asking;
 static long counter;
 
 static void *waiter(void *arg)
 {
 	pthread_setname_np(pthread_self(), "waiter");
+	__atomic_store_n(&asking, 1, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&outer); /* blocks until the main thread is done */
 	counter++;
 	pthread_mutex_unlock(&outer);
@@ -49,6 +51,8 @@ int main(int argc, char **argv)
 		pthread_cond_wait(&readyc, &gate);
 	pthread_mutex_unlock(&gate);
 	pthread_create(&w, NULL, waiter, NULL);
+	while (!__atomic_load_n(&asking, __ATOMIC_ACQUIRE)) /* the waiter is about to block on outer */
+		sched_yield();
 	for (long i = 0; i < rounds; i++) {
 		pthread_mutex_lock(&inner);
 		counter++;

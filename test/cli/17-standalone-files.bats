@@ -80,7 +80,7 @@ stat_names() {
 	# when the sleeper waits on its condition and the waiter for outer, in the whole set: the files
 	# that start after both have both open (those before start within the program's setup)
 	read -r slept sleeper < <(awk '$5 == "cond_wait_req" && $3 != "'"$main"'" { print $1, $3; exit }' "$T/all.txt")
-	read -r asked waiter < <(awk '$5 == "mutex_lock_req" && $4 != "'"$main"'" && $6 == "mutex='"$outer"'" { print $1, $3; exit }' "$T/all.txt")
+	read -r asked waiter < <(awk '$5 == "mutex_lock_req" && $3 != "'"$main"'" && $6 == "mutex='"$outer"'" { print $1, $3; exit }' "$T/all.txt")
 	[ -n "$main" ] && [ -n "$outer" ] && [ -n "$sleeper" ] && [ -n "$waiter" ]
 	checked=0
 	for f in "${files[@]:1:${#files[@]}-2}"; do
@@ -103,6 +103,15 @@ stat_names() {
 		# the lock others waited for longest in this file: outer, though none of its own events is in it
 		run -0 --separate-stderr ptt-stat -n 1 -S 0 "$f"
 		[[ "${lines[2]}" == "outer"* ]] || { echo "$f: $output"; return 1; }
+		if [ "$checked" -eq 0 ]; then # the timeline: from the file's start, the waiter blocked, main holding
+			ptt-paje "$f" >"$T/one.paje"
+			assert_paje_valid "$T/one.paje"
+			assert_vite_clean "$T/one.paje"
+			t0=$(printf '%.6f' "$start")
+			pj_dump "$T/one.paje" >"$T/one.csv"
+			grep -q "^State, $waiter waiter, Thread state, $t0, [0-9.]*, [0-9.]*, [0-9.]*, Blocked on mutex$" "$T/one.csv"
+			grep -q "^State, $main held_across, Thread state, $t0, [0-9.]*, [0-9.]*, [0-9.]*, Holding mutex$" "$T/one.csv"
+		fi
 		checked=$((checked + 1))
 	done
 	[ "$checked" -ge 1 ]
