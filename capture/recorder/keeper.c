@@ -49,6 +49,8 @@ struct keeper {
 	size_t tmap_cap;
 	uint64_t seq;
 	struct kthread *last; /* the thread looked up last (a thread's records come in runs) */
+	uint64_t *signals; /* open addressing: semaphores posted for another thread (0 empty) */
+	size_t nsig, capsig;
 };
 
 struct keeper *keeper_new(void)
@@ -96,6 +98,7 @@ void keeper_free(struct keeper *k)
 		free(k->thr[i].f);
 	free(k->thr);
 	free(k->tmap);
+	free(k->signals);
 	free(k);
 }
 
@@ -312,6 +315,47 @@ static void kdrop(struct kthread *t, uint64_t obj, int wait)
 		kremove(t, (unsigned)i);
 }
 
+static uint64_t skey(uint32_t pid, uint64_t obj)
+{
+	uint64_t key = obj ^ ((uint64_t)pid << 47) ^ ((uint64_t)pid >> 17);
+	return key ? key : 1;
+}
+
+static size_t sslot(const struct keeper *k, uint64_t key)
+{
+	size_t j = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (k->capsig - 1);
+	while (k->signals[j] && k->signals[j] != key)
+		j = (j + 1) & (k->capsig - 1);
+	return j;
+}
+
+static int is_signal(const struct keeper *k, uint32_t pid, uint64_t obj)
+{
+	return k->capsig && k->signals[sslot(k, skey(pid, obj))];
+}
+
+static void mark_signal(struct keeper *k, uint32_t pid, uint64_t obj)
+{
+	if ((k->nsig + 1) * 2 > k->capsig) {
+		size_t cap = k->capsig ? k->capsig * 2 : 64;
+		uint64_t *old = k->signals, *m = calloc(cap, sizeof *m);
+		size_t oldcap = k->capsig;
+		if (!m)
+			return;
+		k->signals = m;
+		k->capsig = cap;
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i])
+				m[sslot(k, old[i])] = old[i];
+		free(old);
+	}
+	size_t j = sslot(k, skey(pid, obj));
+	if (!k->signals[j]) {
+		k->signals[j] = skey(pid, obj);
+		k->nsig++;
+	}
+}
+
 static void clear_process(struct keeper *k, uint32_t pid)
 {
 	for (size_t i = 0; i < k->nthr; i++)
@@ -351,6 +395,10 @@ static void state_take(struct keeper *k, const uint32_t *rec, uint32_t id, uint3
 		kdrop(t, obj, 1);
 		if (ty->cls == PTT_CLASS_THREAD || !(ret == 0 || (ret == EOWNERDEAD && ty->cls != PTT_CLASS_SEM)))
 			break;
+		if (ty->cls == PTT_CLASS_SEM && is_signal(k, pid, obj))
+			break; /* a unit of a signal, no hold (the model's rule): nothing to tell */
+		if (ty->cls == PTT_CLASS_SEM)
+			kdrop(t, obj, 0); /* a semaphore used as a lock is held once */
 		if ((t = t ? t : kthread_of(k, pid, tid, 1)))
 			kpush(k, t, rec, n, obj, 0);
 		break;
@@ -363,25 +411,23 @@ static void state_take(struct keeper *k, const uint32_t *rec, uint32_t id, uint3
 		if (ret == 0)
 			kdrop(t, obj, 0);
 		break;
-	case PTT_ROLE_POST: /* a semaphore: the poster's unit, else the one taken last by another thread */
+	case PTT_ROLE_POST:
+		/* a semaphore: the poster gives its unit back (used as a lock), or posts for another thread
+		 * that took one: a signal from then on, whose units the model holds not (model.h) */
 		if (ret != 0)
 			break;
 		if (kfind(t, obj, 0) >= 0) {
 			kdrop(t, obj, 0);
 			break;
 		}
-		struct kthread *last = NULL;
-		int at = -1;
 		for (size_t i = 0; i < k->nthr; i++) {
 			struct kthread *u = &k->thr[i];
-			int j = u->pid == pid ? kfind(u, obj, 0) : -1;
-			if (j >= 0 && (!last || u->f[j].seq > last->f[at].seq)) {
-				last = u;
-				at = j;
+			if (u->pid == pid && kfind(u, obj, 0) >= 0) {
+				mark_signal(k, pid, obj);
+				for (int j; (j = kfind(u, obj, 0)) >= 0;)
+					kremove(u, (unsigned)j);
 			}
 		}
-		if (last)
-			kremove(last, (unsigned)at);
 		break;
 	default:
 		break;
