@@ -10,8 +10,10 @@
 uint8_t keeper_takes[PTT_EV_BUILTIN_COUNT];
 
 enum { TAKES_NAME = 1, TAKES_STATE = 2 };
-/* Per builtin id, for the state: 1 + the word of its ret argument, of its mutex argument (0: none). */
+/* Per builtin id, for the state: 1 + the word of its ret argument, of its mutex argument (0: none);
+ * its role and class; the words its records have at least (what a look at a record reads, in tables). */
 static uint8_t ret_word[PTT_EV_BUILTIN_COUNT], mutex_word[PTT_EV_BUILTIN_COUNT];
+static uint8_t role_of[PTT_EV_BUILTIN_COUNT], cls_of[PTT_EV_BUILTIN_COUNT], min_words[PTT_EV_BUILTIN_COUNT];
 
 /* A frame in force: the record that opened it (an acquisition that took, a request not answered yet). */
 #define KFRAME_WORDS 16 /* the longest record that opens a frame (futex_wait_req, thread_join) is 14 */
@@ -62,6 +64,11 @@ struct keeper *keeper_new(void)
 	keeper_takes[PTT_EV_REC_LOST] = TAKES_NAME; /* not a name: it makes the keeper forget a thread's frames */
 	for (unsigned id = 0; id < PTT_EV_BUILTIN_COUNT; id++) { /* the records that open or close a frame */
 		const struct ptt_type *t = ptt_builtin_type(id);
+		if (t) {
+			role_of[id] = t->role;
+			cls_of[id] = t->cls;
+			min_words[id] = (uint8_t)(PTT_REC_MIN_WORDS + t->words);
+		}
 		if (!t || t->source != PTT_SRC_PTHREAD || !t->nargs || t->argkind[0] != PTT_ARG_PTR)
 			continue;
 		switch (t->role) {
@@ -370,14 +377,14 @@ static void clear_process(struct keeper *k, uint32_t pid)
  */
 static void state_take(struct keeper *k, const uint32_t *rec, uint32_t id, uint32_t n)
 {
-	const struct ptt_type *ty = ptt_builtin_type(id);
+	unsigned role = role_of[id], cls = cls_of[id];
 	uint32_t pid = rec[3], tid = rec[4];
 	uint64_t obj = arg64(rec);
 	unsigned rw = ret_word[id] ? PTT_REC_HDR_WORDS + ret_word[id] - 1u : 0, mw = mutex_word[id] ? PTT_REC_HDR_WORDS + mutex_word[id] - 1u : 0;
 	int32_t ret = rw && rw < n - 1 ? (int32_t)rec[rw] : 0; /* the last word is the checksum */
 	uint64_t mutex = mw && mw + 1 < n - 1 ? (uint64_t)rec[mw + 1] << 32 | rec[mw] : 0;
 	struct kthread *t = kthread_of(k, pid, tid, 0);
-	switch (ty->role) {
+	switch (role) {
 	case PTT_ROLE_REQUEST:
 	case PTT_ROLE_REQUEST_SHARED:
 		for (unsigned i = t ? t->n : 0; i-- > 0;) /* an earlier call returned unseen */
@@ -393,11 +400,11 @@ static void state_take(struct keeper *k, const uint32_t *rec, uint32_t id, uint3
 	case PTT_ROLE_TRY:
 	case PTT_ROLE_TRY_SHARED:
 		kdrop(t, obj, 1);
-		if (ty->cls == PTT_CLASS_THREAD || !(ret == 0 || (ret == EOWNERDEAD && ty->cls != PTT_CLASS_SEM)))
+		if (cls == PTT_CLASS_THREAD || !(ret == 0 || (ret == EOWNERDEAD && cls != PTT_CLASS_SEM)))
 			break;
-		if (ty->cls == PTT_CLASS_SEM && is_signal(k, pid, obj))
+		if (cls == PTT_CLASS_SEM && is_signal(k, pid, obj))
 			break; /* a unit of a signal, no hold (the model's rule): nothing to tell */
-		if (ty->cls == PTT_CLASS_SEM)
+		if (cls == PTT_CLASS_SEM)
 			kdrop(t, obj, 0); /* a semaphore used as a lock is held once */
 		if ((t = t ? t : kthread_of(k, pid, tid, 1)))
 			kpush(k, t, rec, n, obj, 0);
@@ -439,7 +446,7 @@ void keeper_take(struct keeper *k, const uint32_t *rec)
 	if (!k)
 		return;
 	uint32_t id = ptt_rec_id(rec[0]), n = ptt_rec_len(rec[0]), pid = rec[3], tid = rec[4];
-	if (n < (uint32_t)PTT_REC_MIN_WORDS + ptt_builtin_type(id)->words)
+	if (n < min_words[id])
 		return;
 	if (keeper_takes[id] == TAKES_STATE) {
 		state_take(k, rec, id, n);
