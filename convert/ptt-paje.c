@@ -718,6 +718,7 @@ static void free_stats(struct paje *pj)
 	pmap_free(&pj->kinds);
 	pmap_free(&pj->live);
 	pmap_free(&lost_tid_pid);
+	lost_tid_pid = (struct pmap){ 0 };
 	free(losts);
 	losts = NULL;
 	nlosts = caplosts = next_lost = 0;
