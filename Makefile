@@ -128,6 +128,10 @@ $(BUILD)/test/test_pace: test/unit/test_pace.c capture/recorder/pace.c capture/r
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) -o $@ test/unit/test_pace.c capture/recorder/pace.c $(LDFLAGS)
 
+$(BUILD)/test/test_keeper: test/unit/test_keeper.c capture/recorder/keeper.c capture/recorder/keeper.h $(LIBFORMAT)
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) -o $@ test/unit/test_keeper.c capture/recorder/keeper.c $(LIBFORMAT) $(LDFLAGS) $(FORMAT_LIBS)
+
 $(BUILD)/test/test_%: test/unit/test_%.c $(LIBFORMAT)
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) -o $@ $< $(LIBFORMAT) $(LDFLAGS) $(FORMAT_LIBS) -lpthread

@@ -1,6 +1,7 @@
 /* fidelity.c - ptt-dump --check: the model's anomalies as sentences (the rules are in model.h);
  * and what a trace cannot show (a JVM, a Go program), said the same way by every tool. */
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -9,12 +10,21 @@
 
 #include "fidelity.h"
 #include "model.h"
+#include "pmap.h"
+
+/* A thread's use of an object: when it first and last touched it, and whether it holds it by its own records. */
+struct touch {
+	uint64_t first, last;
+	int held;
+};
 
 struct fidelity {
 	struct model *model;
 	struct manomaly last;  /* the anomaly of the event being added */
 	int have;
 	unsigned long violations;
+	struct pmap touches;   /* pmap_obj_key(tid, object) -> struct touch */
+	struct fidelity_culprit culprit; /* of the last violation */
 };
 
 static void on_anomaly(void *ctx, const struct ptt_event *ev, const struct manomaly *a)
@@ -48,8 +58,77 @@ void fidelity_free(struct fidelity *f)
 	if (!f)
 		return;
 	model_free(f->model);
+	for (size_t i = 0; i < f->touches.cap; i++)
+		free(f->touches.vals[i]);
+	pmap_free(&f->touches);
 	free(f);
 }
+
+/* tid touched obj at ns; held: 1 took it, 0 gave it up, -1 neither (fidelity.h: loss). */
+static void touch(struct fidelity *f, uint32_t tid, uint64_t obj, uint64_t ns, int held)
+{
+	if (!obj)
+		return;
+	uint64_t k = pmap_obj_key(tid, obj);
+	struct touch *t = pmap_get(&f->touches, k);
+	if (!t) {
+		t = calloc(1, sizeof *t);
+		if (!t || pmap_put(&f->touches, k, t)) {
+			free(t);
+			return; /* memory is short: a violation on obj is judged by the other rules only */
+		}
+		t->first = ns;
+	}
+	t->last = ns;
+	if (held >= 0)
+		t->held = held;
+}
+
+/* The objects ev's thread touches, and whether it takes or gives them up, by role. */
+static void touches_of(struct fidelity *f, const struct ptt_event *ev)
+{
+	const struct ptt_type *ty = ev->type;
+	if (!ty || ty->source != PTT_SRC_PTHREAD || !ty->nargs || ty->argkind[0] != PTT_ARG_PTR)
+		return;
+	int64_t ret = (int64_t)ptt_event_argn(ev, PTT_ARGNAME_RET, 0);
+	uint64_t obj = ev->arg[0], mutex = ty->cls == PTT_CLASS_COND ? ptt_event_argn(ev, PTT_ARGNAME_MUTEX, 0) : 0;
+	switch (ty->role) {
+	case PTT_ROLE_ACQUIRE: case PTT_ROLE_SHARED: case PTT_ROLE_TRY: case PTT_ROLE_TRY_SHARED:
+		touch(f, ev->tid, obj, ev->ns, ret == 0 || ret == EOWNERDEAD ? 1 : -1);
+		break;
+	case PTT_ROLE_RELEASE:
+		touch(f, ev->tid, obj, ev->ns, ret == 0 ? 0 : -1);
+		break;
+	case PTT_ROLE_REQUEST: case PTT_ROLE_REQUEST_SHARED: case PTT_ROLE_WAIT_END:
+		touch(f, ev->tid, obj, ev->ns, -1);
+		touch(f, ev->tid, mutex, ev->ns, ty->role == PTT_ROLE_WAIT_END); /* a cond wait gives it up, then takes it */
+		break;
+	case PTT_ROLE_POST: case PTT_ROLE_INIT: case PTT_ROLE_DESTROY:
+		touch(f, ev->tid, obj, ev->ns, -1);
+		break;
+	default:
+		break;
+	}
+}
+
+int fidelity_loss_explains(const struct fidelity *f, const struct loss *l, const struct fidelity_culprit *c)
+{
+	size_t n;
+	const struct loss_span *v = loss_spans(l, &n);
+	for (size_t i = 0; i < n; i++) {
+		const struct loss_span *s = &v[i];
+		if ((!s->count && !s->from_ns) || s->from_ns > c->ns)
+			continue; /* the cut before a trace's start (fidelity_starts_mid_run's), or a loss after it */
+		if (!s->tid || s->tid == c->tid || (c->other && s->tid == c->other))
+			return 1;
+		const struct touch *t = c->obj ? pmap_get(&f->touches, pmap_obj_key(s->tid, c->obj)) : NULL;
+		if (t && t->first <= s->to_ns && (t->last >= s->from_ns || t->held))
+			return 1;
+	}
+	return 0;
+}
+
+void fidelity_last_culprit(const struct fidelity *f, struct fidelity_culprit *c) { *c = f->culprit; }
 
 static const char *objname(const struct ptt_names *n, uint64_t addr, char *buf, size_t size)
 {
@@ -99,9 +178,13 @@ static void describe(const struct manomaly *a, const struct ptt_names *n, char *
 int fidelity_add(struct fidelity *f, const struct ptt_event *ev, const struct ptt_names *n, char *msg, size_t size)
 {
 	f->have = 0;
+	touches_of(f, ev);
 	model_event(f->model, ev);
 	if (!f->have)
 		return 0;
+	f->culprit = (struct fidelity_culprit){ ev->ns, f->last.obj, ev->tid, f->last.other };
+	if (f->last.kind == MA_UNANNOUNCED_THREAD) /* its parent's thread_create may be among the lost */
+		f->culprit.other = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_PARENT, 0);
 	char what[512];
 	describe(&f->last, n, what, sizeof what);
 	f->violations++;

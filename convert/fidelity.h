@@ -16,6 +16,15 @@ struct fidelity *fidelity_new(void);
 /* Feed one event; a violation is described in msg (returns 1), else returns 0. */
 int fidelity_add(struct fidelity *f, const struct ptt_event *ev, const struct ptt_names *names, char *msg, size_t size);
 unsigned long fidelity_violations(const struct fidelity *f);
+/* Who and what the last violation found concerns, to judge it against the loss (below) once all is read. */
+struct fidelity_culprit {
+	uint64_t ns, obj;    /* when; the object (0: none) */
+	uint32_t tid, other; /* the thread of the event; the thread in its way (0: none) */
+};
+void fidelity_last_culprit(const struct fidelity *f, struct fidelity_culprit *c);
+struct loss;
+/* Could a lost stretch of l explain violation c (the rule below)?  1 if so. */
+int fidelity_loss_explains(const struct fidelity *f, const struct loss *l, const struct fidelity_culprit *c);
 /* The trace starts mid-run (the kept files of a rotated recording, a flight
  * recording, a window): processes without their beginning and locks released
  * before ever being taken are what came before the start, not violations;
@@ -40,10 +49,17 @@ void fidelity_free(struct fidelity *f);
  * A finding that depends on a thread's events over a span (a hold that
  * orders two locks, an object's waits and holds) is unverified when a lost
  * stretch of that thread, or of any thread, overlaps the span.
- * A violation of the replay (fidelity_add, ptt-dump --check) at or after the
- * start of a lost stretch of any thread is set aside (counted apart, not a
- * failure): the replay's state from there on may lack what was lost.  The
- * cut before a trace's start is not such a stretch for it: fidelity_starts_mid_run
+ * A violation of the replay (fidelity_add, ptt-dump --check) is set aside
+ * (counted apart, not a failure) when a lost stretch that begins at or before
+ * it could explain it (fidelity_loss_explains): a stretch of any thread
+ * (damage, a cut), or of the violation's own thread, or of the thread in its
+ * way (the holder an acquisition met, the parent of a thread that begins
+ * unannounced), or of a thread that used the violation's object around the
+ * stretch: touched it before the stretch ended and again after it began, or
+ * held it (by its own records) when it last touched it; the lost events
+ * themselves are unknown, the objects their thread used around them are the
+ * ones they can have touched.  A violation elsewhere is still one.  The cut
+ * before a trace's start is not such a stretch for it: fidelity_starts_mid_run
  * already accepts what came before.
  */
 struct loss_span {

@@ -696,6 +696,10 @@ static void print_wait(struct lockgraph *g, struct mthread *t, FILE *out)
 		w->begin_ns % 1000000000u, on);
 	if (n < 0) {
 		fprintf(out, " (who could end the wait cannot be told)\n");
+	} else if (n == 0 && loss_covers(g->loss, 0, 0, UINT64_MAX)) {
+		/* a holder or a waker may have acted where events are lost (a flight recording's overwritten
+		 * histories, a file read alone): no claim that nobody can end it */
+		fprintf(out, ", which no thread the trace shows can end (events were lost: see loss)\n");
 	} else if (n == 0) {
 		fprintf(out, ", which no live thread can end\n");
 	} else if (w->state == MS_JOIN) {

@@ -58,6 +58,7 @@ struct model {
 	uint64_t stacks_full;      /* stack events saying the runtime's table was full */
 	uint64_t npending;         /* threads with a pending_stack */
 	uint32_t inherit_stack;    /* for push: the stack of the wait a hold follows */
+	uint64_t held_before;      /* objects whose first event is a release (of a hold not seen) */
 };
 
 /* Ended, unjoined threads are remembered until joined or until their tid is taken again (then they
@@ -507,6 +508,7 @@ static void disown_rule(struct model *m, struct mthread *t, struct mobject *o, c
 	int first = !o->known;
 	o->known = 1;
 	int owned = o->owner || o->readers;
+	m->held_before += first && !owned;
 	/* in a flight recording, free since before t's history begins: taken by t where its history is lost */
 	uintptr_t history = (uintptr_t)pmap_get(&m->histories, tkey(t->pid, t->tid));
 	if (m->mid_run && !owned && (first || ptt_role_is_request(ev->type->role) || (history && o->free_ns < history)))
@@ -935,6 +937,7 @@ void model_event(struct model *m, const struct ptt_event *ev)
 
 const struct ptt_stacks *model_stacks(const struct model *m) { return m->stacks; }
 uint64_t model_stacks_full(const struct model *m) { return m->stacks_full; }
+uint64_t model_held_before(const struct model *m) { return m->held_before; }
 
 static void apply(struct model *m, const struct ptt_event *ev)
 {

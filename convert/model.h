@@ -273,6 +273,9 @@ void model_free(struct model *m);
 const struct ptt_stacks *model_stacks(const struct model *m);
 /* Stack events that said the runtime's stack table was full (those events have no stack). */
 uint64_t model_stacks_full(const struct model *m);
+/* The objects whose first event is a release: held when the trace starts (a flight recording, a file
+ * without the state at its head) or taken where events are lost; their holds before are unknown. */
+uint64_t model_held_before(const struct model *m);
 struct mthread *model_thread(const struct model *m, uint32_t pid, uint32_t tid);
 /* Thread tid of process pid, else of any process (the recorder's notes, rec_lost, name a thread by tid only). */
 struct mthread *model_thread_of_tid(const struct model *m, uint32_t pid, uint32_t tid);

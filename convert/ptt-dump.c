@@ -84,49 +84,38 @@ static void human_line(const struct ptt_event *ev, struct ptt_syms *syms, struct
 #define VIOLATIONS_SHOWN 20
 struct violations {
 	size_t n, cap;
-	uint64_t *ns;
+	struct fidelity_culprit *c;
 	char *msg[VIOLATIONS_SHOWN]; /* of the first ones, in order */
 };
 
-static void keep_violation(struct violations *v, uint64_t ns, const char *msg)
+static void keep_violation(struct violations *v, const struct fidelity *fid, const char *msg)
 {
 	if (v->n == v->cap) {
 		size_t cap = v->cap ? v->cap * 2 : 64;
-		uint64_t *nv = realloc(v->ns, cap * sizeof *nv);
+		struct fidelity_culprit *nv = realloc(v->c, cap * sizeof *nv);
 		if (!nv)
 			return; /* counted by fidelity_violations all the same, and not set aside */
-		v->ns = nv;
+		v->c = nv;
 		v->cap = cap;
 	}
 	if (v->n < VIOLATIONS_SHOWN)
 		v->msg[v->n] = strdup(msg);
-	v->ns[v->n++] = ns;
+	fidelity_last_culprit(fid, &v->c[v->n++]);
 }
 
-/* Is ns at or after the start of a lost stretch (not the cut before a trace's start: fidelity_starts_mid_run's)? */
-static int after_loss(const struct loss *l, uint64_t ns)
-{
-	size_t n;
-	const struct loss_span *v = loss_spans(l, &n);
-	for (size_t i = 0; i < n; i++)
-		if ((v[i].count || v[i].from_ns) && v[i].from_ns <= ns)
-			return 1;
-	return 0;
-}
-
-/* Print the first violations, free them all; returns how many fall where events were lost. */
-static unsigned long judge_violations(struct violations *v, const struct loss *l)
+/* Print the first violations, free them all; returns how many a loss could explain. */
+static unsigned long judge_violations(struct violations *v, const struct fidelity *fid, const struct loss *l)
 {
 	unsigned long aside = 0;
 	for (size_t i = 0; i < v->n; i++) {
-		int lost = after_loss(l, v->ns[i]);
+		int lost = fidelity_loss_explains(fid, l, &v->c[i]);
 		aside += (unsigned long)lost;
 		if (i < VIOLATIONS_SHOWN && v->msg[i])
 			printf("violation%s: %s\n", lost ? " where events were lost" : "", v->msg[i]);
 		if (i < VIOLATIONS_SHOWN)
 			free(v->msg[i]);
 	}
-	free(v->ns);
+	free(v->c);
 	return aside;
 }
 
@@ -191,7 +180,7 @@ int main(int argc, char **argv)
 		if (mode == MODE_INFO || mode == MODE_CHECK) /* the counts only they print */
 			summary_add(sum, &ev);
 		if (fid && fidelity_add(fid, &ev, names, line, sizeof line))
-			keep_violation(&found, ev.ns, line);
+			keep_violation(&found, fid, line);
 		if (sink) {
 			failed |= ptt_sink_event(sink, in.r, &ev) != 0;
 		} else if (mode == MODE_TEXT) {
@@ -224,7 +213,7 @@ int main(int argc, char **argv)
 	unsigned long violations = fid ? fidelity_violations(fid) : 0, aside = 0;
 	if (mode == MODE_CHECK) {
 		loss_finish(in.loss, in.r);
-		aside = judge_violations(&found, in.loss);
+		aside = judge_violations(&found, fid, in.loss);
 		summary_print_check(sum, &in, violations, aside, stdout);
 	}
 	loss_free(in.loss);

@@ -63,10 +63,20 @@ struct paje {
 	struct pmap kinds;      /* process serial -> 1 + bit mask of the kinds of its objects shown */
 	struct pmap rows;       /* process serial -> struct serials, its object rows as row << 4 | kind */
 	uint32_t nrows;
+	struct pmap live;       /* pid -> serial of its live process (for a loss drawn on it) */
 };
 
 /* A rec_lost record in the first pass: the header declares the "Events lost" event type (else the output is as without). */
 static int lost_seen;
+/* The first pass's rec_lost records, drawn in the second at the time of the loss (in order of it). */
+struct lost {
+	uint32_t tid, pid;
+	uint64_t at, from, to, count;
+	size_t seq;
+};
+static struct lost *losts;
+static size_t nlosts, caplosts, next_lost;
+static struct pmap lost_tid_pid; /* tid -> 1 + pid of the thread, from the first pass's thread_begin records */
 
 struct serials {
 	uint32_t n, cap;
@@ -194,6 +204,8 @@ static void on_process_begin(void *ctx, struct mprocess *p, uint64_t ns)
 	fprintf(pj->out, "\n%d ", PJ_SET_VARIABLE);
 	paje_time(pj->out, ns);
 	fprintf(pj->out, " V_Threads P%" PRIu32 " 0\n", p->serial);
+	if (lost_seen)
+		pmap_put(&pj->live, p->pid, (void *)(uintptr_t)p->serial);
 	const struct serials *early = pmap_get(&pj->early, p->serial);
 	for (uint32_t i = 0; early && i < early->n; i++) {
 		uint32_t tid = (uint32_t)(uintptr_t)pmap_get(&pj->unclaimed, early->s[i]);
@@ -226,6 +238,8 @@ static void on_process_end(void *ctx, struct mprocess *p, uint64_t ns)
 	fprintf(pj->out, "%d ", PJ_DESTROY_CONTAINER);
 	paje_time(pj->out, ns);
 	fprintf(pj->out, " CT_Process P%" PRIu32 "\n", p->serial);
+	if (lost_seen && (uint32_t)(uintptr_t)pmap_get(&pj->live, p->pid) == p->serial)
+		pmap_del(&pj->live, p->pid);
 }
 
 static void on_thread_begin(void *ctx, struct mthread *t, struct mprocess *p, uint64_t ns)
@@ -411,25 +425,72 @@ static void on_point(void *ctx, struct mthread *t, const struct ptt_event *ev)
 	emit(pj, line, site ? site_field(pj, p, t->pid, site) : p);
 }
 
-/*
- * Events the recorder lost (rec_lost): a point event "Events lost" on the
- * row of the thread they were lost of, while it has one, at the time the
- * loss is known, its value saying how many and the stretch.
- */
-static void on_lost(struct paje *pj, const struct ptt_event *ev)
+/* A rec_lost record of the first pass, kept to be drawn at the time of its loss. */
+static void keep_lost(const struct ptt_event *ev)
 {
-	uint32_t tid = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_STREAM, 0);
-	struct mthread *t = tid ? model_thread_of_tid(pj->model, ev->pid, tid) : NULL;
-	if (!t || !lost_seen)
-		return;
-	uint64_t n = ptt_event_argn(ev, PTT_ARGNAME_COUNT, 0), from = ptt_event_argn(ev, PTT_ARGNAME_FROM_NS, 0),
-		 to = ptt_event_argn(ev, PTT_ARGNAME_TO_NS, 0);
-	line_start(pj, PJ_NEW_EVENT, ev->ns);
-	fprintf(pj->out, " E_Lost T%" PRIu32 " \"%" PRIu64 " events lost", t->serial, n);
-	if (to)
-		fprintf(pj->out, " from %" PRIu64 ".%09" PRIu64 " s to %" PRIu64 ".%09" PRIu64 " s (trace time)",
-			from / 1000000000u, from % 1000000000u, to / 1000000000u, to % 1000000000u);
-	fputs("\"\n", pj->out);
+	if (nlosts == caplosts) {
+		size_t cap = caplosts ? caplosts * 2 : 16;
+		struct lost *more = realloc(losts, cap * sizeof *more);
+		if (!more)
+			return; /* memory is short: that loss is not drawn (the note on stderr still counts it) */
+		losts = more;
+		caplosts = cap;
+	}
+	struct lost *l = &losts[nlosts];
+	l->tid = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_STREAM, 0);
+	l->pid = ev->pid;
+	l->count = ptt_event_argn(ev, PTT_ARGNAME_COUNT, 0);
+	l->from = ptt_event_argn(ev, PTT_ARGNAME_FROM_NS, 0);
+	l->to = ptt_event_argn(ev, PTT_ARGNAME_TO_NS, 0);
+	l->at = l->to ? l->from : ev->ns; /* no times: lost at some time before the note, drawn at the note */
+	l->seq = nlosts++;
+}
+
+static int by_loss_time(const void *a, const void *b)
+{
+	const struct lost *x = a, *y = b;
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Events the recorder lost (rec_lost): a point event "Events lost" at the
+ * time the loss began (a state drawn across it may not have lasted), on the
+ * row of the thread whose events were lost while it has one, else on its
+ * process's (or the process of the record's), else on the program's; its
+ * value says how many and the stretch.  Every loss at or before ns (the
+ * Paje time of the event about to be drawn; a window's start taken off).
+ */
+static void draw_losses(struct paje *pj, const struct cli_clock *clock, uint64_t ns)
+{
+	for (; next_lost < nlosts; next_lost++) {
+		const struct lost *l = &losts[next_lost];
+		uint64_t at = l->at > clock->from ? l->at - clock->from : 0;
+		if (at > ns)
+			break;
+		at = at > pj->last_ns ? at : pj->last_ns; /* Paje times never go back */
+		struct mthread *t = l->tid ? model_thread_of_tid(pj->model, l->pid, l->tid) : NULL;
+		uintptr_t tp = l->tid ? (uintptr_t)pmap_get(&lost_tid_pid, l->tid) : 0;
+		uint32_t p = tp ? (uint32_t)(uintptr_t)pmap_get(&pj->live, (uint32_t)(tp - 1)) : 0;
+		if (!p)
+			p = (uint32_t)(uintptr_t)pmap_get(&pj->live, l->pid);
+		program(pj, at);
+		line_start(pj, PJ_NEW_EVENT, at);
+		if (t)
+			fprintf(pj->out, " E_Lost T%" PRIu32, t->serial);
+		else if (p)
+			fprintf(pj->out, " E_LostP P%" PRIu32, p);
+		else
+			fputs(" E_LostG C_prog", pj->out);
+		fprintf(pj->out, " \"%" PRIu64 " event%s lost", l->count, l->count == 1 ? "" : "s");
+		if (l->tid && !t)
+			fprintf(pj->out, " of thread %" PRIu32, l->tid);
+		if (l->to)
+			fprintf(pj->out, " from %" PRIu64 ".%09" PRIu64 " s to %" PRIu64 ".%09" PRIu64 " s (trace time)",
+				l->from / 1000000000u, l->from % 1000000000u, l->to / 1000000000u, l->to % 1000000000u);
+		fputs("\"\n", pj->out);
+	}
 }
 
 static void usage(void)
@@ -528,8 +589,12 @@ static void learn_names_fd(struct ptt_syms *syms, struct model *m, int fd, const
 		while ((rc = ptt_reader_next(r, &ev)) != 0) {
 			if (rc > 0)
 				ptt_syms_update(syms, &ev);
-			if (rc > 0 && ev.id == PTT_EV_REC_LOST)
+			if (rc > 0 && (ev.id == PTT_EV_THREAD_BEGIN || ev.id == PTT_EV_PROCESS_BEGIN) && ev.tid)
+				pmap_put(&lost_tid_pid, ev.tid, (void *)(uintptr_t)(ev.pid + 1ull));
+			if (rc > 0 && ev.id == PTT_EV_REC_LOST) {
 				lost_seen = 1;
+				keep_lost(&ev);
+			}
 			if (rc > 0 && m)
 				model_event(m, &ev);
 		}
@@ -651,6 +716,12 @@ static void free_stats(struct paje *pj)
 	pmap_free(&pj->rows);
 	pmap_free(&pj->unclaimed);
 	pmap_free(&pj->kinds);
+	pmap_free(&pj->live);
+	pmap_free(&lost_tid_pid);
+	lost_tid_pid = (struct pmap){ 0 };
+	free(losts);
+	losts = NULL;
+	nlosts = caplosts = next_lost = 0;
 }
 
 int main(int argc, char **argv)
@@ -663,6 +734,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 	pj.syms = ptt_syms_new();
 	lost_seen = 0; /* main may run more than once (fuzz/fuzz_paje.c) */
+	nlosts = caplosts = next_lost = 0;
 	if (!pj.syms || learn_names(&pj, argc - optind, argv + optind) != 0) {
 		free_stats(&pj);
 		ptt_syms_free(pj.syms);
@@ -684,8 +756,13 @@ int main(int argc, char **argv)
 	pj.model = m;
 	static struct ptt_event ev;
 	paje_header(stdout, pj.objects);
-	if (lost_seen)
+	if (lost_seen) {
 		printf("%d E_Lost CT_Thread \"Events lost\"\n", PJ_DEF_EVENT_TYPE);
+		printf("%d E_LostP CT_Process \"Events lost\"\n", PJ_DEF_EVENT_TYPE);
+		printf("%d E_LostG CT_Program \"Events lost\"\n", PJ_DEF_EVENT_TYPE);
+		if (nlosts)
+			qsort(losts, nlosts, sizeof *losts, by_loss_time);
+	}
 	in.loss = loss_new();
 	/* a window (ptt-filter) is drawn from its start: viewers begin their time axis at 0 */
 	struct cli_clock clock = { 0 };
@@ -693,12 +770,14 @@ int main(int argc, char **argv)
 		cli_clock_event(&clock, in.r, &ev);
 		if (ev.ns < pj.last_ns)
 			ev.ns = pj.last_ns; /* Paje times never go back, whatever the input */
-		if (ev.id == PTT_EV_REC_LOST)
-			on_lost(&pj, &ev);
+		if (next_lost < nlosts)
+			draw_losses(&pj, &clock, ev.ns);
 		model_event(m, &ev);
 		pj.last_ns = ev.ns;
 	}
 	pj.last_ns = cli_clock_end(&clock, in.r, pj.last_ns); /* a window's: to its end */
+	if (m && next_lost < nlosts)
+		draw_losses(&pj, &clock, UINT64_MAX); /* losses after the last event (none, unless hand-written) */
 	program(&pj, pj.last_ns);
 	model_finish(m, pj.last_ns);
 	fprintf(stdout, "%d ", PJ_DESTROY_CONTAINER);

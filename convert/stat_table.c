@@ -991,6 +991,11 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		if (loss_print(st->loss, out) && marked)
 			fprintf(out, "%zu of the objects shown (marked *) were in use while events of their threads were lost: "
 				     "their figures may be short\n", marked);
+		uint64_t before = model_held_before(st->model);
+		if (before)
+			fprintf(out, "%" PRIu64 " lock%s released before any acquisition in the trace (held at its start, "
+				     "or taken where events were lost): %s holds before are not counted\n", before,
+				before > 1 ? "s were" : " was", before > 1 ? "their" : "its");
 		const char *note = fidelity_blind_note(&st->blind);
 		if (note)
 			fprintf(out, "%s\n", note);

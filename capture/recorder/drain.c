@@ -405,7 +405,8 @@ static void release_space(struct drain *d)
 /* Write the head record of cursor i (a ring's, after the hook has seen it, or a note). */
 static int put(struct drain *d, uint32_t i, const struct cursor *c)
 {
-	if (i != d->notes_at && d->before) {
+	/* the hook sees the ring's records, and of the notes the losses (the keeper forgets what they cover) */
+	if (d->before && (i != d->notes_at || ptt_rec_id(c->rec[0]) == PTT_EV_REC_LOST)) {
 		int rc = d->before(d->before_ctx, c->rec, d->w);
 		if (rc)
 			return rc;

@@ -1,4 +1,6 @@
-/* keeper.c - the naming records in force, told again at the head of a file (keeper.h). */
+/* keeper.c - the naming records in force, and the records that opened the holds and waits in force,
+ * told again at the head of a file (keeper.h). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -6,6 +8,29 @@
 #include "../shm.h"
 
 uint8_t keeper_takes[PTT_EV_BUILTIN_COUNT];
+
+enum { TAKES_NAME = 1, TAKES_STATE = 2 };
+/* Per builtin id, for the state: 1 + the word of its ret argument, of its mutex argument (0: none);
+ * its role and class; the words its records have at least (what a look at a record reads, in tables). */
+static uint8_t ret_word[PTT_EV_BUILTIN_COUNT], mutex_word[PTT_EV_BUILTIN_COUNT];
+static uint8_t role_of[PTT_EV_BUILTIN_COUNT], cls_of[PTT_EV_BUILTIN_COUNT], min_words[PTT_EV_BUILTIN_COUNT];
+
+/* A frame in force: the record that opened it (an acquisition that took, a request not answered yet). */
+#define KFRAME_WORDS 16 /* the longest record that opens a frame (futex_wait_req, thread_join) is 14 */
+struct kframe {
+	uint64_t obj, seq;  /* obj: the first argument (a lock's address, a join's handle); a cond wait's
+			       outcome: its mutex; seq: order of arrival */
+	uint32_t n;
+	uint8_t wait;
+	uint32_t words[KFRAME_WORDS];
+};
+struct kthread {
+	uint32_t pid, tid;
+	struct kframe *f;   /* oldest first */
+	unsigned n, cap;
+};
+/* Frames kept per thread at most (a guard, far above real nesting): deeper, the oldest is forgotten. */
+#define KEEPER_FRAMES_MAX 64
 
 struct kept {
 	uint32_t id, pid;
@@ -20,6 +45,14 @@ struct keeper {
 	uint32_t *map;    /* open addressing: 1 + index in v of a live record, 0 empty */
 	size_t map_cap;
 	uint64_t serial;  /* for records never replaced (process_exec) */
+	struct kthread *thr; /* threads that had a frame (their entries stay; tids are reused) */
+	size_t nthr, capthr;
+	uint32_t *tmap;   /* open addressing on (pid, tid): 1 + index in thr, 0 empty */
+	size_t tmap_cap;
+	uint64_t seq;
+	struct kthread *last; /* the thread looked up last (a thread's records come in runs) */
+	uint64_t *signals; /* open addressing: semaphores posted for another thread (0 empty) */
+	size_t nsig, capsig;
 };
 
 struct keeper *keeper_new(void)
@@ -27,7 +60,36 @@ struct keeper *keeper_new(void)
 	static const unsigned ids[] = { PTT_EV_PROCESS_BEGIN, PTT_EV_PROCESS_EXEC, PTT_EV_PROCESS_EXIT, PTT_EV_MODULE,
 					PTT_EV_THREAD_BEGIN, PTT_EV_THREAD_END, PTT_EV_THREAD_NAME, PTT_EV_OBJECT_NAME };
 	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
-		keeper_takes[ids[i]] = 1;
+		keeper_takes[ids[i]] = TAKES_NAME;
+	keeper_takes[PTT_EV_REC_LOST] = TAKES_NAME; /* not a name: it makes the keeper forget a thread's frames */
+	for (unsigned id = 0; id < PTT_EV_BUILTIN_COUNT; id++) { /* the records that open or close a frame */
+		const struct ptt_type *t = ptt_builtin_type(id);
+		if (t) {
+			role_of[id] = t->role;
+			cls_of[id] = t->cls;
+			min_words[id] = (uint8_t)(PTT_REC_MIN_WORDS + t->words);
+		}
+		if (!t || t->source != PTT_SRC_PTHREAD || !t->nargs || t->argkind[0] != PTT_ARG_PTR)
+			continue;
+		switch (t->role) {
+		case PTT_ROLE_REQUEST: case PTT_ROLE_REQUEST_SHARED: case PTT_ROLE_ACQUIRE: case PTT_ROLE_SHARED:
+		case PTT_ROLE_TRY: case PTT_ROLE_TRY_SHARED: case PTT_ROLE_WAIT_END: case PTT_ROLE_RELEASE:
+			break;
+		case PTT_ROLE_POST:
+			if (t->cls == PTT_CLASS_SEM)
+				break;
+			continue;
+		default:
+			continue;
+		}
+		keeper_takes[id] = TAKES_STATE;
+		for (unsigned a = 0, w = 0; a < t->nargs; w += ptt_arg_kind_words(t->argkind[a++])) {
+			if (t->argid[a] == PTT_ARGNAME_RET && !ret_word[id])
+				ret_word[id] = (uint8_t)(1 + w);
+			if (t->argid[a] == PTT_ARGNAME_MUTEX && t->argkind[a] == PTT_ARG_PTR && !mutex_word[id])
+				mutex_word[id] = (uint8_t)(1 + w);
+		}
+	}
 	return calloc(1, sizeof(struct keeper));
 }
 
@@ -39,6 +101,11 @@ void keeper_free(struct keeper *k)
 		free(k->v[i].words);
 	free(k->v);
 	free(k->map);
+	for (size_t i = 0; i < k->nthr; i++)
+		free(k->thr[i].f);
+	free(k->thr);
+	free(k->tmap);
+	free(k->signals);
 	free(k);
 }
 
@@ -152,15 +219,247 @@ static void add(struct keeper *k, uint32_t id, uint32_t pid, uint64_t sub, const
 
 static uint64_t arg64(const uint32_t *rec) { return (uint64_t)rec[PTT_REC_HDR_WORDS + 1] << 32 | rec[PTT_REC_HDR_WORDS]; }
 
+/* ---- the holds and waits in force (keeper.h) ---- */
+
+static size_t tslot(uint32_t pid, uint32_t tid, size_t cap)
+{
+	uint64_t h = ((uint64_t)pid << 32 | tid) * 0x9E3779B97F4A7C15ull;
+	return (size_t)(h >> 20) & (cap - 1);
+}
+
+/* The frames of thread (pid, tid); NULL if it has none and create is 0 (or memory is short). */
+static struct kthread *kthread_of(struct keeper *k, uint32_t pid, uint32_t tid, int create)
+{
+	if (k->last && k->last->tid == tid && k->last->pid == pid)
+		return k->last;
+	size_t j = k->tmap_cap ? tslot(pid, tid, k->tmap_cap) : 0;
+	while (k->tmap_cap && k->tmap[j]) {
+		struct kthread *t = &k->thr[k->tmap[j] - 1];
+		if (t->pid == pid && t->tid == tid)
+			return k->last = t;
+		j = (j + 1) & (k->tmap_cap - 1);
+	}
+	if (!create)
+		return NULL;
+	if ((k->nthr + 1) * 2 > k->tmap_cap) {
+		size_t cap = k->tmap_cap ? k->tmap_cap * 2 : 64;
+		uint32_t *m = calloc(cap, sizeof *m);
+		if (!m)
+			return NULL;
+		for (size_t i = 0; i < k->nthr; i++) {
+			size_t s = tslot(k->thr[i].pid, k->thr[i].tid, cap);
+			while (m[s])
+				s = (s + 1) & (cap - 1);
+			m[s] = (uint32_t)i + 1;
+		}
+		free(k->tmap);
+		k->tmap = m;
+		k->tmap_cap = cap;
+		for (j = tslot(pid, tid, cap); m[j];)
+			j = (j + 1) & (cap - 1);
+	}
+	if (k->nthr == k->capthr) {
+		size_t cap = k->capthr ? k->capthr * 2 : 32;
+		struct kthread *nt = realloc(k->thr, cap * sizeof *nt);
+		if (!nt)
+			return NULL;
+		k->thr = nt;
+		k->capthr = cap;
+		k->last = NULL;
+	}
+	k->thr[k->nthr] = (struct kthread){ pid, tid, NULL, 0, 0 };
+	k->tmap[j] = (uint32_t)++k->nthr;
+	return k->last = &k->thr[k->nthr - 1];
+}
+
+static void kremove(struct kthread *t, unsigned i)
+{
+	memmove(t->f + i, t->f + i + 1, (t->n - i - 1) * sizeof t->f[0]);
+	t->n--;
+}
+
+static void kclear(struct kthread *t)
+{
+	while (t && t->n)
+		kremove(t, t->n - 1);
+}
+
+/* The topmost frame of t on obj that is a wait (wait 1) or a hold (wait 0), or -1. */
+static int kfind(const struct kthread *t, uint64_t obj, int wait)
+{
+	for (unsigned i = t ? t->n : 0; i-- > 0;)
+		if (t->f[i].obj == obj && t->f[i].wait == wait)
+			return (int)i;
+	return -1;
+}
+
+static void kpush(struct keeper *k, struct kthread *t, const uint32_t *rec, uint32_t n, uint64_t obj, int wait)
+{
+	if (n > KFRAME_WORDS)
+		return; /* none is: a reader would take the frame's end as a release never taken */
+	if (t->n == KEEPER_FRAMES_MAX)
+		kremove(t, 0);
+	if (t->n == t->cap) {
+		unsigned cap = t->cap ? t->cap * 2 : 4;
+		struct kframe *nf = realloc(t->f, cap * sizeof *nf);
+		if (!nf)
+			return;
+		t->f = nf;
+		t->cap = cap;
+	}
+	struct kframe *f = &t->f[t->n++];
+	f->obj = obj;
+	f->seq = ++k->seq;
+	f->n = n;
+	f->wait = (uint8_t)wait;
+	memcpy(f->words, rec, (size_t)n * 4);
+}
+
+static void kdrop(struct kthread *t, uint64_t obj, int wait)
+{
+	int i = kfind(t, obj, wait);
+	if (i >= 0)
+		kremove(t, (unsigned)i);
+}
+
+static uint64_t skey(uint32_t pid, uint64_t obj)
+{
+	uint64_t key = obj ^ ((uint64_t)pid << 47) ^ ((uint64_t)pid >> 17);
+	return key ? key : 1;
+}
+
+static size_t sslot(const struct keeper *k, uint64_t key)
+{
+	size_t j = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (k->capsig - 1);
+	while (k->signals[j] && k->signals[j] != key)
+		j = (j + 1) & (k->capsig - 1);
+	return j;
+}
+
+static int is_signal(const struct keeper *k, uint32_t pid, uint64_t obj)
+{
+	return k->capsig && k->signals[sslot(k, skey(pid, obj))];
+}
+
+static void mark_signal(struct keeper *k, uint32_t pid, uint64_t obj)
+{
+	if ((k->nsig + 1) * 2 > k->capsig) {
+		size_t cap = k->capsig ? k->capsig * 2 : 64;
+		uint64_t *old = k->signals, *m = calloc(cap, sizeof *m);
+		size_t oldcap = k->capsig;
+		if (!m)
+			return;
+		k->signals = m;
+		k->capsig = cap;
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i])
+				m[sslot(k, old[i])] = old[i];
+		free(old);
+	}
+	size_t j = sslot(k, skey(pid, obj));
+	if (!k->signals[j]) {
+		k->signals[j] = skey(pid, obj);
+		k->nsig++;
+	}
+}
+
+static void clear_process(struct keeper *k, uint32_t pid)
+{
+	for (size_t i = 0; i < k->nthr; i++)
+		if (k->thr[i].pid == pid)
+			kclear(&k->thr[i]);
+}
+
+/*
+ * A record that opens or closes a frame, paired by role as the model does
+ * (convert/model.h), without judging it: the model interprets the records
+ * when it reads them (a semaphore unit is a hold or not by its rules).
+ */
+static void state_take(struct keeper *k, const uint32_t *rec, uint32_t id, uint32_t n)
+{
+	unsigned role = role_of[id], cls = cls_of[id];
+	uint32_t pid = rec[3], tid = rec[4];
+	uint64_t obj = arg64(rec);
+	unsigned rw = ret_word[id] ? PTT_REC_HDR_WORDS + ret_word[id] - 1u : 0, mw = mutex_word[id] ? PTT_REC_HDR_WORDS + mutex_word[id] - 1u : 0;
+	int32_t ret = rw && rw < n - 1 ? (int32_t)rec[rw] : 0; /* the last word is the checksum */
+	uint64_t mutex = mw && mw + 1 < n - 1 ? (uint64_t)rec[mw + 1] << 32 | rec[mw] : 0;
+	struct kthread *t = kthread_of(k, pid, tid, 0);
+	switch (role) {
+	case PTT_ROLE_REQUEST:
+	case PTT_ROLE_REQUEST_SHARED:
+		for (unsigned i = t ? t->n : 0; i-- > 0;) /* an earlier call returned unseen */
+			if (t->f[i].wait)
+				kremove(t, i);
+		if (mutex)
+			kdrop(t, mutex, 0); /* a cond wait gives its mutex up */
+		if ((t = t ? t : kthread_of(k, pid, tid, 1)))
+			kpush(k, t, rec, n, obj, 1);
+		break;
+	case PTT_ROLE_ACQUIRE:
+	case PTT_ROLE_SHARED:
+	case PTT_ROLE_TRY:
+	case PTT_ROLE_TRY_SHARED:
+		kdrop(t, obj, 1);
+		if (cls == PTT_CLASS_THREAD || !(ret == 0 || (ret == EOWNERDEAD && cls != PTT_CLASS_SEM)))
+			break;
+		if (cls == PTT_CLASS_SEM && is_signal(k, pid, obj))
+			break; /* a unit of a signal, no hold (the model's rule): nothing to tell */
+		if (cls == PTT_CLASS_SEM)
+			kdrop(t, obj, 0); /* a semaphore used as a lock is held once */
+		if ((t = t ? t : kthread_of(k, pid, tid, 1)))
+			kpush(k, t, rec, n, obj, 0);
+		break;
+	case PTT_ROLE_WAIT_END:
+		kdrop(t, obj, 1);
+		if (mutex && (t = t ? t : kthread_of(k, pid, tid, 1)))
+			kpush(k, t, rec, n, mutex, 0); /* a cond wait's outcome holds its mutex again, whatever ret */
+		break;
+	case PTT_ROLE_RELEASE:
+		if (ret == 0)
+			kdrop(t, obj, 0);
+		break;
+	case PTT_ROLE_POST:
+		/* a semaphore: the poster gives its unit back (used as a lock), or posts for another thread
+		 * that took one: a signal from then on, whose units the model holds not (model.h) */
+		if (ret != 0)
+			break;
+		if (kfind(t, obj, 0) >= 0) {
+			kdrop(t, obj, 0);
+			break;
+		}
+		for (size_t i = 0; i < k->nthr; i++) {
+			struct kthread *u = &k->thr[i];
+			if (u->pid == pid && kfind(u, obj, 0) >= 0) {
+				mark_signal(k, pid, obj);
+				for (int j; (j = kfind(u, obj, 0)) >= 0;)
+					kremove(u, (unsigned)j);
+			}
+		}
+		break;
+	default:
+		break;
+	}
+}
+
 void keeper_take(struct keeper *k, const uint32_t *rec)
 {
 	if (!k)
 		return;
 	uint32_t id = ptt_rec_id(rec[0]), n = ptt_rec_len(rec[0]), pid = rec[3], tid = rec[4];
-	if (n < (uint32_t)PTT_REC_MIN_WORDS + ptt_builtin_type(id)->words)
+	if (n < min_words[id])
 		return;
+	if (keeper_takes[id] == TAKES_STATE) {
+		state_take(k, rec, id, n);
+		return;
+	}
 	switch (id) {
+	case PTT_EV_REC_LOST: /* a thread's events lost: its holds and waits are not known any more */
+		for (size_t i = 0; i < k->nthr; i++) /* the note names the thread by tid only */
+			if (k->thr[i].tid == rec[PTT_REC_HDR_WORDS])
+				kclear(&k->thr[i]);
+		break;
 	case PTT_EV_PROCESS_BEGIN:
+		clear_process(k, pid);
 		drop_process(k, pid); /* a new process, or a new image (exec): what was kept of it is gone */
 		add(k, id, pid, 0, rec, n);
 		break;
@@ -168,6 +467,7 @@ void keeper_take(struct keeper *k, const uint32_t *rec)
 		add(k, id, pid, ++k->serial, rec, n);
 		break;
 	case PTT_EV_PROCESS_EXIT:
+		clear_process(k, pid);
 		drop_process(k, pid);
 		break;
 	case PTT_EV_MODULE:
@@ -183,6 +483,7 @@ void keeper_take(struct keeper *k, const uint32_t *rec)
 	case PTT_EV_THREAD_END:
 		drop(k, PTT_EV_THREAD_BEGIN, pid, tid);
 		drop(k, PTT_EV_THREAD_NAME, pid, tid);
+		kclear(kthread_of(k, pid, tid, 0));
 		break;
 	default:
 		break;
@@ -200,6 +501,48 @@ static uint32_t own_teller(const struct keeper *k, uint32_t pid, uint32_t tid)
 		if (k->v[i].words && k->v[i].id == PTT_EV_THREAD_BEGIN && k->v[i].pid == pid)
 			return (uint32_t)k->v[i].sub;
 	return 0;
+}
+
+static int by_seq(const void *a, const void *b)
+{
+	uint64_t x = (*(const struct kframe *const *)a)->seq, y = (*(const struct kframe *const *)b)->seq;
+	return x < y ? -1 : x > y;
+}
+
+/* The frames in force, in the order they opened, each told by its own thread (alive: its frames
+ * go with its end), stamped at ticks.  The records written (w NULL: that would be), or an error. */
+static long write_state(const struct keeper *k, struct ptt_writer *w, uint64_t ticks)
+{
+	size_t n = 0;
+	for (size_t i = 0; k && i < k->nthr; i++)
+		n += k->thr[i].n;
+	if (!n || !w)
+		return (long)n;
+	const struct kframe **v = malloc(n * sizeof *v);
+	if (!v)
+		return 0; /* memory is short: the file tells no state (a reader takes it as starting mid-run) */
+	n = 0;
+	for (size_t i = 0; i < k->nthr; i++)
+		for (unsigned j = 0; j < k->thr[i].n; j++)
+			v[n++] = &k->thr[i].f[j];
+	qsort(v, n, sizeof *v, by_seq);
+	uint32_t buf[PTT_REC_MAX_WORDS];
+	long written = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct kframe *f = v[i];
+		memcpy(buf, f->words, (size_t)f->n * 4);
+		buf[1] = (uint32_t)ticks;
+		buf[2] = (uint32_t)(ticks >> 32);
+		buf[f->n - 1] = ptt_rec_checksum(buf, f->n - 1);
+		int rc = ptt_writer_record(w, buf, f->n);
+		if (rc) {
+			free(v);
+			return rc;
+		}
+		written++;
+	}
+	free(v);
+	return written;
 }
 
 long keeper_write(struct keeper *k, struct ptt_writer *w, uint64_t ticks,
@@ -231,10 +574,17 @@ long keeper_write(struct keeper *k, struct ptt_writer *w, uint64_t ticks,
 			return rc;
 		written++;
 	}
-	return written;
+	long rc = write_state(k, w, ticks);
+	return rc < 0 ? rc : written + rc;
 }
 
-size_t keeper_count(const struct keeper *k) { return k ? k->n - k->dropped : 0; }
+size_t keeper_count(const struct keeper *k)
+{
+	size_t n = k ? k->n - k->dropped : 0;
+	for (size_t i = 0; k && i < k->nthr; i++)
+		n += k->thr[i].n;
+	return n;
+}
 
 uint64_t keeper_from_log(struct keeper *k, const struct ptt_shm *s, int (*also)(void *ctx, const uint32_t *rec), void *ctx)
 {

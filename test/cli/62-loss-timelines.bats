@@ -31,13 +31,37 @@ Y
 	assert_vite_clean "$BATS_TEST_TMPDIR/lost.paje"
 	command -v pj_dump >/dev/null || skip "pj_dump (pajeng) not installed"
 	run -0 pj_dump "$BATS_TEST_TMPDIR/lost.paje"
-	# on thread 11's row (named by its tid), at the time the loss was told
+	# on thread 11's row (named by its tid), at the time of the loss (not when it was told, 9 ns):
+	# a point in the middle of the thread's hold, which the timeline does not claim lasted
+	grep -q '^9 0.000000002 E_Lost T[0-9]* "3 events lost from 0.000000002 s to 0.000000002 s (trace time)"$' "$BATS_TEST_TMPDIR/lost.paje"
 	grep -E '^Event, 11, Events lost, [0-9.]+, 3 events lost from 0.000000002 s to 0.000000002 s \(trace time\)$' <<<"$output"
 	[ "$(grep -c 'Events lost' <<<"$output")" -eq 1 ]
 	# without the rec_lost record: no type, no event, no note
 	run -0 --separate-stderr ptt-paje "$BATS_TEST_TMPDIR/whole.txt"
 	[ "$stderr" = "" ]
 	[[ "$output" != *"E_Lost"* ]]
+}
+
+@test "ptt-paje: a loss where its thread has no row is drawn on its process's row, else the program's, in time order" {
+	lost_trace
+	# thread 12 before it began (4 ns), thread 11 after it ended (7 ns), a thread without a ring (no times)
+	sed -i '/ thread_begin .*parent=10$/{/ 10 12 /i 0.000000004 10 11 pthread thread_end retval=0x0 how=0
+}' "$BATS_TEST_TMPDIR/lost.txt"
+	printf '%s\n' '0.000000009 99 99 recorder rec_lost stream=12 count=2 from_ns=4 to_ns=4' \
+		'0.000000009 99 99 recorder rec_lost stream=11 count=1 from_ns=7 to_ns=8' \
+		'0.000000009 99 99 recorder rec_lost stream=0 count=5 from_ns=0 to_ns=0' >>"$BATS_TEST_TMPDIR/lost.txt"
+	run -0 --separate-stderr ptt-paje "$BATS_TEST_TMPDIR/lost.txt"
+	echo "$output" >"$BATS_TEST_TMPDIR/lost.paje"
+	assert_paje_valid "$BATS_TEST_TMPDIR/lost.paje"
+	assert_vite_clean "$BATS_TEST_TMPDIR/lost.paje"
+	grep '^9 .* E_Lost' "$BATS_TEST_TMPDIR/lost.paje" >"$BATS_TEST_TMPDIR/got"
+	cat >"$BATS_TEST_TMPDIR/want" <<'W'
+9 0.000000002 E_Lost T3 "3 events lost from 0.000000002 s to 0.000000002 s (trace time)"
+9 0.000000004 E_LostP P1 "2 events lost of thread 12 from 0.000000004 s to 0.000000004 s (trace time)"
+9 0.000000007 E_LostP P1 "1 event lost of thread 11 from 0.000000007 s to 0.000000008 s (trace time)"
+9 0.000000009 E_LostG C_prog "5 events lost"
+W
+	diff "$BATS_TEST_TMPDIR/got" "$BATS_TEST_TMPDIR/want"
 }
 
 @test "ptt-json: an instant on the thread's track and the count in metadata, one note; nothing without loss" {
@@ -96,6 +120,38 @@ Y
 	run -1 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/v3.txt"
 	[ "${lines[0]}" = "violation: 0.000000005 pid 10 tid 12 mutex_lock: 0x10 acquired while held by thread 11" ]
 	[[ "${lines[1]}" == *" 1 lost, 0 out of order, 1 violations: FAILED" ]]
+}
+
+@test "ptt-dump --check: only the violations a loss could explain are set aside; one elsewhere still fails the check" {
+	# thread 11 lost events at 2..3 ns: it held 0x10 and read-held 0x50 then (their releases may be
+	# among the lost); threads 13 and 14, which never met 11, break 0x30 after the loss all the same
+	cat >"$BATS_TEST_TMPDIR/v.txt" <<'Y'
+# ptt-trace 1
+0.000000001 10 10 pthread process_begin ppid=1 cmd="x"
+0.000000001 10 11 pthread mutex_lock mutex=0x10 ret=0
+0.000000001 10 11 pthread rwlock_rdlock rwlock=0x50 ret=0
+0.000000004 10 13 pthread mutex_lock mutex=0x30 ret=0
+0.000000005 10 12 pthread mutex_lock mutex=0x10 ret=0
+0.000000006 10 12 pthread rwlock_wrlock rwlock=0x50 ret=0
+0.000000007 10 14 pthread mutex_lock mutex=0x30 ret=0
+0.000000009 99 99 recorder rec_lost stream=11 count=2 from_ns=2 to_ns=3
+Y
+	run -1 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/v.txt"
+	[ "$stderr" = "" ]
+	[ "${lines[0]}" = "violation where events were lost: 0.000000005 pid 10 tid 12 mutex_lock: 0x10 acquired while held by thread 11" ]
+	[ "${lines[1]}" = "violation where events were lost: 0.000000006 pid 10 tid 12 rwlock_wrlock: 0x50 write-locked while 1 readers hold it" ]
+	[ "${lines[2]}" = "violation: 0.000000007 pid 10 tid 14 mutex_lock: 0x30 acquired while held by thread 13" ]
+	[ "${lines[3]}" = "$BATS_TEST_TMPDIR/v.txt: 8 events, 0 damaged, 2 lost, 0 out of order, 3 violations, 2 of them where events were lost: FAILED" ]
+	[ "${lines[4]}" = "$BATS_TEST_TMPDIR/v.txt: events were lost or damaged: violations next to them may come from the gaps" ]
+	[ "${#lines[@]}" -eq 5 ]
+	# lost by a thread that never used 0x10 or 0x50: nothing is set aside
+	sed 's/stream=11/stream=15/' "$BATS_TEST_TMPDIR/v.txt" >"$BATS_TEST_TMPDIR/v2.txt"
+	run -1 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/v2.txt"
+	[[ "${lines[3]}" == *" 2 lost, 0 out of order, 3 violations: FAILED" ]]
+	# damage (any thread) covers them all
+	sed 's/stream=11/stream=0/' "$BATS_TEST_TMPDIR/v.txt" >"$BATS_TEST_TMPDIR/v3.txt"
+	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/v3.txt"
+	[[ "${lines[3]}" == *" 3 violations, 3 of them where events were lost: ok" ]]
 }
 
 @test "a discard-mode recording with loss: Paje valid with the lost stretches, JSON well-formed, same note" {
