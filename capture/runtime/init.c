@@ -111,12 +111,12 @@ static int boot_mutex(pthread_mutex_t *m)
 
 static long boot_syscall(long n, ...)
 {
+	long arg[6];
 	va_list ap;
 	va_start(ap, n);
-	long a1 = va_arg(ap, long), a2 = va_arg(ap, long), a3 = va_arg(ap, long);
-	long a4 = va_arg(ap, long), a5 = va_arg(ap, long), a6 = va_arg(ap, long);
+	ptt_syscall_args(ap, arg);
 	va_end(ap);
-	long r = raw_syscall(n, a1, a2, a3, a4, a5, a6);
+	long r = raw_syscall(n, arg[0], arg[1], arg[2], arg[3], arg[4], arg[5]);
 	if (r < 0 && r > -4096) {
 		errno = (int)-r;
 		return -1;

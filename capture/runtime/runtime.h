@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -362,6 +363,14 @@ ptt_fn ptt_real_slow(size_t off, const char *name) PTT_HIDDEN __attribute__((col
 static inline int ptt_bad_timeout(clockid_t clk, const struct timespec *t)
 {
 	return (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC) || !t || t->tv_nsec < 0 || t->tv_nsec >= 1000000000;
+}
+
+/* A call of the variadic syscall(): its six arguments after the number, read whatever the call
+ * passed (as glibc's own syscall() passes six registers to the kernel). */
+PTT_ALWAYS_INLINE void ptt_syscall_args(va_list ap, long arg[6])
+{
+	for (int i = 0; i < 6; i++)
+		arg[i] = va_arg(ap, long);
 }
 
 /* REAL(syscall) with six arguments: the runtime's own system calls, so that its futex wake of
