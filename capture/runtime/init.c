@@ -60,7 +60,7 @@ void ptt_resolve(void)
 		return;
 	resolving = 1;
 #define RESOLVE(name, ret, params, version) \
-	__atomic_store_n(&ptt_real.name, (ret (*) params)real_dlsym(#name, version), __ATOMIC_RELAXED);
+	ptt_real.name = (ret (*) params)real_dlsym(#name, version);
 	PTT_REAL_FUNCTIONS(RESOLVE)
 #undef RESOLVE
 	resolving = 0;

@@ -343,15 +343,12 @@ void ptt_resolve(void) PTT_HIDDEN;
 typedef void (*ptt_fn)(void);
 ptt_fn ptt_real_slow(size_t off, const char *name) PTT_HIDDEN __attribute__((cold));
 
-/* The real function name: one load and a test on the way of every call (relaxed: an entry is
- * written once, by ptt_resolve, perhaps while another thread reads it). */
+/* The real function name: a load of the entry, a test and the call (ptt_real_slow, out of
+ * the way, only before the table is resolved). */
 #define REAL(name) \
-	(__extension__({ \
-		__typeof__(ptt_real.name) ptt_real_fn_ = __atomic_load_n(&ptt_real.name, __ATOMIC_RELAXED); \
-		__builtin_expect(ptt_real_fn_ != 0, 1) \
-			? ptt_real_fn_ \
-			: (__typeof__(ptt_real.name))ptt_real_slow(offsetof(struct ptt_real, name), #name); \
-	}))
+	(__builtin_expect(ptt_real.name != 0, 1) \
+		 ? ptt_real.name \
+		 : (__typeof__(ptt_real.name))ptt_real_slow(offsetof(struct ptt_real, name), #name))
 
 /*
  * A wrapper that tries the lock first (to tell a free acquisition from a
