@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -18,7 +19,7 @@
 #include "runtime.h"
 
 struct ptt_real ptt_real;
-int ptt_resolving;
+static int resolving, resolved;
 
 void ptt_debug(const char *msg)
 {
@@ -42,7 +43,7 @@ void ptt_die(const char *msg)
 	abort();
 }
 
-void *ptt_dlsym(const char *name, const char *version)
+static void *real_dlsym(const char *name, const char *version)
 {
 	void *p = version ? dlvsym(RTLD_NEXT, name, version) : NULL;
 	if (!p)
@@ -50,37 +51,105 @@ void *ptt_dlsym(const char *name, const char *version)
 	return p;
 }
 
-#define RESOLVE(f) do { \
-		ptt_real.f = (__typeof__(ptt_real.f))ptt_dlsym(#f, NULL); \
-		if (!ptt_real.f) ptt_die("cannot resolve " #f); \
-	} while (0)
-
-/* Resolve every real function once.  Called from the constructor and lazily
- * from any wrapper that runs first (another library's constructor). */
+/* Resolve every real function once (runtime.h, PTT_REAL_FUNCTIONS).  Called from the
+ * constructor and, through REAL, from any wrapper that runs first (another library's
+ * constructor).  A function this glibc lacks stays NULL: REAL aborts when it is called. */
 void ptt_resolve(void)
 {
-	if (ptt_real.pthread_mutex_unlock || ptt_resolving)
+	if (__atomic_load_n(&resolved, __ATOMIC_ACQUIRE) || resolving)
 		return;
-	ptt_resolving = 1;
-	RESOLVE(pthread_create);
-	RESOLVE(pthread_join);
-	RESOLVE(pthread_tryjoin_np);
-	RESOLVE(pthread_timedjoin_np);
-	RESOLVE(pthread_clockjoin_np);
-	RESOLVE(pthread_detach);
-	RESOLVE(pthread_cancel);
-	RESOLVE(pthread_exit);
-	RESOLVE(pthread_setname_np);
-	RESOLVE(pthread_mutex_init);
-	RESOLVE(pthread_mutex_destroy);
-	RESOLVE(pthread_mutex_lock);
-	RESOLVE(pthread_mutex_trylock);
-	RESOLVE(pthread_mutex_timedlock);
-	RESOLVE(pthread_mutex_clocklock);
-	RESOLVE(fork);
-	RESOLVE(syscall);
-	RESOLVE(pthread_mutex_unlock); /* last: its presence means "resolved" */
-	ptt_resolving = 0;
+	resolving = 1;
+#define RESOLVE(name, ret, params, version) \
+	ptt_real.name = (ret (*) params)real_dlsym(#name, version);
+	PTT_REAL_FUNCTIONS(RESOLVE)
+#undef RESOLVE
+	resolving = 0;
+	__atomic_store_n(&resolved, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * The system call itself, for the moment before the real syscall() is
+ * resolved (a library's constructor running before ours, or a call made
+ * while dlsym resolves): -errno on failure, as the kernel returns it.
+ */
+static long raw_syscall(long n, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+#if defined(__x86_64__)
+	long ret;
+	register long r10 __asm__("r10") = a4;
+	register long r8 __asm__("r8") = a5;
+	register long r9 __asm__("r9") = a6;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(n), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = n;
+	register long x0 __asm__("x0") = a1;
+	register long x1 __asm__("x1") = a2;
+	register long x2 __asm__("x2") = a3;
+	register long x3 __asm__("x3") = a4;
+	register long x4 __asm__("x4") = a5;
+	register long x5 __asm__("x5") = a6;
+	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5) : "memory");
+	return x0;
+#else
+	(void)n, (void)a1, (void)a2, (void)a3, (void)a4, (void)a5, (void)a6;
+	return -ENOSYS;
+#endif
+}
+
+/* The stand-ins, for calls made while ptt_resolve looks the real functions up (from inside
+ * dlsym: its allocator's locks and system calls).  The process is single-threaded then:
+ * a mutex has nothing to exclude. */
+static int boot_mutex(pthread_mutex_t *m)
+{
+	(void)m;
+	return 0;
+}
+
+static long boot_syscall(long n, ...)
+{
+	long arg[6];
+	va_list ap;
+	va_start(ap, n);
+	ptt_syscall_args(ap, arg);
+	va_end(ap);
+	long r = raw_syscall(n, arg[0], arg[1], arg[2], arg[3], arg[4], arg[5]);
+	if (r < 0 && r > -4096) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+static const struct ptt_real stand_in = {
+	.pthread_mutex_unlock = boot_mutex,
+	.pthread_mutex_trylock = boot_mutex,
+	.pthread_mutex_lock = boot_mutex,
+	.syscall = boot_syscall,
+};
+
+ptt_fn ptt_real_slow(size_t off, const char *name)
+{
+	ptt_fn f;
+	ptt_resolve();
+	/* the entry at off, whatever its type: every entry is a function pointer */
+	memcpy(&f, (const char *)&ptt_real + off, sizeof f);
+	if (!f && resolving) /* a call from inside the look-ups */
+		memcpy(&f, (const char *)&stand_in + off, sizeof f);
+	if (!f) {
+		char msg[96] = "cannot resolve ";
+		strncat(msg, name, sizeof msg - strlen(msg) - 1);
+		ptt_die(msg);
+	}
+	return f;
+}
+
+long ptt_syscall(long n, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+	return REAL(syscall)(n, a1, a2, a3, a4, a5, a6);
 }
 
 static void enable_events(const struct ptt_shm *s)
@@ -346,21 +415,15 @@ int __libc_start_main(int (*main)(int, char **, char **), int argc, char **argv,
 PTT_EXPORT int __libc_start_main(int (*main)(int, char **, char **), int argc, char **argv,
 				 void (*init)(void), void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
 {
-	int (*real)(int (*)(int, char **, char **), int, char **, void (*)(void), void (*)(void), void (*)(void), void *) =
-		(__typeof__(real))ptt_dlsym("__libc_start_main", NULL);
-	if (!real)
-		ptt_die("cannot resolve __libc_start_main");
 	program_main = main;
-	return real(main_wrapper, argc, argv, init, fini, rtld_fini, stack_end);
+	return REAL(__libc_start_main)(main_wrapper, argc, argv, init, fini, rtld_fini, stack_end);
 }
 
 PTT_EXPORT void _exit(int status)
 {
-	static void (*real)(int) __attribute__((noreturn));
-	if (!real)
-		real = (__typeof__(real))ptt_dlsym("_exit", NULL);
 	process_exit(status);
-	real(status);
+	REAL(_exit)(status);
+	__builtin_unreachable(); /* the table's entry is not declared noreturn */
 }
 
 PTT_EXPORT void _Exit(int status)

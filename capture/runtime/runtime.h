@@ -6,8 +6,13 @@
 #define PTT_RUNTIME_H
 
 #include <pthread.h>
-#include <time.h>
+#include <semaphore.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+#include <threads.h>
+#include <time.h>
 
 #include "../../formats/ptt_trace.h"
 #include "../shm.h"
@@ -211,14 +216,14 @@ int ptt_detach_at(pthread_t th, const void *site) PTT_HIDDEN;
 /* Common event shapes: an object, a result and the call site; an object and the call site (a request). */
 void ptt_obj_ret(unsigned id, const void *obj, int ret, const void *site) PTT_HIDDEN;
 void ptt_obj_only(unsigned id, const void *obj, const void *site) PTT_HIDDEN;
-
-/* Lazily resolved real function in a static pointer real_NAME (version: NULL for the default). */
-#define PTT_REAL_FN(name, type, version) \
-	static __typeof__(type) real_##name; \
-	if (__builtin_expect(!real_##name, 0)) { \
-		real_##name = (__typeof__(type))ptt_dlsym(#name, version); \
-		if (!real_##name) ptt_die("cannot resolve " #name); \
-	}
+/* A wrapper's tail after its real call: the (object, result, site) event when it is recorded,
+ * and the result for the wrapper to return: `return ptt_obj_ret_pass(id, obj, REAL(f)(obj), site);` */
+PTT_ALWAYS_INLINE int ptt_obj_ret_pass(unsigned id, const void *obj, int ret, const void *site)
+{
+	if (ptt_on[id])
+		ptt_obj_ret(id, obj, ret, site);
+	return ret;
+}
 
 /* Thread bookkeeping */
 void ptt_thread_end(void *retval, unsigned how) PTT_HIDDEN;
@@ -234,34 +239,116 @@ void ptt_check_tid_offset(uint32_t tid) PTT_HIDDEN;
  * the loader's count is cheap beside the rest, so sites in a library loaded before it are named. */
 void ptt_modules_refresh(void) PTT_HIDDEN;
 
-/* Resolution of the real functions */
-void ptt_resolve(void) PTT_HIDDEN;
-void *ptt_dlsym(const char *name, const char *version) PTT_HIDDEN;
 void ptt_debug(const char *msg) PTT_HIDDEN;
 void ptt_die(const char *msg) PTT_HIDDEN;
 
+/*
+ * The real functions behind the wrappers: one table, ptt_real, filled by
+ * ptt_resolve (init.c) from this list, and one way to reach an entry,
+ * REAL(name).  Every entry is looked up at start-up by ptt_resolve, called
+ * from libptt's constructor: dlsym is not async-signal-safe, and a
+ * program's first sem_post may come from a signal handler.  A wrapper that
+ * runs before (another library's constructor) resolves them through
+ * REAL's slow path, ptt_real_slow, the one place that knows the bootstrap:
+ * a call made while the look-ups run (dlsym's allocator locking a mutex,
+ * a system call) gets a stand-in instead of recursing.  A function this
+ * glibc lacks aborts with its name when first called.
+ *
+ *   X(name, return type, parameter types, symbol version or NULL for the default)
+ *
+ * The order is the order of the look-ups: first what an allocator may call
+ * from inside dlsym (the mutex functions, unlock before lock, so that a
+ * real lock never meets a stand-in unlock; syscall), then the rest.
+ * glibc keeps two versions of pthread_cond_*: the old GLIBC_2.2.5 ABI and
+ * GLIBC_2.3.2, the one programs link to; that one is asked for by name
+ * (dlsym would give the default anyway, but say so rather than rely on it).
+ */
+#define PTT_COND_VERSION "GLIBC_2.3.2"
+#define PTT_REAL_FUNCTIONS(X) \
+	X(pthread_mutex_unlock, int, (pthread_mutex_t *), NULL) \
+	X(pthread_mutex_trylock, int, (pthread_mutex_t *), NULL) \
+	X(pthread_mutex_lock, int, (pthread_mutex_t *), NULL) \
+	X(syscall, long, (long, ...), NULL) \
+	X(pthread_mutex_init, int, (pthread_mutex_t *, const pthread_mutexattr_t *), NULL) \
+	X(pthread_mutex_destroy, int, (pthread_mutex_t *), NULL) \
+	X(pthread_mutex_timedlock, int, (pthread_mutex_t *, const struct timespec *), NULL) \
+	X(pthread_mutex_clocklock, int, (pthread_mutex_t *, clockid_t, const struct timespec *), NULL) \
+	X(pthread_cond_wait, int, (pthread_cond_t *, pthread_mutex_t *), PTT_COND_VERSION) \
+	X(pthread_cond_timedwait, int, (pthread_cond_t *, pthread_mutex_t *, const struct timespec *), PTT_COND_VERSION) \
+	X(pthread_cond_clockwait, int, (pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *), \
+	  NULL) /* new in 2.30: a single version */ \
+	X(pthread_cond_signal, int, (pthread_cond_t *), PTT_COND_VERSION) \
+	X(pthread_cond_broadcast, int, (pthread_cond_t *), PTT_COND_VERSION) \
+	X(pthread_cond_init, int, (pthread_cond_t *, const pthread_condattr_t *), PTT_COND_VERSION) \
+	X(pthread_cond_destroy, int, (pthread_cond_t *), PTT_COND_VERSION) \
+	X(pthread_rwlock_rdlock, int, (pthread_rwlock_t *), NULL) \
+	X(pthread_rwlock_tryrdlock, int, (pthread_rwlock_t *), NULL) \
+	X(pthread_rwlock_timedrdlock, int, (pthread_rwlock_t *, const struct timespec *), NULL) \
+	X(pthread_rwlock_clockrdlock, int, (pthread_rwlock_t *, clockid_t, const struct timespec *), NULL) \
+	X(pthread_rwlock_wrlock, int, (pthread_rwlock_t *), NULL) \
+	X(pthread_rwlock_trywrlock, int, (pthread_rwlock_t *), NULL) \
+	X(pthread_rwlock_timedwrlock, int, (pthread_rwlock_t *, const struct timespec *), NULL) \
+	X(pthread_rwlock_clockwrlock, int, (pthread_rwlock_t *, clockid_t, const struct timespec *), NULL) \
+	X(pthread_rwlock_unlock, int, (pthread_rwlock_t *), NULL) \
+	X(pthread_rwlock_init, int, (pthread_rwlock_t *, const pthread_rwlockattr_t *), NULL) \
+	X(pthread_rwlock_destroy, int, (pthread_rwlock_t *), NULL) \
+	X(pthread_spin_lock, int, (pthread_spinlock_t *), NULL) \
+	X(pthread_spin_trylock, int, (pthread_spinlock_t *), NULL) \
+	X(pthread_spin_unlock, int, (pthread_spinlock_t *), NULL) \
+	X(pthread_barrier_init, int, (pthread_barrier_t *, const pthread_barrierattr_t *, unsigned), NULL) \
+	X(pthread_barrier_wait, int, (pthread_barrier_t *), NULL) \
+	X(pthread_barrier_destroy, int, (pthread_barrier_t *), NULL) \
+	X(sem_init, int, (sem_t *, int, unsigned), NULL) \
+	X(sem_destroy, int, (sem_t *), NULL) \
+	X(sem_wait, int, (sem_t *), NULL) \
+	X(sem_trywait, int, (sem_t *), NULL) \
+	X(sem_timedwait, int, (sem_t *, const struct timespec *), NULL) \
+	X(sem_clockwait, int, (sem_t *, clockid_t, const struct timespec *), NULL) \
+	X(sem_post, int, (sem_t *), NULL) \
+	X(sem_open, sem_t *, (const char *, int, ...), NULL) \
+	X(sem_close, int, (sem_t *), NULL) \
+	X(sem_unlink, int, (const char *), NULL) \
+	X(pthread_create, int, (pthread_t *, const pthread_attr_t *, void *(*)(void *), void *), NULL) \
+	X(pthread_join, int, (pthread_t, void **), NULL) \
+	X(pthread_tryjoin_np, int, (pthread_t, void **), NULL) \
+	X(pthread_timedjoin_np, int, (pthread_t, void **, const struct timespec *), NULL) \
+	X(pthread_clockjoin_np, int, (pthread_t, void **, clockid_t, const struct timespec *), NULL) \
+	X(pthread_detach, int, (pthread_t), NULL) \
+	X(pthread_cancel, int, (pthread_t), NULL) \
+	X(pthread_exit, void, (void *), NULL) \
+	X(pthread_setname_np, int, (pthread_t, const char *), NULL) \
+	X(thrd_create, int, (thrd_t *, thrd_start_t, void *), NULL) \
+	X(fork, pid_t, (void), NULL) \
+	X(execve, int, (const char *, char *const[], char *const[]), NULL) \
+	X(execv, int, (const char *, char *const[]), NULL) \
+	X(execvp, int, (const char *, char *const[]), NULL) \
+	X(execvpe, int, (const char *, char *const[], char *const[]), NULL) \
+	X(fexecve, int, (int, char *const[], char *const[]), NULL) \
+	X(prctl, int, (int, ...), NULL) \
+	X(_exit, void, (int), NULL) \
+	X(__libc_start_main, int, \
+	  (int (*)(int, char **, char **), int, char **, void (*)(void), void (*)(void), void (*)(void), void *), NULL)
+
+#define PTT_REAL_FIELD(name, ret, params, version) ret (*name) params;
 struct ptt_real {
-	int (*pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-	int (*pthread_join)(pthread_t, void **);
-	int (*pthread_tryjoin_np)(pthread_t, void **);
-	int (*pthread_timedjoin_np)(pthread_t, void **, const struct timespec *);
-	int (*pthread_clockjoin_np)(pthread_t, void **, clockid_t, const struct timespec *);
-	int (*pthread_detach)(pthread_t);
-	int (*pthread_cancel)(pthread_t);
-	void (*pthread_exit)(void *) __attribute__((noreturn));
-	int (*pthread_setname_np)(pthread_t, const char *);
-	int (*pthread_mutex_init)(pthread_mutex_t *, const pthread_mutexattr_t *);
-	int (*pthread_mutex_destroy)(pthread_mutex_t *);
-	int (*pthread_mutex_lock)(pthread_mutex_t *);
-	int (*pthread_mutex_trylock)(pthread_mutex_t *);
-	int (*pthread_mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
-	int (*pthread_mutex_clocklock)(pthread_mutex_t *, clockid_t, const struct timespec *);
-	int (*pthread_mutex_unlock)(pthread_mutex_t *);
-	int (*fork)(void);
-	long (*syscall)(long, ...);
+	PTT_REAL_FUNCTIONS(PTT_REAL_FIELD)
 };
+#undef PTT_REAL_FIELD
 extern struct ptt_real ptt_real PTT_HIDDEN;
-extern int ptt_resolving PTT_HIDDEN;
+
+/* Look up every entry of ptt_real, once (later calls return at once). */
+void ptt_resolve(void) PTT_HIDDEN;
+/* REAL's slow path: the entry at offset off of ptt_real, resolving the table first; while
+ * the look-ups run, the entry's stand-in; aborts with name when there is neither. */
+typedef void (*ptt_fn)(void);
+ptt_fn ptt_real_slow(size_t off, const char *name) PTT_HIDDEN __attribute__((cold));
+
+/* The real function name: a load of the entry, a test and the call (ptt_real_slow, out of
+ * the way, only before the table is resolved). */
+#define REAL(name) \
+	(__builtin_expect(ptt_real.name != 0, 1) \
+		 ? ptt_real.name \
+		 : (__typeof__(ptt_real.name))ptt_real_slow(offsetof(struct ptt_real, name), #name))
 
 /*
  * A wrapper that tries the lock first (to tell a free acquisition from a
@@ -275,10 +362,16 @@ static inline int ptt_bad_timeout(clockid_t clk, const struct timespec *t)
 	return (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC) || !t || t->tv_nsec < 0 || t->tv_nsec >= 1000000000;
 }
 
-/* The real syscall() (the raw system call before it is resolved): the runtime's own system calls,
- * so that its futex wake of the recorder is not traced as the program's. */
-long ptt_syscall(long n, long a1, long a2, long a3, long a4, long a5, long a6) PTT_HIDDEN;
+/* A call of the variadic syscall(): its six arguments after the number, read whatever the call
+ * passed (as glibc's own syscall() passes six registers to the kernel). */
+PTT_ALWAYS_INLINE void ptt_syscall_args(va_list ap, long arg[6])
+{
+	for (int i = 0; i < 6; i++)
+		arg[i] = va_arg(ap, long);
+}
 
-#define REAL(f) (__builtin_expect(ptt_real.f != 0, 1) ? ptt_real.f : (ptt_resolve(), ptt_real.f))
+/* REAL(syscall) with six arguments: the runtime's own system calls, so that its futex wake of
+ * the recorder is not traced as the program's. */
+long ptt_syscall(long n, long a1, long a2, long a3, long a4, long a5, long a6) PTT_HIDDEN;
 
 #endif

@@ -31,10 +31,8 @@ static int thrd_result(int err)
 PTT_EXPORT int thrd_create(thrd_t *thr, thrd_start_t func, void *arg)
 {
 	_Static_assert(sizeof(thrd_t) == sizeof(pthread_t), "thrd_t is a pthread_t in glibc");
-	if (!ptt_on[PTT_EV_THREAD_CREATE]) {
-		PTT_REAL_FN(thrd_create, int (*)(thrd_t *, thrd_start_t, void *), NULL);
-		return real_thrd_create(thr, func, arg);
-	}
+	if (!ptt_on[PTT_EV_THREAD_CREATE])
+		return REAL(thrd_create)(thr, func, arg);
 	return thrd_result(ptt_create_thread((pthread_t *)thr, NULL, (void *(*)(void *))(void *)func, arg, 1, PTT_SITE));
 }
 

@@ -6,18 +6,13 @@
  * sight).  A wait ended by cancellation still records the re-acquisition
  * (glibc re-locks before running cleanup handlers), with ret ECANCELED.
  * signal and broadcast are timestamped before they take effect.
- *
- * glibc 2.36 keeps two versions of pthread_cond_*: the old GLIBC_2.2.5
- * ABI and the current GLIBC_2.3.2 one, which is what programs link to;
- * resolve that one explicitly (dlsym would give the default anyway, but
- * say so rather than rely on it).
+ * The real functions are glibc's GLIBC_2.3.2 versions (runtime.h,
+ * PTT_COND_VERSION).
  */
 #include <errno.h>
 #include <time.h>
 
 #include "runtime.h"
-
-#define COND_VERSION "GLIBC_2.3.2"
 
 static void cond_mutex_event(unsigned id, const void *c, const void *m, int with_ret, int ret, const void *site)
 {
@@ -44,16 +39,29 @@ static void cancelled_in_wait(void *p)
 	cond_mutex_event(PTT_EV_COND_WAIT, w->c, w->m, 1, ECANCELED, w->site);
 }
 
-static int cond_wait_body(pthread_cond_t *c, pthread_mutex_t *m, const void *site)
+enum wait_kind { WAIT_PLAIN, WAIT_TIMED, WAIT_CLOCK };
+
+static int real_wait(enum wait_kind kind, pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
+		     const struct timespec *abstime)
 {
-	PTT_REAL_FN(pthread_cond_wait, int (*)(pthread_cond_t *, pthread_mutex_t *), COND_VERSION);
+	switch (kind) {
+	case WAIT_TIMED: return REAL(pthread_cond_timedwait)(c, m, abstime);
+	case WAIT_CLOCK: return REAL(pthread_cond_clockwait)(c, m, clk, abstime);
+	default: return REAL(pthread_cond_wait)(c, m);
+	}
+}
+
+/* A wait, with or without a time limit: the request (releasing m), then cond_wait with m held again. */
+static int traced_wait(enum wait_kind kind, pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
+		       const struct timespec *abstime, const void *site)
+{
 	if (!ptt_on[PTT_EV_COND_WAIT])
-		return real_pthread_cond_wait(c, m);
+		return real_wait(kind, c, m, clk, abstime);
 	struct wait_ctx w = { c, m, site };
 	int ret;
-	cond_mutex_event(PTT_EV_COND_WAIT_REQ, c, m, 0, 0, w.site);
+	cond_mutex_event(kind == WAIT_PLAIN ? PTT_EV_COND_WAIT_REQ : PTT_EV_COND_TIMEDWAIT_REQ, c, m, 0, 0, w.site);
 	pthread_cleanup_push(cancelled_in_wait, &w);
-	ret = real_pthread_cond_wait(c, m);
+	ret = real_wait(kind, c, m, clk, abstime);
 	pthread_cleanup_pop(0);
 	cond_mutex_event(PTT_EV_COND_WAIT, c, m, 1, ret, w.site);
 	return ret;
@@ -61,56 +69,27 @@ static int cond_wait_body(pthread_cond_t *c, pthread_mutex_t *m, const void *sit
 
 PTT_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
-	return cond_wait_body(c, m, PTT_SITE);
+	return traced_wait(WAIT_PLAIN, c, m, CLOCK_REALTIME, NULL, PTT_SITE);
 }
 
 int ptt_cond_wait_at(pthread_cond_t *c, pthread_mutex_t *m, const void *site)
 {
-	return cond_wait_body(c, m, site);
-}
-
-static int cond_timedwait_body(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime, const void *site)
-{
-	PTT_REAL_FN(pthread_cond_timedwait, int (*)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *), COND_VERSION);
-	if (!ptt_on[PTT_EV_COND_WAIT])
-		return real_pthread_cond_timedwait(c, m, abstime);
-	struct wait_ctx w = { c, m, site };
-	int ret;
-	cond_mutex_event(PTT_EV_COND_TIMEDWAIT_REQ, c, m, 0, 0, w.site);
-	pthread_cleanup_push(cancelled_in_wait, &w);
-	ret = real_pthread_cond_timedwait(c, m, abstime);
-	pthread_cleanup_pop(0);
-	cond_mutex_event(PTT_EV_COND_WAIT, c, m, 1, ret, w.site);
-	return ret;
+	return traced_wait(WAIT_PLAIN, c, m, CLOCK_REALTIME, NULL, site);
 }
 
 PTT_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime)
 {
-	return cond_timedwait_body(c, m, abstime, PTT_SITE);
+	return traced_wait(WAIT_TIMED, c, m, CLOCK_REALTIME, abstime, PTT_SITE);
 }
 
 int ptt_cond_timedwait_at(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime, const void *site)
 {
-	return cond_timedwait_body(c, m, abstime, site);
+	return traced_wait(WAIT_TIMED, c, m, CLOCK_REALTIME, abstime, site);
 }
 
 PTT_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk, const struct timespec *abstime)
 {
-	static int (*real)(pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *);
-	if (!real) /* new in 2.30: a single version */
-		real = (__typeof__(real))ptt_dlsym("pthread_cond_clockwait", NULL);
-	if (!real)
-		ptt_die("cannot resolve pthread_cond_clockwait");
-	if (!ptt_on[PTT_EV_COND_WAIT])
-		return real(c, m, clk, abstime);
-	struct wait_ctx w = { c, m, PTT_SITE };
-	int ret;
-	cond_mutex_event(PTT_EV_COND_TIMEDWAIT_REQ, c, m, 0, 0, w.site);
-	pthread_cleanup_push(cancelled_in_wait, &w);
-	ret = real(c, m, clk, abstime);
-	pthread_cleanup_pop(0);
-	cond_mutex_event(PTT_EV_COND_WAIT, c, m, 1, ret, w.site);
-	return ret;
+	return traced_wait(WAIT_CLOCK, c, m, clk, abstime, PTT_SITE);
 }
 
 /* signal/broadcast: timestamp first, so a woken waiter's event never precedes it */
@@ -126,8 +105,7 @@ static int wake(unsigned id, pthread_cond_t *c, int (*real)(pthread_cond_t *), c
 
 PTT_ALWAYS_INLINE int cond_signal_body(pthread_cond_t *c, const void *site)
 {
-	PTT_REAL_FN(pthread_cond_signal, int (*)(pthread_cond_t *), COND_VERSION);
-	return wake(PTT_EV_COND_SIGNAL, c, real_pthread_cond_signal, site);
+	return wake(PTT_EV_COND_SIGNAL, c, REAL(pthread_cond_signal), site);
 }
 
 PTT_EXPORT int pthread_cond_signal(pthread_cond_t *c)
@@ -142,8 +120,7 @@ int ptt_cond_signal_at(pthread_cond_t *c, const void *site)
 
 PTT_ALWAYS_INLINE int cond_broadcast_body(pthread_cond_t *c, const void *site)
 {
-	PTT_REAL_FN(pthread_cond_broadcast, int (*)(pthread_cond_t *), COND_VERSION);
-	return wake(PTT_EV_COND_BROADCAST, c, real_pthread_cond_broadcast, site);
+	return wake(PTT_EV_COND_BROADCAST, c, REAL(pthread_cond_broadcast), site);
 }
 
 PTT_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
@@ -158,10 +135,7 @@ int ptt_cond_broadcast_at(pthread_cond_t *c, const void *site)
 
 PTT_ALWAYS_INLINE int cond_init_body(pthread_cond_t *c, const pthread_condattr_t *attr, const void *site)
 {
-	PTT_REAL_FN(pthread_cond_init, int (*)(pthread_cond_t *, const pthread_condattr_t *), COND_VERSION);
-	int ret = real_pthread_cond_init(c, attr);
-	ptt_obj_ret(PTT_EV_COND_INIT, c, ret, site);
-	return ret;
+	return ptt_obj_ret_pass(PTT_EV_COND_INIT, c, REAL(pthread_cond_init)(c, attr), site);
 }
 
 PTT_EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *attr)
@@ -176,10 +150,7 @@ int ptt_cond_init_at(pthread_cond_t *c, const pthread_condattr_t *attr, const vo
 
 PTT_ALWAYS_INLINE int cond_destroy_body(pthread_cond_t *c, const void *site)
 {
-	PTT_REAL_FN(pthread_cond_destroy, int (*)(pthread_cond_t *), COND_VERSION);
-	int ret = real_pthread_cond_destroy(c);
-	ptt_obj_ret(PTT_EV_COND_DESTROY, c, ret, site);
-	return ret;
+	return ptt_obj_ret_pass(PTT_EV_COND_DESTROY, c, REAL(pthread_cond_destroy)(c), site);
 }
 
 PTT_EXPORT int pthread_cond_destroy(pthread_cond_t *c)

@@ -45,37 +45,32 @@ static int after_failed_exec(int ret, const char *path)
 
 PTT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	PTT_REAL_FN(execve, int (*)(const char *, char *const[], char *const[]), NULL);
 	before_exec(path);
-	return after_failed_exec(real_execve(path, argv, envp), path);
+	return after_failed_exec(REAL(execve)(path, argv, envp), path);
 }
 
 PTT_EXPORT int execv(const char *path, char *const argv[])
 {
-	PTT_REAL_FN(execv, int (*)(const char *, char *const[]), NULL);
 	before_exec(path);
-	return after_failed_exec(real_execv(path, argv), path);
+	return after_failed_exec(REAL(execv)(path, argv), path);
 }
 
 PTT_EXPORT int execvp(const char *file, char *const argv[])
 {
-	PTT_REAL_FN(execvp, int (*)(const char *, char *const[]), NULL);
 	before_exec(file);
-	return after_failed_exec(real_execvp(file, argv), file);
+	return after_failed_exec(REAL(execvp)(file, argv), file);
 }
 
 PTT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	PTT_REAL_FN(execvpe, int (*)(const char *, char *const[], char *const[]), NULL);
 	before_exec(file);
-	return after_failed_exec(real_execvpe(file, argv, envp), file);
+	return after_failed_exec(REAL(execvpe)(file, argv, envp), file);
 }
 
 PTT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	PTT_REAL_FN(fexecve, int (*)(int, char *const[], char *const[]), NULL);
 	before_exec("(fexecve)");
-	return after_failed_exec(real_fexecve(fd, argv, envp), "(fexecve)");
+	return after_failed_exec(REAL(fexecve)(fd, argv, envp), "(fexecve)");
 }
 
 /* execl*: collect the variadic arguments into an argv on the stack, as glibc does. */

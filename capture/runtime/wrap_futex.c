@@ -22,55 +22,6 @@
 #define FUTEX_LOCK_PI2 13
 #endif
 
-/*
- * The system call itself, for the moment before the real syscall() is
- * resolved (a library's constructor running before ours, or a call made
- * while dlsym resolves): -errno on failure, as the kernel returns it.
- */
-static long raw_syscall(long n, long a1, long a2, long a3, long a4, long a5, long a6)
-{
-#if defined(__x86_64__)
-	long ret;
-	register long r10 __asm__("r10") = a4;
-	register long r8 __asm__("r8") = a5;
-	register long r9 __asm__("r9") = a6;
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"(n), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	return ret;
-#elif defined(__aarch64__)
-	register long x8 __asm__("x8") = n;
-	register long x0 __asm__("x0") = a1;
-	register long x1 __asm__("x1") = a2;
-	register long x2 __asm__("x2") = a3;
-	register long x3 __asm__("x3") = a4;
-	register long x4 __asm__("x4") = a5;
-	register long x5 __asm__("x5") = a6;
-	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5) : "memory");
-	return x0;
-#else
-	(void)n, (void)a1, (void)a2, (void)a3, (void)a4, (void)a5, (void)a6;
-	return -ENOSYS;
-#endif
-}
-
-long ptt_syscall(long n, long a1, long a2, long a3, long a4, long a5, long a6)
-{
-	if (__builtin_expect(!ptt_real.syscall, 0)) {
-		ptt_resolve();
-		if (!ptt_real.syscall) { /* resolving now: this call is dlsym's or a constructor's */
-			long r = raw_syscall(n, a1, a2, a3, a4, a5, a6);
-			if (r < 0 && r > -4096) {
-				errno = (int)-r;
-				return -1;
-			}
-			return r;
-		}
-	}
-	return ptt_real.syscall(n, a1, a2, a3, a4, a5, a6);
-}
-
 /* A timeout as ns, -1 for none (the word at t is the caller's: the kernel reads it too). */
 static int64_t timeout_ns(const struct timespec *t)
 {
@@ -107,15 +58,21 @@ static __attribute__((noinline)) void futex_wait_request(const uint32_t *uaddr, 
 	ptt_rec_close(&rec);
 }
 
-static long futex_wait(long a1, long a2, long a3, long a4, long a5, long a6, unsigned cmd, const void *site)
+/* The call with syscall()'s six arguments after the number, arg[0] (the futex) to arg[5]. */
+static long futex_call(const long *arg)
 {
-	const uint32_t *uaddr = (const uint32_t *)a1;
-	uint32_t op = (uint32_t)a2 & ~(uint32_t)FUTEX_PRIVATE_FLAG;
+	return REAL(syscall)(SYS_futex, arg[0], arg[1], arg[2], arg[3], arg[4], arg[5]);
+}
+
+static long futex_wait(const long *arg, unsigned cmd, const void *site)
+{
+	const uint32_t *uaddr = (const uint32_t *)arg[0];
+	uint32_t op = (uint32_t)arg[1] & ~(uint32_t)FUTEX_PRIVATE_FLAG;
 	int saved = errno;
 	int has_val = cmd == FUTEX_WAIT || cmd == FUTEX_WAIT_BITSET || cmd == FUTEX_WAIT_REQUEUE_PI;
-	futex_wait_request(uaddr, has_val ? (uint32_t)a3 : 0, op, timeout_ns((const struct timespec *)a4), site);
+	futex_wait_request(uaddr, has_val ? (uint32_t)arg[2] : 0, op, timeout_ns((const struct timespec *)arg[3]), site);
 	errno = saved;
-	long r = ptt_real.syscall(SYS_futex, a1, a2, a3, a4, a5, a6);
+	long r = futex_call(arg);
 	saved = errno;
 	ptt_obj_ret(PTT_EV_FUTEX_WAIT, uaddr, r < 0 ? saved : 0, site);
 	errno = saved;
@@ -123,18 +80,18 @@ static long futex_wait(long a1, long a2, long a3, long a4, long a5, long a6, uns
 }
 
 /* A wake, stamped before the call (what it wakes runs after); woken is its result. */
-static long futex_wake(long a1, long a2, long a3, long a4, long a5, long a6, unsigned cmd, const void *site)
+static long futex_wake(const long *arg, unsigned cmd, const void *site)
 {
 	struct ptt_rec rec;
 	enum { N = 5 + PTT_SITE_WORDS };
 	if (ptt_rec_open_site(&rec, PTT_EV_FUTEX_WAKE, N, site) != 0)
-		return ptt_real.syscall(SYS_futex, a1, a2, a3, a4, a5, a6);
+		return futex_call(arg);
 	uint32_t *a = rec.p + PTT_REC_HDR_WORDS;
-	ptt_put64(a, (uint64_t)a1);
-	a[2] = cmd == FUTEX_UNLOCK_PI ? 1u : (uint32_t)a3;
-	a[3] = (uint32_t)a2 & ~(uint32_t)FUTEX_PRIVATE_FLAG;
+	ptt_put64(a, (uint64_t)arg[0]);
+	a[2] = cmd == FUTEX_UNLOCK_PI ? 1u : (uint32_t)arg[2];
+	a[3] = (uint32_t)arg[1] & ~(uint32_t)FUTEX_PRIVATE_FLAG;
 	a[4] = 0;
-	long r = ptt_real.syscall(SYS_futex, a1, a2, a3, a4, a5, a6);
+	long r = futex_call(arg);
 	int saved = errno;
 	a[4] = (uint32_t)(r < 0 ? -saved : (int32_t)r);
 	ptt_rec_close(&rec);
@@ -142,20 +99,18 @@ static long futex_wake(long a1, long a2, long a3, long a4, long a5, long a6, uns
 	return r;
 }
 
-/*
- * Variadic: six long arguments are read whatever the call passed (as glibc's
- * own syscall() passes six registers to the kernel) and forwarded.
- */
 PTT_EXPORT long syscall(long n, ...)
 {
+	long arg[6];
 	va_list ap;
 	va_start(ap, n);
-	long a1 = va_arg(ap, long), a2 = va_arg(ap, long), a3 = va_arg(ap, long);
-	long a4 = va_arg(ap, long), a5 = va_arg(ap, long), a6 = va_arg(ap, long);
+	ptt_syscall_args(ap, arg);
 	va_end(ap);
-	if (__builtin_expect(n != SYS_futex || !ptt_real.syscall || ptt_tls.guard, 1))
-		return ptt_syscall(n, a1, a2, a3, a4, a5, a6);
-	unsigned cmd = (unsigned)a2 & FUTEX_CMD_MASK;
+	/* before the look-ups (a constructor that runs before ours) no event is on: REAL(syscall)
+	 * below resolves, or stands in while dlsym runs */
+	if (__builtin_expect(n != SYS_futex || ptt_tls.guard, 1))
+		return REAL(syscall)(n, arg[0], arg[1], arg[2], arg[3], arg[4], arg[5]);
+	unsigned cmd = (unsigned)arg[1] & FUTEX_CMD_MASK;
 	switch (cmd) {
 	case FUTEX_WAIT:
 	case FUTEX_WAIT_BITSET:
@@ -163,7 +118,7 @@ PTT_EXPORT long syscall(long n, ...)
 	case FUTEX_LOCK_PI2:
 	case FUTEX_WAIT_REQUEUE_PI:
 		if (ptt_on[PTT_EV_FUTEX_WAIT])
-			return futex_wait(a1, a2, a3, a4, a5, a6, cmd, PTT_SITE);
+			return futex_wait(arg, cmd, PTT_SITE);
 		break;
 	case FUTEX_WAKE:
 	case FUTEX_WAKE_BITSET:
@@ -173,10 +128,10 @@ PTT_EXPORT long syscall(long n, ...)
 	case FUTEX_CMP_REQUEUE:
 	case FUTEX_CMP_REQUEUE_PI:
 		if (ptt_on[PTT_EV_FUTEX_WAKE])
-			return futex_wake(a1, a2, a3, a4, a5, a6, cmd, PTT_SITE);
+			return futex_wake(arg, cmd, PTT_SITE);
 		break;
 	default:
 		break;
 	}
-	return ptt_real.syscall(n, a1, a2, a3, a4, a5, a6);
+	return futex_call(arg);
 }

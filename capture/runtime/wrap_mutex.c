@@ -11,17 +11,12 @@
 
 PTT_ALWAYS_INLINE int mutex_lock_body(pthread_mutex_t *m, const void *site)
 {
-	if (__builtin_expect(!ptt_real.pthread_mutex_lock, 0)) {
-		ptt_resolve();
-		if (!ptt_real.pthread_mutex_lock)
-			return 0; /* during bootstrap, single-threaded: nothing to exclude */
-	}
 	if (!ptt_on[PTT_EV_MUTEX_LOCK])
-		return ptt_real.pthread_mutex_lock(m);
-	int ret = ptt_real.pthread_mutex_trylock(m);
+		return REAL(pthread_mutex_lock)(m);
+	int ret = REAL(pthread_mutex_trylock)(m);
 	if (ret != 0 && ret != EOWNERDEAD) {
 		ptt_obj_only(PTT_EV_MUTEX_LOCK_REQ, m, site);
-		ret = ptt_real.pthread_mutex_lock(m);
+		ret = REAL(pthread_mutex_lock)(m);
 	}
 	ptt_obj_ret(PTT_EV_MUTEX_LOCK, m, ret, site);
 	return ret;
@@ -39,15 +34,7 @@ int ptt_mutex_lock_at(pthread_mutex_t *m, const void *site)
 
 PTT_ALWAYS_INLINE int mutex_trylock_body(pthread_mutex_t *m, const void *site)
 {
-	if (__builtin_expect(!ptt_real.pthread_mutex_trylock, 0)) {
-		ptt_resolve();
-		if (!ptt_real.pthread_mutex_trylock)
-			return 0;
-	}
-	int ret = ptt_real.pthread_mutex_trylock(m);
-	if (ptt_on[PTT_EV_MUTEX_TRYLOCK])
-		ptt_obj_ret(PTT_EV_MUTEX_TRYLOCK, m, ret, site);
-	return ret;
+	return ptt_obj_ret_pass(PTT_EV_MUTEX_TRYLOCK, m, REAL(pthread_mutex_trylock)(m), site);
 }
 
 PTT_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
@@ -64,10 +51,10 @@ PTT_ALWAYS_INLINE int mutex_timedlock_body(pthread_mutex_t *m, const struct time
 {
 	if (!ptt_on[PTT_EV_MUTEX_TIMEDLOCK])
 		return REAL(pthread_mutex_timedlock)(m, abstime);
-	int ret = ptt_real.pthread_mutex_trylock(m);
+	int ret = REAL(pthread_mutex_trylock)(m);
 	if (ret != 0 && ret != EOWNERDEAD) {
 		ptt_obj_only(PTT_EV_MUTEX_TIMEDLOCK_REQ, m, site);
-		ret = ptt_real.pthread_mutex_timedlock(m, abstime);
+		ret = REAL(pthread_mutex_timedlock)(m, abstime);
 	}
 	ptt_obj_ret(PTT_EV_MUTEX_TIMEDLOCK, m, ret, site);
 	return ret;
@@ -87,10 +74,10 @@ PTT_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const 
 {
 	if (!ptt_on[PTT_EV_MUTEX_TIMEDLOCK])
 		return REAL(pthread_mutex_clocklock)(m, clk, abstime);
-	int ret = ptt_bad_timeout(clk, abstime) ? EINVAL : ptt_real.pthread_mutex_trylock(m);
+	int ret = ptt_bad_timeout(clk, abstime) ? EINVAL : REAL(pthread_mutex_trylock)(m);
 	if (ret != 0 && ret != EOWNERDEAD) {
 		ptt_obj_only(PTT_EV_MUTEX_TIMEDLOCK_REQ, m, PTT_SITE);
-		ret = ptt_real.pthread_mutex_clocklock(m, clk, abstime);
+		ret = REAL(pthread_mutex_clocklock)(m, clk, abstime);
 	}
 	ptt_obj_ret(PTT_EV_MUTEX_TIMEDLOCK, m, ret, PTT_SITE);
 	return ret;
@@ -98,16 +85,11 @@ PTT_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const 
 
 PTT_ALWAYS_INLINE int mutex_unlock_body(pthread_mutex_t *m, const void *site)
 {
-	if (__builtin_expect(!ptt_real.pthread_mutex_unlock, 0)) {
-		ptt_resolve();
-		if (!ptt_real.pthread_mutex_unlock)
-			return 0;
-	}
 	struct ptt_rec rec;
 	/* the object first: a process killed inside the call leaves a record the recorder can complete */
 	if (!ptt_on[PTT_EV_MUTEX_UNLOCK] || ptt_objret_open(&rec, PTT_EV_MUTEX_UNLOCK, m, site) != 0)
-		return ptt_real.pthread_mutex_unlock(m);
-	int ret = ptt_real.pthread_mutex_unlock(m);
+		return REAL(pthread_mutex_unlock)(m);
+	int ret = REAL(pthread_mutex_unlock)(m);
 	ptt_objret_close(&rec, ret);
 	return ret;
 }
@@ -153,10 +135,7 @@ int ptt_mutex_init_at(pthread_mutex_t *m, const pthread_mutexattr_t *attr, const
 
 PTT_ALWAYS_INLINE int mutex_destroy_body(pthread_mutex_t *m, const void *site)
 {
-	int ret = REAL(pthread_mutex_destroy)(m);
-	if (ptt_on[PTT_EV_MUTEX_DESTROY])
-		ptt_obj_ret(PTT_EV_MUTEX_DESTROY, m, ret, site);
-	return ret;
+	return ptt_obj_ret_pass(PTT_EV_MUTEX_DESTROY, m, REAL(pthread_mutex_destroy)(m), site);
 }
 
 PTT_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)

@@ -7,17 +7,12 @@
 
 PTT_EXPORT int prctl(int option, ...)
 {
-	static int (*real)(int, ...);
-	if (!real)
-		real = (__typeof__(real))ptt_dlsym("prctl", NULL);
-	if (!real)
-		ptt_die("cannot resolve prctl");
 	va_list ap;
 	va_start(ap, option);
 	unsigned long a2 = va_arg(ap, unsigned long), a3 = va_arg(ap, unsigned long);
 	unsigned long a4 = va_arg(ap, unsigned long), a5 = va_arg(ap, unsigned long);
 	va_end(ap);
-	int ret = real(option, a2, a3, a4, a5);
+	int ret = REAL(prctl)(option, a2, a3, a4, a5);
 	if (ret == 0 && option == PR_SET_NAME && ptt_shm && a2) {
 		char name[17];
 		const char *src = (const char *)a2;

@@ -447,6 +447,7 @@ PTT_EXPORT void pthread_exit(void *value)
 	if (t->tid && t->tid == t->pid)
 		ptt_thread_end(value, 1); /* the main thread has no trampoline */
 	REAL(pthread_exit)(value);
+	__builtin_unreachable(); /* the table's entry is not declared noreturn */
 }
 
 PTT_EXPORT int pthread_setname_np(pthread_t th, const char *name)

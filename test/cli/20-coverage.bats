@@ -241,3 +241,53 @@ said_n() { awk -v k="$1" -v n="$2" '$1==k {print $(n+1)}' "$BATS_TEST_TMPDIR/err
 	main=$(echo "$output" | awk '$5 == "thread_create" {print $3; exit}')
 	[ "$(echo "$output" | awk -v t="$main" '$3 == t' | grep -A1 ' thread_create ' | grep -c ' mutex_')" -gt 0 ]
 }
+
+@test "the real functions answer in a library constructor that runs before libptt's (resolved on first use)" {
+	cat >"$BATS_TEST_TMPDIR/early.c" <<'C'
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <time.h>
+int early_bad = -1;
+/* each answer is one only the real function gives (a stand-in answers 0) */
+__attribute__((constructor)) static void early(void)
+{
+	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+	pthread_rwlock_t l = PTHREAD_RWLOCK_INITIALIZER;
+	struct timespec past = { 1, 0 };
+	sem_t s;
+	int bad = 0;
+	bad |= pthread_mutex_lock(&m) != 0;
+	bad |= (pthread_mutex_trylock(&m) != EBUSY) << 1;
+	bad |= (pthread_cond_signal(&c) != 0) << 2;
+	bad |= (pthread_cond_timedwait(&c, &m, &past) != ETIMEDOUT) << 3;
+	bad |= (pthread_mutex_unlock(&m) != 0) << 4;
+	bad |= (pthread_mutex_trylock(&m) != 0 || pthread_mutex_unlock(&m) != 0) << 5;
+	bad |= (pthread_rwlock_wrlock(&l) != 0 || pthread_rwlock_tryrdlock(&l) != EBUSY) << 6;
+	bad |= (pthread_rwlock_unlock(&l) != 0) << 7;
+	bad |= (sem_init(&s, 0, 0) != 0 || sem_trywait(&s) != -1 || errno != EAGAIN) << 8;
+	bad |= (sem_post(&s) != 0 || sem_trywait(&s) != 0) << 9;
+	early_bad = bad;
+}
+C
+	cat >"$BATS_TEST_TMPDIR/main.c" <<'C'
+#include <stdio.h>
+extern int early_bad;
+int main(void)
+{
+	printf("early %s (%d)\n", early_bad == 0 ? "ok" : "WRONG", early_bad);
+	return early_bad != 0;
+}
+C
+	cc -shared -fPIC -o "$BATS_TEST_TMPDIR/libearly.so" "$BATS_TEST_TMPDIR/early.c" -pthread
+	cc -o "$BATS_TEST_TMPDIR/main" "$BATS_TEST_TMPDIR/main.c" -L"$BATS_TEST_TMPDIR" -learly -Wl,-rpath,"$BATS_TEST_TMPDIR"
+	# libearly's constructor runs before libptt's (the loader initialises it first)
+	run -0 env LD_DEBUG=files LD_PRELOAD="$PTT_LIBPTT" "$BATS_TEST_TMPDIR/main"
+	[[ "$output" == *"calling init: $BATS_TEST_TMPDIR/libearly.so"*"calling init: $PTT_LIBPTT"* ]]
+	run -0 --separate-stderr ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$BATS_TEST_TMPDIR/main"
+	[ "$output" = "early ok (0)" ]
+	[ -z "$stderr" ]
+	run -0 ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *" 0 violations: ok" ]]
+}
