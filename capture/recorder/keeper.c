@@ -25,7 +25,7 @@ struct keeper {
 struct keeper *keeper_new(void)
 {
 	static const unsigned ids[] = { PTT_EV_PROCESS_BEGIN, PTT_EV_PROCESS_EXEC, PTT_EV_PROCESS_EXIT, PTT_EV_MODULE,
-					PTT_EV_THREAD_BEGIN, PTT_EV_THREAD_END, PTT_EV_THREAD_NAME, PTT_EV_OBJECT_NAME };
+					PTT_EV_MODULE_BUILD_ID, PTT_EV_THREAD_BEGIN, PTT_EV_THREAD_END, PTT_EV_THREAD_NAME, PTT_EV_OBJECT_NAME };
 	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
 		keeper_takes[ids[i]] = 1;
 	return calloc(1, sizeof(struct keeper));
@@ -171,6 +171,7 @@ void keeper_take(struct keeper *k, const uint32_t *rec)
 		drop_process(k, pid);
 		break;
 	case PTT_EV_MODULE:
+	case PTT_EV_MODULE_BUILD_ID:
 	case PTT_EV_OBJECT_NAME:
 		add(k, id, pid, arg64(rec), rec, n);
 		break;
@@ -236,7 +237,7 @@ long keeper_write(struct keeper *k, struct ptt_writer *w, uint64_t ticks,
 
 size_t keeper_count(const struct keeper *k) { return k ? k->n - k->dropped : 0; }
 
-uint64_t keeper_from_log(struct keeper *k, const struct ptt_shm *s, int (*also)(void *ctx, const uint32_t *rec), void *ctx)
+uint64_t keeper_from_log(struct keeper *k, const struct ptt_shm *s)
 {
 	uint64_t used = __atomic_load_n(&s->names_used, __ATOMIC_ACQUIRE), pos = 0, unread = 0;
 	if (used > PTT_NAMES_WORDS)
@@ -252,8 +253,6 @@ uint64_t keeper_from_log(struct keeper *k, const struct ptt_shm *s, int (*also)(
 			unread++;
 			continue;
 		}
-		if (also)
-			also(ctx, rec);
 		keeper_take(k, rec);
 	}
 	for (; pos < used; unread++) { /* count what is left, by lengths where they are written */

@@ -27,7 +27,6 @@
 #include "drain.h"
 #include "flight.h"
 #include "keeper.h"
-#include "namer.h"
 #include "pace.h"
 #include "record_opts.h"
 #include "../shm.h"
@@ -252,26 +251,6 @@ static struct ptt_shm *make_shm(const struct record_opts *o, int *fdp)
 	return s;
 }
 
-/* The file execvp will run for cmd (a PATH search when it has no '/'), its links resolved as
- * /proc/PID/exe shows it; 0 when none is found (exec then fails and says why). */
-static int program_path(const char *cmd, char *out)
-{
-	if (strchr(cmd, '/'))
-		return realpath(cmd, out) != NULL;
-	const char *path = getenv("PATH");
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		size_t len = strcspn(path, ":");
-		char try[PATH_MAX];
-		if (snprintf(try, sizeof try, "%.*s/%s", (int)len, len ? path : ".", cmd) < (int)sizeof try &&
-		    access(try, X_OK) == 0 && realpath(try, out))
-			return 1;
-		path += len + (path[len] == ':');
-	}
-	return 0;
-}
-
 /* The child: preload the runtime, hand over the ring, exec. */
 static void run_child(const struct record_opts *o, int shm_fd, int report_fd, char **argv)
 {
@@ -390,11 +369,10 @@ static int sync_user_types(struct ptt_shm *s, struct ptt_writer *w, uint32_t *se
  * pass's sync_user_types may already have events in a ring the pass reads
  * (registration happens before the type's first event, whose commit the pass
  * has seen): its line is written first, so no reader meets an event before
- * its type.  Then the namer, which names objects before their first use. */
+ * its type. */
 struct before_record {
 	struct ptt_shm *shm;
 	uint32_t *types_seen;
-	struct namer *namer;
 	struct keeper *keeper; /* -m: the names a later file repeats at its head */
 	uint64_t last_ticks;   /* of the last record written (-m): the head of the next file is stamped with it */
 };
@@ -412,7 +390,7 @@ static __attribute__((noinline)) int announce_types(struct before_record *b, uns
 	return 0;
 }
 
-/* Once per record written: the common case is a compare and a tail call. */
+/* Once per record written: the common case is a compare or two. */
 static int before_record(void *ctx, const uint32_t *rec, struct ptt_writer *w)
 {
 	struct before_record *b = ctx;
@@ -426,7 +404,7 @@ static int before_record(void *ctx, const uint32_t *rec, struct ptt_writer *w)
 		keeper_see(b->keeper, rec);
 		b->last_ticks = (uint64_t)rec[2] << 32 | rec[1];
 	}
-	return b->namer ? namer_before(b->namer, rec, w) : 0;
+	return 0;
 }
 
 static void part_name(char *buf, size_t size, const char *output, uint32_t part)
@@ -577,12 +555,6 @@ static void summary(const struct record_opts *o, const struct drain_stats *st, u
 	free(names);
 }
 
-/* keeper_from_log's look at each naming record: the namer learns modules (and names given). */
-static int names_learn(void *nm, const uint32_t *rec)
-{
-	return nm ? namer_before(nm, rec, NULL) : 0;
-}
-
 /*
  * Write a flight recording to fd: the header, the user types, every ring's
  * records in time order, the end.  0, or a negative error of the writer.
@@ -607,19 +579,17 @@ static int write_flight(const struct record_opts *o, struct ptt_shm *s, struct f
 	uint32_t types_seen = 0;
 	if (!rc)
 		rc = sync_user_types(s, w, &types_seen);
-	struct namer *nm = namer_new(); /* a fresh one: each file names its objects anew */
 	uint64_t torn = 0;
-	struct before_record br = { s, &types_seen, nm, NULL, 0 };
-	/* the names in force, from the names log (the rings may have turned over since): the namer learns the modules */
+	struct before_record br = { s, &types_seen, NULL, 0 };
+	/* the names in force, from the names log (the rings may have turned over since) */
 	struct keeper *names = keeper_new();
-	uint64_t names_lost = names ? keeper_from_log(names, s, names_learn, nm) : 0;
+	uint64_t names_lost = names ? keeper_from_log(names, s) : 0;
 	if (!rc && names_lost) {
 		char line[64];
 		snprintf(line, sizeof line, "names_lost %" PRIu64 "\n", names_lost);
 		rc = ptt_writer_meta(w, line, strlen(line));
 	}
 	long n = rc ? 0 : flight_write(f, w, clk, code < 0, before_record, &br, names, &torn);
-	namer_free(nm);
 	keeper_free(names);
 	if (n < 0)
 		rc = (int)n;
@@ -780,13 +750,6 @@ int main(int argc, char **argv)
 			unlink(first_name);
 		return exec_err == ENOENT ? 127 : 126;
 	}
-	/* the program's symbols (its static mutexes' names) load on a thread while it starts: after
-	 * the fork, which must not copy a thread that may hold the allocator's lock into the child */
-	struct namer *nm = NULL;
-	char exe[PATH_MAX];
-	if (!o.flight && (nm = namer_new()) && program_path(cmd[0], exe))
-		namer_preload(nm, exe);
-
 	uint64_t hz = s->use_tsc ? calibrate_tsc(cal_mono, cal_tsc) : 1000000000u;
 	for (int again = 0; !hz && again < 3; again++) /* the clocks did not move apart: measure anew */
 		hz = calibrate_tsc(mono_ns(CLOCK_MONOTONIC_RAW), ptt_rdtsc());
@@ -819,8 +782,7 @@ int main(int argc, char **argv)
 		return 1;
 	uint32_t types_seen = 0;
 	struct keeper *keeper = o.max_size ? keeper_new() : NULL;
-	namer_set_keeper(nm, keeper);
-	struct before_record br = { s, &types_seen, nm, keeper, 0 };
+	struct before_record br = { s, &types_seen, keeper, 0 };
 	drain_set_hook(d, before_record, &br);
 	uint32_t a[3] = { (uint32_t)child };
 	ptt_put64(a + 1, o.ring_bytes);
@@ -907,7 +869,6 @@ int main(int argc, char **argv)
 	uint64_t bytes = rotated_bytes + ptt_writer_bytes(w);
 	ptt_writer_close(w);
 	drain_free(d);
-	namer_free(nm);
 	keeper_free(keeper);
 	if (out_fd != 1 && close(out_fd) != 0 && !werr) {
 		fprintf(stderr, "ptt-record: %s: %s\n", o.output, strerror(errno));
