@@ -106,3 +106,23 @@ object_words() {
 	[[ "$output" == *$'\nglobal_lock '* ]]
 	[[ "$output" == *$'\nwrapped+0x8 '* ]]
 }
+
+@test "a rotated file alone carries its modules' build-ids: read without the program, it says so" {
+	T=$BATS_TEST_TMPDIR
+	mkdir "$T/bin"
+	cp "$EXAMPLES/lossy_order" "$T/bin/"
+	ln -s "$PTT_BUILD/lib" "$T/lib" # its libptt.so, where its run path looks
+	run -0 --separate-stderr ptt-record -m 256k -f 3 -o "$T/r.ptt" -- "$T/bin/lossy_order" 40000
+	files=("$T"/r.ptt.*)
+	[ "${#files[@]}" -eq 3 ]
+	# the middle file begins mid-run: its head repeats each module with its build-id
+	ptt-dump "${files[1]}" >"$T/mid.txt"
+	[ "$(grep -c ' module_build_id base=' "$T/mid.txt")" -eq "$(grep -c ' module base=' "$T/mid.txt")" ]
+	grep -q " module_build_id .* build_id=\"[0-9a-f]\{16,\}\"\$" "$T/mid.txt"
+	run -0 --separate-stderr ptt-stat -n 0 "${files[1]}"
+	[ -z "$stderr" ]
+	rm "$T/bin/lossy_order"
+	run -0 --separate-stderr ptt-stat -n 0 "${files[1]}"
+	[ "$stderr" = "ptt-stat: $T/bin/lossy_order: No such file or directory; its addresses are named by offset" ]
+	[[ "$output" == *"lossy_order+0x"* ]]
+}
