@@ -274,7 +274,8 @@ void ptt_syms_update(struct ptt_syms *s, const struct ptt_event *ev)
 			space_add_module(sp, ptt_event_argn(ev, PTT_ARGNAME_BASE, 0), ev->str);
 		break;
 	case PTT_EV_MODULE_BUILD_ID: {
-		struct module *m = (sp = space_get(s, ev->pid, 0)) ? space_module_at(sp, ptt_event_argn(ev, PTT_ARGNAME_BASE, 0)) : NULL;
+		uint64_t base = ptt_event_argn(ev, PTT_ARGNAME_BASE, 0);
+		struct module *m = (sp = space_get(s, ev->pid, 0)) ? space_module_at(sp, base) : NULL;
 		if (m) {
 			module_set_id(m, ptt_event_argn(ev, PTT_ARGNAME_LO, 0), ptt_event_argn(ev, PTT_ARGNAME_HI, 0), ev->str);
 			sp->dirty = 1;

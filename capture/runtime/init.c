@@ -204,6 +204,19 @@ static int module_is_new(uint64_t base, const char *name)
  * opened: what is named later is the object that ran).  A reader checks the file it finds against
  * the build-id before naming from it, and names addresses in the extent module+0xoff when it cannot.
  */
+/* Is the note segment ph inside a loaded segment's file bytes (so mapped and readable)?  A note
+ * left out of every PT_LOAD exists only in the file: reading it would fault in the program. */
+static int note_is_mapped(const struct dl_phdr_info *info, const ElfW(Phdr) *ph)
+{
+	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ld = &info->dlpi_phdr[i];
+		if (ld->p_type == PT_LOAD && (ld->p_flags & PF_R) && ph->p_vaddr >= ld->p_vaddr &&
+		    ph->p_vaddr + ph->p_filesz <= ld->p_vaddr + ld->p_filesz)
+			return 1;
+	}
+	return 0;
+}
+
 static void module_build_id(const struct dl_phdr_info *info)
 {
 	uint64_t lo = UINT64_MAX, hi = 0;
@@ -217,7 +230,7 @@ static void module_build_id(const struct dl_phdr_info *info)
 			lo = from < lo ? from : lo;
 			hi = to > hi ? to : hi;
 		}
-		if (ph->p_type != PT_NOTE || len)
+		if (ph->p_type != PT_NOTE || len || !note_is_mapped(info, ph))
 			continue;
 		const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_filesz;
 		while (p + sizeof(ElfW(Nhdr)) <= end) { /* notes: header, name and descriptor, each 4-aligned */
