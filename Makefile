@@ -23,7 +23,6 @@ ZSTD_LIBS   := $(shell pkg-config --libs libzstd 2>/dev/null || echo -lzstd)
 IBERTY_LIBS := -liberty
 # what every program linked with libpttformat.a needs
 FORMAT_LIBS = $(ZLIB_LIBS) $(ZSTD_LIBS) $(IBERTY_LIBS)
-ELF_LIBS    := $(shell pkg-config --libs libelf 2>/dev/null || echo -lelf)
 # the readers' symboliser (convert/symbols.c): elfutils' libdw/libdwfl
 DW_LIBS     := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf)
 SAN        = $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
@@ -42,7 +41,7 @@ FORMAT_SRC = $(wildcard formats/*.c)
 FORMAT_OBJ = $(FORMAT_SRC:%.c=$(BUILD)/obj/%.o)
 RT_SRC     = capture/runtime/trace_path.c capture/runtime/stack.c capture/shm.c capture/runtime/init.c capture/runtime/api.c $(wildcard capture/runtime/wrap_*.c)
 RT_OBJ     = $(RT_SRC:%.c=$(BUILD)/rt/%.o) $(BUILD)/rt/formats/types.o
-REC_SRC    = $(addprefix capture/recorder/,ptt-record.c record_opts.c record_meta.c drain.c flight.c flight_file.c rotate.c namer.c keeper.c pace.c) capture/shm.c
+REC_SRC    = $(addprefix capture/recorder/,ptt-record.c record_opts.c record_meta.c drain.c flight.c flight_file.c rotate.c keeper.c pace.c) capture/shm.c
 REC_OBJ    = $(REC_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_SRC    = $(filter-out convert/ptt-%.c,$(wildcard convert/*.c))
 CLI_OBJ    = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
@@ -90,7 +89,7 @@ $(LIBPTT): $(RT_OBJ)
 
 $(BUILD)/bin/ptt-record: $(REC_OBJ) $(LIBFORMAT)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ $(REC_OBJ) $(LIBFORMAT) $(LDFLAGS) $(FORMAT_LIBS) $(ELF_LIBS) -ldl
+	$(CC) $(TOOL_CFLAGS) -o $@ $(REC_OBJ) $(LIBFORMAT) $(LDFLAGS) $(FORMAT_LIBS) -ldl
 
 $(BUILD)/bin/ptt-picture: picture/ptt-picture.sh
 	@mkdir -p $(dir $@)

@@ -11,6 +11,7 @@
 #include "fidelity.h"
 #include "model.h"
 #include "pmap.h"
+#include "symbols.h"
 
 /* A thread's use of an object: when it first and last touched it, and whether it holds it by its own records. */
 struct touch {
@@ -130,10 +131,12 @@ int fidelity_loss_explains(const struct fidelity *f, const struct loss *l, const
 
 void fidelity_last_culprit(const struct fidelity *f, struct fidelity_culprit *c) { *c = f->culprit; }
 
-static const char *objname(const struct ptt_names *n, uint64_t addr, char *buf, size_t size)
+/* "0xADDR (NAME)" by the one rule of object names (symbols.h), or "0xADDR" */
+static const char *objname(struct ptt_syms *syms, uint32_t pid, uint64_t addr, char *buf, size_t size)
 {
-	const char *s = n ? ptt_names_object(n, addr) : NULL;
-	if (s)
+	char given[PTT_MAX_STR];
+	const char *s = syms ? ptt_syms_object_known_name(syms, pid, addr, given, sizeof given) : "";
+	if (*s)
 		snprintf(buf, size, "0x%" PRIx64 " (%s)", addr, s);
 	else
 		snprintf(buf, size, "0x%" PRIx64, addr);
@@ -141,7 +144,7 @@ static const char *objname(const struct ptt_names *n, uint64_t addr, char *buf, 
 }
 
 /* The anomaly a, in words. */
-static void describe(const struct manomaly *a, const struct ptt_names *n, char *what, size_t size)
+static void describe(const struct manomaly *a, struct ptt_syms *syms, uint32_t pid, char *what, size_t size)
 {
 	char o[128];
 	switch (a->kind) {
@@ -152,30 +155,30 @@ static void describe(const struct manomaly *a, const struct ptt_names *n, char *
 		snprintf(what, size, "thread begins before any thread_create announced it");
 		break;
 	case MA_TAKEN_WHILE_HELD:
-		snprintf(what, size, "%s acquired while held by thread %" PRIu32, objname(n, a->obj, o, sizeof o), a->other);
+		snprintf(what, size, "%s acquired while held by thread %" PRIu32, objname(syms, pid, a->obj, o, sizeof o), a->other);
 		break;
 	case MA_WRITE_WHILE_READ:
-		snprintf(what, size, "%s write-locked while %" PRIu32 " readers hold it", objname(n, a->obj, o, sizeof o), a->count);
+		snprintf(what, size, "%s write-locked while %" PRIu32 " readers hold it", objname(syms, pid, a->obj, o, sizeof o), a->count);
 		break;
 	case MA_READ_WHILE_WRITTEN:
-		snprintf(what, size, "%s read-locked while thread %" PRIu32 " write-holds it", objname(n, a->obj, o, sizeof o),
+		snprintf(what, size, "%s read-locked while thread %" PRIu32 " write-holds it", objname(syms, pid, a->obj, o, sizeof o),
 			 a->other);
 		break;
 	case MA_RELEASE_NOT_HELD:
 		if (a->other)
 			snprintf(what, size, "%s released by a thread that does not hold it (holder: thread %" PRIu32 ")",
-				 objname(n, a->obj, o, sizeof o), a->other);
+				 objname(syms, pid, a->obj, o, sizeof o), a->other);
 		else
 			snprintf(what, size, "%s released by a thread that does not hold it (it is free)",
-				 objname(n, a->obj, o, sizeof o));
+				 objname(syms, pid, a->obj, o, sizeof o));
 		break;
 	case MA_COND_KEPT_MUTEX:
-		snprintf(what, size, "condition wait ended holding %s, which it never released", objname(n, a->obj, o, sizeof o));
+		snprintf(what, size, "condition wait ended holding %s, which it never released", objname(syms, pid, a->obj, o, sizeof o));
 		break;
 	}
 }
 
-int fidelity_add(struct fidelity *f, const struct ptt_event *ev, const struct ptt_names *n, char *msg, size_t size)
+int fidelity_add(struct fidelity *f, const struct ptt_event *ev, struct ptt_syms *syms, char *msg, size_t size)
 {
 	f->have = 0;
 	touches_of(f, ev);
@@ -186,7 +189,7 @@ int fidelity_add(struct fidelity *f, const struct ptt_event *ev, const struct pt
 	if (f->last.kind == MA_UNANNOUNCED_THREAD) /* its parent's thread_create may be among the lost */
 		f->culprit.other = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_PARENT, 0);
 	char what[512];
-	describe(&f->last, n, what, sizeof what);
+	describe(&f->last, syms, ev->pid, what, sizeof what);
 	f->violations++;
 	snprintf(msg, size, "%" PRIu64 ".%09" PRIu64 " pid %" PRIu32 " tid %" PRIu32 " %s: %s",
 		 ev->ns / 1000000000u, ev->ns % 1000000000u, ev->pid, ev->tid, ev->type->name, what);

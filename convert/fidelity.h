@@ -13,8 +13,10 @@
 
 struct fidelity;
 struct fidelity *fidelity_new(void);
-/* Feed one event; a violation is described in msg (returns 1), else returns 0. */
-int fidelity_add(struct fidelity *f, const struct ptt_event *ev, const struct ptt_names *names, char *msg, size_t size);
+/* Feed one event; a violation is described in msg (returns 1), else returns 0.  Objects are named by
+ * syms (symbols.h; NULL: addresses only). */
+struct ptt_syms;
+int fidelity_add(struct fidelity *f, const struct ptt_event *ev, struct ptt_syms *syms, char *msg, size_t size);
 unsigned long fidelity_violations(const struct fidelity *f);
 /* Who and what the last violation found concerns, to judge it against the loss (below) once all is read. */
 struct fidelity_culprit {

@@ -46,6 +46,7 @@ static const struct phrase phrases[] = {
 	{ "thread_name", "thread %J is named %S", NULL },
 	{ "object_name", "object %O is named %S", NULL },
 	{ "module", "process %P maps %S at %X", NULL },
+	{ "module_build_id", "process %P's object at %X has build-id %S", NULL },
 	{ "mutex_init", "%T initialises mutex %O", "%T fails to initialise mutex %O" },
 	{ "mutex_destroy", "%T destroys mutex %O", "%T fails to destroy mutex %O" },
 	{ "mutex_lock_req", "%T waits for mutex %O%H", NULL },

@@ -424,17 +424,20 @@ static void strongconnect(struct lockgraph *g, struct node *v, int *comp)
 
 static void name_of(struct lockgraph *g, const struct node *n, char *buf, size_t size)
 {
-	const char *s = ptt_names_object(ptt_syms_names(g->syms), n->addr);
-	if (s)
+	char given[PTT_MAX_STR];
+	const char *s = ptt_syms_object_known_name(g->syms, n->pid, n->addr, given, sizeof given);
+	if (*s)
 		snprintf(buf, size, "%s (0x%" PRIx64 ")", s, n->addr);
 	else
 		snprintf(buf, size, "0x%" PRIx64, n->addr);
 }
 
-static void thread_name(struct lockgraph *g, uint32_t tid, char *buf, size_t size)
+/* "TID (NAME)" by the one rule of thread names (symbols.h), or "TID" */
+static void thread_name(struct lockgraph *g, uint32_t pid, uint32_t tid, char *buf, size_t size)
 {
-	const char *s = ptt_names_thread(ptt_syms_names(g->syms), tid);
-	if (s)
+	char given[PTT_MAX_STR];
+	const char *s = ptt_syms_thread_known_name(g->syms, pid, tid, given, sizeof given);
+	if (*s)
 		snprintf(buf, size, "%" PRIu32 " (%s)", tid, s);
 	else
 		snprintf(buf, size, "%" PRIu32, tid);
@@ -556,7 +559,7 @@ int lockgraph_report_cycles(struct lockgraph *g, FILE *out, int *unverified)
 		if (weak < len) {
 			char a[128], t[64];
 			name_of(g, path[weak]->from, a, sizeof a);
-			thread_name(g, why->tid, t, sizeof t);
+			thread_name(g, n->pid, why->tid, t, sizeof t);
 			fprintf(out, "unverifiable cycle %d: lock-order cycle of %zu objects in process %" PRIu32 ", not reported as a "
 				"potential deadlock: events of thread %s may be lost while it held %s (%" PRIu64 ".%09" PRIu64 " s to %"
 				PRIu64 ".%09" PRIu64 " s), a release of it among them\n", *unverified, len, n->pid, t, a,
@@ -569,7 +572,7 @@ int lockgraph_report_cycles(struct lockgraph *g, FILE *out, int *unverified)
 			char a[128], b[128], t[64];
 			name_of(g, path[k]->from, a, sizeof a);
 			name_of(g, path[k]->to, b, sizeof b);
-			thread_name(g, path[k]->first_tid, t, sizeof t);
+			thread_name(g, n->pid, path[k]->first_tid, t, sizeof t);
 			fprintf(out, "  %s taken while holding %s: first by thread %s at %" PRIu64 ".%09" PRIu64 " s\n", b, a, t,
 				path[k]->first_ns / 1000000000u, path[k]->first_ns % 1000000000u);
 			edge_sites(g, path[k], out);
@@ -685,7 +688,7 @@ static void print_wait(struct lockgraph *g, struct mthread *t, FILE *out)
 	const char *how;
 	int n = releasers(g, t, w, who, SIGNALLERS, &how);
 	char tn[64], on[160], hn[64];
-	thread_name(g, t->tid, tn, sizeof tn);
+	thread_name(g, t->pid, t->tid, tn, sizeof tn);
 	if (w->state == MS_JOIN) {
 		snprintf(on, sizeof on, "thread %" PRIu64 " to end", w->obj);
 	} else {
@@ -707,7 +710,7 @@ static void print_wait(struct lockgraph *g, struct mthread *t, FILE *out)
 	} else {
 		fprintf(out, ", %s thread", how);
 		for (int i = 0; i < n; i++) {
-			thread_name(g, who[i]->tid, hn, sizeof hn);
+			thread_name(g, who[i]->pid, who[i]->tid, hn, sizeof hn);
 			fprintf(out, "%s %s", i ? (i == n - 1 ? " or" : ",") : "", hn);
 		}
 		fprintf(out, "\n");
@@ -920,7 +923,7 @@ int lockgraph_report_futex(struct lockgraph *g, FILE *out)
 		struct mthread *t = w.t[i];
 		const struct mframe *f = model_waiting(t);
 		char tn[64], on[160];
-		thread_name(g, t->tid, tn, sizeof tn);
+		thread_name(g, t->pid, t->tid, tn, sizeof tn);
 		ptt_syms_object_name(g->syms, t->pid, f->obj, on, sizeof on);
 		if (i == 0)
 			fprintf(out, "blocked at the end of the trace in futex waits (process %" PRIu32 "):\n", t->pid);

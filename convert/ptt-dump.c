@@ -179,7 +179,7 @@ int main(int argc, char **argv)
 		ptt_syms_update(syms, &ev);
 		if (mode == MODE_INFO || mode == MODE_CHECK) /* the counts only they print */
 			summary_add(sum, &ev);
-		if (fid && fidelity_add(fid, &ev, names, line, sizeof line))
+		if (fid && fidelity_add(fid, &ev, syms, line, sizeof line))
 			keep_violation(&found, fid, line);
 		if (sink) {
 			failed |= ptt_sink_event(sink, in.r, &ev) != 0;

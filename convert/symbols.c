@@ -1,19 +1,35 @@
 /* symbols.c - addresses to function+offset (module) and file:line with libdwfl; display names. */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 
 #include "pmap.h"
 #include "symbols.h"
 
+/* A file named by module events, checked once against the build-id recorded with it. */
+struct file_check {
+	char *path, *build_id; /* build_id: hex as recorded, "" when the trace has none */
+	const char *reason;    /* NULL: name from it; else why not (static text or in why) */
+	char why[160];
+	int told;              /* the reason was reported (ptt_syms_set_warn) */
+	struct file_check *next;
+};
+
 struct module {
 	uint64_t base;
 	char *path;
+	uint64_t lo, hi;         /* its extent (module_build_id); 0, 0: unknown (a trace without it) */
+	char *build_id;          /* hex as recorded, NULL: not recorded */
+	struct file_check *file; /* set at the report: NULL until then */
 };
 
 /* One address space: a process between its begin (or exec) and its end. */
@@ -58,6 +74,10 @@ struct ptt_syms {
 	struct pmap threads;  /* pid/tid -> struct thread_info */
 	struct ptt_names *names;
 	struct sym_entry *all; /* every lookup made, freed at the end (pointers stay valid) */
+	struct file_check *files; /* every file checked, once each */
+	void (*warn)(void *ctx, const char *path, const char *reason);
+	void *warn_ctx;
+	int warn_set;           /* ptt_syms_set_warn was called (warn NULL: silent) */
 	int8_t site_arg[PTT_MAX_TYPES]; /* index of each type's "site" argument: -1 none, -2 type not seen yet */
 };
 
@@ -94,8 +114,10 @@ static void space_clear(struct space *sp)
 	if (sp->dwfl)
 		dwfl_end(sp->dwfl);
 	sp->dwfl = NULL;
-	for (size_t i = 0; i < sp->nmods; i++)
+	for (size_t i = 0; i < sp->nmods; i++) {
 		free(sp->mods[i].path);
+		free(sp->mods[i].build_id);
+	}
 	free(sp->mods);
 	sp->mods = NULL;
 	sp->nmods = sp->cap = 0;
@@ -127,6 +149,13 @@ void ptt_syms_free(struct ptt_syms *s)
 		s->all = e->next;
 		free(e);
 	}
+	while (s->files) {
+		struct file_check *f = s->files;
+		s->files = f->next;
+		free(f->path);
+		free(f->build_id);
+		free(f);
+	}
 	ptt_names_free(s->names);
 	free(s);
 }
@@ -149,6 +178,28 @@ static struct space *space_get(struct ptt_syms *s, uint32_t pid, int create)
 	return sp;
 }
 
+/* The module at base (the last learnt there), or NULL. */
+static struct module *space_module_at(struct space *sp, uint64_t base)
+{
+	for (size_t i = sp->nmods; i-- > 0;)
+		if (sp->mods[i].base == base)
+			return &sp->mods[i];
+	return NULL;
+}
+
+/* What a module_build_id event says of the module at its base: its extent and build-id. */
+static void module_set_id(struct module *m, uint64_t lo, uint64_t hi, const char *build_id)
+{
+	char *id = build_id ? strdup(build_id) : NULL;
+	if (build_id && !id)
+		return;
+	free(m->build_id);
+	m->build_id = id;
+	m->lo = lo;
+	m->hi = hi;
+	m->file = NULL; /* checked anew at the next report */
+}
+
 static void space_add_module(struct space *sp, uint64_t base, const char *path)
 {
 	for (size_t i = 0; i < sp->nmods; i++)
@@ -165,8 +216,7 @@ static void space_add_module(struct space *sp, uint64_t base, const char *path)
 	char *p = strdup(path);
 	if (!p)
 		return;
-	sp->mods[sp->nmods].base = base;
-	sp->mods[sp->nmods++].path = p;
+	sp->mods[sp->nmods++] = (struct module){ .base = base, .path = p };
 	sp->dirty = 1;
 }
 
@@ -215,13 +265,23 @@ void ptt_syms_update(struct ptt_syms *s, const struct ptt_event *ev)
 	ptt_names_update(s->names, ev);
 	if (ev->id < PTT_MAX_TYPES && s->site_arg[ev->id] == -2 && ev->type)
 		s->site_arg[ev->id] = (int8_t)site_index(ev->type);
-	if (ev->id == PTT_EV_MODULE || ev->id == PTT_EV_PROCESS_BEGIN || ev->id == PTT_EV_PROCESS_FORK)
+	if (ev->id == PTT_EV_MODULE || ev->id == PTT_EV_MODULE_BUILD_ID || ev->id == PTT_EV_PROCESS_BEGIN ||
+	    ev->id == PTT_EV_PROCESS_FORK)
 		memset(s->notes, 0, sizeof s->notes); /* what a site's note says may change */
 	switch (ev->id) {
 	case PTT_EV_MODULE:
 		if ((sp = space_get(s, ev->pid, 1)))
 			space_add_module(sp, ptt_event_argn(ev, PTT_ARGNAME_BASE, 0), ev->str);
 		break;
+	case PTT_EV_MODULE_BUILD_ID: {
+		uint64_t base = ptt_event_argn(ev, PTT_ARGNAME_BASE, 0);
+		struct module *m = (sp = space_get(s, ev->pid, 0)) ? space_module_at(sp, base) : NULL;
+		if (m) {
+			module_set_id(m, ptt_event_argn(ev, PTT_ARGNAME_LO, 0), ptt_event_argn(ev, PTT_ARGNAME_HI, 0), ev->str);
+			sp->dirty = 1;
+		}
+		break;
+	}
 	case PTT_EV_PROCESS_BEGIN:
 		/* a new image (the first, or after an exec): modules follow */
 		if ((sp = space_get(s, ev->pid, 1))) {
@@ -234,8 +294,12 @@ void ptt_syms_update(struct ptt_syms *s, const struct ptt_event *ev)
 		uint64_t child = ptt_event_argn(ev, PTT_ARGNAME_CHILD, 0);
 		if ((int32_t)child > 0 && (parent = space_get(s, ev->pid, 0)) &&
 		    (sp = space_get(s, (uint32_t)child, 1)) && !sp->nmods) {
-			for (size_t i = 0; i < parent->nmods; i++)
-				space_add_module(sp, parent->mods[i].base, parent->mods[i].path);
+			for (size_t i = 0; i < parent->nmods; i++) {
+				const struct module *pm = &parent->mods[i];
+				space_add_module(sp, pm->base, pm->path);
+				if (pm->build_id && sp->nmods && sp->mods[sp->nmods - 1].base == pm->base)
+					module_set_id(&sp->mods[sp->nmods - 1], pm->lo, pm->hi, pm->build_id);
+			}
 			if (parent->cmd && !sp->cmd)
 				sp->cmd = strdup(parent->cmd);
 		}
@@ -253,6 +317,95 @@ void ptt_syms_update(struct ptt_syms *s, const struct ptt_event *ev)
 	}
 }
 
+static void warn_stderr(void *ctx, const char *path, const char *reason)
+{
+	(void)ctx;
+	fprintf(stderr, "%s: %s: %s; its addresses are named by offset\n", program_invocation_short_name, path, reason);
+}
+
+void ptt_syms_set_warn(struct ptt_syms *s, void (*warn)(void *ctx, const char *path, const char *reason), void *ctx)
+{
+	s->warn = warn;
+	s->warn_ctx = ctx;
+	s->warn_set = 1;
+}
+
+/* Say once why file f does not name the addresses in it. */
+static void tell(struct ptt_syms *s, struct file_check *f)
+{
+	if (!f || !f->reason || f->told)
+		return;
+	f->told = 1;
+	if (!s->warn_set)
+		warn_stderr(NULL, f->path, f->reason);
+	else if (s->warn)
+		s->warn(s->warn_ctx, f->path, f->reason);
+}
+
+/* The module of sp whose recorded extent holds addr and that names nothing here, or NULL. */
+static const struct module *module_holding(const struct space *sp, uint64_t addr)
+{
+	for (size_t i = sp->nmods; i-- > 0;) {
+		const struct module *m = &sp->mods[i];
+		if (m->file && m->file->reason && addr >= m->lo && addr < m->hi)
+			return m;
+	}
+	return NULL;
+}
+
+/* The GNU build-id of the ELF file open at fd in hex, into hex (empty without one); -1 if not ELF. */
+static int file_build_id(int fd, char *hex, size_t size)
+{
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	const void *id = NULL;
+	ssize_t n = e && elf_kind(e) == ELF_K_ELF ? dwelf_elf_gnu_build_id(e, &id) : -1;
+	int rc = e && elf_kind(e) == ELF_K_ELF ? 0 : -1;
+	hex[0] = 0;
+	for (ssize_t k = 0; id && k < n && (size_t)(2 * k + 2) < size; k++)
+		snprintf(hex + 2 * k, 3, "%02x", ((const unsigned char *)id)[k]);
+	if (e)
+		elf_end(e);
+	return rc;
+}
+
+/*
+ * May the file at path name the addresses of a module recorded with build_id (hex, "" or NULL when
+ * the trace did not record one)?  Checked once per file and build-id: the file must be there and,
+ * when the trace knows the build-id, have the same.  A file changed since the recording (rebuilt,
+ * another machine's library) names nothing, rather than name from the wrong symbols.
+ */
+static struct file_check *file_check(struct ptt_syms *s, const char *path, const char *build_id)
+{
+	const char *want = build_id ? build_id : "";
+	for (struct file_check *f = s->files; f; f = f->next)
+		if (!strcmp(f->path, path) && !strcmp(f->build_id, want))
+			return f;
+	struct file_check *f = calloc(1, sizeof *f);
+	if (!f || !(f->path = strdup(path)) || !(f->build_id = strdup(want))) {
+		if (f)
+			free(f->path);
+		free(f);
+		return NULL;
+	}
+	f->next = s->files;
+	s->files = f;
+	if (!*want)
+		return f; /* nothing to check against: dwfl says whether it can read it */
+	char have[2 * 64 + 1];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(f->why, sizeof f->why, "%s", strerror(errno));
+		f->reason = f->why;
+	} else if (elf_version(EV_CURRENT) == EV_NONE || file_build_id(fd, have, sizeof have) != 0) {
+		f->reason = "not an ELF file";
+	} else if (strcmp(have, want) != 0) {
+		f->reason = *have ? "not the file recorded (its build-id differs)" : "not the file recorded (it has no build-id)";
+	}
+	if (fd >= 0)
+		close(fd);
+	return f;
+}
+
 /*
  * Report the modules learnt to dwfl; 0 or -1 when there is no dwfl.  A
  * module learnt after a lookup (a converter that names things as it reads,
@@ -261,7 +414,7 @@ void ptt_syms_update(struct ptt_syms *s, const struct ptt_event *ev)
  * program's own sites read as bare addresses), and an address looked up
  * before its module was known would stay unnamed.
  */
-static int space_report(struct space *sp)
+static int space_report(struct ptt_syms *s, struct space *sp)
 {
 	if (sp->dwfl && sp->dirty) {
 		dwfl_end(sp->dwfl);
@@ -278,8 +431,17 @@ static int space_report(struct space *sp)
 	if (!sp->dirty)
 		return 0;
 	dwfl_report_begin(sp->dwfl);
-	for (size_t i = 0; i < sp->nmods; i++)
-		dwfl_report_elf(sp->dwfl, base_name(sp->mods[i].path), sp->mods[i].path, -1, sp->mods[i].base, false);
+	for (size_t i = 0; i < sp->nmods; i++) {
+		struct module *m = &sp->mods[i];
+		if (!m->file)
+			m->file = file_check(s, m->path, m->build_id);
+		if (m->file && m->file->reason)
+			continue; /* named module+0xoff from its extent (lookup), never from another file */
+		if (!dwfl_report_elf(sp->dwfl, base_name(m->path), m->path, -1, m->base, false) && m->file) {
+			snprintf(m->file->why, sizeof m->file->why, "%s", dwfl_errmsg(-1));
+			m->file->reason = m->file->why;
+		}
+	}
 	dwfl_report_end(sp->dwfl, NULL, NULL);
 	sp->dirty = 0;
 	return 0;
@@ -466,8 +628,14 @@ static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t a
 	unsigned level = (unsigned)(addr >> PTT_SYMS_LEVEL_SHIFT), levels = 1;
 	addr = PTT_SYMS_ADDR(addr);
 	uint64_t at = code && addr ? addr - 1 : addr;
-	Dwfl_Module *mod = space_report(sp) == 0 ? dwfl_addrmodule(sp->dwfl, at) : NULL;
-	if (!mod) {
+	Dwfl_Module *mod = space_report(s, sp) == 0 ? dwfl_addrmodule(sp->dwfl, at) : NULL;
+	const struct module *unread = mod ? NULL : module_holding(sp, at);
+	if (unread) {
+		/* in an object the trace names but this machine cannot give: its offset, what addr2line
+		 * takes on a machine that has the file, and why once */
+		snprintf(where, sizeof where, "%s+0x%" PRIx64, base_name(unread->path), addr - unread->base);
+		tell(s, unread->file);
+	} else if (!mod) {
 		snprintf(where, sizeof where, "0x%" PRIx64, addr);
 	} else {
 		const char *mname = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
@@ -476,6 +644,10 @@ static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t a
 		const char *name = dwfl_module_addrinfo(mod, at, &off, &sym, NULL, NULL, NULL);
 		/* a symbol that does not cover the address (stripped static code) names nothing */
 		if (name && sym.st_size && off >= sym.st_size)
+			name = NULL;
+		/* nor, for data, one without a size past its start (a marker like _edata): the
+		 * object a name stands for must hold the address */
+		if (name && !code && !sym.st_size && off)
 			name = NULL;
 		uint64_t shown = off + (addr - at);
 		if (name && *name) {
@@ -646,7 +818,7 @@ const char *ptt_syms_thread_name(struct ptt_syms *s, uint32_t pid, uint32_t tid,
 	return buf;
 }
 
-const char *ptt_syms_object_name(struct ptt_syms *s, uint32_t pid, uint64_t addr, char *buf, size_t size)
+const char *ptt_syms_object_known_name(struct ptt_syms *s, uint32_t pid, uint64_t addr, char *buf, size_t size)
 {
 	const char *given = ptt_names_object(s->names, addr);
 	if (given && *given) {
@@ -661,9 +833,18 @@ const char *ptt_syms_object_name(struct ptt_syms *s, uint32_t pid, uint64_t addr
 			snprintf(buf, size, "%.*s", (int)(paren ? paren - sym->where : (long)strlen(sym->where)), sym->where);
 		else
 			snprintf(buf, size, "%s", sym->func);
-	} else {
-		snprintf(buf, size, "%s", sym->where);
+	} else if (strncmp(sym->where, "0x", 2) != 0) {
+		snprintf(buf, size, "%s", sym->where); /* module+0xoff */
+	} else if (size) {
+		buf[0] = 0;
 	}
+	return buf;
+}
+
+const char *ptt_syms_object_name(struct ptt_syms *s, uint32_t pid, uint64_t addr, char *buf, size_t size)
+{
+	if (!*ptt_syms_object_known_name(s, pid, addr, buf, size))
+		snprintf(buf, size, "0x%" PRIx64, addr);
 	return buf;
 }
 

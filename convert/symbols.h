@@ -30,7 +30,14 @@ struct ptt_sym {
 struct ptt_syms;
 struct ptt_syms *ptt_syms_new(void);
 void ptt_syms_free(struct ptt_syms *s);
-/* Learn from an event (module, process_begin/exec/fork, thread_begin/create, name events). */
+/*
+ * Where a module's file cannot name its addresses (missing, unreadable, or not the file recorded:
+ * its build-id differs from the trace's module_build_id), warn(ctx, path, reason) is called once
+ * per file, when an address first falls in it; without a call to this, the reason is printed on
+ * stderr as "PROG: PATH: REASON; its addresses are named by offset".  warn NULL: silent.
+ */
+void ptt_syms_set_warn(struct ptt_syms *s, void (*warn)(void *ctx, const char *path, const char *reason), void *ctx);
+/* Learn from an event (module, module_build_id, process_begin/exec/fork, thread_begin/create, name events). */
 void ptt_syms_update(struct ptt_syms *s, const struct ptt_event *ev);
 /* The names learnt from thread_name and object_name events. */
 const struct ptt_names *ptt_syms_names(const struct ptt_syms *s);
@@ -86,6 +93,8 @@ const char *ptt_syms_thread_name(struct ptt_syms *s, uint32_t pid, uint32_t tid,
 /* The same without the last resort: "" for a thread with no name, start routine or command (a table's NAME column). */
 const char *ptt_syms_thread_known_name(struct ptt_syms *s, uint32_t pid, uint32_t tid, char *buf, size_t size);
 const char *ptt_syms_object_name(struct ptt_syms *s, uint32_t pid, uint64_t addr, char *buf, size_t size);
+/* The same without the last resort: "" for an object with no given name, symbol or module (one alone). */
+const char *ptt_syms_object_known_name(struct ptt_syms *s, uint32_t pid, uint64_t addr, char *buf, size_t size);
 
 /*
  * A name made safe for an output form: CSV (a field, quoted when it holds

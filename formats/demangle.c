@@ -1,4 +1,4 @@
-/* demangle.c - C++ and Rust symbols as their authors wrote them, for the recorder's namer and the readers' symboliser. */
+/* demangle.c - C++ and Rust symbols as their authors wrote them, for the readers' symboliser. */
 #include <dlfcn.h>
 #include <libiberty/demangle.h>
 #include <stdlib.h>

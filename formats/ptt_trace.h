@@ -218,7 +218,8 @@ enum ptt_event_id {
 	X(SIGNAL, "signal") X(BASE, "base") X(EVENT, "event") X(TABLE, "table") X(LIMIT, "limit") \
 	X(NEED, "need") X(POLLS, "polls") X(FUTEX, "futex") X(VAL, "val") X(OP, "op") \
 	X(TIMEOUT_NS, "timeout_ns") X(WOKEN, "woken") X(STACK, "stack") X(AT, "at") \
-	X(A, "a") X(B, "b") X(C, "c") X(D, "d") X(E, "e") X(F, "f")
+	X(A, "a") X(B, "b") X(C, "c") X(D, "d") X(E, "e") X(F, "f") \
+	X(LO, "lo") X(HI, "hi") X(BUILD_ID, "build_id")
 enum ptt_argname {
 	PTT_ARGNAME_NONE, /* a name not in the list (a user type's own) */
 #define PTT_ARGNAME_ENUM(e, s) PTT_ARGNAME_##e,

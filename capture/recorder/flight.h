@@ -27,7 +27,7 @@ void flight_trim(struct flight *f);
  * starts.  names: the names in force (keeper.h), written first ("head N"
  * of them, stamped at the first record) but those still in a thread's
  * retained history, each told by a thread of the snapshot; may be NULL.  live: the program runs on (a snapshot, which then ends where
- * every ring's copy is complete).  before: called with each record first (the object namer), may
+ * every ring's copy is complete).  before: called with each record first (user types, the keeper), may
  * be NULL.  The number of records written, or a negative error of the
  * writer; *torn counts records found damaged (overwritten while copied).
  */

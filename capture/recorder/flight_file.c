@@ -11,13 +11,6 @@
 
 #include "flight_file.h"
 #include "keeper.h"
-#include "namer.h"
-
-/* keeper_from_log's look at each naming record: the namer learns modules (and names given). */
-static int names_learn(void *nm, const uint32_t *rec)
-{
-	return nm ? namer_before(nm, rec, NULL) : 0;
-}
 
 /* The header and the user types so far. */
 static int write_head(const struct record_info *in, struct ptt_writer *w, uint32_t *types_seen)
@@ -36,10 +29,9 @@ static int write_head(const struct record_info *in, struct ptt_writer *w, uint32
 static int write_history(const struct record_info *in, struct flight *f, struct ptt_writer *w, int live,
 			 uint32_t *types_seen, uint64_t *torn)
 {
-	struct namer *nm = namer_new(); /* a fresh one: each file names its objects anew */
-	struct record_hook hook = { in->shm, types_seen, NULL, nm, NULL, 0 };
-	struct keeper *names = keeper_new(); /* the namer learns the modules from the log */
-	uint64_t names_lost = names ? keeper_from_log(names, in->shm, names_learn, nm) : 0;
+	struct record_hook hook = { in->shm, types_seen, NULL, NULL, 0 };
+	struct keeper *names = keeper_new();
+	uint64_t names_lost = names ? keeper_from_log(names, in->shm) : 0;
 	int rc = 0;
 	if (names_lost) {
 		char line[64];
@@ -47,7 +39,6 @@ static int write_history(const struct record_info *in, struct flight *f, struct 
 		rc = ptt_writer_meta(w, line, strlen(line));
 	}
 	long n = rc ? 0 : flight_write(f, w, in->clk, live, record_before, &hook, names, torn);
-	namer_free(nm);
 	keeper_free(names);
 	return n < 0 ? (int)n : rc;
 }

@@ -58,7 +58,7 @@ struct keeper {
 struct keeper *keeper_new(void)
 {
 	static const unsigned ids[] = { PTT_EV_PROCESS_BEGIN, PTT_EV_PROCESS_EXEC, PTT_EV_PROCESS_EXIT, PTT_EV_MODULE,
-					PTT_EV_THREAD_BEGIN, PTT_EV_THREAD_END, PTT_EV_THREAD_NAME, PTT_EV_OBJECT_NAME };
+					PTT_EV_MODULE_BUILD_ID, PTT_EV_THREAD_BEGIN, PTT_EV_THREAD_END, PTT_EV_THREAD_NAME, PTT_EV_OBJECT_NAME };
 	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
 		keeper_takes[ids[i]] = TAKES_NAME;
 	keeper_takes[PTT_EV_REC_LOST] = TAKES_NAME; /* not a name: it makes the keeper forget a thread's frames */
@@ -471,6 +471,7 @@ void keeper_take(struct keeper *k, const uint32_t *rec)
 		drop_process(k, pid);
 		break;
 	case PTT_EV_MODULE:
+	case PTT_EV_MODULE_BUILD_ID:
 	case PTT_EV_OBJECT_NAME:
 		add(k, id, pid, arg64(rec), rec, n);
 		break;
@@ -586,7 +587,7 @@ size_t keeper_count(const struct keeper *k)
 	return n;
 }
 
-uint64_t keeper_from_log(struct keeper *k, const struct ptt_shm *s, int (*also)(void *ctx, const uint32_t *rec), void *ctx)
+uint64_t keeper_from_log(struct keeper *k, const struct ptt_shm *s)
 {
 	uint64_t used = __atomic_load_n(&s->names_used, __ATOMIC_ACQUIRE), pos = 0, unread = 0;
 	if (used > PTT_NAMES_WORDS)
@@ -602,8 +603,6 @@ uint64_t keeper_from_log(struct keeper *k, const struct ptt_shm *s, int (*also)(
 			unread++;
 			continue;
 		}
-		if (also)
-			also(ctx, rec);
 		keeper_take(k, rec);
 	}
 	for (; pos < used; unread++) { /* count what is left, by lengths where they are written */

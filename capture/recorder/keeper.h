@@ -1,8 +1,8 @@
 /*
  * keeper.h - what a reader needs at the head of a file that starts mid-run:
  * the records that begin and name processes, threads, modules and objects
- * (process_begin, process_exec, module, thread_begin, thread_name,
- * object_name), kept while the recorder writes them and told again at the
+ * (process_begin, process_exec, module, module_build_id, thread_begin,
+ * thread_name, object_name), kept while the recorder writes them and told again at the
  * head of each rotated file (-m) and of each flight snapshot, so that any
  * one file decodes with its names.
  * With them, for a rotated file, the state in force as ptt-filter's windows
@@ -50,12 +50,11 @@ long keeper_write(struct keeper *k, struct ptt_writer *w, uint64_t ticks,
 /* The records kept, names and frames (what keeper_write writes at most). */
 size_t keeper_count(const struct keeper *k);
 /*
- * Take the records of the flight mode's names log in s (shm.h), each shown
- * to also first (the namer learns the modules), when not NULL.  Returns the
+ * Take the records of the flight mode's names log in s (shm.h).  Returns the
  * naming records the log could not give (no room, or still being written).
  */
 struct ptt_shm;
-uint64_t keeper_from_log(struct keeper *k, const struct ptt_shm *s, int (*also)(void *ctx, const uint32_t *rec), void *ctx);
+uint64_t keeper_from_log(struct keeper *k, const struct ptt_shm *s);
 void keeper_free(struct keeper *k);
 
 #endif

@@ -28,7 +28,6 @@
 #include "flight.h"
 #include "flight_file.h"
 #include "keeper.h"
-#include "namer.h"
 #include "pace.h"
 #include "record_meta.h"
 #include "record_opts.h"
@@ -248,26 +247,6 @@ static struct ptt_shm *make_shm(const struct record_opts *o, int *fdp)
 	return s;
 }
 
-/* The file execvp will run for cmd (a PATH search when it has no '/'), its links resolved as
- * /proc/PID/exe shows it; 0 when none is found (exec then fails and says why). */
-static int program_path(const char *cmd, char *out)
-{
-	if (strchr(cmd, '/'))
-		return realpath(cmd, out) != NULL;
-	const char *path = getenv("PATH");
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		size_t len = strcspn(path, ":");
-		char try[PATH_MAX];
-		if (snprintf(try, sizeof try, "%.*s/%s", (int)len, len ? path : ".", cmd) < (int)sizeof try &&
-		    access(try, X_OK) == 0 && realpath(try, out))
-			return 1;
-		path += len + (path[len] == ':');
-	}
-	return 0;
-}
-
 /* The child: preload the runtime, hand over the ring, exec. */
 static void run_child(const struct record_opts *o, int shm_fd, int report_fd, char **argv)
 {
@@ -400,7 +379,6 @@ struct recorder {
 	struct ptt_writer *w;
 	struct drain *d;
 	struct flight *f;
-	struct namer *nm;
 	struct keeper *keeper;
 	struct rotate rot;
 	uint32_t types_seen;
@@ -504,13 +482,11 @@ static int setup_writing(struct recorder *r)
 	ptt_clock_init(&unset, r->in.shm->start_ticks, 1000000000u);
 	r->d = drain_new(r->in.shm, r->w, &unset);
 	r->keeper = o->max_size ? keeper_new() : NULL;
-	r->nm = namer_new(); /* none: objects go unnamed */
-	namer_set_keeper(r->nm, r->keeper);
 	r->hsize = record_header_size(r->in.cmd);
 	r->hdr = malloc(r->hsize);
 	if (!r->d || (o->max_size && !r->keeper) || !r->hdr)
 		return PTT_E_NOMEM;
-	struct record_hook hook = { r->in.shm, &r->types_seen, &r->rot, r->nm, r->keeper, 0 };
+	struct record_hook hook = { r->in.shm, &r->types_seen, &r->rot, r->keeper, 0 };
 	r->hook = hook;
 	drain_set_hook(r->d, record_before, &r->hook);
 	return 0;
@@ -601,11 +577,6 @@ static int recorder_launch(struct recorder *r)
 		return -1;
 	}
 	r->in.child = child;
-	/* the program's symbols (its static mutexes' names) load on a thread while it starts: after
-	 * the fork, which must not copy a thread that may hold the allocator's lock into the child */
-	char exe[PATH_MAX];
-	if (r->nm && program_path(r->in.cmd[0], exe))
-		namer_preload(r->nm, exe);
 	measure_clock(r);
 	return 0;
 }
@@ -801,7 +772,6 @@ static void recorder_free(struct recorder *r)
 		ptt_writer_close(r->w);
 	drain_free(r->d);
 	flight_free(r->f);
-	namer_free(r->nm); /* joins its loading thread */
 	keeper_free(r->keeper);
 	rotate_free(&r->rot);
 	free(r->hdr);

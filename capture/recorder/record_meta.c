@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "keeper.h"
-#include "namer.h"
 #include "record_meta.h"
 #include "rotate.h"
 
@@ -102,5 +101,5 @@ int record_before(void *hook, const uint32_t *rec, struct ptt_writer *w)
 		keeper_see(b->keeper, rec);
 		b->last_ticks = (uint64_t)rec[2] << 32 | rec[1];
 	}
-	return b->namer ? namer_before(b->namer, rec, w) : 0;
+	return 0;
 }

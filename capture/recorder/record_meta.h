@@ -16,7 +16,6 @@
 #include "record_opts.h"
 
 struct keeper;
-struct namer;
 struct rotate;
 
 /* What the header tells of a recording. */
@@ -58,7 +57,6 @@ struct record_hook {
 	struct ptt_shm *shm;
 	uint32_t *types_seen;
 	struct rotate *rot;    /* -m: where type lines are kept; NULL otherwise */
-	struct namer *namer;   /* may be NULL */
 	struct keeper *keeper; /* -m: the names a later file repeats at its head */
 	uint64_t last_ticks;   /* of the last record written (-m): the head of the next file is stamped with it */
 };
@@ -67,7 +65,7 @@ struct record_hook {
  * pass's record_sync_types may already have events in a ring the pass reads
  * (registration happens before the type's first event, whose commit the pass
  * has seen): its line is written first, so no reader meets an event before
- * its type.  Then the namer, which names objects before their first use.
+ * its type.
  */
 int record_before(void *hook, const uint32_t *rec, struct ptt_writer *w);
 

@@ -267,8 +267,69 @@ static int module_is_new(uint64_t base, const char *name)
 	return 1;
 }
 
-/* Every loaded object not yet announced, with its load address: the recorder names global
- * mutexes from their symbols, the converters call sites. */
+/*
+ * The module_build_id event of a loaded object: the extent of its loadable segments and its GNU
+ * build-id, read from its program headers and notes where the loader mapped them (no file is
+ * opened: what is named later is the object that ran).  A reader checks the file it finds against
+ * the build-id before naming from it, and names addresses in the extent module+0xoff when it cannot.
+ */
+/* Is the note segment ph inside a loaded segment's file bytes (so mapped and readable)?  A note
+ * left out of every PT_LOAD exists only in the file: reading it would fault in the program. */
+static int note_is_mapped(const struct dl_phdr_info *info, const ElfW(Phdr) *ph)
+{
+	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ld = &info->dlpi_phdr[i];
+		if (ld->p_type == PT_LOAD && (ld->p_flags & PF_R) && ph->p_vaddr >= ld->p_vaddr &&
+		    ph->p_vaddr + ph->p_filesz <= ld->p_vaddr + ld->p_filesz)
+			return 1;
+	}
+	return 0;
+}
+
+static void module_build_id(const struct dl_phdr_info *info)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	char hex[2 * 64 + 1];
+	size_t len = 0;
+	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD) {
+			uint64_t from = info->dlpi_addr + (ph->p_vaddr & ~(uint64_t)4095);
+			uint64_t to = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+			lo = from < lo ? from : lo;
+			hi = to > hi ? to : hi;
+		}
+		if (ph->p_type != PT_NOTE || len || !note_is_mapped(info, ph))
+			continue;
+		const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_filesz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) { /* notes: header, name and descriptor, each 4-aligned */
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)(const void *)p;
+			const unsigned char *name = p + sizeof *nh, *desc = name + ((nh->n_namesz + 3) & ~3u);
+			if (desc + nh->n_descsz > end)
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(name, "GNU", 4) == 0) {
+				static const char digits[] = "0123456789abcdef";
+				for (unsigned k = 0; k < nh->n_descsz && k < 64; k++) {
+					hex[len++] = digits[desc[k] >> 4];
+					hex[len++] = digits[desc[k] & 15];
+				}
+				break;
+			}
+			p = desc + ((nh->n_descsz + 3) & ~3u);
+		}
+	}
+	hex[len] = 0;
+	if (lo >= hi)
+		lo = hi = 0;
+	uint32_t a[6];
+	ptt_put64(a, (uint64_t)info->dlpi_addr);
+	ptt_put64(a + 2, lo);
+	ptt_put64(a + 4, hi);
+	ptt_emit_str(PTT_EV_MODULE_BUILD_ID, a, 6, hex);
+}
+
+/* Every loaded object not yet announced, with its load address and build-id: the converters
+ * name call sites and global objects from their symbols. */
 static int module_event(struct dl_phdr_info *info, size_t size, void *data)
 {
 	int *first = data;
@@ -287,6 +348,8 @@ static int module_event(struct dl_phdr_info *info, size_t size, void *data)
 	uint32_t a[2];
 	ptt_put64(a, (uint64_t)info->dlpi_addr);
 	ptt_emit_str(PTT_EV_MODULE, a, 2, name);
+	if (ptt_on[PTT_EV_MODULE_BUILD_ID])
+		module_build_id(info);
 	return 0;
 }
 

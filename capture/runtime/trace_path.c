@@ -574,7 +574,7 @@ static int names_id(unsigned id)
 {
 	switch (id) {
 	case PTT_EV_PROCESS_BEGIN: case PTT_EV_PROCESS_EXEC: case PTT_EV_PROCESS_EXIT: case PTT_EV_MODULE:
-	case PTT_EV_THREAD_BEGIN: case PTT_EV_THREAD_NAME: case PTT_EV_OBJECT_NAME:
+	case PTT_EV_MODULE_BUILD_ID: case PTT_EV_THREAD_BEGIN: case PTT_EV_THREAD_NAME: case PTT_EV_OBJECT_NAME:
 		return 1;
 	default:
 		return 0;

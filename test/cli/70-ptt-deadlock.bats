@@ -106,7 +106,8 @@ PY
 	[ -z "$stderr" ]
 	[[ "$output" == *"potential deadlock 1: lock-order cycle of 2 objects"* ]]
 	# two threads wait for each other's lock (a semaphore set to 1), each named with the lock it waits for
-	echo "$output" | awk '/^  thread [0-9]+ waits since .* for 0x[0-9a-f]+, held by thread [0-9]+$/ { held[$2] = $NF }
+	echo "$output" | awk '/^  thread [0-9]+ (\([^)]*\) )?waits since .* for 0x[0-9a-f]+, held by thread [0-9]+( \([^)]*\))?$/ {
+		h = $0; sub(/.*held by thread /, "", h); sub(/ .*/, "", h); held[$2] = h }
 		END { for (w in held) if (held[held[w]] == w && held[w] != w) n++; exit n != 2 }'
 	[ "$(echo "$output" | grep -cE 'taken while holding 0x[0-9a-f]+: first by thread [0-9]+')" -eq 2 ]
 }
@@ -231,7 +232,8 @@ PY
 	run -3 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/py.ptt"
 	[ -z "$stderr" ]
 	[[ "$output" == *"deadlock: threads blocked in a cycle when their process exited (process "* ]]
-	echo "$output" | awk '/^  thread [0-9]+ waits since .* for 0x[0-9a-f]+, held by thread [0-9]+$/ { held[$2] = $NF }
+	echo "$output" | awk '/^  thread [0-9]+ (\([^)]*\) )?waits since .* for 0x[0-9a-f]+, held by thread [0-9]+( \([^)]*\))?$/ {
+		h = $0; sub(/.*held by thread /, "", h); sub(/ .*/, "", h); held[$2] = h }
 		END { for (w in held) if (held[held[w]] == w && held[w] != w) n++; exit n != 2 }'
 	run -3 ptt-deadlock -q "$BATS_TEST_TMPDIR/py.ptt"
 	[ -z "$output" ]

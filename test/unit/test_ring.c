@@ -4,8 +4,8 @@
  * recorder's merge (capture/recorder/drain.c) into a file, read back: exactly N x M
  * records, valid checksums, per-thread order, global time order; in the
  * lossless mode with a ring small enough to fill, and in discard mode with
- * an exact lost count.  A hook writes records of its own, as the namer
- * does, and the recorder's event count must include them.  Then 64
+ * an exact lost count.  A hook writes records of its own (drain_set_hook
+ * allows it), and the recorder's event count must include them.  Then 64
  * short-lived writers through 8 rings and a slow recorder: lossless, new
  * threads wait for the rings of ended ones, and nothing is lost.  Linked
  * directly so it runs under ASan too.
@@ -47,7 +47,7 @@ struct drainer {
 	struct drain *d;
 };
 
-/* Like the recorder's namer: an object_name before every 1000th lock. */
+/* A hook that writes records of its own: an object_name before every 1000th lock. */
 static int naming_hook(void *ctx, const uint32_t *rec, struct ptt_writer *w)
 {
 	uint64_t *named = ctx;
