@@ -76,7 +76,7 @@ stat_names() {
 	[ "${#files[@]}" -ge 3 ]
 	ptt-dump -n "${files[@]}" >"$T/all.txt"
 	main=$(awk '$5 == "process_begin" { print $3; exit }' "$T/all.txt")
-	outer=$(awk '$5 == "object_name" && /name="outer"/ { sub(/object=/, "", $6); print $6; exit }' "$T/all.txt")
+	outer=$(ptt-stat --csv "${files[@]}" | awk -F, '$2 == "outer" { print $1; exit }') # named when read
 	# when the sleeper waits on its condition and the waiter for outer, in the whole set: the files
 	# that start after both have both open (those before start within the program's setup)
 	read -r slept sleeper < <(awk '$5 == "cond_wait_req" && $3 != "'"$main"'" { print $1, $3; exit }' "$T/all.txt")
