@@ -9,6 +9,7 @@
 #include <elfutils/libdwfl.h>
 
 #include "pmap.h"
+#include "pyframes.h"
 #include "symbols.h"
 
 struct module {
@@ -57,6 +58,7 @@ struct ptt_syms {
 	struct pmap spaces;   /* pid -> struct space */
 	struct pmap threads;  /* pid/tid -> struct thread_info */
 	struct ptt_names *names;
+	struct ptt_pyframes *py; /* Python frames (pyframes.c) */
 	struct sym_entry *all; /* every lookup made, freed at the end (pointers stay valid) */
 	int8_t site_arg[PTT_MAX_TYPES]; /* index of each type's "site" argument: -1 none, -2 type not seen yet */
 };
@@ -73,7 +75,10 @@ struct ptt_syms *ptt_syms_new(void)
 	if (!s)
 		return NULL;
 	s->names = ptt_names_new();
-	if (!s->names) {
+	s->py = ptt_pyframes_new();
+	if (!s->names || !s->py) {
+		ptt_names_free(s->names);
+		ptt_pyframes_free(s->py);
 		free(s);
 		return NULL;
 	}
@@ -128,6 +133,7 @@ void ptt_syms_free(struct ptt_syms *s)
 		free(e);
 	}
 	ptt_names_free(s->names);
+	ptt_pyframes_free(s->py);
 	free(s);
 }
 
@@ -213,6 +219,7 @@ void ptt_syms_update(struct ptt_syms *s, const struct ptt_event *ev)
 {
 	struct space *sp, *parent;
 	ptt_names_update(s->names, ev);
+	ptt_pyframes_update(s->py, ev);
 	if (ev->id < PTT_MAX_TYPES && s->site_arg[ev->id] == -2 && ev->type)
 		s->site_arg[ev->id] = (int8_t)site_index(ev->type);
 	if (ev->id == PTT_EV_MODULE || ev->id == PTT_EV_PROCESS_BEGIN || ev->id == PTT_EV_PROCESS_FORK)
@@ -454,6 +461,8 @@ static struct ptt_sym *entry_new(struct ptt_syms *s, const char *func, const cha
 static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t addr, int code)
 {
 	static const struct ptt_sym nomem = { NULL, "?", NULL, "?", 1 };
+	if (code && PTT_IS_PYFRAME(addr))
+		return ptt_pyframes_sym(s->py, pid, addr);
 	struct space *sp = space_get(s, pid, 1);
 	if (!sp)
 		return &nomem;
