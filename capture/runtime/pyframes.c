@@ -272,6 +272,22 @@ static void detect(void)
 	detected = 1;
 	const unsigned long *v = dlsym(RTLD_DEFAULT, "Py_Version");
 	version = v ? *v : 0;
+	const char *(*get_version)(void) = (const char *(*)(void))dlsym(RTLD_DEFAULT, "Py_GetVersion");
+	if (!v && get_version) {
+		/* before 3.11: "3.10.13 (main, ...)", formatted into a static buffer (start-up, not a lock's path) */
+		const char *p = get_version();
+		unsigned part[3] = { 0 }, k = 0;
+		for (; p && k < 3 && *p >= '0' && *p <= '9'; p++) {
+			part[k] = part[k] * 10 + (unsigned)(*p - '0');
+			if (p[1] == '.') {
+				k++;
+				p++;
+			} else if (p[1] < '0' || p[1] > '9') {
+				break;
+			}
+		}
+		version = (unsigned long)(part[0] & 0xff) << 24 | (part[1] & 0xff) << 16 | (part[2] & 0xff) << 8;
+	}
 	const struct ptt_py_layout *L = NULL;
 	for (size_t i = 0; i < sizeof ptt_py_layouts / sizeof ptt_py_layouts[0]; i++)
 		if (v && ptt_py_layouts[i].version == (version >> 16 & 0xffff))
