@@ -125,6 +125,14 @@ $(BUILD)/test/test_stack: test/unit/test_stack.c capture/runtime/stack.c capture
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) -DPTT_UNIT_TEST -o $@ test/unit/test_stack.c capture/runtime/stack.c capture/runtime/pyframes.c capture/runtime/trace_path.c capture/shm.c $(LIBFORMAT) $(LDFLAGS) -lpthread -lgcc_s
 
+# the runtime's CPython offsets against python3-dev's headers where installed (without them it skips);
+# test/cli/19-python-frames.bats compiles it against every other CPython found
+PY_INCLUDE ?= $(lastword $(wildcard /usr/include/python3.1[1-3]))
+PY_TEST_CFLAGS = $(if $(wildcard $(PY_INCLUDE)/internal/pycore_frame.h),-DPTT_PY_HEADERS -I$(PY_INCLUDE) -I$(PY_INCLUDE)/internal)
+$(BUILD)/test/test_pylayout: test/unit/test_pylayout.c capture/runtime/pyframes_layout.h
+	@mkdir -p $(dir $@)
+	$(CC) $(STD_CFLAGS) $(WARN) $(CFLAGS) $(PY_TEST_CFLAGS) -o $@ $<
+
 $(BUILD)/test/test_pace: test/unit/test_pace.c capture/recorder/pace.c capture/recorder/pace.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) -o $@ test/unit/test_pace.c capture/recorder/pace.c $(LDFLAGS)

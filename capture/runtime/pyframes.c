@@ -58,7 +58,7 @@ static void *(*this_thread_state)(void);
 static int (*finalizing)(void);
 static uintptr_t code_type, str_type, bytes_type;
 static unsigned long version;
-static int detected, announced;
+static int wanted, detected, announced;
 static struct code_slot *codes;
 static uint32_t next_code, codes_used;
 
@@ -312,9 +312,14 @@ static void detect(void)
 	__atomic_store_n(&layout, L, __ATOMIC_RELEASE);
 }
 
+void ptt_py_init(void)
+{
+	wanted = 1;
+}
+
 void ptt_py_announce(void)
 {
-	if (!ptt_on[PTT_EV_STACK_FRAMES])
+	if (!wanted)
 		return; /* no stacks recorded: nothing to add to them */
 	if (!detected)
 		detect();

@@ -202,6 +202,7 @@ void ptt_stack_init(unsigned mode)
 	struct walk w = { f, 0 };
 	_Unwind_Backtrace(step, &w);
 	table = m;
+	ptt_py_init();
 }
 
 void ptt_stack_after_fork(void)
