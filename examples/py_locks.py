@@ -1,7 +1,7 @@
 """py_locks.py - a Python program's locks, for ptt's Python frames (test/cli/19-python-frames.bats).
 
 py_locks.py [contend|queue|deadlock]...   (default: contend queue)
-  contend   three threads take one threading.Lock in turn, each holding it 20 ms
+  contend   four threads take one threading.Lock in turn, each holding it 20 ms
             (the line that waits is marked LOCK-SITE)
   queue     a producer feeds a queue.Queue to two consumers that wait for work
             (the get is marked QUEUE-SITE)
@@ -26,12 +26,12 @@ def update_stats(rounds):
 
 
 def contend():
-    ts = [threading.Thread(target=update_stats, args=(3,)) for _ in range(3)]
+    ts = [threading.Thread(target=update_stats, args=(3,)) for _ in range(4)]
     for t in ts:
         t.start()
     for t in ts:
         t.join()
-    print(f"counter {counter} (expected 9)")
+    print(f"counter {counter} (expected 12)")
 
 
 def consume(q, got):
