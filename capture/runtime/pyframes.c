@@ -51,6 +51,7 @@ struct code_slot {
 	uint32_t id;
 	uintptr_t code, file, name;
 	int32_t first;
+	uint64_t memo;  /* the last line found: (offset + 1) << 32 | line; a hint, read and written relaxed */
 };
 
 static const struct ptt_py_layout *layout; /* the running CPython's, once known (release) */
@@ -192,8 +193,8 @@ static void describe(uint32_t id, uintptr_t name, uintptr_t file, int32_t first)
 	ptt_emit_str(PTT_EV_PY_CODE, a, 2, s);
 }
 
-/* The id of code object co, described once (py_code) under this process; 0 when the table is full. */
-static uint32_t code_id(uintptr_t co)
+/* The slot of code object co, described once (py_code) under this process; NULL when the table is full. */
+static struct code_slot *code_slot(uintptr_t co)
 {
 	uintptr_t file = AT(co, layout->co_filename, uintptr_t), name = AT(co, layout->co_qualname, uintptr_t);
 	int32_t first = AT(co, layout->co_firstlineno, int32_t);
@@ -204,7 +205,7 @@ static uint32_t code_id(uintptr_t co)
 		uint64_t sh = __atomic_load_n(&s->hash, __ATOMIC_ACQUIRE);
 		if (sh == 0) {
 			if (__atomic_load_n(&codes_used, __ATOMIC_RELAXED) >= PTT_PY_SLOTS / 4 * 3)
-				return 0;
+				return NULL;
 			if (__atomic_compare_exchange_n(&s->hash, &sh, h, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 				__atomic_fetch_add(&codes_used, 1, __ATOMIC_RELAXED);
 				uint32_t id = __atomic_add_fetch(&next_code, 1, __ATOMIC_RELAXED) & 0xffffffu;
@@ -215,7 +216,7 @@ static uint32_t code_id(uintptr_t co)
 				s->id = id;
 				describe(id, name, file, first); /* before any stack can name it */
 				__atomic_store_n(&s->ready, 1, __ATOMIC_RELEASE);
-				return id;
+				return s;
 			}
 		}
 		if (sh != h)
@@ -224,11 +225,28 @@ static uint32_t code_id(uintptr_t co)
 		for (unsigned spin = 0; spin < (1u << 16) && !__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE); spin++)
 			__asm__ volatile("" ::: "memory");
 		if (!__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE))
-			return 0;
+			return NULL;
 		if (s->code == co && s->file == file && s->name == name && s->first == first)
-			return s->id;
+			return s;
 	}
-	return 0;
+	return NULL;
+}
+
+/*
+ * The line at byte offset off of code object co (slot s, or NULL): decoding the location table costs
+ * about 1 ns an entry, so the slot keeps the last answer (a thread waiting again at the same place, the
+ * common case, pays one load); a racing writer leaves one whole answer or the other, both true.
+ */
+static int32_t frame_line(struct code_slot *s, uintptr_t co, int64_t off)
+{
+	if (!s || off < 0 || off >= INT32_MAX)
+		return code_line(co, off);
+	uint64_t m = __atomic_load_n(&s->memo, __ATOMIC_RELAXED);
+	if (m >> 32 == (uint64_t)off + 1)
+		return (int32_t)(uint32_t)m;
+	int32_t line = code_line(co, off);
+	__atomic_store_n(&s->memo, ((uint64_t)off + 1) << 32 | (uint32_t)line, __ATOMIC_RELAXED);
+	return line;
 }
 
 unsigned ptt_py_frames(uintptr_t *out, unsigned max)
@@ -256,8 +274,8 @@ unsigned ptt_py_frames(uintptr_t *out, unsigned max)
 		const char *code0 = (const char *)co + L->co_code, *instr = AT(fr, L->fr_instr, const char *);
 		if (owner != PTT_PY_OWNED_BY_GENERATOR && instr < code0 + 2 * (int64_t)AT(co, L->co_firsttraceable, int32_t))
 			continue; /* pushed, not yet running (_PyFrame_IsIncomplete) */
-		uint32_t id = code_id(co);
-		out[n++] = (uintptr_t)PTT_PYFRAME(id, code_line(co, instr - code0));
+		struct code_slot *s = code_slot(co);
+		out[n++] = (uintptr_t)PTT_PYFRAME(s ? s->id : 0, frame_line(s, co, instr - code0));
 	}
 	return n;
 }
