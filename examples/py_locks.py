@@ -7,7 +7,9 @@ py_locks.py [contend|queue|deadlock]...   (default: contend queue)
             (the get is marked QUEUE-SITE)
   deadlock  two threads take lock_a and lock_b in opposite orders and block for
             ever (ptt-record is stopped by a timeout)
+  fork      contend in a fork child (its Python frames are its own)
 """
+import os
 import queue
 import sys
 import threading
@@ -87,6 +89,15 @@ def deadlock():
         t.join()
 
 
+def in_child():
+    pid = os.fork()
+    if pid == 0:
+        contend()
+        sys.stdout.flush()
+        os._exit(0)
+    os.waitpid(pid, 0)
+
+
 if __name__ == "__main__":
     for what in sys.argv[1:] or ["contend", "queue"]:
-        {"contend": contend, "queue": produce, "deadlock": deadlock}[what]()
+        {"contend": contend, "queue": produce, "deadlock": deadlock, "fork": in_child}[what]()

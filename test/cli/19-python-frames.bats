@@ -97,6 +97,21 @@ site_row() { sed -n '/^WAITS BY SITE/,/^$/p' <<<"$output" | grep " $1 (py_locks.
 	grep -q "^    waiting at py_locks.py:$ba in transfer_ba (from transfer_ba <- Thread.run" <<<"$output"
 }
 
+@test "a fork child: its own py_runtime and code ids, its waits named in Python" {
+	need_python
+	ptt-record -q -o "$T" -- "$PY" "$SRC" queue fork >"$BATS_TEST_TMPDIR/out.txt"
+	[ "$(tail -1 "$BATS_TEST_TMPDIR/out.txt")" = "counter 12 (expected 12)" ]
+	run -0 --separate-stderr ptt-dump -n "$T"
+	[ "$(awk '$5 == "py_runtime" { print $2 }' <<<"$output" | sort -u | wc -l)" -eq 2 ]
+	child=$(awk '$5 == "process_fork" { sub("child=", "", $6); print $6 }' <<<"$output")
+	[ -n "$child" ]
+	# the child numbers its code objects from 1 again, under its pid
+	[ "$(awk -v p="$child" '$2 == p && $5 == "py_code" { print $6; exit }' <<<"$output")" = "code=1" ]
+	run -0 --separate-stderr ptt-stat "$T"
+	[[ "$(site_row update_stats)" == *" at py_locks.py:$(marked LOCK-SITE)" ]]
+	[[ "$(site_row consume)" == *" at py_locks.py:$(marked QUEUE-SITE)" ]]
+}
+
 @test "ptt-dump --human and ptt-paje carry the Python frame; the Paje is valid" {
 	need_python
 	ptt-record -q -o "$T" -- "$PY" "$SRC" contend >/dev/null
