@@ -60,6 +60,14 @@ site_row() { sed -n '/^WAITS BY SITE/,/^$/p' <<<"$output" | grep " $1 (py_locks.
 	dups=$(awk '$5 == "py_code" { print $6 }' <<<"$output" | sort | uniq -d)
 	[ -z "$dups" ]
 	grep -qE ' stack_frames .*=0xfe[0-9a-f]{14}( |$)' <<<"$output"
+	# the text form keeps them: it reads back byte for byte, and ptt-stat reads it the same
+	ptt-dump "$T" >"$BATS_TEST_TMPDIR/a.txt"
+	ptt-dump "$BATS_TEST_TMPDIR/a.txt" >"$BATS_TEST_TMPDIR/b.txt"
+	cmp "$BATS_TEST_TMPDIR/a.txt" "$BATS_TEST_TMPDIR/b.txt"
+	ptt-stat "$T" >"$BATS_TEST_TMPDIR/bin.stat"
+	ptt-stat "$BATS_TEST_TMPDIR/a.txt" >"$BATS_TEST_TMPDIR/txt.stat"
+	diff "$BATS_TEST_TMPDIR/bin.stat" "$BATS_TEST_TMPDIR/txt.stat"
+	grep -q ' update_stats (py_locks.py) at py_locks.py:' "$BATS_TEST_TMPDIR/txt.stat"
 }
 
 @test "a Queue: the consumers' waits are named at their get(), past queue.py and threading.py" {
