@@ -144,6 +144,20 @@ site_row() { sed -n '/^WAITS BY SITE/,/^$/p' <<<"$output" | grep " $1 (py_locks.
 	run ! grep -q ' update_stats (py_locks.py) at ' <<<"$output"
 }
 
+@test "ptt-filter keeps the code objects with the stacks: a window after them still names Python" {
+	need_python
+	ptt-record -q -o "$T" -- "$PY" "$SRC" contend >/dev/null
+	# from just after the last py_code: every wait in the window names code described before it
+	from=$(ptt-dump -n "$T" | awk '$5 == "py_code" { t = $1 } END { printf "%.0f", t * 1e9 + 1000 }')
+	ptt-filter --from="${from}ns" "$T" >"$BATS_TEST_TMPDIR/w.ptt"
+	run -0 --separate-stderr ptt-dump -n "$BATS_TEST_TMPDIR/w.ptt"
+	grep -q ' py_code ' <<<"$output"
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/w.ptt"
+	[ -z "$stderr" ]
+	[[ "$(site_row update_stats)" == *" at py_locks.py:$(marked LOCK-SITE)" ]]
+	run ! grep -q 'python code not described' <<<"$output"
+}
+
 @test "no stacks (--stacks=none): no Python frames and no py_ events" {
 	need_python
 	ptt-record -q --stacks=none -o "$T" -- "$PY" "$SRC" contend >/dev/null
