@@ -40,6 +40,7 @@ CONVERT_HDR = $(wildcard convert/*.h)
 FORMAT_SRC = $(wildcard formats/*.c)
 FORMAT_OBJ = $(FORMAT_SRC:%.c=$(BUILD)/obj/%.o)
 RT_SRC     = capture/runtime/trace_path.c capture/runtime/stack.c capture/shm.c capture/runtime/init.c capture/runtime/api.c $(wildcard capture/runtime/wrap_*.c)
+RT_SRC    += capture/runtime/pyframes.c
 RT_OBJ     = $(RT_SRC:%.c=$(BUILD)/rt/%.o) $(BUILD)/rt/formats/types.o
 REC_SRC    = $(addprefix capture/recorder/,ptt-record.c record_opts.c record_meta.c drain.c flight.c flight_file.c rotate.c keeper.c pace.c) capture/shm.c
 REC_OBJ    = $(REC_SRC:%.c=$(BUILD)/obj/%.o)
@@ -117,11 +118,19 @@ $(BUILD)/examples/%: examples/%.rs
 
 $(BUILD)/test/test_ring: test/unit/test_ring.c $(RT_SRC) formats/types.c $(LIBFORMAT) $(REC_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -DPTT_UNIT_TEST -o $@ test/unit/test_ring.c capture/runtime/trace_path.c capture/runtime/stack.c capture/recorder/drain.c capture/shm.c $(LIBFORMAT) $(LDFLAGS) $(FORMAT_LIBS) -lpthread
+	$(CC) $(TOOL_CFLAGS) -DPTT_UNIT_TEST -o $@ test/unit/test_ring.c capture/runtime/trace_path.c capture/runtime/stack.c capture/runtime/pyframes.c capture/recorder/drain.c capture/shm.c $(LIBFORMAT) $(LDFLAGS) $(FORMAT_LIBS) -lpthread
 
-$(BUILD)/test/test_stack: test/unit/test_stack.c capture/runtime/stack.c capture/runtime/trace_path.c capture/shm.c $(LIBFORMAT)
+$(BUILD)/test/test_stack: test/unit/test_stack.c capture/runtime/stack.c capture/runtime/pyframes.c capture/runtime/trace_path.c capture/shm.c $(LIBFORMAT)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -DPTT_UNIT_TEST -o $@ test/unit/test_stack.c capture/runtime/stack.c capture/runtime/trace_path.c capture/shm.c $(LIBFORMAT) $(LDFLAGS) -lpthread -lgcc_s
+	$(CC) $(TOOL_CFLAGS) -DPTT_UNIT_TEST -o $@ test/unit/test_stack.c capture/runtime/stack.c capture/runtime/pyframes.c capture/runtime/trace_path.c capture/shm.c $(LIBFORMAT) $(LDFLAGS) -lpthread -lgcc_s
+
+# the runtime's CPython offsets against python3-dev's headers where installed (without them it skips);
+# test/cli/19-python-frames.bats compiles it against every other CPython found
+PY_INCLUDE ?= $(lastword $(wildcard /usr/include/python3.1[1-3]))
+PY_TEST_CFLAGS = $(if $(wildcard $(PY_INCLUDE)/internal/pycore_frame.h),-DPTT_PY_HEADERS -I$(PY_INCLUDE) -I$(PY_INCLUDE)/internal)
+$(BUILD)/test/test_pylayout: test/unit/test_pylayout.c capture/runtime/pyframes_layout.h
+	@mkdir -p $(dir $@)
+	$(CC) $(STD_CFLAGS) $(WARN) $(CFLAGS) $(PY_TEST_CFLAGS) -o $@ $<
 
 $(BUILD)/test/test_pace: test/unit/test_pace.c capture/recorder/pace.c capture/recorder/pace.h
 	@mkdir -p $(dir $@)

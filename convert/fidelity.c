@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -446,6 +447,13 @@ void fidelity_blind_event(struct fidelity_blind *b, const struct ptt_event *ev)
 		}
 		break;
 	}
+	case PTT_EV_PY_RUNTIME:
+		if (!ptt_event_argn(ev, PTT_ARGNAME_FRAMES, 1) && !b->py_note[0]) {
+			uint32_t v = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_VERSION, 0);
+			snprintf(b->py_note, sizeof b->py_note, "note: Python frames not recorded for CPython %u.%u: "
+				 "its waits are named in the interpreter", v >> 24, v >> 16 & 0xff);
+		}
+		break;
 	default:
 		break;
 	}
@@ -462,5 +470,7 @@ const char *fidelity_blind_note(const struct fidelity_blind *b)
 	if (b->recorded && !b->processes)
 		return "note: no traced process: the program never loaded libptt.so (statically linked, as Go programs "
 		       "without cgo are), so none of its synchronisation was seen";
+	if (b->py_note[0])
+		return b->py_note;
 	return NULL;
 }

@@ -101,11 +101,15 @@ void loss_free(struct loss *l);
  *    section, read where the file still is; else the path is not looked at):
  *    goroutines synchronise in Go's runtime with inline futex calls;
  *  - a recording in which no process began (the program never loaded
- *    libptt.so: statically linked, as Go programs without cgo are).
+ *    libptt.so: statically linked, as Go programs without cgo are);
+ *  - a CPython whose Python frames were not recorded (a version whose
+ *    layout the runtime does not know): its waits are named in the
+ *    interpreter.
  * Memory: a few flags; at most one ELF file read per process.
  */
 struct fidelity_blind {
 	unsigned jvm : 1, go : 1, recorded : 1, processes : 1;
+	char py_note[128];          /* a CPython whose Python frames were not recorded (py_runtime frames=0) */
 	uint32_t last_pid;          /* the pid whose first module (its main program) was looked at */
 };
 void fidelity_blind_event(struct fidelity_blind *b, const struct ptt_event *ev);

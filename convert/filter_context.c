@@ -150,8 +150,8 @@ void fcontext_event(struct fcontext *c, const struct ptt_event *ev)
 		drop_process(c, ev->pid);
 		append(&c->procs, ev->pid, keep(ev));
 		return;
-	case PTT_EV_PROCESS_EXEC: case PTT_EV_MODULE: case PTT_EV_MODULE_BUILD_ID:
-	case PTT_EV_STACK_FRAMES: /* stacks are defined for good */
+	case PTT_EV_PROCESS_EXEC: case PTT_EV_MODULE: case PTT_EV_MODULE_BUILD_ID: case PTT_EV_STACK_FRAMES:
+	case PTT_EV_PY_CODE: case PTT_EV_PY_RUNTIME: /* stacks (their Python code objects too) are defined for good */
 		append(&c->procs, ev->pid, keep(ev));
 		return;
 	case PTT_EV_OBJECT_NAME:

@@ -96,6 +96,7 @@ int spec_is_definition(const struct ptt_event *ev)
 	case PTT_EV_PROCESS_BEGIN: case PTT_EV_PROCESS_EXIT: case PTT_EV_PROCESS_EXEC:
 	case PTT_EV_THREAD_BEGIN: case PTT_EV_THREAD_END: case PTT_EV_THREAD_NAME: case PTT_EV_THREAD_CREATE:
 	case PTT_EV_OBJECT_NAME: case PTT_EV_MODULE: case PTT_EV_MODULE_BUILD_ID: case PTT_EV_STACK_FRAMES:
+	case PTT_EV_PY_CODE: case PTT_EV_PY_RUNTIME:
 	case PTT_EV_LIMIT: /* what the trace could not record stays said in every part of it */
 		return 1;
 	default:

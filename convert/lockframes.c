@@ -58,9 +58,16 @@ static const char *const builtin[] = {
 };
 /* modules whose every frame is the lock layer (code without symbols there too) */
 static const char *const builtin_modules[] = { "(libc.so", "(libpthread.so", "(libptt.so", "libc.so.6+", "libptt.so+" };
+/*
+ * Python's own lock modules, by the file of a Python frame ("Condition.wait (threading.py)"): a program
+ * cannot have its own threading.py or queue.py beside it without hiding the standard ones.  In a stack
+ * with Python frames the native frames (the interpreter's, C extensions') are all the lock layer: the
+ * program's own logic is its Python code.  The built-in patterns above are for native names only.
+ */
+static const char *const builtin_py_files[] = { " (threading.py)", " (queue.py)" };
 
 static regex_t *patterns;
-static size_t npatterns, cap;
+static size_t npatterns, cap, nbuiltin;
 static int builtin_done;
 
 static int add(const char *re, char *err, size_t errsize)
@@ -90,6 +97,13 @@ static void load_builtin(void)
 	builtin_done = 1;
 	for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
 		add(builtin[i], err, sizeof err); /* fixed patterns: they compile */
+	nbuiltin = npatterns;
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+	return n >= t && strcmp(s + n - t, tail) == 0;
 }
 
 int lockframes_skip(const char *regex, char *err, size_t errsize)
@@ -104,11 +118,15 @@ int lockframes_is_lock(struct ptt_syms *syms, uint32_t pid, uint64_t addr)
 	if (!builtin_done)
 		load_builtin();
 	const struct ptt_sym *s = ptt_syms_code(syms, pid, addr);
-	for (size_t i = 0; i < sizeof builtin_modules / sizeof builtin_modules[0]; i++)
+	int py = PTT_IS_PYFRAME(addr);
+	for (size_t i = 0; py && i < sizeof builtin_py_files / sizeof builtin_py_files[0]; i++)
+		if (ends_with(s->where, builtin_py_files[i]))
+			return 1;
+	for (size_t i = 0; !py && i < sizeof builtin_modules / sizeof builtin_modules[0]; i++)
 		if (strstr(s->where, builtin_modules[i]))
 			return 1;
 	const char *name = s->func ? s->func : s->where;
-	for (size_t i = 0; i < npatterns; i++)
+	for (size_t i = py ? nbuiltin : 0; i < npatterns; i++)
 		if (regexec(&patterns[i], name, 0, NULL, 0) == 0)
 			return 1;
 	return 0;
@@ -160,7 +178,12 @@ uint64_t lockframes_site(struct ptt_syms *syms, const struct ptt_stacks *st, uin
 	if (hit)
 		return (uint64_t)(uintptr_t)hit;
 	uint64_t site = f[n - 1];
-	for (unsigned i = 0; i < n; i++) {
+	unsigned from = 0; /* a CPython's stack: its native frames are the layer, the site a Python frame */
+	while (from < n && !PTT_IS_PYFRAME(f[from]))
+		from++;
+	if (from == n)
+		from = 0;
+	for (unsigned i = from; i < n; i++) {
 		uint64_t lv = first_level(syms, pid, f[i], i + 1 == n);
 		if (lv) {
 			site = lv;

@@ -3,7 +3,9 @@
  * through which a program takes its locks (pthread itself, sqlite3's mutex
  * methods, CPython's PyThread_*, std::mutex, glib, MariaDB's mysql_mutex_*,
  * the JVM's park, ...; the list is in lockframes.c and ptt-stat(1)), plus
- * the user's own (--skip-frames=REGEX).  "The site" every tool names for an
+ * the user's own (--skip-frames=REGEX).  In a CPython's stack (Python
+ * frames after the native ones) the native frames and the frames of
+ * threading.py and queue.py are the layer.  "The site" every tool names for an
  * event with a stack is the first frame past that layer; without a stack,
  * the event's own call site.
  */

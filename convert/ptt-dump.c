@@ -42,12 +42,12 @@ static void usage(void)
 
 /*
  * --human: the event's sentence and its site; with a stack (the stack
- * events themselves are not shown), the site is the first frame past the
+ * events themselves are not shown, nor a CPython's py_runtime and py_code), the site is the first frame past the
  * lock layer and the frames after it follow ("from a <- b <- c").
  */
 static void human_line(const struct ptt_event *ev, struct ptt_syms *syms, struct model *model, char *line, size_t size)
 {
-	if (ev->id == PTT_EV_STACK || ev->id == PTT_EV_STACK_FRAMES) {
+	if (ev->id == PTT_EV_STACK || ev->id == PTT_EV_STACK_FRAMES || ev->id == PTT_EV_PY_CODE || ev->id == PTT_EV_PY_RUNTIME) {
 		model_event(model, ev);
 		return;
 	}

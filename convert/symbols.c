@@ -13,6 +13,7 @@
 #include <elfutils/libdwfl.h>
 
 #include "pmap.h"
+#include "pyframes.h"
 #include "symbols.h"
 
 /* A file named by module events, checked once against the build-id recorded with it. */
@@ -73,6 +74,7 @@ struct ptt_syms {
 	struct pmap spaces;   /* pid -> struct space */
 	struct pmap threads;  /* pid/tid -> struct thread_info */
 	struct ptt_names *names;
+	struct ptt_pyframes *py; /* Python frames (pyframes.c) */
 	struct sym_entry *all; /* every lookup made, freed at the end (pointers stay valid) */
 	struct file_check *files; /* every file checked, once each */
 	void (*warn)(void *ctx, const char *path, const char *reason);
@@ -93,7 +95,10 @@ struct ptt_syms *ptt_syms_new(void)
 	if (!s)
 		return NULL;
 	s->names = ptt_names_new();
-	if (!s->names) {
+	s->py = ptt_pyframes_new();
+	if (!s->names || !s->py) {
+		ptt_names_free(s->names);
+		ptt_pyframes_free(s->py);
 		free(s);
 		return NULL;
 	}
@@ -157,6 +162,7 @@ void ptt_syms_free(struct ptt_syms *s)
 		free(f);
 	}
 	ptt_names_free(s->names);
+	ptt_pyframes_free(s->py);
 	free(s);
 }
 
@@ -263,6 +269,7 @@ void ptt_syms_update(struct ptt_syms *s, const struct ptt_event *ev)
 {
 	struct space *sp, *parent;
 	ptt_names_update(s->names, ev);
+	ptt_pyframes_update(s->py, ev);
 	if (ev->id < PTT_MAX_TYPES && s->site_arg[ev->id] == -2 && ev->type)
 		s->site_arg[ev->id] = (int8_t)site_index(ev->type);
 	if (ev->id == PTT_EV_MODULE || ev->id == PTT_EV_MODULE_BUILD_ID || ev->id == PTT_EV_PROCESS_BEGIN ||
@@ -616,6 +623,8 @@ static struct ptt_sym *entry_new(struct ptt_syms *s, const char *func, const cha
 static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t addr, int code)
 {
 	static const struct ptt_sym nomem = { NULL, "?", NULL, "?", 1 };
+	if (code && PTT_IS_PYFRAME(addr))
+		return ptt_pyframes_sym(s->py, pid, addr);
 	struct space *sp = space_get(s, pid, 1);
 	if (!sp)
 		return &nomem;

@@ -219,7 +219,8 @@ enum ptt_event_id {
 	X(NEED, "need") X(POLLS, "polls") X(FUTEX, "futex") X(VAL, "val") X(OP, "op") \
 	X(TIMEOUT_NS, "timeout_ns") X(WOKEN, "woken") X(STACK, "stack") X(AT, "at") \
 	X(A, "a") X(B, "b") X(C, "c") X(D, "d") X(E, "e") X(F, "f") \
-	X(LO, "lo") X(HI, "hi") X(BUILD_ID, "build_id")
+	X(LO, "lo") X(HI, "hi") X(BUILD_ID, "build_id") \
+	X(CODE, "code") X(FIRST, "first") X(VERSION, "version") X(FRAMES, "frames")
 enum ptt_argname {
 	PTT_ARGNAME_NONE, /* a name not in the list (a user type's own) */
 #define PTT_ARGNAME_ENUM(e, s) PTT_ARGNAME_##e,
@@ -572,6 +573,20 @@ void ptt_names_free(struct ptt_names *n);
  */
 #define PTT_STACK_MAX 64
 #define PTT_STACK_ID_FULL 0xffffffffu
+/*
+ * A Python frame among a stack's frames (CPython, ptt-trace(5)): top byte
+ * 0xfe (never a user-space address, nor an inline level of one), the code
+ * object's id of a py_code event in bits 32..55 (0: not described, the
+ * runtime's table was full), its line in bits 0..31 (0: unknown).  The
+ * runtime writes a stack's Python frames after its native ones, innermost
+ * first.
+ */
+#define PTT_PYFRAME_TAG 0xfeu
+#define PTT_PYFRAME(code, line) \
+	((uint64_t)PTT_PYFRAME_TAG << 56 | (uint64_t)((code) & 0xffffffu) << 32 | (uint64_t)(uint32_t)(line))
+#define PTT_IS_PYFRAME(f) ((uint64_t)(f) >> 56 == PTT_PYFRAME_TAG)
+#define PTT_PYFRAME_CODE(f) ((uint32_t)((uint64_t)(f) >> 32) & 0xffffffu)
+#define PTT_PYFRAME_LINE(f) ((uint32_t)(f))
 struct ptt_stacks;
 struct ptt_stacks *ptt_stacks_new(void);
 /* Learn from a stack_frames event: 1 if it was one, 0 if not, or PTT_E_NOMEM. */

@@ -367,6 +367,7 @@ static void announce_modules(void)
 		return; /* another thread is looking */
 	int first = 1;
 	dl_iterate_phdr(module_event, &first);
+	ptt_py_announce(); /* a CPython's modules are known now */
 	__atomic_store_n(&modules_busy, 0, __ATOMIC_RELEASE);
 }
 

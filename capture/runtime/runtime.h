@@ -125,6 +125,19 @@ void ptt_stack_after_fork(void) PTT_HIDDEN;
 /* The event (nargw argument words) preceded by a stack record for stack (none: the event alone). */
 void ptt_emit_stacked(unsigned id, const uint32_t *args, unsigned nargw, uint32_t stack) PTT_HIDDEN;
 
+/*
+ * CPython's frames (capture/runtime/pyframes.c).  ptt_py_announce: from announce_modules (start-up,
+ * a fork child, a dlopen seen at pthread_create), after ptt_py_init (stacks are recorded): is this a CPython (once),
+ * and py_runtime says so once per process.  ptt_py_frames: the calling thread's Python frames
+ * (PTT_PYFRAME), innermost first, at most max, into out; their number (0 when not a CPython we can
+ * read).  May write py_code records (a new code object); never allocates, locks or calls the kernel.
+ */
+#define PTT_PY_DEPTH 16
+void ptt_py_init(void) PTT_HIDDEN; /* from ptt_stack_init, when stacks are recorded */
+void ptt_py_announce(void) PTT_HIDDEN;
+unsigned ptt_py_frames(uintptr_t *out, unsigned max) PTT_HIDDEN;
+void ptt_py_after_fork(void) PTT_HIDDEN;
+
 
 /* A wrapper's body, inlined into its exported pthread function and into its ptt_*_at twin. */
 #define PTT_ALWAYS_INLINE static inline __attribute__((always_inline))

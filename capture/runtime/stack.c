@@ -28,6 +28,8 @@
  *    (PTT_STACK_FULL), never silently.
  *  - a fork child starts an empty table (its stacks are written under its
  *    own pid): ptt_stack_after_fork, from the runtime's atfork handler.
+ *  - in a CPython, the thread's Python frames follow its native ones
+ *    (pyframes.c says why reading them is safe here).
  */
 #include <errno.h>
 #include <link.h>
@@ -46,7 +48,7 @@ struct stack_slot {
 	uint32_t depth;
 	uint32_t id;
 	uint32_t pad;
-	uintptr_t f[PTT_STACK_DEPTH];
+	uintptr_t f[PTT_STACK_DEPTH + PTT_PY_DEPTH];
 };
 
 uint8_t ptt_stack_on[PTT_MAX_TYPES];
@@ -148,9 +150,10 @@ uint32_t ptt_stack_here(void)
 		return PTT_STACK_NONE;
 	int saved = errno; /* the program's, across the unwinder and a first record's ring set-up */
 	t->unwinding = 1;
-	uintptr_t f[PTT_STACK_DEPTH];
+	uintptr_t f[PTT_STACK_DEPTH + PTT_PY_DEPTH];
 	struct walk w = { f, 0 };
 	_Unwind_Backtrace(step, &w);
+	w.n += ptt_py_frames(f + w.n, PTT_PY_DEPTH); /* a CPython's: after the native frames (pyframes.c) */
 	uint32_t id = ptt_stack_intern(f, w.n);
 	t->unwinding = 0;
 	errno = saved;
@@ -199,6 +202,7 @@ void ptt_stack_init(unsigned mode)
 	struct walk w = { f, 0 };
 	_Unwind_Backtrace(step, &w);
 	table = m;
+	ptt_py_init();
 }
 
 void ptt_stack_after_fork(void)
@@ -209,4 +213,5 @@ void ptt_stack_after_fork(void)
 	madvise(table, sizeof(struct stack_slot) * PTT_STACK_SLOTS, MADV_DONTNEED);
 	next_id = used = 0;
 	ptt_tls.unwinding = 0;
+	ptt_py_after_fork();
 }

@@ -1,0 +1,202 @@
+#!/usr/bin/env bats
+# Python frames (issue 19): in a CPython 3.11-3.13 the runtime adds the calling
+# thread's Python frames to each stack it takes on a blocking path, and every
+# tool names the first Python frame past the interpreter and threading.py /
+# queue.py: the program's function and .py line.  examples/py_locks.py marks
+# its lock lines (LOCK-SITE, QUEUE-SITE, AB-SITE, BA-SITE).  Run with Debian's
+# /usr/bin/python3.11 (a pyenv python3 may come first on PATH).
+bats_require_minimum_version 1.5.0
+load helpers
+
+PY=/usr/bin/python3.11
+
+setup() {
+	T="$BATS_TEST_TMPDIR/t.ptt"
+	SRC="$PTT_ROOT/examples/py_locks.py"
+}
+
+need_python() {
+	[ -x "$PY" ] || skip "$PY not installed"
+}
+
+# the line of SRC holding MARK
+marked() { grep -n "# $1\$" "$SRC" | cut -d: -f1; }
+
+# the text of line N of SRC
+src_line() { sed -n "${1}p" "$SRC"; }
+
+# ptt-stat's most contended lock (the first object of LOCKS): its first site's row
+top_lock_site() { grep -A2 '^OBJECT ' <<<"$output" | sed -n 3p; }
+
+# WAITS BY SITE's row of FUNCTION
+site_row() { sed -n '/^WAITS BY SITE/,/^$/p' <<<"$output" | grep " $1 (py_locks.py) at "; }
+
+@test "contention on a threading.Lock: ptt-stat's top lock waits in the Python function, at the line that takes it" {
+	need_python
+	ptt-record -q -o "$T" -- "$PY" "$SRC" contend >"$BATS_TEST_TMPDIR/out.txt"
+	[ "$(cat "$BATS_TEST_TMPDIR/out.txt")" = "counter 12 (expected 12)" ]
+	run -0 --separate-stderr ptt-stat "$T"
+	[ -z "$stderr" ]
+	# the most contended lock's waits, named past the interpreter's PyThread_acquire_lock_timed
+	top=$(top_lock_site)
+	[[ "$top" == "  site 1 "*" update_stats (py_locks.py) at py_locks.py:"* ]]
+	line=${top##*py_locks.py:}
+	[ "$line" = "$(marked LOCK-SITE)" ]
+	[[ "$(src_line "$line")" == *"with stats_lock:"* ]]
+	# the same site over every object (the joins wait in contend, apart)
+	row=$(site_row update_stats)
+	[[ "$row" == *" at py_locks.py:$line" ]]
+	[ "$(awk '{ print $1 }' <<<"$row")" -ge 2 ]
+}
+
+@test "py_code describes each code object once; the frames are tagged in stack_frames" {
+	need_python
+	ptt-record -q -o "$T" -- "$PY" "$SRC" contend >/dev/null
+	run -0 --separate-stderr ptt-dump -n "$T"
+	[ -z "$stderr" ]
+	[ "$(grep -c ' py_runtime version=' <<<"$output")" -eq 1 ]
+	grep -qE ' py_runtime version=[0-9]+ frames=1$' <<<"$output"
+	grep -q ' py_code code=[0-9]* first=[0-9]* name="update_stats .*/examples/py_locks.py"$' <<<"$output"
+	dups=$(awk '$5 == "py_code" { print $6 }' <<<"$output" | sort | uniq -d)
+	[ -z "$dups" ]
+	grep -qE ' stack_frames .*=0xfe[0-9a-f]{14}( |$)' <<<"$output"
+	# the text form keeps them: it reads back byte for byte, and ptt-stat reads it the same
+	ptt-dump "$T" >"$BATS_TEST_TMPDIR/a.txt"
+	ptt-dump "$BATS_TEST_TMPDIR/a.txt" >"$BATS_TEST_TMPDIR/b.txt"
+	cmp "$BATS_TEST_TMPDIR/a.txt" "$BATS_TEST_TMPDIR/b.txt"
+	ptt-stat "$T" >"$BATS_TEST_TMPDIR/bin.stat"
+	ptt-stat "$BATS_TEST_TMPDIR/a.txt" >"$BATS_TEST_TMPDIR/txt.stat"
+	diff "$BATS_TEST_TMPDIR/bin.stat" "$BATS_TEST_TMPDIR/txt.stat"
+	grep -q ' update_stats (py_locks.py) at py_locks.py:' "$BATS_TEST_TMPDIR/txt.stat"
+}
+
+@test "a Queue: the consumers' waits are named at their get(), past queue.py and threading.py" {
+	need_python
+	ptt-record -q -o "$T" -- "$PY" "$SRC" queue >"$BATS_TEST_TMPDIR/out.txt"
+	[ "$(cat "$BATS_TEST_TMPDIR/out.txt")" = "consumed 6 (expected 6)" ]
+	run -0 --separate-stderr ptt-stat "$T"
+	[ -z "$stderr" ]
+	row=$(grep -A12 '^WAITS BY SITE' <<<"$output" | grep ' consume (py_locks.py) at ')
+	line=${row##*py_locks.py:}
+	[ "$line" = "$(marked QUEUE-SITE)" ]
+	[[ "$(src_line "$line")" == *"q.get()"* ]]
+	run ! grep -qE ' (Queue\.get|Condition\.wait) \((queue|threading)\.py\) at ' <<<"$output"
+	# the folded stacks keep the whole Python path, root first, before the native frames
+	run -0 --separate-stderr ptt-stat --folded=wait "$T"
+	grep -qE '^Thread\._bootstrap;Thread\._bootstrap_inner;Thread\.run;consume;Queue\.get;Condition\.wait;.*;\[sem [^]]+\] [0-9]+$' <<<"$output"
+}
+
+@test "a two-lock deadlock: ptt-deadlock names each edge and each blocked wait at its Python line" {
+	need_python
+	run timeout -s INT 5 ptt-record -q --stacks=all -o "$T" -- "$PY" "$SRC" deadlock
+	[ "$status" -eq 124 ]
+	run -3 --separate-stderr ptt-deadlock "$T"
+	[ -z "$stderr" ]
+	ab=$(marked AB-SITE)
+	ba=$(marked BA-SITE)
+	[[ "$(src_line "$ab")" == *"with lock_b:"* ]]
+	[[ "$(src_line "$ba")" == *"with lock_a:"* ]]
+	[[ "$(src_line $((ab - 2)))" == *"with lock_a:"* ]]
+	[[ "$(src_line $((ba - 2)))" == *"with lock_b:"* ]]
+	[[ "$output" == *" taken at py_locks.py:$((ab - 2)) in transfer_ab, then "*" at py_locks.py:$ab in transfer_ab"* ]]
+	[[ "$output" == *" taken at py_locks.py:$((ba - 2)) in transfer_ba, then "*" at py_locks.py:$ba in transfer_ba"* ]]
+	[[ "$output" == *": transfer_ab <- Thread.run <- Thread._bootstrap_inner <- Thread._bootstrap"* ]]
+	grep -q "^    waiting at py_locks.py:$ab in transfer_ab (from transfer_ab <- Thread.run" <<<"$output"
+	grep -q "^    waiting at py_locks.py:$ba in transfer_ba (from transfer_ba <- Thread.run" <<<"$output"
+}
+
+@test "a fork child: its own py_runtime and code ids, its waits named in Python" {
+	need_python
+	ptt-record -q -o "$T" -- "$PY" "$SRC" queue fork >"$BATS_TEST_TMPDIR/out.txt"
+	[ "$(tail -1 "$BATS_TEST_TMPDIR/out.txt")" = "counter 12 (expected 12)" ]
+	run -0 --separate-stderr ptt-dump -n "$T"
+	[ "$(awk '$5 == "py_runtime" { print $2 }' <<<"$output" | sort -u | wc -l)" -eq 2 ]
+	child=$(awk '$5 == "process_fork" { sub("child=", "", $6); print $6 }' <<<"$output")
+	[ -n "$child" ]
+	# the child numbers its code objects from 1 again, under its pid
+	[ "$(awk -v p="$child" '$2 == p && $5 == "py_code" { print $6; exit }' <<<"$output")" = "code=1" ]
+	run -0 --separate-stderr ptt-stat "$T"
+	[[ "$(site_row update_stats)" == *" at py_locks.py:$(marked LOCK-SITE)" ]]
+	[[ "$(site_row consume)" == *" at py_locks.py:$(marked QUEUE-SITE)" ]]
+}
+
+@test "ptt-dump --human and ptt-paje carry the Python frame; the Paje is valid" {
+	need_python
+	ptt-record -q -o "$T" -- "$PY" "$SRC" contend >/dev/null
+	site=$(marked LOCK-SITE)
+	run -0 --separate-stderr ptt-dump --human "$T"
+	[ -z "$stderr" ]
+	grep -qE "waits on semaphore .* at py_locks.py:$site in update_stats \(from update_stats <- Thread.run <- " <<<"$output"
+	run ! grep -qE ' (stack|stack_frames|py_code|py_runtime) ' <<<"$output"
+	ptt-paje "$T" >"$BATS_TEST_TMPDIR/t.paje"
+	grep -qE " \"update_stats \(py_locks.py\) at py_locks.py:$site\"$" "$BATS_TEST_TMPDIR/t.paje"
+	assert_paje_valid "$BATS_TEST_TMPDIR/t.paje"
+	assert_vite_clean "$BATS_TEST_TMPDIR/t.paje"
+}
+
+@test "--skip-frames reaches Python frames: with the function skipped, only threading.py's are left" {
+	need_python
+	ptt-record -q -o "$T" -- "$PY" "$SRC" contend >/dev/null
+	run -0 --separate-stderr ptt-stat --skip-frames='^update_stats$' "$T"
+	[ -z "$stderr" ]
+	# every frame is then in the layer: the stack's last (outermost) frame is named
+	[[ "$(top_lock_site)" == "  site 1 "*" Thread._bootstrap (threading.py) at threading.py:"* ]]
+	run ! grep -q ' update_stats (py_locks.py) at ' <<<"$output"
+}
+
+@test "ptt-filter keeps the code objects with the stacks: a window after them still names Python" {
+	need_python
+	ptt-record -q -o "$T" -- "$PY" "$SRC" contend >/dev/null
+	# from just after the last py_code: every wait in the window names code described before it
+	from=$(ptt-dump -n "$T" | awk '$5 == "py_code" { t = $1 } END { printf "%.0f", t * 1e9 + 1000 }')
+	ptt-filter --from="${from}ns" "$T" >"$BATS_TEST_TMPDIR/w.ptt"
+	run -0 --separate-stderr ptt-dump -n "$BATS_TEST_TMPDIR/w.ptt"
+	grep -q ' py_code ' <<<"$output"
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/w.ptt"
+	[ -z "$stderr" ]
+	[[ "$(site_row update_stats)" == *" at py_locks.py:$(marked LOCK-SITE)" ]]
+	run ! grep -q 'python code not described' <<<"$output"
+}
+
+@test "no stacks (--stacks=none): no Python frames and no py_ events" {
+	need_python
+	ptt-record -q --stacks=none -o "$T" -- "$PY" "$SRC" contend >/dev/null
+	run -0 --separate-stderr ptt-dump -n "$T"
+	run ! grep -qE ' (py_runtime|py_code|stack_frames) ' <<<"$output"
+}
+
+@test "other CPythons: 3.12 and 3.13 are read too; an older one is named and the tools say its frames are missing" {
+	local found=0 py v
+	for py in /root/.pyenv/versions/3.1[0-9]*/bin/python3.1[0-9]; do
+		[ -x "$py" ] || continue
+		v=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+		"$py" -c 'import sys; sys.exit(sys.version_info >= (3, 14) or hasattr(sys, "_is_gil_enabled"))' || continue
+		found=1
+		ptt-record -q -o "$T" -- "$py" "$SRC" contend >/dev/null
+		run -0 --separate-stderr ptt-stat "$T"
+		if [ "${v#3.}" -ge 11 ]; then
+			top=$(top_lock_site)
+			[[ "$top" == "  site 1 "*" update_stats (py_locks.py) at py_locks.py:$(marked LOCK-SITE)" ]] || { echo "$v: $top"; return 1; }
+		else
+			grep -qxF "note: Python frames not recorded for CPython $v: its waits are named in the interpreter" <<<"$output" ||
+				{ echo "$v: no note"; return 1; }
+			run -0 --separate-stderr ptt-deadlock "$T"
+			[ "${lines[-1]}" = "note: Python frames not recorded for CPython $v: its waits are named in the interpreter" ]
+		fi
+	done
+	[ "$found" -eq 1 ] || skip "no other CPython (pyenv) on this machine"
+}
+
+@test "the runtime's CPython offsets match each CPython's headers" {
+	local found=0 inc
+	for inc in /usr/include/python3.1[1-9] /root/.pyenv/versions/3.1[1-9]*/include/python3.1[1-9]; do
+		[ -f "$inc/internal/pycore_frame.h" ] || continue
+		found=1
+		cc -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -DPTT_PY_HEADERS -I"$inc" -I"$inc/internal" \
+			-o "$BATS_TEST_TMPDIR/test_pylayout" "$PTT_ROOT/test/unit/test_pylayout.c"
+		run -0 "$BATS_TEST_TMPDIR/test_pylayout"
+		grep -qE '^1\.\.[1-9][0-9]*$' <<<"$output" || grep -q '# SKIP no layout' <<<"$output"
+		run ! grep -q '^not ok' <<<"$output"
+	done
+	[ "$found" -eq 1 ] || skip "no CPython headers (python3-dev) on this machine"
+}
