@@ -28,8 +28,8 @@ src_line() { sed -n "${1}p" "$SRC"; }
 # ptt-stat's most contended lock (the first object of LOCKS): its first site's row
 top_lock_site() { grep -A2 '^OBJECT ' <<<"$output" | sed -n 3p; }
 
-# WAITS BY SITE's row of FUNCTION
-site_row() { sed -n '/^WAITS BY SITE/,/^$/p' <<<"$output" | grep " $1 (py_locks.py) at "; }
+# WAITS BY SITE's row of FUNCTION, in the table of waits for locks
+site_row() { sed -n '/^WAITS BY SITE: locks/,/^$/p' <<<"$output" | grep " $1 (py_locks.py) at "; }
 
 @test "contention on a threading.Lock: ptt-stat's top lock waits in the Python function, at the line that takes it" {
 	need_python
@@ -76,7 +76,8 @@ site_row() { sed -n '/^WAITS BY SITE/,/^$/p' <<<"$output" | grep " $1 (py_locks.
 	[ "$(cat "$BATS_TEST_TMPDIR/out.txt")" = "consumed 6 (expected 6)" ]
 	run -0 --separate-stderr ptt-stat "$T"
 	[ -z "$stderr" ]
-	row=$(grep -A12 '^WAITS BY SITE' <<<"$output" | grep ' consume (py_locks.py) at ')
+	# a Condition's wait is waiting for work (its waiter lock is released by the notifier: a signal)
+	row=$(sed -n '/^WAITS BY SITE: waiting for work/,/^$/p' <<<"$output" | grep ' consume (py_locks.py) at ')
 	line=${row##*py_locks.py:}
 	[ "$line" = "$(marked QUEUE-SITE)" ]
 	[[ "$(src_line "$line")" == *"q.get()"* ]]
@@ -117,7 +118,8 @@ site_row() { sed -n '/^WAITS BY SITE/,/^$/p' <<<"$output" | grep " $1 (py_locks.
 	[ "$(awk -v p="$child" '$2 == p && $5 == "py_code" { print $6; exit }' <<<"$output")" = "code=1" ]
 	run -0 --separate-stderr ptt-stat "$T"
 	[[ "$(site_row update_stats)" == *" at py_locks.py:$(marked LOCK-SITE)" ]]
-	[[ "$(site_row consume)" == *" at py_locks.py:$(marked QUEUE-SITE)" ]]
+	[[ "$(sed -n '/^WAITS BY SITE: waiting for work/,/^$/p' <<<"$output" | grep ' consume (py_locks.py) at ')" == \
+		*" at py_locks.py:$(marked QUEUE-SITE)" ]]
 }
 
 @test "ptt-dump --human and ptt-paje carry the Python frame; the Paje is valid" {
