@@ -11,8 +11,7 @@
 #include "model.h"
 
 struct fidelity {
-	struct model *model;
-	struct manomaly last;  /* the anomaly of the event being added */
+	struct manomaly last;  /* the anomaly of the event the model took last */
 	int have;
 	unsigned long violations;
 };
@@ -25,31 +24,19 @@ static void on_anomaly(void *ctx, const struct ptt_event *ev, const struct manom
 	f->have = 1;
 }
 
-struct fidelity *fidelity_new(void)
+struct fidelity *fidelity_new(struct model *m)
 {
 	struct fidelity *f = calloc(1, sizeof *f);
 	if (!f)
 		return NULL;
 	struct model_ops ops = { .ctx = f, .anomaly = on_anomaly };
-	f->model = model_new(&ops);
-	if (!f->model) {
-		free(f);
-		return NULL;
-	}
+	model_observe(m, &ops);
 	return f;
 }
 
 unsigned long fidelity_violations(const struct fidelity *f) { return f->violations; }
 
-void fidelity_starts_mid_run(struct fidelity *f, const struct ptt_reader *r) { model_starts_mid_run(f->model, r); }
-
-void fidelity_free(struct fidelity *f)
-{
-	if (!f)
-		return;
-	model_free(f->model);
-	free(f);
-}
+void fidelity_free(struct fidelity *f) { free(f); }
 
 static const char *objname(const struct ptt_names *n, uint64_t addr, char *buf, size_t size)
 {
@@ -98,10 +85,9 @@ static void describe(const struct manomaly *a, const struct ptt_names *n, char *
 
 int fidelity_add(struct fidelity *f, const struct ptt_event *ev, const struct ptt_names *n, char *msg, size_t size)
 {
-	f->have = 0;
-	model_event(f->model, ev);
 	if (!f->have)
 		return 0;
+	f->have = 0;
 	char what[512];
 	describe(&f->last, n, what, sizeof what);
 	f->violations++;

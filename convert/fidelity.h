@@ -1,5 +1,5 @@
 /*
- * fidelity.h - replays a trace and reports what cannot have happened: two
+ * fidelity.h - what the replay of a trace (the model) finds cannot have happened: two
  * holders of a mutex or write lock, an unlock by a non-holder, a cond wait
  * that does not release and re-take its mutex, a thread that begins before
  * its creation, events of a process that never began.
@@ -12,16 +12,13 @@
 #include "../formats/ptt_trace.h"
 
 struct fidelity;
-struct fidelity *fidelity_new(void);
-/* Feed one event; a violation is described in msg (returns 1), else returns 0. */
+struct model;
+/* Observe m's anomalies (its one observer, model_observe); a trace that starts mid-run is told to m
+ * (model_starts_mid_run, by the pass: pass.h), whose rules then accept what came before the start. */
+struct fidelity *fidelity_new(struct model *m);
+/* After m took an event: the violation it found in it described in msg (returns 1), else returns 0. */
 int fidelity_add(struct fidelity *f, const struct ptt_event *ev, const struct ptt_names *names, char *msg, size_t size);
 unsigned long fidelity_violations(const struct fidelity *f);
-/* The trace starts mid-run (the kept files of a rotated recording, a flight
- * recording, a window): processes without their beginning and locks released
- * before ever being taken are what came before the start, not violations;
- * in a flight recording r, so is a release by a thread of a lock left free
- * before that thread's history begins. */
-void fidelity_starts_mid_run(struct fidelity *f, const struct ptt_reader *r);
 void fidelity_free(struct fidelity *f);
 
 /*
@@ -43,8 +40,8 @@ void fidelity_free(struct fidelity *f);
  * A violation of the replay (fidelity_add, ptt-dump --check) at or after the
  * start of a lost stretch of any thread is set aside (counted apart, not a
  * failure): the replay's state from there on may lack what was lost.  The
- * cut before a trace's start is not such a stretch for it: fidelity_starts_mid_run
- * already accepts what came before.
+ * cut before a trace's start is not such a stretch for it: the model told it
+ * starts mid-run already accepts what came before.
  */
 struct loss_span {
 	uint32_t tid;            /* 0: any thread */
