@@ -114,24 +114,30 @@ void pass_learn(struct pass *p, const struct ptt_event *ev)
 static int read_all(struct pass *p)
 {
 	const struct pass_tool *t = p->tool;
+	/* read once: the hooks may write anywhere, the compiler would load these for every event */
+	int (*const event)(void *, struct pass *, struct ptt_event *) = t->event;
+	int (*const after)(void *, struct pass *, struct ptt_event *) = t->after;
+	void *const ctx = t->ctx;
+	const int clock = (t->need & PASS_CLOCK) != 0, syms = (t->need & PASS_SYMS) != 0;
+	struct model *const model = p->model;
 	static struct ptt_event ev;
 	int step = PASS_GO, first = 1;
 	while (step != PASS_STOP && step != PASS_FAIL && cli_next(&p->in, &ev) > 0) {
-		if (first && (p->mid_run = starts_mid_run(p->in.r)) && p->model) /* the header is read by now */
-			model_starts_mid_run(p->model, p->in.r);
+		if (__builtin_expect(first, 0) && (p->mid_run = starts_mid_run(p->in.r)) && model)
+			model_starts_mid_run(model, p->in.r); /* the header is read by now */
 		first = 0;
-		if (t->need & PASS_CLOCK) {
+		if (clock) {
 			uint64_t raw = ev.ns;
 			cli_clock_event(&p->clock, p->in.r, &ev);
 			p->shift = raw - ev.ns;
 		}
-		if (t->need & PASS_SYMS)
+		if (syms)
 			ptt_syms_update(p->syms, &ev);
-		step = t->event ? t->event(t->ctx, p, &ev) : PASS_GO;
-		if (step == PASS_GO && p->model)
-			model_event(p->model, &ev);
-		if (step == PASS_GO && t->after)
-			step = t->after(t->ctx, p, &ev);
+		step = event ? event(ctx, p, &ev) : PASS_GO;
+		if (step == PASS_GO && model)
+			model_event(model, &ev);
+		if (step == PASS_GO && after)
+			step = after(ctx, p, &ev);
 		if (step == PASS_GO || step == PASS_SKIP)
 			p->last_ns = ev.ns;
 	}

@@ -101,6 +101,7 @@ struct dump {
 	struct ptt_sink *sink;      /* the text form, with its header */
 	struct summary *sum;        /* --info, --check: the counts */
 	struct fidelity *fid;       /* --check: the replay's violations */
+	const struct ptt_names *names; /* --check: to name the objects of violations */
 	struct violations found;
 	uint32_t stack;             /* --human: the stack the event being told takes */
 };
@@ -166,6 +167,7 @@ static int start(void *ctx, struct pass *p)
 {
 	struct dump *d = ctx;
 	int failed = !(d->sum = summary_new()) || (d->mode == MODE_CHECK && !(d->fid = fidelity_new(p->model)));
+	d->names = ptt_syms_names(p->syms); /* learnt by the pass */
 	if (d->mode == MODE_TEXT && !d->no_header && !failed) {
 		failed |= ptt_sink_open(&d->sink, stdout, PTT_FORM_TEXT, 0) != 0;
 		if (d->sink)
@@ -186,16 +188,18 @@ static int event(void *ctx, struct pass *p, struct ptt_event *ev)
 		text_line(p, ev);
 	if (d->mode == MODE_HUMAN && !is_stack(ev))
 		human_begin(d, p, ev);
-	return ferror(stdout) ? PASS_STOP : PASS_GO;
+	return d->mode == MODE_TEXT && ferror(stdout) ? PASS_STOP : PASS_GO; /* --human's line: after() */
 }
 
 /* Once the model took ev: a violation it found; --human, where it happened. */
 static int after(void *ctx, struct pass *p, struct ptt_event *ev)
 {
 	struct dump *d = ctx;
-	if (d->fid && fidelity_add(d->fid, ev, ptt_syms_names(p->syms), line, sizeof line))
+	if (d->fid && fidelity_add(d->fid, ev, d->names, line, sizeof line))
 		keep_violation(&d->found, ev->ns, line);
-	if (d->mode == MODE_HUMAN && !is_stack(ev))
+	if (d->mode != MODE_HUMAN)
+		return PASS_GO;
+	if (!is_stack(ev))
 		human_end(d, p, ev);
 	return ferror(stdout) ? PASS_STOP : PASS_GO;
 }
@@ -247,9 +251,12 @@ int main(int argc, char **argv)
 	}
 	/* --human: who holds what; --check: the replay; --info and --check: where events were lost, besides
 	 * how many (said after the counts; violations there set aside) */
-	struct pass_tool tool = { .prog = "ptt-dump", .ctx = &d, .start = start, .event = event, .after = after,
-				  .report = report, .need = PASS_SYMS | PASS_BUFFERED };
-	tool.need |= d.mode == MODE_HUMAN || d.mode == MODE_CHECK ? PASS_MODEL : 0;
+	struct pass_tool tool = { .prog = "ptt-dump", .ctx = &d, .start = start, .event = event, .report = report,
+				  .need = PASS_SYMS | PASS_BUFFERED };
+	if (d.mode == MODE_HUMAN || d.mode == MODE_CHECK) {
+		tool.need |= PASS_MODEL;
+		tool.after = after;
+	}
 	tool.need |= d.mode == MODE_INFO || d.mode == MODE_CHECK ? PASS_LOSS : 0;
 	struct pass p;
 	int rc = pass_run(&p, &tool, argc - optind, argv + optind);
