@@ -21,8 +21,7 @@ struct touch {
 };
 
 struct fidelity {
-	struct model *model;
-	struct manomaly last;  /* the anomaly of the event being added */
+	struct manomaly last;  /* the anomaly of the event the model took last */
 	int have;
 	unsigned long violations;
 	struct pmap touches;   /* pmap_obj_key(tid, object) -> struct touch */
@@ -37,29 +36,22 @@ static void on_anomaly(void *ctx, const struct ptt_event *ev, const struct manom
 	f->have = 1;
 }
 
-struct fidelity *fidelity_new(void)
+struct fidelity *fidelity_new(struct model *m)
 {
 	struct fidelity *f = calloc(1, sizeof *f);
 	if (!f)
 		return NULL;
 	struct model_ops ops = { .ctx = f, .anomaly = on_anomaly };
-	f->model = model_new(&ops);
-	if (!f->model) {
-		free(f);
-		return NULL;
-	}
+	model_observe(m, &ops);
 	return f;
 }
 
 unsigned long fidelity_violations(const struct fidelity *f) { return f->violations; }
 
-void fidelity_starts_mid_run(struct fidelity *f, const struct ptt_reader *r) { model_starts_mid_run(f->model, r); }
-
 void fidelity_free(struct fidelity *f)
 {
 	if (!f)
 		return;
-	model_free(f->model);
 	for (size_t i = 0; i < f->touches.cap; i++)
 		free(f->touches.vals[i]);
 	pmap_free(&f->touches);
@@ -120,7 +112,7 @@ int fidelity_loss_explains(const struct fidelity *f, const struct loss *l, const
 	for (size_t i = 0; i < n; i++) {
 		const struct loss_span *s = &v[i];
 		if ((!s->count && !s->from_ns) || s->from_ns > c->ns)
-			continue; /* the cut before a trace's start (fidelity_starts_mid_run's), or a loss after it */
+			continue; /* the cut before a trace's start (the model knows it starts mid-run), or a loss after it */
 		if (!s->tid || s->tid == c->tid || (c->other && s->tid == c->other))
 			return 1;
 		const struct touch *t = c->obj ? pmap_get(&f->touches, pmap_obj_key(s->tid, c->obj)) : NULL;
@@ -181,11 +173,10 @@ static void describe(const struct manomaly *a, struct ptt_syms *syms, uint32_t p
 
 int fidelity_add(struct fidelity *f, const struct ptt_event *ev, struct ptt_syms *syms, char *msg, size_t size)
 {
-	f->have = 0;
 	touches_of(f, ev);
-	model_event(f->model, ev);
 	if (!f->have)
 		return 0;
+	f->have = 0;
 	f->culprit = (struct fidelity_culprit){ ev->ns, f->last.obj, ev->tid, f->last.other };
 	if (f->last.kind == MA_UNANNOUNCED_THREAD) /* its parent's thread_create may be among the lost */
 		f->culprit.other = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_PARENT, 0);

@@ -1,5 +1,5 @@
 /*
- * fidelity.h - replays a trace and reports what cannot have happened: two
+ * fidelity.h - what the replay of a trace (the model) finds cannot have happened: two
  * holders of a mutex or write lock, an unlock by a non-holder, a cond wait
  * that does not release and re-take its mutex, a thread that begins before
  * its creation, events of a process that never began.
@@ -12,9 +12,12 @@
 #include "../formats/ptt_trace.h"
 
 struct fidelity;
-struct fidelity *fidelity_new(void);
-/* Feed one event; a violation is described in msg (returns 1), else returns 0.  Objects are named by
- * syms (symbols.h; NULL: addresses only). */
+struct model;
+/* Observe m's anomalies (its one observer, model_observe); a trace that starts mid-run is told to m
+ * (model_starts_mid_run, by the pass: pass.h), whose rules then accept what came before the start. */
+struct fidelity *fidelity_new(struct model *m);
+/* After m took an event: the violation it found in it described in msg (returns 1), else returns 0.
+ * Objects are named by syms (symbols.h; NULL: addresses only). */
 struct ptt_syms;
 int fidelity_add(struct fidelity *f, const struct ptt_event *ev, struct ptt_syms *syms, char *msg, size_t size);
 unsigned long fidelity_violations(const struct fidelity *f);
@@ -27,12 +30,6 @@ void fidelity_last_culprit(const struct fidelity *f, struct fidelity_culprit *c)
 struct loss;
 /* Could a lost stretch of l explain violation c (the rule below)?  1 if so. */
 int fidelity_loss_explains(const struct fidelity *f, const struct loss *l, const struct fidelity_culprit *c);
-/* The trace starts mid-run (the kept files of a rotated recording, a flight
- * recording, a window): processes without their beginning and locks released
- * before ever being taken are what came before the start, not violations;
- * in a flight recording r, so is a release by a thread of a lock left free
- * before that thread's history begins. */
-void fidelity_starts_mid_run(struct fidelity *f, const struct ptt_reader *r);
 void fidelity_free(struct fidelity *f);
 
 /*
@@ -61,8 +58,8 @@ void fidelity_free(struct fidelity *f);
  * held it (by its own records) when it last touched it; the lost events
  * themselves are unknown, the objects their thread used around them are the
  * ones they can have touched.  A violation elsewhere is still one.  The cut
- * before a trace's start is not such a stretch for it: fidelity_starts_mid_run
- * already accepts what came before.
+ * before a trace's start is not such a stretch for it: the model told it starts
+ * mid-run already accepts what came before.
  */
 struct loss_span {
 	uint32_t tid;            /* 0: any thread */

@@ -23,7 +23,7 @@ struct krec {
 };
 
 struct fcontext {
-	struct model *model;
+	const struct model *model; /* the trace's, fed by the caller (its open frames) */
 	struct pmap procs;   /* pid -> records of the process (begin, exec, modules, object names) */
 	struct pmap threads; /* (pid, tid) -> records of the thread (begin, name) */
 	struct pmap inits;   /* (pid, object) -> its init record */
@@ -31,14 +31,11 @@ struct fcontext {
 
 static uint64_t thread_key(uint32_t pid, uint32_t tid) { return (uint64_t)pid << 32 | tid; }
 
-struct fcontext *fcontext_new(void)
+struct fcontext *fcontext_new(const struct model *m)
 {
 	struct fcontext *c = calloc(1, sizeof *c);
-	static const struct model_ops none = { 0 };
-	if (c && !(c->model = model_new(&none))) {
-		free(c);
-		return NULL;
-	}
+	if (c)
+		c->model = m;
 	return c;
 }
 
@@ -62,7 +59,6 @@ void fcontext_free(struct fcontext *c)
 {
 	if (!c)
 		return;
-	model_free(c->model);
 	free_map(&c->procs);
 	free_map(&c->threads);
 	free_map(&c->inits);
@@ -142,7 +138,6 @@ static int succeeded(const struct ptt_event *ev) { return ptt_event_argn(ev, PTT
 
 void fcontext_event(struct fcontext *c, const struct ptt_event *ev)
 {
-	model_event(c->model, ev);
 	unsigned role = ev->type ? ev->type->role : PTT_ROLE_POINT;
 	struct krec *k;
 	switch (ev->id) {

@@ -14,8 +14,10 @@
 #include "../formats/ptt_trace.h"
 
 struct fcontext;
-struct fcontext *fcontext_new(void);
-/* Learn from the next event (and from a snapshot's records, in their order). */
+struct model;
+/* m: the model of the same events, fed each before fcontext_event (pass.h); its open frames are in force. */
+struct fcontext *fcontext_new(const struct model *m);
+/* Learn from the next event (and from a snapshot's records, in their order), once m took it. */
 void fcontext_event(struct fcontext *c, const struct ptt_event *ev);
 /*
  * Call emit for every record in force, oldest first, as a copy whose time

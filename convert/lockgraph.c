@@ -351,25 +351,21 @@ static void note_signaller(struct lockgraph *g, uint32_t pid, uint64_t cond, uin
 		s->many = 1;
 }
 
-struct lockgraph *lockgraph_new(const struct loss *loss)
+struct lockgraph *lockgraph_new(const struct loss *loss, struct ptt_syms *syms, struct model *m)
 {
 	struct lockgraph *g = calloc(1, sizeof *g);
 	if (!g)
 		return NULL;
 	g->loss = loss;
+	g->syms = syms;
+	g->model = m;
 	struct model_ops ops = { .ctx = g, .wait_begin = on_wait_begin, .acquire = on_acquire, .release = on_release };
-	g->syms = ptt_syms_new();
-	g->model = model_new(&ops);
-	if (!g->syms || !g->model) {
-		lockgraph_free(g);
-		return NULL;
-	}
+	model_observe(m, &ops);
 	return g;
 }
 
 void lockgraph_event(struct lockgraph *g, const struct ptt_event *ev)
 {
-	ptt_syms_update(g->syms, ev);
 	fidelity_blind_event(&g->blind, ev);
 	if (!ev->type)
 		return;
@@ -386,7 +382,7 @@ void lockgraph_event(struct lockgraph *g, const struct ptt_event *ev)
 	if (ev->id == PTT_EV_PROCESS_EXIT)
 		exited(g, ev->pid);
 	note_try(g, ev, role, obj);
-	model_event(g->model, ev);
+	/* a post makes no node in the model's callbacks (release makes none): its node is made here, first */
 	if (role == PTT_ROLE_POST && ev->type->cls == PTT_CLASS_SEM && ptt_event_argn(ev, PTT_ARGNAME_RET, 0) == 0)
 		node_of(g, ev->pid, obj);
 	if (role == PTT_ROLE_POST && ev->type->cls == PTT_CLASS_COND)
@@ -972,7 +968,5 @@ void lockgraph_free(struct lockgraph *g)
 	free(g->all);
 	pmap_free(&g->nodes);
 	pmap_free(&g->edges);
-	model_free(g->model);
-	ptt_syms_free(g->syms);
 	free(g);
 }

@@ -13,8 +13,12 @@
 
 struct lockgraph;
 struct loss;
-/* loss (fidelity.h, may be NULL) says where events may be lost: no finding is built on those stretches. */
-struct lockgraph *lockgraph_new(const struct loss *loss);
+struct model;
+struct ptt_syms;
+/* The graph of the trace m replays (its observer: model_observe), named with syms (pass.h); loss
+ * (fidelity.h, may be NULL) says where events may be lost: no finding is built on those stretches. */
+struct lockgraph *lockgraph_new(const struct loss *loss, struct ptt_syms *syms, struct model *m);
+/* Each event, before m takes it. */
 void lockgraph_event(struct lockgraph *g, const struct ptt_event *ev);
 /*
  * Print each cycle of two or more threads (out may be NULL); returns the

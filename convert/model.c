@@ -76,8 +76,7 @@ struct model *model_new(const struct model_ops *ops)
 {
 	struct model *m = calloc(1, sizeof *m);
 	if (m) {
-		m->ops = *ops;
-		m->objects_on = ops->object_begin != NULL;
+		model_observe(m, ops);
 		m->stacks = ptt_stacks_new();
 		if (!m->stacks) {
 			free(m);
@@ -85,6 +84,12 @@ struct model *model_new(const struct model_ops *ops)
 		}
 	}
 	return m;
+}
+
+void model_observe(struct model *m, const struct model_ops *ops)
+{
+	m->ops = *ops;
+	m->objects_on = ops->object_begin != NULL;
 }
 
 void model_starts_mid_run(struct model *m, const struct ptt_reader *r)

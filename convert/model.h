@@ -260,6 +260,9 @@ struct model_ops {
 
 struct model;
 struct model *model_new(const struct model_ops *ops);
+/* ops observe m from now on, in place of those model_new was given (an analysis made after the model
+ * it observes, pass.h); before the first event. */
+void model_observe(struct model *m, const struct model_ops *ops);
 /* The trace starts mid-run (a later file of a rotated recording): see the anomalies above.
  * A flight recording (r's flight_thread lines) also says where each thread's history begins. */
 void model_starts_mid_run(struct model *m, const struct ptt_reader *r);

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "fidelity.h"
 #include "model.h"
+#include "pass.h"
 #include "symbols.h"
 
 /* RFC 4180: quote when needed, double the quotes inside. */
@@ -125,7 +125,6 @@ static void event_row(FILE *out, const struct ptt_event *ev, struct ptt_syms *sy
 
 struct states {
 	FILE *out;
-	const struct ptt_names *names;
 	struct ptt_syms *syms;
 	int complete;
 };
@@ -199,6 +198,35 @@ static void usage(void)
 	       "Exit status: 0 success, 1 damaged input, 2 usage error or unreadable input.\n");
 }
 
+static int start(void *ctx, struct pass *p)
+{
+	struct states *st = ctx;
+	st->syms = p->syms;
+	if (p->model)
+		puts("pid,tid,thread_name,state,object,object_name,start_ns,end_ns,duration_ns,complete");
+	else
+		puts("time_ns,time_s,pid,tid,thread_name,source,event,class,object,object_name,args,site,site_line");
+	return PASS_GO;
+}
+
+/* A row per event, or with --states a lost stretch's row before the model takes the rest */
+static int event(void *ctx, struct pass *p, struct ptt_event *ev)
+{
+	if (!p->model)
+		event_row(stdout, ev, p->syms);
+	else if (ev->id == PTT_EV_REC_LOST)
+		lost_row(ctx, p->model, ev, p->shift);
+	return PASS_GO;
+}
+
+/* What is still open is cut by the end of the trace (a window's states end at its end). */
+static int end(void *ctx, struct pass *p)
+{
+	(void)p;
+	((struct states *)ctx)->complete = 0;
+	return PASS_GO;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -214,48 +242,14 @@ int main(int argc, char **argv)
 		default: return cli_usage_error("ptt-csv");
 		}
 	}
-	static char outbuf[1 << 18];
-	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-	struct cli_input in;
-	if (cli_open(&in, "ptt-csv", argc - optind, argv + optind))
-		return 2;
-	in.ordered = states; /* intervals are differences of times; event rows stay as read */
-	in.loss = loss_new();
-	struct ptt_syms *syms = ptt_syms_new();
-	const struct ptt_names *names = syms ? ptt_syms_names(syms) : NULL; /* learnt by ptt_syms_update */
-	struct states st = { stdout, names, syms, 1 };
-	struct model_ops ops = { .ctx = &st, .thread_end = end_row, .state = state_row };
-	struct model *m = states ? model_new(&ops) : NULL;
+	/* a window's times from its start, as in ptt-paje and ptt-json; with states, intervals are differences
+	 * of times (ordered), event rows stay as read */
+	struct states st = { stdout, NULL, 1 };
+	struct pass_tool tool = { .prog = "ptt-csv", .ctx = &st, .start = start, .event = event, .end = end,
+				  .need = PASS_SYMS | PASS_LOSS | PASS_LOSS_NOTE | PASS_CLOCK | PASS_BUFFERED,
+				  .ops = { .ctx = &st, .thread_end = end_row, .state = state_row } };
 	if (states)
-		puts("pid,tid,thread_name,state,object,object_name,start_ns,end_ns,duration_ns,complete");
-	else
-		puts("time_ns,time_s,pid,tid,thread_name,source,event,class,object,object_name,args,site,site_line");
-	static struct ptt_event ev;
-	uint64_t last = 0;
-	struct cli_clock clock = { 0 }; /* a window's times from its start, as in ptt-paje and ptt-json */
-	while (syms && (!states || m) && cli_next(&in, &ev) > 0) {
-		uint64_t raw = ev.ns;
-		cli_clock_event(&clock, in.r, &ev);
-		ptt_syms_update(syms, &ev);
-		if (states && ev.id == PTT_EV_REC_LOST)
-			lost_row(&st, m, &ev, raw - ev.ns);
-		if (states)
-			model_event(m, &ev);
-		else
-			event_row(stdout, &ev, syms);
-		last = ev.ns;
-	}
-	if (m) {
-		st.complete = 0; /* what is still open was cut by the end of the trace */
-		model_finish(m, cli_clock_end(&clock, in.r, last)); /* a window's states end at its end */
-		model_free(m);
-	}
-	ptt_syms_free(syms);
-	loss_finish(in.loss, in.r);
-	loss_note(in.loss, "ptt-csv", in.label, stderr);
-	loss_free(in.loss);
-	in.loss = NULL;
-	int damaged = cli_close(&in);
-	int out = cli_finish_output("ptt-csv");
-	return damaged || out ? 1 : 0;
+		tool.need |= PASS_MODEL | PASS_FINISH | PASS_ORDERED;
+	struct pass p;
+	return pass_run(&p, &tool, argc - optind, argv + optind);
 }

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "fidelity.h"
 #include "lockgraph.h"
+#include "pass.h"
 
 static void usage(void)
 {
@@ -32,16 +33,59 @@ static void usage(void)
 	       "were lost where they lie).\n");
 }
 
+struct deadlock {
+	int quiet;
+	struct lockgraph *g;
+	int potential, actual, weak_cycles, weak_deadlocks;
+};
+
+static int start(void *ctx, struct pass *p)
+{
+	struct deadlock *d = ctx;
+	return (d->g = lockgraph_new(p->in.loss, p->syms, p->model)) ? PASS_GO : PASS_FAIL;
+}
+
+static int event(void *ctx, struct pass *p, struct ptt_event *ev)
+{
+	(void)p;
+	lockgraph_event(((struct deadlock *)ctx)->g, ev);
+	return PASS_GO;
+}
+
+/* The cycles of the whole trace, and the threads blocked at its end (the model as it ends: not closed). */
+static int report(void *ctx, struct pass *p)
+{
+	struct deadlock *d = ctx;
+	FILE *out = d->quiet ? NULL : stdout;
+	if (out && loss_print(p->in.loss, out))
+		printf("\n");
+	d->potential = lockgraph_report_cycles(d->g, out, &d->weak_cycles);
+	d->actual = lockgraph_report_blocked(d->g, out, &d->weak_deadlocks);
+	int futex = lockgraph_report_futex(d->g, out);
+	const char *note = lockgraph_blind_note(d->g);
+	int weak = d->weak_cycles + d->weak_deadlocks;
+	if (out && !d->potential && !d->actual && !weak)
+		printf(futex ? "no lock-order inversion and no deadlock found among the waits ptt can follow\n"
+			     : "no lock-order inversion and no deadlock found\n");
+	else if (out && !d->potential && !d->actual)
+		printf("no verified lock-order inversion and no verified deadlock: %d cycle%s where events were lost\n",
+		       weak, weak > 1 ? "s lie" : " lies");
+	if (out && note)
+		printf("%s\n", note);
+	return PASS_GO;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' }, CLI_SKIP_FRAMES_LONGOPT,
 		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
-	int c, quiet = 0;
+	struct deadlock d = { 0 };
+	int c;
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'q': quiet = 1; break;
+		case 'q': d.quiet = 1; break;
 		case CLI_OPT_SKIP_FRAMES:
 			if (cli_skip_frames("ptt-deadlock", optarg))
 				return 2;
@@ -51,43 +95,18 @@ int main(int argc, char **argv)
 		default: return cli_usage_error("ptt-deadlock");
 		}
 	}
-	struct cli_input in;
-	if (cli_open(&in, "ptt-deadlock", argc - optind, argv + optind))
+	const struct pass_tool tool = { .prog = "ptt-deadlock", .ctx = &d, .start = start, .event = event,
+					.report = report, .need = PASS_SYMS | PASS_MODEL | PASS_LOSS };
+	struct pass p;
+	int rc = pass_run(&p, &tool, argc - optind, argv + optind);
+	lockgraph_free(d.g);
+	if (rc == 2 || !d.g)
 		return 2;
-	in.loss = loss_new();
-	struct lockgraph *g = lockgraph_new(in.loss);
-	static struct ptt_event ev;
-	while (g && cli_next(&in, &ev) > 0)
-		lockgraph_event(g, &ev);
-	loss_finish(in.loss, in.r);
-	if (!quiet && loss_print(in.loss, stdout))
-		printf("\n");
-	int weak_cycles = 0, weak_deadlocks = 0;
-	int potential = g ? lockgraph_report_cycles(g, quiet ? NULL : stdout, &weak_cycles) : 0;
-	int actual = g ? lockgraph_report_blocked(g, quiet ? NULL : stdout, &weak_deadlocks) : 0;
-	int futex = g ? lockgraph_report_futex(g, quiet ? NULL : stdout) : 0;
-	const char *note = g ? lockgraph_blind_note(g) : NULL;
-	if (!quiet && !potential && !actual && !weak_cycles && !weak_deadlocks)
-		printf(futex ? "no lock-order inversion and no deadlock found among the waits ptt can follow\n"
-			     : "no lock-order inversion and no deadlock found\n");
-	else if (!quiet && !potential && !actual)
-		printf("no verified lock-order inversion and no verified deadlock: %d cycle%s where events were lost\n",
-		       weak_cycles + weak_deadlocks, weak_cycles + weak_deadlocks > 1 ? "s lie" : " lies");
-	if (!quiet && note)
-		printf("%s\n", note);
-	lockgraph_free(g);
-	loss_free(in.loss);
-	int damaged = cli_close(&in);
-	int out = cli_finish_output("ptt-deadlock");
-	if (!g)
-		return 2;
-	if (actual)
+	if (d.actual)
 		return 3;
-	if (potential)
+	if (d.potential || p.write_error) /* a report that did not get out: as bad as a finding */
 		return 1;
-	if (out)
-		return 1; /* the report did not get out: as bad as a finding */
-	if (weak_cycles || weak_deadlocks)
+	if (d.weak_cycles || d.weak_deadlocks)
 		return 5;
-	return damaged ? 4 : 0;
+	return p.damaged ? 4 : 0;
 }

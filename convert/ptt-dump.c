@@ -12,6 +12,7 @@
 #include "fidelity.h"
 #include "human.h"
 #include "model.h"
+#include "pass.h"
 #include "summary.h"
 #include "symbols.h"
 
@@ -38,43 +39,6 @@ static void usage(void)
 	       "\n"
 	       "Exit status: 0 success, 1 damaged input or a failed check (intact events are still\n"
 	       "printed), 2 usage error or unreadable input.\n");
-}
-
-/*
- * --human: the event's sentence and its site; with a stack (the stack
- * events themselves are not shown, nor a CPython's py_runtime and py_code), the site is the first frame past the
- * lock layer and the frames after it follow ("from a <- b <- c").
- */
-static void human_line(const struct ptt_event *ev, struct ptt_syms *syms, struct model *model, char *line, size_t size)
-{
-	if (ev->id == PTT_EV_STACK || ev->id == PTT_EV_STACK_FRAMES || ev->id == PTT_EV_PY_CODE || ev->id == PTT_EV_PY_RUNTIME) {
-		model_event(model, ev);
-		return;
-	}
-	human_sentence(ev, syms, model, line, size);
-	struct mthread *t = model_thread(model, ev->pid, ev->tid);
-	uint32_t stack = t ? t->pending_stack : 0;
-	model_event(model, ev);
-	const struct mframe *top = stack ? NULL : (t = model_thread(model, ev->pid, ev->tid)) ? model_top(t) : NULL;
-	if (top && top->open.pos == ev->pos)
-		stack = top->stack; /* a hold taken after a wait: where the wait began */
-	const struct ptt_stacks *st = model_stacks(model);
-	uint64_t site = lockframes_site(syms, st, ev->pid, stack);
-	size_t len = strlen(line);
-	if (site && ptt_syms_site(syms, ev)) {
-		len += ptt_syms_code_phrase(syms, ev->pid, site, line + len, size - len);
-		if (len + 16 < size) {
-			memcpy(line + len, " (from ", 7);
-			size_t k = lockframes_past(syms, st, ev->pid, stack, 5, line + len + 7, size - len - 8);
-			if (k)
-				memcpy(line + len + 7 + k, ")", 2);
-			else
-				line[len] = 0;
-		}
-	} else {
-		ptt_syms_site_phrase(syms, ev, line + len, size - len);
-	}
-	puts(line);
 }
 
 /*
@@ -119,6 +83,139 @@ static unsigned long judge_violations(struct violations *v, const struct fidelit
 	return aside;
 }
 
+/* What the options ask for, and what the mode keeps. */
+struct dump {
+	enum mode mode;
+	int no_header;
+	struct ptt_sink *sink;      /* the text form, with its header */
+	struct summary *sum;        /* --info, --check: the counts */
+	struct fidelity *fid;       /* --check: the replay's violations */
+	struct violations found;
+	uint32_t stack;             /* --human: the stack the event being told takes */
+};
+
+static char line[PTT_MAX_STR * 4 + 1024];
+
+/* --human, before the model takes ev: its sentence, and the stack its thread announced for it. */
+static void human_begin(struct dump *d, struct pass *p, const struct ptt_event *ev)
+{
+	human_sentence(ev, p->syms, p->model, line, sizeof line);
+	struct mthread *t = model_thread(p->model, ev->pid, ev->tid);
+	d->stack = t ? t->pending_stack : 0;
+}
+
+/*
+ * --human, once the model took ev: with a stack (the stack events themselves
+ * are not shown), the site is the first frame past the lock layer and the
+ * frames after it follow ("from a <- b <- c").
+ */
+static void human_end(struct dump *d, struct pass *p, const struct ptt_event *ev)
+{
+	struct ptt_syms *syms = p->syms;
+	uint32_t stack = d->stack;
+	struct mthread *t;
+	const struct mframe *top = stack ? NULL : (t = model_thread(p->model, ev->pid, ev->tid)) ? model_top(t) : NULL;
+	if (top && top->open.pos == ev->pos)
+		stack = top->stack; /* a hold taken after a wait: where the wait began */
+	const struct ptt_stacks *st = model_stacks(p->model);
+	uint64_t site = lockframes_site(syms, st, ev->pid, stack);
+	size_t len = strlen(line), size = sizeof line;
+	if (site && ptt_syms_site(syms, ev)) {
+		len += ptt_syms_code_phrase(syms, ev->pid, site, line + len, size - len);
+		if (len + 16 < size) {
+			memcpy(line + len, " (from ", 7);
+			size_t k = lockframes_past(syms, st, ev->pid, stack, 5, line + len + 7, size - len - 8);
+			if (k)
+				memcpy(line + len + 7 + k, ")", 2);
+			else
+				line[len] = 0;
+		}
+	} else {
+		ptt_syms_site_phrase(syms, ev, line + len, size - len);
+	}
+	puts(line);
+}
+
+/* The text form without its header: the event's line and its site after a '#'. */
+static void text_line(struct pass *p, const struct ptt_event *ev)
+{
+	size_t len = ptt_text_format_event(ev, line, sizeof line);
+	size_t k = ptt_syms_note(p->syms, ev, line + len + 4, sizeof line - len - 5);
+	if (k) {
+		memcpy(line + len, "  # ", 4);
+		len += 4 + k;
+	}
+	line[len++] = '\n';
+	fwrite(line, 1, len, stdout);
+}
+
+/* --human tells no stack event, nor a CPython's py_runtime and py_code */
+static int is_stack(const struct ptt_event *ev)
+{
+	return ev->id == PTT_EV_STACK || ev->id == PTT_EV_STACK_FRAMES || ev->id == PTT_EV_PY_CODE || ev->id == PTT_EV_PY_RUNTIME;
+}
+
+static int start(void *ctx, struct pass *p)
+{
+	struct dump *d = ctx;
+	int failed = !(d->sum = summary_new()) || (d->mode == MODE_CHECK && !(d->fid = fidelity_new(p->model)));
+	if (d->mode == MODE_TEXT && !d->no_header && !failed) {
+		failed |= ptt_sink_open(&d->sink, stdout, PTT_FORM_TEXT, 0) != 0;
+		if (d->sink)
+			ptt_sink_set_note(d->sink, ptt_syms_note, p->syms);
+	}
+	return failed ? PASS_FAIL : PASS_GO;
+}
+
+/* Before the model takes ev: its counts, its line; --human, its sentence. */
+static int event(void *ctx, struct pass *p, struct ptt_event *ev)
+{
+	struct dump *d = ctx;
+	if (d->mode == MODE_INFO || d->mode == MODE_CHECK) /* the counts only they print */
+		summary_add(d->sum, ev);
+	if (d->sink && ptt_sink_event(d->sink, p->in.r, ev) != 0)
+		return PASS_FAIL;
+	if (d->mode == MODE_TEXT && !d->sink)
+		text_line(p, ev);
+	if (d->mode == MODE_HUMAN && !is_stack(ev))
+		human_begin(d, p, ev);
+	return d->mode == MODE_TEXT && ferror(stdout) ? PASS_STOP : PASS_GO; /* --human's line: after() */
+}
+
+/* Once the model took ev: a violation it found; --human, where it happened. */
+static int after(void *ctx, struct pass *p, struct ptt_event *ev)
+{
+	struct dump *d = ctx;
+	if (d->fid && fidelity_add(d->fid, ev, p->syms, line, sizeof line))
+		keep_violation(&d->found, d->fid, line);
+	if (d->mode != MODE_HUMAN)
+		return PASS_GO;
+	if (!is_stack(ev))
+		human_end(d, p, ev);
+	return ferror(stdout) ? PASS_STOP : PASS_GO;
+}
+
+static int report(void *ctx, struct pass *p)
+{
+	struct dump *d = ctx;
+	if (d->sink)
+		ptt_sink_close(d->sink, p->in.r);
+	if (d->mode == MODE_INFO) {
+		summary_print_info(d->sum, &p->in, p->syms, stdout);
+		size_t stretches = 0;
+		loss_spans(p->in.loss, &stretches);
+		if (stretches) {
+			fputc('\n', stdout);
+			loss_print(p->in.loss, stdout);
+		}
+	}
+	if (d->mode != MODE_CHECK)
+		return PASS_GO;
+	unsigned long violations = fidelity_violations(d->fid), aside = judge_violations(&d->found, d->fid, p->in.loss);
+	summary_print_check(d->sum, &p->in, violations, aside, stdout);
+	return summary_order_errors(d->sum) || violations > aside ? PASS_FAIL : PASS_GO;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -126,14 +223,14 @@ int main(int argc, char **argv)
 		{ "info", no_argument, 0, 'i' }, { "no-header", no_argument, 0, 'n' },
 		{ "help", no_argument, 0, 'h' }, CLI_SKIP_FRAMES_LONGOPT, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
-	enum mode mode = MODE_TEXT;
-	int no_header = 0, c;
+	struct dump d = { .mode = MODE_TEXT };
+	int c;
 	while ((c = getopt_long(argc, argv, "Hcinh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'H': mode = MODE_HUMAN; break;
-		case 'c': mode = MODE_CHECK; break;
-		case 'i': mode = MODE_INFO; break;
-		case 'n': no_header = 1; break;
+		case 'H': d.mode = MODE_HUMAN; break;
+		case 'c': d.mode = MODE_CHECK; break;
+		case 'i': d.mode = MODE_INFO; break;
+		case 'n': d.no_header = 1; break;
 		case CLI_OPT_SKIP_FRAMES:
 			if (cli_skip_frames("ptt-dump", optarg))
 				return 2;
@@ -143,87 +240,18 @@ int main(int argc, char **argv)
 		default: return cli_usage_error("ptt-dump");
 		}
 	}
-	static char outbuf[1 << 18];
-	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-	struct cli_input in;
-	if (cli_open(&in, "ptt-dump", argc - optind, argv + optind))
-		return 2;
-	struct ptt_sink *sink = NULL;
-	struct summary *sum = summary_new();
-	struct ptt_syms *syms = ptt_syms_new();
-	const struct ptt_names *names = syms ? ptt_syms_names(syms) : NULL; /* learnt by ptt_syms_update */
-	struct fidelity *fid = mode == MODE_CHECK ? fidelity_new() : NULL;
-	static const struct model_ops no_ops = { 0 };
-	struct model *model = mode == MODE_HUMAN ? model_new(&no_ops) : NULL; /* who holds what, for --human */
-	static struct ptt_event ev;
-	static char line[PTT_MAX_STR * 4 + 1024];
-	int failed = !names || !sum || !syms || (mode == MODE_HUMAN && !model);
-	if (mode == MODE_TEXT && !no_header && !failed) {
-		failed |= ptt_sink_open(&sink, stdout, PTT_FORM_TEXT, 0) != 0;
-		if (sink)
-			ptt_sink_set_note(sink, ptt_syms_note, syms);
+	/* --human: who holds what; --check: the replay; --info and --check: where events were lost, besides
+	 * how many (said after the counts; violations there set aside) */
+	struct pass_tool tool = { .prog = "ptt-dump", .ctx = &d, .start = start, .event = event, .report = report,
+				  .need = PASS_SYMS | PASS_BUFFERED };
+	if (d.mode == MODE_HUMAN || d.mode == MODE_CHECK) {
+		tool.need |= PASS_MODEL;
+		tool.after = after;
 	}
-	if (mode == MODE_INFO || mode == MODE_CHECK)
-		in.loss = loss_new(); /* where, besides how many: said after the counts; violations there set aside */
-	struct violations found = { 0 };
-	int first = 1;
-	while (!failed && cli_next(&in, &ev) > 0) {
-		if (first && fid) { /* the header is read by now: a later part of a rotated recording? */
-			const char *part = ptt_reader_meta(in.r, "part");
-			uint64_t from = 0, to = 0;
-			if ((part && atoi(part) > 1) || ptt_reader_meta(in.r, "flight") || /* or a flight recording */
-			    cli_window(in.r, &from, &to)) /* or a window */
-				fidelity_starts_mid_run(fid, in.r);
-		}
-		first = 0;
-		ptt_syms_update(syms, &ev);
-		if (mode == MODE_INFO || mode == MODE_CHECK) /* the counts only they print */
-			summary_add(sum, &ev);
-		if (fid && fidelity_add(fid, &ev, syms, line, sizeof line))
-			keep_violation(&found, fid, line);
-		if (sink) {
-			failed |= ptt_sink_event(sink, in.r, &ev) != 0;
-		} else if (mode == MODE_TEXT) {
-			size_t len = ptt_text_format_event(&ev, line, sizeof line);
-			size_t k = ptt_syms_note(syms, &ev, line + len + 4, sizeof line - len - 5);
-			if (k) {
-				memcpy(line + len, "  # ", 4);
-				len += 4 + k;
-			}
-			line[len++] = '\n';
-			fwrite(line, 1, len, stdout);
-		} else if (mode == MODE_HUMAN) {
-			human_line(&ev, syms, model, line, sizeof line);
-		}
-		if (ferror(stdout))
-			break;
-	}
-	if (sink)
-		ptt_sink_close(sink, in.r);
-	if (mode == MODE_INFO) {
-		summary_print_info(sum, &in, syms, stdout);
-		loss_finish(in.loss, in.r);
-		size_t stretches = 0;
-		loss_spans(in.loss, &stretches);
-		if (stretches) {
-			fputc('\n', stdout);
-			loss_print(in.loss, stdout);
-		}
-	}
-	unsigned long violations = fid ? fidelity_violations(fid) : 0, aside = 0;
-	if (mode == MODE_CHECK) {
-		loss_finish(in.loss, in.r);
-		aside = judge_violations(&found, fid, in.loss);
-		summary_print_check(sum, &in, violations, aside, stdout);
-	}
-	loss_free(in.loss);
-	in.loss = NULL;
-	int bad = mode == MODE_CHECK && (summary_order_errors(sum) || violations > aside);
-	fidelity_free(fid);
-	model_free(model);
-	summary_free(sum);
-	ptt_syms_free(syms);
-	int damaged = cli_close(&in);
-	int out = cli_finish_output("ptt-dump");
-	return damaged || bad || out || failed ? 1 : 0;
+	tool.need |= d.mode == MODE_INFO || d.mode == MODE_CHECK ? PASS_LOSS : 0;
+	struct pass p;
+	int rc = pass_run(&p, &tool, argc - optind, argv + optind);
+	fidelity_free(d.fid);
+	summary_free(d.sum);
+	return rc;
 }

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "filter_context.h"
 #include "filter_spec.h"
+#include "pass.h"
 #include "pmap.h"
 #include "symbols.h"
 
@@ -53,7 +54,7 @@ static void usage(void)
 struct out_ctx {
 	struct ptt_sink *sink;
 	const struct ptt_reader *r;
-	const struct filter_spec *spec;
+	struct filter_spec *spec;
 	const struct ptt_names *names;
 	struct ptt_syms *syms;
 	const char *site;   /* --site pattern, or NULL */
@@ -63,6 +64,12 @@ struct out_ctx {
 	int replaying;                   /* writing a window's context: no event of it takes a held stack */
 	struct fcontext *ctx;
 	int hold_stacks;                 /* a stack event waits for its thread's next event, kept or not with it */
+	/* the run */
+	struct pass *pass;
+	int no_context, force;
+	uint64_t end_pos;                /* --first + --count */
+	int in_window, seen, stopped_early, past_to, empty, failed, werr;
+	uint64_t last_ns;                /* of the window's last event */
 };
 
 /* --site: the event's call site, its function or its file:line matches the glob. */
@@ -224,7 +231,7 @@ static int restore(void *p, struct ptt_event *ev, unsigned kind)
 {
 	struct out_ctx *o = p;
 	(void)kind;
-	ptt_syms_update(o->syms, ev); /* names, and modules for --site */
+	pass_learn(o->pass, ev); /* names, modules for --site, the model */
 	fcontext_event(o->ctx, ev);
 	return 0;
 }
@@ -318,104 +325,127 @@ static int parse_args(int argc, char **argv, struct filter_spec *s, int *no_cont
 	return -1;
 }
 
+/* The input is open: refuse a terminal for a binary trace; the sink; where reading starts, and the state there. */
+static int start(void *ctx, struct pass *p)
+{
+	struct out_ctx *o = ctx;
+	struct filter_spec *spec = o->spec;
+	if (ptt_reader_form(p->in.r) == PTT_FORM_BINARY && isatty(1) && !o->force) {
+		fprintf(stderr, "ptt-filter: refusing to write a binary trace to a terminal: redirect it, pipe it, or use --force\n");
+		return PASS_QUIT;
+	}
+	o->pass = p;
+	o->r = p->in.r;
+	o->syms = p->syms;
+	o->names = ptt_syms_names(p->syms); /* learnt by the pass */
+	o->ctx = o->context ? fcontext_new(p->model) : NULL;
+	o->failed = (o->context && !o->ctx) || ptt_sink_open(&o->sink, stdout, ptt_reader_form(p->in.r), 0) != 0;
+	if (o->sink && ptt_reader_form(p->in.r) == PTT_FORM_TEXT)
+		ptt_sink_set_note(o->sink, ptt_syms_note, p->syms);
+	o->end_pos = spec->count == UINT64_MAX ? UINT64_MAX : spec->first + spec->count;
+	o->in_window = !spec->has_window;
+	/* with context and a selection, a stack goes with its event; a copy of the whole trace keeps each as it is */
+	o->hold_stacks = o->context && (o->site || !spec_selects_all(spec));
+	if (!o->context)
+		ptt_reader_skip(p->in.r, spec->from_ns, spec->first);
+	else if (o->ctx && spec->has_window && p->in.npaths <= 1) /* a snapshot of the state before the window, if any */
+		o->failed |= ptt_reader_snapshot(p->in.r, spec->from_ns, spec->first, restore, o) < 0;
+	if ((o->empty = spec->from_ns > spec->to_ns))
+		fprintf(stderr, "ptt-filter: the window ends (--to) before it begins (--from): it selects nothing\n");
+	return o->failed || o->empty ? PASS_STOP : PASS_GO;
+}
+
+/* An event in the window is written (or left out) here; one before it goes on to the model and after(). */
+static int event(void *ctx, struct pass *p, struct ptt_event *ev)
+{
+	struct out_ctx *o = ctx;
+	struct filter_spec *spec = o->spec;
+	(void)p;
+	spec_note_seen(spec, ev, o->names, o->syms);
+	if (ev->ns > spec->to_ns || ev->pos >= o->end_pos) {
+		o->stopped_early = 1;
+		o->past_to = ev->ns > spec->to_ns;
+		return PASS_STOP; /* past the window: nothing more to keep */
+	}
+	if (!o->in_window && ev->ns >= spec->from_ns && ev->pos >= spec->first) {
+		o->in_window = 1;
+		o->failed |= (o->werr = open_window(o, ev)) != 0;
+	}
+	if (!o->in_window)
+		return PASS_GO;
+	o->seen = 1;
+	o->last_ns = ev->ns;
+	int keep = selected(o, ev) || (o->context && spec_is_definition(ev));
+	if (!o->failed && (o->werr = write_event(o, ev, keep)) != 0)
+		o->failed = 1;
+	return o->failed ? PASS_FAIL : PASS_SKIP;
+}
+
+/* Before the window, once the model took ev: the context learns it; a stack waits for its event. */
+static int after(void *ctx, struct pass *p, struct ptt_event *ev)
+{
+	struct out_ctx *o = ctx;
+	(void)p;
+	if (o->ctx)
+		fcontext_event(o->ctx, ev);
+	o->failed |= hold_stack(o, ev) != 0; /* the stack of an event the window begins with */
+	return o->failed ? PASS_FAIL : PASS_GO;
+}
+
+/* Where the window ends, the sink closed; selections that named nothing. */
+static int report(void *ctx, struct pass *p)
+{
+	struct out_ctx *o = ctx;
+	struct filter_spec *spec = o->spec;
+	if (o->sink && o->seen && (spec->has_window || spec->to_ns != UINT64_MAX)) {
+		char line[64]; /* where the window ends: its --to when the trace goes on after it */
+		snprintf(line, sizeof line, "window_to_ns %llu\n", (unsigned long long)(o->past_to ? spec->to_ns : o->last_ns));
+		o->failed |= ptt_sink_end_meta(o->sink, line) != 0;
+	}
+	if (o->sink) {
+		int crc = ptt_sink_close(o->sink, p->in.r); /* frees it, even after a write error */
+		if (!o->werr)
+			o->werr = crc;
+	}
+	if (o->werr) { /* the binary writer bypasses stdio: say it here, stdout's checks cannot see it */
+		o->failed = 1;
+		if (o->werr != -EPIPE && ptt_reader_form(p->in.r) == PTT_FORM_BINARY)
+			fprintf(stderr, "ptt-filter: write error: %s\n", ptt_strerror(o->werr));
+	}
+	/* stopped before the end, a user type registered later is unknown yet: no verdict */
+	int verdict = !o->stopped_early && !o->empty;
+	int unknown = verdict && spec_warn_unknown_events(spec, ptt_reader_types(p->in.r), "ptt-filter");
+	unknown |= verdict && spec_warn_unseen(spec, "ptt-filter");
+	return o->failed || unknown || o->empty ? PASS_FAIL : PASS_GO;
+}
+
+static void out_free(struct out_ctx *o)
+{
+	fcontext_free(o->ctx);
+	for (size_t i = 0; i < o->pending.cap; i++)
+		free(o->pending.vals[i]);
+	pmap_free(&o->pending);
+	for (size_t i = 0; i < o->stacks.cap; i++)
+		free(o->stacks.vals[i]);
+	pmap_free(&o->stacks);
+}
+
 int main(int argc, char **argv)
 {
 	struct filter_spec spec;
-	int no_context = 0, force = 0;
-	const char *site = NULL;
+	struct out_ctx o = { .spec = &spec };
 	spec_init(&spec);
-	int rc = parse_args(argc, argv, &spec, &no_context, &force, &site);
-	if (rc >= 0) {
-		spec_free(&spec);
-		return rc;
+	int rc = parse_args(argc, argv, &spec, &o.no_context, &o.force, &o.site);
+	if (rc < 0) {
+		o.context = !o.no_context;
+		/* the model: what is in force when the window opens (with context) */
+		const struct pass_tool tool = { .prog = "ptt-filter", .ctx = &o, .start = start, .event = event,
+						.after = after, .report = report,
+						.need = PASS_SYMS | PASS_BUFFERED | (o.context ? PASS_MODEL : 0) };
+		struct pass p;
+		rc = pass_run(&p, &tool, argc - optind, argv + optind);
 	}
-	static char outbuf[1 << 18];
-	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-	struct cli_input in;
-	if (cli_open(&in, "ptt-filter", argc - optind, argv + optind)) {
-		spec_free(&spec);
-		return 2;
-	}
-	if (ptt_reader_form(in.r) == PTT_FORM_BINARY && isatty(1) && !force) {
-		fprintf(stderr, "ptt-filter: refusing to write a binary trace to a terminal: redirect it, pipe it, or use --force\n");
-		cli_close(&in);
-		spec_free(&spec);
-		return 2;
-	}
-	struct ptt_sink *sink = NULL;
-	struct ptt_syms *syms = ptt_syms_new();
-	const struct ptt_names *names = syms ? ptt_syms_names(syms) : NULL; /* learnt by ptt_syms_update */
-	struct fcontext *ctx = no_context ? NULL : fcontext_new();
-	int failed = !names || !syms || (!no_context && !ctx) || ptt_sink_open(&sink, stdout, ptt_reader_form(in.r), 0) != 0;
-	if (sink && ptt_reader_form(in.r) == PTT_FORM_TEXT)
-		ptt_sink_set_note(sink, ptt_syms_note, syms);
-	uint64_t end_pos = spec.count == UINT64_MAX ? UINT64_MAX : spec.first + spec.count;
-	int in_window = !spec.has_window;
-	/* with context and a selection, a stack goes with its event; a copy of the whole trace keeps each as it is */
-	int hold_stacks = !no_context && (site || !spec_selects_all(&spec));
-	struct out_ctx oc = { sink, in.r, &spec, names, syms, site, !no_context, { 0 }, { 0 }, 0, ctx, hold_stacks };
-	if (no_context)
-		ptt_reader_skip(in.r, spec.from_ns, spec.first);
-	else if (ctx && spec.has_window && in.npaths <= 1) /* a snapshot of the state before the window, if the file has one */
-		failed |= ptt_reader_snapshot(in.r, spec.from_ns, spec.first, restore, &oc) < 0;
-	static struct ptt_event ev;
-	int werr = 0, stopped_early = 0, past_to = 0, seen = 0;
-	uint64_t last_ns = 0;
-	int empty = spec.from_ns > spec.to_ns;
-	if (empty)
-		fprintf(stderr, "ptt-filter: the window ends (--to) before it begins (--from): it selects nothing\n");
-	while (!failed && !empty && cli_next(&in, &ev) > 0) {
-		ptt_syms_update(syms, &ev);
-		spec_note_seen(&spec, &ev, names, syms);
-		if (ev.ns > spec.to_ns || ev.pos >= end_pos) {
-			stopped_early = 1;
-			past_to = ev.ns > spec.to_ns;
-			break; /* past the window: nothing more to keep */
-		}
-		if (!in_window && ev.ns >= spec.from_ns && ev.pos >= spec.first) {
-			in_window = 1;
-			failed |= (werr = open_window(&oc, &ev)) != 0;
-		}
-		if (!in_window) {
-			if (ctx)
-				fcontext_event(ctx, &ev);
-			failed |= hold_stack(&oc, &ev) != 0; /* the stack of an event the window begins with */
-			continue;
-		}
-		seen = 1;
-		last_ns = ev.ns;
-		int keep = selected(&oc, &ev) || (!no_context && spec_is_definition(&ev));
-		if (!failed && (werr = write_event(&oc, &ev, keep)) != 0)
-			failed = 1;
-	}
-	if (sink && seen && (spec.has_window || spec.to_ns != UINT64_MAX)) {
-		char line[64]; /* where the window ends: its --to when the trace goes on after it */
-		snprintf(line, sizeof line, "window_to_ns %llu\n", (unsigned long long)(past_to ? spec.to_ns : last_ns));
-		failed |= ptt_sink_end_meta(sink, line) != 0;
-	}
-	if (sink) {
-		int crc = ptt_sink_close(sink, in.r); /* frees it, even after a write error */
-		if (!werr)
-			werr = crc;
-	}
-	if (werr) { /* the binary writer bypasses stdio: say it here, stdout's checks cannot see it */
-		failed = 1;
-		if (werr != -EPIPE && ptt_reader_form(in.r) == PTT_FORM_BINARY)
-			fprintf(stderr, "ptt-filter: write error: %s\n", ptt_strerror(werr));
-	}
-	/* stopped before the end, a user type registered later is unknown yet: no verdict */
-	int unknown = !stopped_early && !empty && spec_warn_unknown_events(&spec, ptt_reader_types(in.r), "ptt-filter");
-	unknown |= !stopped_early && !empty && spec_warn_unseen(&spec, "ptt-filter");
-	fcontext_free(ctx);
-	for (size_t i = 0; i < oc.pending.cap; i++)
-		free(oc.pending.vals[i]);
-	pmap_free(&oc.pending);
-	for (size_t i = 0; i < oc.stacks.cap; i++)
-		free(oc.stacks.vals[i]);
-	pmap_free(&oc.stacks);
-	ptt_syms_free(syms);
+	out_free(&o);
 	spec_free(&spec);
-	int damaged = cli_close(&in);
-	int out = cli_finish_output("ptt-filter");
-	return damaged || out || failed || unknown || empty ? 1 : 0;
+	return rc;
 }

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "filter_context.h"
+#include "pass.h"
 
 static void usage(void)
 {
@@ -95,58 +96,83 @@ static int snapshot(struct ptt_sink *sink, struct fcontext *c, const struct ptt_
 	return rc == PTT_E_BADRECORD ? 1 : rc;
 }
 
+struct index {
+	uint64_t interval;
+	int zlevel;                 /* -1: as the input */
+	struct ptt_sink *sink;
+	struct fcontext *ctx;
+	uint64_t written, max_ticks, left_out;
+	int werr;
+};
+
+static int start(void *ctx, struct pass *p)
+{
+	struct index *x = ctx;
+	return (x->ctx = fcontext_new(p->model)) ? PASS_GO : PASS_FAIL;
+}
+
+/* Before the model takes ev: the sink at the first event, a snapshot of the state before ev every interval. */
+static int event(void *ctx, struct pass *p, struct ptt_event *ev)
+{
+	struct index *x = ctx;
+	(void)ev;
+	if (!x->sink && (x->werr = open_sink(&x->sink, p->in.r, x->zlevel)) != 0)
+		return PASS_FAIL;
+	if (x->written && x->written % x->interval == 0 &&
+	    (x->werr = snapshot(x->sink, x->ctx, p->in.r, x->written, x->max_ticks)) != 0) {
+		if (x->werr < 0)
+			return PASS_FAIL;
+		x->left_out++;
+		x->werr = 0;
+	}
+	return PASS_GO;
+}
+
+/* Once the model took it: ev kept in the context, and copied. */
+static int after(void *ctx, struct pass *p, struct ptt_event *ev)
+{
+	struct index *x = ctx;
+	fcontext_event(x->ctx, ev);
+	if (ev->ticks > x->max_ticks)
+		x->max_ticks = ev->ticks;
+	if ((x->werr = ptt_sink_event(x->sink, p->in.r, ev)) != 0)
+		return PASS_FAIL;
+	x->written++;
+	return PASS_GO;
+}
+
+static int report(void *ctx, struct pass *p)
+{
+	struct index *x = ctx;
+	if (!x->sink && !x->werr)
+		x->werr = open_sink(&x->sink, NULL, x->zlevel); /* no events: the header and end alone */
+	if (x->sink) {
+		int crc = ptt_sink_close(x->sink, p->in.r);
+		if (!x->werr)
+			x->werr = crc;
+	}
+	if (x->werr && x->werr != -EPIPE)
+		fprintf(stderr, "ptt-index: write error: %s\n", ptt_strerror(x->werr));
+	if (x->left_out)
+		fprintf(stderr, "ptt-index: %llu snapshots left out (more than 4 MiB of state)\n",
+			(unsigned long long)x->left_out);
+	return x->werr ? PASS_FAIL : PASS_GO;
+}
+
 int main(int argc, char **argv)
 {
-	uint64_t interval = 100000;
-	int zlevel = -1; /* as the input */
-	int rc = parse_args(argc, argv, &interval, &zlevel);
+	struct index x = { .interval = 100000, .zlevel = -1 };
+	int rc = parse_args(argc, argv, &x.interval, &x.zlevel);
 	if (rc >= 0)
 		return rc;
 	if (isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "ptt-index: the binary copy goes to stdout: redirect it to a file\n");
 		return 2;
 	}
-	struct cli_input in;
-	if (cli_open(&in, "ptt-index", argc - optind, argv + optind))
-		return 2;
-	struct ptt_sink *sink = NULL;
-	struct fcontext *ctx = fcontext_new();
-	int failed = !ctx;
-	static struct ptt_event ev;
-	uint64_t written = 0, max_ticks = 0, left_out = 0;
-	int werr = 0;
-	while (!failed && cli_next(&in, &ev) > 0) {
-		if (!sink && (werr = open_sink(&sink, in.r, zlevel)) != 0)
-			break;
-		if (written && written % interval == 0 && (werr = snapshot(sink, ctx, in.r, written, max_ticks)) != 0) {
-			if (werr < 0)
-				break;
-			left_out++;
-			werr = 0;
-		}
-		fcontext_event(ctx, &ev);
-		if (ev.ticks > max_ticks)
-			max_ticks = ev.ticks;
-		if ((werr = ptt_sink_event(sink, in.r, &ev)) != 0)
-			break;
-		written++;
-	}
-	if (!sink && !werr && !failed)
-		werr = open_sink(&sink, NULL, zlevel); /* no events: the header and end alone */
-	if (sink) {
-		int crc = ptt_sink_close(sink, in.r);
-		if (!werr)
-			werr = crc;
-	}
-	if (werr) {
-		failed = 1;
-		if (werr != -EPIPE)
-			fprintf(stderr, "ptt-index: write error: %s\n", ptt_strerror(werr));
-	}
-	if (left_out)
-		fprintf(stderr, "ptt-index: %llu snapshots left out (more than 4 MiB of state)\n", (unsigned long long)left_out);
-	fcontext_free(ctx);
-	int damaged = cli_close(&in);
-	int out = cli_finish_output("ptt-index");
-	return damaged || out || failed ? 1 : 0;
+	const struct pass_tool tool = { .prog = "ptt-index", .ctx = &x, .need = PASS_MODEL, .start = start,
+					.event = event, .after = after, .report = report };
+	struct pass p;
+	rc = pass_run(&p, &tool, argc - optind, argv + optind);
+	fcontext_free(x.ctx);
+	return rc;
 }

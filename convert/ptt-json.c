@@ -18,6 +18,7 @@
 #include "fidelity.h"
 #include "symbols.h"
 #include "model.h"
+#include "pass.h"
 #include "pmap.h"
 
 
@@ -39,6 +40,7 @@ struct jcount {
 struct json {
 	FILE *out;
 	struct ptt_syms *syms; /* names and symbols, learnt as the events come */
+	int exec;                   /* the event being handed is an exec */
 	int points;                 /* instant events for unlocks, signals, posts, ... */
 	long counters;              /* counter tracks for this many objects, the most active; -1: all, inline */
 	FILE *spool;                /* the counter changes (struct jcount), when bounded */
@@ -453,41 +455,49 @@ static void usage(void)
 	       "2 usage error or unreadable input.\n");
 }
 
-/* The trace through the model: one JSON event per state interval, flow end, counter change, name. */
-static void convert(struct json *js, struct cli_input *in)
+static int start(void *ctx, struct pass *p)
 {
-	struct model_ops ops = { .ctx = js, .process_begin = on_process_begin, .thread_begin = on_thread_begin,
-				 .thread_end = on_thread_end, .state = on_state, .link = on_link, .point = on_point,
-				 .link_start = on_link_start, .link_end = on_link_end, .object_begin = on_object_begin,
-				 .object_end = on_object_end, .object_count = on_object_count };
-	struct model *m = model_new(&ops);
-	static struct ptt_event ev;
-	uint64_t last = 0;
-	struct cli_clock clock = { 0 }; /* a window's times from its start, as in ptt-paje and ptt-csv */
+	struct json *js = ctx;
+	js->syms = p->syms;
+	if (js->counters >= 0 && !(js->spool = tmpfile())) {
+		fprintf(stderr, "ptt-json: a temporary file for the counters: %s\n", strerror(errno));
+		return PASS_FAIL;
+	}
 	fprintf(js->out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"ptt-json %s\"},\"traceEvents\":[",
 		PTT_VERSION);
-	while (m && cli_next(in, &ev) > 0) {
-		uint64_t raw = ev.ns;
-		cli_clock_event(&clock, in->r, &ev);
-		if (ev.id == PTT_EV_REC_LOST)
-			on_lost(js, m, &ev, raw - ev.ns);
-		/* process_begin of a pid already seen: an exec, whose new command renames the process */
-		int exec = ev.id == PTT_EV_PROCESS_BEGIN && model_thread(m, ev.pid, ev.tid);
-		ptt_syms_update(js->syms, &ev);
-		model_event(m, &ev);
-		if (ev.id == PTT_EV_THREAD_NAME && model_thread(m, ev.pid, (uint32_t)ptt_event_argn(&ev, PTT_ARGNAME_TARGET, 0)))
-			thread_meta(js, ev.pid, (uint32_t)ptt_event_argn(&ev, PTT_ARGNAME_TARGET, 0)); /* a later name replaces the first */
-		if (exec) {
-			char name[PTT_MAX_STR + 32];
-			entity_process_name(name, sizeof name, js->syms, ev.pid);
-			name_meta(js, "process_name", ev.pid, 0, name);
-			thread_meta(js, ev.pid, ev.tid);
-		}
-		last = ev.ns;
+	return PASS_GO;
+}
+
+/* Before the model takes ev: a loss's instant event; is it an exec (process_begin of a pid already seen)? */
+static int event(void *ctx, struct pass *p, struct ptt_event *ev)
+{
+	struct json *js = ctx;
+	if (ev->id == PTT_EV_REC_LOST)
+		on_lost(js, p->model, ev, p->shift);
+	js->exec = ev->id == PTT_EV_PROCESS_BEGIN && model_thread(p->model, ev->pid, ev->tid);
+	return PASS_GO;
+}
+
+/* Once the model took ev: names that changed (a later thread name replaces the first, an exec's command). */
+static int after(void *ctx, struct pass *p, struct ptt_event *ev)
+{
+	struct json *js = ctx;
+	uint32_t target = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_TARGET, 0);
+	if (ev->id == PTT_EV_THREAD_NAME && model_thread(p->model, ev->pid, target))
+		thread_meta(js, ev->pid, target);
+	if (js->exec) {
+		char name[PTT_MAX_STR + 32];
+		entity_process_name(name, sizeof name, js->syms, ev->pid);
+		name_meta(js, "process_name", ev->pid, 0, name);
+		thread_meta(js, ev->pid, ev->tid);
 	}
-	if (m)
-		model_finish(m, cli_clock_end(&clock, in->r, last)); /* a window's states end at its end */
-	model_free(m);
+	return PASS_GO;
+}
+
+/* The model closed: the counters, and the metadata. */
+static int report(void *ctx, struct pass *p)
+{
+	struct json *js = ctx;
 	uint32_t tracks = counter_tracks(js);
 	fputs("\n],\n\"metadata\":{\"counter_limit\":", js->out);
 	if (js->counters < 0)
@@ -495,69 +505,71 @@ static void convert(struct json *js, struct cli_input *in)
 	else
 		fprintf(js->out, "%ld,\"counter_objects\":%" PRIu32 ",\"counter_tracks\":%" PRIu32, js->counters,
 			js->nobj, tracks);
-	loss_finish(in->loss, in->r);
-	if (loss_events(in->loss)) {
+	if (loss_events(p->in.loss)) {
 		size_t n, stretches = 0;
-		const struct loss_span *v = loss_spans(in->loss, &n);
+		const struct loss_span *v = loss_spans(p->in.loss, &n);
 		for (size_t i = 0; i < n; i++)
 			stretches += v[i].count != 0;
-		fprintf(js->out, ",\"events_lost\":%" PRIu64 ",\"lost_stretches\":%zu", loss_events(in->loss), stretches);
+		fprintf(js->out, ",\"events_lost\":%" PRIu64 ",\"lost_stretches\":%zu", loss_events(p->in.loss), stretches);
 	}
 	fputs("}}\n", js->out);
+	if (js->spool_err)
+		fprintf(stderr, "ptt-json: the counters' temporary file: %s; counters are missing\n",
+			errno ? strerror(errno) : "out of memory");
+	return js->spool_err ? PASS_FAIL : PASS_GO;
 }
 
-int main(int argc, char **argv)
+/* Options into js: 0 to go on, else the exit status (help, version: -1 for 0). */
+static int options(struct json *js, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "counters", required_argument, 0, 'c' }, { "help", no_argument, 0, 'h' },
 		{ "points", no_argument, 0, 'p' },
 		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
-	struct json js = { .out = stdout, .counters = 64 };
 	int c;
 	char *end;
 	while ((c = getopt_long(argc, argv, "c:hp", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			if (strcmp(optarg, "all") == 0) {
-				js.counters = -1;
+				js->counters = -1;
 				break;
 			}
-			js.counters = strtol(optarg, &end, 10);
-			if (end == optarg || *end || js.counters < 0 || js.counters > 100000000) {
+			js->counters = strtol(optarg, &end, 10);
+			if (end == optarg || *end || js->counters < 0 || js->counters > 100000000) {
 				fprintf(stderr, "ptt-json: --counters: '%s' is not a count or 'all'\n", optarg);
 				return cli_usage_error("ptt-json");
 			}
 			break;
-		case 'p': js.points = 1; break;
-		case 'h': usage(); return 0;
-		case 'V': cli_print_version("ptt-json"); return 0;
+		case 'p': js->points = 1; break;
+		case 'h': usage(); return -1;
+		case 'V': cli_print_version("ptt-json"); return -1;
 		default: return cli_usage_error("ptt-json");
 		}
 	}
-	static char outbuf[1 << 18];
-	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-	struct cli_input in;
-	if (cli_open(&in, "ptt-json", argc - optind, argv + optind))
-		return 2;
-	in.ordered = 1; /* durations are never negative */
-	in.loss = loss_new();
-	js.syms = ptt_syms_new();
-	if (js.counters >= 0 && !(js.spool = tmpfile()))
-		fprintf(stderr, "ptt-json: a temporary file for the counters: %s\n", strerror(errno));
-	if (js.syms && (js.counters < 0 || js.spool))
-		convert(&js, &in);
-	if (js.spool_err)
-		fprintf(stderr, "ptt-json: the counters' temporary file: %s; counters are missing\n",
-			errno ? strerror(errno) : "out of memory");
-	ptt_syms_free(js.syms);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct json js = { .out = stdout, .counters = 64 };
+	int rc = options(&js, argc, argv);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	/* durations are never negative (ordered); a window's times from its start, as in ptt-paje and ptt-csv */
+	const struct pass_tool tool = {
+		.prog = "ptt-json", .ctx = &js, .start = start, .event = event, .after = after, .report = report,
+		.need = PASS_SYMS | PASS_MODEL | PASS_FINISH | PASS_ORDERED | PASS_LOSS | PASS_LOSS_NOTE | PASS_CLOCK |
+			PASS_BUFFERED,
+		.ops = { .ctx = &js, .process_begin = on_process_begin, .thread_begin = on_thread_begin,
+			 .thread_end = on_thread_end, .state = on_state, .link = on_link, .point = on_point,
+			 .link_start = on_link_start, .link_end = on_link_end, .object_begin = on_object_begin,
+			 .object_end = on_object_end, .object_count = on_object_count } };
+	struct pass p;
+	rc = pass_run(&p, &tool, argc - optind, argv + optind);
 	jobj_free(&js);
 	pmap_free(&js.serial_tid);
 	pmap_free(&js.tid_serial);
-	loss_note(in.loss, "ptt-json", in.label, stderr);
-	loss_free(in.loss);
-	in.loss = NULL;
-	int damaged = cli_close(&in) || !js.syms || js.spool_err || (js.counters >= 0 && !js.spool);
-	int out = cli_finish_output("ptt-json");
-	return damaged || out ? 1 : 0;
+	return rc;
 }

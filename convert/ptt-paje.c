@@ -5,15 +5,11 @@
  * releases, the number of live threads per process and, with --objects, a
  * container per synchronisation object with its holders and waiters.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "lockframes.h"
@@ -21,6 +17,7 @@
 #include "fidelity.h"
 #include "model.h"
 #include "paje_out.h"
+#include "pass.h"
 #include "pmap.h"
 #include "symbols.h"
 
@@ -48,7 +45,7 @@ struct paje {
 	struct model *model;    /* for the stacks of states (model_stacks) */
 	struct ptt_syms *syms; /* names and symbols, learnt by a first pass */
 	int program_created;
-	uint64_t last_ns, links;
+	uint64_t links;
 	int objects;            /* draw object containers */
 	long max_objects;       /* the most contended shown; 0: all */
 	struct pmap stats;      /* pmap_obj_key -> struct obj_stat, from the first pass */
@@ -63,20 +60,19 @@ struct paje {
 	struct pmap kinds;      /* process serial -> 1 + bit mask of the kinds of its objects shown */
 	struct pmap rows;       /* process serial -> struct serials, its object rows as row << 4 | kind */
 	uint32_t nrows;
+	int lost_seen;          /* a rec_lost record in the first pass: the header declares "Events lost" */
+	/* the first pass's rec_lost records, drawn in the second at the time of the loss (in order of it) */
+	struct lost *losts;
+	size_t nlosts, caplosts, next_lost;
+	struct pmap lost_tid_pid; /* tid -> 1 + pid of the thread, from the first pass's thread_begin records */
 	struct pmap live;       /* pid -> serial of its live process (for a loss drawn on it) */
 };
 
-/* A rec_lost record in the first pass: the header declares the "Events lost" event type (else the output is as without). */
-static int lost_seen;
-/* The first pass's rec_lost records, drawn in the second at the time of the loss (in order of it). */
 struct lost {
 	uint32_t tid, pid;
 	uint64_t at, from, to, count;
 	size_t seq;
 };
-static struct lost *losts;
-static size_t nlosts, caplosts, next_lost;
-static struct pmap lost_tid_pid; /* tid -> 1 + pid of the thread, from the first pass's thread_begin records */
 
 struct serials {
 	uint32_t n, cap;
@@ -204,7 +200,7 @@ static void on_process_begin(void *ctx, struct mprocess *p, uint64_t ns)
 	fprintf(pj->out, "\n%d ", PJ_SET_VARIABLE);
 	paje_time(pj->out, ns);
 	fprintf(pj->out, " V_Threads P%" PRIu32 " 0\n", p->serial);
-	if (lost_seen)
+	if (pj->lost_seen)
 		pmap_put(&pj->live, p->pid, (void *)(uintptr_t)p->serial);
 	const struct serials *early = pmap_get(&pj->early, p->serial);
 	for (uint32_t i = 0; early && i < early->n; i++) {
@@ -238,7 +234,7 @@ static void on_process_end(void *ctx, struct mprocess *p, uint64_t ns)
 	fprintf(pj->out, "%d ", PJ_DESTROY_CONTAINER);
 	paje_time(pj->out, ns);
 	fprintf(pj->out, " CT_Process P%" PRIu32 "\n", p->serial);
-	if (lost_seen && (uint32_t)(uintptr_t)pmap_get(&pj->live, p->pid) == p->serial)
+	if (pj->lost_seen && (uint32_t)(uintptr_t)pmap_get(&pj->live, p->pid) == p->serial)
 		pmap_del(&pj->live, p->pid);
 }
 
@@ -426,24 +422,24 @@ static void on_point(void *ctx, struct mthread *t, const struct ptt_event *ev)
 }
 
 /* A rec_lost record of the first pass, kept to be drawn at the time of its loss. */
-static void keep_lost(const struct ptt_event *ev)
+static void keep_lost(struct paje *pj, const struct ptt_event *ev)
 {
-	if (nlosts == caplosts) {
-		size_t cap = caplosts ? caplosts * 2 : 16;
-		struct lost *more = realloc(losts, cap * sizeof *more);
+	if (pj->nlosts == pj->caplosts) {
+		size_t cap = pj->caplosts ? pj->caplosts * 2 : 16;
+		struct lost *more = realloc(pj->losts, cap * sizeof *more);
 		if (!more)
 			return; /* memory is short: that loss is not drawn (the note on stderr still counts it) */
-		losts = more;
-		caplosts = cap;
+		pj->losts = more;
+		pj->caplosts = cap;
 	}
-	struct lost *l = &losts[nlosts];
+	struct lost *l = &pj->losts[pj->nlosts];
 	l->tid = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_STREAM, 0);
 	l->pid = ev->pid;
 	l->count = ptt_event_argn(ev, PTT_ARGNAME_COUNT, 0);
 	l->from = ptt_event_argn(ev, PTT_ARGNAME_FROM_NS, 0);
 	l->to = ptt_event_argn(ev, PTT_ARGNAME_TO_NS, 0);
 	l->at = l->to ? l->from : ev->ns; /* no times: lost at some time before the note, drawn at the note */
-	l->seq = nlosts++;
+	l->seq = pj->nlosts++;
 }
 
 static int by_loss_time(const void *a, const void *b)
@@ -460,18 +456,19 @@ static int by_loss_time(const void *a, const void *b)
  * row of the thread whose events were lost while it has one, else on its
  * process's (or the process of the record's), else on the program's; its
  * value says how many and the stretch.  Every loss at or before ns (the
- * Paje time of the event about to be drawn; a window's start taken off).
+ * Paje time of the event about to be drawn; a window's start taken off),
+ * never before floor (Paje times never go back).
  */
-static void draw_losses(struct paje *pj, const struct cli_clock *clock, uint64_t ns)
+static void draw_losses(struct paje *pj, const struct cli_clock *clock, uint64_t ns, uint64_t floor)
 {
-	for (; next_lost < nlosts; next_lost++) {
-		const struct lost *l = &losts[next_lost];
+	for (; pj->next_lost < pj->nlosts; pj->next_lost++) {
+		const struct lost *l = &pj->losts[pj->next_lost];
 		uint64_t at = l->at > clock->from ? l->at - clock->from : 0;
 		if (at > ns)
 			break;
-		at = at > pj->last_ns ? at : pj->last_ns; /* Paje times never go back */
+		at = at > floor ? at : floor;
 		struct mthread *t = l->tid ? model_thread_of_tid(pj->model, l->pid, l->tid) : NULL;
-		uintptr_t tp = l->tid ? (uintptr_t)pmap_get(&lost_tid_pid, l->tid) : 0;
+		uintptr_t tp = l->tid ? (uintptr_t)pmap_get(&pj->lost_tid_pid, l->tid) : 0;
 		uint32_t p = tp ? (uint32_t)(uintptr_t)pmap_get(&pj->live, (uint32_t)(tp - 1)) : 0;
 		if (!p)
 			p = (uint32_t)(uintptr_t)pmap_get(&pj->live, l->pid);
@@ -579,94 +576,17 @@ static void choose_objects(struct paje *pj)
 	free(all);
 }
 
-/* The names in the trace at fd (and, with m, what the model says of its objects), read from its start; the offset is put back to 0. */
-static void learn_names_fd(struct ptt_syms *syms, struct model *m, int fd, const char *name)
+/* First pass (pass.h: PASS_NAMES_FIRST): rec_lost records, kept to be drawn (the header then declares the
+ * "Events lost" types), and which process each thread is of, to draw a loss of a thread gone by then. */
+static void first_event(void *ctx, const struct ptt_event *ev)
 {
-	static struct ptt_event ev;
-	struct ptt_reader *r = NULL;
-	if (ptt_reader_open(&r, fd, name) == 0) {
-		int rc;
-		while ((rc = ptt_reader_next(r, &ev)) != 0) {
-			if (rc > 0)
-				ptt_syms_update(syms, &ev);
-			if (rc > 0 && (ev.id == PTT_EV_THREAD_BEGIN || ev.id == PTT_EV_PROCESS_BEGIN) && ev.tid)
-				pmap_put(&lost_tid_pid, ev.tid, (void *)(uintptr_t)(ev.pid + 1ull));
-			if (rc > 0 && ev.id == PTT_EV_REC_LOST) {
-				lost_seen = 1;
-				keep_lost(&ev);
-			}
-			if (rc > 0 && m)
-				model_event(m, &ev);
-		}
+	struct paje *pj = ctx;
+	if ((ev->id == PTT_EV_THREAD_BEGIN || ev->id == PTT_EV_PROCESS_BEGIN) && ev->tid)
+		pmap_put(&pj->lost_tid_pid, ev->tid, (void *)(uintptr_t)(ev->pid + 1ull));
+	if (ev->id == PTT_EV_REC_LOST) {
+		pj->lost_seen = 1;
+		keep_lost(pj, ev);
 	}
-	ptt_reader_close(r);
-	lseek(fd, 0, SEEK_SET);
-}
-
-/* A pipe on stdin becomes a temporary file (unlinked at once), so that it can be read twice. */
-static int spool_stdin(void)
-{
-	struct stat st;
-	if (fstat(0, &st) == 0 && S_ISREG(st.st_mode))
-		return 0;
-	FILE *tmp = tmpfile();
-	if (!tmp)
-		return -1;
-	static char buf[1 << 16];
-	ssize_t n;
-	while ((n = read(0, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
-		if (n > 0 && fwrite(buf, 1, (size_t)n, tmp) != (size_t)n)
-			break;
-	int bad = n < 0 || fflush(tmp) != 0 || ferror(tmp);
-	if (bad || dup2(fileno(tmp), 0) < 0 || lseek(0, 0, SEEK_SET) != 0) {
-		fclose(tmp);
-		return -1;
-	}
-	fclose(tmp); /* fd 0 keeps the file */
-	return 0;
-}
-
-/*
- * Threads usually name themselves just after they begin, and a Paje
- * container's name is fixed when it is created: a quick first pass learns
- * every thread and object name (stdin from a pipe is spooled to a temporary
- * file for it), so that a file and the same trace piped in give the same
- * Paje.  With a limit on the objects shown, the same pass finds the most
- * contended.  Damage is left for the real pass to report.
- */
-static int learn_names(struct paje *pj, int npaths, char **paths)
-{
-	struct ptt_syms *syms = pj->syms;
-	struct model_ops ops = { .ctx = pj, .thread_begin = stat_thread, .object_begin = stat_begin,
-				 .object_count = stat_count };
-	struct model *m = pj->objects ? model_new(&ops) : NULL;
-	int stdin_used = npaths == 0;
-	for (int i = 0; i < npaths; i++)
-		stdin_used |= strcmp(paths[i], "-") == 0;
-	if (stdin_used && spool_stdin() != 0) {
-		fprintf(stderr, "ptt-paje: -: cannot keep a copy of the input (%s)\n", strerror(errno));
-		return -1;
-	}
-	if (npaths == 0)
-		learn_names_fd(syms, m, 0, "-");
-	for (int i = 0; i < npaths; i++) {
-		if (strcmp(paths[i], "-") == 0) {
-			learn_names_fd(syms, m, 0, "-");
-			continue;
-		}
-		int fd = open(paths[i], O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue; /* reported by the real pass */
-		struct stat st;
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-			learn_names_fd(syms, m, fd, paths[i]);
-		close(fd);
-	}
-	if (m) {
-		model_free(m); /* without model_finish: nothing more waits */
-		choose_objects(pj);
-	}
-	return 0;
 }
 
 /* Options into pj; 0 to go on, else the exit status (help, version: 0 is returned as -1). */
@@ -717,80 +637,79 @@ static void free_stats(struct paje *pj)
 	pmap_free(&pj->unclaimed);
 	pmap_free(&pj->kinds);
 	pmap_free(&pj->live);
-	pmap_free(&lost_tid_pid);
-	lost_tid_pid = (struct pmap){ 0 };
-	free(losts);
-	losts = NULL;
-	nlosts = caplosts = next_lost = 0;
+	pmap_free(&pj->lost_tid_pid);
+	free(pj->losts);
+}
+
+/* The names are learnt (a first pass): the objects to show, the header. */
+static int start(void *ctx, struct pass *p)
+{
+	struct paje *pj = ctx;
+	pj->syms = p->syms;
+	pj->model = p->model;
+	if (pj->objects)
+		choose_objects(pj);
+	paje_header(pj->out, pj->objects);
+	if (pj->lost_seen) {
+		fprintf(pj->out, "%d E_Lost CT_Thread \"Events lost\"\n", PJ_DEF_EVENT_TYPE);
+		fprintf(pj->out, "%d E_LostP CT_Process \"Events lost\"\n", PJ_DEF_EVENT_TYPE);
+		fprintf(pj->out, "%d E_LostG CT_Program \"Events lost\"\n", PJ_DEF_EVENT_TYPE);
+		if (pj->nlosts)
+			qsort(pj->losts, pj->nlosts, sizeof *pj->losts, by_loss_time);
+	}
+	return PASS_GO;
+}
+
+static int event(void *ctx, struct pass *p, struct ptt_event *ev)
+{
+	struct paje *pj = ctx;
+	if (ev->ns < p->last_ns)
+		ev->ns = p->last_ns; /* Paje times never go back, whatever the input */
+	if (pj->next_lost < pj->nlosts)
+		draw_losses(pj, &p->clock, ev->ns, p->last_ns);
+	return PASS_GO;
+}
+
+/* The end of the trace, or of its window (a window is drawn from its start: viewers begin their time axis at 0). */
+static int end(void *ctx, struct pass *p)
+{
+	struct paje *pj = ctx;
+	if (pj->next_lost < pj->nlosts) /* losses after the last event (none, unless hand-written) */
+		draw_losses(pj, &p->clock, UINT64_MAX, p->last_ns);
+	program(ctx, p->end_ns);
+	return PASS_GO;
+}
+
+static int report(void *ctx, struct pass *p)
+{
+	struct paje *pj = ctx;
+	fprintf(pj->out, "%d ", PJ_DESTROY_CONTAINER);
+	paje_time(pj->out, p->end_ns);
+	fputs(" CT_Program C_prog\n", pj->out);
+	return PASS_GO;
 }
 
 int main(int argc, char **argv)
 {
-	static char outbuf[1 << 18];
 	struct paje pj = { .out = stdout, .max_objects = PAJE_OBJECTS_DEFAULT };
 	int rc = options(&pj, argc, argv);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-	pj.syms = ptt_syms_new();
-	lost_seen = 0; /* main may run more than once (fuzz/fuzz_paje.c) */
-	nlosts = caplosts = next_lost = 0;
-	if (!pj.syms || learn_names(&pj, argc - optind, argv + optind) != 0) {
-		free_stats(&pj);
-		ptt_syms_free(pj.syms);
-		return 1;
-	}
-	struct cli_input in;
-	if (cli_open(&in, "ptt-paje", argc - optind, argv + optind)) {
-		free_stats(&pj);
-		ptt_syms_free(pj.syms);
-		return 2;
-	}
-	in.ordered = 1; /* Paje readers reject time going back */
-	struct model_ops ops = { .ctx = &pj, .process_begin = on_process_begin, .process_end = on_process_end,
-				 .thread_begin = on_thread_begin, .thread_end = on_thread_end, .state = on_state,
-				 .link = on_link, .point = on_point, .link_start = on_link_start, .link_end = on_link_end,
-				 .object_begin = pj.objects ? on_object_begin : NULL, .object_end = on_object_end,
-				 .object_count = on_object_count };
-	struct model *m = model_new(&ops);
-	pj.model = m;
-	static struct ptt_event ev;
-	paje_header(stdout, pj.objects);
-	if (lost_seen) {
-		printf("%d E_Lost CT_Thread \"Events lost\"\n", PJ_DEF_EVENT_TYPE);
-		printf("%d E_LostP CT_Process \"Events lost\"\n", PJ_DEF_EVENT_TYPE);
-		printf("%d E_LostG CT_Program \"Events lost\"\n", PJ_DEF_EVENT_TYPE);
-		if (nlosts)
-			qsort(losts, nlosts, sizeof *losts, by_loss_time);
-	}
-	in.loss = loss_new();
-	/* a window (ptt-filter) is drawn from its start: viewers begin their time axis at 0 */
-	struct cli_clock clock = { 0 };
-	while (m && cli_next(&in, &ev) > 0) {
-		cli_clock_event(&clock, in.r, &ev);
-		if (ev.ns < pj.last_ns)
-			ev.ns = pj.last_ns; /* Paje times never go back, whatever the input */
-		if (next_lost < nlosts)
-			draw_losses(&pj, &clock, ev.ns);
-		model_event(m, &ev);
-		pj.last_ns = ev.ns;
-	}
-	pj.last_ns = cli_clock_end(&clock, in.r, pj.last_ns); /* a window's: to its end */
-	if (m && next_lost < nlosts)
-		draw_losses(&pj, &clock, UINT64_MAX); /* losses after the last event (none, unless hand-written) */
-	program(&pj, pj.last_ns);
-	model_finish(m, pj.last_ns);
-	fprintf(stdout, "%d ", PJ_DESTROY_CONTAINER);
-	paje_time(stdout, pj.last_ns);
-	fputs(" CT_Program C_prog\n", stdout);
-	model_free(m);
+	struct model_ops first = { .ctx = &pj, .thread_begin = stat_thread, .object_begin = stat_begin,
+				   .object_count = stat_count };
+	/* names first: a container's name is fixed when it is made; ordered: Paje readers reject time going back */
+	const struct pass_tool tool = {
+		.prog = "ptt-paje", .ctx = &pj, .start = start, .event = event, .end = end, .report = report,
+		.need = PASS_NAMES_FIRST | PASS_MODEL | PASS_FINISH | PASS_ORDERED | PASS_LOSS | PASS_LOSS_NOTE |
+			PASS_CLOCK | PASS_BUFFERED,
+		.first_ops = pj.objects ? &first : NULL, .first_event = first_event,
+		.ops = { .ctx = &pj, .process_begin = on_process_begin, .process_end = on_process_end,
+			 .thread_begin = on_thread_begin, .thread_end = on_thread_end, .state = on_state, .link = on_link,
+			 .point = on_point, .link_start = on_link_start, .link_end = on_link_end,
+			 .object_begin = pj.objects ? on_object_begin : NULL, .object_end = on_object_end,
+			 .object_count = on_object_count } };
+	struct pass p;
+	rc = pass_run(&p, &tool, argc - optind, argv + optind);
 	free_stats(&pj);
-	ptt_syms_free(pj.syms);
-	loss_finish(in.loss, in.r);
-	loss_note(in.loss, "ptt-paje", in.label, stderr);
-	loss_free(in.loss);
-	in.loss = NULL;
-	int damaged = cli_close(&in);
-	int out = cli_finish_output("ptt-paje");
-	return damaged || out ? 1 : 0;
+	return rc;
 }

@@ -9,8 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "fidelity.h"
-#include "model.h"
+#include "pass.h"
 #include "stat_table.h"
 
 static void usage(void)
@@ -38,7 +37,15 @@ static void usage(void)
 	       "2 usage error or unreadable input.\n");
 }
 
-int main(int argc, char **argv)
+/* What the options ask for. */
+struct stat_run {
+	struct stat_opts o;
+	int brief, folded;          /* folded: -1 none, 0 wait, 1 hold */
+	struct stat_table *st;
+};
+
+/* Options into s: 0 to go on, else the exit status (help, version: -1 for 0). */
+static int options(struct stat_run *s, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "sort", required_argument, 0, 's' }, { "top", required_argument, 0, 'n' },
@@ -47,15 +54,14 @@ int main(int argc, char **argv)
 		{ "folded", required_argument, 0, 'F' },
 		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
-	struct stat_opts o = { STAT_SORT_WAIT, 20, 0, 3 };
-	int c, brief = 0, folded = -1;
+	int c;
 	while ((c = getopt_long(argc, argv, "s:n:S:F:bch", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			if (!strcmp(optarg, "wait")) o.sort = STAT_SORT_WAIT;
-			else if (!strcmp(optarg, "hold")) o.sort = STAT_SORT_HOLD;
-			else if (!strcmp(optarg, "count")) o.sort = STAT_SORT_COUNT;
-			else if (!strcmp(optarg, "contended")) o.sort = STAT_SORT_CONTENDED;
+			if (!strcmp(optarg, "wait")) s->o.sort = STAT_SORT_WAIT;
+			else if (!strcmp(optarg, "hold")) s->o.sort = STAT_SORT_HOLD;
+			else if (!strcmp(optarg, "count")) s->o.sort = STAT_SORT_COUNT;
+			else if (!strcmp(optarg, "contended")) s->o.sort = STAT_SORT_CONTENDED;
 			else {
 				fprintf(stderr, "ptt-stat: --sort: one of wait, hold, count, contended: '%s'\n", optarg);
 				return cli_usage_error("ptt-stat");
@@ -69,7 +75,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "ptt-stat: --%s: not a count: '%s'\n", c == 'n' ? "top" : "sites", optarg);
 				return cli_usage_error("ptt-stat");
 			}
-			*(c == 'n' ? &o.top : &o.sites) = (unsigned)v;
+			*(c == 'n' ? &s->o.top : &s->o.sites) = (unsigned)v;
 			break;
 		}
 		case CLI_OPT_SKIP_FRAMES:
@@ -77,50 +83,76 @@ int main(int argc, char **argv)
 				return 2;
 			break;
 		case 'F':
-			if (!strcmp(optarg, "wait")) folded = STAT_FOLD_WAIT;
-			else if (!strcmp(optarg, "hold")) folded = STAT_FOLD_HOLD;
-			else if (!strcmp(optarg, "locks")) folded = STAT_FOLD_LOCKS;
+			if (!strcmp(optarg, "wait")) s->folded = STAT_FOLD_WAIT;
+			else if (!strcmp(optarg, "hold")) s->folded = STAT_FOLD_HOLD;
+			else if (!strcmp(optarg, "locks")) s->folded = STAT_FOLD_LOCKS;
 			else {
 				fprintf(stderr, "ptt-stat: --folded: wait, hold or locks: '%s'\n", optarg);
 				return cli_usage_error("ptt-stat");
 			}
 			break;
-		case 'b': brief = 1; break;
-		case 'c': o.csv = 1; break;
-		case 'h': usage(); return 0;
-		case 'V': cli_print_version("ptt-stat"); return 0;
+		case 'b': s->brief = 1; break;
+		case 'c': s->o.csv = 1; break;
+		case 'h': usage(); return -1;
+		case 'V': cli_print_version("ptt-stat"); return -1;
 		default: return cli_usage_error("ptt-stat");
 		}
 	}
-	struct cli_input in;
-	if (cli_open(&in, "ptt-stat", argc - optind, argv + optind))
-		return 2;
-	in.ordered = 1; /* waits and holds are differences of times */
-	struct stat_table *st = stat_new();
-	in.loss = loss_new();
-	static struct ptt_event ev;
-	if (st && folded >= 0)
-		stat_set_folding(st, 1);
-	while (st && cli_next(&in, &ev) > 0)
-		stat_event(st, &ev);
-	loss_finish(in.loss, in.r);
-	if (st) {
-		stat_set_loss(st, in.loss);
-		uint64_t from = 0, to = 0;
-		cli_window(in.r, &from, &to);
-		stat_finish(st, from, to);
-		if (folded >= 0)
-			stat_print_folded(st, folded, stdout);
-		else if (brief)
-			stat_print_brief(st, &o, stdout);
-		else
-			stat_print(st, &o, stdout);
-		if (!o.csv) /* the limits the trace met, with the figures they affect (CSV: on stderr) */
-			cli_say_limits(&in, stdout, "limit: ");
-		stat_free(st);
-	}
-	loss_free(in.loss);
-	int damaged = cli_close(&in);
-	int out = cli_finish_output("ptt-stat");
-	return damaged || out || !st ? 1 : 0;
+	return 0;
+}
+
+static int start(void *ctx, struct pass *p)
+{
+	struct stat_run *s = ctx;
+	if (!(s->st = stat_new(p->syms, p->model)))
+		return PASS_FAIL;
+	stat_set_folding(s->st, s->folded >= 0);
+	stat_set_loss(s->st, p->in.loss); /* asked when printing, the input read */
+	return PASS_GO;
+}
+
+static int event(void *ctx, struct pass *p, struct ptt_event *ev)
+{
+	(void)p;
+	stat_event(((struct stat_run *)ctx)->st, ev);
+	return PASS_GO;
+}
+
+/* The waits still open at the end, before the model closes them. */
+static int end(void *ctx, struct pass *p)
+{
+	uint64_t from = 0, to = 0;
+	cli_window(p->in.r, &from, &to);
+	stat_finish(((struct stat_run *)ctx)->st, from, to);
+	return PASS_GO;
+}
+
+static int report(void *ctx, struct pass *p)
+{
+	struct stat_run *s = ctx;
+	if (s->folded >= 0)
+		stat_print_folded(s->st, s->folded, stdout);
+	else if (s->brief)
+		stat_print_brief(s->st, &s->o, stdout);
+	else
+		stat_print(s->st, &s->o, stdout);
+	if (!s->o.csv) /* the limits the trace met, with the figures they affect (CSV: on stderr) */
+		cli_say_limits(&p->in, stdout, "limit: ");
+	return PASS_GO;
+}
+
+int main(int argc, char **argv)
+{
+	struct stat_run s = { .o = { STAT_SORT_WAIT, 20, 0, 3 }, .folded = -1 };
+	int rc = options(&s, argc, argv);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	/* waits and holds are differences of times: ordered */
+	const struct pass_tool tool = { .prog = "ptt-stat", .ctx = &s, .start = start, .event = event, .end = end,
+					.report = report,
+					.need = PASS_SYMS | PASS_MODEL | PASS_FINISH | PASS_ORDERED | PASS_LOSS };
+	struct pass p;
+	rc = pass_run(&p, &tool, argc - optind, argv + optind);
+	stat_free(s.st);
+	return rc;
 }

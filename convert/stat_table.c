@@ -474,19 +474,16 @@ static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const 
 
 void stat_set_folding(struct stat_table *st, int on) { st->folding = on; }
 
-struct stat_table *stat_new(void)
+struct stat_table *stat_new(struct ptt_syms *syms, struct model *m)
 {
 	struct stat_table *st = calloc(1, sizeof *st);
 	if (!st)
 		return NULL;
-	st->syms = ptt_syms_new();
+	st->syms = syms;
+	st->model = m;
 	struct model_ops ops = { .ctx = st, .thread_begin = on_thread_begin, .thread_end = on_thread_end, .state = on_state,
 				 .acquire = on_acquire, .release = on_release, .wait_end = on_wait_end, .point = on_point };
-	st->model = model_new(&ops);
-	if (!st->syms || !st->model) {
-		stat_free(st);
-		return NULL;
-	}
+	model_observe(m, &ops);
 	return st;
 }
 
@@ -500,14 +497,12 @@ static int open_wait(void *ctx, struct mthread *t, const struct mframe *f);
 
 void stat_event(struct stat_table *st, const struct ptt_event *ev)
 {
-	ptt_syms_update(st->syms, ev);
 	fidelity_blind_event(&st->blind, ev);
 	if (ev->id == PTT_EV_THREAD_END || ev->id == PTT_EV_PROCESS_EXIT) {
 		/* a wait its thread's end cut: counted as one the end of the trace (or window) cuts */
 		struct open_ctx oc = { st, ev->pid, ev->id == PTT_EV_THREAD_END ? ev->tid : 0, ev->ns };
 		model_foreach_open(st->model, open_wait, &oc);
 	}
-	model_event(st->model, ev);
 	if (!st->any)
 		st->first_ns = ev->ns;
 	st->any = 1;
@@ -558,7 +553,6 @@ void stat_finish(struct stat_table *st, uint64_t from_ns, uint64_t to_ns)
 		st->first_ns = from_ns;
 	struct open_ctx oc = { st, 0, 0, st->last_ns };
 	model_foreach_open(st->model, open_wait, &oc);
-	model_finish(st->model, st->last_ns);
 }
 
 static const struct stat_opts *sort_opts;
@@ -1158,7 +1152,5 @@ void stat_free(struct stat_table *st)
 	free(st->objs);
 	free(st->thrs);
 	pmap_free(&st->objs_by_key);
-	ptt_syms_free(st->syms);
-	model_free(st->model);
 	free(st);
 }

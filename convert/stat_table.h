@@ -15,9 +15,14 @@ struct stat_opts {
 };
 
 struct stat_table;
-struct stat_table *stat_new(void);
+struct model;
+struct ptt_syms;
+/* The accounts of the trace m replays (its observer: model_observe), named with syms (pass.h). */
+struct stat_table *stat_new(struct ptt_syms *syms, struct model *m);
+/* Each event, before m takes it. */
 void stat_event(struct stat_table *st, const struct ptt_event *ev);
-/* End of input; from_ns and to_ns: the window the trace was cut to (0 and 0: none). */
+/* End of input, before m closes its states (model_finish, at the later of the last event and to_ns);
+ * from_ns and to_ns: the window the trace was cut to (0 and 0: none). */
 void stat_finish(struct stat_table *st, uint64_t from_ns, uint64_t to_ns);
 void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *out);
 /* The contended locks only, a line each, most waited-for first (o->top of them). */
