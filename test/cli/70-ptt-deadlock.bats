@@ -118,6 +118,9 @@ PY
 	py=$(command -v python3 >/dev/null && python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || skip "python3 not installed"
 	cat >"$BATS_TEST_TMPDIR/inv.py" <<'PY'
 import threading
+# a try that fails, then a timed wait, at CPython's one acquisition site: its tries are the fast path
+# of a blocking acquisition (a real program meets it at any contention or join; this one may not)
+g = threading.Lock(); g.acquire(); g.acquire(timeout=0.01)
 a = threading.Lock(); b = threading.Lock()
 def run(first, second):
     with first:
