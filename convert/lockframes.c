@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "lockframes.h"
-#include "pmap.h"
 
 /*
  * Functions through which programs take their locks, matched against the
@@ -115,7 +114,7 @@ int lockframes_is_lock(struct ptt_syms *syms, uint32_t pid, uint64_t addr)
 }
 
 /* (pid, stack) -> the site past the lock layer, found once (a site is never 0) */
-static struct pmap site_cache;
+static struct ptt_map site_cache;
 
 /*
  * The first function at frame addr, innermost first over its inline chain, that is not in the
@@ -142,7 +141,7 @@ uint64_t lockframes_site(struct ptt_syms *syms, const struct ptt_stacks *st, uin
 	if (!n)
 		return 0;
 	uint64_t key = (uint64_t)pid << 32 | stack;
-	void *hit = pmap_get(&site_cache, key);
+	void *hit = ptt_map_get(&site_cache, key);
 	if (hit)
 		return (uint64_t)(uintptr_t)hit;
 	uint64_t site = f[n - 1];
@@ -154,7 +153,7 @@ uint64_t lockframes_site(struct ptt_syms *syms, const struct ptt_stacks *st, uin
 		}
 	}
 	if (site)
-		pmap_put(&site_cache, key, (void *)(uintptr_t)site); /* no memory: found again next time */
+		ptt_map_put(&site_cache, key, (void *)(uintptr_t)site); /* no memory: found again next time */
 	return site;
 }
 

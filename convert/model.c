@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "model.h"
-#include "pmap.h"
 
 const char *const mstate_name[MS_COUNT] = {
 	"Running (outside traced waits)", "Blocked on mutex", "Holding mutex", "In condition wait",
@@ -45,12 +44,12 @@ int mstate_is_wait(unsigned s)
 
 struct model {
 	struct model_ops ops;
-	struct pmap threads, processes, objects;
-	struct pmap joiners;  /* (pid, target tid) -> the thread blocked joining it */
-	struct pmap ended;    /* (process serial, tid) -> serial of a thread that ended, not joined yet */
-	struct pmap pids;     /* every pid seen: 1 began, 2 forked from a traced process, 3 no beginning */
-	struct pmap announced; /* (pid, child tid) and (pid, handle) of thread_create, until the child begins */
-	struct pmap histories; /* (pid, tid) -> 1 + ns where a flight recording's history of the thread begins */
+	struct ptt_map threads, processes, objects;
+	struct ptt_map joiners;  /* (pid, target tid) -> the thread blocked joining it */
+	struct ptt_map ended;    /* (process serial, tid) -> serial of a thread that ended, not joined yet */
+	struct ptt_map pids;     /* every pid seen: 1 began, 2 forked from a traced process, 3 no beginning */
+	struct ptt_map announced; /* (pid, child tid) and (pid, handle) of thread_create, until the child begins */
+	struct ptt_map histories; /* (pid, tid) -> 1 + ns where a flight recording's history of the thread begins */
 	uint32_t serial;
 	uint64_t link_keys;
 	int objects_on, mid_run, anomaly_done;
@@ -69,7 +68,7 @@ struct model {
 static uint64_t tkey(uint32_t pid, uint32_t tid) { return (uint64_t)pid << 32 | tid; }
 static uint64_t ekey(const struct mprocess *p, uint32_t tid) { return (uint64_t)p->serial << 32 | tid; }
 /* handles live in a key space apart from tids (tids are below 2^32) */
-static uint64_t hkey(uint32_t pid, uint64_t handle) { return pmap_obj_key(pid, handle) | 1ull << 63; }
+static uint64_t hkey(uint32_t pid, uint64_t handle) { return ptt_obj_key(pid, handle) | 1ull << 63; }
 
 struct model *model_new(const struct model_ops *ops)
 {
@@ -93,7 +92,7 @@ void model_starts_mid_run(struct model *m, const struct ptt_reader *r)
 		unsigned pid, tid;
 		unsigned long long ns;
 		if (sscanf(ptt_reader_meta_line(r, i), "flight_thread %u %u %llu", &pid, &tid, &ns) == 3 && ns < UINT64_MAX)
-			pmap_put(&m->histories, tkey(pid, tid), (void *)(uintptr_t)(ns + 1));
+			ptt_map_put(&m->histories, tkey(pid, tid), (void *)(uintptr_t)(ns + 1));
 	}
 }
 
@@ -109,11 +108,11 @@ static void anomaly(struct model *m, const struct ptt_event *ev, enum manomaly_k
 
 static struct mprocess *process_of(struct model *m, uint32_t pid, uint64_t ns)
 {
-	struct mprocess *p = pmap_get(&m->processes, pid);
+	struct mprocess *p = ptt_map_get(&m->processes, pid);
 	if (p)
 		return p;
 	p = calloc(1, sizeof *p);
-	if (!p || pmap_put(&m->processes, pid, p)) {
+	if (!p || ptt_map_put(&m->processes, pid, p)) {
 		free(p);
 		return NULL;
 	}
@@ -127,19 +126,19 @@ static struct mprocess *process_of(struct model *m, uint32_t pid, uint64_t ns)
 /* The thread, created on first sight (a trace may be cut or filtered). */
 static struct mthread *thread_of(struct model *m, uint32_t pid, uint32_t tid, uint64_t ns)
 {
-	struct mthread *t = pmap_get(&m->threads, tkey(pid, tid));
+	struct mthread *t = ptt_map_get(&m->threads, tkey(pid, tid));
 	if (t)
 		return t;
 	struct mprocess *p = process_of(m, pid, ns);
 	if (!p)
 		return NULL;
 	t = calloc(1, sizeof *t);
-	if (!t || pmap_put(&m->threads, tkey(pid, tid), t)) {
+	if (!t || ptt_map_put(&m->threads, tkey(pid, tid), t)) {
 		free(t);
 		return NULL;
 	}
 	if (m->ended.used)
-		pmap_del(&m->ended, ekey(p, tid)); /* the tid is reused: the old thread cannot be joined any more */
+		ptt_map_del(&m->ended, ekey(p, tid)); /* the tid is reused: the old thread cannot be joined any more */
 	t->pid = pid;
 	t->tid = tid;
 	t->serial = ++m->serial;
@@ -154,7 +153,7 @@ static struct mthread *thread_of(struct model *m, uint32_t pid, uint32_t tid, ui
 /* Show o from now on as an object of kind cls (a new incarnation if it was shown as another kind). */
 static void show_object(struct model *m, struct mobject *o, unsigned cls, uint64_t ns)
 {
-	struct mprocess *p = pmap_get(&m->processes, o->pid);
+	struct mprocess *p = ptt_map_get(&m->processes, o->pid);
 	if (!p)
 		return;
 	if (o->serial && m->ops.object_end) /* the address was reused without a destroy call */
@@ -169,11 +168,11 @@ static void show_object(struct model *m, struct mobject *o, unsigned cls, uint64
 /* The object at addr, created on first sight; cls (0: unknown) is the kind it is used as. */
 static struct mobject *object_of(struct model *m, uint32_t pid, uint64_t addr, unsigned cls, uint64_t ns)
 {
-	uint64_t k = pmap_obj_key(pid, addr);
-	struct mobject *o = pmap_get(&m->objects, k);
+	uint64_t k = ptt_obj_key(pid, addr);
+	struct mobject *o = ptt_map_get(&m->objects, k);
 	if (!o) {
 		o = calloc(1, sizeof *o);
-		if (!o || pmap_put(&m->objects, k, o)) {
+		if (!o || ptt_map_put(&m->objects, k, o)) {
 			free(o);
 			return NULL;
 		}
@@ -191,7 +190,7 @@ static void count(struct model *m, const struct mthread *t, const struct mframe 
 	unsigned cls = mstate_class(f->state);
 	if (cls == PTT_CLASS_META)
 		return;
-	struct mobject *o = pmap_get(&m->objects, pmap_obj_key(t->pid, f->obj));
+	struct mobject *o = ptt_map_get(&m->objects, ptt_obj_key(t->pid, f->obj));
 	if (!o || o->addr != f->obj || o->pid != t->pid || (m->objects_on && o->cls != cls))
 		return;
 	int waits = !mstate_is_hold(f->state);
@@ -208,7 +207,7 @@ static void count(struct model *m, const struct mthread *t, const struct mframe 
 
 struct mthread *model_thread(const struct model *m, uint32_t pid, uint32_t tid)
 {
-	return pmap_get(&m->threads, tkey(pid, tid));
+	return ptt_map_get(&m->threads, tkey(pid, tid));
 }
 
 struct mthread *model_thread_of_tid(const struct model *m, uint32_t pid, uint32_t tid)
@@ -222,7 +221,7 @@ struct mthread *model_thread_of_tid(const struct model *m, uint32_t pid, uint32_
 
 struct mobject *model_object(const struct model *m, uint32_t pid, uint64_t addr)
 {
-	struct mobject *o = pmap_get(&m->objects, pmap_obj_key(pid, addr));
+	struct mobject *o = ptt_map_get(&m->objects, ptt_obj_key(pid, addr));
 	return o && o->pid == pid && o->addr == addr ? o : NULL;
 }
 
@@ -306,18 +305,18 @@ static int drop(struct model *m, struct mthread *t, enum mstate s, uint64_t obj,
 /* The end of an object's container (if shown) and of its record. */
 static void end_object(struct model *m, struct mobject *o, uint64_t ns)
 {
-	struct mprocess *p = pmap_get(&m->processes, o->pid);
+	struct mprocess *p = ptt_map_get(&m->processes, o->pid);
 	if (o->serial && p && m->ops.object_end)
 		m->ops.object_end(m->ops.ctx, o, p, ns);
-	pmap_del(&m->objects, pmap_obj_key(o->pid, o->addr));
+	ptt_map_del(&m->objects, ptt_obj_key(o->pid, o->addr));
 	free(o);
 }
 
 /* t stops waiting in a join. */
 static void unwait_join(struct model *m, struct mthread *t)
 {
-	if (t->joining && pmap_get(&m->joiners, tkey(t->pid, t->joining)) == t)
-		pmap_del(&m->joiners, tkey(t->pid, t->joining));
+	if (t->joining && ptt_map_get(&m->joiners, tkey(t->pid, t->joining)) == t)
+		ptt_map_del(&m->joiners, tkey(t->pid, t->joining));
 	t->joining = 0;
 }
 
@@ -326,7 +325,7 @@ static void end_join_link(struct model *m, struct mthread *t, uint64_t ns)
 {
 	if (!t->join_key)
 		return;
-	struct mprocess *p = pmap_get(&m->processes, t->pid);
+	struct mprocess *p = ptt_map_get(&m->processes, t->pid);
 	if (p && m->ops.link_end)
 		m->ops.link_end(m->ops.ctx, p, t->serial, "join", t->join_key, ns);
 	t->join_key = 0;
@@ -335,16 +334,16 @@ static void end_join_link(struct model *m, struct mthread *t, uint64_t ns)
 /* t really ended (thread_end): start the join link now if a joiner waits, else remember t for a later join. */
 static void thread_ended(struct model *m, struct mthread *t, uint64_t ns)
 {
-	struct mprocess *p = pmap_get(&m->processes, t->pid);
+	struct mprocess *p = ptt_map_get(&m->processes, t->pid);
 	if (!p || !m->ops.link_start || !m->ops.link_end)
 		return;
-	struct mthread *j = pmap_get(&m->joiners, tkey(t->pid, t->tid));
+	struct mthread *j = ptt_map_get(&m->joiners, tkey(t->pid, t->tid));
 	if (j && j != t && !j->join_key) {
 		j->join_key = ++m->link_keys;
 		m->ops.link_start(m->ops.ctx, p, t->serial, "join", j->join_key, ns);
 		return;
 	}
-	pmap_put(&m->ended, ekey(p, t->tid), (void *)(uintptr_t)t->serial);
+	ptt_map_put(&m->ended, ekey(p, t->tid), (void *)(uintptr_t)t->serial);
 }
 
 static void end_thread(struct model *m, struct mthread *t, uint64_t ns)
@@ -355,12 +354,12 @@ static void end_thread(struct model *m, struct mthread *t, uint64_t ns)
 	}
 	end_join_link(m, t, ns);
 	unwait_join(m, t);
-	struct mprocess *p = pmap_get(&m->processes, t->pid);
+	struct mprocess *p = ptt_map_get(&m->processes, t->pid);
 	if (p && p->live_threads)
 		p->live_threads--;
 	if (m->ops.thread_end)
 		m->ops.thread_end(m->ops.ctx, t, p, ns);
-	pmap_del(&m->threads, tkey(t->pid, t->tid));
+	ptt_map_del(&m->threads, tkey(t->pid, t->tid));
 	free(t->stack);
 	free(t);
 }
@@ -373,12 +372,12 @@ static void end_thread(struct model *m, struct mthread *t, uint64_t ns)
  */
 static void join_returned(struct model *m, struct mthread *t, uint32_t target, int ok, uint64_t ns)
 {
-	struct mprocess *p = pmap_get(&m->processes, t->pid);
-	struct mthread *x = target && target != t->tid ? pmap_get(&m->threads, tkey(t->pid, target)) : NULL;
+	struct mprocess *p = ptt_map_get(&m->processes, t->pid);
+	struct mthread *x = target && target != t->tid ? ptt_map_get(&m->threads, tkey(t->pid, target)) : NULL;
 	if (t->join_key) {
 		end_join_link(m, t, ns);
 	} else if (ok && target && p && m->ops.link_start && m->ops.link_end) {
-		uint32_t from = x ? x->serial : (uint32_t)(uintptr_t)pmap_get(&m->ended, ekey(p, target));
+		uint32_t from = x ? x->serial : (uint32_t)(uintptr_t)ptt_map_get(&m->ended, ekey(p, target));
 		if (from) {
 			uint64_t key = ++m->link_keys;
 			m->ops.link_start(m->ops.ctx, p, from, "join", key, ns);
@@ -388,7 +387,7 @@ static void join_returned(struct model *m, struct mthread *t, uint32_t target, i
 	unwait_join(m, t);
 	if (ok && target && p) {
 		if (m->ended.used)
-			pmap_del(&m->ended, ekey(p, target));
+			ptt_map_del(&m->ended, ekey(p, target));
 		if (x)
 			end_thread(m, x, ns);
 	}
@@ -411,12 +410,12 @@ static void end_process(struct model *m, uint32_t pid, uint64_t ns)
 		else
 			i++;
 	}
-	struct mprocess *p = pmap_get(&m->processes, pid);
+	struct mprocess *p = ptt_map_get(&m->processes, pid);
 	if (!p)
 		return;
 	if (m->ops.process_end)
 		m->ops.process_end(m->ops.ctx, p, ns);
-	pmap_del(&m->processes, pid);
+	ptt_map_del(&m->processes, pid);
 	free(p);
 }
 
@@ -435,7 +434,7 @@ static void link_from_last(struct model *m, struct mthread *t, struct mobject *o
 {
 	if (!o || !o->last_tid || o->last_tid == t->tid || !m->ops.link)
 		return;
-	struct mthread *from = pmap_get(&m->threads, tkey(t->pid, o->last_tid));
+	struct mthread *from = ptt_map_get(&m->threads, tkey(t->pid, o->last_tid));
 	if (from)
 		m->ops.link(m->ops.ctx, from, t, kind, o->addr, ns);
 }
@@ -473,7 +472,7 @@ static enum mstate hold_state(unsigned cls, int shared)
 	}
 }
 
-static int forked(const struct model *m, uint32_t pid) { return (uintptr_t)pmap_get(&m->pids, pid) == 2; }
+static int forked(const struct model *m, uint32_t pid) { return (uintptr_t)ptt_map_get(&m->pids, pid) == 2; }
 
 /* Exclusive ownership of o by t (model.h: ownership, anomalies). */
 static void own(struct model *m, struct mthread *t, struct mobject *o, const struct ptt_event *ev, int ownerdead)
@@ -508,7 +507,7 @@ static void disown_rule(struct model *m, struct mthread *t, struct mobject *o, c
 	o->known = 1;
 	int owned = o->owner || o->readers;
 	/* in a flight recording, free since before t's history begins: taken by t where its history is lost */
-	uintptr_t history = (uintptr_t)pmap_get(&m->histories, tkey(t->pid, t->tid));
+	uintptr_t history = (uintptr_t)ptt_map_get(&m->histories, tkey(t->pid, t->tid));
 	if (m->mid_run && !owned && (first || ptt_role_is_request(ev->type->role) || (history && o->free_ns < history)))
 		return; /* taken before the trace starts (a cond wait's request: its mutex, by each waiter) */
 	if (ev->type->cls == PTT_CLASS_RWLOCK && !o->owner && o->readers) {
@@ -601,7 +600,7 @@ static void on_request(struct model *m, struct mthread *t, const struct ptt_even
 		obj = target;
 		unwait_join(m, t);
 		push(m, t, s, obj, ev);
-		if (target && target != t->tid && !pmap_put(&m->joiners, tkey(t->pid, target), t))
+		if (target && target != t->tid && !ptt_map_put(&m->joiners, tkey(t->pid, target), t))
 			t->joining = target;
 	} else {
 		o = obj ? object_of(m, t->pid, obj, 0, ev->ns) : NULL;
@@ -752,7 +751,7 @@ static void post(struct model *m, struct mthread *t, const struct ptt_event *ev,
 	for (unsigned i = 0; i < t->depth && !mine; i++)
 		mine = t->stack[i].state == MS_SEM_HOLD && t->stack[i].obj == obj;
 	if (!mine && o->taker)
-		h = pmap_get(&m->threads, tkey(t->pid, o->taker));
+		h = ptt_map_get(&m->threads, tkey(t->pid, o->taker));
 	if (o->owner == (h ? h->tid : 0)) {
 		o->owner = 0;
 		o->depth = 0;
@@ -775,15 +774,15 @@ static void on_life(struct model *m, struct mthread *t, const struct ptt_event *
 	switch (ev->id) {
 	case PTT_EV_THREAD_BEGIN: {
 		uint32_t parent = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_PARENT, 0);
-		struct mthread *pt = parent ? pmap_get(&m->threads, tkey(ev->pid, parent)) : NULL;
+		struct mthread *pt = parent ? ptt_map_get(&m->threads, tkey(ev->pid, parent)) : NULL;
 		int announced = 0;
 		if (parent) {
 			uint64_t h = hkey(ev->pid, ptt_event_argn(ev, PTT_ARGNAME_HANDLE, 0));
-			announced = pmap_get(&m->announced, tkey(ev->pid, ev->tid)) || pmap_get(&m->announced, h);
+			announced = ptt_map_get(&m->announced, tkey(ev->pid, ev->tid)) || ptt_map_get(&m->announced, h);
 			if (!announced && !m->mid_run) /* mid-run: created before the trace starts */
 				anomaly(m, ev, MA_UNANNOUNCED_THREAD, 0, 0, 0);
-			pmap_del(&m->announced, tkey(ev->pid, ev->tid));
-			pmap_del(&m->announced, h);
+			ptt_map_del(&m->announced, tkey(ev->pid, ev->tid));
+			ptt_map_del(&m->announced, h);
 		}
 		/* the creation is shown when it is in the trace (not before a window's start) */
 		if (pt && announced && m->ops.link)
@@ -794,8 +793,8 @@ static void on_life(struct model *m, struct mthread *t, const struct ptt_event *
 		if (ret_of(ev) == 0) {
 			uint32_t child = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_CHILD, 0);
 			if (child)
-				pmap_put(&m->announced, tkey(ev->pid, child), m);
-			pmap_put(&m->announced, hkey(ev->pid, ptt_event_argn(ev, PTT_ARGNAME_HANDLE, 0)), m);
+				ptt_map_put(&m->announced, tkey(ev->pid, child), m);
+			ptt_map_put(&m->announced, hkey(ev->pid, ptt_event_argn(ev, PTT_ARGNAME_HANDLE, 0)), m);
 		}
 		break;
 	default:
@@ -844,16 +843,16 @@ static void on_stall(struct model *m, const struct ptt_event *ev)
 /* A pid's first event: was it process_begin (model.h: anomalies)? */
 static void check_process(struct model *m, const struct ptt_event *ev)
 {
-	uintptr_t seen = (uintptr_t)pmap_get(&m->pids, ev->pid);
+	uintptr_t seen = (uintptr_t)ptt_map_get(&m->pids, ev->pid);
 	if (seen && ev->id != PTT_EV_PROCESS_BEGIN)
 		return;
 	uintptr_t v = 3;
 	if (ev->id == PTT_EV_PROCESS_BEGIN)
-		v = pmap_get(&m->pids, (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_PPID, 0)) ? 2 : 1;
+		v = ptt_map_get(&m->pids, (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_PPID, 0)) ? 2 : 1;
 	else if (!m->mid_run)
 		anomaly(m, ev, MA_NO_PROCESS_BEGIN, 0, 0, 0);
 	if (!seen || ev->id == PTT_EV_PROCESS_BEGIN)
-		pmap_put(&m->pids, ev->pid, (void *)v);
+		ptt_map_put(&m->pids, ev->pid, (void *)v);
 }
 
 static void apply(struct model *m, const struct ptt_event *ev);
@@ -866,7 +865,7 @@ void model_event(struct model *m, const struct ptt_event *ev)
 	}
 	if (ev->id == PTT_EV_STACK && ev->type && ev->type->role == PTT_ROLE_META && ev->nargs >= 1) {
 		/* the stack of the thread's next event */
-		struct mthread *t = pmap_get(&m->threads, tkey(ev->pid, ev->tid));
+		struct mthread *t = ptt_map_get(&m->threads, tkey(ev->pid, ev->tid));
 		uint64_t id = ptt_event_argn(ev, PTT_ARGNAME_STACK, 0);
 		if (id == PTT_STACK_ID_FULL)
 			m->stacks_full++;
@@ -879,7 +878,7 @@ void model_event(struct model *m, const struct ptt_event *ev)
 	apply(m, ev);
 	/* a name (the recorder's object_name, stamped as the event it names) is not the next event */
 	if (m->npending && ev->type && ev->type->role != PTT_ROLE_NAME && ev->type->role != PTT_ROLE_META) { /* the thread's next event took its stack, or did not want it */
-		struct mthread *t = pmap_get(&m->threads, tkey(ev->pid, ev->tid));
+		struct mthread *t = ptt_map_get(&m->threads, tkey(ev->pid, ev->tid));
 		if (t && t->pending_stack) {
 			t->pending_stack = 0;
 			m->npending--;
@@ -913,7 +912,7 @@ static void apply(struct model *m, const struct ptt_event *ev)
 		return;
 	}
 	if (ev->id == PTT_EV_THREAD_END) { /* after process_exit the thread is already gone */
-		struct mthread *gone = pmap_get(&m->threads, tkey(ev->pid, ev->tid));
+		struct mthread *gone = ptt_map_get(&m->threads, tkey(ev->pid, ev->tid));
 		if (gone) {
 			thread_ended(m, gone, ns);
 			end_thread(m, gone, ns);
@@ -1068,14 +1067,14 @@ void model_free(struct model *m)
 		free(m->processes.vals[i]);
 	for (size_t i = 0; i < m->objects.cap; i++)
 		free(m->objects.vals[i]);
-	pmap_free(&m->threads);
-	pmap_free(&m->processes);
+	ptt_map_free(&m->threads);
+	ptt_map_free(&m->processes);
 	ptt_stacks_free(m->stacks);
-	pmap_free(&m->objects);
-	pmap_free(&m->joiners);
-	pmap_free(&m->ended);
-	pmap_free(&m->pids);
-	pmap_free(&m->announced);
-	pmap_free(&m->histories);
+	ptt_map_free(&m->objects);
+	ptt_map_free(&m->joiners);
+	ptt_map_free(&m->ended);
+	ptt_map_free(&m->pids);
+	ptt_map_free(&m->announced);
+	ptt_map_free(&m->histories);
 	free(m);
 }

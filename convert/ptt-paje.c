@@ -21,7 +21,6 @@
 #include "fidelity.h"
 #include "model.h"
 #include "paje_out.h"
-#include "pmap.h"
 #include "symbols.h"
 
 /* objects shown by --objects unless told otherwise: enough to see the contention, few enough to read */
@@ -51,17 +50,17 @@ struct paje {
 	uint64_t last_ns, links;
 	int objects;            /* draw object containers */
 	long max_objects;       /* the most contended shown; 0: all */
-	struct pmap stats;      /* pmap_obj_key -> struct obj_stat, from the first pass */
+	struct ptt_map stats;      /* ptt_obj_key -> struct obj_stat, from the first pass */
 	/*
 	 * With objects, every thread's container is created with its process,
 	 * so that threads come first and the objects after them (ViTE draws
 	 * containers in creation order).  The first pass runs the same model on
 	 * the same events, so a thread has the same serial in both passes:
 	 */
-	struct pmap early;      /* process serial -> struct serials, its threads in creation order */
-	struct pmap unclaimed;  /* thread serial -> tid, created early and not begun yet in this pass */
-	struct pmap kinds;      /* process serial -> 1 + bit mask of the kinds of its objects shown */
-	struct pmap rows;       /* process serial -> struct serials, its object rows as row << 4 | kind */
+	struct ptt_map early;      /* process serial -> struct serials, its threads in creation order */
+	struct ptt_map unclaimed;  /* thread serial -> tid, created early and not begun yet in this pass */
+	struct ptt_map kinds;      /* process serial -> 1 + bit mask of the kinds of its objects shown */
+	struct ptt_map rows;       /* process serial -> struct serials, its object rows as row << 4 | kind */
 	uint32_t nrows;
 };
 
@@ -74,9 +73,9 @@ struct serials {
 };
 
 /* Append v to the list under key in m (made on first use); a failed allocation leaves it out. */
-static void serials_push(struct pmap *m, uint64_t key, uint32_t v)
+static void serials_push(struct ptt_map *m, uint64_t key, uint32_t v)
 {
-	struct serials *l = pmap_get(m, key);
+	struct serials *l = ptt_map_get(m, key);
 	if (!l || l->n == l->cap) {
 		uint32_t cap = l ? 2 * l->cap : 8;
 		struct serials *more = realloc(l, sizeof *more + cap * sizeof more->s[0]);
@@ -86,7 +85,7 @@ static void serials_push(struct pmap *m, uint64_t key, uint32_t v)
 			more->n = 0;
 		more->cap = cap;
 		l = more;
-		if (pmap_put(m, key, l) != 0)
+		if (ptt_map_put(m, key, l) != 0)
 			return;
 	}
 	l->s[l->n++] = v;
@@ -165,7 +164,7 @@ static void object_groups(struct paje *pj, struct mprocess *p, uint64_t ns)
 {
 	static const unsigned order[] = { PTT_CLASS_MUTEX, PTT_CLASS_RWLOCK, PTT_CLASS_SPIN,
 					  PTT_CLASS_COND, PTT_CLASS_BARRIER, PTT_CLASS_SEM, PTT_CLASS_FUTEX };
-	uintptr_t mask = (uintptr_t)pmap_get(&pj->kinds, p->serial);
+	uintptr_t mask = (uintptr_t)ptt_map_get(&pj->kinds, p->serial);
 	for (size_t i = 0; mask && i < sizeof order / sizeof order[0]; i++)
 		if (mask & (uintptr_t)2 << order[i])
 			object_group(pj, p, order[i], ns);
@@ -174,7 +173,7 @@ static void object_groups(struct paje *pj, struct mprocess *p, uint64_t ns)
 /* The rows of p's objects, after their last lifetime, before their kind's container. */
 static void end_rows(struct paje *pj, struct mprocess *p, uint64_t ns)
 {
-	const struct serials *rows = pmap_get(&pj->rows, p->serial);
+	const struct serials *rows = ptt_map_get(&pj->rows, p->serial);
 	for (uint32_t i = 0; rows && i < rows->n; i++) {
 		line_start(pj, PJ_DESTROY_CONTAINER, ns);
 		fprintf(pj->out, " %s O%" PRIu32 "\n", paje_object_type[rows->s[i] & 15], rows->s[i] >> 4);
@@ -194,9 +193,9 @@ static void on_process_begin(void *ctx, struct mprocess *p, uint64_t ns)
 	fprintf(pj->out, "\n%d ", PJ_SET_VARIABLE);
 	paje_time(pj->out, ns);
 	fprintf(pj->out, " V_Threads P%" PRIu32 " 0\n", p->serial);
-	const struct serials *early = pmap_get(&pj->early, p->serial);
+	const struct serials *early = ptt_map_get(&pj->early, p->serial);
 	for (uint32_t i = 0; early && i < early->n; i++) {
-		uint32_t tid = (uint32_t)(uintptr_t)pmap_get(&pj->unclaimed, early->s[i]);
+		uint32_t tid = (uint32_t)(uintptr_t)ptt_map_get(&pj->unclaimed, early->s[i]);
 		if (tid)
 			thread_container(pj, early->s[i], p->pid, tid, p->serial, ns);
 	}
@@ -206,9 +205,9 @@ static void on_process_begin(void *ctx, struct mprocess *p, uint64_t ns)
 static void on_process_end(void *ctx, struct mprocess *p, uint64_t ns)
 {
 	struct paje *pj = ctx;
-	const struct serials *early = pmap_get(&pj->early, p->serial);
+	const struct serials *early = ptt_map_get(&pj->early, p->serial);
 	for (uint32_t i = 0; early && i < early->n; i++)
-		if (pmap_get(&pj->unclaimed, early->s[i])) { /* created early, never begun in this pass */
+		if (ptt_map_get(&pj->unclaimed, early->s[i])) { /* created early, never begun in this pass */
 			line_start(pj, PJ_DESTROY_CONTAINER, ns);
 			fprintf(pj->out, " CT_Thread T%" PRIu32 "\n", early->s[i]);
 		}
@@ -232,8 +231,8 @@ static void on_thread_begin(void *ctx, struct mthread *t, struct mprocess *p, ui
 {
 	struct paje *pj = ctx;
 	t->user = p;
-	if ((uint32_t)(uintptr_t)pmap_get(&pj->unclaimed, t->serial) == t->tid && t->tid)
-		pmap_del(&pj->unclaimed, t->serial);
+	if ((uint32_t)(uintptr_t)ptt_map_get(&pj->unclaimed, t->serial) == t->tid && t->tid)
+		ptt_map_del(&pj->unclaimed, t->serial);
 	else
 		thread_container(pj, t->serial, t->pid, t->tid, p->serial, ns);
 	fprintf(pj->out, "%d ", PJ_ADD_VARIABLE);
@@ -320,11 +319,11 @@ static void on_link_end(void *ctx, struct mprocess *p, uint32_t to, const char *
 /* What the first pass learnt of o's address (made here when that pass could not read the input). */
 static struct obj_stat *obj_stat_of(struct paje *pj, const struct mobject *o)
 {
-	uint64_t key = pmap_obj_key(o->pid, o->addr);
-	struct obj_stat *st = pmap_get(&pj->stats, key);
+	uint64_t key = ptt_obj_key(o->pid, o->addr);
+	struct obj_stat *st = ptt_map_get(&pj->stats, key);
 	if (!st && (st = calloc(1, sizeof *st)) != NULL) {
 		st->key = key;
-		if (pmap_put(&pj->stats, key, st) != 0) {
+		if (ptt_map_put(&pj->stats, key, st) != 0) {
 			free(st);
 			st = NULL;
 		}
@@ -483,7 +482,7 @@ static void stat_thread(void *ctx, struct mthread *t, struct mprocess *p, uint64
 {
 	struct paje *pj = ctx;
 	(void)ns;
-	if (t->tid && pmap_put(&pj->unclaimed, t->serial, (void *)(uintptr_t)t->tid) == 0)
+	if (t->tid && ptt_map_put(&pj->unclaimed, t->serial, (void *)(uintptr_t)t->tid) == 0)
 		serials_push(&pj->early, p->serial, t->serial);
 }
 
@@ -511,9 +510,9 @@ static void choose_objects(struct paje *pj)
 	qsort(all, n, sizeof *all, by_contention);
 	for (size_t i = 0; i < n; i++) {
 		all[i]->shown = pj->max_objects == 0 || i < (size_t)pj->max_objects;
-		uintptr_t mask = (uintptr_t)pmap_get(&pj->kinds, all[i]->p_serial);
+		uintptr_t mask = (uintptr_t)ptt_map_get(&pj->kinds, all[i]->p_serial);
 		if (all[i]->shown && all[i]->cls < PTT_CLASS_COUNT)
-			pmap_put(&pj->kinds, all[i]->p_serial, (void *)(mask | 1 | (uintptr_t)2 << all[i]->cls));
+			ptt_map_put(&pj->kinds, all[i]->p_serial, (void *)(mask | 1 | (uintptr_t)2 << all[i]->cls));
 	}
 	free(all);
 }
@@ -642,15 +641,15 @@ static void free_stats(struct paje *pj)
 {
 	for (size_t i = 0; i < pj->stats.cap; i++)
 		free(pj->stats.vals[i]);
-	pmap_free(&pj->stats);
+	ptt_map_free(&pj->stats);
 	for (size_t i = 0; i < pj->early.cap; i++)
 		free(pj->early.vals[i]);
-	pmap_free(&pj->early);
+	ptt_map_free(&pj->early);
 	for (size_t i = 0; i < pj->rows.cap; i++)
 		free(pj->rows.vals[i]);
-	pmap_free(&pj->rows);
-	pmap_free(&pj->unclaimed);
-	pmap_free(&pj->kinds);
+	ptt_map_free(&pj->rows);
+	ptt_map_free(&pj->unclaimed);
+	ptt_map_free(&pj->kinds);
 }
 
 int main(int argc, char **argv)

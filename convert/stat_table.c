@@ -6,7 +6,6 @@
 #include "fidelity.h"
 #include "lockframes.h"
 #include "model.h"
-#include "pmap.h"
 #include "stat_table.h"
 #include "symbols.h"
 
@@ -58,10 +57,10 @@ struct fold {
 };
 
 struct stat_table {
-	struct pmap folds;          /* fold_key -> chain of struct fold */
-	struct pmap site_waits;     /* (pid, site) -> struct site_wait */
+	struct ptt_map folds;          /* fold_key -> chain of struct fold */
+	struct ptt_map site_waits;     /* (pid, site) -> struct site_wait */
 	int stacked;                /* a wait or hold had a stack: the sites are frames past the lock layer */
-	struct pmap objs_by_key;
+	struct ptt_map objs_by_key;
 	struct obj **objs;
 	size_t nobjs, cap_objs;
 	struct thr **thrs;
@@ -124,12 +123,12 @@ static int grow(void ***arr, size_t *cap, size_t n)
 
 static struct obj *obj_of(struct stat_table *st, uint32_t pid, uint64_t addr, unsigned cls)
 {
-	struct obj *o = pmap_get(&st->objs_by_key, pmap_obj_key(pid, addr));
+	struct obj *o = ptt_map_get(&st->objs_by_key, ptt_obj_key(pid, addr));
 	if (o)
 		return o;
 	if (grow((void ***)&st->objs, &st->cap_objs, st->nobjs) || !(o = calloc(1, sizeof *o)))
 		return NULL;
-	if (pmap_put(&st->objs_by_key, pmap_obj_key(pid, addr), o)) {
+	if (ptt_map_put(&st->objs_by_key, ptt_obj_key(pid, addr), o)) {
 		free(o);
 		return NULL;
 	}
@@ -211,7 +210,7 @@ static uint64_t frame_site(const struct stat_table *st, uint32_t pid, const stru
 
 static uint64_t fold_key(uint32_t pid, uint32_t stack, uint64_t site, uint64_t obj, int hold)
 {
-	uint64_t h = pmap_obj_key(pid, obj) * 0x9E3779B97F4A7C15ull;
+	uint64_t h = ptt_obj_key(pid, obj) * 0x9E3779B97F4A7C15ull;
 	h ^= (stack ? stack : site) + (uint64_t)hold * 0x632BE59BD9B4E019ull;
 	h *= 0xff51afd7ed558ccdull;
 	return (h ^ (h >> 31)) | 1;
@@ -227,7 +226,7 @@ static void add_fold(struct stat_table *st, const struct obj *o, const struct mf
 	if (stack)
 		site = 0;
 	uint64_t key = fold_key(o->pid, stack, site, o->addr, hold);
-	struct fold *head = pmap_get(&st->folds, key), *x;
+	struct fold *head = ptt_map_get(&st->folds, key), *x;
 	for (x = head; x; x = x->next)
 		if (x->pid == o->pid && x->stack == stack && x->site == site && x->obj == o->addr && x->hold == hold)
 			break;
@@ -235,7 +234,7 @@ static void add_fold(struct stat_table *st, const struct obj *o, const struct mf
 		if (!(x = calloc(1, sizeof *x)))
 			return;
 		*x = (struct fold){ head, o->pid, stack, site, o->addr, o->cls, (uint8_t)hold, 0 };
-		if (pmap_put(&st->folds, key, x)) {
+		if (ptt_map_put(&st->folds, key, x)) {
 			free(x);
 			return;
 		}
@@ -255,10 +254,10 @@ static void add_site_wait(struct stat_table *st, const struct obj *o, uint64_t s
 {
 	if (!site)
 		return;
-	uint64_t key = pmap_obj_key(o->pid, site);
-	struct site_wait *w = pmap_get(&st->site_waits, key);
+	uint64_t key = ptt_obj_key(o->pid, site);
+	struct site_wait *w = ptt_map_get(&st->site_waits, key);
 	if (!w) {
-		if (!(w = calloc(1, sizeof *w)) || pmap_put(&st->site_waits, key, w)) {
+		if (!(w = calloc(1, sizeof *w)) || ptt_map_put(&st->site_waits, key, w)) {
 			free(w);
 			return;
 		}
@@ -1041,10 +1040,10 @@ void stat_free(struct stat_table *st)
 			next = x->next;
 			free(x);
 		}
-	pmap_free(&st->folds);
+	ptt_map_free(&st->folds);
 	for (size_t i = 0; i < st->site_waits.cap; i++)
 		free(st->site_waits.vals[i]);
-	pmap_free(&st->site_waits);
+	ptt_map_free(&st->site_waits);
 	for (size_t i = 0; i < st->nobjs; i++) {
 		free(st->objs[i]->sites);
 		free(st->objs[i]);
@@ -1053,7 +1052,7 @@ void stat_free(struct stat_table *st)
 		free(st->thrs[i]);
 	free(st->objs);
 	free(st->thrs);
-	pmap_free(&st->objs_by_key);
+	ptt_map_free(&st->objs_by_key);
 	ptt_syms_free(st->syms);
 	model_free(st->model);
 	free(st);

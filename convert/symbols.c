@@ -8,7 +8,6 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
-#include "pmap.h"
 #include "symbols.h"
 
 struct module {
@@ -22,7 +21,7 @@ struct space {
 	int dirty;            /* modules learnt since the last report to dwfl */
 	struct module *mods;
 	size_t nmods, cap;
-	struct pmap cache;    /* address -> struct ptt_sym */
+	struct ptt_map cache;    /* address -> struct ptt_sym */
 	char *cmd;            /* base name of the command */
 };
 
@@ -54,8 +53,8 @@ struct note_slot {
 
 struct ptt_syms {
 	struct note_slot notes[NOTE_SLOTS];
-	struct pmap spaces;   /* pid -> struct space */
-	struct pmap threads;  /* pid/tid -> struct thread_info */
+	struct ptt_map spaces;   /* pid -> struct space */
+	struct ptt_map threads;  /* pid/tid -> struct thread_info */
 	struct ptt_names *names;
 	struct sym_entry *all; /* every lookup made, freed at the end (pointers stay valid) */
 	int8_t site_arg[PTT_MAX_TYPES]; /* index of each type's "site" argument: -1 none, -2 type not seen yet */
@@ -99,13 +98,13 @@ static void space_clear(struct space *sp)
 	free(sp->mods);
 	sp->mods = NULL;
 	sp->nmods = sp->cap = 0;
-	pmap_free(&sp->cache);
+	ptt_map_free(&sp->cache);
 	memset(&sp->cache, 0, sizeof sp->cache);
 	free(sp->cmd);
 	sp->cmd = NULL;
 }
 
-static void free_values(struct pmap *m, int spaces)
+static void free_values(struct ptt_map *m, int spaces)
 {
 	for (size_t i = 0; i < m->cap; i++)
 		if (m->vals && m->vals[i]) {
@@ -113,7 +112,7 @@ static void free_values(struct pmap *m, int spaces)
 				space_clear(m->vals[i]);
 			free(m->vals[i]);
 		}
-	pmap_free(m);
+	ptt_map_free(m);
 }
 
 void ptt_syms_free(struct ptt_syms *s)
@@ -138,10 +137,10 @@ const struct ptt_names *ptt_syms_names(const struct ptt_syms *s)
 
 static struct space *space_get(struct ptt_syms *s, uint32_t pid, int create)
 {
-	struct space *sp = pmap_get(&s->spaces, pid);
+	struct space *sp = ptt_map_get(&s->spaces, pid);
 	if (!sp && create) {
 		sp = calloc(1, sizeof *sp);
-		if (sp && pmap_put(&s->spaces, pid, sp) != 0) {
+		if (sp && ptt_map_put(&s->spaces, pid, sp) != 0) {
 			free(sp);
 			sp = NULL;
 		}
@@ -198,10 +197,10 @@ static void remember_start(struct ptt_syms *s, uint32_t pid, uint32_t tid, uint6
 {
 	if (!tid || !start)
 		return;
-	struct thread_info *t = pmap_get(&s->threads, thread_key(pid, tid));
+	struct thread_info *t = ptt_map_get(&s->threads, thread_key(pid, tid));
 	if (!t) {
 		t = calloc(1, sizeof *t);
-		if (!t || pmap_put(&s->threads, thread_key(pid, tid), t) != 0) {
+		if (!t || ptt_map_put(&s->threads, thread_key(pid, tid), t) != 0) {
 			free(t);
 			return;
 		}
@@ -266,7 +265,7 @@ static int space_report(struct space *sp)
 	if (sp->dwfl && sp->dirty) {
 		dwfl_end(sp->dwfl);
 		sp->dwfl = NULL;
-		pmap_free(&sp->cache); /* the entries stay in the list of all, freed at the end */
+		ptt_map_free(&sp->cache); /* the entries stay in the list of all, freed at the end */
 		memset(&sp->cache, 0, sizeof sp->cache);
 	}
 	if (!sp->dwfl) {
@@ -458,7 +457,7 @@ static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t a
 	if (!sp)
 		return &nomem;
 	uint64_t key = addr << 1 | (unsigned)code;
-	struct ptt_sym *hit = pmap_get(&sp->cache, key);
+	struct ptt_sym *hit = ptt_map_get(&sp->cache, key);
 	if (hit)
 		return hit;
 	char where[512], line[300], *linep = NULL, *readable = NULL, *inl = NULL;
@@ -523,7 +522,7 @@ static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t a
 	if (!e)
 		return &nomem;
 	e->levels = levels;
-	pmap_put(&sp->cache, key, e);
+	ptt_map_put(&sp->cache, key, e);
 	return e;
 }
 
@@ -625,7 +624,7 @@ const char *ptt_syms_process_name(struct ptt_syms *s, uint32_t pid, char *buf, s
 const char *ptt_syms_thread_known_name(struct ptt_syms *s, uint32_t pid, uint32_t tid, char *buf, size_t size)
 {
 	const char *given = ptt_names_thread(s->names, tid);
-	struct thread_info *t = pmap_get(&s->threads, thread_key(pid, tid));
+	struct thread_info *t = ptt_map_get(&s->threads, thread_key(pid, tid));
 	struct space *sp;
 	const struct ptt_sym *start;
 	if (given && *given)

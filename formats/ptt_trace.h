@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "map.h" /* the containers: the hash map and the growth of arrays */
+
 #define PTT_FORMAT_VERSION 1
 #define PTT_FILE_MAGIC "\x89PTT\r\n\x1a\n"   /* 8 bytes, PNG-style: catches text-mode mangling */
 #define PTT_BYTE_ORDER_MARK 0x01020304u

@@ -1,0 +1,89 @@
+/*
+ * map.h - the containers of ptt: the one hash map (u64 -> pointer) with its
+ * iterator, and the one growth of an array.  Part of the format library,
+ * reached through ptt_trace.h; like the rest of it, never prints or exits.
+ */
+#ifndef PTT_MAP_H
+#define PTT_MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * A u64 -> pointer hash map: open addressing, linear probing, deletion by
+ * backward shift (no tombstones), kept at most half full.  A zeroed struct is
+ * an empty map; a value is never NULL (NULL marks an empty slot).  Where an
+ * entry lands depends only on the puts and deletes so far, so two runs over
+ * the same trace iterate in the same order: tools print in it, keep it so.
+ */
+struct ptt_map {
+	uint64_t *keys;
+	void **vals;   /* NULL: empty slot */
+	size_t cap, used;
+};
+
+/*
+ * The key of a synchronisation object: its address in its process.  Exact
+ * (no two objects share a key) for pids below 2^17 with user addresses below
+ * 2^47; above, two objects collide only if their pids agree in the low 17
+ * bits and their addresses differ by less than 32.
+ */
+static inline uint64_t ptt_obj_key(uint32_t pid, uint64_t addr)
+{
+	return addr ^ ((uint64_t)pid << 47) ^ ((uint64_t)pid >> 17);
+}
+
+void *ptt_map_get(const struct ptt_map *m, uint64_t key);            /* NULL if absent */
+int ptt_map_put(struct ptt_map *m, uint64_t key, void *val);         /* 0 or PTT_E_NOMEM; val not NULL */
+void *ptt_map_del(struct ptt_map *m, uint64_t key);                  /* the value removed, or NULL */
+void ptt_map_free(struct ptt_map *m); /* the table, not the values; leaves an empty map */
+
+/*
+ * An iteration over a map, in slot order:
+ *
+ *	struct ptt_map_iter it;
+ *	void *v;
+ *	for (ptt_map_iter_init(&it, &m); ptt_map_next(&it, &key, &v);)
+ *		...
+ *
+ * Safe, like Linux's hash_for_each_safe or a redis safe dict iterator: the
+ * body may delete the entry it was given (ptt_map_del of that key, directly
+ * or deep in a callee) and replace values, and the iteration goes on; every
+ * entry there at the start and not deleted is then visited exactly once.  The
+ * body must not put a new key nor delete an entry other than the current one
+ * (a backward shift could then carry an entry past the iterator, or back).
+ *
+ * Why it needs more than an index: deleting at slot i shifts later entries
+ * of its cluster back, possibly into slot i (so i is looked at again), and,
+ * when the cluster wraps past the table's end, carries entries from slots
+ * 0.. (visited first) back into the table's last slots.  The iterator notes
+ * at the start the keys in slots 0.. that wrapped (usually none, a few at
+ * most) and skips them at the end.  More than PTT_MAP_ITER_WRAP of them (not
+ * seen at half load) are visited at the end instead: exactly once still,
+ * though not in slot order.
+ */
+#define PTT_MAP_ITER_WRAP 32
+struct ptt_map_iter {
+	const struct ptt_map *m;
+	size_t pos, end;       /* the slot looked at, the end of this phase's slots */
+	size_t head;           /* slots [0, head) are the cluster that wraps around the end (0: none) */
+	size_t tail;           /* that cluster's first slot at the end of the table */
+	uint64_t key;          /* the key last given, at pos (valid when given) */
+	unsigned char phase;   /* 0 head, 1 the rest, 2 the wrapped entries of the head (deferred), 3 done */
+	unsigned char given, deferred;
+	unsigned nwrap;
+	uint64_t wrap[PTT_MAP_ITER_WRAP]; /* the keys of the head that wrapped, visited in phase 0 */
+};
+void ptt_map_iter_init(struct ptt_map_iter *it, const struct ptt_map *m);
+/* The next entry: 1 with *key and *val set (either pointer may be NULL), or 0 at the end. */
+int ptt_map_next(struct ptt_map_iter *it, uint64_t *key, void **val);
+
+/*
+ * Make room for need elements of elem bytes in the array *arrp (of any
+ * pointer type, NULL when empty) of capacity *cap: doubled from at least 16
+ * until it holds them.  0, or PTT_E_NOMEM with the array and *cap unchanged.
+ */
+int ptt_grow(void *arrp, size_t *cap, size_t need, size_t elem);
+#define PTT_GROW(arr, cap, need) ptt_grow(&(arr), (cap), (need), sizeof *(arr))
+
+#endif
