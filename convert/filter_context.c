@@ -41,8 +41,9 @@ struct fcontext *fcontext_new(void)
 	return c;
 }
 
-static void free_list(struct krec *k)
+static void free_list(void *list)
 {
+	struct krec *k = list;
 	while (k) {
 		struct krec *n = k->next;
 		free(k);
@@ -50,21 +51,14 @@ static void free_list(struct krec *k)
 	}
 }
 
-static void free_map(struct ptt_map *m)
-{
-	for (size_t i = 0; i < m->cap; i++)
-		free_list(m->vals[i]);
-	ptt_map_free(m);
-}
-
 void fcontext_free(struct fcontext *c)
 {
 	if (!c)
 		return;
 	model_free(c->model);
-	free_map(&c->procs);
-	free_map(&c->threads);
-	free_map(&c->inits);
+	ptt_map_free_with(&c->procs, free_list);
+	ptt_map_free_with(&c->threads, free_list);
+	ptt_map_free_with(&c->inits, free_list);
 	free(c);
 }
 
@@ -126,14 +120,13 @@ static void drop(struct ptt_map *m, uint64_t key, const struct krec *like)
 static void drop_process(struct fcontext *c, uint32_t pid)
 {
 	drop(&c->procs, pid, NULL);
+	struct ptt_map_iter it;
+	uint64_t key;
+	void *k;
 	for (struct ptt_map *m = &c->threads; m; m = m == &c->threads ? &c->inits : NULL)
-		for (size_t i = 0; i < m->cap; i++) {
-			struct krec *k = m->vals[i];
-			if (k && k->words[3] == pid) {
-				drop(m, m->keys[i], NULL);
-				i--; /* backward-shift deletion moved another entry here */
-			}
-		}
+		for (ptt_map_iter_init(&it, m); ptt_map_next(&it, &key, &k);)
+			if (((struct krec *)k)->words[3] == pid)
+				drop(m, key, NULL); /* deletes the current entry only: safe */
 }
 
 /* Is ev a successful call (no ret argument: yes)? */
@@ -236,9 +229,11 @@ static int by_pos(const void *a, const void *b)
 static int collect(const struct fcontext *c, struct items *l, int with_state)
 {
 	const struct ptt_map *maps[] = { &c->procs, &c->threads, &c->inits };
+	struct ptt_map_iter it;
+	void *head;
 	for (unsigned m = 0; m < (with_state ? 3u : 2u); m++)
-		for (size_t i = 0; i < maps[m]->cap; i++)
-			for (const struct krec *k = maps[m]->vals[i]; k; k = k->next)
+		for (ptt_map_iter_init(&it, maps[m]); ptt_map_next(&it, NULL, &head);)
+			for (const struct krec *k = head; k; k = k->next)
 				add(l, (struct item){ k->pos, m == 2 ? PTT_SNAP_STATE : PTT_SNAP_CONTEXT, k, NULL, NULL });
 	model_foreach_open(c->model, add_frame, l);
 	if (l->failed) {

@@ -935,6 +935,12 @@ int lockgraph_report_futex(struct lockgraph *g, FILE *out)
 	return (int)w.n;
 }
 
+static void free_edge(void *e)
+{
+	free(((struct edge *)e)->trysites);
+	free(e);
+}
+
 void lockgraph_free(struct lockgraph *g)
 {
 	if (!g)
@@ -943,27 +949,18 @@ void lockgraph_free(struct lockgraph *g)
 		free(g->all[i]->out);
 		free(g->all[i]);
 	}
-	for (size_t i = 0; i < g->edges.cap; i++)
-		if (g->edges.vals[i])
-			free(((struct edge *)g->edges.vals[i])->trysites);
-	for (size_t i = 0; i < g->edges.cap; i++)
-		free(g->edges.vals[i]);
-	for (size_t i = 0; i < g->pending.cap; i++)
-		free(g->pending.vals[i]);
 	if (g->exited_out)
 		fclose(g->exited_out);
 	free(g->exited);
 	for (size_t i = 0; i < g->nexit_cycles; i++)
 		free(g->exit_cycles[i].w);
 	free(g->exit_cycles);
-	ptt_map_free(&g->pending);
+	ptt_map_free_with(&g->pending, free);
 	ptt_map_free(&g->fast_sites);
-	for (size_t i = 0; i < g->signallers.cap; i++)
-		free(g->signallers.vals[i]);
-	ptt_map_free(&g->signallers);
+	ptt_map_free_with(&g->signallers, free);
 	free(g->all);
 	ptt_map_free(&g->nodes);
-	ptt_map_free(&g->edges);
+	ptt_map_free_with(&g->edges, free_edge);
 	model_free(g->model);
 	ptt_syms_free(g->syms);
 	free(g);

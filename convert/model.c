@@ -213,9 +213,10 @@ struct mthread *model_thread(const struct model *m, uint32_t pid, uint32_t tid)
 struct mthread *model_thread_of_tid(const struct model *m, uint32_t pid, uint32_t tid)
 {
 	struct mthread *t = model_thread(m, pid, tid);
-	for (size_t i = 0; !t && i < m->processes.cap; i++)
-		if (m->processes.vals[i])
-			t = model_thread(m, ((const struct mprocess *)m->processes.vals[i])->pid, tid);
+	struct ptt_map_iter it;
+	void *p;
+	for (ptt_map_iter_init(&it, &m->processes); !t && ptt_map_next(&it, NULL, &p);)
+		t = model_thread(m, ((const struct mprocess *)p)->pid, tid);
 	return t;
 }
 
@@ -395,21 +396,15 @@ static void join_returned(struct model *m, struct mthread *t, uint32_t target, i
 
 static void end_process(struct model *m, uint32_t pid, uint64_t ns)
 {
-	for (size_t i = 0; i < m->threads.cap; i++) {
-		struct mthread *t = m->threads.vals[i];
-		if (t && t->pid == pid) {
-			end_thread(m, t, ns);
-			i = (size_t)-1; /* the table shifted: start over */
-		}
-	}
+	struct ptt_map_iter it;
+	void *v;
+	for (ptt_map_iter_init(&it, &m->threads); ptt_map_next(&it, NULL, &v);)
+		if (((struct mthread *)v)->pid == pid)
+			end_thread(m, v, ns); /* deletes the current entry only: safe */
 	/* objects after the threads (their counts are back to 0), before the process */
-	for (size_t i = 0; i < m->objects.cap;) {
-		struct mobject *o = m->objects.vals[i];
-		if (o && o->pid == pid)
-			end_object(m, o, ns); /* backward shift may refill slot i, never from slots not seen yet below i */
-		else
-			i++;
-	}
+	for (ptt_map_iter_init(&it, &m->objects); ptt_map_next(&it, NULL, &v);)
+		if (((struct mobject *)v)->pid == pid)
+			end_object(m, v, ns);
 	struct mprocess *p = ptt_map_get(&m->processes, pid);
 	if (!p)
 		return;
@@ -979,25 +974,18 @@ static void apply(struct model *m, const struct ptt_event *ev)
 
 void model_finish(struct model *m, uint64_t ns)
 {
-	for (;;) {
-		uint32_t pid = 0;
-		int found = 0;
-		for (size_t i = 0; i < m->processes.cap && !found; i++)
-			if (m->processes.vals[i]) {
-				pid = ((struct mprocess *)m->processes.vals[i])->pid;
-				found = 1;
-			}
-		if (!found)
-			break;
-		end_process(m, pid, ns);
-	}
+	struct ptt_map_iter it;
+	void *p;
+	for (ptt_map_iter_init(&it, &m->processes); ptt_map_next(&it, NULL, &p);)
+		end_process(m, ((struct mprocess *)p)->pid, ns); /* deletes the current entry only: safe */
 }
 
 int model_foreach_thread(const struct model *m, int (*fn)(void *ctx, struct mthread *t), void *ctx)
 {
-	for (size_t i = 0; i < m->threads.cap; i++) {
-		struct mthread *t = m->threads.vals[i];
-		int rc = t ? fn(ctx, t) : 0;
+	struct ptt_map_iter it;
+	void *t;
+	for (ptt_map_iter_init(&it, &m->threads); ptt_map_next(&it, NULL, &t);) {
+		int rc = fn(ctx, t);
 		if (rc)
 			return rc;
 	}
@@ -1006,9 +994,11 @@ int model_foreach_thread(const struct model *m, int (*fn)(void *ctx, struct mthr
 
 int model_foreach_open(const struct model *m, int (*fn)(void *ctx, struct mthread *t, const struct mframe *f), void *ctx)
 {
-	for (size_t i = 0; i < m->threads.cap; i++) {
-		struct mthread *t = m->threads.vals[i];
-		for (unsigned k = 0; t && k < t->depth; k++) {
+	struct ptt_map_iter it;
+	void *v;
+	for (ptt_map_iter_init(&it, &m->threads); ptt_map_next(&it, NULL, &v);) {
+		struct mthread *t = v;
+		for (unsigned k = 0; k < t->depth; k++) {
 			int rc = fn(ctx, t, &t->stack[k]);
 			if (rc)
 				return rc;
@@ -1024,9 +1014,11 @@ struct mthread *model_any_holder(const struct model *m, uint32_t pid, uint64_t a
 		struct mthread *t = model_thread(m, pid, o->owner);
 		return t != not ? t : NULL;
 	}
-	for (size_t i = 0; i < m->threads.cap; i++) {
-		struct mthread *t = m->threads.vals[i];
-		if (!t || t == not || t->pid != pid)
+	struct ptt_map_iter it;
+	void *v;
+	for (ptt_map_iter_init(&it, &m->threads); ptt_map_next(&it, NULL, &v);) {
+		struct mthread *t = v;
+		if (t == not || t->pid != pid)
 			continue;
 		for (unsigned k = 0; k < t->depth; k++)
 			if (t->stack[k].obj == addr && mstate_is_hold(t->stack[k].state))
@@ -1057,16 +1049,16 @@ void model_free(struct model *m)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; i < m->threads.cap; i++) {
-		struct mthread *t = m->threads.vals[i];
-		if (t)
-			free(t->stack);
-		free(t);
+	struct ptt_map_iter it;
+	void *v;
+	for (ptt_map_iter_init(&it, &m->threads); ptt_map_next(&it, NULL, &v);) {
+		free(((struct mthread *)v)->stack);
+		free(v);
 	}
-	for (size_t i = 0; i < m->processes.cap; i++)
-		free(m->processes.vals[i]);
-	for (size_t i = 0; i < m->objects.cap; i++)
-		free(m->objects.vals[i]);
+	for (ptt_map_iter_init(&it, &m->processes); ptt_map_next(&it, NULL, &v);)
+		free(v);
+	for (ptt_map_iter_init(&it, &m->objects); ptt_map_next(&it, NULL, &v);)
+		free(v);
 	ptt_map_free(&m->threads);
 	ptt_map_free(&m->processes);
 	ptt_stacks_free(m->stacks);

@@ -406,12 +406,8 @@ int main(int argc, char **argv)
 	int unknown = !stopped_early && !empty && spec_warn_unknown_events(&spec, ptt_reader_types(in.r), "ptt-filter");
 	unknown |= !stopped_early && !empty && spec_warn_unseen(&spec, "ptt-filter");
 	fcontext_free(ctx);
-	for (size_t i = 0; i < oc.pending.cap; i++)
-		free(oc.pending.vals[i]);
-	ptt_map_free(&oc.pending);
-	for (size_t i = 0; i < oc.stacks.cap; i++)
-		free(oc.stacks.vals[i]);
-	ptt_map_free(&oc.stacks);
+	ptt_map_free_with(&oc.pending, free);
+	ptt_map_free_with(&oc.stacks, free);
 	ptt_syms_free(syms);
 	spec_free(&spec);
 	int damaged = cli_close(&in);

@@ -504,9 +504,10 @@ static void choose_objects(struct paje *pj)
 	size_t n = 0;
 	if (!all)
 		return;
-	for (size_t i = 0; i < pj->stats.cap; i++)
-		if (pj->stats.vals[i])
-			all[n++] = pj->stats.vals[i];
+	struct ptt_map_iter it;
+	void *v;
+	for (ptt_map_iter_init(&it, &pj->stats); ptt_map_next(&it, NULL, &v);)
+		all[n++] = v;
 	qsort(all, n, sizeof *all, by_contention);
 	for (size_t i = 0; i < n; i++) {
 		all[i]->shown = pj->max_objects == 0 || i < (size_t)pj->max_objects;
@@ -639,15 +640,9 @@ static int options(struct paje *pj, int argc, char **argv)
 
 static void free_stats(struct paje *pj)
 {
-	for (size_t i = 0; i < pj->stats.cap; i++)
-		free(pj->stats.vals[i]);
-	ptt_map_free(&pj->stats);
-	for (size_t i = 0; i < pj->early.cap; i++)
-		free(pj->early.vals[i]);
-	ptt_map_free(&pj->early);
-	for (size_t i = 0; i < pj->rows.cap; i++)
-		free(pj->rows.vals[i]);
-	ptt_map_free(&pj->rows);
+	ptt_map_free_with(&pj->stats, free);
+	ptt_map_free_with(&pj->early, free);
+	ptt_map_free_with(&pj->rows, free);
 	ptt_map_free(&pj->unclaimed);
 	ptt_map_free(&pj->kinds);
 }

@@ -637,9 +637,10 @@ static void print_site_waits(const struct stat_table *st, const struct stat_opts
 	struct site_wait **v = malloc((st->site_waits.used + 1) * sizeof *v);
 	if (!v)
 		return;
-	for (size_t i = 0; i < st->site_waits.cap; i++)
-		if (st->site_waits.vals[i])
-			v[n++] = st->site_waits.vals[i];
+	struct ptt_map_iter it;
+	void *w;
+	for (ptt_map_iter_init(&it, &st->site_waits); ptt_map_next(&it, NULL, &w);)
+		v[n++] = w;
 	if (n)
 		qsort(v, n, sizeof *v, by_site_wait);
 	size_t shown = o->top && o->top < n ? o->top : n;
@@ -1007,8 +1008,10 @@ void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FI
 void stat_print_folded(const struct stat_table *st, int hold, FILE *out)
 {
 	const struct ptt_stacks *stacks = model_stacks(st->model);
-	for (size_t i = 0; i < st->folds.cap; i++)
-		for (const struct fold *x = st->folds.vals[i]; x; x = x->next) {
+	struct ptt_map_iter it;
+	void *head;
+	for (ptt_map_iter_init(&it, &st->folds); ptt_map_next(&it, NULL, &head);)
+		for (const struct fold *x = head; x; x = x->next) {
 			if (x->hold != hold)
 				continue;
 			char name[512];
@@ -1031,19 +1034,21 @@ void stat_print_folded(const struct stat_table *st, int hold, FILE *out)
 		}
 }
 
+/* A chain of folds. */
+static void free_folds(void *x)
+{
+	for (struct fold *f = x, *next; f; f = next) {
+		next = f->next;
+		free(f);
+	}
+}
+
 void stat_free(struct stat_table *st)
 {
 	if (!st)
 		return;
-	for (size_t i = 0; i < st->folds.cap; i++)
-		for (struct fold *x = st->folds.vals[i], *next; x; x = next) {
-			next = x->next;
-			free(x);
-		}
-	ptt_map_free(&st->folds);
-	for (size_t i = 0; i < st->site_waits.cap; i++)
-		free(st->site_waits.vals[i]);
-	ptt_map_free(&st->site_waits);
+	ptt_map_free_with(&st->folds, free_folds);
+	ptt_map_free_with(&st->site_waits, free);
 	for (size_t i = 0; i < st->nobjs; i++) {
 		free(st->objs[i]->sites);
 		free(st->objs[i]);

@@ -104,23 +104,18 @@ static void space_clear(struct space *sp)
 	sp->cmd = NULL;
 }
 
-static void free_values(struct ptt_map *m, int spaces)
+static void free_space(void *sp)
 {
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->vals && m->vals[i]) {
-			if (spaces)
-				space_clear(m->vals[i]);
-			free(m->vals[i]);
-		}
-	ptt_map_free(m);
+	space_clear(sp);
+	free(sp);
 }
 
 void ptt_syms_free(struct ptt_syms *s)
 {
 	if (!s)
 		return;
-	free_values(&s->spaces, 1);
-	free_values(&s->threads, 0);
+	ptt_map_free_with(&s->spaces, free_space);
+	ptt_map_free_with(&s->threads, free);
 	while (s->all) {
 		struct sym_entry *e = s->all;
 		s->all = e->next;

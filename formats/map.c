@@ -98,6 +98,14 @@ void ptt_map_free(struct ptt_map *m)
 	memset(m, 0, sizeof *m);
 }
 
+void ptt_map_free_with(struct ptt_map *m, void (*destroy)(void *val))
+{
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->vals[i])
+			destroy(m->vals[i]);
+	ptt_map_free(m);
+}
+
 void ptt_map_iter_init(struct ptt_map_iter *it, const struct ptt_map *m)
 {
 	it->m = m;

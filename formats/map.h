@@ -37,6 +37,8 @@ void *ptt_map_get(const struct ptt_map *m, uint64_t key);            /* NULL if 
 int ptt_map_put(struct ptt_map *m, uint64_t key, void *val);         /* 0 or PTT_E_NOMEM; val not NULL */
 void *ptt_map_del(struct ptt_map *m, uint64_t key);                  /* the value removed, or NULL */
 void ptt_map_free(struct ptt_map *m); /* the table, not the values; leaves an empty map */
+/* The values too: destroy(value) for each (free, or the owner's), in slot order, then the table. */
+void ptt_map_free_with(struct ptt_map *m, void (*destroy)(void *val));
 
 /*
  * An iteration over a map, in slot order:
