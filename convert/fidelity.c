@@ -153,12 +153,8 @@ static void add_span(struct loss *l, uint32_t tid, uint64_t from, uint64_t to, u
 			s->count += count;
 			return;
 		}
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		struct loss_span *nv = realloc(l->v, cap * sizeof *nv);
-		if (!nv)
+		if (PTT_GROW(l->v, &l->cap, l->n + 1) != 0)
 			return;
-		l->v = nv;
-		l->cap = cap;
 	}
 	l->v[l->n++] = (struct loss_span){ tid, from, to, count, why };
 }

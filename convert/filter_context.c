@@ -201,15 +201,9 @@ struct items {
 
 static void add(struct items *l, struct item it)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct item *nv = realloc(l->v, cap * sizeof *nv);
-		if (!nv) {
-			l->failed = 1;
-			return;
-		}
-		l->v = nv;
-		l->cap = cap;
+	if (PTT_GROW(l->v, &l->cap, l->n + 1) != 0) {
+		l->failed = 1;
+		return;
 	}
 	l->v[l->n++] = it;
 }

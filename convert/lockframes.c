@@ -64,15 +64,9 @@ static int builtin_done;
 
 static int add(const char *re, char *err, size_t errsize)
 {
-	if (npatterns == cap) {
-		size_t nc = cap ? cap * 2 : 128;
-		regex_t *np = realloc(patterns, nc * sizeof *np);
-		if (!np) {
-			snprintf(err, errsize, "out of memory");
-			return -1;
-		}
-		patterns = np;
-		cap = nc;
+	if (PTT_GROW(patterns, &cap, npatterns + 1) != 0) {
+		snprintf(err, errsize, "out of memory");
+		return -1;
 	}
 	int rc = regcomp(&patterns[npatterns], re, REG_EXTENDED | REG_NOSUB);
 	if (rc) {

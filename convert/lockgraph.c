@@ -98,14 +98,8 @@ static struct node *node_of(struct lockgraph *g, uint32_t pid, uint64_t addr)
 	struct node *n = ptt_map_get(&g->nodes, ptt_obj_key(pid, addr));
 	if (n)
 		return n;
-	if (g->nall == g->capall) {
-		size_t cap = g->capall ? g->capall * 2 : 64;
-		struct node **na = realloc(g->all, cap * sizeof *na);
-		if (!na)
-			return NULL;
-		g->all = na;
-		g->capall = cap;
-	}
+	if (PTT_GROW(g->all, &g->capall, g->nall + 1) != 0)
+		return NULL;
 	n = calloc(1, sizeof *n);
 	if (!n || ptt_map_put(&g->nodes, ptt_obj_key(pid, addr), n)) {
 		free(n);
@@ -137,14 +131,8 @@ static void edge_try(struct edge *e, uint64_t site)
 	for (size_t i = 0; i < e->ntry; i++)
 		if (e->trysites[i] == site)
 			return;
-	if (e->ntry == e->captry) {
-		size_t cap = e->captry ? e->captry * 2 : 2;
-		uint64_t *ns = realloc(e->trysites, cap * sizeof *ns);
-		if (!ns)
-			return;
-		e->trysites = ns;
-		e->captry = cap;
-	}
+	if (PTT_GROW(e->trysites, &e->captry, e->ntry + 1) != 0)
+		return;
 	e->trysites[e->ntry++] = site;
 }
 
@@ -212,14 +200,8 @@ static void add_edge(struct lockgraph *g, struct node *a, const struct mframe *a
 		edge_try(e, try_site);
 	else
 		e->blocking = 1;
-	if (a->nout == a->capout) {
-		size_t cap = a->capout ? a->capout * 2 : 4;
-		struct edge **no = realloc(a->out, cap * sizeof *no);
-		if (!no)
-			return;
-		a->out = no;
-		a->capout = cap;
-	}
+	if (PTT_GROW(a->out, &a->capout, a->nout + 1) != 0)
+		return;
 	a->out[a->nout++] = e;
 }
 
@@ -651,14 +633,8 @@ static int gather(void *ctx, struct mthread *t)
 	const char *how;
 	if (!w || (b->pid && t->pid != b->pid) || releasers(b->g, t, w, who, SIGNALLERS, &how) < 0)
 		return 0;
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 16;
-		struct mthread **nt = realloc(b->t, cap * sizeof *nt);
-		if (!nt)
-			return -1;
-		b->t = nt;
-		b->cap = cap;
-	}
+	if (PTT_GROW(b->t, &b->cap, b->n + 1) != 0)
+		return -1;
 	b->t[b->n++] = t;
 	return ptt_map_put(&b->in, (uint64_t)(uintptr_t)t, t);
 }
@@ -729,14 +705,8 @@ static int wait_unverified(const struct mthread *t, const struct loss *loss)
 /* A cycle found as process pid exits: its waits kept, its heading to be written at out's offset by exit_heading. */
 static void defer_exit_cycle(struct lockgraph *g, const struct blocked *b, uint32_t pid, FILE *out)
 {
-	if (g->nexit_cycles == g->capexit_cycles) {
-		size_t cap = g->capexit_cycles ? g->capexit_cycles * 2 : 4;
-		struct exit_cycle *nv = realloc(g->exit_cycles, cap * sizeof *nv);
-		if (!nv)
-			return;
-		g->exit_cycles = nv;
-		g->capexit_cycles = cap;
-	}
+	if (PTT_GROW(g->exit_cycles, &g->capexit_cycles, g->nexit_cycles + 1) != 0)
+		return;
 	struct exit_cycle *c = &g->exit_cycles[g->nexit_cycles++];
 	long at = out && fflush(out) == 0 ? ftell(out) : 0;
 	*c = (struct exit_cycle){ at > 0 ? (size_t)at : 0, pid, 0, calloc(b->n ? b->n : 1, sizeof *c->w) };
@@ -880,14 +850,8 @@ static int gather_futex(void *ctx, struct mthread *t)
 	const struct mframe *f = model_waiting(t);
 	if (!f || f->state != MS_FUTEX_WAIT)
 		return 0;
-	if (w->n == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 16;
-		struct mthread **nt = realloc(w->t, cap * sizeof *nt);
-		if (!nt)
-			return -1;
-		w->t = nt;
-		w->cap = cap;
-	}
+	if (PTT_GROW(w->t, &w->cap, w->n + 1) != 0)
+		return -1;
 	w->t[w->n++] = t;
 	return 0;
 }

@@ -250,12 +250,10 @@ static void push(struct model *m, struct mthread *t, enum mstate s, uint64_t obj
 			memmove(t->stack, t->stack + 1, (t->depth - 1) * sizeof t->stack[0]);
 			t->depth--;
 		} else {
-			unsigned cap = t->cap ? t->cap * 2 : 4;
-			struct mframe *ns_ = realloc(t->stack, cap * sizeof *ns_);
-			if (!ns_)
+			size_t cap = t->cap;
+			if (PTT_GROW(t->stack, &cap, t->depth + 1) != 0)
 				return;
-			t->stack = ns_;
-			t->cap = cap;
+			t->cap = (unsigned)cap;
 		}
 	}
 	struct mframe *f = &t->stack[t->depth++];

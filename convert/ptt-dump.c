@@ -90,14 +90,8 @@ struct violations {
 
 static void keep_violation(struct violations *v, uint64_t ns, const char *msg)
 {
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 64;
-		uint64_t *nv = realloc(v->ns, cap * sizeof *nv);
-		if (!nv)
-			return; /* counted by fidelity_violations all the same, and not set aside */
-		v->ns = nv;
-		v->cap = cap;
-	}
+	if (PTT_GROW(v->ns, &v->cap, v->n + 1) != 0)
+		return; /* counted by fidelity_violations all the same, and not set aside */
 	if (v->n < VIOLATIONS_SHOWN)
 		v->msg[v->n] = strdup(msg);
 	v->ns[v->n++] = ns;

@@ -282,14 +282,10 @@ static struct jobj *jobj_of(struct json *js, const struct mobject *o)
 	for (j = head; j; j = j->next)
 		if (j->pid == o->pid && j->addr == o->addr && j->cls == o->cls)
 			return j;
-	if (js->nobj == js->capobj) {
-		uint32_t cap = js->capobj ? 2 * js->capobj : 256;
-		struct jobj **grown = realloc(js->obj, cap * sizeof *grown);
-		if (!grown)
-			return NULL;
-		js->obj = grown;
-		js->capobj = cap;
-	}
+	size_t cap = js->capobj;
+	if (PTT_GROW(js->obj, &cap, (size_t)js->nobj + 1) != 0)
+		return NULL;
+	js->capobj = (uint32_t)cap;
 	if (!(j = calloc(1, sizeof *j)))
 		return NULL;
 	*j = (struct jobj){ .addr = o->addr, .pid = o->pid, .index = js->nobj, .cls = o->cls, .next = head };

@@ -108,25 +108,12 @@ static int gap(const struct stat_table *st, const struct obj *o)
 	return 0;
 }
 
-static int grow(void ***arr, size_t *cap, size_t n)
-{
-	if (n < *cap)
-		return 0;
-	size_t nc = *cap ? *cap * 2 : 64;
-	void **na = realloc(*arr, nc * sizeof *na);
-	if (!na)
-		return -1;
-	*arr = na;
-	*cap = nc;
-	return 0;
-}
-
 static struct obj *obj_of(struct stat_table *st, uint32_t pid, uint64_t addr, unsigned cls)
 {
 	struct obj *o = ptt_map_get(&st->objs_by_key, ptt_obj_key(pid, addr));
 	if (o)
 		return o;
-	if (grow((void ***)&st->objs, &st->cap_objs, st->nobjs) || !(o = calloc(1, sizeof *o)))
+	if (PTT_GROW(st->objs, &st->cap_objs, st->nobjs + 1) || !(o = calloc(1, sizeof *o)))
 		return NULL;
 	if (ptt_map_put(&st->objs_by_key, ptt_obj_key(pid, addr), o)) {
 		free(o);
@@ -314,7 +301,7 @@ static void on_thread_begin(void *ctx, struct mthread *mt, struct mprocess *p, u
 	struct thr *t;
 	(void)p;
 	mt->user = NULL;
-	if (grow((void ***)&st->thrs, &st->cap_thrs, st->nthrs) || !(t = calloc(1, sizeof *t)))
+	if (PTT_GROW(st->thrs, &st->cap_thrs, st->nthrs + 1) || !(t = calloc(1, sizeof *t)))
 		return;
 	t->pid = mt->pid;
 	t->tid = mt->tid;

@@ -206,7 +206,7 @@ int ptt_grow(void *arrp, size_t *cap, size_t need, size_t elem)
 {
 	if (need <= *cap)
 		return 0;
-	size_t nc = *cap ? *cap : 16;
+	size_t nc = *cap ? *cap : 4;
 	while (nc < need) {
 		if (nc > SIZE_MAX / 2 / elem)
 			return PTT_E_NOMEM;

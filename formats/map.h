@@ -82,8 +82,8 @@ int ptt_map_next(struct ptt_map_iter *it, uint64_t *key, void **val);
 
 /*
  * Make room for need elements of elem bytes in the array *arrp (of any
- * pointer type, NULL when empty) of capacity *cap: doubled from at least 16
- * until it holds them.  0, or PTT_E_NOMEM with the array and *cap unchanged.
+ * pointer type, NULL when empty) of capacity *cap: doubled (from 4) until it
+ * holds them.  0, or PTT_E_NOMEM with the array and *cap unchanged.
  */
 int ptt_grow(void *arrp, size_t *cap, size_t need, size_t elem);
 #define PTT_GROW(arr, cap, need) ptt_grow(&(arr), (cap), (need), sizeof *(arr))

@@ -267,17 +267,11 @@ int ptt_types_define(struct ptt_types *ts, const struct ptt_type *t)
 	const struct ptt_type *old = ptt_types_get(ts, t->id);
 	if (old && memcmp(old, t, sizeof *t) == 0)
 		return 0;
-	if (t->id >= ts->ncap) {
-		unsigned cap = ts->ncap ? ts->ncap : 128;
-		while (cap <= t->id)
-			cap *= 2;
-		struct ptt_type **defined = realloc(ts->defined, cap * sizeof *defined);
-		if (!defined)
-			return PTT_E_NOMEM;
-		memset(defined + ts->ncap, 0, (cap - ts->ncap) * sizeof *defined);
-		ts->defined = defined;
-		ts->ncap = cap;
-	}
+	size_t cap = ts->ncap;
+	if (PTT_GROW(ts->defined, &cap, (size_t)t->id + 1) != 0)
+		return PTT_E_NOMEM;
+	memset(ts->defined + ts->ncap, 0, (cap - ts->ncap) * sizeof *ts->defined);
+	ts->ncap = (unsigned)cap;
 	struct ptt_type *copy = malloc(sizeof *copy), *was = ts->defined[t->id];
 	if (!copy)
 		return PTT_E_NOMEM;

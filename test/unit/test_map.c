@@ -184,6 +184,7 @@ int main(void)
 	int *arr = NULL;
 	size_t cap = 0;
 	ok(PTT_GROW(arr, &cap, 1) == 0 && arr && cap >= 1, "grow from nothing: %zu", cap);
+	ok(PTT_GROW(arr, &cap, 5) == 0 && cap == 8, "doubled: %zu", cap);
 	for (int i = 0; i < 1000; i++) {
 		if (PTT_GROW(arr, &cap, (size_t)i + 1) != 0)
 			break;
