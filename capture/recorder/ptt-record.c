@@ -342,14 +342,8 @@ static size_t meta_len, meta_cap;
 
 static int keep_meta(const char *text, size_t len)
 {
-	if (meta_len + len + 1 > meta_cap) {
-		size_t cap = (meta_len + len + 1) * 2;
-		char *n = realloc(meta_all, cap);
-		if (!n)
-			return PTT_E_NOMEM;
-		meta_all = n;
-		meta_cap = cap;
-	}
+	if (ptt_grow(&meta_all, &meta_cap, meta_len + len + 1, 1) != 0)
+		return PTT_E_NOMEM;
 	memcpy(meta_all + meta_len, text, len);
 	meta_len += len;
 	meta_all[meta_len] = 0;
