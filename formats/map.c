@@ -106,87 +106,98 @@ void ptt_map_free_with(struct ptt_map *m, void (*destroy)(void *val))
 	ptt_map_free(m);
 }
 
+/* Add a run of slots [from, to) giving the entries which, unless empty. */
+static void add_run(struct ptt_map_iter *it, size_t from, size_t to, unsigned char which)
+{
+	if (from >= to)
+		return;
+	if (it->nruns == 0 && it->end == 0) { /* the first: where the iteration starts */
+		it->pos = from;
+		it->end = to;
+		it->which = which;
+		it->nruns = 1;
+		return;
+	}
+	it->runs[it->nruns - 1].from = from;
+	it->runs[it->nruns - 1].to = to;
+	it->runs[it->nruns - 1].which = which;
+	it->nruns++;
+}
+
 void ptt_map_iter_init(struct ptt_map_iter *it, const struct ptt_map *m)
 {
 	it->m = m;
-	it->pos = it->head = 0;
-	it->tail = m->cap;
-	it->phase = 0;
-	it->given = it->deferred = 0;
+	it->pos = it->end = 0;
+	it->given = 0;
+	it->which = PTT_MAP_ALL;
+	it->run = it->nruns = 0;
 	it->nwrap = 0;
-	if (!m->cap) {
-		it->end = 0;
-		it->phase = 3;
+	if (!m->cap)
+		return;
+	size_t head = 0;
+	while (m->vals[head]) /* at most half full: an empty slot is there */
+		head++;
+	unsigned n = 0;
+	if (head && m->vals[m->cap - 1]) /* a cluster may wrap around the end */
+		for (size_t p = 0; p < head; p++)
+			if (slot(m->keys[p], m->cap) > p) { /* its home is at the end of the table */
+				if (n < PTT_MAP_ITER_WRAP)
+					it->wrap[n] = m->keys[p];
+				n++;
+			}
+	if (!n) { /* nothing wrapped: nothing can be carried back */
+		add_run(it, 0, m->cap, PTT_MAP_ALL);
 		return;
 	}
-	size_t h = 0;
-	while (m->vals[h]) /* at most half full: an empty slot is there */
-		h++;
-	it->head = it->end = h;
-	if (!h || !m->vals[m->cap - 1])
-		return; /* no cluster wraps around the end */
-	unsigned n = 0;
-	for (size_t p = 0; p < h; p++)
-		if (slot(m->keys[p], m->cap) > p) { /* its home is at the end of the table */
-			if (n < PTT_MAP_ITER_WRAP)
-				it->wrap[n] = m->keys[p];
-			n++;
-		}
-	it->nwrap = n < PTT_MAP_ITER_WRAP ? n : PTT_MAP_ITER_WRAP;
-	it->deferred = n > PTT_MAP_ITER_WRAP;
-	size_t t = m->cap - 1;
-	while (m->vals[t - 1]) /* stops at slot h, empty, at the latest */
-		t--;
-	it->tail = t;
+	size_t tail = m->cap - 1; /* the first slot of the cluster that wraps */
+	while (m->vals[tail - 1]) /* stops at slot head, empty, at the latest */
+		tail--;
+	if (n <= PTT_MAP_ITER_WRAP) {
+		/* slot order; the wrapped keys, given first, are skipped if carried back to the end */
+		it->nwrap = n;
+		add_run(it, 0, tail, PTT_MAP_ALL);
+		add_run(it, tail, m->cap, PTT_MAP_NOT_NOTED);
+	} else {
+		/* too many to note: the wrapped entries of slots 0.. are given at the end instead */
+		add_run(it, 0, head, PTT_MAP_HOME_BEFORE);
+		add_run(it, head, m->cap, PTT_MAP_ALL);
+		add_run(it, 0, head, PTT_MAP_HOME_AFTER);
+	}
 }
 
-static int wrapped_head(const struct ptt_map_iter *it, uint64_t key)
-{
-	for (unsigned i = 0; i < it->nwrap; i++)
-		if (it->wrap[i] == key)
-			return 1;
-	return 0;
-}
-
-/* Is the entry at slot p (not empty) given in this phase? */
+/* Is the entry at slot p (not empty) given in the current run? */
 static int wanted(const struct ptt_map_iter *it, size_t p)
 {
 	const struct ptt_map *m = it->m;
-	switch (it->phase) {
-	case 0:
-		return !it->deferred || slot(m->keys[p], m->cap) <= p;
-	case 1: /* a deletion may have carried a wrapped entry of the head back to the end */
-		return p < it->tail || it->deferred || !it->nwrap || !wrapped_head(it, m->keys[p]);
-	default:
+	switch (it->which) {
+	case PTT_MAP_NOT_NOTED:
+		for (unsigned i = 0; i < it->nwrap; i++)
+			if (it->wrap[i] == m->keys[p])
+				return 0;
+		return 1;
+	case PTT_MAP_HOME_BEFORE:
+		return slot(m->keys[p], m->cap) <= p;
+	case PTT_MAP_HOME_AFTER:
 		return slot(m->keys[p], m->cap) > p;
+	default:
+		return 1;
 	}
 }
 
-int ptt_map_next(struct ptt_map_iter *it, uint64_t *key, void **val)
+int ptt_map_next_run(struct ptt_map_iter *it, uint64_t *key, void **val)
 {
 	const struct ptt_map *m = it->m;
-	if (it->given) {
-		it->given = 0;
-		/* the current entry deleted and its slot refilled by a later one: look at it again */
-		if (!m->vals[it->pos] || m->keys[it->pos] == it->key)
-			it->pos++;
-	}
 	for (;;) {
 		if (it->pos >= it->end) {
-			if (it->phase == 0) {
-				it->phase = 1;
-				it->pos = it->head;
-				it->end = m->cap;
-				continue;
+			if (it->run + 1 >= it->nruns) {
+				it->which = PTT_MAP_ALL;
+				return 0;
 			}
-			if (it->phase == 1 && it->deferred) {
-				it->phase = 2;
-				it->pos = 0;
-				it->end = it->head;
-				continue;
-			}
-			it->phase = 3;
-			return 0;
+			it->pos = it->runs[it->run].from;
+			it->end = it->runs[it->run].to;
+			it->which = it->runs[it->run].which;
+			it->run++;
+			continue;
 		}
 		size_t p = it->pos;
 		if (m->vals[p] && wanted(it, p)) {

@@ -44,14 +44,15 @@ void ptt_map_free_with(struct ptt_map *m, void (*destroy)(void *val));
  * An iteration over a map, in slot order:
  *
  *	struct ptt_map_iter it;
+ *	uint64_t key;
  *	void *v;
  *	for (ptt_map_iter_init(&it, &m); ptt_map_next(&it, &key, &v);)
  *		...
  *
  * Safe, like Linux's hash_for_each_safe or a redis safe dict iterator: the
  * body may delete the entry it was given (ptt_map_del of that key, directly
- * or deep in a callee) and replace values, and the iteration goes on; every
- * entry there at the start and not deleted is then visited exactly once.  The
+ * or deep in a callee) and replace values, and the iteration goes on: every
+ * entry there at the start is given exactly once (test/unit/test_map.c).  The
  * body must not put a new key nor delete an entry other than the current one
  * (a backward shift could then carry an entry past the iterator, or back).
  *
@@ -60,25 +61,56 @@ void ptt_map_free_with(struct ptt_map *m, void (*destroy)(void *val));
  * when the cluster wraps past the table's end, carries entries from slots
  * 0.. (visited first) back into the table's last slots.  The iterator notes
  * at the start the keys in slots 0.. that wrapped (usually none, a few at
- * most) and skips them at the end.  More than PTT_MAP_ITER_WRAP of them (not
- * seen at half load) are visited at the end instead: exactly once still,
- * though not in slot order.
+ * most) and skips them at the end.  More than PTT_MAP_ITER_WRAP of them (never
+ * met at half load) are given at the end instead: exactly once still, though
+ * not in slot order.
  */
 #define PTT_MAP_ITER_WRAP 32
+enum { PTT_MAP_ALL, PTT_MAP_NOT_NOTED, PTT_MAP_HOME_BEFORE, PTT_MAP_HOME_AFTER }; /* which entries a run of slots gives */
 struct ptt_map_iter {
 	const struct ptt_map *m;
-	size_t pos, end;       /* the slot looked at, the end of this phase's slots */
-	size_t head;           /* slots [0, head) are the cluster that wraps around the end (0: none) */
-	size_t tail;           /* that cluster's first slot at the end of the table */
+	size_t pos, end;       /* the slot looked at, the end of the current run */
 	uint64_t key;          /* the key last given, at pos (valid when given) */
-	unsigned char phase;   /* 0 head, 1 the rest, 2 the wrapped entries of the head (deferred), 3 done */
-	unsigned char given, deferred;
+	unsigned char given, which, run, nruns;
+	struct { size_t from, to; unsigned char which; } runs[3]; /* the runs of slots after the first */
 	unsigned nwrap;
-	uint64_t wrap[PTT_MAP_ITER_WRAP]; /* the keys of the head that wrapped, visited in phase 0 */
+	uint64_t wrap[PTT_MAP_ITER_WRAP]; /* the keys of slots 0.. that wrapped: given there, skipped at the end */
 };
 void ptt_map_iter_init(struct ptt_map_iter *it, const struct ptt_map *m);
-/* The next entry: 1 with *key and *val set (either pointer may be NULL), or 0 at the end. */
-int ptt_map_next(struct ptt_map_iter *it, uint64_t *key, void **val);
+int ptt_map_next_run(struct ptt_map_iter *it, uint64_t *key, void **val); /* ptt_map_next's slow path */
+
+/*
+ * The next entry: 1 with *key and *val set (either pointer may be NULL), or 0
+ * at the end.  Inline: the model walks its threads on many events, and a map
+ * with nothing wrapped (the usual case) is then one run of slots.
+ */
+static inline int ptt_map_next(struct ptt_map_iter *it, uint64_t *key, void **val)
+{
+	const struct ptt_map *m = it->m;
+	size_t p = it->pos;
+	if (it->given) {
+		it->given = 0;
+		/* the current entry deleted and its slot refilled by a later one: look at it again */
+		if (!m->vals[p] || m->keys[p] == it->key)
+			p++;
+	}
+	if (it->which == PTT_MAP_ALL) {
+		while (p < it->end && !m->vals[p])
+			p++;
+		if (p < it->end) {
+			it->pos = p;
+			it->key = m->keys[p];
+			it->given = 1;
+			if (key)
+				*key = m->keys[p];
+			if (val)
+				*val = m->vals[p];
+			return 1;
+		}
+	}
+	it->pos = p;
+	return ptt_map_next_run(it, key, val);
+}
 
 /*
  * Make room for need elements of elem bytes in the array *arrp (of any
