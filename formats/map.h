@@ -14,7 +14,9 @@
  * backward shift (no tombstones), kept at most half full.  A zeroed struct is
  * an empty map; a value is never NULL (NULL marks an empty slot).  Where an
  * entry lands depends only on the puts and deletes so far, so two runs over
- * the same trace iterate in the same order: tools print in it, keep it so.
+ * the same trace iterate in the same order.  Tools print in it (what ends
+ * with a process, at one time): another hash or growth reorders those lines,
+ * as the frozen outputs of test/cli/25-frozen-outputs.bats show.
  */
 struct ptt_map {
 	uint64_t *keys;
