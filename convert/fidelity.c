@@ -11,7 +11,6 @@
 
 #include "fidelity.h"
 #include "model.h"
-#include "pmap.h"
 #include "symbols.h"
 
 /* A thread's use of an object: when it first and last touched it, and whether it holds it by its own records. */
@@ -24,7 +23,7 @@ struct fidelity {
 	struct manomaly last;  /* the anomaly of the event the model took last */
 	int have;
 	unsigned long violations;
-	struct pmap touches;   /* pmap_obj_key(tid, object) -> struct touch */
+	struct ptt_map touches;   /* ptt_obj_key(tid, object) -> struct touch */
 	struct fidelity_culprit culprit; /* of the last violation */
 };
 
@@ -52,9 +51,7 @@ void fidelity_free(struct fidelity *f)
 {
 	if (!f)
 		return;
-	for (size_t i = 0; i < f->touches.cap; i++)
-		free(f->touches.vals[i]);
-	pmap_free(&f->touches);
+	ptt_map_free_with(&f->touches, free);
 	free(f);
 }
 
@@ -63,11 +60,11 @@ static void touch(struct fidelity *f, uint32_t tid, uint64_t obj, uint64_t ns, i
 {
 	if (!obj)
 		return;
-	uint64_t k = pmap_obj_key(tid, obj);
-	struct touch *t = pmap_get(&f->touches, k);
+	uint64_t k = ptt_obj_key(tid, obj);
+	struct touch *t = ptt_map_get(&f->touches, k);
 	if (!t) {
 		t = calloc(1, sizeof *t);
-		if (!t || pmap_put(&f->touches, k, t)) {
+		if (!t || ptt_map_put(&f->touches, k, t)) {
 			free(t);
 			return; /* memory is short: a violation on obj is judged by the other rules only */
 		}
@@ -115,7 +112,7 @@ int fidelity_loss_explains(const struct fidelity *f, const struct loss *l, const
 			continue; /* the cut before a trace's start (the model knows it starts mid-run), or a loss after it */
 		if (!s->tid || s->tid == c->tid || (c->other && s->tid == c->other))
 			return 1;
-		const struct touch *t = c->obj ? pmap_get(&f->touches, pmap_obj_key(s->tid, c->obj)) : NULL;
+		const struct touch *t = c->obj ? ptt_map_get(&f->touches, ptt_obj_key(s->tid, c->obj)) : NULL;
 		if (t && t->first <= s->to_ns && (t->last >= s->from_ns || t->held))
 			return 1;
 	}
@@ -231,12 +228,8 @@ static void add_span(struct loss *l, uint32_t tid, uint64_t from, uint64_t to, u
 			s->count += count;
 			return;
 		}
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		struct loss_span *nv = realloc(l->v, cap * sizeof *nv);
-		if (!nv)
+		if (PTT_GROW(l->v, &l->cap, l->n + 1) != 0)
 			return;
-		l->v = nv;
-		l->cap = cap;
 	}
 	l->v[l->n++] = (struct loss_span){ tid, from, to, count, why };
 }

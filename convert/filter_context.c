@@ -11,7 +11,6 @@
 
 #include "filter_context.h"
 #include "model.h"
-#include "pmap.h"
 
 /* A record kept as it was stored. */
 struct krec {
@@ -24,9 +23,9 @@ struct krec {
 
 struct fcontext {
 	const struct model *model; /* the trace's, fed by the caller (its open frames) */
-	struct pmap procs;   /* pid -> records of the process (begin, exec, modules, object names) */
-	struct pmap threads; /* (pid, tid) -> records of the thread (begin, name) */
-	struct pmap inits;   /* (pid, object) -> its init record */
+	struct ptt_map procs;   /* pid -> records of the process (begin, exec, modules, object names) */
+	struct ptt_map threads; /* (pid, tid) -> records of the thread (begin, name) */
+	struct ptt_map inits;   /* (pid, object) -> its init record */
 };
 
 static uint64_t thread_key(uint32_t pid, uint32_t tid) { return (uint64_t)pid << 32 | tid; }
@@ -39,8 +38,9 @@ struct fcontext *fcontext_new(const struct model *m)
 	return c;
 }
 
-static void free_list(struct krec *k)
+static void free_list(void *list)
 {
+	struct krec *k = list;
 	while (k) {
 		struct krec *n = k->next;
 		free(k);
@@ -48,20 +48,13 @@ static void free_list(struct krec *k)
 	}
 }
 
-static void free_map(struct pmap *m)
-{
-	for (size_t i = 0; i < m->cap; i++)
-		free_list(m->vals[i]);
-	pmap_free(m);
-}
-
 void fcontext_free(struct fcontext *c)
 {
 	if (!c)
 		return;
-	free_map(&c->procs);
-	free_map(&c->threads);
-	free_map(&c->inits);
+	ptt_map_free_with(&c->procs, free_list);
+	ptt_map_free_with(&c->threads, free_list);
+	ptt_map_free_with(&c->inits, free_list);
 	free(c);
 }
 
@@ -80,13 +73,13 @@ static struct krec *keep(const struct ptt_event *ev)
 }
 
 /* Append k to the list at key (k NULL: memory is short, the record is not told again). */
-static void append(struct pmap *m, uint64_t key, struct krec *k)
+static void append(struct ptt_map *m, uint64_t key, struct krec *k)
 {
 	if (!k)
 		return;
-	struct krec *head = pmap_get(m, key);
+	struct krec *head = ptt_map_get(m, key);
 	if (!head) {
-		if (pmap_put(m, key, k) != 0)
+		if (ptt_map_put(m, key, k) != 0)
 			free(k);
 		return;
 	}
@@ -96,11 +89,11 @@ static void append(struct pmap *m, uint64_t key, struct krec *k)
 }
 
 /* Drop the list at key, or from it the records of the same kind (id) about the same obj/target. */
-static void drop(struct pmap *m, uint64_t key, const struct krec *like)
+static void drop(struct ptt_map *m, uint64_t key, const struct krec *like)
 {
-	struct krec *head = pmap_get(m, key);
+	struct krec *head = ptt_map_get(m, key);
 	if (!like) {
-		pmap_del(m, key);
+		ptt_map_del(m, key);
 		free_list(head);
 		return;
 	}
@@ -115,22 +108,21 @@ static void drop(struct pmap *m, uint64_t key, const struct krec *like)
 		}
 	}
 	if (head)
-		pmap_put(m, key, head);
+		ptt_map_put(m, key, head);
 	else
-		pmap_del(m, key);
+		ptt_map_del(m, key);
 }
 
 static void drop_process(struct fcontext *c, uint32_t pid)
 {
 	drop(&c->procs, pid, NULL);
-	for (struct pmap *m = &c->threads; m; m = m == &c->threads ? &c->inits : NULL)
-		for (size_t i = 0; i < m->cap; i++) {
-			struct krec *k = m->vals[i];
-			if (k && k->words[3] == pid) {
-				drop(m, m->keys[i], NULL);
-				i--; /* backward-shift deletion moved another entry here */
-			}
-		}
+	struct ptt_map_iter it;
+	uint64_t key;
+	void *k;
+	for (struct ptt_map *m = &c->threads; m; m = m == &c->threads ? &c->inits : NULL)
+		for (ptt_map_iter_init(&it, m); ptt_map_next(&it, &key, &k);)
+			if (((struct krec *)k)->words[3] == pid)
+				drop(m, key, NULL); /* deletes the current entry only: safe */
 }
 
 /* Is ev a successful call (no ret argument: yes)? */
@@ -180,7 +172,7 @@ void fcontext_event(struct fcontext *c, const struct ptt_event *ev)
 		break;
 	}
 	if ((role == PTT_ROLE_INIT || role == PTT_ROLE_DESTROY) && succeeded(ev) && ev->nargs) {
-		uint64_t key = pmap_obj_key(ev->pid, ev->arg[0]);
+		uint64_t key = ptt_obj_key(ev->pid, ev->arg[0]);
 		drop(&c->inits, key, NULL);
 		if (role == PTT_ROLE_INIT && (k = keep(ev)) != NULL) {
 			k->obj = ev->arg[0];
@@ -205,15 +197,9 @@ struct items {
 
 static void add(struct items *l, struct item it)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct item *nv = realloc(l->v, cap * sizeof *nv);
-		if (!nv) {
-			l->failed = 1;
-			return;
-		}
-		l->v = nv;
-		l->cap = cap;
+	if (PTT_GROW(l->v, &l->cap, l->n + 1) != 0) {
+		l->failed = 1;
+		return;
 	}
 	l->v[l->n++] = it;
 }
@@ -232,10 +218,12 @@ static int by_pos(const void *a, const void *b)
 
 static int collect(const struct fcontext *c, struct items *l, int with_state)
 {
-	const struct pmap *maps[] = { &c->procs, &c->threads, &c->inits };
+	const struct ptt_map *maps[] = { &c->procs, &c->threads, &c->inits };
+	struct ptt_map_iter it;
+	void *head;
 	for (unsigned m = 0; m < (with_state ? 3u : 2u); m++)
-		for (size_t i = 0; i < maps[m]->cap; i++)
-			for (const struct krec *k = maps[m]->vals[i]; k; k = k->next)
+		for (ptt_map_iter_init(&it, maps[m]); ptt_map_next(&it, NULL, &head);)
+			for (const struct krec *k = head; k; k = k->next)
 				add(l, (struct item){ k->pos, m == 2 ? PTT_SNAP_STATE : PTT_SNAP_CONTEXT, k, NULL, NULL });
 	model_foreach_open(c->model, add_frame, l);
 	if (l->failed) {

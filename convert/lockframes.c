@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "lockframes.h"
-#include "pmap.h"
 
 /*
  * Functions through which programs take their locks, matched against the
@@ -72,15 +71,9 @@ static int builtin_done;
 
 static int add(const char *re, char *err, size_t errsize)
 {
-	if (npatterns == cap) {
-		size_t nc = cap ? cap * 2 : 128;
-		regex_t *np = realloc(patterns, nc * sizeof *np);
-		if (!np) {
-			snprintf(err, errsize, "out of memory");
-			return -1;
-		}
-		patterns = np;
-		cap = nc;
+	if (PTT_GROW(patterns, &cap, npatterns + 1) != 0) {
+		snprintf(err, errsize, "out of memory");
+		return -1;
 	}
 	int rc = regcomp(&patterns[npatterns], re, REG_EXTENDED | REG_NOSUB);
 	if (rc) {
@@ -136,7 +129,7 @@ int lockframes_is_lock(struct ptt_syms *syms, uint32_t pid, uint64_t addr)
  * (pid, frames) -> the site past the lock layer, found once (a site is never 0).  Keyed by the
  * frames, not the stack's id: after an exec the same pid numbers its stacks from 1 again.
  */
-static struct pmap site_cache;
+static struct ptt_map site_cache;
 
 static uint64_t frames_key(uint32_t pid, const uint64_t *f, unsigned n)
 {
@@ -174,7 +167,7 @@ uint64_t lockframes_site(struct ptt_syms *syms, const struct ptt_stacks *st, uin
 	if (!n)
 		return 0;
 	uint64_t key = frames_key(pid, f, n);
-	void *hit = pmap_get(&site_cache, key);
+	void *hit = ptt_map_get(&site_cache, key);
 	if (hit)
 		return (uint64_t)(uintptr_t)hit;
 	uint64_t site = f[n - 1];
@@ -191,7 +184,7 @@ uint64_t lockframes_site(struct ptt_syms *syms, const struct ptt_stacks *st, uin
 		}
 	}
 	if (site)
-		pmap_put(&site_cache, key, (void *)(uintptr_t)site); /* no memory: found again next time */
+		ptt_map_put(&site_cache, key, (void *)(uintptr_t)site); /* no memory: found again next time */
 	return site;
 }
 

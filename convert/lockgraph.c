@@ -21,7 +21,6 @@
 #include "lockframes.h"
 #include "lockgraph.h"
 #include "model.h"
-#include "pmap.h"
 #include "symbols.h"
 
 struct node {
@@ -55,7 +54,7 @@ struct edge {
 	unsigned held_excl : 1, held_shared : 1, want_excl : 1, want_shared : 1;
 	unsigned blocking : 1;	/* seen with B asked for by a call that may block */
 	unsigned live : 1;	/* takes part in the cycles (blocking, or a fast-path try) */
-	uint64_t *trysites;	/* else the sites (pmap_obj_key) of the successful tries that made it */
+	uint64_t *trysites;	/* else the sites (ptt_obj_key) of the successful tries that made it */
 	size_t ntry, captry;
 };
 
@@ -66,10 +65,10 @@ struct pending {
 
 struct lockgraph {
 	struct model *model;
-	struct pmap nodes, edges;
-	struct pmap signallers;  /* (pid, cond) -> struct signallers */
-	struct pmap pending;     /* (pid, tid) -> struct pending */
-	struct pmap fast_sites;  /* (pid, site) of tries that are fast paths of blocking acquisitions */
+	struct ptt_map nodes, edges;
+	struct ptt_map signallers;  /* (pid, cond) -> struct signallers */
+	struct ptt_map pending;     /* (pid, tid) -> struct pending */
+	struct ptt_map fast_sites;  /* (pid, site) of tries that are fast paths of blocking acquisitions */
 	char *exited;            /* the deadlocks found as processes exited, printed with the others */
 	size_t exited_len;
 	FILE *exited_out;
@@ -96,19 +95,13 @@ static void exited(struct lockgraph *g, uint32_t pid);
 
 static struct node *node_of(struct lockgraph *g, uint32_t pid, uint64_t addr)
 {
-	struct node *n = pmap_get(&g->nodes, pmap_obj_key(pid, addr));
+	struct node *n = ptt_map_get(&g->nodes, ptt_obj_key(pid, addr));
 	if (n)
 		return n;
-	if (g->nall == g->capall) {
-		size_t cap = g->capall ? g->capall * 2 : 64;
-		struct node **na = realloc(g->all, cap * sizeof *na);
-		if (!na)
-			return NULL;
-		g->all = na;
-		g->capall = cap;
-	}
+	if (PTT_GROW(g->all, &g->capall, g->nall + 1) != 0)
+		return NULL;
 	n = calloc(1, sizeof *n);
-	if (!n || pmap_put(&g->nodes, pmap_obj_key(pid, addr), n)) {
+	if (!n || ptt_map_put(&g->nodes, ptt_obj_key(pid, addr), n)) {
 		free(n);
 		return NULL;
 	}
@@ -132,20 +125,14 @@ static void edge_modes(struct edge *e, int a_shared, int b_shared)
 		e->want_excl = 1;
 }
 
-/* Note a try site (pmap_obj_key; 0: none) that made e, once. */
+/* Note a try site (ptt_obj_key; 0: none) that made e, once. */
 static void edge_try(struct edge *e, uint64_t site)
 {
 	for (size_t i = 0; i < e->ntry; i++)
 		if (e->trysites[i] == site)
 			return;
-	if (e->ntry == e->captry) {
-		size_t cap = e->captry ? e->captry * 2 : 2;
-		uint64_t *ns = realloc(e->trysites, cap * sizeof *ns);
-		if (!ns)
-			return;
-		e->trysites = ns;
-		e->captry = cap;
-	}
+	if (PTT_GROW(e->trysites, &e->captry, e->ntry + 1) != 0)
+		return;
 	e->trysites[e->ntry++] = site;
 }
 
@@ -173,7 +160,7 @@ static void add_edge(struct lockgraph *g, struct node *a, const struct mframe *a
 {
 	int a_shared = a_hold->state == MS_RW_RD_HOLD;
 	uint64_t k = (uint64_t)a->serial << 32 | b->serial;
-	struct edge *e = pmap_get(&g->edges, k);
+	struct edge *e = ptt_map_get(&g->edges, k);
 	if (e) {
 		if (ev->tid != e->first_tid && !e->other_tid)
 			e->other_tid = ev->tid;
@@ -186,7 +173,7 @@ static void add_edge(struct lockgraph *g, struct node *a, const struct mframe *a
 		return;
 	}
 	e = calloc(1, sizeof *e);
-	if (!e || pmap_put(&g->edges, k, e)) {
+	if (!e || ptt_map_put(&g->edges, k, e)) {
 		free(e);
 		return;
 	}
@@ -213,14 +200,8 @@ static void add_edge(struct lockgraph *g, struct node *a, const struct mframe *a
 		edge_try(e, try_site);
 	else
 		e->blocking = 1;
-	if (a->nout == a->capout) {
-		size_t cap = a->capout ? a->capout * 2 : 4;
-		struct edge **no = realloc(a->out, cap * sizeof *no);
-		if (!no)
-			return;
-		a->out = no;
-		a->capout = cap;
-	}
+	if (PTT_GROW(a->out, &a->capout, a->nout + 1) != 0)
+		return;
 	a->out[a->nout++] = e;
 }
 
@@ -262,7 +243,7 @@ static void on_wait_begin(void *ctx, struct mthread *t, struct mobject *o, const
 static uint64_t site_key(struct lockgraph *g, const struct ptt_event *ev)
 {
 	uint64_t site = ptt_syms_site_addr(g->syms, ev->id, ev->arg);
-	return site ? pmap_obj_key(ev->pid, site) : 0;
+	return site ? ptt_obj_key(ev->pid, site) : 0;
 }
 
 /* an acquisition that may have blocked orders what is held before it; a try, when it is a fast path (see above) */
@@ -286,11 +267,11 @@ static uint64_t thread_key(uint32_t pid, uint32_t tid) { return (uint64_t)pid <<
 static void on_release(void *ctx, struct mthread *t, struct mobject *o, const struct mframe *hold, const struct ptt_event *ev)
 {
 	struct lockgraph *g = ctx;
-	struct pending *p = pmap_get(&g->pending, thread_key(t->pid, t->tid));
+	struct pending *p = ptt_map_get(&g->pending, thread_key(t->pid, t->tid));
 	(void)o;
 	(void)ev;
 	if (p && hold->begin_ns <= p->ns) {
-		pmap_del(&g->pending, thread_key(t->pid, t->tid));
+		ptt_map_del(&g->pending, thread_key(t->pid, t->tid));
 		free(p);
 	}
 }
@@ -302,9 +283,9 @@ static void note_try(struct lockgraph *g, const struct ptt_event *ev, unsigned r
 	if (!obj || (cls != PTT_CLASS_MUTEX && cls != PTT_CLASS_RWLOCK && cls != PTT_CLASS_SEM && cls != PTT_CLASS_SPIN))
 		return;
 	uint64_t k = thread_key(ev->pid, ev->tid);
-	struct pending *p = pmap_get(&g->pending, k);
+	struct pending *p = ptt_map_get(&g->pending, k);
 	if ((role == PTT_ROLE_TRY || role == PTT_ROLE_TRY_SHARED) && ptt_event_argn(ev, PTT_ARGNAME_RET, 0) != 0) {
-		if (!p && ((p = calloc(1, sizeof *p)) == NULL || pmap_put(&g->pending, k, p))) {
+		if (!p && ((p = calloc(1, sizeof *p)) == NULL || ptt_map_put(&g->pending, k, p))) {
 			free(p);
 			return;
 		}
@@ -320,8 +301,8 @@ static void note_try(struct lockgraph *g, const struct ptt_event *ev, unsigned r
 	if (n)
 		n->fast = 1;
 	if (p->site)
-		pmap_put(&g->fast_sites, p->site, g);
-	pmap_del(&g->pending, k);
+		ptt_map_put(&g->fast_sites, p->site, g);
+	ptt_map_del(&g->pending, k);
 	free(p);
 }
 
@@ -334,10 +315,10 @@ struct signallers {
 
 static void note_signaller(struct lockgraph *g, uint32_t pid, uint64_t cond, uint32_t tid)
 {
-	struct signallers *s = pmap_get(&g->signallers, pmap_obj_key(pid, cond));
+	struct signallers *s = ptt_map_get(&g->signallers, ptt_obj_key(pid, cond));
 	if (!s) {
 		s = calloc(1, sizeof *s);
-		if (!s || pmap_put(&g->signallers, pmap_obj_key(pid, cond), s)) {
+		if (!s || ptt_map_put(&g->signallers, ptt_obj_key(pid, cond), s)) {
 			free(s);
 			return;
 		}
@@ -375,9 +356,9 @@ void lockgraph_event(struct lockgraph *g, const struct ptt_event *ev)
 		/* the end of an object, or a new one where another may have been:
 		 * the address's next use is a new node, its edges its own.  Not when
 		 * the call failed (EBUSY: the object lives on) or a thread holds it. */
-		struct node *n = pmap_get(&g->nodes, pmap_obj_key(ev->pid, obj));
+		struct node *n = ptt_map_get(&g->nodes, ptt_obj_key(ev->pid, obj));
 		if (n && !model_any_holder(g->model, ev->pid, obj, NULL))
-			pmap_del(&g->nodes, pmap_obj_key(ev->pid, obj));
+			ptt_map_del(&g->nodes, ptt_obj_key(ev->pid, obj));
 	}
 	if (ev->id == PTT_EV_PROCESS_EXIT)
 		exited(g, ev->pid);
@@ -441,7 +422,7 @@ static void thread_name(struct lockgraph *g, uint32_t pid, uint32_t tid, char *b
 
 /* A path from -> ... -> target inside component comp (depth-first); fills path, returns its length. */
 static size_t find_path(struct node *from, struct node *target, int comp, struct edge **path, size_t depth, size_t max,
-			struct pmap *seen)
+			struct ptt_map *seen)
 {
 	for (size_t i = 0; i < from->nout && depth < max; i++) {
 		struct edge *e = from->out[i];
@@ -450,9 +431,9 @@ static size_t find_path(struct node *from, struct node *target, int comp, struct
 		path[depth] = e;
 		if (e->to == target)
 			return depth + 1;
-		if (pmap_get(seen, (uint64_t)(uintptr_t)e->to))
+		if (ptt_map_get(seen, (uint64_t)(uintptr_t)e->to))
 			continue;
-		pmap_put(seen, (uint64_t)(uintptr_t)e->to, e->to);
+		ptt_map_put(seen, (uint64_t)(uintptr_t)e->to, e->to);
 		size_t n = find_path(e->to, target, comp, path, depth + 1, max, seen);
 		if (n)
 			return n;
@@ -484,7 +465,7 @@ static int edge_live(struct lockgraph *g, const struct edge *e)
 	if (e->blocking || (e->ntry && e->to->fast))
 		return 1;
 	for (size_t i = 0; i < e->ntry; i++)
-		if (e->trysites[i] && pmap_get(&g->fast_sites, e->trysites[i]))
+		if (e->trysites[i] && ptt_map_get(&g->fast_sites, e->trysites[i]))
 			return 1;
 	return 0;
 }
@@ -524,9 +505,9 @@ int lockgraph_report_cycles(struct lockgraph *g, FILE *out, int *unverified)
 		if (size[n->comp] < 2 || done[n->comp])
 			continue;
 		done[n->comp] = 1;
-		struct pmap seen = { 0 };
+		struct ptt_map seen = { 0 };
 		size_t len = find_path(n, n, n->comp, path, 0, g->nall, &seen);
-		pmap_free(&seen);
+		ptt_map_free(&seen);
 		if (!len)
 			continue;
 		/* a cycle one thread made alone cannot deadlock */
@@ -620,7 +601,7 @@ static int releasers(struct lockgraph *g, struct mthread *t, const struct mframe
 		return who[0] && who[0] != t ? 1 : -1;
 	case MS_COND_WAIT: {
 		*how = "a condition signalled only by";
-		struct signallers *s = pmap_get(&g->signallers, pmap_obj_key(t->pid, w->obj));
+		struct signallers *s = ptt_map_get(&g->signallers, ptt_obj_key(t->pid, w->obj));
 		if (!s || s->many)
 			return -1;
 		for (unsigned i = 0; i < s->n && n < max; i++) {
@@ -640,7 +621,7 @@ struct blocked {
 	uint32_t pid;           /* only this process's threads (0: all) */
 	struct mthread **t;     /* the blocked threads with releasers that can be told */
 	size_t n, cap;
-	struct pmap in;         /* thread -> still in the closed set */
+	struct ptt_map in;         /* thread -> still in the closed set */
 };
 
 static int gather(void *ctx, struct mthread *t)
@@ -651,16 +632,10 @@ static int gather(void *ctx, struct mthread *t)
 	const char *how;
 	if (!w || (b->pid && t->pid != b->pid) || releasers(b->g, t, w, who, SIGNALLERS, &how) < 0)
 		return 0;
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 16;
-		struct mthread **nt = realloc(b->t, cap * sizeof *nt);
-		if (!nt)
-			return -1;
-		b->t = nt;
-		b->cap = cap;
-	}
+	if (PTT_GROW(b->t, &b->cap, b->n + 1) != 0)
+		return -1;
 	b->t[b->n++] = t;
-	return pmap_put(&b->in, (uint64_t)(uintptr_t)t, t);
+	return ptt_map_put(&b->in, (uint64_t)(uintptr_t)t, t);
 }
 
 /* With a stack: where t waits, at the first frames past the lock layer. */
@@ -733,20 +708,14 @@ static int wait_unverified(const struct mthread *t, const struct loss *loss)
 /* A cycle found as process pid exits: its waits kept, its heading to be written at out's offset by exit_heading. */
 static void defer_exit_cycle(struct lockgraph *g, const struct blocked *b, uint32_t pid, FILE *out)
 {
-	if (g->nexit_cycles == g->capexit_cycles) {
-		size_t cap = g->capexit_cycles ? g->capexit_cycles * 2 : 4;
-		struct exit_cycle *nv = realloc(g->exit_cycles, cap * sizeof *nv);
-		if (!nv)
-			return;
-		g->exit_cycles = nv;
-		g->capexit_cycles = cap;
-	}
+	if (PTT_GROW(g->exit_cycles, &g->capexit_cycles, g->nexit_cycles + 1) != 0)
+		return;
 	struct exit_cycle *c = &g->exit_cycles[g->nexit_cycles++];
 	long at = out && fflush(out) == 0 ? ftell(out) : 0;
 	*c = (struct exit_cycle){ at > 0 ? (size_t)at : 0, pid, 0, calloc(b->n ? b->n : 1, sizeof *c->w) };
 	for (size_t k = 0; c->w && k < b->n; k++) {
 		const struct mframe *w = model_waiting(b->t[k]);
-		if (b->t[k]->pid == pid && w && pmap_get(&b->in, (uint64_t)(uintptr_t)b->t[k]))
+		if (b->t[k]->pid == pid && w && ptt_map_get(&b->in, (uint64_t)(uintptr_t)b->t[k]))
 			c->w[c->n++] = (struct exit_wait){ b->t[k]->tid, w->begin_ns };
 	}
 }
@@ -775,26 +744,26 @@ static int report_blocked(struct lockgraph *g, uint32_t pid, FILE *out, int *unv
 		for (size_t i = 0; i < b.n; i++) {
 			struct mthread *t = b.t[i], *who[SIGNALLERS];
 			const char *how;
-			if (!pmap_get(&b.in, (uint64_t)(uintptr_t)t))
+			if (!ptt_map_get(&b.in, (uint64_t)(uintptr_t)t))
 				continue;
 			int n = releasers(g, t, model_waiting(t), who, SIGNALLERS, &how), free_ = n <= 0;
 			for (int k = 0; k < n && !free_; k++)
-				free_ = !pmap_get(&b.in, (uint64_t)(uintptr_t)who[k]);
+				free_ = !ptt_map_get(&b.in, (uint64_t)(uintptr_t)who[k]);
 			if (free_) {
-				pmap_del(&b.in, (uint64_t)(uintptr_t)t);
+				ptt_map_del(&b.in, (uint64_t)(uintptr_t)t);
 				changed = 1;
 			}
 		}
 	}
 	int found = 0;
-	struct pmap shown = { 0 };
+	struct ptt_map shown = { 0 };
 	for (size_t i = 0; i < b.n; i++) {
 		struct mthread *start = b.t[i];
-		if (!pmap_get(&b.in, (uint64_t)(uintptr_t)start) || pmap_get(&shown, (uint64_t)(uintptr_t)start))
+		if (!ptt_map_get(&b.in, (uint64_t)(uintptr_t)start) || ptt_map_get(&shown, (uint64_t)(uintptr_t)start))
 			continue;
 		int weak = 0; /* a wait of the set that events lost after it began could have ended */
 		for (size_t k = 0; k < b.n; k++)
-			weak |= b.t[k]->pid == start->pid && pmap_get(&b.in, (uint64_t)(uintptr_t)b.t[k]) &&
+			weak |= b.t[k]->pid == start->pid && ptt_map_get(&b.in, (uint64_t)(uintptr_t)b.t[k]) &&
 				wait_unverified(b.t[k], loss);
 		if (pid) /* judged at the end, with the loss known then: exit_heading */
 			defer_exit_cycle(g, &b, start->pid, out);
@@ -808,19 +777,19 @@ static int report_blocked(struct lockgraph *g, uint32_t pid, FILE *out, int *unv
 		else if (out && !pid)
 			fprintf(out, "deadlock: threads blocked in a cycle at the end of the trace (process %" PRIu32 ")\n",
 				start->pid);
-		for (struct mthread *t = start; t && !pmap_get(&shown, (uint64_t)(uintptr_t)t);) {
+		for (struct mthread *t = start; t && !ptt_map_get(&shown, (uint64_t)(uintptr_t)t);) {
 			struct mthread *who[SIGNALLERS];
 			const char *how;
-			pmap_put(&shown, (uint64_t)(uintptr_t)t, t);
+			ptt_map_put(&shown, (uint64_t)(uintptr_t)t, t);
 			if (out)
 				print_wait(g, t, out);
 			t = releasers(g, t, model_waiting(t), who, SIGNALLERS, &how) > 0 ? who[0] : NULL;
 		}
 		for (size_t k = 0; k < b.n; k++) { /* the rest of the set (waiting for the cycle) */
 			struct mthread *t = b.t[k];
-			if (t->pid != start->pid || !pmap_get(&b.in, (uint64_t)(uintptr_t)t) || pmap_get(&shown, (uint64_t)(uintptr_t)t))
+			if (t->pid != start->pid || !ptt_map_get(&b.in, (uint64_t)(uintptr_t)t) || ptt_map_get(&shown, (uint64_t)(uintptr_t)t))
 				continue;
-			pmap_put(&shown, (uint64_t)(uintptr_t)t, t);
+			ptt_map_put(&shown, (uint64_t)(uintptr_t)t, t);
 			if (out)
 				print_wait(g, t, out);
 		}
@@ -828,15 +797,15 @@ static int report_blocked(struct lockgraph *g, uint32_t pid, FILE *out, int *unv
 	if (out && !pid) {
 		int header = 0;
 		for (size_t i = 0; i < b.n; i++) {
-			if (pmap_get(&b.in, (uint64_t)(uintptr_t)b.t[i]))
+			if (ptt_map_get(&b.in, (uint64_t)(uintptr_t)b.t[i]))
 				continue;
 			if (!header++)
 				fprintf(out, "blocked at the end of the trace (not deadlocked as far as the trace tells):\n");
 			print_wait(g, b.t[i], out);
 		}
 	}
-	pmap_free(&shown);
-	pmap_free(&b.in);
+	ptt_map_free(&shown);
+	ptt_map_free(&b.in);
 	free(b.t);
 	return found;
 }
@@ -884,14 +853,8 @@ static int gather_futex(void *ctx, struct mthread *t)
 	const struct mframe *f = model_waiting(t);
 	if (!f || f->state != MS_FUTEX_WAIT)
 		return 0;
-	if (w->n == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 16;
-		struct mthread **nt = realloc(w->t, cap * sizeof *nt);
-		if (!nt)
-			return -1;
-		w->t = nt;
-		w->cap = cap;
-	}
+	if (PTT_GROW(w->t, &w->cap, w->n + 1) != 0)
+		return -1;
 	w->t[w->n++] = t;
 	return 0;
 }
@@ -939,6 +902,12 @@ int lockgraph_report_futex(struct lockgraph *g, FILE *out)
 	return (int)w.n;
 }
 
+static void free_edge(void *e)
+{
+	free(((struct edge *)e)->trysites);
+	free(e);
+}
+
 void lockgraph_free(struct lockgraph *g)
 {
 	if (!g)
@@ -947,26 +916,17 @@ void lockgraph_free(struct lockgraph *g)
 		free(g->all[i]->out);
 		free(g->all[i]);
 	}
-	for (size_t i = 0; i < g->edges.cap; i++)
-		if (g->edges.vals[i])
-			free(((struct edge *)g->edges.vals[i])->trysites);
-	for (size_t i = 0; i < g->edges.cap; i++)
-		free(g->edges.vals[i]);
-	for (size_t i = 0; i < g->pending.cap; i++)
-		free(g->pending.vals[i]);
 	if (g->exited_out)
 		fclose(g->exited_out);
 	free(g->exited);
 	for (size_t i = 0; i < g->nexit_cycles; i++)
 		free(g->exit_cycles[i].w);
 	free(g->exit_cycles);
-	pmap_free(&g->pending);
-	pmap_free(&g->fast_sites);
-	for (size_t i = 0; i < g->signallers.cap; i++)
-		free(g->signallers.vals[i]);
-	pmap_free(&g->signallers);
+	ptt_map_free_with(&g->pending, free);
+	ptt_map_free(&g->fast_sites);
+	ptt_map_free_with(&g->signallers, free);
 	free(g->all);
-	pmap_free(&g->nodes);
-	pmap_free(&g->edges);
+	ptt_map_free(&g->nodes);
+	ptt_map_free_with(&g->edges, free_edge);
 	free(g);
 }

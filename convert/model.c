@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "model.h"
-#include "pmap.h"
 
 const char *const mstate_name[MS_COUNT] = {
 	"Running (outside traced waits)", "Blocked on mutex", "Holding mutex", "In condition wait",
@@ -45,12 +44,12 @@ int mstate_is_wait(unsigned s)
 
 struct model {
 	struct model_ops ops;
-	struct pmap threads, processes, objects;
-	struct pmap joiners;  /* (pid, target tid) -> the thread blocked joining it */
-	struct pmap ended;    /* (process serial, tid) -> serial of a thread that ended, not joined yet */
-	struct pmap pids;     /* every pid seen: 1 began, 2 forked from a traced process, 3 no beginning */
-	struct pmap announced; /* (pid, child tid) and (pid, handle) of thread_create, until the child begins */
-	struct pmap histories; /* (pid, tid) -> 1 + ns where a flight recording's history of the thread begins */
+	struct ptt_map threads, processes, objects;
+	struct ptt_map joiners;  /* (pid, target tid) -> the thread blocked joining it */
+	struct ptt_map ended;    /* (process serial, tid) -> serial of a thread that ended, not joined yet */
+	struct ptt_map pids;     /* every pid seen: 1 began, 2 forked from a traced process, 3 no beginning */
+	struct ptt_map announced; /* (pid, child tid) and (pid, handle) of thread_create, until the child begins */
+	struct ptt_map histories; /* (pid, tid) -> 1 + ns where a flight recording's history of the thread begins */
 	uint32_t serial;
 	uint64_t link_keys;
 	int objects_on, mid_run, anomaly_done;
@@ -70,7 +69,7 @@ struct model {
 static uint64_t tkey(uint32_t pid, uint32_t tid) { return (uint64_t)pid << 32 | tid; }
 static uint64_t ekey(const struct mprocess *p, uint32_t tid) { return (uint64_t)p->serial << 32 | tid; }
 /* handles live in a key space apart from tids (tids are below 2^32) */
-static uint64_t hkey(uint32_t pid, uint64_t handle) { return pmap_obj_key(pid, handle) | 1ull << 63; }
+static uint64_t hkey(uint32_t pid, uint64_t handle) { return ptt_obj_key(pid, handle) | 1ull << 63; }
 
 struct model *model_new(const struct model_ops *ops)
 {
@@ -99,7 +98,7 @@ void model_starts_mid_run(struct model *m, const struct ptt_reader *r)
 		unsigned pid, tid;
 		unsigned long long ns;
 		if (sscanf(ptt_reader_meta_line(r, i), "flight_thread %u %u %llu", &pid, &tid, &ns) == 3 && ns < UINT64_MAX)
-			pmap_put(&m->histories, tkey(pid, tid), (void *)(uintptr_t)(ns + 1));
+			ptt_map_put(&m->histories, tkey(pid, tid), (void *)(uintptr_t)(ns + 1));
 	}
 }
 
@@ -115,11 +114,11 @@ static void anomaly(struct model *m, const struct ptt_event *ev, enum manomaly_k
 
 static struct mprocess *process_of(struct model *m, uint32_t pid, uint64_t ns)
 {
-	struct mprocess *p = pmap_get(&m->processes, pid);
+	struct mprocess *p = ptt_map_get(&m->processes, pid);
 	if (p)
 		return p;
 	p = calloc(1, sizeof *p);
-	if (!p || pmap_put(&m->processes, pid, p)) {
+	if (!p || ptt_map_put(&m->processes, pid, p)) {
 		free(p);
 		return NULL;
 	}
@@ -133,19 +132,19 @@ static struct mprocess *process_of(struct model *m, uint32_t pid, uint64_t ns)
 /* The thread, created on first sight (a trace may be cut or filtered). */
 static struct mthread *thread_of(struct model *m, uint32_t pid, uint32_t tid, uint64_t ns)
 {
-	struct mthread *t = pmap_get(&m->threads, tkey(pid, tid));
+	struct mthread *t = ptt_map_get(&m->threads, tkey(pid, tid));
 	if (t)
 		return t;
 	struct mprocess *p = process_of(m, pid, ns);
 	if (!p)
 		return NULL;
 	t = calloc(1, sizeof *t);
-	if (!t || pmap_put(&m->threads, tkey(pid, tid), t)) {
+	if (!t || ptt_map_put(&m->threads, tkey(pid, tid), t)) {
 		free(t);
 		return NULL;
 	}
 	if (m->ended.used)
-		pmap_del(&m->ended, ekey(p, tid)); /* the tid is reused: the old thread cannot be joined any more */
+		ptt_map_del(&m->ended, ekey(p, tid)); /* the tid is reused: the old thread cannot be joined any more */
 	t->pid = pid;
 	t->tid = tid;
 	t->serial = ++m->serial;
@@ -160,7 +159,7 @@ static struct mthread *thread_of(struct model *m, uint32_t pid, uint32_t tid, ui
 /* Show o from now on as an object of kind cls (a new incarnation if it was shown as another kind). */
 static void show_object(struct model *m, struct mobject *o, unsigned cls, uint64_t ns)
 {
-	struct mprocess *p = pmap_get(&m->processes, o->pid);
+	struct mprocess *p = ptt_map_get(&m->processes, o->pid);
 	if (!p)
 		return;
 	if (o->serial && m->ops.object_end) /* the address was reused without a destroy call */
@@ -175,11 +174,11 @@ static void show_object(struct model *m, struct mobject *o, unsigned cls, uint64
 /* The object at addr, created on first sight; cls (0: unknown) is the kind it is used as. */
 static struct mobject *object_of(struct model *m, uint32_t pid, uint64_t addr, unsigned cls, uint64_t ns)
 {
-	uint64_t k = pmap_obj_key(pid, addr);
-	struct mobject *o = pmap_get(&m->objects, k);
+	uint64_t k = ptt_obj_key(pid, addr);
+	struct mobject *o = ptt_map_get(&m->objects, k);
 	if (!o) {
 		o = calloc(1, sizeof *o);
-		if (!o || pmap_put(&m->objects, k, o)) {
+		if (!o || ptt_map_put(&m->objects, k, o)) {
 			free(o);
 			return NULL;
 		}
@@ -197,7 +196,7 @@ static void count(struct model *m, const struct mthread *t, const struct mframe 
 	unsigned cls = mstate_class(f->state);
 	if (cls == PTT_CLASS_META)
 		return;
-	struct mobject *o = pmap_get(&m->objects, pmap_obj_key(t->pid, f->obj));
+	struct mobject *o = ptt_map_get(&m->objects, ptt_obj_key(t->pid, f->obj));
 	if (!o || o->addr != f->obj || o->pid != t->pid || (m->objects_on && o->cls != cls))
 		return;
 	int waits = !mstate_is_hold(f->state);
@@ -214,21 +213,22 @@ static void count(struct model *m, const struct mthread *t, const struct mframe 
 
 struct mthread *model_thread(const struct model *m, uint32_t pid, uint32_t tid)
 {
-	return pmap_get(&m->threads, tkey(pid, tid));
+	return ptt_map_get(&m->threads, tkey(pid, tid));
 }
 
 struct mthread *model_thread_of_tid(const struct model *m, uint32_t pid, uint32_t tid)
 {
 	struct mthread *t = model_thread(m, pid, tid);
-	for (size_t i = 0; !t && i < m->processes.cap; i++)
-		if (m->processes.vals[i])
-			t = model_thread(m, ((const struct mprocess *)m->processes.vals[i])->pid, tid);
+	struct ptt_map_iter it;
+	void *p;
+	for (ptt_map_iter_init(&it, &m->processes); !t && ptt_map_next(&it, NULL, &p);)
+		t = model_thread(m, ((const struct mprocess *)p)->pid, tid);
 	return t;
 }
 
 struct mobject *model_object(const struct model *m, uint32_t pid, uint64_t addr)
 {
-	struct mobject *o = pmap_get(&m->objects, pmap_obj_key(pid, addr));
+	struct mobject *o = ptt_map_get(&m->objects, ptt_obj_key(pid, addr));
 	return o && o->pid == pid && o->addr == addr ? o : NULL;
 }
 
@@ -256,12 +256,10 @@ static void push(struct model *m, struct mthread *t, enum mstate s, uint64_t obj
 			memmove(t->stack, t->stack + 1, (t->depth - 1) * sizeof t->stack[0]);
 			t->depth--;
 		} else {
-			unsigned cap = t->cap ? t->cap * 2 : 4;
-			struct mframe *ns_ = realloc(t->stack, cap * sizeof *ns_);
-			if (!ns_)
+			size_t cap = t->cap;
+			if (PTT_GROW(t->stack, &cap, t->depth + 1) != 0)
 				return;
-			t->stack = ns_;
-			t->cap = cap;
+			t->cap = (unsigned)cap;
 		}
 	}
 	struct mframe *f = &t->stack[t->depth++];
@@ -312,18 +310,18 @@ static int drop(struct model *m, struct mthread *t, enum mstate s, uint64_t obj,
 /* The end of an object's container (if shown) and of its record. */
 static void end_object(struct model *m, struct mobject *o, uint64_t ns)
 {
-	struct mprocess *p = pmap_get(&m->processes, o->pid);
+	struct mprocess *p = ptt_map_get(&m->processes, o->pid);
 	if (o->serial && p && m->ops.object_end)
 		m->ops.object_end(m->ops.ctx, o, p, ns);
-	pmap_del(&m->objects, pmap_obj_key(o->pid, o->addr));
+	ptt_map_del(&m->objects, ptt_obj_key(o->pid, o->addr));
 	free(o);
 }
 
 /* t stops waiting in a join. */
 static void unwait_join(struct model *m, struct mthread *t)
 {
-	if (t->joining && pmap_get(&m->joiners, tkey(t->pid, t->joining)) == t)
-		pmap_del(&m->joiners, tkey(t->pid, t->joining));
+	if (t->joining && ptt_map_get(&m->joiners, tkey(t->pid, t->joining)) == t)
+		ptt_map_del(&m->joiners, tkey(t->pid, t->joining));
 	t->joining = 0;
 }
 
@@ -332,7 +330,7 @@ static void end_join_link(struct model *m, struct mthread *t, uint64_t ns)
 {
 	if (!t->join_key)
 		return;
-	struct mprocess *p = pmap_get(&m->processes, t->pid);
+	struct mprocess *p = ptt_map_get(&m->processes, t->pid);
 	if (p && m->ops.link_end)
 		m->ops.link_end(m->ops.ctx, p, t->serial, "join", t->join_key, ns);
 	t->join_key = 0;
@@ -341,16 +339,16 @@ static void end_join_link(struct model *m, struct mthread *t, uint64_t ns)
 /* t really ended (thread_end): start the join link now if a joiner waits, else remember t for a later join. */
 static void thread_ended(struct model *m, struct mthread *t, uint64_t ns)
 {
-	struct mprocess *p = pmap_get(&m->processes, t->pid);
+	struct mprocess *p = ptt_map_get(&m->processes, t->pid);
 	if (!p || !m->ops.link_start || !m->ops.link_end)
 		return;
-	struct mthread *j = pmap_get(&m->joiners, tkey(t->pid, t->tid));
+	struct mthread *j = ptt_map_get(&m->joiners, tkey(t->pid, t->tid));
 	if (j && j != t && !j->join_key) {
 		j->join_key = ++m->link_keys;
 		m->ops.link_start(m->ops.ctx, p, t->serial, "join", j->join_key, ns);
 		return;
 	}
-	pmap_put(&m->ended, ekey(p, t->tid), (void *)(uintptr_t)t->serial);
+	ptt_map_put(&m->ended, ekey(p, t->tid), (void *)(uintptr_t)t->serial);
 }
 
 static void end_thread(struct model *m, struct mthread *t, uint64_t ns)
@@ -361,12 +359,12 @@ static void end_thread(struct model *m, struct mthread *t, uint64_t ns)
 	}
 	end_join_link(m, t, ns);
 	unwait_join(m, t);
-	struct mprocess *p = pmap_get(&m->processes, t->pid);
+	struct mprocess *p = ptt_map_get(&m->processes, t->pid);
 	if (p && p->live_threads)
 		p->live_threads--;
 	if (m->ops.thread_end)
 		m->ops.thread_end(m->ops.ctx, t, p, ns);
-	pmap_del(&m->threads, tkey(t->pid, t->tid));
+	ptt_map_del(&m->threads, tkey(t->pid, t->tid));
 	free(t->stack);
 	free(t);
 }
@@ -379,12 +377,12 @@ static void end_thread(struct model *m, struct mthread *t, uint64_t ns)
  */
 static void join_returned(struct model *m, struct mthread *t, uint32_t target, int ok, uint64_t ns)
 {
-	struct mprocess *p = pmap_get(&m->processes, t->pid);
-	struct mthread *x = target && target != t->tid ? pmap_get(&m->threads, tkey(t->pid, target)) : NULL;
+	struct mprocess *p = ptt_map_get(&m->processes, t->pid);
+	struct mthread *x = target && target != t->tid ? ptt_map_get(&m->threads, tkey(t->pid, target)) : NULL;
 	if (t->join_key) {
 		end_join_link(m, t, ns);
 	} else if (ok && target && p && m->ops.link_start && m->ops.link_end) {
-		uint32_t from = x ? x->serial : (uint32_t)(uintptr_t)pmap_get(&m->ended, ekey(p, target));
+		uint32_t from = x ? x->serial : (uint32_t)(uintptr_t)ptt_map_get(&m->ended, ekey(p, target));
 		if (from) {
 			uint64_t key = ++m->link_keys;
 			m->ops.link_start(m->ops.ctx, p, from, "join", key, ns);
@@ -394,7 +392,7 @@ static void join_returned(struct model *m, struct mthread *t, uint32_t target, i
 	unwait_join(m, t);
 	if (ok && target && p) {
 		if (m->ended.used)
-			pmap_del(&m->ended, ekey(p, target));
+			ptt_map_del(&m->ended, ekey(p, target));
 		if (x)
 			end_thread(m, x, ns);
 	}
@@ -402,27 +400,21 @@ static void join_returned(struct model *m, struct mthread *t, uint32_t target, i
 
 static void end_process(struct model *m, uint32_t pid, uint64_t ns)
 {
-	for (size_t i = 0; i < m->threads.cap; i++) {
-		struct mthread *t = m->threads.vals[i];
-		if (t && t->pid == pid) {
-			end_thread(m, t, ns);
-			i = (size_t)-1; /* the table shifted: start over */
-		}
-	}
+	struct ptt_map_iter it;
+	void *v;
+	for (ptt_map_iter_init(&it, &m->threads); ptt_map_next(&it, NULL, &v);)
+		if (((struct mthread *)v)->pid == pid)
+			end_thread(m, v, ns); /* deletes the current entry only: safe */
 	/* objects after the threads (their counts are back to 0), before the process */
-	for (size_t i = 0; i < m->objects.cap;) {
-		struct mobject *o = m->objects.vals[i];
-		if (o && o->pid == pid)
-			end_object(m, o, ns); /* backward shift may refill slot i, never from slots not seen yet below i */
-		else
-			i++;
-	}
-	struct mprocess *p = pmap_get(&m->processes, pid);
+	for (ptt_map_iter_init(&it, &m->objects); ptt_map_next(&it, NULL, &v);)
+		if (((struct mobject *)v)->pid == pid)
+			end_object(m, v, ns);
+	struct mprocess *p = ptt_map_get(&m->processes, pid);
 	if (!p)
 		return;
 	if (m->ops.process_end)
 		m->ops.process_end(m->ops.ctx, p, ns);
-	pmap_del(&m->processes, pid);
+	ptt_map_del(&m->processes, pid);
 	free(p);
 }
 
@@ -441,7 +433,7 @@ static void link_from_last(struct model *m, struct mthread *t, struct mobject *o
 {
 	if (!o || !o->last_tid || o->last_tid == t->tid || !m->ops.link)
 		return;
-	struct mthread *from = pmap_get(&m->threads, tkey(t->pid, o->last_tid));
+	struct mthread *from = ptt_map_get(&m->threads, tkey(t->pid, o->last_tid));
 	if (from)
 		m->ops.link(m->ops.ctx, from, t, kind, o->addr, ns);
 }
@@ -479,7 +471,7 @@ static enum mstate hold_state(unsigned cls, int shared)
 	}
 }
 
-static int forked(const struct model *m, uint32_t pid) { return (uintptr_t)pmap_get(&m->pids, pid) == 2; }
+static int forked(const struct model *m, uint32_t pid) { return (uintptr_t)ptt_map_get(&m->pids, pid) == 2; }
 
 /* Exclusive ownership of o by t (model.h: ownership, anomalies). */
 static void own(struct model *m, struct mthread *t, struct mobject *o, const struct ptt_event *ev, int ownerdead)
@@ -515,7 +507,7 @@ static void disown_rule(struct model *m, struct mthread *t, struct mobject *o, c
 	int owned = o->owner || o->readers;
 	m->held_before += first && !owned;
 	/* in a flight recording, free since before t's history begins: taken by t where its history is lost */
-	uintptr_t history = (uintptr_t)pmap_get(&m->histories, tkey(t->pid, t->tid));
+	uintptr_t history = (uintptr_t)ptt_map_get(&m->histories, tkey(t->pid, t->tid));
 	if (m->mid_run && !owned && (first || ptt_role_is_request(ev->type->role) || (history && o->free_ns < history)))
 		return; /* taken before the trace starts (a cond wait's request: its mutex, by each waiter) */
 	if (ev->type->cls == PTT_CLASS_RWLOCK && !o->owner && o->readers) {
@@ -646,7 +638,7 @@ static void on_request(struct model *m, struct mthread *t, const struct ptt_even
 		obj = target;
 		unwait_join(m, t);
 		push(m, t, s, obj, ev);
-		if (target && target != t->tid && !pmap_put(&m->joiners, tkey(t->pid, target), t))
+		if (target && target != t->tid && !ptt_map_put(&m->joiners, tkey(t->pid, target), t))
 			t->joining = target;
 	} else {
 		o = obj ? object_of(m, t->pid, obj, 0, ev->ns) : NULL;
@@ -805,7 +797,7 @@ static void post(struct model *m, struct mthread *t, const struct ptt_event *ev,
 	for (unsigned i = 0; i < t->depth && !mine; i++)
 		mine = t->stack[i].state == MS_SEM_HOLD && t->stack[i].obj == obj;
 	if (!mine && o->taker)
-		h = pmap_get(&m->threads, tkey(t->pid, o->taker));
+		h = ptt_map_get(&m->threads, tkey(t->pid, o->taker));
 	if (o->owner == (h ? h->tid : 0)) {
 		o->owner = 0;
 		o->depth = 0;
@@ -828,15 +820,15 @@ static void on_life(struct model *m, struct mthread *t, const struct ptt_event *
 	switch (ev->id) {
 	case PTT_EV_THREAD_BEGIN: {
 		uint32_t parent = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_PARENT, 0);
-		struct mthread *pt = parent ? pmap_get(&m->threads, tkey(ev->pid, parent)) : NULL;
+		struct mthread *pt = parent ? ptt_map_get(&m->threads, tkey(ev->pid, parent)) : NULL;
 		int announced = 0;
 		if (parent) {
 			uint64_t h = hkey(ev->pid, ptt_event_argn(ev, PTT_ARGNAME_HANDLE, 0));
-			announced = pmap_get(&m->announced, tkey(ev->pid, ev->tid)) || pmap_get(&m->announced, h);
+			announced = ptt_map_get(&m->announced, tkey(ev->pid, ev->tid)) || ptt_map_get(&m->announced, h);
 			if (!announced && !m->mid_run) /* mid-run: created before the trace starts */
 				anomaly(m, ev, MA_UNANNOUNCED_THREAD, 0, 0, 0);
-			pmap_del(&m->announced, tkey(ev->pid, ev->tid));
-			pmap_del(&m->announced, h);
+			ptt_map_del(&m->announced, tkey(ev->pid, ev->tid));
+			ptt_map_del(&m->announced, h);
 		}
 		/* the creation is shown when it is in the trace (not before a window's start) */
 		if (pt && announced && m->ops.link)
@@ -847,8 +839,8 @@ static void on_life(struct model *m, struct mthread *t, const struct ptt_event *
 		if (ret_of(ev) == 0) {
 			uint32_t child = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_CHILD, 0);
 			if (child)
-				pmap_put(&m->announced, tkey(ev->pid, child), m);
-			pmap_put(&m->announced, hkey(ev->pid, ptt_event_argn(ev, PTT_ARGNAME_HANDLE, 0)), m);
+				ptt_map_put(&m->announced, tkey(ev->pid, child), m);
+			ptt_map_put(&m->announced, hkey(ev->pid, ptt_event_argn(ev, PTT_ARGNAME_HANDLE, 0)), m);
 		}
 		break;
 	default:
@@ -897,16 +889,16 @@ static void on_stall(struct model *m, const struct ptt_event *ev)
 /* A pid's first event: was it process_begin (model.h: anomalies)? */
 static void check_process(struct model *m, const struct ptt_event *ev)
 {
-	uintptr_t seen = (uintptr_t)pmap_get(&m->pids, ev->pid);
+	uintptr_t seen = (uintptr_t)ptt_map_get(&m->pids, ev->pid);
 	if (seen && ev->id != PTT_EV_PROCESS_BEGIN)
 		return;
 	uintptr_t v = 3;
 	if (ev->id == PTT_EV_PROCESS_BEGIN)
-		v = pmap_get(&m->pids, (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_PPID, 0)) ? 2 : 1;
+		v = ptt_map_get(&m->pids, (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_PPID, 0)) ? 2 : 1;
 	else if (!m->mid_run)
 		anomaly(m, ev, MA_NO_PROCESS_BEGIN, 0, 0, 0);
 	if (!seen || ev->id == PTT_EV_PROCESS_BEGIN)
-		pmap_put(&m->pids, ev->pid, (void *)v);
+		ptt_map_put(&m->pids, ev->pid, (void *)v);
 }
 
 static void apply(struct model *m, const struct ptt_event *ev);
@@ -919,7 +911,7 @@ void model_event(struct model *m, const struct ptt_event *ev)
 	}
 	if (ev->id == PTT_EV_STACK && ev->type && ev->type->role == PTT_ROLE_META && ev->nargs >= 1) {
 		/* the stack of the thread's next event */
-		struct mthread *t = pmap_get(&m->threads, tkey(ev->pid, ev->tid));
+		struct mthread *t = ptt_map_get(&m->threads, tkey(ev->pid, ev->tid));
 		uint64_t id = ptt_event_argn(ev, PTT_ARGNAME_STACK, 0);
 		if (id == PTT_STACK_ID_FULL)
 			m->stacks_full++;
@@ -932,7 +924,7 @@ void model_event(struct model *m, const struct ptt_event *ev)
 	apply(m, ev);
 	/* a name (the recorder's object_name, stamped as the event it names) is not the next event */
 	if (m->npending && ev->type && ev->type->role != PTT_ROLE_NAME && ev->type->role != PTT_ROLE_META) { /* the thread's next event took its stack, or did not want it */
-		struct mthread *t = pmap_get(&m->threads, tkey(ev->pid, ev->tid));
+		struct mthread *t = ptt_map_get(&m->threads, tkey(ev->pid, ev->tid));
 		if (t && t->pending_stack) {
 			t->pending_stack = 0;
 			m->npending--;
@@ -967,7 +959,7 @@ static void apply(struct model *m, const struct ptt_event *ev)
 		return;
 	}
 	if (ev->id == PTT_EV_THREAD_END) { /* after process_exit the thread is already gone */
-		struct mthread *gone = pmap_get(&m->threads, tkey(ev->pid, ev->tid));
+		struct mthread *gone = ptt_map_get(&m->threads, tkey(ev->pid, ev->tid));
 		if (gone) {
 			thread_ended(m, gone, ns);
 			end_thread(m, gone, ns);
@@ -1034,25 +1026,18 @@ static void apply(struct model *m, const struct ptt_event *ev)
 
 void model_finish(struct model *m, uint64_t ns)
 {
-	for (;;) {
-		uint32_t pid = 0;
-		int found = 0;
-		for (size_t i = 0; i < m->processes.cap && !found; i++)
-			if (m->processes.vals[i]) {
-				pid = ((struct mprocess *)m->processes.vals[i])->pid;
-				found = 1;
-			}
-		if (!found)
-			break;
-		end_process(m, pid, ns);
-	}
+	struct ptt_map_iter it;
+	void *p;
+	for (ptt_map_iter_init(&it, &m->processes); ptt_map_next(&it, NULL, &p);)
+		end_process(m, ((struct mprocess *)p)->pid, ns); /* deletes the current entry only: safe */
 }
 
 int model_foreach_thread(const struct model *m, int (*fn)(void *ctx, struct mthread *t), void *ctx)
 {
-	for (size_t i = 0; i < m->threads.cap; i++) {
-		struct mthread *t = m->threads.vals[i];
-		int rc = t ? fn(ctx, t) : 0;
+	struct ptt_map_iter it;
+	void *t;
+	for (ptt_map_iter_init(&it, &m->threads); ptt_map_next(&it, NULL, &t);) {
+		int rc = fn(ctx, t);
 		if (rc)
 			return rc;
 	}
@@ -1061,9 +1046,11 @@ int model_foreach_thread(const struct model *m, int (*fn)(void *ctx, struct mthr
 
 int model_foreach_open(const struct model *m, int (*fn)(void *ctx, struct mthread *t, const struct mframe *f), void *ctx)
 {
-	for (size_t i = 0; i < m->threads.cap; i++) {
-		struct mthread *t = m->threads.vals[i];
-		for (unsigned k = 0; t && k < t->depth; k++) {
+	struct ptt_map_iter it;
+	void *v;
+	for (ptt_map_iter_init(&it, &m->threads); ptt_map_next(&it, NULL, &v);) {
+		struct mthread *t = v;
+		for (unsigned k = 0; k < t->depth; k++) {
 			int rc = fn(ctx, t, &t->stack[k]);
 			if (rc)
 				return rc;
@@ -1079,9 +1066,11 @@ struct mthread *model_any_holder(const struct model *m, uint32_t pid, uint64_t a
 		struct mthread *t = model_thread(m, pid, o->owner);
 		return t != not ? t : NULL;
 	}
-	for (size_t i = 0; i < m->threads.cap; i++) {
-		struct mthread *t = m->threads.vals[i];
-		if (!t || t == not || t->pid != pid)
+	struct ptt_map_iter it;
+	void *v;
+	for (ptt_map_iter_init(&it, &m->threads); ptt_map_next(&it, NULL, &v);) {
+		struct mthread *t = v;
+		if (t == not || t->pid != pid)
 			continue;
 		for (unsigned k = 0; k < t->depth; k++)
 			if (t->stack[k].obj == addr && mstate_is_hold(t->stack[k].state))
@@ -1112,24 +1101,24 @@ void model_free(struct model *m)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; i < m->threads.cap; i++) {
-		struct mthread *t = m->threads.vals[i];
-		if (t)
-			free(t->stack);
-		free(t);
+	struct ptt_map_iter it;
+	void *v;
+	for (ptt_map_iter_init(&it, &m->threads); ptt_map_next(&it, NULL, &v);) {
+		free(((struct mthread *)v)->stack);
+		free(v);
 	}
-	for (size_t i = 0; i < m->processes.cap; i++)
-		free(m->processes.vals[i]);
-	for (size_t i = 0; i < m->objects.cap; i++)
-		free(m->objects.vals[i]);
-	pmap_free(&m->threads);
-	pmap_free(&m->processes);
+	for (ptt_map_iter_init(&it, &m->processes); ptt_map_next(&it, NULL, &v);)
+		free(v);
+	for (ptt_map_iter_init(&it, &m->objects); ptt_map_next(&it, NULL, &v);)
+		free(v);
+	ptt_map_free(&m->threads);
+	ptt_map_free(&m->processes);
 	ptt_stacks_free(m->stacks);
-	pmap_free(&m->objects);
-	pmap_free(&m->joiners);
-	pmap_free(&m->ended);
-	pmap_free(&m->pids);
-	pmap_free(&m->announced);
-	pmap_free(&m->histories);
+	ptt_map_free(&m->objects);
+	ptt_map_free(&m->joiners);
+	ptt_map_free(&m->ended);
+	ptt_map_free(&m->pids);
+	ptt_map_free(&m->announced);
+	ptt_map_free(&m->histories);
 	free(m);
 }

@@ -54,14 +54,8 @@ struct violations {
 
 static void keep_violation(struct violations *v, const struct fidelity *fid, const char *msg)
 {
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 64;
-		struct fidelity_culprit *nv = realloc(v->c, cap * sizeof *nv);
-		if (!nv)
-			return; /* counted by fidelity_violations all the same, and not set aside */
-		v->c = nv;
-		v->cap = cap;
-	}
+	if (PTT_GROW(v->c, &v->cap, v->n + 1) != 0)
+		return; /* counted by fidelity_violations all the same, and not set aside */
 	if (v->n < VIOLATIONS_SHOWN)
 		v->msg[v->n] = strdup(msg);
 	fidelity_last_culprit(fid, &v->c[v->n++]);

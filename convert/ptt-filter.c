@@ -14,7 +14,6 @@
 #include "filter_context.h"
 #include "filter_spec.h"
 #include "pass.h"
-#include "pmap.h"
 #include "symbols.h"
 
 static void usage(void)
@@ -59,8 +58,8 @@ struct out_ctx {
 	struct ptt_syms *syms;
 	const char *site;   /* --site pattern, or NULL */
 	int context;                     /* definitions and wait_other markers are written */
-	struct pmap pending;             /* (pid, tid) -> the left-out call a thread is blocked in */
-	struct pmap stacks;              /* (pid, tid) -> struct held_stack for its next event */
+	struct ptt_map pending;             /* (pid, tid) -> the left-out call a thread is blocked in */
+	struct ptt_map stacks;              /* (pid, tid) -> struct held_stack for its next event */
 	int replaying;                   /* writing a window's context: no event of it takes a held stack */
 	struct fcontext *ctx;
 	int hold_stacks;                 /* a stack event waits for its thread's next event, kept or not with it */
@@ -141,9 +140,9 @@ struct held_stack {
 /* Hold ev (a stack event) for its thread's next event. */
 static int hold(struct out_ctx *o, const struct ptt_event *ev)
 {
-	struct held_stack *h = pmap_get(&o->stacks, thread_key(ev));
+	struct held_stack *h = ptt_map_get(&o->stacks, thread_key(ev));
 	if (!h) {
-		if (!(h = malloc(sizeof *h)) || pmap_put(&o->stacks, thread_key(ev), h)) {
+		if (!(h = malloc(sizeof *h)) || ptt_map_put(&o->stacks, thread_key(ev), h)) {
 			free(h);
 			return PTT_E_NOMEM;
 		}
@@ -157,8 +156,8 @@ static int hold(struct out_ctx *o, const struct ptt_event *ev)
  * later than the stack's own time, and a trace's time never goes back. */
 static int stack_before(struct out_ctx *o, const struct ptt_event *ev, int keep)
 {
-	struct held_stack *h = pmap_get(&o->stacks, thread_key(ev));
-	pmap_del(&o->stacks, thread_key(ev));
+	struct held_stack *h = ptt_map_get(&o->stacks, thread_key(ev));
+	ptt_map_del(&o->stacks, thread_key(ev));
 	const struct ptt_type *t = ptt_types_get(ptt_reader_types(o->r), PTT_EV_STACK);
 	int rc = 0;
 	if (keep && h && t && t->nargs == 1 && ptt_type_arg_index(t, PTT_ARGNAME_STACK) == 0)
@@ -175,7 +174,7 @@ static int hold_stack(struct out_ctx *o, const struct ptt_event *ev)
 		return 0;
 	if (ev->id == PTT_EV_STACK && role == PTT_ROLE_META && ev->nargs == 1)
 		return hold(o, ev);
-	if (o->stacks.used && role != PTT_ROLE_NAME && role != PTT_ROLE_META && pmap_get(&o->stacks, thread_key(ev)))
+	if (o->stacks.used && role != PTT_ROLE_NAME && role != PTT_ROLE_META && ptt_map_get(&o->stacks, thread_key(ev)))
 		return stack_before(o, ev, 0); /* its event is before the window: the stack goes with it */
 	return 0;
 }
@@ -189,15 +188,15 @@ static int write_event(struct out_ctx *o, struct ptt_event *ev, int keep)
 	if (o->hold_stacks && !o->replaying && ev->id == PTT_EV_STACK && role == PTT_ROLE_META && ev->nargs == 1)
 		return hold(o, ev);
 	if (o->stacks.used && !o->replaying && role != PTT_ROLE_NAME && role != PTT_ROLE_META &&
-	    pmap_get(&o->stacks, thread_key(ev)))
+	    ptt_map_get(&o->stacks, thread_key(ev)))
 		rc = stack_before(o, ev, keep);
 	if (rc)
 		return rc;
 	if (o->context && o->pending.used && role != PTT_ROLE_NAME && role != PTT_ROLE_META) {
-		struct left_out *l = pmap_get(&o->pending, thread_key(ev));
+		struct left_out *l = ptt_map_get(&o->pending, thread_key(ev));
 		if (l) {
 			rc = marker(o, ev, "wait_other_end", l);
-			pmap_del(&o->pending, thread_key(ev));
+			ptt_map_del(&o->pending, thread_key(ev));
 			free(l);
 		}
 	}
@@ -205,7 +204,7 @@ static int write_event(struct out_ctx *o, struct ptt_event *ev, int keep)
 		return ptt_sink_event(o->sink, o->r, ev);
 	if (!rc && o->context && ptt_role_is_request(role) && ev->type->cls != PTT_CLASS_META) {
 		struct left_out *l = malloc(sizeof *l);
-		if (!l || pmap_put(&o->pending, thread_key(ev), l)) {
+		if (!l || ptt_map_put(&o->pending, thread_key(ev), l)) {
 			free(l);
 			return PTT_E_NOMEM;
 		}
@@ -422,12 +421,8 @@ static int report(void *ctx, struct pass *p)
 static void out_free(struct out_ctx *o)
 {
 	fcontext_free(o->ctx);
-	for (size_t i = 0; i < o->pending.cap; i++)
-		free(o->pending.vals[i]);
-	pmap_free(&o->pending);
-	for (size_t i = 0; i < o->stacks.cap; i++)
-		free(o->stacks.vals[i]);
-	pmap_free(&o->stacks);
+	ptt_map_free_with(&o->pending, free);
+	ptt_map_free_with(&o->stacks, free);
 }
 
 int main(int argc, char **argv)

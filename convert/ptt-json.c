@@ -19,7 +19,6 @@
 #include "symbols.h"
 #include "model.h"
 #include "pass.h"
-#include "pmap.h"
 
 
 /* An object with a counter track: how often its counter changed, its track's name once chosen. */
@@ -44,14 +43,14 @@ struct json {
 	int points;                 /* instant events for unlocks, signals, posts, ... */
 	long counters;              /* counter tracks for this many objects, the most active; -1: all, inline */
 	FILE *spool;                /* the counter changes (struct jcount), when bounded */
-	struct pmap objs;           /* pmap_obj_key -> struct jobj (chained by class) */
+	struct ptt_map objs;           /* ptt_obj_key -> struct jobj (chained by class) */
 	struct jobj **obj;          /* by index */
 	uint32_t nobj, capobj;
 	int spool_err;
 	unsigned long events;       /* written so far: the first has no comma */
 	uint64_t flows;
-	struct pmap serial_tid;     /* thread serial -> tid, for flows from a thread that ended */
-	struct pmap tid_serial;     /* (pid, tid) -> the serial of the last thread with that tid */
+	struct ptt_map serial_tid;     /* thread serial -> tid, for flows from a thread that ended */
+	struct ptt_map tid_serial;     /* (pid, tid) -> the serial of the last thread with that tid */
 };
 
 /* What a thread track shows now: the open complete event. */
@@ -193,11 +192,11 @@ static void on_thread_begin(void *ctx, struct mthread *t, struct mprocess *p, ui
 		/* a thread whose tid is taken again can no longer be joined (the model forgets it too):
 		 * its entry goes, so the map holds at most one thread per tid, however many the trace has */
 		uint64_t k = (uint64_t)t->pid << 32 | t->tid;
-		uint32_t old = (uint32_t)(uintptr_t)pmap_get(&js->tid_serial, k);
+		uint32_t old = (uint32_t)(uintptr_t)ptt_map_get(&js->tid_serial, k);
 		if (old)
-			pmap_del(&js->serial_tid, old);
-		pmap_put(&js->serial_tid, t->serial, (void *)(uintptr_t)t->tid);
-		pmap_put(&js->tid_serial, k, (void *)(uintptr_t)t->serial);
+			ptt_map_del(&js->serial_tid, old);
+		ptt_map_put(&js->serial_tid, t->serial, (void *)(uintptr_t)t->tid);
+		ptt_map_put(&js->tid_serial, k, (void *)(uintptr_t)t->serial);
 	}
 	thread_meta(js, t->pid, t->tid);
 }
@@ -249,7 +248,7 @@ static void on_link(void *ctx, struct mthread *from, struct mthread *to, const c
 static void on_link_start(void *ctx, struct mprocess *p, uint32_t from, const char *kind, uint64_t key, uint64_t ns)
 {
 	struct json *js = ctx;
-	uint32_t tid = (uint32_t)(uintptr_t)pmap_get(&js->serial_tid, from);
+	uint32_t tid = (uint32_t)(uintptr_t)ptt_map_get(&js->serial_tid, from);
 	if (tid)
 		flow(js, "s", kind, p->pid, tid, 2 * key + 1, ns);
 }
@@ -257,7 +256,7 @@ static void on_link_start(void *ctx, struct mprocess *p, uint32_t from, const ch
 static void on_link_end(void *ctx, struct mprocess *p, uint32_t to, const char *kind, uint64_t key, uint64_t ns)
 {
 	struct json *js = ctx;
-	uint32_t tid = (uint32_t)(uintptr_t)pmap_get(&js->serial_tid, to);
+	uint32_t tid = (uint32_t)(uintptr_t)ptt_map_get(&js->serial_tid, to);
 	if (tid)
 		flow(js, "f", kind, p->pid, tid, 2 * key + 1, ns); /* an end without its start is ignored by readers */
 }
@@ -280,23 +279,19 @@ static void counter_event(struct json *js, const char *name, uint32_t pid, uint8
 /* The entry of object o, made on its first change; NULL when memory runs out. */
 static struct jobj *jobj_of(struct json *js, const struct mobject *o)
 {
-	uint64_t k = pmap_obj_key(o->pid, o->addr);
-	struct jobj *head = pmap_get(&js->objs, k), *j;
+	uint64_t k = ptt_obj_key(o->pid, o->addr);
+	struct jobj *head = ptt_map_get(&js->objs, k), *j;
 	for (j = head; j; j = j->next)
 		if (j->pid == o->pid && j->addr == o->addr && j->cls == o->cls)
 			return j;
-	if (js->nobj == js->capobj) {
-		uint32_t cap = js->capobj ? 2 * js->capobj : 256;
-		struct jobj **grown = realloc(js->obj, cap * sizeof *grown);
-		if (!grown)
-			return NULL;
-		js->obj = grown;
-		js->capobj = cap;
-	}
+	size_t cap = js->capobj;
+	if (PTT_GROW(js->obj, &cap, (size_t)js->nobj + 1) != 0)
+		return NULL;
+	js->capobj = (uint32_t)cap;
 	if (!(j = calloc(1, sizeof *j)))
 		return NULL;
 	*j = (struct jobj){ .addr = o->addr, .pid = o->pid, .index = js->nobj, .cls = o->cls, .next = head };
-	if (pmap_put(&js->objs, k, j) != 0) {
+	if (ptt_map_put(&js->objs, k, j) != 0) {
 		free(j);
 		return NULL;
 	}
@@ -377,7 +372,7 @@ static void jobj_free(struct json *js)
 		free(js->obj[i]);
 	}
 	free(js->obj);
-	pmap_free(&js->objs);
+	ptt_map_free(&js->objs);
 	if (js->spool)
 		fclose(js->spool);
 }
@@ -569,7 +564,7 @@ int main(int argc, char **argv)
 	struct pass p;
 	rc = pass_run(&p, &tool, argc - optind, argv + optind);
 	jobj_free(&js);
-	pmap_free(&js.serial_tid);
-	pmap_free(&js.tid_serial);
+	ptt_map_free(&js.serial_tid);
+	ptt_map_free(&js.tid_serial);
 	return rc;
 }

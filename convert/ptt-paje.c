@@ -18,7 +18,6 @@
 #include "model.h"
 #include "paje_out.h"
 #include "pass.h"
-#include "pmap.h"
 #include "symbols.h"
 
 /* objects shown by --objects unless told otherwise: enough to see the contention, few enough to read */
@@ -48,24 +47,24 @@ struct paje {
 	uint64_t links;
 	int objects;            /* draw object containers */
 	long max_objects;       /* the most contended shown; 0: all */
-	struct pmap stats;      /* pmap_obj_key -> struct obj_stat, from the first pass */
+	struct ptt_map stats;      /* ptt_obj_key -> struct obj_stat, from the first pass */
 	/*
 	 * With objects, every thread's container is created with its process,
 	 * so that threads come first and the objects after them (ViTE draws
 	 * containers in creation order).  The first pass runs the same model on
 	 * the same events, so a thread has the same serial in both passes:
 	 */
-	struct pmap early;      /* process serial -> struct serials, its threads in creation order */
-	struct pmap unclaimed;  /* thread serial -> tid, created early and not begun yet in this pass */
-	struct pmap kinds;      /* process serial -> 1 + bit mask of the kinds of its objects shown */
-	struct pmap rows;       /* process serial -> struct serials, its object rows as row << 4 | kind */
+	struct ptt_map early;      /* process serial -> struct serials, its threads in creation order */
+	struct ptt_map unclaimed;  /* thread serial -> tid, created early and not begun yet in this pass */
+	struct ptt_map kinds;      /* process serial -> 1 + bit mask of the kinds of its objects shown */
+	struct ptt_map rows;       /* process serial -> struct serials, its object rows as row << 4 | kind */
 	uint32_t nrows;
 	int lost_seen;          /* a rec_lost record in the first pass: the header declares "Events lost" */
 	/* the first pass's rec_lost records, drawn in the second at the time of the loss (in order of it) */
 	struct lost *losts;
 	size_t nlosts, caplosts, next_lost;
-	struct pmap lost_tid_pid; /* tid -> 1 + pid of the thread, from the first pass's thread_begin records */
-	struct pmap live;       /* pid -> serial of its live process (for a loss drawn on it) */
+	struct ptt_map lost_tid_pid; /* tid -> 1 + pid of the thread, from the first pass's thread_begin records */
+	struct ptt_map live;       /* pid -> serial of its live process (for a loss drawn on it) */
 };
 
 struct lost {
@@ -80,9 +79,9 @@ struct serials {
 };
 
 /* Append v to the list under key in m (made on first use); a failed allocation leaves it out. */
-static void serials_push(struct pmap *m, uint64_t key, uint32_t v)
+static void serials_push(struct ptt_map *m, uint64_t key, uint32_t v)
 {
-	struct serials *l = pmap_get(m, key);
+	struct serials *l = ptt_map_get(m, key);
 	if (!l || l->n == l->cap) {
 		uint32_t cap = l ? 2 * l->cap : 8;
 		struct serials *more = realloc(l, sizeof *more + cap * sizeof more->s[0]);
@@ -92,7 +91,7 @@ static void serials_push(struct pmap *m, uint64_t key, uint32_t v)
 			more->n = 0;
 		more->cap = cap;
 		l = more;
-		if (pmap_put(m, key, l) != 0)
+		if (ptt_map_put(m, key, l) != 0)
 			return;
 	}
 	l->s[l->n++] = v;
@@ -171,7 +170,7 @@ static void object_groups(struct paje *pj, struct mprocess *p, uint64_t ns)
 {
 	static const unsigned order[] = { PTT_CLASS_MUTEX, PTT_CLASS_RWLOCK, PTT_CLASS_SPIN,
 					  PTT_CLASS_COND, PTT_CLASS_BARRIER, PTT_CLASS_SEM, PTT_CLASS_FUTEX };
-	uintptr_t mask = (uintptr_t)pmap_get(&pj->kinds, p->serial);
+	uintptr_t mask = (uintptr_t)ptt_map_get(&pj->kinds, p->serial);
 	for (size_t i = 0; mask && i < sizeof order / sizeof order[0]; i++)
 		if (mask & (uintptr_t)2 << order[i])
 			object_group(pj, p, order[i], ns);
@@ -180,7 +179,7 @@ static void object_groups(struct paje *pj, struct mprocess *p, uint64_t ns)
 /* The rows of p's objects, after their last lifetime, before their kind's container. */
 static void end_rows(struct paje *pj, struct mprocess *p, uint64_t ns)
 {
-	const struct serials *rows = pmap_get(&pj->rows, p->serial);
+	const struct serials *rows = ptt_map_get(&pj->rows, p->serial);
 	for (uint32_t i = 0; rows && i < rows->n; i++) {
 		line_start(pj, PJ_DESTROY_CONTAINER, ns);
 		fprintf(pj->out, " %s O%" PRIu32 "\n", paje_object_type[rows->s[i] & 15], rows->s[i] >> 4);
@@ -201,10 +200,10 @@ static void on_process_begin(void *ctx, struct mprocess *p, uint64_t ns)
 	paje_time(pj->out, ns);
 	fprintf(pj->out, " V_Threads P%" PRIu32 " 0\n", p->serial);
 	if (pj->lost_seen)
-		pmap_put(&pj->live, p->pid, (void *)(uintptr_t)p->serial);
-	const struct serials *early = pmap_get(&pj->early, p->serial);
+		ptt_map_put(&pj->live, p->pid, (void *)(uintptr_t)p->serial);
+	const struct serials *early = ptt_map_get(&pj->early, p->serial);
 	for (uint32_t i = 0; early && i < early->n; i++) {
-		uint32_t tid = (uint32_t)(uintptr_t)pmap_get(&pj->unclaimed, early->s[i]);
+		uint32_t tid = (uint32_t)(uintptr_t)ptt_map_get(&pj->unclaimed, early->s[i]);
 		if (tid)
 			thread_container(pj, early->s[i], p->pid, tid, p->serial, ns);
 	}
@@ -214,9 +213,9 @@ static void on_process_begin(void *ctx, struct mprocess *p, uint64_t ns)
 static void on_process_end(void *ctx, struct mprocess *p, uint64_t ns)
 {
 	struct paje *pj = ctx;
-	const struct serials *early = pmap_get(&pj->early, p->serial);
+	const struct serials *early = ptt_map_get(&pj->early, p->serial);
 	for (uint32_t i = 0; early && i < early->n; i++)
-		if (pmap_get(&pj->unclaimed, early->s[i])) { /* created early, never begun in this pass */
+		if (ptt_map_get(&pj->unclaimed, early->s[i])) { /* created early, never begun in this pass */
 			line_start(pj, PJ_DESTROY_CONTAINER, ns);
 			fprintf(pj->out, " CT_Thread T%" PRIu32 "\n", early->s[i]);
 		}
@@ -234,16 +233,16 @@ static void on_process_end(void *ctx, struct mprocess *p, uint64_t ns)
 	fprintf(pj->out, "%d ", PJ_DESTROY_CONTAINER);
 	paje_time(pj->out, ns);
 	fprintf(pj->out, " CT_Process P%" PRIu32 "\n", p->serial);
-	if (pj->lost_seen && (uint32_t)(uintptr_t)pmap_get(&pj->live, p->pid) == p->serial)
-		pmap_del(&pj->live, p->pid);
+	if (pj->lost_seen && (uint32_t)(uintptr_t)ptt_map_get(&pj->live, p->pid) == p->serial)
+		ptt_map_del(&pj->live, p->pid);
 }
 
 static void on_thread_begin(void *ctx, struct mthread *t, struct mprocess *p, uint64_t ns)
 {
 	struct paje *pj = ctx;
 	t->user = p;
-	if ((uint32_t)(uintptr_t)pmap_get(&pj->unclaimed, t->serial) == t->tid && t->tid)
-		pmap_del(&pj->unclaimed, t->serial);
+	if ((uint32_t)(uintptr_t)ptt_map_get(&pj->unclaimed, t->serial) == t->tid && t->tid)
+		ptt_map_del(&pj->unclaimed, t->serial);
 	else
 		thread_container(pj, t->serial, t->pid, t->tid, p->serial, ns);
 	fprintf(pj->out, "%d ", PJ_ADD_VARIABLE);
@@ -330,11 +329,11 @@ static void on_link_end(void *ctx, struct mprocess *p, uint32_t to, const char *
 /* What the first pass learnt of o's address (made here when that pass could not read the input). */
 static struct obj_stat *obj_stat_of(struct paje *pj, const struct mobject *o)
 {
-	uint64_t key = pmap_obj_key(o->pid, o->addr);
-	struct obj_stat *st = pmap_get(&pj->stats, key);
+	uint64_t key = ptt_obj_key(o->pid, o->addr);
+	struct obj_stat *st = ptt_map_get(&pj->stats, key);
 	if (!st && (st = calloc(1, sizeof *st)) != NULL) {
 		st->key = key;
-		if (pmap_put(&pj->stats, key, st) != 0) {
+		if (ptt_map_put(&pj->stats, key, st) != 0) {
 			free(st);
 			st = NULL;
 		}
@@ -424,14 +423,8 @@ static void on_point(void *ctx, struct mthread *t, const struct ptt_event *ev)
 /* A rec_lost record of the first pass, kept to be drawn at the time of its loss. */
 static void keep_lost(struct paje *pj, const struct ptt_event *ev)
 {
-	if (pj->nlosts == pj->caplosts) {
-		size_t cap = pj->caplosts ? pj->caplosts * 2 : 16;
-		struct lost *more = realloc(pj->losts, cap * sizeof *more);
-		if (!more)
-			return; /* memory is short: that loss is not drawn (the note on stderr still counts it) */
-		pj->losts = more;
-		pj->caplosts = cap;
-	}
+	if (PTT_GROW(pj->losts, &pj->caplosts, pj->nlosts + 1) != 0)
+		return; /* memory is short: that loss is not drawn (the note on stderr still counts it) */
 	struct lost *l = &pj->losts[pj->nlosts];
 	l->tid = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_STREAM, 0);
 	l->pid = ev->pid;
@@ -468,10 +461,10 @@ static void draw_losses(struct paje *pj, const struct cli_clock *clock, uint64_t
 			break;
 		at = at > floor ? at : floor;
 		struct mthread *t = l->tid ? model_thread_of_tid(pj->model, l->pid, l->tid) : NULL;
-		uintptr_t tp = l->tid ? (uintptr_t)pmap_get(&pj->lost_tid_pid, l->tid) : 0;
-		uint32_t p = tp ? (uint32_t)(uintptr_t)pmap_get(&pj->live, (uint32_t)(tp - 1)) : 0;
+		uintptr_t tp = l->tid ? (uintptr_t)ptt_map_get(&pj->lost_tid_pid, l->tid) : 0;
+		uint32_t p = tp ? (uint32_t)(uintptr_t)ptt_map_get(&pj->live, (uint32_t)(tp - 1)) : 0;
 		if (!p)
-			p = (uint32_t)(uintptr_t)pmap_get(&pj->live, l->pid);
+			p = (uint32_t)(uintptr_t)ptt_map_get(&pj->live, l->pid);
 		program(pj, at);
 		line_start(pj, PJ_NEW_EVENT, at);
 		if (t)
@@ -541,7 +534,7 @@ static void stat_thread(void *ctx, struct mthread *t, struct mprocess *p, uint64
 {
 	struct paje *pj = ctx;
 	(void)ns;
-	if (t->tid && pmap_put(&pj->unclaimed, t->serial, (void *)(uintptr_t)t->tid) == 0)
+	if (t->tid && ptt_map_put(&pj->unclaimed, t->serial, (void *)(uintptr_t)t->tid) == 0)
 		serials_push(&pj->early, p->serial, t->serial);
 }
 
@@ -563,15 +556,16 @@ static void choose_objects(struct paje *pj)
 	size_t n = 0;
 	if (!all)
 		return;
-	for (size_t i = 0; i < pj->stats.cap; i++)
-		if (pj->stats.vals[i])
-			all[n++] = pj->stats.vals[i];
+	struct ptt_map_iter it;
+	void *v;
+	for (ptt_map_iter_init(&it, &pj->stats); ptt_map_next(&it, NULL, &v);)
+		all[n++] = v;
 	qsort(all, n, sizeof *all, by_contention);
 	for (size_t i = 0; i < n; i++) {
 		all[i]->shown = pj->max_objects == 0 || i < (size_t)pj->max_objects;
-		uintptr_t mask = (uintptr_t)pmap_get(&pj->kinds, all[i]->p_serial);
+		uintptr_t mask = (uintptr_t)ptt_map_get(&pj->kinds, all[i]->p_serial);
 		if (all[i]->shown && all[i]->cls < PTT_CLASS_COUNT)
-			pmap_put(&pj->kinds, all[i]->p_serial, (void *)(mask | 1 | (uintptr_t)2 << all[i]->cls));
+			ptt_map_put(&pj->kinds, all[i]->p_serial, (void *)(mask | 1 | (uintptr_t)2 << all[i]->cls));
 	}
 	free(all);
 }
@@ -582,7 +576,7 @@ static void first_event(void *ctx, const struct ptt_event *ev)
 {
 	struct paje *pj = ctx;
 	if ((ev->id == PTT_EV_THREAD_BEGIN || ev->id == PTT_EV_PROCESS_BEGIN) && ev->tid)
-		pmap_put(&pj->lost_tid_pid, ev->tid, (void *)(uintptr_t)(ev->pid + 1ull));
+		ptt_map_put(&pj->lost_tid_pid, ev->tid, (void *)(uintptr_t)(ev->pid + 1ull));
 	if (ev->id == PTT_EV_REC_LOST) {
 		pj->lost_seen = 1;
 		keep_lost(pj, ev);
@@ -625,19 +619,13 @@ static int options(struct paje *pj, int argc, char **argv)
 
 static void free_stats(struct paje *pj)
 {
-	for (size_t i = 0; i < pj->stats.cap; i++)
-		free(pj->stats.vals[i]);
-	pmap_free(&pj->stats);
-	for (size_t i = 0; i < pj->early.cap; i++)
-		free(pj->early.vals[i]);
-	pmap_free(&pj->early);
-	for (size_t i = 0; i < pj->rows.cap; i++)
-		free(pj->rows.vals[i]);
-	pmap_free(&pj->rows);
-	pmap_free(&pj->unclaimed);
-	pmap_free(&pj->kinds);
-	pmap_free(&pj->live);
-	pmap_free(&pj->lost_tid_pid);
+	ptt_map_free_with(&pj->stats, free);
+	ptt_map_free_with(&pj->early, free);
+	ptt_map_free_with(&pj->rows, free);
+	ptt_map_free(&pj->unclaimed);
+	ptt_map_free(&pj->kinds);
+	ptt_map_free(&pj->live);
+	ptt_map_free(&pj->lost_tid_pid);
 	free(pj->losts);
 }
 

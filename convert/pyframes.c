@@ -4,12 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmap.h"
 #include "pyframes.h"
 
 struct code {
 	char *name, *file;    /* the qualified name; the file's base name */
-	struct pmap lines;    /* line -> struct ptt_sym */
+	struct ptt_map lines;    /* line -> struct ptt_sym */
 };
 
 struct sym_entry { /* a frame's name; its strings follow it */
@@ -19,7 +18,7 @@ struct sym_entry { /* a frame's name; its strings follow it */
 };
 
 struct ptt_pyframes {
-	struct pmap codes;    /* pid << 24 | code id -> struct code */
+	struct ptt_map codes;    /* pid << 24 | code id -> struct code */
 	struct sym_entry *all; /* every name handed out (copies: a code redefined after an exec may go) */
 	struct ptt_sym unknown;
 };
@@ -32,23 +31,20 @@ struct ptt_pyframes *ptt_pyframes_new(void)
 	return p;
 }
 
-static void code_free(struct code *c)
+static void code_free(void *v)
 {
+	struct code *c = v;
 	free(c->name);
 	free(c->file);
-	pmap_free(&c->lines);
+	ptt_map_free(&c->lines);
+	free(c);
 }
 
 void ptt_pyframes_free(struct ptt_pyframes *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->codes.cap; i++)
-		if (p->codes.vals && p->codes.vals[i]) {
-			code_free(p->codes.vals[i]);
-			free(p->codes.vals[i]);
-		}
-	pmap_free(&p->codes);
+	ptt_map_free_with(&p->codes, code_free);
 	while (p->all) {
 		struct sym_entry *e = p->all;
 		p->all = e->next;
@@ -78,25 +74,22 @@ void ptt_pyframes_update(struct ptt_pyframes *p, const struct ptt_event *ev)
 	c->name = strndup(ev->str, sp ? (size_t)(sp - ev->str) : strlen(ev->str));
 	c->file = strdup(base ? base + 1 : path);
 	uint64_t key = code_key(ev->pid, id);
-	struct code *old = pmap_get(&p->codes, key); /* an exec numbers its code objects again */
+	struct code *old = ptt_map_get(&p->codes, key); /* an exec numbers its code objects again */
 	if (old) {
-		pmap_del(&p->codes, key);
+		ptt_map_del(&p->codes, key);
 		code_free(old);
-		free(old);
 	}
-	if (!c->name || !c->file || pmap_put(&p->codes, key, c) != 0) {
+	if (!c->name || !c->file || ptt_map_put(&p->codes, key, c) != 0)
 		code_free(c);
-		free(c);
-	}
 }
 
 const struct ptt_sym *ptt_pyframes_sym(struct ptt_pyframes *p, uint32_t pid, uint64_t frame)
 {
-	struct code *c = p ? pmap_get(&p->codes, code_key(pid, PTT_PYFRAME_CODE(frame))) : NULL;
+	struct code *c = p ? ptt_map_get(&p->codes, code_key(pid, PTT_PYFRAME_CODE(frame))) : NULL;
 	if (!c)
 		return p ? &p->unknown : NULL;
 	uint32_t line = PTT_PYFRAME_LINE(frame);
-	struct ptt_sym *hit = pmap_get(&c->lines, (uint64_t)line + 1);
+	struct ptt_sym *hit = ptt_map_get(&c->lines, (uint64_t)line + 1);
 	if (hit)
 		return hit;
 	size_t ln = strlen(c->name), lf = strlen(c->file), room = 3 * (ln + lf) + 64;
@@ -116,6 +109,6 @@ const struct ptt_sym *ptt_pyframes_sym(struct ptt_pyframes *p, uint32_t pid, uin
 	e->sym.levels = 1;
 	e->next = p->all;
 	p->all = e;
-	pmap_put(&c->lines, (uint64_t)line + 1, e); /* no memory: made again next time */
+	ptt_map_put(&c->lines, (uint64_t)line + 1, e); /* no memory: made again next time */
 	return &e->sym;
 }

@@ -6,7 +6,6 @@
 #include "fidelity.h"
 #include "lockframes.h"
 #include "model.h"
-#include "pmap.h"
 #include "stat_table.h"
 #include "symbols.h"
 
@@ -59,10 +58,10 @@ struct fold {
 };
 
 struct stat_table {
-	struct pmap folds;          /* fold_key -> chain of struct fold */
-	struct pmap site_waits;     /* (pid, site) -> struct site_wait */
+	struct ptt_map folds;          /* fold_key -> chain of struct fold */
+	struct ptt_map site_waits;     /* (pid, site) -> struct site_wait */
 	int stacked;                /* a wait or hold had a stack: the sites are frames past the lock layer */
-	struct pmap objs_by_key;
+	struct ptt_map objs_by_key;
 	struct obj **objs;
 	size_t nobjs, cap_objs;
 	struct thr **thrs;
@@ -110,27 +109,14 @@ static int gap(const struct stat_table *st, const struct obj *o)
 	return 0;
 }
 
-static int grow(void ***arr, size_t *cap, size_t n)
-{
-	if (n < *cap)
-		return 0;
-	size_t nc = *cap ? *cap * 2 : 64;
-	void **na = realloc(*arr, nc * sizeof *na);
-	if (!na)
-		return -1;
-	*arr = na;
-	*cap = nc;
-	return 0;
-}
-
 static struct obj *obj_of(struct stat_table *st, uint32_t pid, uint64_t addr, unsigned cls)
 {
-	struct obj *o = pmap_get(&st->objs_by_key, pmap_obj_key(pid, addr));
+	struct obj *o = ptt_map_get(&st->objs_by_key, ptt_obj_key(pid, addr));
 	if (o)
 		return o;
-	if (grow((void ***)&st->objs, &st->cap_objs, st->nobjs) || !(o = calloc(1, sizeof *o)))
+	if (PTT_GROW(st->objs, &st->cap_objs, st->nobjs + 1) || !(o = calloc(1, sizeof *o)))
 		return NULL;
-	if (pmap_put(&st->objs_by_key, pmap_obj_key(pid, addr), o)) {
+	if (ptt_map_put(&st->objs_by_key, ptt_obj_key(pid, addr), o)) {
 		free(o);
 		return NULL;
 	}
@@ -212,7 +198,7 @@ static uint64_t frame_site(const struct stat_table *st, uint32_t pid, const stru
 
 static uint64_t fold_key(uint32_t pid, uint32_t stack, uint64_t site, uint64_t obj, int hold)
 {
-	uint64_t h = pmap_obj_key(pid, obj) * 0x9E3779B97F4A7C15ull;
+	uint64_t h = ptt_obj_key(pid, obj) * 0x9E3779B97F4A7C15ull;
 	h ^= (stack ? stack : site) + (uint64_t)hold * 0x632BE59BD9B4E019ull;
 	h *= 0xff51afd7ed558ccdull;
 	return (h ^ (h >> 31)) | 1;
@@ -228,7 +214,7 @@ static void add_fold(struct stat_table *st, const struct obj *o, const struct mf
 	if (stack)
 		site = 0;
 	uint64_t key = fold_key(o->pid, stack, site, o->addr, hold);
-	struct fold *head = pmap_get(&st->folds, key), *x;
+	struct fold *head = ptt_map_get(&st->folds, key), *x;
 	for (x = head; x; x = x->next)
 		if (x->pid == o->pid && x->stack == stack && x->site == site && x->obj == o->addr && x->hold == hold)
 			break;
@@ -236,7 +222,7 @@ static void add_fold(struct stat_table *st, const struct obj *o, const struct mf
 		if (!(x = calloc(1, sizeof *x)))
 			return;
 		*x = (struct fold){ head, o->pid, stack, site, o->addr, o->cls, (uint8_t)hold, 0 };
-		if (pmap_put(&st->folds, key, x)) {
+		if (ptt_map_put(&st->folds, key, x)) {
 			free(x);
 			return;
 		}
@@ -260,8 +246,8 @@ static void add_site_wait(struct stat_table *st, const struct obj *o, uint64_t s
 {
 	if (!site)
 		return;
-	uint64_t key = pmap_obj_key(o->pid, site);
-	struct site_wait *head = pmap_get(&st->site_waits, key), *w = head;
+	uint64_t key = ptt_obj_key(o->pid, site);
+	struct site_wait *head = ptt_map_get(&st->site_waits, key), *w = head;
 	while (w && w->obj != o->addr)
 		w = w->next;
 	if (!w) {
@@ -274,7 +260,7 @@ static void add_site_wait(struct stat_table *st, const struct obj *o, uint64_t s
 		if (head) {
 			w->next = head->next;
 			head->next = w;
-		} else if (pmap_put(&st->site_waits, key, w)) {
+		} else if (ptt_map_put(&st->site_waits, key, w)) {
 			free(w);
 			return;
 		}
@@ -325,7 +311,7 @@ static void on_thread_begin(void *ctx, struct mthread *mt, struct mprocess *p, u
 	struct thr *t;
 	(void)p;
 	mt->user = NULL;
-	if (grow((void ***)&st->thrs, &st->cap_thrs, st->nthrs) || !(t = calloc(1, sizeof *t)))
+	if (PTT_GROW(st->thrs, &st->cap_thrs, st->nthrs + 1) || !(t = calloc(1, sizeof *t)))
 		return;
 	t->pid = mt->pid;
 	t->tid = mt->tid;
@@ -440,7 +426,7 @@ static void on_point(void *ctx, struct mthread *t, const struct ptt_event *ev)
 	struct stat_table *st = ctx;
 	if (ev->type->cls != PTT_CLASS_FUTEX || ev->type->role != PTT_ROLE_POST || !ev->type->nargs)
 		return;
-	struct obj *o = pmap_get(&st->objs_by_key, pmap_obj_key(t->pid, ev->arg[0]));
+	struct obj *o = ptt_map_get(&st->objs_by_key, ptt_obj_key(t->pid, ev->arg[0]));
 	const struct mobject *mo = o ? model_object(st->model, t->pid, ev->arg[0]) : NULL;
 	if (mo)
 		futex_verdict(o, mo);
@@ -713,13 +699,13 @@ static void print_site_waits(const struct stat_table *st, const struct stat_opts
 {
 	size_t nsites = st->site_waits.used, n[2] = { 0, 0 };
 	struct site_wait *rows[2] = { calloc(nsites + 1, sizeof **rows), calloc(nsites + 1, sizeof **rows) };
-	for (size_t i = 0; rows[0] && rows[1] && i < st->site_waits.cap; i++) {
-		struct site_wait *w = st->site_waits.vals[i];
-		if (!w)
-			continue;
+	struct ptt_map_iter it;
+	void *chain;
+	for (ptt_map_iter_init(&it, &st->site_waits); rows[0] && rows[1] && ptt_map_next(&it, NULL, &chain);) {
+		struct site_wait *w = chain;
 		struct site_wait row[2] = { { 0 }, { 0 } };
 		for (; w; w = w->next) {
-			const struct obj *ob = pmap_get(&st->objs_by_key, pmap_obj_key(w->pid, w->obj));
+			const struct obj *ob = ptt_map_get(&st->objs_by_key, ptt_obj_key(w->pid, w->obj));
 			add_to_row(&row[ob && is_lock(ob) ? 0 : 1], w);
 		}
 		for (int k = 0; k < 2; k++)
@@ -1100,11 +1086,13 @@ void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FI
 void stat_print_folded(const struct stat_table *st, enum stat_fold what, FILE *out)
 {
 	const struct ptt_stacks *stacks = model_stacks(st->model);
-	for (size_t i = 0; i < st->folds.cap; i++)
-		for (const struct fold *x = st->folds.vals[i]; x; x = x->next) {
+	struct ptt_map_iter it;
+	void *chain;
+	for (ptt_map_iter_init(&it, &st->folds); ptt_map_next(&it, NULL, &chain);)
+		for (const struct fold *x = chain; x; x = x->next) {
 			if (x->hold != (what == STAT_FOLD_HOLD))
 				continue;
-			const struct obj *ob = pmap_get(&st->objs_by_key, pmap_obj_key(x->pid, x->obj));
+			const struct obj *ob = ptt_map_get(&st->objs_by_key, ptt_obj_key(x->pid, x->obj));
 			if (what == STAT_FOLD_LOCKS && !(ob && is_lock(ob)))
 				continue;
 			char name[512];
@@ -1127,22 +1115,30 @@ void stat_print_folded(const struct stat_table *st, enum stat_fold what, FILE *o
 		}
 }
 
+/* A chain of a site's waits. */
+static void free_site_waits(void *x)
+{
+	for (struct site_wait *w = x, *next; w; w = next) {
+		next = w->next;
+		free(w);
+	}
+}
+
+/* A chain of folds. */
+static void free_folds(void *x)
+{
+	for (struct fold *f = x, *next; f; f = next) {
+		next = f->next;
+		free(f);
+	}
+}
+
 void stat_free(struct stat_table *st)
 {
 	if (!st)
 		return;
-	for (size_t i = 0; i < st->folds.cap; i++)
-		for (struct fold *x = st->folds.vals[i], *next; x; x = next) {
-			next = x->next;
-			free(x);
-		}
-	pmap_free(&st->folds);
-	for (size_t i = 0; i < st->site_waits.cap; i++)
-		for (struct site_wait *w = st->site_waits.vals[i], *next; w; w = next) {
-			next = w->next;
-			free(w);
-		}
-	pmap_free(&st->site_waits);
+	ptt_map_free_with(&st->folds, free_folds);
+	ptt_map_free_with(&st->site_waits, free_site_waits);
 	for (size_t i = 0; i < st->nobjs; i++) {
 		free(st->objs[i]->sites);
 		free(st->objs[i]);
@@ -1151,6 +1147,6 @@ void stat_free(struct stat_table *st)
 		free(st->thrs[i]);
 	free(st->objs);
 	free(st->thrs);
-	pmap_free(&st->objs_by_key);
+	ptt_map_free(&st->objs_by_key);
 	free(st);
 }

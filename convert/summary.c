@@ -34,14 +34,8 @@ static struct thread_count *thread_of(struct summary *s, uint32_t pid, uint32_t 
 	for (size_t i = s->nthreads; i-- > 0;)
 		if (s->threads[i].tid == tid && s->threads[i].pid == pid)
 			return &s->threads[i];
-	if (s->nthreads == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		struct thread_count *t = realloc(s->threads, cap * sizeof *t);
-		if (!t)
-			return NULL;
-		s->threads = t;
-		s->cap = cap;
-	}
+	if (PTT_GROW(s->threads, &s->cap, s->nthreads + 1) != 0)
+		return NULL;
 	struct thread_count *t = &s->threads[s->nthreads++];
 	memset(t, 0, sizeof *t);
 	t->pid = pid;

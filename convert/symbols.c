@@ -12,7 +12,6 @@
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 
-#include "pmap.h"
 #include "pyframes.h"
 #include "symbols.h"
 
@@ -39,7 +38,7 @@ struct space {
 	int dirty;            /* modules learnt since the last report to dwfl */
 	struct module *mods;
 	size_t nmods, cap;
-	struct pmap cache;    /* address -> struct ptt_sym */
+	struct ptt_map cache;    /* address -> struct ptt_sym */
 	char *cmd;            /* base name of the command */
 };
 
@@ -71,8 +70,8 @@ struct note_slot {
 
 struct ptt_syms {
 	struct note_slot notes[NOTE_SLOTS];
-	struct pmap spaces;   /* pid -> struct space */
-	struct pmap threads;  /* pid/tid -> struct thread_info */
+	struct ptt_map spaces;   /* pid -> struct space */
+	struct ptt_map threads;  /* pid/tid -> struct thread_info */
 	struct ptt_names *names;
 	struct ptt_pyframes *py; /* Python frames (pyframes.c) */
 	struct sym_entry *all; /* every lookup made, freed at the end (pointers stay valid) */
@@ -126,29 +125,24 @@ static void space_clear(struct space *sp)
 	free(sp->mods);
 	sp->mods = NULL;
 	sp->nmods = sp->cap = 0;
-	pmap_free(&sp->cache);
+	ptt_map_free(&sp->cache);
 	memset(&sp->cache, 0, sizeof sp->cache);
 	free(sp->cmd);
 	sp->cmd = NULL;
 }
 
-static void free_values(struct pmap *m, int spaces)
+static void free_space(void *sp)
 {
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->vals && m->vals[i]) {
-			if (spaces)
-				space_clear(m->vals[i]);
-			free(m->vals[i]);
-		}
-	pmap_free(m);
+	space_clear(sp);
+	free(sp);
 }
 
 void ptt_syms_free(struct ptt_syms *s)
 {
 	if (!s)
 		return;
-	free_values(&s->spaces, 1);
-	free_values(&s->threads, 0);
+	ptt_map_free_with(&s->spaces, free_space);
+	ptt_map_free_with(&s->threads, free);
 	while (s->all) {
 		struct sym_entry *e = s->all;
 		s->all = e->next;
@@ -173,10 +167,10 @@ const struct ptt_names *ptt_syms_names(const struct ptt_syms *s)
 
 static struct space *space_get(struct ptt_syms *s, uint32_t pid, int create)
 {
-	struct space *sp = pmap_get(&s->spaces, pid);
+	struct space *sp = ptt_map_get(&s->spaces, pid);
 	if (!sp && create) {
 		sp = calloc(1, sizeof *sp);
-		if (sp && pmap_put(&s->spaces, pid, sp) != 0) {
+		if (sp && ptt_map_put(&s->spaces, pid, sp) != 0) {
 			free(sp);
 			sp = NULL;
 		}
@@ -211,14 +205,8 @@ static void space_add_module(struct space *sp, uint64_t base, const char *path)
 	for (size_t i = 0; i < sp->nmods; i++)
 		if (sp->mods[i].base == base && !strcmp(sp->mods[i].path, path))
 			return;
-	if (sp->nmods == sp->cap) {
-		size_t cap = sp->cap ? sp->cap * 2 : 16;
-		struct module *m = realloc(sp->mods, cap * sizeof *m);
-		if (!m)
-			return;
-		sp->mods = m;
-		sp->cap = cap;
-	}
+	if (PTT_GROW(sp->mods, &sp->cap, sp->nmods + 1) != 0)
+		return;
 	char *p = strdup(path);
 	if (!p)
 		return;
@@ -254,10 +242,10 @@ static void remember_start(struct ptt_syms *s, uint32_t pid, uint32_t tid, uint6
 {
 	if (!tid || !start)
 		return;
-	struct thread_info *t = pmap_get(&s->threads, thread_key(pid, tid));
+	struct thread_info *t = ptt_map_get(&s->threads, thread_key(pid, tid));
 	if (!t) {
 		t = calloc(1, sizeof *t);
-		if (!t || pmap_put(&s->threads, thread_key(pid, tid), t) != 0) {
+		if (!t || ptt_map_put(&s->threads, thread_key(pid, tid), t) != 0) {
 			free(t);
 			return;
 		}
@@ -426,7 +414,7 @@ static int space_report(struct ptt_syms *s, struct space *sp)
 	if (sp->dwfl && sp->dirty) {
 		dwfl_end(sp->dwfl);
 		sp->dwfl = NULL;
-		pmap_free(&sp->cache); /* the entries stay in the list of all, freed at the end */
+		ptt_map_free(&sp->cache); /* the entries stay in the list of all, freed at the end */
 		memset(&sp->cache, 0, sizeof sp->cache);
 	}
 	if (!sp->dwfl) {
@@ -629,7 +617,7 @@ static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t a
 	if (!sp)
 		return &nomem;
 	uint64_t key = addr << 1 | (unsigned)code;
-	struct ptt_sym *hit = pmap_get(&sp->cache, key);
+	struct ptt_sym *hit = ptt_map_get(&sp->cache, key);
 	if (hit)
 		return hit;
 	char where[512], line[300], *linep = NULL, *readable = NULL, *inl = NULL;
@@ -704,7 +692,7 @@ static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t a
 	if (!e)
 		return &nomem;
 	e->levels = levels;
-	pmap_put(&sp->cache, key, e);
+	ptt_map_put(&sp->cache, key, e);
 	return e;
 }
 
@@ -806,7 +794,7 @@ const char *ptt_syms_process_name(struct ptt_syms *s, uint32_t pid, char *buf, s
 const char *ptt_syms_thread_known_name(struct ptt_syms *s, uint32_t pid, uint32_t tid, char *buf, size_t size)
 {
 	const char *given = ptt_names_thread(s->names, tid);
-	struct thread_info *t = pmap_get(&s->threads, thread_key(pid, tid));
+	struct thread_info *t = ptt_map_get(&s->threads, thread_key(pid, tid));
 	struct space *sp;
 	const struct ptt_sym *start;
 	if (given && *given)

@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "map.h" /* the containers: the hash map and the growth of arrays */
+
 #define PTT_FORMAT_VERSION 1
 #define PTT_FILE_MAGIC "\x89PTT\r\n\x1a\n"   /* 8 bytes, PNG-style: catches text-mode mangling */
 #define PTT_BYTE_ORDER_MARK 0x01020304u
@@ -280,14 +282,13 @@ const struct ptt_type *ptt_builtin_type(unsigned id);
 /*
  * A table of types: built-ins plus those a trace defines.  Sized to use:
  * initialising it allocates nothing (the built-ins are shared, constant), a
- * definition grows the id table and a name index (open addressing) over the
- * defined types only.  Read it through ptt_types_get / ptt_types_find_name.
+ * definition grows the id table and a name index over the defined types
+ * only.  Read it through ptt_types_get / ptt_types_find_name.
  */
 struct ptt_types {
 	struct ptt_type **defined; /* [ncap]: the trace's own definitions, NULL where none */
 	unsigned ncap;
-	uint16_t *index;  /* [icap]: 1 + id of a defined type hashed by its name, 0 empty */
-	unsigned icap, iused;
+	struct ptt_map index; /* a name's 64-bit hash -> the defined type of lowest id among those whose name has it */
 };
 void ptt_types_init_builtin(struct ptt_types *ts);
 int ptt_types_define(struct ptt_types *ts, const struct ptt_type *t);

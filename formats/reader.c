@@ -184,14 +184,8 @@ static int add_meta(struct ptt_reader *r, const char *line, size_t len)
 		len--;
 	if (len == 0)
 		return 0;
-	if (r->nmeta == r->meta_cap) {
-		size_t cap = r->meta_cap ? r->meta_cap * 2 : 64;
-		char **nm = realloc(r->meta, cap * sizeof *nm);
-		if (!nm)
-			return PTT_E_NOMEM;
-		r->meta = nm;
-		r->meta_cap = cap;
-	}
+	if (PTT_GROW(r->meta, &r->meta_cap, r->nmeta + 1) != 0)
+		return PTT_E_NOMEM;
 	struct meta_chunk *c = r->meta_text;
 	if (!c || c->cap - c->used < len + 1) {
 		size_t cap = len + 1 > META_CHUNK ? len + 1 : META_CHUNK;

@@ -180,14 +180,9 @@ static int sync_meta(struct ptt_sink *s, const struct ptt_reader *r, int include
 		if (ptt_reader_form(r) == PTT_FORM_TEXT && (is_clock_line(l) || strncmp(l, "clock ", 6) == 0))
 			continue;
 		size_t ll = strlen(l);
-		if (len + ll + 2 > cap) {
-			cap = (len + ll + 2) * 2;
-			char *nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				return PTT_E_NOMEM;
-			}
-			buf = nb;
+		if (ptt_grow(&buf, &cap, len + ll + 2, 1) != 0) {
+			free(buf);
+			return PTT_E_NOMEM;
 		}
 		memcpy(buf + len, l, ll);
 		buf[len + ll] = '\n';
@@ -195,13 +190,9 @@ static int sync_meta(struct ptt_sink *s, const struct ptt_reader *r, int include
 	}
 	if (s->extra) {
 		size_t el = strlen(s->extra);
-		if (len + el > cap) {
-			char *nb = realloc(buf, len + el);
-			if (!nb) {
-				free(buf);
-				return PTT_E_NOMEM;
-			}
-			buf = nb;
+		if (ptt_grow(&buf, &cap, len + el, 1) != 0) {
+			free(buf);
+			return PTT_E_NOMEM;
 		}
 		memcpy(buf + len, s->extra, el);
 		len += el;

@@ -5,14 +5,12 @@
 #include "ptt_trace.h"
 
 struct stack_entry {
-	uint64_t key;   /* pid << 32 | id; 0: empty (ids start at 1) */
 	uint32_t depth;
 	uint64_t f[PTT_STACK_MAX];
 };
 
 struct ptt_stacks {
-	struct stack_entry *e;
-	size_t cap, used;
+	struct ptt_map e; /* pid << 32 | id -> struct stack_entry */
 };
 
 struct ptt_stacks *ptt_stacks_new(void)
@@ -23,59 +21,20 @@ struct ptt_stacks *ptt_stacks_new(void)
 void ptt_stacks_free(struct ptt_stacks *s)
 {
 	if (s)
-		free(s->e);
+		ptt_map_free_with(&s->e, free);
 	free(s);
-}
-
-static size_t slot(uint64_t k, size_t cap)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	k ^= k >> 33;
-	return (size_t)k & (cap - 1);
-}
-
-static struct stack_entry *find(const struct ptt_stacks *s, uint64_t key)
-{
-	if (!s->cap)
-		return NULL;
-	for (size_t j = slot(key, s->cap);; j = (j + 1) & (s->cap - 1)) {
-		if (s->e[j].key == key)
-			return &s->e[j];
-		if (!s->e[j].key)
-			return NULL;
-	}
 }
 
 static struct stack_entry *insert(struct ptt_stacks *s, uint64_t key)
 {
-	struct stack_entry *e = find(s, key);
+	struct stack_entry *e = ptt_map_get(&s->e, key);
 	if (e)
 		return e;
-	if ((s->used + 1) * 2 > s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct stack_entry *n = calloc(cap, sizeof *n);
-		if (!n)
-			return NULL;
-		for (size_t i = 0; i < s->cap; i++) {
-			if (!s->e[i].key)
-				continue;
-			size_t j = slot(s->e[i].key, cap);
-			while (n[j].key)
-				j = (j + 1) & (cap - 1);
-			n[j] = s->e[i];
-		}
-		free(s->e);
-		s->e = n;
-		s->cap = cap;
+	if (!(e = calloc(1, sizeof *e)) || ptt_map_put(&s->e, key, e) != 0) {
+		free(e);
+		return NULL;
 	}
-	size_t j = slot(key, s->cap);
-	while (s->e[j].key)
-		j = (j + 1) & (s->cap - 1);
-	s->used++;
-	s->e[j].key = key;
-	s->e[j].depth = 0;
-	return &s->e[j];
+	return e;
 }
 
 int ptt_stacks_update(struct ptt_stacks *s, const struct ptt_event *ev)
@@ -104,7 +63,7 @@ int ptt_stacks_update(struct ptt_stacks *s, const struct ptt_event *ev)
 
 unsigned ptt_stacks_get(const struct ptt_stacks *s, uint32_t pid, uint32_t id, const uint64_t **frames)
 {
-	struct stack_entry *e = id && id != PTT_STACK_ID_FULL ? find(s, (uint64_t)pid << 32 | id) : NULL;
+	struct stack_entry *e = id && id != PTT_STACK_ID_FULL ? ptt_map_get(&s->e, (uint64_t)pid << 32 | id) : NULL;
 	*frames = e ? e->f : NULL;
 	return e ? e->depth : 0;
 }

@@ -137,7 +137,12 @@ void ptt_type_format_args(const struct ptt_type *t, char *buf, size_t size)
 static struct ptt_type builtin[PTT_EV_BUILTIN_COUNT];
 static int builtin_ready;
 
-/* Name indexes: open addressing over 1 + id (0 empty), probed linearly from the name's hash. */
+/*
+ * The built-ins' name index: open addressing over 1 + id (0 empty), probed
+ * linearly from the name's hash.  Not a struct ptt_map: a constant table in
+ * static storage that threads may build at once without a lock (see
+ * builtin_init), in the preloaded runtime too, where nothing allocates.
+ */
 #define BUILTIN_INDEX 256 /* a power of two, over twice PTT_EV_BUILTIN_COUNT */
 _Static_assert(2 * PTT_EV_BUILTIN_COUNT < BUILTIN_INDEX, "builtin name index too small");
 static uint16_t builtin_index[BUILTIN_INDEX];
@@ -234,28 +239,25 @@ const struct ptt_type *ptt_types_get(const struct ptt_types *ts, unsigned id)
 	return id < PTT_EV_BUILTIN_COUNT ? &builtin[id] : NULL;
 }
 
-/* Make room for one more entry in the name index: rebuilt (dropping renamed types' stale entries) when 3/4 full. */
-static int index_reserve(struct ptt_types *ts)
+/* The key of a name in the index of defined types: FNV-1a, 64 bits (two names sharing one are told apart below). */
+static uint64_t name_key(const char *name)
 {
-	if ((ts->iused + 1) * 4 <= ts->icap * 3)
-		return 0;
-	unsigned live = 0;
-	for (unsigned id = 0; id < ts->ncap; id++)
-		live += ts->defined[id] != NULL;
-	unsigned cap = 64;
-	while (cap < 4 * (live + 1))
-		cap *= 2;
-	uint16_t *index = calloc(cap, sizeof *index);
-	if (!index)
-		return PTT_E_NOMEM;
-	for (unsigned id = 0; id < ts->ncap; id++)
-		if (ts->defined[id])
-			index_put(index, cap - 1, ts->defined[id]->name, id);
-	free(ts->index);
-	ts->index = index;
-	ts->icap = cap;
-	ts->iused = live;
-	return 0;
+	uint64_t h = 14695981039346656037ull;
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 1099511628211ull;
+	return h;
+}
+
+/* The defined type of lowest id, other than skip, whose name has this key (named: with this name), or NULL. */
+static struct ptt_type *lowest_defined(const struct ptt_types *ts, uint64_t key, const char *named,
+				       const struct ptt_type *skip)
+{
+	for (unsigned id = 0; id < ts->ncap; id++) {
+		struct ptt_type *t = ts->defined[id];
+		if (t && t != skip && (named ? strcmp(t->name, named) == 0 : name_key(t->name) == key))
+			return t;
+	}
+	return NULL;
 }
 
 int ptt_types_define(struct ptt_types *ts, const struct ptt_type *t)
@@ -265,27 +267,32 @@ int ptt_types_define(struct ptt_types *ts, const struct ptt_type *t)
 	const struct ptt_type *old = ptt_types_get(ts, t->id);
 	if (old && memcmp(old, t, sizeof *t) == 0)
 		return 0;
-	if (t->id >= ts->ncap) {
-		unsigned cap = ts->ncap ? ts->ncap : 128;
-		while (cap <= t->id)
-			cap *= 2;
-		struct ptt_type **defined = realloc(ts->defined, cap * sizeof *defined);
-		if (!defined)
-			return PTT_E_NOMEM;
-		memset(defined + ts->ncap, 0, (cap - ts->ncap) * sizeof *defined);
-		ts->defined = defined;
-		ts->ncap = cap;
-	}
-	struct ptt_type *copy = malloc(sizeof *copy);
-	if (!copy || index_reserve(ts) != 0) {
+	size_t cap = ts->ncap;
+	if (PTT_GROW(ts->defined, &cap, (size_t)t->id + 1) != 0)
+		return PTT_E_NOMEM;
+	memset(ts->defined + ts->ncap, 0, (cap - ts->ncap) * sizeof *ts->defined);
+	ts->ncap = (unsigned)cap;
+	struct ptt_type *copy = malloc(sizeof *copy), *was = ts->defined[t->id];
+	if (!copy)
+		return PTT_E_NOMEM;
+	*copy = *t;
+	uint64_t key = name_key(t->name);
+	const struct ptt_type *first = ptt_map_get(&ts->index, key);
+	if ((!first || first->id >= t->id) && ptt_map_put(&ts->index, key, copy) != 0) {
 		free(copy);
 		return PTT_E_NOMEM;
 	}
-	*copy = *t;
-	free(ts->defined[t->id]);
 	ts->defined[t->id] = copy;
-	index_put(ts->index, ts->icap - 1, t->name, t->id);
-	ts->iused++;
+	uint64_t was_key = was ? name_key(was->name) : key;
+	if (was_key != key && ptt_map_get(&ts->index, was_key) == was) {
+		/* renamed: its old name's entry goes to the next type of that name.  Deleted
+		 * first, so that the put finds room (at most half full) and cannot fail. */
+		struct ptt_type *next = lowest_defined(ts, was_key, NULL, was);
+		ptt_map_del(&ts->index, was_key);
+		if (next)
+			ptt_map_put(&ts->index, was_key, next);
+	}
+	free(was);
 	return 0;
 }
 
@@ -301,12 +308,11 @@ const struct ptt_type *ptt_types_find_name(const struct ptt_types *ts, const cha
 			break;
 		}
 	}
-	for (unsigned i = ts->icap ? h & (ts->icap - 1) : 0; ts->icap && ts->index[i]; i = (i + 1) & (ts->icap - 1)) {
-		const struct ptt_type *t = ts->defined[ts->index[i] - 1u];
-		/* an entry left by a type since renamed no longer matches its name */
-		if (t && strcmp(t->name, name) == 0 && (!best || t->id < best->id))
-			best = t;
-	}
+	const struct ptt_type *t = ptt_map_get(&ts->index, name_key(name));
+	if (t && strcmp(t->name, name) != 0) /* another name with the same key */
+		t = lowest_defined(ts, 0, name, NULL);
+	if (t && (!best || t->id < best->id))
+		best = t;
 	return best;
 }
 
@@ -315,6 +321,6 @@ void ptt_types_free(struct ptt_types *ts)
 	for (unsigned i = 0; i < ts->ncap; i++)
 		free(ts->defined[i]);
 	free(ts->defined);
-	free(ts->index);
+	ptt_map_free(&ts->index);
 	memset(ts, 0, sizeof *ts);
 }

@@ -118,14 +118,8 @@ struct ptt_writer {
 /* Remember a block about to be written at the current offset (kind PTT_SNAP_INDEX_*). */
 static void index_block(struct ptt_writer *w, uint32_t kind, uint64_t pos, uint64_t ticks)
 {
-	if (w->nidx == w->idx_cap) {
-		size_t cap = w->idx_cap ? w->idx_cap * 2 : 64;
-		void *n = realloc(w->idx, cap * sizeof *w->idx);
-		if (!n)
-			return; /* the index is an aid: without it, readers walk the block headers */
-		w->idx = n;
-		w->idx_cap = cap;
-	}
+	if (PTT_GROW(w->idx, &w->idx_cap, w->nidx + 1) != 0)
+		return; /* the index is an aid: without it, readers walk the block headers */
 	w->idx[w->nidx].off = w->bytes;
 	w->idx[w->nidx].pos = pos;
 	w->idx[w->nidx].ticks = ticks;
@@ -775,15 +769,9 @@ static void snap_wrap(struct ptt_writer *w, unsigned kind, uint64_t pos, const u
 		w->snap_bad = 1;
 		return;
 	}
-	if (w->snap_used + n > w->snap_cap) {
-		size_t cap = (w->snap_used + n) * 2;
-		uint32_t *nb = realloc(w->snap, cap * 4);
-		if (!nb) {
-			w->snap_bad = 1;
-			return;
-		}
-		w->snap = nb;
-		w->snap_cap = cap;
+	if (PTT_GROW(w->snap, &w->snap_cap, w->snap_used + n) != 0) {
+		w->snap_bad = 1;
+		return;
 	}
 	uint32_t *r = w->snap + w->snap_used;
 	r[0] = ptt_rec_word0(PTT_EV_PAD, n);

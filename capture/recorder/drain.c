@@ -155,11 +155,10 @@ int drain_note(struct drain *d, unsigned id, const uint32_t *args, unsigned narg
 		return -1;
 	if (d->nnotes == d->notes_cap) {
 		/* grow; the notes' cursor, which may hold a head record in the merge, follows */
-		struct note *more = realloc(d->notes, 2 * (size_t)d->notes_cap * sizeof *more);
-		if (!more)
+		size_t cap = d->notes_cap;
+		if (PTT_GROW(d->notes, &cap, (size_t)d->nnotes + 1) != 0)
 			return -1; /* no memory: the caller reports again on the next pass */
-		d->notes = more;
-		d->notes_cap *= 2;
+		d->notes_cap = (uint32_t)cap;
 		struct cursor *nc = &d->cur[d->notes_at];
 		if (nc->has && nc->pos < d->nnotes)
 			nc->rec = d->notes[nc->pos].words;

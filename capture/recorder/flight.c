@@ -213,14 +213,8 @@ static int read_copy(struct flight *f, uint32_t i, struct ring_copy *rc, struct 
 			(*torn)++;
 			break;
 		}
-		if (*nrecs == *cap) {
-			size_t nc = *cap ? *cap * 2 : 4096;
-			struct frec *g = realloc(*recs, nc * sizeof *g);
-			if (!g)
-				return PTT_E_NOMEM;
-			*recs = g;
-			*cap = nc;
-		}
+		if (PTT_GROW(*recs, cap, *nrecs + 1) != 0)
+			return PTT_E_NOMEM;
 		(*recs)[(*nrecs)++] = (struct frec){ (uint64_t)p[2] << 32 | p[1], rc->tid, i, seq++, p };
 		pos += n;
 	}

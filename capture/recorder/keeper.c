@@ -201,14 +201,8 @@ static void add(struct keeper *k, uint32_t id, uint32_t pid, uint64_t sub, const
 		if (rebuild(k))
 			return;
 	}
-	if (k->n == k->cap) {
-		size_t cap = k->cap ? k->cap * 2 : 64;
-		struct kept *nv = realloc(k->v, cap * sizeof *nv);
-		if (!nv)
-			return;
-		k->v = nv;
-		k->cap = cap;
-	}
+	if (PTT_GROW(k->v, &k->cap, k->n + 1) != 0)
+		return;
 	uint32_t *w = malloc((size_t)n * 4);
 	if (!w)
 		return; /* memory is short: that name is not told again */

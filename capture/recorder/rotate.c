@@ -28,14 +28,8 @@ int rotate_keep_meta(struct rotate *r, const char *text, size_t len)
 {
 	if (!r || !r->max_size)
 		return 0;
-	if (r->meta_len + len + 1 > r->meta_cap) {
-		size_t cap = (r->meta_len + len + 1) * 2;
-		char *n = realloc(r->meta, cap);
-		if (!n)
-			return PTT_E_NOMEM;
-		r->meta = n;
-		r->meta_cap = cap;
-	}
+	if (PTT_GROW(r->meta, &r->meta_cap, r->meta_len + len + 1) != 0)
+		return PTT_E_NOMEM;
 	memcpy(r->meta + r->meta_len, text, len);
 	r->meta_len += len;
 	r->meta[r->meta_len] = 0;
