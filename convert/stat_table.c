@@ -858,6 +858,19 @@ static void print_header(FILE *out)
 		"HOLD(ms)", "MEAN(us)", "MAX(us)", "OWNERS", "TOP WAITER");
 }
 
+/* Sites named module+0x... for want of symbols: which file, and how to get them named. */
+static void print_stripped(const struct stat_table *st, FILE *out)
+{
+	const char *one;
+	size_t n = ptt_syms_stripped(st->syms, &one);
+	if (!n)
+		return;
+	const char *base = strrchr(one, '/');
+	fprintf(out, "names: %s%s has no symbol table and no debug information here, so its sites read\n"
+		     "module+0xoff (what addr2line takes); its debug symbols name them (Debian: its -dbgsym package)\n",
+		base ? base + 1 : one, n > 1 ? (n > 2 ? " (and other files)" : " (and one other file)") : "");
+}
+
 /* One of the two object tables (locks, or waiting for work): its title, header and first shown rows. */
 static size_t print_table(const struct stat_table *st, const struct stat_opts *o, const char *title, struct obj **objs,
 			  size_t shown, size_t n, int locks, FILE *out)
@@ -954,6 +967,7 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 			     "SEMLOCK: semaphores used as locks, SEM: the others; OTHER: blocked in a traced call that a\n"
 			     "selection (ptt-filter) left out; FUTEX: blocked in a futex wait made through syscall() (Rust's std\n"
 			     "locks, InnoDB's srw_lock)\n");
+		print_stripped(st, out);
 		for (size_t i = 0; i < shown_l; i++)
 			if (locks[i]->cls == PTT_CLASS_FUTEX && model_futex_use(&locks[i]->futex) == MF_PARK) {
 				fprintf(out, "%s\n", PARK_NOTE);

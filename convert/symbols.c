@@ -80,6 +80,14 @@ struct ptt_syms {
 	void *warn_ctx;
 	int warn_set;           /* ptt_syms_set_warn was called (warn NULL: silent) */
 	int8_t site_arg[PTT_MAX_TYPES]; /* index of each type's "site" argument: -1 none, -2 type not seen yet */
+	struct stripped *stripped; /* files with code named by offset for want of any symbol table */
+	size_t nstripped;
+};
+
+/* A file whose code has no symbol: no .symtab, and no debug information found for it here. */
+struct stripped {
+	char *path;
+	struct stripped *next;
 };
 
 static const Dwfl_Callbacks callbacks = {
@@ -155,9 +163,54 @@ void ptt_syms_free(struct ptt_syms *s)
 		free(f->build_id);
 		free(f);
 	}
+	while (s->stripped) {
+		struct stripped *x = s->stripped;
+		s->stripped = x->next;
+		free(x->path);
+		free(x);
+	}
 	ptt_names_free(s->names);
 	ptt_pyframes_free(s->py);
 	free(s);
+}
+
+/* Code at an address of mod that no symbol names: is the file stripped (no .symtab, no debug
+ * information found)?  Then it is noted once, for ptt_syms_stripped. */
+static void note_stripped(struct ptt_syms *s, Dwfl_Module *mod)
+{
+	Dwarf_Addr bias;
+	const char *path = NULL;
+	dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &path, NULL);
+	if (!path)
+		return;
+	for (const struct stripped *x = s->stripped; x; x = x->next)
+		if (!strcmp(x->path, path))
+			return;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	while (elf && (scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			return; /* a symbol table: this code is just not in it */
+	if (dwfl_module_getdwarf(mod, &bias))
+		return;
+	struct stripped *x = malloc(sizeof *x);
+	if (!x || !(x->path = strdup(path))) {
+		free(x);
+		return;
+	}
+	x->next = s->stripped;
+	s->stripped = x;
+	s->nstripped++;
+}
+
+size_t ptt_syms_stripped(const struct ptt_syms *s, const char **one)
+{
+	const struct stripped *x = s->stripped;
+	while (x && x->next)
+		x = x->next; /* the first noted */
+	*one = x ? x->path : NULL;
+	return s->nstripped;
 }
 
 const struct ptt_names *ptt_syms_names(const struct ptt_syms *s)
@@ -658,6 +711,8 @@ static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t a
 			/* offset in the file's address space: what objdump and addr2line take */
 			Dwarf_Addr bias = 0;
 			dwfl_module_getelf(mod, &bias);
+			if (code)
+				note_stripped(s, mod);
 			snprintf(where, sizeof where, "%s+0x%" PRIx64, mname, addr - bias);
 		}
 		Dwfl_Line *l = dwfl_module_getsrc(mod, at);

@@ -57,6 +57,10 @@ const struct ptt_sym *ptt_syms_code(struct ptt_syms *s, uint32_t pid, uint64_t a
 #define PTT_SYMS_ADDR(a) ((a) & ((UINT64_C(1) << PTT_SYMS_LEVEL_SHIFT) - 1))
 uint64_t ptt_syms_level(uint64_t addr, unsigned level);
 
+/* How many files had code named by offset (module+0x...) because they have no symbol table and no
+ * debug information was found for them here (stripped, their -dbgsym not installed); *one: one of them. */
+size_t ptt_syms_stripped(const struct ptt_syms *s, const char **one);
+
 /* The call site of an event: NULL when its type has no site (or it is 0). */
 const struct ptt_sym *ptt_syms_site(struct ptt_syms *s, const struct ptt_event *ev);
 

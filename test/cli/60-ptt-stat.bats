@@ -175,7 +175,13 @@ slow_path 1000" ]
 	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/s.ptt"
 	[ "$stderr" = "" ]
 	[ "$(grep -cE '^  site [12] +(60|20) .* two_sites_stripped\+0x[0-9a-f]+$' <<<"$output")" -eq 2 ]
+	# and it says why, and what would name them, once
+	[ "$(grep -c '^names: two_sites_stripped has no symbol table and no debug information here' <<<"$output")" -eq 1 ]
 	run -1 grep -E '^  site .* 0x[0-9a-f]+$' <<<"$(grep -v 'two_sites_stripped+0x' <<<"$output")"
+	# a program with its symbols says nothing of the kind
+	ptt-record -q -o "$BATS_TEST_TMPDIR/n.ptt" -- "$EXAMPLES/two_sites" -n 10 >/dev/null
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/n.ptt"
+	run -1 grep -q '^names:' <<<"$output"
 }
 
 # A wait its process's exit cut counts as contended, as one a window's end cuts.
