@@ -595,6 +595,7 @@ static int write_flight(const struct record_opts *o, struct ptt_shm *s, struct f
 	if (rc)
 		return rc;
 	ptt_writer_set_compressor(w, o->compressor);
+	ptt_writer_set_compact(w, !o->zlevel); /* -z: compressed blocks, plain */
 	size_t hsize = header_size(cmd);
 	char *hdr = malloc(hsize);
 	if (!hdr) {
@@ -803,6 +804,7 @@ int main(int argc, char **argv)
 	if (ptt_writer_open(&w, out_fd, o.zlevel) != 0)
 		return 1;
 	ptt_writer_set_compressor(w, o.compressor);
+	ptt_writer_set_compact(w, !o.zlevel); /* -z: compressed blocks, plain */
 	if (o.zlevel)
 		ptt_writer_async(w); /* compression off the drain's path: rings are emptied while a block compresses */
 	size_t hsize = header_size(cmd);
