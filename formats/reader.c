@@ -53,6 +53,7 @@ struct ptt_reader {
 	uint64_t blk_offset; /* file offset of the payload */
 	uint64_t blk_first;  /* the block's first timestamp */
 	int blk_zlib;
+	int blk_compact; /* a compact block: its damage is one stretch, said once (records depend on those before) */
 	unsigned compressed; /* PTT_BLOCK_ZLIB | PTT_BLOCK_ZSTD: what the blocks read so far used */
 	int in_damage; /* inside a damaged stretch of records: report once */
 	/* metadata */
@@ -512,6 +513,7 @@ static int expand_block(struct ptt_reader *r, uint64_t at, int trunc)
 	r->blk_len = words * 4;
 	r->blk_pos = 0;
 	r->blk_zlib = 1; /* a record's offset is its block's */
+	r->blk_compact = 1;
 	return 1;
 }
 
@@ -531,6 +533,7 @@ static int load_block(struct ptt_reader *r, const struct ptt_block_header *hp, u
 		return rc;
 	r->blk_offset = r->in_offset;
 	r->blk_first = h.first_ticks;
+	r->blk_compact = 0;
 	r->blk_zlib = COMPRESSED(h.flags) != 0;
 	r->compressed |= COMPRESSED(h.flags);
 	int trunc = n < h.payload_len;
@@ -738,7 +741,8 @@ static int next_binary(struct ptt_reader *r, struct ptt_event *ev)
 				set_diag(r, "offset", where, what);
 			return PTT_E_CHECKSUM;
 		}
-		r->in_damage = 0;
+		if (!r->blk_compact)
+			r->in_damage = 0;
 		memcpy(ev->words, r->blk + p, (size_t)n * 4);
 		r->blk_pos = p + (size_t)n * 4;
 		ev->nwords = n;
