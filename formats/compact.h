@@ -24,7 +24,8 @@
 #define CPT_REF 0x10u         /* tag bit: arguments coded against the reference record */
 #define CPT_REF_WORDS 16      /* records of at most this many words serve as references */
 #define CPT_REFS 256          /* the references: hashed by (slot, id) */
-#define CPT_MAX_BYTES 1040    /* one record coded takes at most this (255 words raw: 1 + 8 + 3 + 9 + 1 + 996 + 4), and 8 more for a varint's store */
+#define CPT_MAX_BYTES 1040    /* one record coded takes at most this (255 words raw: 1 + 8 + 3 + 9 + 1 + 996 + 4),
+				 * and room for the stores of a varint (8 bytes) and of a word not kept (4) */
 
 struct cpt_ref {
 	uint64_t key;  /* the block's generation << 32 | words << 24 | slot << 16 | id */
@@ -113,6 +114,30 @@ static inline int cpt_get_pv(const unsigned char **pp, const unsigned char *end,
 }
 
 /*
+ * The argument words a[0, k) against the reference's w: the mask of those
+ * that differ, written as a varint, then those words as they are; w takes
+ * a's words.  Inlined with k a constant for the common lengths, so that
+ * nothing in it branches on the data.
+ */
+static inline __attribute__((always_inline)) unsigned char *cpt_put_args(unsigned char *p, const uint32_t *a, uint32_t *w,
+									  uint32_t k)
+{
+	uint32_t mask = 0;
+	for (uint32_t i = 0; i < k; i++)
+		mask |= (uint32_t)(a[i] != w[i]) << i;
+	if (__builtin_expect(mask < 128, 1))
+		*p++ = (unsigned char)(mask << 1);
+	else
+		p = cpt_put_pv(p, mask);
+	for (uint32_t i = 0; i < k; i++) {
+		memcpy(p, a + i, 4);
+		p += (mask >> i & 1) * 4;
+		w[i] = a[i];
+	}
+	return p;
+}
+
+/*
  * Code the record rec of n words (sound: marked, n >= 6) at out, which has
  * room for CPT_MAX_BYTES; returns the end.
  */
@@ -161,19 +186,14 @@ static inline unsigned char *cpt_encode(struct ptt_compact *c, unsigned char *ou
 			if (i < nargs)
 				diff |= a[i] ^ r->w[i];
 			tag |= CPT_REF;
-			if (!diff) {
+			if (!diff)
 				*p++ = 0; /* the mask, as a prefix varint */
-			} else {
-				uint32_t mask = 0;
-				for (i = 0; i < nargs; i++)
-					mask |= (uint32_t)(a[i] != r->w[i]) << i;
-				p = cpt_put_pv(p, mask);
-				for (i = 0; mask; i++, mask >>= 1)
-					if (mask & 1) {
-						p = cpt_put_pv(p, a[i] ^ r->w[i]);
-						r->w[i] = a[i];
-					}
-			}
+			else
+				switch (nargs) { /* the lengths of most built-in events: mutexes', conditions' */
+				case 5: p = cpt_put_args(p, a, r->w, 5); break;
+				case 7: p = cpt_put_args(p, a, r->w, 7); break;
+				default: p = cpt_put_args(p, a, r->w, nargs); break;
+				}
 		} else {
 			*p++ = (unsigned char)n;
 			memcpy(p, a, nargs * 4);
@@ -240,12 +260,12 @@ static inline size_t cpt_expand(struct ptt_compact *c, const unsigned char *in, 
 			rn = (uint32_t)(r->key >> 24 & 0xff);
 			if (cpt_get_pv(&p, end, &mask, rn - PTT_REC_MIN_WORDS) || o + rn > cap)
 				goto damaged;
+			if ((size_t)(end - p) < 4u * (unsigned)__builtin_popcountll(mask))
+				goto damaged;
 			for (uint32_t i = 0; mask; i++, mask >>= 1)
 				if (mask & 1) {
-					uint64_t x;
-					if (cpt_get_pv(&p, end, &x, 32))
-						goto damaged;
-					r->w[i] ^= (uint32_t)x;
+					memcpy(&r->w[i], p, 4);
+					p += 4;
 				}
 			memcpy(w + PTT_REC_HDR_WORDS, r->w, (rn - PTT_REC_MIN_WORDS) * 4);
 		} else {
