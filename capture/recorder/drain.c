@@ -264,9 +264,6 @@ static inline int load(struct drain *d, uint32_t i, struct cursor *c, int final)
 	c->rec = p;
 	c->n = n;
 	c->ts = (uint64_t)p[2] << 32 | p[1];
-	/* the lines ahead, which the owner's core wrote: fetched while this record is coded */
-	__builtin_prefetch(p + 16);
-	__builtin_prefetch(p + 32);
 	return c->has = 1;
 }
 
