@@ -440,6 +440,8 @@ static int block_start(struct ptt_writer *w)
 /* ptt_writer_record for a compact writer: the record coded into the block (compact.h). */
 static int record_compact(struct ptt_writer *w, const uint32_t *words, uint32_t nwords)
 {
+	if (__builtin_expect(nwords < PTT_REC_MIN_WORDS || nwords > PTT_REC_MAX_WORDS, 0))
+		return PTT_E_BADRECORD; /* no record: the coding has no form for it */
 	if (w->used >= BLOCK_TARGET || w->raw_used >= COMPACT_RAW_TARGET) {
 		int rc = flush_block(w);
 		if (rc)
