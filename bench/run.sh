@@ -12,7 +12,8 @@
 # (only the lock-heavy programs), PTT_BENCH_ONLY=site (only the call site's cost,
 # bench/site.sh, which has its own knobs), PTT_BENCH_ONLY=stacks (only the stacks'
 # cost, bench/stacks.sh, with its own knobs), PTT_BENCH_ONLY=json (only ptt-json's size
-# and speed).
+# and speed), PTT_BENCH_ONLY=recorder (only the recorder's CPU and bytes per event in the
+# lock loops, and ptt-dump's decoding rate of such a trace: issue 21).
 [ -z "${BASH_VERSION:-}" ] && exec bash "$0" "$@"
 set -u
 if [ $# -ne 1 ] || [ ! -x "$1/bin/ptt-record" ]; then
@@ -55,6 +56,15 @@ timed() { # CMD...: prints "seconds peakRSS_KB" of CMD, output to /dev/null
 	cat "$TMP/time"
 }
 now_ns() { date +%s%N; }
+verdict() { # LABEL VALUE OP LIMIT
+	local ok
+	if [ -z "$2" ]; then
+		say "$1" "n/a" "" "not measured"
+		return
+	fi
+	ok=$(awk -v v="$2" -v l="$4" -v op="$3" 'BEGIN { print ((op == "<=" ? v <= l : v >= l) ? "met" : "MISSED") }')
+	say "$1" "$2" "$3 $4" "$ok"
+}
 
 TMP=$(mktemp -d /tmp/ptt-bench.XXXXXX)
 STARTED_SESSIOND=""
@@ -107,6 +117,37 @@ if [ "${PTT_BENCH_ONLY:-}" = json ]; then
 	echo "took $(($(date +%s) - T_START)) s"
 	exit 0
 fi
+# issue 21: the recorder's CPU per recorded event (lossless, 1 and 2 threads), bytes per event,
+# and the decoding rate of that trace; REC[t1], REC[t2p] and RAWB for the verdicts
+recorder_section() {
+	local t cpu ev f=$TMP/r.ptt
+	section "recorder CPU per recorded event (lossless, default rings)"
+	for t in 1 2; do
+		: >"$TMP/r-cpu"
+		for _ in $(seq "$REPS"); do
+			PTT_BENCH_CPU=$TMP/r-cpu1 "$BIN/ptt-record" -q -o "$f" -- sh -c "$lh_wrap" sh "$LL" $t "$ITER" private \
+				>/dev/null 2>>"$TMP/err" && cat "$TMP/r-cpu1" >>"$TMP/r-cpu"
+		done
+		cpu=$(median <"$TMP/r-cpu")
+		ev=$(info "$f" events)
+		pos "$cpu" && pos "$ev" || { note "$t thread(s): a run failed"; continue; }
+		REC[t$t$([ $t = 2 ] && echo p)]=$(calc "$cpu / $ev")
+		say "$t thread(s): recorder CPU per recorded event" "$(calc "$cpu / $ev")" "ns/event" \
+			"$(calc "$cpu / 1e6") ms for $ev events (median of $REPS), all its threads (schedstat)"
+		RAWB=$(calc "$(stat -c %s "$f") / $ev")
+		say "$t thread(s): trace size, raw" "$RAWB" "bytes/event"
+	done
+	pos "${ev:-}" || return
+	read -r secs _ <<<"$(timed "$BIN/ptt-dump" "$f")"
+	pos "$secs" || secs=0.01
+	DUMP_RATE=$(calc "$ev / $secs")
+	say "ptt-dump text output of the 2-thread trace" "$DUMP_RATE" "events/s" "$secs s"
+}
+recorder_verdicts() {
+	verdict "recorder CPU per recorded event, 1 thread lossless (issue 21)" "${REC[t1]:-}" "<=" 8
+	verdict "recorder CPU per recorded event, 2 threads lossless (issue 21)" "${REC[t2p]:-}" "<=" 8
+	verdict "raw bytes/event, lock loop (issue 21)" "${RAWB:-}" "<=" 24
+}
 if [ "${PTT_BENCH_ONLY:-}" = site ]; then
 	. "$SRC/site.sh"
 	echo "took $(($(date +%s) - T_START)) s"
@@ -114,6 +155,17 @@ if [ "${PTT_BENCH_ONLY:-}" = site ]; then
 fi
 if [ "${PTT_BENCH_ONLY:-}" = stacks ]; then
 	. "$SRC/stacks.sh"
+	echo "took $(($(date +%s) - T_START)) s"
+	exit 0
+fi
+
+if [ "${PTT_BENCH_ONLY:-}" = recorder ]; then
+	declare -A REC
+	lh_wrap='"$@"; r=$?; cat /proc/$PPID/task/*/schedstat 2>/dev/null | awk '"'"'{ s += $1 } END { print s + 0 }'"'"' >"$PTT_BENCH_CPU"; exit $r'
+	recorder_section
+	section "targets"
+	recorder_verdicts
+	verdict "ptt-dump text output (events/s)" "${DUMP_RATE:-}" ">=" 10000000
 	echo "took $(($(date +%s) - T_START)) s"
 	exit 0
 fi
@@ -295,7 +347,7 @@ fi
 # through the same sh wrapper, which also reads the CPU time its parent (the
 # recorder, when traced) used up to the program's end.
 LH_REPS=${PTT_BENCH_LOCKHEAVY_REPS:-3}
-declare -A LH_RATIO LH_LTRATIO LH_ZRATIO LH_ZDEF LH_BPE LH_ZBPE
+declare -A LH_RATIO LH_LTRATIO LH_ZRATIO LH_ZDEF LH_BPE LH_ZBPE LH_RECNS
 lh_run() { # OUTFILE CMD...: appends "ns recorder_cpu_ns" of one run
 	local f=$1 s e
 	shift
@@ -356,7 +408,7 @@ lock_heavy() { # KEY LABEL CMD...
 		say "  recorder CPU (share of the traced run); writer waits" "$(calc "100 * $lcpu / $t")" "%" "$(calc "$lcpu / 1e6") ms, $(calc "$lcpu / $ev") ns/event; rec_ring_full waits: $waits"
 		say "  trace size$([ $m = z ] && echo ", blocks written raw (compressor behind)")" "$(calc "$size / $ev")" "bytes/event" \
 			"$size bytes$([ $m = z ] && echo "; $behind of $blocks blocks raw")"
-		[ $m = def ] && LH_RATIO[$key]=$(calc "$ratio")
+		[ $m = def ] && LH_RATIO[$key]=$(calc "$ratio") && LH_RECNS[$key]=$(calc "$lcpu / $ev")
 		[ $m = z ] && LH_ZRATIO[$key]=$(calc "$ratio") && LH_ZBPE[$key]=$(calc "$size / $ev") &&
 			LH_ZDEF[$key]=$(paste "$TMP/lh-def" "$TMP/lh-z" | awk '{printf "%.4f\n", $3 / $1}' | median)
 		[ $m = def ] && LH_BPE[$key]=$(calc "$size / $ev")
@@ -393,6 +445,10 @@ lock_heavy_verdicts() { # issue 13: each program <= 1.10x untraced and below LTT
 			ok=$(awk -v v="${LH_ZDEF[$k]}" 'BEGIN { print v <= 1.05 ? "met" : "MISSED" }')
 			say "lock-heavy $k: -z time / default time" "$(calc "${LH_ZDEF[$k]}")" "<= 1.05" \
 				"$ok; -z ${LH_ZRATIO[$k]}x untraced, ${LH_ZBPE[$k]} bytes/event; default ${LH_RATIO[$k]}x, ${LH_BPE[$k]} bytes/event"
+		fi
+		if [ -n "${LH_RECNS[$k]:-}" ]; then # issue 21: the recorder's own CPU per recorded event
+			ok=$(awk -v v="${LH_RECNS[$k]}" 'BEGIN { print v <= 8 ? "met" : "MISSED" }')
+			say "lock-heavy $k: recorder CPU per recorded event (issue 21)" "${LH_RECNS[$k]}" "<= 8" "$ok"
 		fi
 		if [ -n "${LH_LTRATIO[$k]:-}" ]; then
 			ok=$(awk -v v="${LH_RATIO[$k]}" -v l="${LH_LTRATIO[$k]}" 'BEGIN { print v < l ? "met" : "MISSED" }')
@@ -493,7 +549,8 @@ say "-d with 64 KiB rings: events lost (counted exactly)" "$(info "$TMP/disc.ptt
 
 section "size and memory"
 size=$(stat -c %s "$TMP/big.ptt")
-say "trace size, raw" "$(calc "$size / $N")" "bytes/event" "$((size / 1048576)) MiB for $N events"
+RAWB=$(calc "$size / $N")
+say "trace size, raw" "$RAWB" "bytes/event" "$((size / 1048576)) MiB for $N events"
 "$BIN/ptt-record" -q -z -o "$TMP/bigz.ptt" -- "$LL" 2 "$BIG" private >/dev/null 2>>"$TMP/err"
 ZB=$(calc "$(stat -c %s "$TMP/bigz.ptt") / $(info "$TMP/bigz.ptt" events)")
 say "trace size, -z (zlib level 1)" "$ZB" "bytes/event" "the lock loop: very regular"
@@ -567,18 +624,10 @@ json_section
 
 # ---------------------------------------------------------------- targets
 section "targets"
-verdict() { # LABEL VALUE OP LIMIT
-	local ok
-	if [ -z "$2" ]; then
-		say "$1" "n/a" "" "not measured"
-		return
-	fi
-	ok=$(awk -v v="$2" -v l="$4" -v op="$3" 'BEGIN { print ((op == "<=" ? v <= l : v >= l) ? "met" : "MISSED") }')
-	say "$1" "$2" "$3 $4" "$ok"
-}
 verdict "1 thread: ns per event, trace path (-b: ring holds the run)" "${PERB[t1]:-}" "<=" 20
 verdict "1 thread: ns per event, lossless flat out (1 MiB rings)" "${PER[t1]:-}" "<=" 20
 verdict "1 thread: ns per event, lossless flat out (issue 13: <= 25)" "${PER[t1]:-}" "<=" 25
+recorder_verdicts
 lock_heavy_verdicts
 if [ -n "${LTPER[t1]:-}" ]; then
 	verdict "1 thread: ptt (trace path) / LTTng-UST per event" "$(calc "${PERB[t1]} / ${LTPER[t1]}")" "<=" 0.2

@@ -17,7 +17,11 @@
 
 #include "map.h" /* the containers: the hash map and the growth of arrays */
 
-#define PTT_FORMAT_VERSION 1
+/* Binary format versions: 2 adds compact EVENTS blocks, which a writer uses only when asked
+ * (ptt_writer_set_compact); a file without them says version 1, which every reader reads. */
+#define PTT_FORMAT_VERSION 2
+#define PTT_FORMAT_VERSION_PLAIN 1
+#define PTT_TEXT_VERSION 1 /* the text form's "# ptt-trace N" */
 #define PTT_FILE_MAGIC "\x89PTT\r\n\x1a\n"   /* 8 bytes, PNG-style: catches text-mode mangling */
 #define PTT_BYTE_ORDER_MARK 0x01020304u
 #define PTT_BLOCK_MAGIC 0x42545450u          /* "PTTB" little-endian */
@@ -105,8 +109,9 @@ enum ptt_block_kind {
 #define PTT_BLOCK_PACKED 0x4u /* EVENTS, with ZLIB or ZSTD: records packed before compression (ptt_block_pack) */
 #define PTT_BLOCK_SNAPSHOT 0x8u /* EVENTS with count 0: a snapshot of the state, as pad records (ptt-trace(5)) */
 #define PTT_BLOCK_ZSTD 0x10u  /* payload is one zstd frame of raw_len bytes (never with ZLIB) */
+#define PTT_BLOCK_COMPACT 0x20u /* EVENTS (version 2): records coded against the block's history (ptt-trace(5)) */
 /* Every flag this version knows: a block with another one (a newer compressor) is skipped, and said so. */
-#define PTT_BLOCK_KNOWN_FLAGS 0x1fu
+#define PTT_BLOCK_KNOWN_FLAGS 0x3fu
 /* The compressors of ptt_writer_set_compressor (a block's flag says which one made it). */
 enum ptt_compressor { PTT_COMP_ZSTD, PTT_COMP_ZLIB };
 /*
@@ -485,6 +490,13 @@ struct ptt_writer;
 int ptt_writer_open(struct ptt_writer **w, int fd, int zlevel);
 /* Compress with zstd (the default) or zlib: 0, or -EINVAL for another value. */
 int ptt_writer_set_compressor(struct ptt_writer *w, int comp);
+/*
+ * Write EVENTS blocks in the compact form (format version 2, ptt-trace(5)):
+ * about a fifth of the bytes of plain records, every record's checksum
+ * kept.  Before anything is written, on a writer that does not compress:
+ * 0, or -EINVAL (compressed blocks keep the plain, packed form).
+ */
+int ptt_writer_set_compact(struct ptt_writer *w, int on);
 /* EVENTS blocks written so far, and of those, how many were stored raw because the
  * compressing thread was behind (ptt_writer_async); blocks that compression did not
  * make smaller are not counted. */

@@ -18,6 +18,7 @@
 #include <zstd.h>
 
 #include "ptt_trace.h"
+#include "compact.h"
 
 int ptt__decode_args(struct ptt_event *ev);
 
@@ -46,8 +47,13 @@ struct ptt_reader {
 	/* current block (binary) */
 	unsigned char *blk;
 	size_t blk_cap, blk_len, blk_pos;
+	unsigned char *cblk; /* a compact block's coded payload, expanded into blk */
+	size_t cblk_cap;
+	struct ptt_compact *cpt;
 	uint64_t blk_offset; /* file offset of the payload */
+	uint64_t blk_first;  /* the block's first timestamp */
 	int blk_zlib;
+	int blk_compact; /* a compact block: its damage is one stretch, said once (records depend on those before) */
 	unsigned compressed; /* PTT_BLOCK_ZLIB | PTT_BLOCK_ZSTD: what the blocks read so far used */
 	int in_damage; /* inside a damaged stretch of records: report once */
 	/* metadata */
@@ -327,9 +333,9 @@ static int file_header(struct ptt_reader *r, int *form)
 		snprintf(r->diag, sizeof r->diag, "offset 12: %s", ptt_strerror(PTT_E_BYTEORDER));
 		return PTT_E_BYTEORDER;
 	}
-	if (h.version != PTT_FORMAT_VERSION) {
-		snprintf(r->diag, sizeof r->diag, "offset 8: format version %" PRIu32 ", this tool reads version %d",
-			 h.version, PTT_FORMAT_VERSION);
+	if (h.version < PTT_FORMAT_VERSION_PLAIN || h.version > PTT_FORMAT_VERSION) {
+		snprintf(r->diag, sizeof r->diag, "offset 8: format version %" PRIu32 ", this tool reads versions %d to %d",
+			 h.version, PTT_FORMAT_VERSION_PLAIN, PTT_FORMAT_VERSION);
 		return PTT_E_VERSION;
 	}
 	*form = PTT_FORM_BINARY;
@@ -464,6 +470,48 @@ static int ensure_blk(struct ptt_reader *r, size_t n)
 }
 
 /*
+ * A compact EVENTS block's payload (in blk, n = blk_len bytes: the length of
+ * its records once expanded, then the coded records) into plain records in
+ * blk, which the record parser then reads as any block's.  Where the coding
+ * does not decode (damage), one word that starts no record follows the
+ * records expanded so far: the parser reports the rest of the block as one
+ * damaged stretch.  1, or <= 0 as load_block when nothing is left.
+ */
+static int expand_block(struct ptt_reader *r, uint64_t at, int trunc)
+{
+	uint32_t raw;
+	size_t n = r->blk_len;
+	if (n < 4 || (memcpy(&raw, r->blk, 4), raw > 4 * PTT_BLOCK_MAX_PAYLOAD)) {
+		r->blk_len = 0;
+		set_diag(r, "offset", at, trunc ? "truncated block, trace ends here" : "bad compact block, block skipped");
+		return trunc ? PTT_E_TRUNCATED : PTT_E_BADBLOCK;
+	}
+	if (!r->cpt && !(r->cpt = calloc(1, sizeof *r->cpt)))
+		return PTT_E_NOMEM;
+	/* the coded bytes move to cblk, blk takes the records */
+	unsigned char *t = r->cblk;
+	size_t tc = r->cblk_cap;
+	r->cblk = r->blk;
+	r->cblk_cap = r->blk_cap;
+	r->blk = t;
+	r->blk_cap = tc;
+	int rc = ensure_blk(r, (size_t)raw + 8);
+	if (rc)
+		return rc;
+	int bad;
+	size_t words = cpt_expand(r->cpt, r->cblk + 4, n - 4, (uint32_t *)(void *)r->blk, raw / 4, r->blk_first, &bad);
+	if ((bad || words * 4 != raw) && !trunc) {
+		memset(r->blk + words * 4, 0, 4); /* starts no record: the parser reports the damage */
+		words++;
+	}
+	r->blk_len = words * 4;
+	r->blk_pos = 0;
+	r->blk_zlib = 1; /* a record's offset is its block's */
+	r->blk_compact = 1;
+	return 1;
+}
+
+/*
  * The payload of the block whose header h (at offset at) was just consumed:
  * 1 an EVENTS block loaded into blk, 0 a block used up (META, END, empty
  * EVENTS), or a negative code (diag set).
@@ -478,6 +526,8 @@ static int load_block(struct ptt_reader *r, const struct ptt_block_header *hp, u
 	if (rc)
 		return rc;
 	r->blk_offset = r->in_offset;
+	r->blk_first = h.first_ticks;
+	r->blk_compact = 0;
 	r->blk_zlib = COMPRESSED(h.flags) != 0;
 	r->compressed |= COMPRESSED(h.flags);
 	int trunc = n < h.payload_len;
@@ -503,6 +553,12 @@ static int load_block(struct ptt_reader *r, const struct ptt_block_header *hp, u
 	}
 	r->blk_len = n;
 	r->blk_pos = 0;
+	if (h.kind == PTT_BLOCK_EVENTS && (h.flags & PTT_BLOCK_COMPACT)) {
+		rc = expand_block(r, at, trunc);
+		if (rc <= 0)
+			return rc;
+		n = r->blk_len;
+	}
 	if (h.kind == PTT_BLOCK_EVENTS) {
 		if (trunc) {
 			/* deliver the records that made it; the diag comes with the cut record */
@@ -561,7 +617,7 @@ static int next_block(struct ptt_reader *r)
 			/* concatenated traces (cat rotated files): the next file's header */
 			struct ptt_file_header fh;
 			memcpy(&fh, &h, sizeof fh);
-			if (fh.version == PTT_FORMAT_VERSION && fh.byte_order == PTT_BYTE_ORDER_MARK) {
+			if (fh.version >= PTT_FORMAT_VERSION_PLAIN && fh.version <= PTT_FORMAT_VERSION && fh.byte_order == PTT_BYTE_ORDER_MARK) {
 				consume(r, sizeof fh);
 				begin_input(r);
 				continue;
@@ -679,7 +735,8 @@ static int next_binary(struct ptt_reader *r, struct ptt_event *ev)
 				set_diag(r, "offset", where, what);
 			return PTT_E_CHECKSUM;
 		}
-		r->in_damage = 0;
+		if (!r->blk_compact)
+			r->in_damage = 0;
 		memcpy(ev->words, r->blk + p, (size_t)n * 4);
 		r->blk_pos = p + (size_t)n * 4;
 		ev->nwords = n;
@@ -757,9 +814,9 @@ static int next_text(struct ptt_reader *r, struct ptt_event *ev)
 				p++;
 			if (strncmp(p, "ptt-trace ", 10) == 0) {
 				long v = strtol(p + 10, NULL, 10);
-				if (v != PTT_FORMAT_VERSION) {
+				if (v != PTT_TEXT_VERSION) {
 					snprintf(r->diag, sizeof r->diag, "line %" PRIu64 ": text form version %ld, this tool reads version %d",
-						 line_no, v, PTT_FORMAT_VERSION);
+						 line_no, v, PTT_TEXT_VERSION);
 					drop_input(r);
 					return PTT_E_VERSION;
 				}
@@ -1034,5 +1091,7 @@ void ptt_reader_close(struct ptt_reader *r)
 	ZSTD_freeDCtx(r->zd);
 	free(r->in);
 	free(r->blk);
+	free(r->cblk);
+	free(r->cpt);
 	free(r);
 }

@@ -154,7 +154,7 @@ static int sync_meta(struct ptt_sink *s, const struct ptt_reader *r, int include
 		return 0;
 	if (s->form == PTT_FORM_TEXT) {
 		char magic[32];
-		int m = snprintf(magic, sizeof magic, "%s%d\n", PTT_TEXT_MAGIC, PTT_FORMAT_VERSION);
+		int m = snprintf(magic, sizeof magic, "%s%d\n", PTT_TEXT_MAGIC, PTT_TEXT_VERSION);
 		if (!s->started && text_put(s, magic, (size_t)m))
 			return -EIO;
 		for (; s->meta_done < n; s->meta_done++) {

@@ -13,9 +13,13 @@
 #include <zstd.h>
 
 #include "ptt_trace.h"
+#include "compact.h"
 
 #define BLOCK_TARGET (64u * 1024u) /* payload bytes per EVENTS block */
-#define BLOCK_BUF (BLOCK_TARGET + PTT_REC_MAX_WORDS * 4)
+#define BLOCK_BUF (BLOCK_TARGET + CPT_MAX_BYTES + 64) /* a plain record (1020 bytes) or a coded one past the target */
+/* a compact block is cut at BLOCK_TARGET coded bytes, or when its records take this many once expanded
+ * (what a reader holds for it) */
+#define COMPACT_RAW_TARGET (512u * 1024u)
 /*
  * Bytes gathered before one write(2): the blocks and headers go out in
  * writes of about 1 MiB rather than two (a header, a 64 KiB payload) per
@@ -92,6 +96,9 @@ struct ptt_writer {
 	int zlevel;
 	int comp;
 	int header_done;
+	int compact;   /* EVENTS blocks in the compact form (ptt_writer_set_compact; never with compression) */
+	struct ptt_compact *cpt;
+	size_t raw_used; /* compact: bytes of the block's records once expanded */
 	uint32_t *buf; /* pending EVENTS payload */
 	unsigned char *payload; /* where the block's records go: buf, or (uncompressed, synchronous) out, after
 				 * room for the block's header, so that they are copied once on their way to write(2) */
@@ -225,6 +232,18 @@ int ptt_writer_set_compressor(struct ptt_writer *w, int comp)
 	return 0;
 }
 
+int ptt_writer_set_compact(struct ptt_writer *w, int on)
+{
+	if (!on || w->zlevel > 0 || w->header_done) {
+		w->compact = 0; /* compressed blocks keep the plain form, packed (the compressor does better on it) */
+		return on && (w->zlevel > 0 || w->header_done) ? -EINVAL : 0;
+	}
+	if (!w->cpt && !(w->cpt = calloc(1, sizeof *w->cpt)))
+		return PTT_E_NOMEM;
+	w->compact = 1;
+	return 0;
+}
+
 void ptt_writer_block_counts(const struct ptt_writer *w, uint64_t *blocks, uint64_t *behind)
 {
 	*blocks = w->blocks;
@@ -315,7 +334,7 @@ static int file_header(struct ptt_writer *w)
 		return 0;
 	struct ptt_file_header h;
 	memcpy(h.magic, PTT_FILE_MAGIC, 8);
-	h.version = PTT_FORMAT_VERSION;
+	h.version = w->compact ? PTT_FORMAT_VERSION : PTT_FORMAT_VERSION_PLAIN; /* readers of version 1 read the rest */
 	h.byte_order = PTT_BYTE_ORDER_MARK;
 	w->header_done = 1;
 	return write_all(w, &h, sizeof h);
@@ -412,8 +431,40 @@ static int block_start(struct ptt_writer *w)
 	return rc;
 }
 
+/* ptt_writer_record for a compact writer: the record coded into the block (compact.h). */
+static int record_compact(struct ptt_writer *w, const uint32_t *words, uint32_t nwords)
+{
+	if (__builtin_expect(nwords < PTT_REC_MIN_WORDS || nwords > PTT_REC_MAX_WORDS, 0))
+		return PTT_E_BADRECORD; /* no record: the coding has no form for it */
+	if (w->used >= BLOCK_TARGET || w->raw_used >= COMPACT_RAW_TARGET) {
+		int rc = flush_block(w);
+		if (rc)
+			return rc;
+	}
+	uint64_t ticks = (uint64_t)words[2] << 32 | words[1];
+	if (w->count == 0) {
+		int rc = block_start(w);
+		if (rc)
+			return rc;
+		w->first = ticks;
+		cpt_reset(w->cpt, ticks);
+		w->used = 4; /* the expanded length, set by flush_block */
+		w->raw_used = 0;
+	}
+	w->last = ticks;
+	if (__builtin_expect(ptt_rec_id(words[0]) == PTT_EV_REC_LOST, 0) && nwords >= 9)
+		w->lost += words[6];
+	w->used = (size_t)(cpt_encode(w->cpt, w->payload + w->used, words, nwords) - w->payload);
+	w->raw_used += (size_t)nwords * 4;
+	w->count++;
+	w->events++;
+	return 0;
+}
+
 int ptt_writer_record(struct ptt_writer *w, const uint32_t *words, uint32_t nwords)
 {
+	if (w->compact)
+		return record_compact(w, words, nwords);
 	if (w->used >= BLOCK_TARGET) {
 		int rc = flush_block(w);
 		if (rc)
@@ -640,9 +691,15 @@ static int flush_block(struct ptt_writer *w)
 	int rc = w->as ? 0 : file_header(w);
 	if (rc || w->count == 0)
 		return rc;
+	uint16_t compact = w->compact ? PTT_BLOCK_COMPACT : 0;
+	if (compact) {
+		uint32_t raw = (uint32_t)w->raw_used;
+		memcpy(w->payload, &raw, 4);
+	}
 	if (w->payload != (unsigned char *)w->buf) { /* gathered in place (block_start): its header before it */
 		struct ptt_block_header h;
 		events_header(&h, w->count, w->lost, w->first, w->last);
+		h.flags = compact;
 		seal_header(w, &h, w->used, w->used);
 		memcpy(w->out + w->out_used, &h, sizeof h);
 		w->out_used += sizeof h + w->used;
@@ -650,7 +707,7 @@ static int flush_block(struct ptt_writer *w)
 		w->payload = (unsigned char *)w->buf;
 	} else {
 		rc = w->as ? queue_block(w)
-			   : put_block(w, PTT_BLOCK_EVENTS, 0, w->buf, w->used, w->count, w->lost, w->first, w->last);
+			   : put_block(w, PTT_BLOCK_EVENTS, compact, w->buf, w->used, w->count, w->lost, w->first, w->last);
 	}
 	w->used = 0;
 	w->count = 0;
@@ -753,6 +810,7 @@ int ptt_writer_close(struct ptt_writer *w)
 	if (!rc)
 		rc = prc;
 	zctx_free(&w->z);
+	free(w->cpt);
 	free(w->buf);
 	free(w->out);
 	free(w->snap);

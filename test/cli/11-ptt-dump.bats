@@ -87,13 +87,31 @@ setup() {
 }
 
 @test "a newer format version is refused clearly" {
-	cp "$T" "$BATS_TEST_TMPDIR/v2"
-	printf '\002' | dd of="$BATS_TEST_TMPDIR/v2" bs=1 seek=8 conv=notrunc 2>/dev/null
-	run -2 --separate-stderr ptt-dump "$BATS_TEST_TMPDIR/v2"
-	[[ "$stderr" == *"format version 2, this tool reads version 1" ]]
+	cp "$T" "$BATS_TEST_TMPDIR/v3"
+	printf '\003' | dd of="$BATS_TEST_TMPDIR/v3" bs=1 seek=8 conv=notrunc 2>/dev/null
+	run -2 --separate-stderr ptt-dump "$BATS_TEST_TMPDIR/v3"
+	[[ "$stderr" == *"format version 3, this tool reads versions 1 to 2" ]]
+}
+
+@test "version-1 traces (plain and -z, written before compact blocks) read as they did" {
+	local f
+	for f in v1-prodcons v1-prodcons-z; do
+		run -0 --separate-stderr ptt-dump "$BATS_TEST_DIRNAME/fixtures/$f.ptt"
+		[ -z "$stderr" ]
+		diff <(echo "$output" | sed 's/  # .*$//') "$BATS_TEST_DIRNAME/fixtures/$f.txt"
+		run -0 ptt-dump --check "$BATS_TEST_DIRNAME/fixtures/$f.ptt"
+		[[ "$output" == *" 0 damaged, 0 lost, 0 out of order, 0 violations: ok" ]]
+	done
+	# what ptt-record writes now says version 2 (compact blocks), or 1 without them (-z)
+	[ "$(od -A n -t u4 -j 8 -N 4 "$T" | tr -d ' ')" = 2 ]
+	ptt-record -q -z -o "$BATS_TEST_TMPDIR/z.ptt" -- "$EXAMPLES/prodcons" -n 100 >/dev/null
+	[ "$(od -A n -t u4 -j 8 -N 4 "$BATS_TEST_TMPDIR/z.ptt" | tr -d ' ')" = 1 ]
 }
 
 @test "a flipped byte costs one record; the rest is printed, exit 1" {
+	# plain blocks (ptt-filter's copy): each record stands alone
+	ptt-filter "$T" >"$BATS_TEST_TMPDIR/plain"
+	T=$BATS_TEST_TMPDIR/plain
 	total=$(ptt-dump -n "$T" | wc -l)
 	size=$(stat -c %s "$T")
 	cp "$T" "$BATS_TEST_TMPDIR/bad"
@@ -108,6 +126,8 @@ setup() {
 }
 
 @test "a garbled trace: the first 3 damaged records, then one line counting them all; the rest delivered" {
+	ptt-filter "$T" >"$BATS_TEST_TMPDIR/plain" # plain blocks: each record stands alone
+	T=$BATS_TEST_TMPDIR/plain
 	total=$(ptt-dump -n "$T" | wc -l)
 	size=$(stat -c %s "$T")
 	cp "$T" "$BATS_TEST_TMPDIR/g"
@@ -134,6 +154,24 @@ setup() {
 	skipped=$(echo "$stderr" | tail -1 | awk '{ print $3 }')
 	[ "$skipped" -ge 30 ]
 	[ "$(echo "$output" | wc -l)" -ge $((total - 2 * skipped)) ]
+}
+
+@test "compact blocks: a flipped byte costs at most the rest of its block, said once; the other blocks are read" {
+	python3 "$BATS_TEST_DIRNAME/ptt_blocks.py" counts "$T" >"$BATS_TEST_TMPDIR/counts"
+	[ "$(awk '$3 == 32' "$BATS_TEST_TMPDIR/counts" | wc -l)" -ge 3 ] # ptt-record writes them
+	total=$(ptt-dump -n "$T" | wc -l)
+	for i in 1 2 3 4 5 6 7 8 9; do
+		# a byte at i tenths of the payload of a block taken in turn
+		read -r at count <<<"$(awk -v i="$i" '{ o[NR - 1] = $1; c[NR - 1] = $2; p[NR - 1] = $4; n = NR } END {
+			k = i % n; print o[k] + 48 + 4 + int((p[k] - 4) * i / 10), c[k] }' "$BATS_TEST_TMPDIR/counts")"
+		cp "$T" "$BATS_TEST_TMPDIR/bad"
+		printf '\377' | dd of="$BATS_TEST_TMPDIR/bad" bs=1 seek="$at" conv=notrunc 2>/dev/null
+		run -1 --separate-stderr ptt-dump -n "$BATS_TEST_TMPDIR/bad"
+		[[ "$stderr" =~ ^ptt-dump:\ .*/bad:\ block\ at\ offset\ [0-9]+:\ (bad\ checksum|truncated\ record) ]]
+		[ "$(echo "$stderr" | wc -l)" -eq 1 ]
+		n=$(echo "$output" | wc -l)
+		[ "$n" -lt "$total" ] && [ "$n" -ge $((total - count)) ] || { echo "byte $at: $n of $total, block of $count"; return 1; }
+	done
 }
 
 @test "a truncated trace prints every intact event, exit 1" {

@@ -50,14 +50,23 @@ same_everywhere() {
 
 @test "raw, zlib and zstd EVENTS blocks mixed in one trace read as the raw trace" {
 	record "$EXAMPLES/prodcons" -n 3000
-	# every EVENTS block in turn: raw, zlib (python's), zstd (the zstd CLI's), not packed
-	run -0 blocks mix "$BATS_TEST_TMPDIR/t.ptt" "$BATS_TEST_TMPDIR/mixed.ptt"
+	# plain blocks (ptt-filter's copy), every EVENTS block in turn: raw, zlib (python's), zstd (the zstd CLI's), not packed
+	ptt-filter "$BATS_TEST_TMPDIR/t.ptt" >"$BATS_TEST_TMPDIR/plain.ptt"
+	run -0 blocks mix "$BATS_TEST_TMPDIR/plain.ptt" "$BATS_TEST_TMPDIR/mixed.ptt"
 	[ "$output" -ge 6 ]
 	blocks flags "$BATS_TEST_TMPDIR/mixed.ptt" | sort | uniq -c >"$BATS_TEST_TMPDIR/flags.txt"
 	for f in 0 1 16; do
 		grep -qE "^ +[1-9][0-9]* 2 $f\$" "$BATS_TEST_TMPDIR/flags.txt" || { cat "$BATS_TEST_TMPDIR/flags.txt"; return 1; }
 	done
 	same_everywhere "$BATS_TEST_TMPDIR/mixed.ptt" "$BATS_TEST_TMPDIR/t.ptt"
+	# ptt-record's compact blocks (flag 32), compressed the same way: the coded records inside the frame
+	run -0 blocks mix "$BATS_TEST_TMPDIR/t.ptt" "$BATS_TEST_TMPDIR/cmixed.ptt"
+	[ "$output" -ge 3 ]
+	blocks flags "$BATS_TEST_TMPDIR/cmixed.ptt" | sort | uniq -c >"$BATS_TEST_TMPDIR/flags.txt"
+	for f in 32 33 48; do
+		grep -qE "^ +[1-9][0-9]* 2 $f\$" "$BATS_TEST_TMPDIR/flags.txt" || { cat "$BATS_TEST_TMPDIR/flags.txt"; return 1; }
+	done
+	same_everywhere "$BATS_TEST_TMPDIR/cmixed.ptt" "$BATS_TEST_TMPDIR/t.ptt"
 	# a window of the mixed trace, with its context, as the raw trace's
 	cmp <(ptt-filter --first=100 --count=50 "$BATS_TEST_TMPDIR/t.ptt" | ptt-dump -n) \
 		<(ptt-filter --first=100 --count=50 "$BATS_TEST_TMPDIR/mixed.ptt" | ptt-dump -n)
@@ -65,7 +74,7 @@ same_everywhere() {
 
 @test "a block with a compressor this version does not know is skipped and said so" {
 	record "$EXAMPLES/prodcons" -n 3000
-	# flag 0x20 on the second EVENTS block: not a compressor of this version
+	# flag 0x40 on the second EVENTS block: not a compressor of this version
 	python3 - "$BATS_TEST_TMPDIR/t.ptt" <<'PY'
 import struct, sys, zlib
 d = bytearray(open(sys.argv[1], "rb").read())
@@ -75,7 +84,7 @@ while at + 48 <= len(d):
     if kind == 2:
         seen += 1
         if seen == 2:
-            struct.pack_into("<H", d, at + 6, flags | 0x20)
+            struct.pack_into("<H", d, at + 6, flags | 0x40)
             struct.pack_into("<I", d, at + 44, zlib.crc32(bytes(d[at:at + 44])))
             break
     at += 48 + plen

@@ -7,10 +7,11 @@ load helpers
 # contention's 4 workers and 4 K rings, into a pipe that nobody reads for a second once the
 # program runs: the recorder blocks in write(2) with the pipe full, every ring fills, and the
 # threads must wait (the second counts from the program's start, not from ptt-record's: a
-# loaded machine may take most of a second to start them)
+# loaded machine may take most of a second to start them).  2000 rounds a thread: some 30 K
+# events, several times what the pipe holds even in compact blocks (about 10 bytes an event)
 stalled_trace() {
 	mkfifo "$BATS_TEST_TMPDIR/fifo"
-	ptt-record -b 4k -o "$BATS_TEST_TMPDIR/fifo" -- "$EXAMPLES/contention" 2>"$BATS_TEST_TMPDIR/rec.err" &
+	ptt-record -b 4k -o "$BATS_TEST_TMPDIR/fifo" -- "$EXAMPLES/contention" -n 2000 2>"$BATS_TEST_TMPDIR/rec.err" &
 	local rec=$! n=0
 	exec 7<"$BATS_TEST_TMPDIR/fifo"
 	until pgrep -x -P "$rec" contention >/dev/null; do

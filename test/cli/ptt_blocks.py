@@ -2,14 +2,16 @@
 """Block-level views of a binary ptt trace, written apart from formats/ (ptt-trace(5)).
 
   ptt_blocks.py flags FILE      one line per block: KIND FLAGS (decimal)
+  ptt_blocks.py counts FILE     one line per EVENTS block: OFFSET RECORDS FLAGS PAYLOAD_BYTES
   ptt_blocks.py meta FILE       the first META block's text, decompressed here (zlib or the zstd CLI)
   ptt_blocks.py mix IN OUT      IN (uncompressed) with its EVENTS blocks stored in turn raw,
-                                zlib (python's) and zstd (the zstd CLI's), unpacked
+                                zlib (python's) and zstd (the zstd CLI's), unpacked (compact blocks
+                                stay compact, compressed)
 """
 import struct, subprocess, sys, zlib
 
 HDR = struct.Struct("<IHHIIIIQQII")  # 48 bytes: magic kind flags payload_len raw_len count lost first last stream crc
-ZLIB, ZSTD = 0x1, 0x10
+ZLIB, ZSTD, COMPACT = 0x1, 0x10, 0x20
 
 
 def blocks(data):
@@ -34,6 +36,10 @@ def main():
     if sys.argv[1] == "flags":
         for _, h, _ in blocks(data):
             print(h[1], h[2])
+    elif sys.argv[1] == "counts":
+        for at, h, _ in blocks(data):
+            if h[1] == 2:
+                print(at, h[5], h[2], h[3])
     elif sys.argv[1] == "meta":
         for _, h, p in blocks(data):
             if h[1] == 1:
@@ -42,12 +48,12 @@ def main():
     elif sys.argv[1] == "mix":
         out, n = bytearray(data[:16]), 0
         for _, h, p in blocks(data):
-            if h[1] == 2 and h[2] == 0 and h[5]:
+            if h[1] == 2 and h[2] & ~COMPACT == 0 and h[5]:
                 n += 1
                 z = zlib.compress(p) if n % 3 == 1 else subprocess.run(
                     ["zstd", "-q", "-1", "-c"], input=p, stdout=subprocess.PIPE, check=True).stdout if n % 3 == 2 else None
                 if z is not None:
-                    h[2], h[3], h[4], p = (ZLIB if n % 3 == 1 else ZSTD), len(z), len(p), z
+                    h[2], h[3], h[4], p = (ZLIB if n % 3 == 1 else ZSTD) | (h[2] & COMPACT), len(z), len(p), z
             h[10] = zlib.crc32(HDR.pack(*h)[:44])
             out += HDR.pack(*h) + p
         with open(sys.argv[3], "wb") as f:
