@@ -18,8 +18,9 @@ load helpers
 	# a type without a sentence falls back to "TIME thread TID: name args"
 	missing=$(echo "$output" | grep -E '^[0-9.]+ thread [0-9]+: ' || true)
 	[ -z "$missing" ] || { echo "no sentence: $missing"; return 1; }
-	# but the stack events, which --human folds into the sentence of the event they belong to
-	[ "$(echo "$output" | wc -l)" -eq "$(grep -vcE '^#| pthread stack(_frames)? ' "$BATS_TEST_TMPDIR/all.txt")" ]
+	# but the stack events (and a CPython's py_runtime and py_code), which --human folds into the
+	# sentence of the event they belong to
+	[ "$(echo "$output" | wc -l)" -eq "$(grep -vcE '^#| pthread (stack(_frames)?|py_runtime|py_code) ' "$BATS_TEST_TMPDIR/all.txt")" ]
 	grep -qE ' pthread stack_frames ' "$BATS_TEST_TMPDIR/all.txt"
 	! grep -qE 'stack(_frames)? ' <<<"$output"
 }
