@@ -347,7 +347,7 @@ fi
 # through the same sh wrapper, which also reads the CPU time its parent (the
 # recorder, when traced) used up to the program's end.
 LH_REPS=${PTT_BENCH_LOCKHEAVY_REPS:-3}
-declare -A LH_RATIO LH_LTRATIO LH_ZRATIO LH_ZDEF LH_BPE LH_ZBPE LH_RECNS
+declare -A LH_RATIO LH_LTRATIO LH_ZRATIO LH_ZDEF LH_BPE LH_ZBPE LH_RECNS LH_EV LH_BASE
 lh_run() { # OUTFILE CMD...: appends "ns recorder_cpu_ns" of one run
 	local f=$1 s e
 	shift
@@ -408,7 +408,8 @@ lock_heavy() { # KEY LABEL CMD...
 		say "  recorder CPU (share of the traced run); writer waits" "$(calc "100 * $lcpu / $t")" "%" "$(calc "$lcpu / 1e6") ms, $(calc "$lcpu / $ev") ns/event; rec_ring_full waits: $waits"
 		say "  trace size$([ $m = z ] && echo ", blocks written raw (compressor behind)")" "$(calc "$size / $ev")" "bytes/event" \
 			"$size bytes$([ $m = z ] && echo "; $behind of $blocks blocks raw")"
-		[ $m = def ] && LH_RATIO[$key]=$(calc "$ratio") && LH_RECNS[$key]=$(calc "$lcpu / $ev")
+		[ $m = def ] && LH_RATIO[$key]=$(calc "$ratio") && LH_RECNS[$key]=$(calc "$lcpu / $ev") &&
+			LH_EV[$key]=$ev && LH_BASE[$key]=$base
 		[ $m = z ] && LH_ZRATIO[$key]=$(calc "$ratio") && LH_ZBPE[$key]=$(calc "$size / $ev") &&
 			LH_ZDEF[$key]=$(paste "$TMP/lh-def" "$TMP/lh-z" | awk '{printf "%.4f\n", $3 / $1}' | median)
 		[ $m = def ] && LH_BPE[$key]=$(calc "$size / $ev")
@@ -445,6 +446,15 @@ lock_heavy_verdicts() { # issue 13: each program <= 1.10x untraced and below LTT
 			ok=$(awk -v v="${LH_ZDEF[$k]}" 'BEGIN { print v <= 1.05 ? "met" : "MISSED" }')
 			say "lock-heavy $k: -z time / default time" "$(calc "${LH_ZDEF[$k]}")" "<= 1.05" \
 				"$ok; -z ${LH_ZRATIO[$k]}x untraced, ${LH_ZBPE[$k]} bytes/event; default ${LH_RATIO[$k]}x, ${LH_BPE[$k]} bytes/event"
+		fi
+		if [ -n "${PERB[t1]:-}" ] && [ -n "${LH_EV[$k]:-}" ]; then
+			# issue 21: the recorder and all else add at most a quarter of what the trace path itself
+			# costs: 1 + 1.25 x events x trace-path ns / untraced time (the trace path measured above)
+			local bound
+			bound=$(calc "1 + 1.25 * ${LH_EV[$k]} * ${PERB[t1]} / ${LH_BASE[$k]}")
+			ok=$(awk -v v="${LH_RATIO[$k]}" -v l="$bound" 'BEGIN { print v <= l ? "met" : "MISSED" }')
+			say "lock-heavy $k: traced / untraced within the trace path's bound (issue 21)" "${LH_RATIO[$k]}" \
+				"<= $bound" "$ok; ${LH_EV[$k]} events x ${PERB[t1]} ns in $(calc "${LH_BASE[$k]} / 1e6") ms untraced"
 		fi
 		if [ -n "${LH_RECNS[$k]:-}" ]; then # issue 21: the recorder's own CPU per recorded event
 			ok=$(awk -v v="${LH_RECNS[$k]}" 'BEGIN { print v <= 8 ? "met" : "MISSED" }')
