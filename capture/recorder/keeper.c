@@ -47,12 +47,10 @@ struct keeper {
 	uint64_t serial;  /* for records never replaced (process_exec) */
 	struct kthread *thr; /* threads that had a frame (their entries stay; tids are reused) */
 	size_t nthr, capthr;
-	uint32_t *tmap;   /* open addressing on (pid, tid): 1 + index in thr, 0 empty */
-	size_t tmap_cap;
+	struct ptt_map tmap; /* (pid, tid) -> 1 + index in thr */
 	uint64_t seq;
 	struct kthread *last; /* the thread looked up last (a thread's records come in runs) */
-	uint64_t *signals; /* open addressing: semaphores posted for another thread (0 empty) */
-	size_t nsig, capsig;
+	struct ptt_map signals; /* ptt_obj_key of the semaphores posted for another thread -> 1 */
 };
 
 struct keeper *keeper_new(void)
@@ -104,8 +102,8 @@ void keeper_free(struct keeper *k)
 	for (size_t i = 0; i < k->nthr; i++)
 		free(k->thr[i].f);
 	free(k->thr);
-	free(k->tmap);
-	free(k->signals);
+	ptt_map_free(&k->tmap);
+	ptt_map_free(&k->signals);
 	free(k);
 }
 
@@ -215,55 +213,20 @@ static uint64_t arg64(const uint32_t *rec) { return (uint64_t)rec[PTT_REC_HDR_WO
 
 /* ---- the holds and waits in force (keeper.h) ---- */
 
-static size_t tslot(uint32_t pid, uint32_t tid, size_t cap)
-{
-	uint64_t h = ((uint64_t)pid << 32 | tid) * 0x9E3779B97F4A7C15ull;
-	return (size_t)(h >> 20) & (cap - 1);
-}
-
 /* The frames of thread (pid, tid); NULL if it has none and create is 0 (or memory is short). */
 static struct kthread *kthread_of(struct keeper *k, uint32_t pid, uint32_t tid, int create)
 {
 	if (k->last && k->last->tid == tid && k->last->pid == pid)
 		return k->last;
-	size_t j = k->tmap_cap ? tslot(pid, tid, k->tmap_cap) : 0;
-	while (k->tmap_cap && k->tmap[j]) {
-		struct kthread *t = &k->thr[k->tmap[j] - 1];
-		if (t->pid == pid && t->tid == tid)
-			return k->last = t;
-		j = (j + 1) & (k->tmap_cap - 1);
-	}
-	if (!create)
+	uint64_t key = (uint64_t)pid << 32 | tid;
+	uintptr_t i = (uintptr_t)ptt_map_get(&k->tmap, key);
+	if (i)
+		return k->last = &k->thr[i - 1];
+	if (!create || PTT_GROW(k->thr, &k->capthr, k->nthr + 1) != 0 ||
+	    ptt_map_put(&k->tmap, key, (void *)(uintptr_t)(k->nthr + 1)) != 0)
 		return NULL;
-	if ((k->nthr + 1) * 2 > k->tmap_cap) {
-		size_t cap = k->tmap_cap ? k->tmap_cap * 2 : 64;
-		uint32_t *m = calloc(cap, sizeof *m);
-		if (!m)
-			return NULL;
-		for (size_t i = 0; i < k->nthr; i++) {
-			size_t s = tslot(k->thr[i].pid, k->thr[i].tid, cap);
-			while (m[s])
-				s = (s + 1) & (cap - 1);
-			m[s] = (uint32_t)i + 1;
-		}
-		free(k->tmap);
-		k->tmap = m;
-		k->tmap_cap = cap;
-		for (j = tslot(pid, tid, cap); m[j];)
-			j = (j + 1) & (cap - 1);
-	}
-	if (k->nthr == k->capthr) {
-		size_t cap = k->capthr ? k->capthr * 2 : 32;
-		struct kthread *nt = realloc(k->thr, cap * sizeof *nt);
-		if (!nt)
-			return NULL;
-		k->thr = nt;
-		k->capthr = cap;
-		k->last = NULL;
-	}
 	k->thr[k->nthr] = (struct kthread){ pid, tid, NULL, 0, 0 };
-	k->tmap[j] = (uint32_t)++k->nthr;
-	return k->last = &k->thr[k->nthr - 1];
+	return k->last = &k->thr[k->nthr++];
 }
 
 static void kremove(struct kthread *t, unsigned i)
@@ -316,45 +279,14 @@ static void kdrop(struct kthread *t, uint64_t obj, int wait)
 		kremove(t, (unsigned)i);
 }
 
-static uint64_t skey(uint32_t pid, uint64_t obj)
-{
-	uint64_t key = obj ^ ((uint64_t)pid << 47) ^ ((uint64_t)pid >> 17);
-	return key ? key : 1;
-}
-
-static size_t sslot(const struct keeper *k, uint64_t key)
-{
-	size_t j = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (k->capsig - 1);
-	while (k->signals[j] && k->signals[j] != key)
-		j = (j + 1) & (k->capsig - 1);
-	return j;
-}
-
 static int is_signal(const struct keeper *k, uint32_t pid, uint64_t obj)
 {
-	return k->capsig && k->signals[sslot(k, skey(pid, obj))];
+	return ptt_map_get(&k->signals, ptt_obj_key(pid, obj)) != NULL;
 }
 
 static void mark_signal(struct keeper *k, uint32_t pid, uint64_t obj)
 {
-	if ((k->nsig + 1) * 2 > k->capsig) {
-		size_t cap = k->capsig ? k->capsig * 2 : 64;
-		uint64_t *old = k->signals, *m = calloc(cap, sizeof *m);
-		size_t oldcap = k->capsig;
-		if (!m)
-			return;
-		k->signals = m;
-		k->capsig = cap;
-		for (size_t i = 0; i < oldcap; i++)
-			if (old[i])
-				m[sslot(k, old[i])] = old[i];
-		free(old);
-	}
-	size_t j = sslot(k, skey(pid, obj));
-	if (!k->signals[j]) {
-		k->signals[j] = skey(pid, obj);
-		k->nsig++;
-	}
+	ptt_map_put(&k->signals, ptt_obj_key(pid, obj), (void *)1); /* no memory: replayed as a lock's, as before */
 }
 
 static void clear_process(struct keeper *k, uint32_t pid)
