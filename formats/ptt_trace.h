@@ -493,8 +493,9 @@ int ptt_writer_set_compressor(struct ptt_writer *w, int comp);
 /*
  * Write EVENTS blocks in the compact form (format version 2, ptt-trace(5)):
  * about a fifth of the bytes of plain records, every record's checksum
- * kept.  Before anything is written, on a writer that does not compress:
- * 0, or -EINVAL (compressed blocks keep the plain, packed form).
+ * kept; with compression, the compact blocks are compressed as they are
+ * (about a fifth of the compressor's work).  Before anything is written:
+ * 0, or -EINVAL.
  */
 int ptt_writer_set_compact(struct ptt_writer *w, int on);
 /* EVENTS blocks written so far, and of those, how many were stored raw because the

@@ -65,6 +65,7 @@ struct queued {
 	unsigned char *z;    /* Q_DONE: the compressed payload (zflags 0: store raw) */
 	size_t zlen, zcap;
 	unsigned zflags;
+	uint16_t compact;    /* PTT_BLOCK_COMPACT: its records in the compact form, compressed as they are */
 };
 
 /*
@@ -96,7 +97,7 @@ struct ptt_writer {
 	int zlevel;
 	int comp;
 	int header_done;
-	int compact;   /* EVENTS blocks in the compact form (ptt_writer_set_compact; never with compression) */
+	int compact;   /* EVENTS blocks in the compact form (ptt_writer_set_compact), compressed as they are with -z */
 	struct ptt_compact *cpt;
 	size_t raw_used; /* compact: bytes of the block's records once expanded */
 	uint32_t *buf; /* pending EVENTS payload */
@@ -234,9 +235,9 @@ int ptt_writer_set_compressor(struct ptt_writer *w, int comp)
 
 int ptt_writer_set_compact(struct ptt_writer *w, int on)
 {
-	if (!on || w->zlevel > 0 || w->header_done) {
-		w->compact = 0; /* compressed blocks keep the plain form, packed (the compressor does better on it) */
-		return on && (w->zlevel > 0 || w->header_done) ? -EINVAL : 0;
+	if (!on || w->header_done) {
+		w->compact = 0;
+		return on ? -EINVAL : 0;
 	}
 	if (!w->cpt && !(w->cpt = calloc(1, sizeof *w->cpt)))
 		return PTT_E_NOMEM;
@@ -513,10 +514,10 @@ static void *async_main(void *arg)
 		const uint32_t *buf = b->buf;
 		size_t used = b->used, zlen;
 		uint64_t first = b->first;
-		int comp = a->comp, level = a->level;
+		int comp = a->comp, level = a->level, pack = !b->compact;
 		unsigned zflags;
 		pthread_mutex_unlock(&a->mu);
-		int rc = compress_payload(&a->z, comp, level, buf, used, 1, first, &zlen, &zflags);
+		int rc = compress_payload(&a->z, comp, level, buf, used, pack, first, &zlen, &zflags);
 		pthread_mutex_lock(&a->mu);
 		if (b->seq == seq && b->state == Q_WORK) {
 			/* hand the output over: the slot's buffer becomes the thread's next one */
@@ -594,9 +595,10 @@ static int write_head(struct ptt_writer *w)
 	pthread_mutex_unlock(&a->mu);
 	int rc;
 	if (done && b->zflags) {
-		h.flags = (uint16_t)b->zflags;
+		h.flags = (uint16_t)(b->zflags | b->compact);
 		rc = write_block(w, &h, b->used, b->z, b->zlen);
 	} else {
+		h.flags = b->compact;
 		rc = write_block(w, &h, b->used, b->buf, b->used);
 	}
 	pthread_mutex_lock(&a->mu);
@@ -629,7 +631,7 @@ static int drain_queue(struct ptt_writer *w, int finishing)
 		a->len--;
 		b->seq = 0;
 		pthread_mutex_unlock(&a->mu);
-		rc = put_block(w, PTT_BLOCK_EVENTS, 0, b->buf, b->used, b->count, b->lost, b->first, b->last);
+		rc = put_block(w, PTT_BLOCK_EVENTS, b->compact, b->buf, b->used, b->count, b->lost, b->first, b->last);
 		pthread_mutex_lock(&a->mu);
 		a->spare[a->nspare++] = b->buf;
 	}
@@ -674,6 +676,7 @@ static int queue_block(struct ptt_writer *w)
 		b->lost = w->lost;
 		b->first = w->first;
 		b->last = w->last;
+		b->compact = w->compact ? PTT_BLOCK_COMPACT : 0;
 		b->seq = ++a->seq;
 		b->state = Q_WAIT;
 		a->len++;

@@ -50,7 +50,7 @@ int flight_file_write(const struct record_info *in, struct flight *f, int fd, in
 	if (rc)
 		return rc;
 	ptt_writer_set_compressor(w, in->o->compressor);
-	ptt_writer_set_compact(w, !in->o->zlevel);
+	ptt_writer_set_compact(w, 1);
 	uint32_t types_seen = 0;
 	uint64_t torn = 0;
 	rc = write_head(in, w, &types_seen);

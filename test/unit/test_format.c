@@ -541,16 +541,19 @@ next:
 	return words;
 }
 
-/* A trace of those records, compact or not, in memory (malloc'd, *size) */
+/* A trace of those records in memory (malloc'd, *size): compact 0 plain, 1 compact, 2 compact and
+ * compressed (zstd), 3 compact and compressed on the writer's own thread (ptt_writer_async) */
 static char *compact_trace(const uint32_t *words, const size_t *at, int n, int compact, size_t *size)
 {
 	char path[] = "/tmp/ptt-test-XXXXXX";
 	int fd = mkstemp(path);
 	unlink(path);
 	struct ptt_writer *w;
-	ptt_writer_open(&w, fd, 0);
+	ptt_writer_open(&w, fd, compact >= 2);
 	if (compact)
 		ptt_writer_set_compact(w, 1);
+	if (compact == 3)
+		ptt_writer_async(w);
 	const char *meta = "clock ns\nclock_hz 1000000000\nstart_ticks 0\ntype 1024 my_event user 1 program a:u64,s:str\n";
 	ptt_writer_meta(w, meta, strlen(meta));
 	for (int i = 0; i < n; i++)
@@ -667,10 +670,30 @@ static void test_compact(void)
 		free(d);
 	}
 	ok(made_up == 0, "300 damaged and cut copies read without a made-up event");
-	/* compact only on a writer that does not compress, before anything is written */
+	/* compact blocks compressed as they are, in the caller and on the writer's thread */
+	for (int mode = 2; mode <= 3; mode++) {
+		size_t zsize;
+		char *zbuf = compact_trace(words, at, N, mode, &zsize);
+		unsigned nz = 0, nc = 0;
+		for (size_t o = 16; zbuf && o + 48 <= zsize;) {
+			struct ptt_block_header h;
+			memcpy(&h, zbuf + o, sizeof h);
+			if (h.kind == PTT_BLOCK_EVENTS && h.count) {
+				nc += (h.flags & PTT_BLOCK_COMPACT) != 0;
+				nz += (h.flags & (PTT_BLOCK_ZLIB | PTT_BLOCK_ZSTD)) != 0;
+			}
+			o += 48 + h.payload_len;
+		}
+		n = zbuf ? compact_read(zbuf, zsize, words, at, N, &errors, &differ) : -1;
+		ok(n == N && errors == 0 && differ == 0 && nc >= 3 && (mode == 3 || nz == nc) && zsize < csize,
+		   "compact and compressed%s: %d records back exactly, %u of %u compact blocks compressed, %zu bytes",
+		   mode == 3 ? " on the writer's thread" : "", n, nz, nc, zsize);
+		free(zbuf);
+	}
+	/* compact is chosen before anything is written */
 	struct ptt_writer *w;
 	ptt_writer_open(&w, -1, 1);
-	ok(ptt_writer_set_compact(w, 1) == -EINVAL, "compact with compression is refused");
+	ok(ptt_writer_set_compact(w, 0) == 0, "compact off is always taken");
 	ptt_writer_close(w);
 	free(cbuf);
 	free(pbuf);
