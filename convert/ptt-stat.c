@@ -127,6 +127,19 @@ static int end(void *ctx, struct pass *p)
 	return PASS_GO;
 }
 
+/* What ptt-record took of the processors beside the program (its END lines): a program short of
+ * processors waits longer for its locks than untraced, and the tables cannot tell that part apart. */
+static void say_recorder(struct pass *p)
+{
+	const char *cpu = ptt_reader_meta(p->in.r, "recorder_cpu_ns"), *cpus = ptt_reader_meta(p->in.r, "cpus");
+	double ns = cpu ? strtod(cpu, NULL) : 0, n = cpus ? strtod(cpus, NULL) : 0;
+	if (ns <= 0 || n <= 0 || !p->end_ns)
+		return;
+	printf("recorder: ptt-record took %.1f ms of processor time beside the program (%.1f %% of %.0f processor%s over the "
+	       "trace):\nwhere processors are short, the program's waits are longer than untraced by a part no table shows\n",
+	       ns / 1e6, 100.0 * ns / (n * (double)p->end_ns), n, n > 1 ? "s" : "");
+}
+
 static int report(void *ctx, struct pass *p)
 {
 	struct stat_run *s = ctx;
@@ -138,6 +151,8 @@ static int report(void *ctx, struct pass *p)
 		stat_print(s->st, &s->o, stdout);
 	if (!s->o.csv) /* the limits the trace met, with the figures they affect (CSV: on stderr) */
 		cli_say_limits(&p->in, stdout, "limit: ");
+	if (!s->o.csv && !s->brief && s->folded < 0)
+		say_recorder(p);
 	return PASS_GO;
 }
 

@@ -17,6 +17,7 @@
 #include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -682,10 +683,15 @@ static void recorder_drain(struct recorder *r)
 static void end_lines(struct recorder *r, char *end, size_t size, uint64_t *blocks, uint64_t *behind)
 {
 	const struct drain_stats *st = drain_stats(r->d);
+	struct rusage ru; /* the recorder's processor time, all its threads (the compressor's too) */
+	uint64_t cpu = getrusage(RUSAGE_SELF, &ru) ? 0
+		: ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000u +
+		  ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000u;
 	int len = snprintf(end, size, "end_ticks %" PRIu64 "\nevents %" PRIu64 "\nlost %" PRIu64 "\nwaits %" PRIu64
-			   "\nlate %" PRIu64 "\nsalvaged %" PRIu64 "\nexit_status %d\nprocesses %u\n",
+			   "\nlate %" PRIu64 "\nsalvaged %" PRIu64 "\nexit_status %d\nprocesses %u\n"
+			   "recorder_cpu_ns %" PRIu64 "\ncpus %ld\n",
 			   record_ticks(r->in.shm), st->events, st->lost, st->waits, st->late, st->salvaged, r->code,
-			   r->in.shm->attached);
+			   r->in.shm->attached, cpu, sysconf(_SC_NPROCESSORS_ONLN));
 	if (r->o.zlevel) { /* every file's, once the queue is written out: the END lines count them all */
 		if (!r->werr)
 			recorder_fail(r, ptt_writer_settle(r->w), NULL);

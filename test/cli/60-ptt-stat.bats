@@ -227,3 +227,21 @@ Y
 	[[ "$output" != *"*"* ]]
 	[[ "$output" != *"loss:"* ]]
 }
+
+@test "ptt-stat says what processor time ptt-record took beside the program; a trace without it says nothing" {
+	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/contention" -t 2 -n 2000 >/dev/null
+	cpu=$(ptt-dump "$BATS_TEST_TMPDIR/t.ptt" | sed -n 's/^# recorder_cpu_ns //p')
+	[ -n "$cpu" ] && [ "$cpu" -gt 0 ]
+	[ "$(ptt-dump "$BATS_TEST_TMPDIR/t.ptt" | sed -n 's/^# cpus //p')" = "$(nproc)" ]
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$stderr" = "" ]
+	line=$(grep '^recorder: ptt-record took ' <<<"$output")
+	[ "$line" = "recorder: ptt-record took $(awk -v c="$cpu" 'BEGIN { printf "%.1f", c / 1e6 }') ms of processor time beside the program ($(sed -n 's/.*(\([0-9.]*\) % of .*/\1/p' <<<"$line") % of $(nproc) processor$([ "$(nproc)" -gt 1 ] && echo s) over the trace):" ]
+	# the text form of the same trace keeps it; a made-up trace has none
+	ptt-dump "$BATS_TEST_TMPDIR/t.ptt" >"$BATS_TEST_TMPDIR/t.txt"
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.txt"
+	grep -q '^recorder: ptt-record took ' <<<"$output"
+	trace bare '0.000000002 10 10 pthread mutex_lock mutex=0x10 ret=0'
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/bare.txt"
+	run -1 grep -q '^recorder:' <<<"$output"
+}
