@@ -84,19 +84,26 @@ teardown() { stop_recorder_left; }
 	[ -z "$stderr" ]
 }
 
-@test "CPython: two threading.Lock taken in opposite orders hang; found, naming both locks and threads" {
-	py=$(command -v python3 >/dev/null && python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || skip "python3 not installed"
-	cat >"$BATS_TEST_TMPDIR/dl.py" <<'PY'
-import threading
+# py_deadlock join|exit: $BATS_TEST_TMPDIR/dl.py, two threads taking two threading.Lock in opposite
+# orders, met at a barrier: they hang; then main joins them (join), or calls os._exit (exit)
+py_deadlock() {
+	cat >"$BATS_TEST_TMPDIR/dl.py" <<PY
+import threading, os
 a = threading.Lock(); b = threading.Lock(); meet = threading.Barrier(2)
 def run(first, second):
     with first:
         meet.wait()
         with second:
             pass
-t1 = threading.Thread(target=run, args=(a, b)); t2 = threading.Thread(target=run, args=(b, a))
-t1.start(); t2.start(); t1.join(); t2.join()
+t1 = threading.Thread(target=run, args=(a, b), daemon=True); t2 = threading.Thread(target=run, args=(b, a), daemon=True)
+t1.start(); t2.start()
+$([ "$1" = join ] && echo 't1.join(); t2.join()' || printf 't1.join(0.5)\nos._exit(0)')
 PY
+}
+
+@test "CPython: two threading.Lock taken in opposite orders hang; found, naming both locks and threads" {
+	py=$(command -v python3 >/dev/null && python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || skip "python3 not installed"
+	py_deadlock join
 	ptt-record -q -o "$BATS_TEST_TMPDIR/py.ptt" -- "$py" "$BATS_TEST_TMPDIR/dl.py" 3>&- &
 	rec=$!
 	wait_blocked "$rec" 3
@@ -216,19 +223,7 @@ EOF
 
 @test "CPython: two threads deadlocked when the process calls os._exit is a deadlock, exit 3" {
 	py=$(command -v python3 >/dev/null && python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || skip "python3 not installed"
-	cat >"$BATS_TEST_TMPDIR/dl.py" <<'PY'
-import threading, os, time
-a = threading.Lock(); b = threading.Lock(); meet = threading.Barrier(2)
-def run(first, second):
-    with first:
-        meet.wait()
-        with second:
-            pass
-t1 = threading.Thread(target=run, args=(a, b), daemon=True); t2 = threading.Thread(target=run, args=(b, a), daemon=True)
-t1.start(); t2.start()
-t1.join(0.5)
-os._exit(0)
-PY
+	py_deadlock exit
 	run -0 timeout -s TERM 20 ptt-record -q -o "$BATS_TEST_TMPDIR/py.ptt" -- "$py" "$BATS_TEST_TMPDIR/dl.py"
 	# the process ended by itself (no signal), its two threads still blocked
 	ptt-dump "$BATS_TEST_TMPDIR/py.ptt" | grep -q ' process_exit status=0$'
