@@ -89,7 +89,7 @@ site_row() { sed -n '/^WAITS BY SITE: locks/,/^$/p' <<<"$output" | grep " $1 (py
 
 @test "a two-lock deadlock: ptt-deadlock names each edge and each blocked wait at its Python line" {
 	need_python
-	run timeout -s INT 5 ptt-record -q --stacks=all -o "$T" -- "$PY" "$SRC" deadlock
+	run timeout -k 20 -s INT 5 ptt-record -q --stacks=all -o "$T" -- "$PY" "$SRC" deadlock
 	[ "$status" -eq 124 ]
 	run -3 --separate-stderr ptt-deadlock "$T"
 	[ -z "$stderr" ]
