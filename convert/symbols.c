@@ -40,6 +40,7 @@ struct space {
 	size_t nmods, cap;
 	struct ptt_map cache;    /* address -> struct ptt_sym */
 	char *cmd;            /* base name of the command */
+	struct space *before; /* the image before its last exec: names what the current one does not map */
 };
 
 struct sym_entry { /* a cached lookup; its strings live in the same allocation's list */
@@ -139,10 +140,13 @@ static void space_clear(struct space *sp)
 	sp->cmd = NULL;
 }
 
-static void free_space(void *sp)
+static void free_space(void *v)
 {
-	space_clear(sp);
-	free(sp);
+	for (struct space *sp = v, *before; sp; sp = before) {
+		before = sp->before;
+		space_clear(sp);
+		free(sp);
+	}
 }
 
 void ptt_syms_free(struct ptt_syms *s)
@@ -331,9 +335,17 @@ void ptt_syms_update(struct ptt_syms *s, const struct ptt_event *ev)
 		break;
 	}
 	case PTT_EV_PROCESS_BEGIN:
-		/* a new image (the first, or after an exec): modules follow */
+		/* a new image (the first, or after an exec): modules follow; the image before is kept to
+		 * name what its events left (a site or an object printed at the end of the trace) */
 		if ((sp = space_get(s, ev->pid, 1))) {
-			space_clear(sp);
+			struct space *old = sp->nmods ? malloc(sizeof *old) : NULL;
+			if (old) {
+				*old = *sp;
+				memset(sp, 0, sizeof *sp);
+				sp->before = old;
+			} else {
+				space_clear(sp);
+			}
 			space_set_cmd(sp, ev->str);
 		}
 		break;
@@ -680,6 +692,11 @@ static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t a
 	uint64_t at = code && addr ? addr - 1 : addr;
 	Dwfl_Module *mod = space_report(s, sp) == 0 ? dwfl_addrmodule(sp->dwfl, at) : NULL;
 	const struct module *unread = mod ? NULL : module_holding(sp, at);
+	/* an address no module of the current image maps: an earlier image's, before an exec */
+	for (struct space *b = sp->before; b && !mod && !unread; b = b->before) {
+		mod = space_report(s, b) == 0 ? dwfl_addrmodule(b->dwfl, at) : NULL;
+		unread = mod ? NULL : module_holding(b, at);
+	}
 	if (unread) {
 		/* in an object the trace names but this machine cannot give: its offset, what addr2line
 		 * takes on a machine that has the file, and why once */

@@ -206,8 +206,8 @@ EOF
 	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
 	[ "$stderr" = "" ]
 	sites=$(sed -n '/^WAITS BY SITE: locks/,/^$/p' <<<"$output")
-	# the second program's wait, alone on its row: not merged with the first's under stack 1 (the
-	# first program's names are not known after the exec: its row is in hex)
+	# each program's wait on its own row, named in its own image (the first's kept past the exec)
+	[ "$(awk '$5 == "lock" && / wait_first\+/ { print $1 }' <<<"$sites")" = 1 ]
 	[ "$(awk '$5 == "lock" && / wait_second\+/ { print $1 }' <<<"$sites")" = 1 ]
 	[ "$(awk '$1 ~ /^[0-9]+$/ { n += $1; r++ } END { print n, r }' <<<"$sites")" = "2 2" ]
 }
