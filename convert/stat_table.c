@@ -641,15 +641,21 @@ static int by_site_row(const void *a, const void *b)
 
 static int is_lock(const struct obj *o);
 
-#define PARK_NOTE "park: a thread's own futex word, woken by others (InnoDB's group commit, Rust's thread::park, " \
-		  "parking_lot): a hand-off, counted as contention, that may be waiting for work"
+/* A futex that is a thread's parking word (model.h, the futex rule). */
+static int is_park(const struct obj *o) { return o->cls == PTT_CLASS_FUTEX && model_futex_use(&o->futex) == MF_PARK; }
 
-/* The KIND column: the class, or "park" for a futex that is a thread's parking word (model.h). */
-static const char *kind_name(const struct obj *o)
+/* The KIND column: the class, or "park". */
+static const char *kind_name(const struct obj *o) { return is_park(o) ? "park" : ptt_class_name(o->cls); }
+
+/* Under a table of locks that shows a park: what a park is, once. */
+static void print_park_note(struct obj *const *objs, size_t n, FILE *out)
 {
-	if (o->cls == PTT_CLASS_FUTEX && model_futex_use(&o->futex) == MF_PARK)
-		return "park";
-	return ptt_class_name(o->cls);
+	for (size_t i = 0; i < n; i++)
+		if (is_park(objs[i])) {
+			fputs("park: a thread's own futex word, woken by others (InnoDB's group commit, Rust's thread::park, "
+			      "parking_lot): a hand-off, counted as contention, that may be waiting for work\n", out);
+			return;
+		}
 }
 
 /* One row of a WAITS BY SITE table: a site's waits for the objects of one kind of use, summed. */
@@ -968,11 +974,7 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 			     "selection (ptt-filter) left out; FUTEX: blocked in a futex wait made through syscall() (Rust's std\n"
 			     "locks, InnoDB's srw_lock)\n");
 		print_stripped(st, out);
-		for (size_t i = 0; i < shown_l; i++)
-			if (locks[i]->cls == PTT_CLASS_FUTEX && model_futex_use(&locks[i]->futex) == MF_PARK) {
-				fprintf(out, "%s\n", PARK_NOTE);
-				break;
-			}
+		print_park_note(locks, shown_l, out);
 		fprintf(out, "\ncontention: %.3f ms waited for locks (mutual exclusion), summed over threads, in %.3f ms of trace\n",
 			ms(contention), ms(st->last_ns - st->first_ns));
 		fprintf(out, "waiting for work: %.3f ms in condition variables, semaphores used as signals and barriers,"
@@ -1062,11 +1064,7 @@ void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FI
 	}
 	if (shown < n)
 		fprintf(out, "  (%zu more contended)\n", n - shown);
-	for (size_t i = 0; i < shown; i++)
-		if (sorted[i]->cls == PTT_CLASS_FUTEX && model_futex_use(&sorted[i]->futex) == MF_PARK) {
-			fprintf(out, "%s\n", PARK_NOTE);
-			break;
-		}
+	print_park_note(sorted, shown, out);
 	if (most_idle) {
 		char name[96];
 		obj_name(st, most_idle, name, sizeof name);
