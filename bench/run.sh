@@ -346,7 +346,7 @@ fi
 # -d) and LTTng-UST's wrapper, interleaved run by run.  Every run goes
 # through the same sh wrapper, which also reads the CPU time its parent (the
 # recorder, when traced) used up to the program's end.
-LH_REPS=${PTT_BENCH_LOCKHEAVY_REPS:-3}
+LH_REPS=${PTT_BENCH_LOCKHEAVY_REPS:-5}
 declare -A LH_RATIO LH_LTRATIO LH_ZRATIO LH_ZDEF LH_BPE LH_ZBPE LH_RECNS LH_EV LH_BASE
 lh_run() { # OUTFILE CMD...: appends "ns recorder_cpu_ns" of one run
 	local f=$1 s e

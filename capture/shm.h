@@ -28,7 +28,7 @@
 #include "../formats/ptt_trace.h"
 
 #define PTT_SHM_MAGIC 0x3152485350545450ull /* "PTTSHMR1" */
-#define PTT_SHM_VERSION 4
+#define PTT_SHM_VERSION 5
 #define PTT_SHM_ENV "PTT_SHM_FD"
 #define PTT_MAX_RINGS 65536   /* ring descriptors the control page has room for */
 #define PTT_SEG_RINGS 256     /* rings per segment (fewer when the cap is lower) */
@@ -110,6 +110,7 @@ struct ptt_shm {
 	uint64_t late_lost;        /* events after a thread's end (TLS destructors) */
 	uint32_t snapshot;         /* flight mode: the recorder is copying the rings; a writer waits rather than overwrite */
 	uint32_t stacks;           /* enum ptt_stack_mode: which events carry the caller's stack (--stacks) */
+	uint64_t trace_cost;       /* ticks x 1000 the trace path adds per event, measured at attach (ptt_calibrate); 0 unknown */
 	_Alignas(64) uint32_t ntypes;
 	struct ptt_shm_type types[PTT_MAX_USER_TYPES];
 	/*

@@ -232,7 +232,7 @@ struct mobject *model_object(const struct model *m, uint32_t pid, uint64_t addr)
 	return o && o->pid == pid && o->addr == addr ? o : NULL;
 }
 
-static const struct mframe running = { MS_RUNNING, 0, 0, 0, 0, { 0, 0, 0, { 0 } }, 0 };
+static const struct mframe running = { .state = MS_RUNNING };
 
 const struct mframe *model_top(const struct mthread *t) { return t->depth ? &t->stack[t->depth - 1] : NULL; }
 
@@ -267,6 +267,7 @@ static void push(struct model *m, struct mthread *t, enum mstate s, uint64_t obj
 	f->state = (uint8_t)s;
 	f->obj = obj;
 	f->since_ns = f->begin_ns = ns;
+	f->events = t->events;
 	f->open.id = ev->id;
 	f->open.ticks = ev->ticks;
 	f->open.pos = ev->pos;
@@ -969,6 +970,7 @@ static void apply(struct model *m, const struct ptt_event *ev)
 	struct mthread *t = thread_of(m, ev->pid, ev->tid, ns);
 	if (!t)
 		return;
+	t->events++;
 	uint64_t obj = ty->nargs && ty->argkind[0] == PTT_ARG_PTR ? ev->arg[0] : 0;
 	if (m->objects_on && obj && ((ty->cls >= PTT_CLASS_MUTEX && ty->cls <= PTT_CLASS_SPIN) || ty->cls == PTT_CLASS_FUTEX)) {
 		object_of(m, t->pid, obj, ty->cls, ns); /* shown from its first appearance */

@@ -144,6 +144,7 @@ struct mframe {
 	struct mopen open;
 	uint32_t stack;             /* the caller's stack where it opened (model_stacks), 0 unknown; a hold
 				       taken after a wait has the wait's */
+	uint64_t events;            /* the thread's events when it opened, its opening one included (mthread.events) */
 };
 
 struct mthread {
@@ -157,6 +158,8 @@ struct mthread {
 	uint64_t running_since;
 	uint32_t pending_stack;     /* a stack event's id, for the thread's next event */
 	uint64_t futex_waited;      /* the futex whose wait this thread returned from last (0: none) */
+	uint64_t events;            /* its events applied so far (the runtime's records of it; stacks not counted):
+				       a hold's share of them is what ptt's own recording lengthened it by */
 	void *user;                 /* for the converter */
 };
 

@@ -143,6 +143,9 @@ static void say_recorder(struct pass *p)
 static int report(void *ctx, struct pass *p)
 {
 	struct stat_run *s = ctx;
+	const char *cost = ptt_reader_meta(p->in.r, "trace_path_ps");
+	if (cost)
+		stat_set_trace_cost(s->st, strtod(cost, NULL));
 	if (s->folded >= 0)
 		stat_print_folded(s->st, s->folded, stdout);
 	else if (s->brief)

@@ -12,6 +12,7 @@
 #define HIST 256 /* log histogram: 4 buckets per power of two of nanoseconds */
 #define TOPW 4
 #define STAT_STALL_WARN_PCT 1.0 /* --brief warns about tracer stalls above this share of the threads' time */
+#define STAT_OBSERVER_NOTE_PCT 20 /* --brief notes ptt's own share of the locks' hold time from this share up */
 #define SITES 64 /* call sites kept per object; the rest are counted as one "other sites" row */
 
 /* What happened at one call site of one object (site 0: the others, or a trace without sites). */
@@ -31,6 +32,7 @@ struct obj {
 	uint64_t wait_total, wait_max, hold_total, hold_max, holds;
 	uint64_t owner_changes;
 	uint64_t stalled_waits, stalled_ns; /* waits lengthened by a holder's tracer stall, and by how much */
+	uint64_t hold_events;       /* the holders' own events inside its holds, acquisition and release included */
 	uint32_t last_owner;
 	uint32_t hist[HIST];
 	struct { uint32_t tid; uint64_t ns; } top[TOPW];
@@ -76,6 +78,7 @@ struct stat_table {
 	const struct loss *loss;    /* where events were lost (fidelity.h): objects whose span it covers are marked */
 	struct fidelity_blind blind; /* what the trace cannot show */
 	int folding;                /* keep struct fold (--folded) */
+	double trace_path_ps;       /* what ptt's trace path adds per event, measured when recorded (0: unknown) */
 };
 
 void stat_set_loss(struct stat_table *st, const struct loss *l) { st->loss = l; }
@@ -402,6 +405,7 @@ static void on_release(void *ctx, struct mthread *t, struct mobject *mo, const s
 		used(o, t->tid, ev->ns);
 		o->holds++;
 		o->hold_total += d;
+		o->hold_events += t->events - hold->events + 1;
 		if (d > o->hold_max)
 			o->hold_max = d;
 		add_fold(st, o, hold, open_site(st, &hold->open), 1, d);
@@ -459,6 +463,7 @@ static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const 
 }
 
 void stat_set_folding(struct stat_table *st, int on) { st->folding = on; }
+void stat_set_trace_cost(struct stat_table *st, double ps) { st->trace_path_ps = ps; }
 
 struct stat_table *stat_new(struct ptt_syms *syms, struct model *m)
 {
@@ -786,6 +791,47 @@ static int is_lock(const struct obj *o)
 	       (o->cls == PTT_CLASS_SEM && o->sem_lock);
 }
 
+/*
+ * The observer effect on the locks: every event a holder records inside a
+ * hold (its acquisition's record is written after the lock is taken, its
+ * release's before the lock is given back) lengthens the hold by what the
+ * trace path costs, measured when the trace was recorded (trace_path_ps,
+ * ptt_calibrate); stacks unwound inside a hold add more, not counted here.
+ * Longer holds make longer waits: the part ptt adds to the waits follows
+ * from it but is not computed.
+ */
+struct observer {
+	uint64_t events, holds;
+	double own_ns, held_ns;
+};
+static int observer_of(const struct stat_table *st, struct observer *ob)
+{
+	uint64_t held = 0;
+	memset(ob, 0, sizeof *ob);
+	for (size_t i = 0; i < st->nobjs; i++)
+		if (is_lock(st->objs[i])) {
+			ob->events += st->objs[i]->hold_events;
+			ob->holds += st->objs[i]->holds;
+			held += st->objs[i]->hold_total;
+		}
+	if (st->trace_path_ps <= 0 || !ob->holds)
+		return 0;
+	ob->own_ns = (double)ob->events * st->trace_path_ps / 1e3;
+	ob->held_ns = (double)held + (double)ob->holds * st->trace_path_ps / 1e3; /* the release's record too */
+	return ob->held_ns > 0;
+}
+
+static void print_observer(const struct stat_table *st, FILE *out)
+{
+	struct observer ob;
+	if (!observer_of(st, &ob))
+		return;
+	fprintf(out, "observer: ptt's trace path took %.1f ns per event (measured at the run's start); inside the %" PRIu64
+		     " holds of locks\ntheir holders recorded %" PRIu64 " events: %.3f ms of the %.3f ms held (%.0f %%) is ptt's own,"
+		     " so untraced these locks are\nheld shorter and waited for less\n",
+		st->trace_path_ps / 1e3, ob.holds, ob.events, ob.own_ns / 1e6, ob.held_ns / 1e6, 100.0 * ob.own_ns / ob.held_ns);
+}
+
 /* The objects of one kind of use (locks or not), sorted by --sort; returns how many. */
 static size_t select_sorted(const struct stat_table *st, int locks, struct obj **sorted)
 {
@@ -983,6 +1029,7 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 			fprintf(out, "%" PRIu64 " wait%s still open at the end of the trace (or when %s thread ended), counted as "
 				     "contended up to then (threads blocked for ever? see ptt-deadlock)\n", st->open_waits,
 				st->open_waits > 1 ? "s were" : " was", st->open_waits > 1 ? "their" : "its");
+		print_observer(st, out);
 		print_stalls(st, locks, shown_l, out);
 		if (loss_print(st->loss, out) && marked)
 			fprintf(out, "%zu of the objects shown (marked *) were in use while events of their threads were lost: "
@@ -1071,6 +1118,10 @@ void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FI
 		fprintf(out, "waiting for work (no contention): %.3f ms in condition variables, semaphores used as signals "
 			     "and barriers, most on %s (%s)\n", ms(idle), name, kind_name(most_idle));
 	}
+	struct observer ob;
+	if (contention && observer_of(st, &ob) && ob.own_ns >= ob.held_ns * STAT_OBSERVER_NOTE_PCT / 100)
+		fprintf(out, "note: %.0f %% of the time these locks were held is ptt's own recording (ptt-stat: observer): untraced "
+			     "they are held shorter and waited for less\n", 100.0 * ob.own_ns / ob.held_ns);
 	double share = stall_share(st);
 	if (st->stalls && (share >= STAT_STALL_WARN_PCT || st->stalled_ns))
 		fprintf(out, "%s: the tracer stalled threads %.3f ms (%.2f %% of their time) waiting for room in their "

@@ -692,6 +692,9 @@ static void end_lines(struct recorder *r, char *end, size_t size, uint64_t *bloc
 			   "recorder_cpu_ns %" PRIu64 "\ncpus %ld\n",
 			   record_ticks(r->in.shm), st->events, st->lost, st->waits, st->late, st->salvaged, r->code,
 			   r->in.shm->attached, cpu, sysconf(_SC_NPROCESSORS_ONLN));
+	uint64_t cost = __atomic_load_n(&r->in.shm->trace_cost, __ATOMIC_ACQUIRE);
+	if (cost && r->clk.hz && len > 0 && (size_t)len < size) /* what the trace path adds per event (ptt_calibrate) */
+		len += snprintf(end + len, size - (size_t)len, "trace_path_ps %.0f\n", (double)cost * 1e9 / (double)r->clk.hz);
 	if (r->o.zlevel) { /* every file's, once the queue is written out: the END lines count them all */
 		if (!r->werr)
 			recorder_fail(r, ptt_writer_settle(r->w), NULL);

@@ -536,6 +536,7 @@ __attribute__((constructor)) static void ptt_init(void)
 	uint32_t zero = 0;
 	__atomic_compare_exchange_n(&s->handshake, &zero, (uint32_t)getpid(), 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 	process_begin();
+	ptt_calibrate(s);
 	ptt_debug("attached");
 }
 

@@ -92,6 +92,8 @@ void ptt_defer_begin(void) PTT_HIDDEN;
 void ptt_defer_close(struct ptt_rec *rec) PTT_HIDDEN;
 /* Both at once, copying nargw argument words. */
 void ptt_emit(unsigned id, const uint32_t *args, unsigned nargw) PTT_HIDDEN;
+/* Measure what the trace path adds per event into s->trace_cost, once per recording (wrap_mutex.c). */
+void ptt_calibrate(struct ptt_shm *s) PTT_HIDDEN;
 /* The same with a string as the last argument; a string longer than PTT_MAX_STR - 1 bytes is cut
  * there, and a limit event (PTT_LIMIT_STRING) follows the record to say so. */
 void ptt_emit_str(unsigned id, const uint32_t *args, unsigned nargw, const char *s) PTT_HIDDEN;

@@ -147,3 +147,58 @@ int ptt_mutex_destroy_at(pthread_mutex_t *m, const void *site)
 {
 	return mutex_destroy_body(m, site);
 }
+
+/*
+ * What the trace path adds to the calling thread per event, measured once
+ * per recording (the first process to attach): pairs of lock and unlock of
+ * a private mutex through the wrappers, their records written into a
+ * scratch ring of this thread, against the same pairs through the real
+ * functions; the least of a few trials, in ticks per event times 1000,
+ * published in ptt_shm->trace_cost (first writer wins).  Readers use it to
+ * tell how much of a hold was ptt's own recording (ptt-stat's `observer:`).
+ * Runs at attach, before the program's main: no other thread of it exists.
+ */
+#define CALIB_PAIRS 128
+#define CALIB_TRIALS 5
+void ptt_calibrate(struct ptt_shm *s)
+{
+	if (!ptt_on[PTT_EV_MUTEX_LOCK] || !ptt_on[PTT_EV_MUTEX_UNLOCK] || __atomic_load_n(&s->trace_cost, __ATOMIC_RELAXED))
+		return;
+	static struct ptt_ring scratch;
+	static uint32_t words[1u << 14] __attribute__((aligned(64))); /* > CALIB_PAIRS x 2 records: never full */
+	struct ptt_tls *t = &ptt_tls;
+	struct ptt_ring *ring = t->ring;
+	uint32_t *data = t->data, ring_words = t->ring_words, ring_room = t->ring_room;
+	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	const void *site = (const void *)(uintptr_t)ptt_calibrate;
+	uint64_t best_traced = UINT64_MAX, best_real = UINT64_MAX;
+	t->ring = &scratch;
+	t->data = words;
+	t->ring_words = t->ring_room = 1u << 14;
+	for (int trial = 0; trial <= CALIB_TRIALS; trial++) { /* trial 0 warms up */
+		scratch.reserved = scratch.committed = scratch.consumed = 0;
+		uint64_t a = ptt_rdtsc();
+		for (int i = 0; i < CALIB_PAIRS; i++) {
+			mutex_lock_body(&m, site);
+			mutex_unlock_body(&m, site);
+		}
+		uint64_t b = ptt_rdtsc();
+		for (int i = 0; i < CALIB_PAIRS; i++) {
+			REAL(pthread_mutex_lock)(&m);
+			REAL(pthread_mutex_unlock)(&m);
+		}
+		uint64_t c = ptt_rdtsc();
+		if (trial && b - a < best_traced)
+			best_traced = b - a;
+		if (trial && c - b < best_real)
+			best_real = c - b;
+	}
+	t->ring = ring;
+	t->data = data;
+	t->ring_words = ring_words;
+	t->ring_room = ring_room;
+	if (best_traced > best_real && s->use_tsc) {
+		uint64_t cost = (best_traced - best_real) * 1000 / (2 * CALIB_PAIRS), zero = 0;
+		__atomic_compare_exchange_n(&s->trace_cost, &zero, cost, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	}
+}

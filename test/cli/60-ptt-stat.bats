@@ -245,3 +245,42 @@ Y
 	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/bare.txt"
 	run -1 grep -q '^recorder:' <<<"$output"
 }
+
+@test "ptt-stat tells how much of the locks' hold time is ptt's own recording, from the cost the trace states" {
+	# A held by 11 from 1 us to 20 us around B (1 us..12 us): 4 events in A's hold, 2 in B's;
+	# 12 asks for A at 3 us and holds it from 20 to 21 us: 2 more; at 2 us per event:
+	# 8 x 2 = 16 us of ptt's own in 19 + 10 + 1 + 3 x 2 (each release's record) = 36 us held
+	trace obs \
+		'0.000001000 10 11 pthread mutex_lock mutex=0xa0 ret=0' \
+		'0.000002000 10 11 pthread mutex_lock mutex=0xb0 ret=0' \
+		'0.000003000 10 12 pthread mutex_lock_req mutex=0xa0' \
+		'0.000012000 10 11 pthread mutex_unlock mutex=0xb0 ret=0' \
+		'0.000020000 10 11 pthread mutex_unlock mutex=0xa0 ret=0' \
+		'0.000020000 10 12 pthread mutex_lock mutex=0xa0 ret=0' \
+		'0.000021000 10 12 pthread mutex_unlock mutex=0xa0 ret=0'
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/obs.txt"
+	[ "$stderr" = "" ]
+	[[ "$output" != *"observer:"* ]] # no cost stated: nothing said
+	sed '1a # trace_path_ps 2000000' "$BATS_TEST_TMPDIR/obs.txt" >"$BATS_TEST_TMPDIR/obs2.txt"
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/obs2.txt"
+	[ "$stderr" = "" ]
+	[ "$(grep -A2 '^observer:' <<<"$output")" = "observer: ptt's trace path took 2000.0 ns per event (measured at the run's start); inside the 3 holds of locks
+their holders recorded 8 events: 0.016 ms of the 0.036 ms held (44 %) is ptt's own, so untraced these locks are
+held shorter and waited for less" ]
+	run -0 --separate-stderr ptt-stat --brief "$BATS_TEST_TMPDIR/obs2.txt"
+	[ "$stderr" = "" ]
+	[ "$(grep '^note:' <<<"$output")" = "note: 44 % of the time these locks were held is ptt's own recording (ptt-stat: observer): untraced they are held shorter and waited for less" ]
+}
+
+@test "ptt-record measures its trace path's cost; every hold of a recorded lock counts its holder's own events" {
+	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/contention" -t 2 -n 2000 >/dev/null
+	ps=$(ptt-dump "$BATS_TEST_TMPDIR/t.ptt" | sed -n 's/^# trace_path_ps //p')
+	[ -n "$ps" ] && [ "$ps" -gt 1000 ] && [ "$ps" -lt 10000000 ] # more than 1 ns, less than 10 us per event
+	holds=$(ptt-stat -c -n 0 -S 0 "$BATS_TEST_TMPDIR/t.ptt" | awk -F, '$NF == "lock" { n += $5 } END { print n }')
+	[ "$holds" -gt 0 ]
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$stderr" = "" ]
+	# contention's workers take one lock and make no traced call inside it: two events per hold
+	[[ "$output" == *"observer: ptt's trace path took $(awk -v p="$ps" 'BEGIN { printf "%.1f", p / 1e3 }') ns per event (measured at the run's start); inside the $holds holds of locks
+their holders recorded $((2 * holds)) events: "* ]]
+}
