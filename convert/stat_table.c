@@ -796,7 +796,8 @@ static int is_lock(const struct obj *o)
  * hold (its acquisition's record is written after the lock is taken, its
  * release's before the lock is given back) lengthens the hold by what the
  * trace path costs, measured when the trace was recorded (trace_path_ps,
- * ptt_calibrate); stacks unwound inside a hold add more, not counted here.
+ * ptt_calibrate); an estimate: stacks unwound inside a hold add more, not counted
+ * here, and part of a release's record is written after the lock is given back.
  * Longer holds make longer waits: the part ptt adds to the waits follows
  * from it but is not computed.
  */
