@@ -10,7 +10,7 @@
 uint8_t keeper_takes[PTT_EV_BUILTIN_COUNT];
 
 enum { TAKES_NAME = 1, TAKES_STATE = 2 };
-/* Per builtin id, for the state: 1 + the word of its ret argument, of its mutex argument (0: none);
+/* Per builtin id, for the state: 1 + the word of its ret argument, of its mutex argument after the first (0: none);
  * its role and class; the words its records have at least (what a look at a record reads, in tables). */
 static uint8_t ret_word[PTT_EV_BUILTIN_COUNT], mutex_word[PTT_EV_BUILTIN_COUNT];
 static uint8_t role_of[PTT_EV_BUILTIN_COUNT], cls_of[PTT_EV_BUILTIN_COUNT], min_words[PTT_EV_BUILTIN_COUNT];
@@ -111,7 +111,9 @@ struct keeper *keeper_new(void)
 		for (unsigned a = 0, w = 0; a < t->nargs; w += ptt_arg_kind_words(t->argkind[a++])) {
 			if (t->argid[a] == PTT_ARGNAME_RET && !ret_word[id])
 				ret_word[id] = (uint8_t)(1 + w);
-			if (t->argid[a] == PTT_ARGNAME_MUTEX && t->argkind[a] == PTT_ARG_PTR && !mutex_word[id])
+			/* a mutex after the first argument: the one a cond wait gives up and takes again (a
+			 * mutex's own request names it first: asking for it gives up nothing) */
+			if (t->argid[a] == PTT_ARGNAME_MUTEX && t->argkind[a] == PTT_ARG_PTR && a > 0 && !mutex_word[id])
 				mutex_word[id] = (uint8_t)(1 + w);
 		}
 	}

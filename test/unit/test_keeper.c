@@ -77,6 +77,9 @@ static void held_at_start(void)
 	now = 5000;
 	obj_ret(k, PTT_EV_MUTEX_LOCK, 21, 0x60, 0);
 	obj_ret(k, PTT_EV_MUTEX_UNLOCK, 21, 0x60, 0);      /* taken and released since: nothing */
+	req(k, PTT_EV_MUTEX_LOCK_REQ, 21, 0x68);           /* asked for, taken, released: nothing */
+	obj_ret(k, PTT_EV_MUTEX_LOCK, 21, 0x68, 0);
+	obj_ret(k, PTT_EV_MUTEX_UNLOCK, 21, 0x68, 0);
 	obj_ret(k, PTT_EV_MUTEX_UNLOCK, 21, 0x10, 0);      /* held at the start */
 	obj_ret(k, PTT_EV_MUTEX_UNLOCK, 22, 0x20, 0);      /* a whole thread: nothing */
 	obj_ret(k, PTT_EV_MUTEX_UNLOCK, 21, 0x18, EPERM);  /* refused: nothing */
@@ -195,6 +198,8 @@ int main(void)
 
 	obj_ret(k, PTT_EV_MUTEX_LOCK, 19, 0x10, 0);
 	ok(keeper_write(k, NULL, 0, NULL, NULL) == 1, "keeper_write counts the frames it would write");
+	req(k, PTT_EV_MUTEX_LOCK_REQ, 19, 0x10);
+	ok(keeper_count(k) == 2, "asking for a mutex it holds (a self-deadlock) gives up nothing");
 	keeper_free(k);
 	held_at_start();
 	return tap_done();
