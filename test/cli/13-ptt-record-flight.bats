@@ -231,4 +231,20 @@ assert_bounded() {
 		grep -q "^State, $waiter waiter, Thread state, $a6, $t6, [0-9.]*, [0-9.]*, Blocked on mutex$" "$T/t.csv"
 		grep -q "^Link, flight_held $pid, Mutex hand-off, $t6, $t6, 0.000000, handoff, $holder[^,]*, $waiter waiter, " "$T/t.csv"
 	done
+	# ptt-deadlock: holder took busy while holding held, by the hold told where its history begins;
+	# with waiter taking them the other way round (added as text), that cycle rests on holder's
+	# overwritten events: unverifiable (exit 5), no finding
+	busy=$(awk -v t="$holder" -v m="mutex=$held" '$3 == t && $5 == "mutex_lock" && $6 != m { sub(/^mutex=/, "", $6); print $6; exit }' "$T/t.txt")
+	[ -n "$busy" ]
+	ptt-dump "$T/f.ptt.1" | awk -v w="$waiter" -v b="$busy" -v h="$held" '
+		$3 == w && $5 == "thread_end" && !done { done = 1
+			printf "%s %s %s pthread mutex_lock mutex=%s ret=0 site=0x0\n", $1, $2, w, b
+			printf "%s %s %s pthread mutex_lock mutex=%s ret=0 site=0x0\n", $1, $2, w, h
+			printf "%s %s %s pthread mutex_unlock mutex=%s ret=0 site=0x0\n", $1, $2, w, h
+			printf "%s %s %s pthread mutex_unlock mutex=%s ret=0 site=0x0\n", $1, $2, w, b }
+		{ print }' >"$T/cycle.txt"
+	run -5 --separate-stderr ptt-deadlock "$T/cycle.txt"
+	[ "$stderr" = "" ]
+	[[ "$output" == *"unverifiable cycle 1: lock-order cycle of 2 objects in process $pid, not reported as a potential deadlock: events of thread $holder "* ]]
+	[[ "$output" == *"no verified lock-order inversion and no verified deadlock: 1 cycle lies where events were lost"* ]]
 }
