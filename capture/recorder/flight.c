@@ -319,11 +319,11 @@ static long collect(struct flight *f, uint32_t n, int live, uint64_t slack, uint
 
 /* The threads of a snapshot, and where each one's history in it begins: who tells the head's names. */
 struct tellers {
-	struct { uint32_t pid, tid; uint64_t first; } *v;
+	struct { uint32_t pid, tid; uint64_t first; size_t at; uint8_t cut; } *v; /* at: recs[at] is its first */
 	size_t n;
 };
 
-static int tellers_of(struct tellers *t, const struct frec *recs, size_t nrecs)
+static int tellers_of(struct tellers *t, const struct frec *recs, size_t nrecs, const uint8_t *cut)
 {
 	t->n = 0;
 	t->v = NULL;
@@ -341,6 +341,8 @@ static int tellers_of(struct tellers *t, const struct frec *recs, size_t nrecs)
 		}
 		t->v[t->n].pid = recs[k].rec[3];
 		t->v[t->n].tid = recs[k].tid;
+		t->v[t->n].at = k;
+		t->v[t->n].cut = cut[recs[k].ring];
 		t->v[t->n++].first = recs[k].ts; /* recs are in time order: the thread's first */
 	}
 	return 0;
@@ -372,6 +374,64 @@ static uint32_t snapshot_teller(void *ctx, const uint32_t *rec, uint32_t pid, ui
 	return 0;
 }
 
+/* The holds in force where the cut threads begin (keeper.h), each to be written just before recs[at]. */
+struct told {
+	size_t at, order;
+	uint32_t n;
+	uint32_t words[16]; /* an acquisition's record: 11 words */
+};
+struct telling {
+	const struct tellers *tel;
+	struct told *v;
+	size_t n, cap;
+};
+
+static int tell_held(void *ctx, const uint32_t *rec, uint32_t n)
+{
+	struct telling *t = ctx;
+	long i = teller_at(t->tel, rec[3], rec[4]);
+	if (i < 0 || n > sizeof t->v[0].words / 4)
+		return 0;
+	if (PTT_GROW(t->v, &t->cap, t->n + 1) != 0)
+		return PTT_E_NOMEM;
+	struct told *d = &t->v[t->n];
+	d->at = t->tel->v[i].at;
+	d->order = t->n++;
+	d->n = n;
+	memcpy(d->words, rec, (size_t)n * 4);
+	return 0;
+}
+
+static int by_place(const void *a, const void *b)
+{
+	const struct told *x = a, *y = b;
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/*
+ * What the retained records show held where each cut thread's history
+ * begins: its releases of what it had not taken since (keeper_infer_thread).
+ * Nothing on a shortage of memory: the snapshot then reads as before, its
+ * locks released before any acquisition.
+ */
+static void infer_held(struct telling *out, const struct tellers *tel, const struct frec *recs, size_t nrecs)
+{
+	struct keeper *k = keeper_new();
+	int any = 0, rc = k ? 0 : PTT_E_NOMEM;
+	for (size_t i = 0; !rc && i < tel->n; i++)
+		if (tel->v[i].cut && (rc = keeper_infer_thread(k, tel->v[i].pid, tel->v[i].tid, tel->v[i].first)) == 0)
+			any = 1;
+	for (size_t i = 0; !rc && any && i < nrecs; i++)
+		keeper_see(k, recs[i].rec);
+	if (!rc && any && keeper_infer_write(k, tell_held, out) < 0)
+		out->n = 0;
+	keeper_free(k);
+	if (out->n)
+		qsort(out->v, out->n, sizeof out->v[0], by_place);
+}
+
 /*
  * Every thread's whole retained history is written, merged by time: a
  * thread quiet for long (one hung on a lock: what a flight recording is
@@ -380,7 +440,11 @@ static uint32_t snapshot_teller(void *ctx, const uint32_t *rec, uint32_t pid, ui
  * begin at different times, each said in its flight_thread line; before
  * the latest of those beginnings (flight_from) some thread's events are
  * missing (an unlock, a post), which the readers allow for in a flight
- * recording.  A snapshot of a live program ends, for every thread, at the
+ * recording; what a cut thread evidently held where its history begins is
+ * told just before its first record, stamped with it (infer_held): not at
+ * the snapshot's first record, where another thread's retained records may
+ * show the lock taken and released before this thread's history begins.
+ * A snapshot of a live program ends, for every thread, at the
  * cut collect's sweep took (the lowest of the rings' bounds).  Should a try
  * still come out empty, it copies again (a few times at most).
  */
@@ -410,9 +474,12 @@ long flight_write(struct flight *f, struct ptt_writer *w, const struct ptt_clock
 	}
 	*torn += t;
 	struct tellers tel = { NULL, 0 };
+	struct telling held = { &tel, NULL, 0, 0 };
 	long head = 0;
-	if (!rc && names && nrecs)
-		rc = tellers_of(&tel, recs, nrecs);
+	if (!rc && nrecs)
+		rc = tellers_of(&tel, recs, nrecs, cut);
+	if (!rc && nrecs)
+		infer_held(&held, &tel, recs, nrecs);
 	if (!rc && names && nrecs)
 		head = keeper_write(names, NULL, 0, snapshot_teller, &tel);
 	if (!rc)
@@ -422,7 +489,11 @@ long flight_write(struct flight *f, struct ptt_writer *w, const struct ptt_clock
 		rc = hn < 0 ? (int)hn : 0;
 	}
 	free(tel.v);
-	for (size_t k = 0; !rc && k < nrecs; k++) {
+	for (size_t k = 0, h = 0; !rc && k < nrecs; k++) {
+		for (; !rc && h < held.n && held.v[h].at == k; h++) /* a cut thread's holds, before its first record */
+			rc = ptt_writer_record(w, held.v[h].words, held.v[h].n);
+		if (rc)
+			break;
 		if (before)
 			rc = before(ctx, recs[k].rec, w);
 		if (!rc)
@@ -433,5 +504,6 @@ long flight_write(struct flight *f, struct ptt_writer *w, const struct ptt_clock
 	free(copies);
 	free(cut);
 	free(recs);
-	return rc ? rc : (long)nrecs;
+	free(held.v);
+	return rc ? rc : (long)(nrecs + held.n);
 }

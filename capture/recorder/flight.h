@@ -26,9 +26,11 @@ void flight_trim(struct flight *f);
  * in time order, after a META line per thread saying where its history
  * starts.  names: the names in force (keeper.h), written first ("head N"
  * of them, stamped at the first record) but those still in a thread's
- * retained history, each told by a thread of the snapshot; may be NULL.  live: the program runs on (a snapshot, which then ends where
+ * retained history, each told by a thread of the snapshot; may be NULL.  Just before each cut
+ * thread's first record, the holds its retained records show in force there (keeper_infer_thread),
+ * stamped with it.  live: the program runs on (a snapshot, which then ends where
  * every ring's copy is complete).  before: called with each record first (user types, the keeper), may
- * be NULL.  The number of records written, or a negative error of the
+ * be NULL.  The number of records written (but the names), or a negative error of the
  * writer; *torn counts records found damaged (overwritten while copied).
  */
 struct keeper;

@@ -10,7 +10,7 @@
 uint8_t keeper_takes[PTT_EV_BUILTIN_COUNT];
 
 enum { TAKES_NAME = 1, TAKES_STATE = 2 };
-/* Per builtin id, for the state: 1 + the word of its ret argument, of its mutex argument (0: none);
+/* Per builtin id, for the state: 1 + the word of its ret argument, of its mutex argument after the first (0: none);
  * its role and class; the words its records have at least (what a look at a record reads, in tables). */
 static uint8_t ret_word[PTT_EV_BUILTIN_COUNT], mutex_word[PTT_EV_BUILTIN_COUNT];
 static uint8_t role_of[PTT_EV_BUILTIN_COUNT], cls_of[PTT_EV_BUILTIN_COUNT], min_words[PTT_EV_BUILTIN_COUNT];
@@ -51,6 +51,33 @@ struct keeper {
 	uint64_t seq;
 	struct kthread *last; /* the thread looked up last (a thread's records come in runs) */
 	struct ptt_map signals; /* ptt_obj_key of the semaphores posted for another thread -> 1 */
+	struct kinfer *inf;     /* keeper_infer_thread's: the holds found in force before the records taken */
+};
+
+/*
+ * What keeper_infer_write needs (keeper.h): each cut thread's start, the
+ * releases that found no hold of their thread (the holds in force at its
+ * start), and per object the latest acquisitions of it.
+ */
+struct kfound {
+	uint32_t pid, tid;
+	uint64_t obj, first, seq; /* first: the thread's start (ticks); seq: the release's order */
+	uint8_t cls, shared, habit; /* shared: another thread took it shared meanwhile; habit: the thread's
+				       own acquisitions after, 1 shared, 2 exclusive, 3 both */
+	uint32_t next;              /* 1 + the next found hold of the same object, 0 none */
+};
+struct kobj {
+	uint64_t excl_ts, shared_ts; /* the latest exclusive and shared acquisitions, by excl_tid, shared_tid */
+	uint32_t excl_tid, shared_tid;
+	uint8_t sem_lock;            /* a semaphore posted by a thread that took it: used as a lock */
+	uint32_t found;              /* 1 + its first found hold, 0 none */
+};
+struct kinfer {
+	struct ptt_map starts;       /* (pid, tid) of a cut thread -> 1 + its first record's ticks */
+	struct ptt_map objs;         /* ptt_obj_key -> struct kobj */
+	struct kfound *v;
+	size_t n, cap;
+	uint64_t seq;
 };
 
 struct keeper *keeper_new(void)
@@ -84,7 +111,9 @@ struct keeper *keeper_new(void)
 		for (unsigned a = 0, w = 0; a < t->nargs; w += ptt_arg_kind_words(t->argkind[a++])) {
 			if (t->argid[a] == PTT_ARGNAME_RET && !ret_word[id])
 				ret_word[id] = (uint8_t)(1 + w);
-			if (t->argid[a] == PTT_ARGNAME_MUTEX && t->argkind[a] == PTT_ARG_PTR && !mutex_word[id])
+			/* a mutex after the first argument: the one a cond wait gives up and takes again (a
+			 * mutex's own request names it first: asking for it gives up nothing) */
+			if (t->argid[a] == PTT_ARGNAME_MUTEX && t->argkind[a] == PTT_ARG_PTR && a > 0 && !mutex_word[id])
 				mutex_word[id] = (uint8_t)(1 + w);
 		}
 	}
@@ -104,6 +133,12 @@ void keeper_free(struct keeper *k)
 	free(k->thr);
 	ptt_map_free(&k->tmap);
 	ptt_map_free(&k->signals);
+	if (k->inf) {
+		ptt_map_free(&k->inf->starts);
+		ptt_map_free_with(&k->inf->objs, free);
+		free(k->inf->v);
+		free(k->inf);
+	}
 	free(k);
 }
 
@@ -296,6 +331,58 @@ static void clear_process(struct keeper *k, uint32_t pid)
 			kclear(&k->thr[i]);
 }
 
+/* ---- the holds in force at a cut thread's start (keeper_infer_thread, keeper.h) ---- */
+
+static uint64_t ticks_of(const uint32_t *rec) { return (uint64_t)rec[2] << 32 | rec[1]; }
+
+static struct kobj *kobj_of(struct kinfer *inf, uint32_t pid, uint64_t obj)
+{
+	uint64_t key = ptt_obj_key(pid, obj);
+	struct kobj *o = ptt_map_get(&inf->objs, key);
+	if (!o && (o = calloc(1, sizeof *o)) != NULL && ptt_map_put(&inf->objs, key, o) != 0) {
+		free(o);
+		o = NULL;
+	}
+	return o;
+}
+
+/* The record's thread took obj (shared or not): what the holds found before it need to know. */
+static void infer_acquired(struct kinfer *inf, const uint32_t *rec, uint64_t obj, int shared)
+{
+	struct kobj *o = kobj_of(inf, rec[3], obj);
+	if (!o)
+		return;
+	if (shared) {
+		o->shared_ts = ticks_of(rec);
+		o->shared_tid = rec[4];
+	} else {
+		o->excl_ts = ticks_of(rec);
+		o->excl_tid = rec[4];
+	}
+	for (uint32_t i = o->found; i; i = inf->v[i - 1].next)
+		if (inf->v[i - 1].tid == rec[4])
+			inf->v[i - 1].habit |= shared ? 1 : 2;
+}
+
+/*
+ * The record's thread gives obj (of class cls) up, holding it by none of its
+ * records: if its history is cut, it held obj since before its start, unless
+ * another thread took obj exclusively since then (a semaphore: any number).
+ */
+static void infer_released(struct kinfer *inf, const uint32_t *rec, uint64_t obj, unsigned cls)
+{
+	uintptr_t start = (uintptr_t)ptt_map_get(&inf->starts, (uint64_t)rec[3] << 32 | rec[4]);
+	struct kobj *o = start ? kobj_of(inf, rec[3], obj) : NULL;
+	uint64_t first = start - 1;
+	if (!o || (cls != PTT_CLASS_SEM && o->excl_tid && o->excl_tid != rec[4] && o->excl_ts >= first))
+		return;
+	if (PTT_GROW(inf->v, &inf->cap, inf->n + 1) != 0)
+		return;
+	int shared = o->shared_tid && o->shared_tid != rec[4] && o->shared_ts >= first; /* only readers share it */
+	inf->v[inf->n] = (struct kfound){ rec[3], rec[4], obj, first, ++inf->seq, (uint8_t)cls, (uint8_t)shared, 0, o->found };
+	o->found = (uint32_t)++inf->n;
+}
+
 /*
  * A record that opens or closes a frame, paired by role as the model does
  * (convert/model.h), without judging it: the model interprets the records
@@ -316,6 +403,8 @@ static void state_take(struct keeper *k, const uint32_t *rec, uint32_t id, uint3
 		for (unsigned i = t ? t->n : 0; i-- > 0;) /* an earlier call returned unseen */
 			if (t->f[i].wait)
 				kremove(t, i);
+		if (mutex && k->inf && kfind(t, mutex, 0) < 0)
+			infer_released(k->inf, rec, mutex, PTT_CLASS_MUTEX);
 		if (mutex)
 			kdrop(t, mutex, 0); /* a cond wait gives its mutex up */
 		if ((t = t ? t : kthread_of(k, pid, tid, 1)))
@@ -328,6 +417,8 @@ static void state_take(struct keeper *k, const uint32_t *rec, uint32_t id, uint3
 		kdrop(t, obj, 1);
 		if (cls == PTT_CLASS_THREAD || !(ret == 0 || (ret == EOWNERDEAD && cls != PTT_CLASS_SEM)))
 			break;
+		if (k->inf)
+			infer_acquired(k->inf, rec, obj, role == PTT_ROLE_SHARED || role == PTT_ROLE_TRY_SHARED);
 		if (cls == PTT_CLASS_SEM && is_signal(k, pid, obj))
 			break; /* a unit of a signal, no hold (the model's rule): nothing to tell */
 		if (cls == PTT_CLASS_SEM)
@@ -337,10 +428,14 @@ static void state_take(struct keeper *k, const uint32_t *rec, uint32_t id, uint3
 		break;
 	case PTT_ROLE_WAIT_END:
 		kdrop(t, obj, 1);
+		if (mutex && k->inf)
+			infer_acquired(k->inf, rec, mutex, 0);
 		if (mutex && (t = t ? t : kthread_of(k, pid, tid, 1)))
 			kpush(k, t, rec, n, mutex, 0); /* a cond wait's outcome holds its mutex again, whatever ret */
 		break;
 	case PTT_ROLE_RELEASE:
+		if (ret == 0 && k->inf && kfind(t, obj, 0) < 0)
+			infer_released(k->inf, rec, obj, cls);
 		if (ret == 0)
 			kdrop(t, obj, 0);
 		break;
@@ -350,17 +445,24 @@ static void state_take(struct keeper *k, const uint32_t *rec, uint32_t id, uint3
 		if (ret != 0)
 			break;
 		if (kfind(t, obj, 0) >= 0) {
+			struct kobj *o = k->inf ? kobj_of(k->inf, pid, obj) : NULL;
+			if (o)
+				o->sem_lock = 1;
 			kdrop(t, obj, 0);
 			break;
 		}
+		int other = 0;
 		for (size_t i = 0; i < k->nthr; i++) {
 			struct kthread *u = &k->thr[i];
 			if (u->pid == pid && kfind(u, obj, 0) >= 0) {
 				mark_signal(k, pid, obj);
+				other = 1;
 				for (int j; (j = kfind(u, obj, 0)) >= 0;)
 					kremove(u, (unsigned)j);
 			}
 		}
+		if (!other && k->inf) /* a unit taken before the start, or a signal: told apart at the end */
+			infer_released(k->inf, rec, obj, PTT_CLASS_SEM);
 		break;
 	default:
 		break;
@@ -503,6 +605,81 @@ long keeper_write(struct keeper *k, struct ptt_writer *w, uint64_t ticks,
 	}
 	long rc = write_state(k, w, ticks);
 	return rc < 0 ? rc : written + rc;
+}
+
+int keeper_infer_thread(struct keeper *k, uint32_t pid, uint32_t tid, uint64_t first)
+{
+	if (!k || (!k->inf && !(k->inf = calloc(1, sizeof *k->inf))))
+		return PTT_E_NOMEM;
+	return ptt_map_put(&k->inf->starts, (uint64_t)pid << 32 | tid, (void *)(uintptr_t)(first + 1));
+}
+
+/* The acquisition (shared or not) of class cls that the readers know first: mutex_lock, rwlock_rdlock, ... (0: none). */
+static unsigned acquisition_of(unsigned cls, int shared)
+{
+	for (unsigned id = 0; id < PTT_EV_BUILTIN_COUNT; id++)
+		if (keeper_takes[id] == TAKES_STATE && cls_of[id] == cls &&
+		    role_of[id] == (shared ? PTT_ROLE_SHARED : PTT_ROLE_ACQUIRE))
+			return id;
+	return 0;
+}
+
+/* By thread, its holds last found first (the reverse of their releases: nested holds were taken in that order). */
+static int by_thread_nested(const void *a, const void *b)
+{
+	const struct kfound *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->seq > y->seq ? -1 : x->seq < y->seq;
+}
+
+long keeper_infer_write(struct keeper *k, int (*tell)(void *ctx, const uint32_t *rec, uint32_t n), void *ctx)
+{
+	struct kinfer *inf = k ? k->inf : NULL;
+	if (!inf || !inf->n)
+		return 0;
+	struct kfound *v = malloc(inf->n * sizeof *v);
+	if (!v)
+		return PTT_E_NOMEM;
+	memcpy(v, inf->v, inf->n * sizeof *v);
+	qsort(v, inf->n, sizeof *v, by_thread_nested);
+	long told = 0;
+	for (size_t i = 0; i < inf->n; i++) {
+		const struct kfound *f = &v[i];
+		int shared = 0;
+		if (f->cls == PTT_CLASS_SEM) { /* a hold only where the semaphore is used as a lock, never as a signal */
+			const struct kobj *o = ptt_map_get(&inf->objs, ptt_obj_key(f->pid, f->obj));
+			if (!o || !o->sem_lock || is_signal(k, f->pid, f->obj))
+				continue;
+		} else if (f->cls == PTT_CLASS_RWLOCK) { /* read or write: told only when the records say */
+			if (f->shared || f->habit == 1)
+				shared = 1;
+			else if (f->habit != 2)
+				continue;
+		}
+		unsigned id = acquisition_of(f->cls, shared);
+		uint32_t rec[PTT_REC_MAX_WORDS] = { 0 }, n = min_words[id];
+		if (!id || n < PTT_REC_HDR_WORDS + 3)
+			continue;
+		rec[0] = ptt_rec_word0(id, n);
+		rec[1] = (uint32_t)f->first;
+		rec[2] = (uint32_t)(f->first >> 32);
+		rec[3] = f->pid;
+		rec[4] = f->tid;
+		rec[PTT_REC_HDR_WORDS] = (uint32_t)f->obj; /* ret 0 (it took), site 0 (not known) */
+		rec[PTT_REC_HDR_WORDS + 1] = (uint32_t)(f->obj >> 32);
+		rec[n - 1] = ptt_rec_checksum(rec, n - 1);
+		int rc = tell(ctx, rec, n);
+		if (rc) {
+			free(v);
+			return rc;
+		}
+		told++;
+	}
+	free(v);
+	return told;
 }
 
 size_t keeper_count(const struct keeper *k)

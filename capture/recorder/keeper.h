@@ -11,8 +11,9 @@
  * outcome, which holds its mutex again), paired with what closes them by
  * their role only (a release, an outcome, a semaphore's post, the thread's
  * end, a loss of its events); the model (convert/model.h) interprets them
- * when a reader of the file alone reads them.  A flight snapshot has none:
- * the recorder never sees what its rings overwrote.
+ * when a reader of the file alone reads them.  A flight snapshot cannot
+ * have them: the recorder never sees what its rings overwrote.  What its
+ * retained records show of it is told instead (keeper_infer_thread).
  * Memory: one record per live process, thread, module and named object,
  * and per frame in force (at most KEEPER_FRAMES_MAX a thread).
  */
@@ -47,6 +48,34 @@ static inline void keeper_see(struct keeper *k, const uint32_t *rec)
  */
 long keeper_write(struct keeper *k, struct ptt_writer *w, uint64_t ticks,
 		  uint32_t (*teller)(void *ctx, const uint32_t *rec, uint32_t pid, uint32_t tid), void *ctx);
+/*
+ * The holds in force where a flight recording's cut thread begins (its
+ * older records overwritten), as its retained records show them: a keeper
+ * told of every cut thread (keeper_infer_thread: its pid, tid and first
+ * record's ticks), then given every retained record of every thread in time
+ * order (keeper_see), finds each release by a cut thread of an object it had
+ * not taken since its start (an unlock, a rwlock_unlock, a cond wait's
+ * request giving its mutex up, a semaphore's post), paired by role as the
+ * frames above are.  Such an object was held since before its start (each
+ * release one hold: a recursive lock held twice is released twice), unless
+ * another thread took it exclusively meanwhile.  An rwlock's hold is read
+ * when another thread took it for reading meanwhile or when the thread's own
+ * later acquisitions of it are all reads, write when they are all writes,
+ * else not told; a semaphore's post by a thread that took no unit is a hold
+ * only where the records show the semaphore used as a lock (a thread posts
+ * what it took) and never as a signal (a post for another thread that took
+ * one): a post before any wait is no hold otherwise.  A lock held through
+ * the whole retained history, without a release in it, is not seen.
+ * keeper_infer_write calls tell with each hold found, thread by thread, the
+ * holds of a thread in the reverse order of their releases (nested locks are
+ * released last taken first): the acquisition of its class the readers know
+ * (mutex_lock, rwlock_rdlock or rwlock_wrlock, sem_wait, spin_lock) with ret
+ * 0 and no site, by that thread, stamped with its first record's ticks.
+ * Returns the records told, or tell's first non-zero result (negative), or
+ * PTT_E_NOMEM.
+ */
+int keeper_infer_thread(struct keeper *k, uint32_t pid, uint32_t tid, uint64_t first);
+long keeper_infer_write(struct keeper *k, int (*tell)(void *ctx, const uint32_t *rec, uint32_t n), void *ctx);
 /* The records kept, names and frames (what keeper_write writes at most). */
 size_t keeper_count(const struct keeper *k);
 /*

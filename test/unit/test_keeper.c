@@ -1,7 +1,8 @@
 /*
  * test_keeper.c - the holds and waits the recorder's keeper (capture/recorder/keeper.c)
  * tells again at the head of a rotated file, on made-up records: which stay in force
- * after each kind of record, counted by keeper_count (the records a head would hold).
+ * after each kind of record, counted by keeper_count (the records a head would hold);
+ * and the holds it finds in force where a flight recording's cut thread begins.
  */
 #include <errno.h>
 #include <string.h>
@@ -11,13 +12,15 @@
 
 #define PID 10
 
+static uint32_t now = 1000; /* the ticks of the next record */
+
 /* A record of builtin type id by tid with the given argument words (64-bit ones low word first). */
 static void feed(struct keeper *k, unsigned id, uint32_t tid, const uint32_t *args, unsigned nargs)
 {
 	uint32_t r[PTT_REC_MAX_WORDS] = { 0 };
 	unsigned n = PTT_REC_HDR_WORDS + ptt_builtin_type(id)->words + 1;
 	r[0] = ptt_rec_word0(id, n);
-	r[1] = 1000;
+	r[1] = now++;
 	r[3] = PID;
 	r[4] = tid;
 	memcpy(r + PTT_REC_HDR_WORDS, args, nargs * 4);
@@ -42,6 +45,92 @@ static void cond(struct keeper *k, unsigned id, uint32_t tid, uint32_t cv, uint3
 {
 	uint32_t a[7] = { cv, 0, mutex, 0, 0, 0, 0 }; /* cond_wait: cond, mutex, ret 0, site */
 	feed(k, id, tid, a, 7);
+}
+
+static uint32_t told[16][PTT_REC_MAX_WORDS];
+static unsigned ntold;
+
+static int tell(void *ctx, const uint32_t *rec, uint32_t n)
+{
+	(void)ctx;
+	if (ntold < 16)
+		memcpy(told[ntold], rec, n * 4);
+	ntold++;
+	return 0;
+}
+
+/* told[i] is the acquisition id of obj by tid, stamped at ticks, ret 0, checksummed */
+static int told_is(unsigned i, unsigned id, uint32_t tid, uint32_t obj, uint32_t ticks)
+{
+	const uint32_t *r = told[i];
+	uint32_t n = ptt_rec_len(r[0]);
+	return i < ntold && ptt_rec_id(r[0]) == id && n == PTT_REC_HDR_WORDS + (uint32_t)ptt_builtin_type(id)->words + 1u &&
+	       r[1] == ticks && r[2] == 0 && r[3] == PID && r[4] == tid && r[5] == obj && r[6] == 0 && r[7] == 0 &&
+	       ptt_rec_checksum(r, n - 1) == r[n - 1];
+}
+
+/* A flight recording: thread 21's history is cut (it begins at 5000), the others' are whole. */
+static void held_at_start(void)
+{
+	struct keeper *k = keeper_new();
+	ok(keeper_infer_thread(k, PID, 21, 5000) == 0, "a cut thread is told to the keeper");
+	now = 5000;
+	obj_ret(k, PTT_EV_MUTEX_LOCK, 21, 0x60, 0);
+	obj_ret(k, PTT_EV_MUTEX_UNLOCK, 21, 0x60, 0);      /* taken and released since: nothing */
+	req(k, PTT_EV_MUTEX_LOCK_REQ, 21, 0x68);           /* asked for, taken, released: nothing */
+	obj_ret(k, PTT_EV_MUTEX_LOCK, 21, 0x68, 0);
+	obj_ret(k, PTT_EV_MUTEX_UNLOCK, 21, 0x68, 0);
+	obj_ret(k, PTT_EV_MUTEX_UNLOCK, 21, 0x10, 0);      /* held at the start */
+	obj_ret(k, PTT_EV_MUTEX_UNLOCK, 22, 0x20, 0);      /* a whole thread: nothing */
+	obj_ret(k, PTT_EV_MUTEX_UNLOCK, 21, 0x18, EPERM);  /* refused: nothing */
+	obj_ret(k, PTT_EV_MUTEX_UNLOCK, 21, 0x30, 0);      /* a recursive lock held twice */
+	obj_ret(k, PTT_EV_MUTEX_UNLOCK, 21, 0x30, 0);
+	cond(k, PTT_EV_COND_WAIT_REQ, 21, 0x40, 0x50);     /* the wait gives up a mutex held at the start */
+	cond(k, PTT_EV_COND_WAIT, 21, 0x40, 0x50);         /* ... and takes it again */
+	obj_ret(k, PTT_EV_MUTEX_UNLOCK, 21, 0x50, 0);      /* that hold: nothing */
+	obj_ret(k, PTT_EV_RWLOCK_UNLOCK, 21, 0x70, 0);     /* read: its later acquisitions are reads */
+	obj_ret(k, PTT_EV_RWLOCK_RDLOCK, 21, 0x70, 0);
+	obj_ret(k, PTT_EV_RWLOCK_UNLOCK, 21, 0x70, 0);
+	obj_ret(k, PTT_EV_RWLOCK_UNLOCK, 21, 0x78, 0);     /* read or write: not known */
+	obj_ret(k, PTT_EV_RWLOCK_RDLOCK, 22, 0x80, 0);     /* another reader meanwhile: a read hold */
+	obj_ret(k, PTT_EV_RWLOCK_UNLOCK, 21, 0x80, 0);
+	obj_ret(k, PTT_EV_RWLOCK_UNLOCK, 21, 0x88, 0);     /* write: its later acquisitions are writes */
+	obj_ret(k, PTT_EV_RWLOCK_WRLOCK, 21, 0x88, 0);
+	obj_ret(k, PTT_EV_MUTEX_LOCK, 22, 0x90, 0);        /* another thread took it meanwhile: not held */
+	obj_ret(k, PTT_EV_MUTEX_UNLOCK, 22, 0x90, 0);
+	obj_ret(k, PTT_EV_MUTEX_UNLOCK, 21, 0x90, 0);
+	obj_ret(k, PTT_EV_SEM_POST, 21, 0xa0, 0);          /* a post before any wait, never used as a lock */
+	obj_ret(k, PTT_EV_SEM_WAIT, 22, 0xb0, 0);          /* used as a lock: its taker posts it */
+	obj_ret(k, PTT_EV_SEM_POST, 22, 0xb0, 0);
+	obj_ret(k, PTT_EV_SEM_POST, 21, 0xb0, 0);          /* a unit held at the start */
+	obj_ret(k, PTT_EV_SEM_WAIT, 24, 0xd0, 0);          /* used as a lock, */
+	obj_ret(k, PTT_EV_SEM_POST, 24, 0xd0, 0);
+	obj_ret(k, PTT_EV_SEM_POST, 21, 0xd0, 0);
+	obj_ret(k, PTT_EV_SEM_WAIT, 23, 0xd0, 0);
+	obj_ret(k, PTT_EV_SEM_POST, 22, 0xd0, 0);          /* and as a signal: no hold */
+	obj_ret(k, PTT_EV_SEM_WAIT, 22, 0xc0, 0);
+	obj_ret(k, PTT_EV_SEM_POST, 21, 0xc0, 0);          /* a post for another thread: a signal */
+	obj_ret(k, PTT_EV_SEM_WAIT, 21, 0xc0, 0);
+	obj_ret(k, PTT_EV_SEM_POST, 21, 0xc0, 0);
+	ntold = 0;
+	ok(keeper_infer_write(k, tell, NULL) == 8 && ntold == 8, "8 holds found in force at the start (%u)", ntold);
+	/* the reverse of the releases: 0xb0, 0x88, 0x80, 0x70, 0x50, 0x30 twice, 0x10 */
+	ok(told_is(0, PTT_EV_SEM_WAIT, 21, 0xb0, 5000), "a unit of a semaphore used as a lock, by its post before any wait");
+	ok(told_is(1, PTT_EV_RWLOCK_WRLOCK, 21, 0x88, 5000), "a write hold, as its later takings");
+	ok(told_is(2, PTT_EV_RWLOCK_RDLOCK, 21, 0x80, 5000), "a read hold, shared meanwhile with another reader");
+	ok(told_is(3, PTT_EV_RWLOCK_RDLOCK, 21, 0x70, 5000), "a read hold, as its later takings");
+	ok(told_is(4, PTT_EV_MUTEX_LOCK, 21, 0x50, 5000), "the mutex a cond wait gave up");
+	ok(told_is(5, PTT_EV_MUTEX_LOCK, 21, 0x30, 5000) && told_is(6, PTT_EV_MUTEX_LOCK, 21, 0x30, 5000),
+	   "a recursive lock, twice");
+	ok(told_is(7, PTT_EV_MUTEX_LOCK, 21, 0x10, 5000), "a mutex released first, taken last");
+	ok(keeper_count(k) > 0 && keeper_write(k, NULL, 0, NULL, NULL) >= 0, "the keeper goes on as before");
+	keeper_free(k);
+
+	k = keeper_new();
+	obj_ret(k, PTT_EV_MUTEX_UNLOCK, 21, 0x10, 0);
+	ntold = 0;
+	ok(keeper_infer_write(k, tell, NULL) == 0 && ntold == 0, "no cut thread: nothing found");
+	keeper_free(k);
 }
 
 int main(void)
@@ -109,6 +198,9 @@ int main(void)
 
 	obj_ret(k, PTT_EV_MUTEX_LOCK, 19, 0x10, 0);
 	ok(keeper_write(k, NULL, 0, NULL, NULL) == 1, "keeper_write counts the frames it would write");
+	req(k, PTT_EV_MUTEX_LOCK_REQ, 19, 0x10);
+	ok(keeper_count(k) == 2, "asking for a mutex it holds (a self-deadlock) gives up nothing");
 	keeper_free(k);
+	held_at_start();
 	return tap_done();
 }
