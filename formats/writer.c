@@ -489,6 +489,92 @@ int ptt_writer_record(struct ptt_writer *w, const uint32_t *words, uint32_t nwor
 	return 0;
 }
 
+/*
+ * ptt_writer_run for a compact writer: the loop of record_compact with the
+ * block's state in registers; a block's end or start goes through
+ * record_compact itself, so blocks are cut where one record at a time cuts them.
+ */
+static int run_compact(struct ptt_writer *w, struct ptt_run *run)
+{
+	const uint32_t *p = run->words;
+	size_t left = run->nwords;
+	uint32_t k = 0, slow = 0, max = run->max_records;
+	uint64_t ts = 0;
+	int rc = 0;
+	struct ptt_compact *cpt = w->cpt;
+	unsigned char *payload = w->payload;
+	size_t used = w->used, raw = w->raw_used;
+	uint32_t count = w->count;
+	while (k < max && left >= PTT_REC_MIN_WORDS) {
+		uint32_t w0 = p[0], n = ptt_rec_len(w0), id = ptt_rec_id(w0);
+		if (!ptt_rec_marked(w0) || n < PTT_REC_MIN_WORDS || n > left || id >= run->nstop || run->stop[id])
+			break;
+		uint64_t t = (uint64_t)p[2] << 32 | p[1];
+		if (t > run->max_ticks)
+			break;
+		if (__builtin_expect(used >= BLOCK_TARGET || raw >= COMPACT_RAW_TARGET || count == 0 ||
+				     (id == PTT_EV_REC_LOST && n >= 9), 0)) {
+			w->used = used;
+			w->raw_used = raw;
+			w->count = count;
+			if (k)
+				w->last = ts; /* the block's last time, should this record end it */
+			rc = record_compact(w, p, n);
+			payload = w->payload;
+			used = w->used;
+			raw = w->raw_used;
+			count = w->count;
+			if (rc)
+				break;
+			slow++; /* counted by record_compact */
+		} else {
+			used = (size_t)(cpt_encode(cpt, payload + used, p, n) - payload);
+			raw += (size_t)n * 4;
+			count++;
+		}
+		ts = t;
+		p += n;
+		left -= n;
+		k++;
+	}
+	w->used = used;
+	w->raw_used = raw;
+	w->count = count;
+	if (k)
+		w->last = ts;
+	w->events += k - slow;
+	run->used = (size_t)(p - run->words);
+	run->records = k;
+	run->last_ticks = ts;
+	return rc;
+}
+
+int ptt_writer_run(struct ptt_writer *w, struct ptt_run *run)
+{
+	if (w->compact)
+		return run_compact(w, run);
+	const uint32_t *p = run->words;
+	size_t left = run->nwords;
+	uint32_t k = 0;
+	int rc = 0;
+	run->last_ticks = 0;
+	while (k < run->max_records && left >= PTT_REC_MIN_WORDS) {
+		uint32_t w0 = p[0], n = ptt_rec_len(w0), id = ptt_rec_id(w0);
+		if (!ptt_rec_marked(w0) || n < PTT_REC_MIN_WORDS || n > left || id >= run->nstop || run->stop[id])
+			break;
+		uint64_t t = (uint64_t)p[2] << 32 | p[1];
+		if (t > run->max_ticks || (rc = ptt_writer_record(w, p, n)) != 0)
+			break;
+		run->last_ticks = t;
+		p += n;
+		left -= n;
+		k++;
+	}
+	run->used = (size_t)(p - run->words);
+	run->records = k;
+	return rc;
+}
+
 static void *async_main(void *arg)
 {
 	struct async *a = arg;

@@ -82,12 +82,19 @@ struct drain {
 	struct drain_stats st;
 	int (*before)(void *ctx, const uint32_t *rec, struct ptt_writer *w);
 	void *before_ctx;
+	/* the builtin ids whose records are written one at a time (the hook sees them, or the
+	 * limits' summary counts them); the others are written in runs (ptt_writer_run) */
+	uint8_t one_by_one[PTT_EV_BUILTIN_COUNT];
 };
 
-void drain_set_hook(struct drain *d, int (*before)(void *, const uint32_t *, struct ptt_writer *), void *ctx)
+void drain_set_hook(struct drain *d, int (*before)(void *, const uint32_t *, struct ptt_writer *), void *ctx,
+		    const uint8_t *sees)
 {
 	d->before = before;
 	d->before_ctx = ctx;
+	for (unsigned id = 0; id < PTT_EV_BUILTIN_COUNT; id++)
+		d->one_by_one[id] = !before ? 0 : sees ? sees[id] != 0 : 1;
+	d->one_by_one[PTT_EV_LIMIT] = 1;
 }
 
 uint64_t drain_now(const struct drain *d)
@@ -123,6 +130,7 @@ struct drain *drain_new(struct ptt_shm *shm, struct ptt_writer *w, const struct 
 		return NULL;
 	}
 	drain_set_clock(d, clk);
+	drain_set_hook(d, NULL, NULL, NULL);
 	d->pid = (uint32_t)getpid();
 	d->tid = (uint32_t)syscall(SYS_gettid);
 	return d;
@@ -418,8 +426,10 @@ static int put(struct drain *d, uint32_t i, const struct cursor *c)
 /*
  * The merge: a heap of the cursors by head record (time, then tid, then
  * ring).  The top ring's records are written as a run for as long as they
- * come before the runner-up's head, one compare each; the heap moves only
- * when the lead changes hands.  A ring whose writer was busy when the pass
+ * come before the runner-up's head; the heap moves only when the lead
+ * changes hands.  A run goes to the writer whole (ptt_writer_run: one call,
+ * the bound a time, the block's state kept in registers), up to a record the
+ * hook must see or that is not sound; those go one at a time.  A ring whose writer was busy when the pass
  * began bounds the merge by its last record, once it is used up (until
  * then its head is below every record still to write); an idle ring by
  * that record or now minus the slack, whichever is later; a closed ring,
@@ -471,12 +481,48 @@ long drain_pass(struct drain *d, int final)
 	while (nheap) {
 		uint32_t i = d->heap[0], up = UINT32_MAX;
 		struct cursor *c = &d->cur[i];
-		if (nheap > 1)
+		/* a ring's records are written in runs (not in a final pass, whose records are checked
+		 * one at a time), up to the runner-up's head, ties as before() breaks them, and wm */
+		int runs = !final && i != d->notes_at;
+		uint64_t run_max = wm;
+		if (nheap > 1) {
 			up = nheap > 2 && before(d, d->heap[2], d->heap[1]) ? d->heap[2] : d->heap[1];
+			const struct cursor *u = &d->cur[up];
+			uint64_t bound = u->ts - !(c->tid < u->tid || (c->tid == u->tid && i < up));
+			if (bound > u->ts)
+				runs = 0; /* the runner-up at time 0 goes first: no run */
+			else if (bound < run_max)
+				run_max = bound;
+		}
 		int more;
 		do {
 			if (c->ts > wm)
 				goto merged;
+			uint32_t id = ptt_rec_id(c->rec[0]);
+			if (runs && id < PTT_EV_BUILTIN_COUNT && !d->one_by_one[id]) {
+				uint32_t off = (uint32_t)c->pos & (d->ring_words - 1);
+				uint64_t span = c->limit - c->pos;
+				struct ptt_run run = { c->rec, span < d->ring_words - off ? span : d->ring_words - off, run_max,
+						       d->one_by_one, PTT_EV_BUILTIN_COUNT, (uint32_t)(next_release - ring_records),
+						       0, 0, 0 };
+				int rc = ptt_writer_run(d->w, &run);
+				if (rc)
+					return rc;
+				if (run.records) {
+					c->pos += run.used;
+					c->prev_ts = d->last_ts[i] = run.last_ticks;
+					c->done = c->pos;
+					c->wrote = 1;
+					ring_records += run.records;
+					bytes += run.used * 4;
+					if (ring_records == next_release) {
+						release_space(d);
+						next_release += RELEASE_EVERY;
+					}
+					more = load(d, i, c, final);
+					continue;
+				}
+			}
 			int rc = put(d, i, c);
 			if (rc)
 				return rc;

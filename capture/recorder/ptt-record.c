@@ -490,7 +490,7 @@ static int setup_writing(struct recorder *r)
 		return PTT_E_NOMEM;
 	struct record_hook hook = { r->in.shm, &r->types_seen, &r->rot, r->keeper, 0 };
 	r->hook = hook;
-	drain_set_hook(r->d, record_before, &r->hook);
+	drain_set_hook(r->d, record_before, &r->hook, record_before_sees(&r->hook));
 	return 0;
 }
 

@@ -541,22 +541,52 @@ next:
 	return words;
 }
 
+/*
+ * Write records i on of words, n in all, with ptt_writer_run as a recorder's merge does: runs cut at
+ * random times, lengths and spans (some ending inside a record), thread names and user types one at a
+ * time (marked, and past the table), a record that stops a run written by itself.
+ */
+static void write_runs(struct ptt_writer *w, const uint32_t *words, const size_t *at, int n)
+{
+	static uint8_t stop[PTT_EV_BUILTIN_COUNT];
+	stop[PTT_EV_THREAD_NAME] = 1;
+	size_t all = at[n - 1] + ptt_rec_len(words[at[n - 1]]);
+	srand(11);
+	for (int i = 0; i < n;) {
+		int m = 1 + rand() % 40;
+		const uint32_t *rec = words + at[i];
+		uint64_t ticks = (uint64_t)rec[2] << 32 | rec[1];
+		struct ptt_run run = { rec, (i + m < n ? at[i + m] : all) - at[i] + (rand() % 4 == 0 ? 3 : 0),
+				       rand() % 4 ? ticks + (uint64_t)(rand() % 2000) : UINT64_MAX, stop, PTT_EV_BUILTIN_COUNT,
+				       (uint32_t)(1 + rand() % 30), 0, 0, 0 };
+		if (run.nwords > all - at[i])
+			run.nwords = all - at[i];
+		ptt_writer_run(w, &run);
+		if (run.records == 0)
+			ptt_writer_record(w, rec, ptt_rec_len(rec[0]));
+		i += run.records ? (int)run.records : 1;
+	}
+}
+
 /* A trace of those records in memory (malloc'd, *size): compact 0 plain, 1 compact, 2 compact and
- * compressed (zstd), 3 compact and compressed on the writer's own thread (ptt_writer_async) */
+ * compressed (zstd), 3 compact and compressed on the writer's own thread (ptt_writer_async); 4 compact
+ * and 5 plain, written in runs (write_runs) */
 static char *compact_trace(const uint32_t *words, const size_t *at, int n, int compact, size_t *size)
 {
 	char path[] = "/tmp/ptt-test-XXXXXX";
 	int fd = mkstemp(path);
 	unlink(path);
 	struct ptt_writer *w;
-	ptt_writer_open(&w, fd, compact >= 2);
-	if (compact)
+	ptt_writer_open(&w, fd, compact == 2 || compact == 3);
+	if (compact && compact != 5)
 		ptt_writer_set_compact(w, 1);
 	if (compact == 3)
 		ptt_writer_async(w);
 	const char *meta = "clock ns\nclock_hz 1000000000\nstart_ticks 0\ntype 1024 my_event user 1 program a:u64,s:str\n";
 	ptt_writer_meta(w, meta, strlen(meta));
-	for (int i = 0; i < n; i++)
+	if (compact >= 4)
+		write_runs(w, words, at, n);
+	for (int i = 0; compact < 4 && i < n; i++)
 		ptt_writer_record(w, words + at[i], ptt_rec_len(words[at[i]]));
 	ptt_writer_end(w, "events 1\n", 9);
 	ptt_writer_close(w);
@@ -689,6 +719,16 @@ static void test_compact(void)
 		   "compact and compressed%s: %d records back exactly, %u of %u compact blocks compressed, %zu bytes",
 		   mode == 3 ? " on the writer's thread" : "", n, nz, nc, zsize);
 		free(zbuf);
+	}
+	/* runs (ptt_writer_run): the very bytes of one record at a time, compact and plain */
+	for (int mode = 4; mode <= 5; mode++) {
+		size_t rsize;
+		char *rbuf = compact_trace(words, at, N, mode, &rsize);
+		const char *want = mode == 4 ? cbuf : pbuf;
+		size_t wsize = mode == 4 ? csize : psize;
+		ok(rbuf && rsize == wsize && memcmp(rbuf, want, wsize) == 0, "%s, written in runs: the same %zu bytes",
+		   mode == 4 ? "compact" : "plain", wsize);
+		free(rbuf);
 	}
 	/* compact is chosen before anything is written */
 	struct ptt_writer *w;
