@@ -496,24 +496,27 @@ int ptt_writer_record(struct ptt_writer *w, const uint32_t *words, uint32_t nwor
  */
 static int run_compact(struct ptt_writer *w, struct ptt_run *run)
 {
-	const uint32_t *p = run->words;
-	size_t left = run->nwords;
-	uint32_t k = 0, slow = 0, max = run->max_records;
-	uint64_t ts = 0;
+	/* in locals: the coded bytes' stores may alias anything, and would have them read again */
+	const uint32_t *p = run->words, *end = p + run->nwords;
+	const uint8_t *stop = run->stop;
+	uint32_t nstop = run->nstop, k = 0, slow = 0, max = run->max_records;
+	uint64_t ts = 0, max_ticks = run->max_ticks;
 	int rc = 0;
 	struct ptt_compact *cpt = w->cpt;
 	unsigned char *payload = w->payload;
 	size_t used = w->used, raw = w->raw_used;
+	size_t used_max = w->count ? BLOCK_TARGET : 0; /* a block to begin: record_compact's */
 	uint32_t count = w->count;
-	while (k < max && left >= PTT_REC_MIN_WORDS) {
+	while (k < max && end - p >= PTT_REC_MIN_WORDS) {
 		uint32_t w0 = p[0], n = ptt_rec_len(w0), id = ptt_rec_id(w0);
-		if (!ptt_rec_marked(w0) || n < PTT_REC_MIN_WORDS || n > left || id >= run->nstop || run->stop[id])
+		/* n < PTT_REC_MIN_WORDS wraps around: one compare for both bounds */
+		if (!ptt_rec_marked(w0) || n - PTT_REC_MIN_WORDS > (size_t)(end - p) - PTT_REC_MIN_WORDS || id >= nstop ||
+		    stop[id])
 			break;
 		uint64_t t = (uint64_t)p[2] << 32 | p[1];
-		if (t > run->max_ticks)
+		if (t > max_ticks)
 			break;
-		if (__builtin_expect(used >= BLOCK_TARGET || raw >= COMPACT_RAW_TARGET || count == 0 ||
-				     (id == PTT_EV_REC_LOST && n >= 9), 0)) {
+		if (__builtin_expect(used >= used_max || raw >= COMPACT_RAW_TARGET || id == PTT_EV_REC_LOST, 0)) {
 			w->used = used;
 			w->raw_used = raw;
 			w->count = count;
@@ -526,6 +529,7 @@ static int run_compact(struct ptt_writer *w, struct ptt_run *run)
 			count = w->count;
 			if (rc)
 				break;
+			used_max = BLOCK_TARGET;
 			slow++; /* counted by record_compact */
 		} else {
 			used = (size_t)(cpt_encode(cpt, payload + used, p, n) - payload);
@@ -534,7 +538,6 @@ static int run_compact(struct ptt_writer *w, struct ptt_run *run)
 		}
 		ts = t;
 		p += n;
-		left -= n;
 		k++;
 	}
 	w->used = used;
