@@ -286,7 +286,7 @@ static inline uint64_t ring_bound(const struct cursor *c, uint64_t floor)
 	return c->bounds == BOUND_IDLE && floor > c->prev_ts ? floor : c->prev_ts;
 }
 
-static int before(const struct drain *d, uint32_t a, uint32_t b)
+static inline int before(const struct drain *d, uint32_t a, uint32_t b)
 {
 	const struct cursor *x = &d->cur[a], *y = &d->cur[b];
 	uint64_t tx = x->ts, ty = y->ts;
@@ -479,14 +479,15 @@ long drain_pass(struct drain *d, int final)
 		sift_down(d, nheap, k);
 	uint64_t bytes = 0, ring_records = 0, next_release = RELEASE_EVERY;
 	while (nheap) {
-		uint32_t i = d->heap[0], up = UINT32_MAX;
+		uint32_t i = d->heap[0], up = UINT32_MAX, upk = 0;
 		struct cursor *c = &d->cur[i];
 		/* a ring's records are written in runs (not in a final pass, whose records are checked
 		 * one at a time), up to the runner-up's head, ties as before() breaks them, and wm */
 		int runs = !final && i != d->notes_at;
 		uint64_t run_max = wm;
 		if (nheap > 1) {
-			up = nheap > 2 && before(d, d->heap[2], d->heap[1]) ? d->heap[2] : d->heap[1];
+			upk = nheap > 2 && before(d, d->heap[2], d->heap[1]) ? 2 : 1;
+			up = d->heap[upk];
 			const struct cursor *u = &d->cur[up];
 			uint64_t bound = u->ts - !(c->tid < u->tid || (c->tid == u->tid && i < up));
 			if (bound > u->ts)
@@ -546,8 +547,14 @@ long drain_pass(struct drain *d, int final)
 			if (c->bounds && ring_bound(c, floor) < wm)
 				wm = ring_bound(c, floor);
 			d->heap[0] = d->heap[--nheap];
+			sift_down(d, nheap, 0);
+		} else {
+			/* the runner-up leads now (the loop's last compare said so): it takes the top, which
+			 * it comes before as it came before its sibling, and i goes down from its place */
+			d->heap[0] = up;
+			d->heap[upk] = i;
+			sift_down(d, nheap, upk);
 		}
-		sift_down(d, nheap, 0);
 	}
 merged:;
 	/* what this pass covered: no record still to come is older than wm (the
