@@ -524,6 +524,8 @@ struct ptt_run {
 	size_t used;         /* out: the words of the records written */
 	uint32_t records;    /* out: how many */
 	uint64_t last_ticks; /* out: the time of the last one (records > 0) */
+	uint64_t next_ticks; /* out: past set: the time of the record it stopped at, */
+	int past;            /* which is sound and not marked, and after max_ticks */
 };
 /* 0 (run->records may be 0: the first record stops it), or an error of the writer. */
 int ptt_writer_run(struct ptt_writer *w, struct ptt_run *run);

@@ -500,8 +500,8 @@ static int run_compact(struct ptt_writer *w, struct ptt_run *run)
 	const uint32_t *p = run->words, *end = p + run->nwords;
 	const uint8_t *stop = run->stop;
 	uint32_t nstop = run->nstop, k = 0, slow = 0, max = run->max_records;
-	uint64_t ts = 0, max_ticks = run->max_ticks;
-	int rc = 0;
+	uint64_t ts = 0, max_ticks = run->max_ticks, t = 0;
+	int rc = 0, past = 0;
 	struct ptt_compact *cpt = w->cpt;
 	unsigned char *payload = w->payload;
 	size_t used = w->used, raw = w->raw_used;
@@ -513,9 +513,11 @@ static int run_compact(struct ptt_writer *w, struct ptt_run *run)
 		if (!ptt_rec_marked(w0) || n - PTT_REC_MIN_WORDS > (size_t)(end - p) - PTT_REC_MIN_WORDS || id >= nstop ||
 		    stop[id])
 			break;
-		uint64_t t = (uint64_t)p[2] << 32 | p[1];
-		if (t > max_ticks)
+		t = (uint64_t)p[2] << 32 | p[1];
+		if (t > max_ticks) {
+			past = 1;
 			break;
+		}
 		if (__builtin_expect(used >= used_max || raw >= COMPACT_RAW_TARGET || id == PTT_EV_REC_LOST, 0)) {
 			w->used = used;
 			w->raw_used = raw;
@@ -549,6 +551,8 @@ static int run_compact(struct ptt_writer *w, struct ptt_run *run)
 	run->used = (size_t)(p - run->words);
 	run->records = k;
 	run->last_ticks = ts;
+	run->next_ticks = t;
+	run->past = past;
 	return rc;
 }
 
@@ -561,12 +565,18 @@ int ptt_writer_run(struct ptt_writer *w, struct ptt_run *run)
 	uint32_t k = 0;
 	int rc = 0;
 	run->last_ticks = 0;
+	run->past = 0;
 	while (k < run->max_records && left >= PTT_REC_MIN_WORDS) {
 		uint32_t w0 = p[0], n = ptt_rec_len(w0), id = ptt_rec_id(w0);
 		if (!ptt_rec_marked(w0) || n < PTT_REC_MIN_WORDS || n > left || id >= run->nstop || run->stop[id])
 			break;
 		uint64_t t = (uint64_t)p[2] << 32 | p[1];
-		if (t > run->max_ticks || (rc = ptt_writer_record(w, p, n)) != 0)
+		if (t > run->max_ticks) {
+			run->next_ticks = t;
+			run->past = 1;
+			break;
+		}
+		if ((rc = ptt_writer_record(w, p, n)) != 0)
 			break;
 		run->last_ticks = t;
 		p += n;

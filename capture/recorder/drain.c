@@ -484,12 +484,12 @@ long drain_pass(struct drain *d, int final)
 		/* a ring's records are written in runs (not in a final pass, whose records are checked
 		 * one at a time), up to the runner-up's head, ties as before() breaks them, and wm */
 		int runs = !final && i != d->notes_at;
-		uint64_t run_max = wm;
+		uint64_t run_max = wm, bound = UINT64_MAX;
 		if (nheap > 1) {
 			upk = nheap > 2 && before(d, d->heap[2], d->heap[1]) ? 2 : 1;
 			up = d->heap[upk];
 			const struct cursor *u = &d->cur[up];
-			uint64_t bound = u->ts - !(c->tid < u->tid || (c->tid == u->tid && i < up));
+			bound = u->ts - !(c->tid < u->tid || (c->tid == u->tid && i < up));
 			if (bound > u->ts)
 				runs = 0; /* the runner-up at time 0 goes first: no run */
 			else if (bound < run_max)
@@ -505,7 +505,7 @@ long drain_pass(struct drain *d, int final)
 				uint64_t span = c->limit - c->pos;
 				struct ptt_run run = { c->rec, span < d->ring_words - off ? span : d->ring_words - off, run_max,
 						       d->one_by_one, PTT_EV_BUILTIN_COUNT, (uint32_t)(next_release - ring_records),
-						       0, 0, 0 };
+						       0, 0, 0, 0, 0 };
 				int rc = ptt_writer_run(d->w, &run);
 				if (rc)
 					return rc;
@@ -519,6 +519,16 @@ long drain_pass(struct drain *d, int final)
 					if (ring_records == next_release) {
 						release_space(d);
 						next_release += RELEASE_EVERY;
+					}
+					if (run.past) { /* the head, as load() would have it: after the runner-up's, or wm */
+						c->rec += run.used;
+						c->n = ptt_rec_len(c->rec[0]);
+						c->ts = run.next_ticks;
+						if (c->ts > bound) {
+							more = 1;
+							break;
+						}
+						goto merged;
 					}
 					more = load(d, i, c, final);
 					continue;

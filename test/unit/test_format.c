@@ -546,6 +546,7 @@ next:
  * random times, lengths and spans (some ending inside a record), thread names and user types one at a
  * time (marked, and past the table), a record that stops a run written by itself.
  */
+static int runs_past_bad;
 static void write_runs(struct ptt_writer *w, const uint32_t *words, const size_t *at, int n)
 {
 	static uint8_t stop[PTT_EV_BUILTIN_COUNT];
@@ -558,10 +559,14 @@ static void write_runs(struct ptt_writer *w, const uint32_t *words, const size_t
 		uint64_t ticks = (uint64_t)rec[2] << 32 | rec[1];
 		struct ptt_run run = { rec, (i + m < n ? at[i + m] : all) - at[i] + (rand() % 4 == 0 ? 3 : 0),
 				       rand() % 4 ? ticks + (uint64_t)(rand() % 2000) : UINT64_MAX, stop, PTT_EV_BUILTIN_COUNT,
-				       (uint32_t)(1 + rand() % 30), 0, 0, 0 };
+				       (uint32_t)(1 + rand() % 30), 0, 0, 0, 0, 0 };
 		if (run.nwords > all - at[i])
 			run.nwords = all - at[i];
 		ptt_writer_run(w, &run);
+		const uint32_t *next = rec + run.used; /* past: the record it stopped at, after the bound */
+		if (run.past && (i + (int)run.records >= n || next != words + at[i + (int)run.records] ||
+				 ((uint64_t)next[2] << 32 | next[1]) != run.next_ticks || run.next_ticks <= run.max_ticks))
+			runs_past_bad++;
 		if (run.records == 0)
 			ptt_writer_record(w, rec, ptt_rec_len(rec[0]));
 		i += run.records ? (int)run.records : 1;
@@ -726,8 +731,9 @@ static void test_compact(void)
 		char *rbuf = compact_trace(words, at, N, mode, &rsize);
 		const char *want = mode == 4 ? cbuf : pbuf;
 		size_t wsize = mode == 4 ? csize : psize;
-		ok(rbuf && rsize == wsize && memcmp(rbuf, want, wsize) == 0, "%s, written in runs: the same %zu bytes",
-		   mode == 4 ? "compact" : "plain", wsize);
+		ok(rbuf && rsize == wsize && memcmp(rbuf, want, wsize) == 0 && runs_past_bad == 0,
+		   "%s, written in runs: the same %zu bytes, every stop past the bound told", mode == 4 ? "compact" : "plain",
+		   wsize);
 		free(rbuf);
 	}
 	/* compact is chosen before anything is written */
