@@ -509,9 +509,9 @@ static int run_compact(struct ptt_writer *w, struct ptt_run *run)
 	uint32_t count = w->count;
 	while (k < max && end - p >= PTT_REC_MIN_WORDS) {
 		uint32_t w0 = p[0], n = ptt_rec_len(w0), id = ptt_rec_id(w0);
-		/* n < PTT_REC_MIN_WORDS wraps around: one compare for both bounds */
-		if (!ptt_rec_marked(w0) || n - PTT_REC_MIN_WORDS > (size_t)(end - p) - PTT_REC_MIN_WORDS || id >= nstop ||
-		    stop[id])
+		/* marked and n >= PTT_REC_MIN_WORDS in one compare: what falls short wraps around */
+		if ((w0 >> 16) - (PTT_REC_MARK << 8 | PTT_REC_MIN_WORDS) > 255u - PTT_REC_MIN_WORDS || n > end - p ||
+		    id >= nstop || stop[id])
 			break;
 		t = (uint64_t)p[2] << 32 | p[1];
 		if (t > max_ticks) {
