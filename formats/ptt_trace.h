@@ -530,6 +530,17 @@ struct ptt_run {
 /* 0 (run->records may be 0: the first record stops it), or an error of the writer. */
 int ptt_writer_run(struct ptt_writer *w, struct ptt_run *run);
 int ptt_writer_flush(struct ptt_writer *w); /* finish the current block and write it out (async: queue it) */
+/*
+ * Hold what is written back, in memory, from the file header on, until
+ * ptt_writer_unhold: for a writer whose header META is known only after
+ * its first records (a recorder measuring its clock while it drains).
+ * Only before anything is written: 0, or -EINVAL.
+ */
+int ptt_writer_hold(struct ptt_writer *w);
+size_t ptt_writer_held(const struct ptt_writer *w); /* bytes held back so far */
+/* Write the file header, a META block of these lines, then what was held: the file
+ * ptt_writer_meta(lines) first would have made.  0 or an error. */
+int ptt_writer_unhold(struct ptt_writer *w, const char *lines, size_t len);
 /* Flush, then write out every queued block (compressed by the caller where the thread had not):
  * every event is in the file and ptt_writer_block_counts counts them all.  ptt_writer_end does it too. */
 int ptt_writer_settle(struct ptt_writer *w);

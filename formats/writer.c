@@ -118,6 +118,10 @@ struct ptt_writer {
 	size_t snap_used, snap_cap; /* words */
 	uint64_t snap_ticks;
 	int snap_bad;
+	/* ptt_writer_hold: the bytes held back, from the file header on, until ptt_writer_unhold */
+	unsigned char *held;
+	size_t held_used, held_cap;
+	int holding;
 	/* the index written after the END block when there are snapshots: META and snapshot blocks */
 	struct { uint64_t off, pos, ticks; uint32_t kind; } *idx;
 	size_t nidx, idx_cap, nsnaps;
@@ -136,6 +140,23 @@ static void index_block(struct ptt_writer *w, uint32_t kind, uint64_t pos, uint6
 
 static int write_fd(struct ptt_writer *w, const void *p, size_t n, int count)
 {
+	if (w->holding) {
+		size_t cap = w->held_cap;
+		if (cap < w->held_used + n) {
+			while (cap < w->held_used + n)
+				cap = cap ? cap * 2 : OUT_BUF;
+			unsigned char *nb = realloc(w->held, cap);
+			if (!nb)
+				return PTT_E_NOMEM;
+			w->held = nb;
+			w->held_cap = cap;
+		}
+		memcpy(w->held + w->held_used, p, n);
+		w->held_used += n;
+		if (count)
+			__atomic_fetch_add(&w->bytes, (uint64_t)n, __ATOMIC_RELAXED);
+		return 0;
+	}
 	const char *c = p;
 	while (n) {
 		ssize_t k = write(w->fd, c, n);
@@ -847,6 +868,57 @@ static int put_index(struct ptt_writer *w)
 	return rc;
 }
 
+int ptt_writer_hold(struct ptt_writer *w)
+{
+	if (w->header_done || w->holding)
+		return -EINVAL;
+	w->holding = 1;
+	return 0;
+}
+
+size_t ptt_writer_held(const struct ptt_writer *w) { return w->holding ? w->held_used : 0; }
+
+int ptt_writer_unhold(struct ptt_writer *w, const char *lines, size_t len)
+{
+	if (!w->holding)
+		return -EINVAL;
+	int rc = ptt_writer_flush(w); /* every block made so far into the held bytes */
+	if (!rc)
+		rc = ptt_writer_sync(w);
+	if (rc)
+		return rc;
+	w->holding = 0;
+	if (!w->header_done) /* nothing held */
+		return ptt_writer_meta(w, lines, len);
+	/* the held bytes: the file header, then blocks counted from its end on; the META block goes
+	 * between them, and what the index knows of the held blocks moves by its size */
+	size_t hdr = sizeof(struct ptt_file_header), nidx = w->nidx;
+	uint64_t held_end = w->bytes;
+	rc = write_fd(w, w->held, hdr, 0);
+	if (rc)
+		return rc;
+	w->bytes = hdr;
+	index_block(w, PTT_SNAP_INDEX_META, 0, 0);
+	if (w->nidx > nidx) { /* it comes first */
+		__typeof__(*w->idx) e = w->idx[nidx];
+		memmove(w->idx + 1, w->idx, nidx * sizeof e);
+		w->idx[0] = e;
+	}
+	rc = put_block(w, PTT_BLOCK_META, 0, lines, len, 0, 0, 0, 0);
+	if (!rc)
+		rc = out_push(w);
+	uint64_t meta = w->bytes - hdr;
+	for (size_t i = w->nidx > nidx ? 1 : 0; i < w->nidx; i++)
+		w->idx[i].off += meta;
+	w->bytes = held_end + meta;
+	if (!rc)
+		rc = write_fd(w, w->held + hdr, w->held_used - hdr, 0);
+	free(w->held);
+	w->held = NULL;
+	w->held_used = w->held_cap = 0;
+	return rc;
+}
+
 int ptt_writer_settle(struct ptt_writer *w)
 {
 	int rc = ptt_writer_flush(w);
@@ -912,6 +984,7 @@ int ptt_writer_close(struct ptt_writer *w)
 	if (!rc)
 		rc = prc;
 	zctx_free(&w->z);
+	free(w->held);
 	free(w->cpt);
 	free(w->buf);
 	free(w->out);

@@ -79,6 +79,7 @@ struct drain {
 	uint32_t notes_at;    /* index of the notes' cursor: after every ring up to the cap */
 	uint32_t ring_words;
 	uint64_t no_ring_seen, late_seen;
+	int hold_reports;     /* drain_hold_reports */
 	struct drain_stats st;
 	int (*before)(void *ctx, const uint32_t *rec, struct ptt_writer *w);
 	void *before_ctx;
@@ -96,6 +97,8 @@ void drain_set_hook(struct drain *d, int (*before)(void *, const uint32_t *, str
 		d->one_by_one[id] = !before ? 0 : sees ? sees[id] != 0 : 1;
 	d->one_by_one[PTT_EV_LIMIT] = 1;
 }
+
+void drain_hold_reports(struct drain *d, int on) { d->hold_reports = on; }
 
 uint64_t drain_now(const struct drain *d)
 {
@@ -444,7 +447,8 @@ long drain_pass(struct drain *d, int final)
 	uint64_t e0 = ptt_writer_events(d->w);
 	d->nrings = __atomic_load_n(&s->nrings, __ATOMIC_ACQUIRE); /* threads may announce more at any time */
 	d->nbusy = 0;
-	report_counters(d);
+	if (!d->hold_reports)
+		report_counters(d);
 	for (uint32_t i = 0; i < d->nrings; i++) {
 		struct ptt_ring *r = &s->rings[i];
 		struct cursor *c = &d->cur[i];
@@ -579,7 +583,7 @@ merged:;
 		struct cursor *c = &d->cur[i];
 		struct ptt_ring *r = &s->rings[i];
 		uint32_t state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
-		if (state == PTT_RING_CLOSED && !c->has &&
+		if (state == PTT_RING_CLOSED && !c->has && !d->hold_reports &&
 		    __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) == __atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE)) {
 			report_ring(d, r); /* counts since this pass began: the ring's owner is gone now */
 			if (r->lost != r->lost_reported || r->waits != r->waits_reported)

@@ -56,5 +56,11 @@ void drain_free(struct drain *d);
  */
 int drain_salvage(uint32_t *rec, uint32_t n, uint32_t pid, uint32_t tid, uint64_t prev_ts, uint64_t now);
 uint64_t drain_now(const struct drain *d);
+/*
+ * on: the passes leave the rings' counts of lost events and waits unreported, and ended
+ * threads' rings unfreed (their reports need the clock): for passes made with a clock
+ * not yet measured.  off: as usual.
+ */
+void drain_hold_reports(struct drain *d, int on);
 
 #endif

@@ -736,6 +736,64 @@ static void test_compact(void)
 		   wsize);
 		free(rbuf);
 	}
+	/* held back (ptt_writer_hold), the header META given last: the file of META first, compact and
+	 * plain, a type's META among the held records, to a file (gathered) and to a pipe (not) */
+	for (int mode = 0; mode < 4; mode++) {
+		char *out[2] = { NULL, NULL };
+		size_t len[2] = { 0, 0 };
+		for (int held = 0; held < 2; held++) {
+			int fds[2] = { -1, -1 }, fd;
+			char path[] = "/tmp/ptt-test-XXXXXX";
+			if (mode & 2) {
+				if (pipe(fds) != 0)
+					break;
+				fd = fds[1];
+			} else {
+				fd = mkstemp(path);
+				unlink(path);
+			}
+			struct ptt_writer *hw;
+			ptt_writer_open(&hw, fd, 0);
+			ptt_writer_set_compact(hw, !(mode & 1));
+			const char *head = "clock ns\nclock_hz 1000000000\nstart_ticks 0\n";
+			const char *type = "type 1024 my_event user 1 program a:u64,s:str\n";
+			int hrc = held ? ptt_writer_hold(hw) : ptt_writer_meta(hw, head, strlen(head));
+			for (int i = 0; i < 600 && !hrc; i++) { /* what a pipe holds unread */
+				if (i == 200)
+					hrc = ptt_writer_meta(hw, type, strlen(type));
+				if (i == 200 && held)
+					hrc = hrc || ptt_writer_held(hw) == 0;
+				if (!hrc)
+					hrc = ptt_writer_record(hw, words + at[i], ptt_rec_len(words[at[i]]));
+			}
+			if (held && !hrc)
+				hrc = ptt_writer_unhold(hw, head, strlen(head));
+			if (!hrc)
+				hrc = ptt_writer_end(hw, "events 1\n", 9);
+			ptt_writer_close(hw);
+			if (hrc)
+				break;
+			if (mode & 2) {
+				close(fds[1]);
+				out[held] = malloc(4 << 20);
+				ssize_t got;
+				while (out[held] && (got = read(fds[0], out[held] + len[held], (4 << 20) - len[held])) > 0)
+					len[held] += (size_t)got;
+				close(fds[0]);
+			} else {
+				len[held] = (size_t)lseek(fd, 0, SEEK_END);
+				out[held] = malloc(len[held]);
+				if (out[held] && pread(fd, out[held], len[held], 0) != (ssize_t)len[held])
+					len[held] = 0;
+				close(fd);
+			}
+		}
+		ok(out[0] && out[1] && len[0] > 4096 && len[0] == len[1] && memcmp(out[0], out[1], len[0]) == 0,
+		   "held back, the header META given last: the same %zu bytes (%s, to a %s)", len[0],
+		   mode & 1 ? "plain" : "compact", mode & 2 ? "pipe" : "file");
+		free(out[0]);
+		free(out[1]);
+	}
 	/* compact is chosen before anything is written */
 	struct ptt_writer *w;
 	ptt_writer_open(&w, -1, 1);
