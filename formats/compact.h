@@ -89,8 +89,9 @@ static inline uint64_t cpt_key(const struct ptt_compact *c, uint32_t n, uint32_t
 static inline unsigned char *cpt_put_pv(unsigned char *p, uint64_t v)
 {
 	/* the bytes for a value of b significant bits, (b + 6) / 7, by b (1 to 56) */
-	static const uint8_t bytes[57] = { 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4,
-					   5, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 8, 8, 8, 8, 8, 8, 8 };
+	static const uint8_t bytes[57] = { 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3,
+					   3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 6, 6,
+					   6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 8, 8, 8, 8, 8, 8, 8 };
 	unsigned bits = 64 - (unsigned)__builtin_clzll(v | 1);
 	if (__builtin_expect(bits > 56, 0)) {
 		*p = 0xff;
