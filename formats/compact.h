@@ -39,6 +39,10 @@ struct ptt_compact {
 	uint32_t pid[CPT_SLOTS], tid[CPT_SLOTS];
 	uint8_t slot_of[64]; /* by tid: the slot last given to a thread with these low bits (checked) */
 	uint64_t prev_ts;
+	/* the encoder's: the thread of the record before (words 3 and 4 as one), and its slot
+	 * (CPT_NEW: none); a thread's records come in runs */
+	uint64_t last_pt;
+	uint32_t last_slot;
 	struct cpt_ref ref[CPT_REFS];
 };
 
@@ -51,6 +55,7 @@ static inline void cpt_reset(struct ptt_compact *c, uint64_t first_ticks)
 	}
 	c->nslots = 0;
 	c->prev_ts = first_ticks;
+	c->last_slot = CPT_NEW;
 }
 
 static inline struct cpt_ref *cpt_ref_of(struct ptt_compact *c, uint32_t slot, uint32_t id, uint32_t bucket)
@@ -83,14 +88,18 @@ static inline uint64_t cpt_key(const struct ptt_compact *c, uint32_t n, uint32_t
  */
 static inline unsigned char *cpt_put_pv(unsigned char *p, uint64_t v)
 {
+	/* the bytes for a value of b significant bits, (b + 6) / 7, by b (1 to 56) */
+	static const uint8_t bytes[57] = { 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3,
+					   3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 6, 6,
+					   6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 8, 8, 8, 8, 8, 8, 8 };
 	unsigned bits = 64 - (unsigned)__builtin_clzll(v | 1);
 	if (__builtin_expect(bits > 56, 0)) {
 		*p = 0xff;
 		memcpy(p + 1, &v, 8);
 		return p + 9;
 	}
-	unsigned n = (bits + 6) / 7;
-	uint64_t x = v << n | ((1u << (n - 1)) - 1);
+	unsigned n = bytes[bits];
+	uint64_t x = ((v << 1 | 1) << (n - 1)) - 1; /* v << n, then n - 1 one bits */
 	memcpy(p, &x, 8);
 	return p + n;
 }
@@ -150,30 +159,55 @@ static inline __attribute__((always_inline)) unsigned char *cpt_put_args(unsigne
 	return p;
 }
 
+/* Whether a[0, k) and w[0, k) differ: nonzero if they do. */
+static inline __attribute__((always_inline)) uint64_t cpt_diff(const uint32_t *a, const uint32_t *w, uint32_t k)
+{
+	uint64_t diff = 0, x, y;
+	uint32_t i = 0;
+	for (; i + 2 <= k; i += 2) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, w + i, 8);
+		diff |= x ^ y;
+	}
+	if (i < k)
+		diff |= a[i] ^ w[i];
+	return diff;
+}
+
 /*
  * Code the record rec of n words (sound: marked, n >= 6) at out, which has
  * room for CPT_MAX_BYTES; returns the end.
  */
-static inline unsigned char *cpt_encode(struct ptt_compact *c, unsigned char *out, const uint32_t *rec, uint32_t n)
+static inline __attribute__((always_inline)) unsigned char *cpt_encode(struct ptt_compact *c, unsigned char *out,
+								      const uint32_t *rec, uint32_t n)
 {
-	uint32_t id = ptt_rec_id(rec[0]), pid = rec[3], tid = rec[4], slot = c->slot_of[tid & 63];
-	uint64_t ts = (uint64_t)rec[2] << 32 | rec[1];
+	uint32_t id = ptt_rec_id(rec[0]), slot;
+	uint64_t ts = (uint64_t)rec[2] << 32 | rec[1], pt;
 	unsigned char *p = out + 1, tag;
-	if (__builtin_expect(slot >= c->nslots || c->tid[slot] != tid || c->pid[slot] != pid, 0)) {
-		for (slot = 0; slot < c->nslots && (c->tid[slot] != tid || c->pid[slot] != pid); slot++)
-			;
-		if (slot == c->nslots) { /* new to this block: written out, and given the next slot if one is left */
-			p = cpt_put32(cpt_put32(p, pid), tid);
-			if (c->nslots < CPT_SLOTS) {
-				c->pid[slot] = pid;
-				c->tid[slot] = tid;
-				c->nslots++;
-			} else {
-				slot = CPT_NEW;
+	memcpy(&pt, rec + 3, 8);
+	if (__builtin_expect(pt == c->last_pt && c->last_slot != CPT_NEW, 1)) {
+		slot = c->last_slot; /* the thread of the record before */
+	} else {
+		uint32_t pid = rec[3], tid = rec[4];
+		slot = c->slot_of[tid & 63];
+		if (slot >= c->nslots || c->tid[slot] != tid || c->pid[slot] != pid) {
+			for (slot = 0; slot < c->nslots && (c->tid[slot] != tid || c->pid[slot] != pid); slot++)
+				;
+			if (slot == c->nslots) { /* new to this block: written out, and given the next slot if one is left */
+				p = cpt_put32(cpt_put32(p, pid), tid);
+				if (c->nslots < CPT_SLOTS) {
+					c->pid[slot] = pid;
+					c->tid[slot] = tid;
+					c->nslots++;
+				} else {
+					slot = CPT_NEW;
+				}
 			}
+			if (slot != CPT_NEW)
+				c->slot_of[tid & 63] = (uint8_t)slot;
 		}
-		if (slot != CPT_NEW)
-			c->slot_of[tid & 63] = (uint8_t)slot;
+		c->last_pt = pt;
+		c->last_slot = slot;
 	}
 	tag = p != out + 1 ? CPT_NEW : (unsigned char)slot;
 	if (__builtin_expect(id < 128, 1))
@@ -190,16 +224,10 @@ static inline unsigned char *cpt_encode(struct ptt_compact *c, unsigned char *ou
 		uint64_t key = cpt_key(c, n, slot, id);
 		tag |= (unsigned char)(bucket << CPT_BUCKET_SHIFT);
 		if (r->key == key) {
-			/* most records repeat their reference's arguments: one test for all of them first */
-			uint64_t diff = 0, x, y;
-			uint32_t i = 0;
-			for (; i + 2 <= nargs; i += 2) {
-				memcpy(&x, a + i, 8);
-				memcpy(&y, r->w + i, 8);
-				diff |= x ^ y;
-			}
-			if (i < nargs)
-				diff |= a[i] ^ r->w[i];
+			/* most records repeat their reference's arguments: one test for all of them first,
+			 * unrolled for the lengths of most built-in events (mutexes', conditions') */
+			uint64_t diff = nargs == 5 ? cpt_diff(a, r->w, 5) : nargs == 7 ? cpt_diff(a, r->w, 7)
+										: cpt_diff(a, r->w, nargs);
 			tag |= CPT_REF;
 			if (!diff)
 				*p++ = 0; /* the mask, as a prefix varint */

@@ -506,7 +506,41 @@ void ptt_writer_block_counts(const struct ptt_writer *w, uint64_t *blocks, uint6
 int ptt_writer_meta(struct ptt_writer *w, const char *lines, size_t len);
 /* Append one checksummed record; blocks are cut at the block size. */
 int ptt_writer_record(struct ptt_writer *w, const uint32_t *words, uint32_t nwords);
+/*
+ * A run of records lying one after another (a span of a ring): ptt_writer_run
+ * writes them as ptt_writer_record would one at a time, and stops before the
+ * first that is not sound (not marked, shorter than a record's least, longer
+ * than what is left of the span: a pad stops it), whose time is after
+ * max_ticks or whose id stop marks (ids from nstop on count as marked), or
+ * once it has written max_records.  The checksums are not checked.
+ */
+struct ptt_run {
+	const uint32_t *words;
+	size_t nwords;
+	uint64_t max_ticks;
+	const uint8_t *stop;
+	uint32_t nstop;
+	uint32_t max_records;
+	size_t used;         /* out: the words of the records written */
+	uint32_t records;    /* out: how many */
+	uint64_t last_ticks; /* out: the time of the last one (records > 0) */
+	uint64_t next_ticks; /* out: past set: the time of the record it stopped at, */
+	int past;            /* which is sound and not marked, and after max_ticks */
+};
+/* 0 (run->records may be 0: the first record stops it), or an error of the writer. */
+int ptt_writer_run(struct ptt_writer *w, struct ptt_run *run);
 int ptt_writer_flush(struct ptt_writer *w); /* finish the current block and write it out (async: queue it) */
+/*
+ * Hold what is written back, in memory, from the file header on, until
+ * ptt_writer_unhold: for a writer whose header META is known only after
+ * its first records (a recorder measuring its clock while it drains).
+ * Only before anything is written: 0, or -EINVAL.
+ */
+int ptt_writer_hold(struct ptt_writer *w);
+size_t ptt_writer_held(const struct ptt_writer *w); /* bytes held back so far */
+/* Write the file header, a META block of these lines, then what was held: the file
+ * ptt_writer_meta(lines) first would have made.  0 or an error. */
+int ptt_writer_unhold(struct ptt_writer *w, const char *lines, size_t len);
 /* Flush, then write out every queued block (compressed by the caller where the thread had not):
  * every event is in the file and ptt_writer_block_counts counts them all.  ptt_writer_end does it too. */
 int ptt_writer_settle(struct ptt_writer *w);

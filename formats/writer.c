@@ -118,6 +118,10 @@ struct ptt_writer {
 	size_t snap_used, snap_cap; /* words */
 	uint64_t snap_ticks;
 	int snap_bad;
+	/* ptt_writer_hold: the bytes held back, from the file header on, until ptt_writer_unhold */
+	unsigned char *held;
+	size_t held_used, held_cap;
+	int holding;
 	/* the index written after the END block when there are snapshots: META and snapshot blocks */
 	struct { uint64_t off, pos, ticks; uint32_t kind; } *idx;
 	size_t nidx, idx_cap, nsnaps;
@@ -136,6 +140,23 @@ static void index_block(struct ptt_writer *w, uint32_t kind, uint64_t pos, uint6
 
 static int write_fd(struct ptt_writer *w, const void *p, size_t n, int count)
 {
+	if (w->holding) {
+		size_t cap = w->held_cap;
+		if (cap < w->held_used + n) {
+			while (cap < w->held_used + n)
+				cap = cap ? cap * 2 : OUT_BUF;
+			unsigned char *nb = realloc(w->held, cap);
+			if (!nb)
+				return PTT_E_NOMEM;
+			w->held = nb;
+			w->held_cap = cap;
+		}
+		memcpy(w->held + w->held_used, p, n);
+		w->held_used += n;
+		if (count)
+			__atomic_fetch_add(&w->bytes, (uint64_t)n, __ATOMIC_RELAXED);
+		return 0;
+	}
 	const char *c = p;
 	while (n) {
 		ssize_t k = write(w->fd, c, n);
@@ -489,6 +510,105 @@ int ptt_writer_record(struct ptt_writer *w, const uint32_t *words, uint32_t nwor
 	return 0;
 }
 
+/*
+ * ptt_writer_run for a compact writer: the loop of record_compact with the
+ * block's state in registers; a block's end or start goes through
+ * record_compact itself, so blocks are cut where one record at a time cuts them.
+ */
+static int run_compact(struct ptt_writer *w, struct ptt_run *run)
+{
+	/* in locals: the coded bytes' stores may alias anything, and would have them read again */
+	const uint32_t *p = run->words, *end = p + run->nwords;
+	const uint8_t *stop = run->stop;
+	uint32_t nstop = run->nstop, k = 0, slow = 0, max = run->max_records;
+	uint64_t ts = 0, max_ticks = run->max_ticks, t = 0;
+	int rc = 0, past = 0;
+	struct ptt_compact *cpt = w->cpt;
+	unsigned char *payload = w->payload;
+	size_t used = w->used, raw = w->raw_used;
+	size_t used_max = w->count ? BLOCK_TARGET : 0; /* a block to begin: record_compact's */
+	uint32_t count = w->count;
+	while (k < max && end - p >= PTT_REC_MIN_WORDS) {
+		uint32_t w0 = p[0], n = ptt_rec_len(w0), id = ptt_rec_id(w0);
+		/* marked and n >= PTT_REC_MIN_WORDS in one compare: what falls short wraps around */
+		if ((w0 >> 16) - (PTT_REC_MARK << 8 | PTT_REC_MIN_WORDS) > 255u - PTT_REC_MIN_WORDS || n > end - p ||
+		    id >= nstop || stop[id])
+			break;
+		t = (uint64_t)p[2] << 32 | p[1];
+		if (t > max_ticks) {
+			past = 1;
+			break;
+		}
+		if (__builtin_expect(used >= used_max || raw >= COMPACT_RAW_TARGET || id == PTT_EV_REC_LOST, 0)) {
+			w->used = used;
+			w->raw_used = raw;
+			w->count = count;
+			if (k)
+				w->last = ts; /* the block's last time, should this record end it */
+			rc = record_compact(w, p, n);
+			payload = w->payload;
+			used = w->used;
+			raw = w->raw_used;
+			count = w->count;
+			if (rc)
+				break;
+			used_max = BLOCK_TARGET;
+			slow++; /* counted by record_compact */
+		} else {
+			used = (size_t)(cpt_encode(cpt, payload + used, p, n) - payload);
+			raw += (size_t)n * 4;
+			count++;
+		}
+		ts = t;
+		p += n;
+		k++;
+	}
+	w->used = used;
+	w->raw_used = raw;
+	w->count = count;
+	if (k)
+		w->last = ts;
+	w->events += k - slow;
+	run->used = (size_t)(p - run->words);
+	run->records = k;
+	run->last_ticks = ts;
+	run->next_ticks = t;
+	run->past = past;
+	return rc;
+}
+
+int ptt_writer_run(struct ptt_writer *w, struct ptt_run *run)
+{
+	if (w->compact)
+		return run_compact(w, run);
+	const uint32_t *p = run->words;
+	size_t left = run->nwords;
+	uint32_t k = 0;
+	int rc = 0;
+	run->last_ticks = 0;
+	run->past = 0;
+	while (k < run->max_records && left >= PTT_REC_MIN_WORDS) {
+		uint32_t w0 = p[0], n = ptt_rec_len(w0), id = ptt_rec_id(w0);
+		if (!ptt_rec_marked(w0) || n < PTT_REC_MIN_WORDS || n > left || id >= run->nstop || run->stop[id])
+			break;
+		uint64_t t = (uint64_t)p[2] << 32 | p[1];
+		if (t > run->max_ticks) {
+			run->next_ticks = t;
+			run->past = 1;
+			break;
+		}
+		if ((rc = ptt_writer_record(w, p, n)) != 0)
+			break;
+		run->last_ticks = t;
+		p += n;
+		left -= n;
+		k++;
+	}
+	run->used = (size_t)(p - run->words);
+	run->records = k;
+	return rc;
+}
+
 static void *async_main(void *arg)
 {
 	struct async *a = arg;
@@ -748,6 +868,57 @@ static int put_index(struct ptt_writer *w)
 	return rc;
 }
 
+int ptt_writer_hold(struct ptt_writer *w)
+{
+	if (w->header_done || w->holding)
+		return -EINVAL;
+	w->holding = 1;
+	return 0;
+}
+
+size_t ptt_writer_held(const struct ptt_writer *w) { return w->holding ? w->held_used : 0; }
+
+int ptt_writer_unhold(struct ptt_writer *w, const char *lines, size_t len)
+{
+	if (!w->holding)
+		return -EINVAL;
+	int rc = ptt_writer_flush(w); /* every block made so far into the held bytes */
+	if (!rc)
+		rc = ptt_writer_sync(w);
+	if (rc)
+		return rc;
+	w->holding = 0;
+	if (!w->header_done) /* nothing held */
+		return ptt_writer_meta(w, lines, len);
+	/* the held bytes: the file header, then blocks counted from its end on; the META block goes
+	 * between them, and what the index knows of the held blocks moves by its size */
+	size_t hdr = sizeof(struct ptt_file_header), nidx = w->nidx;
+	uint64_t held_end = w->bytes;
+	rc = write_fd(w, w->held, hdr, 0);
+	if (rc)
+		return rc;
+	w->bytes = hdr;
+	index_block(w, PTT_SNAP_INDEX_META, 0, 0);
+	if (w->nidx > nidx) { /* it comes first */
+		__typeof__(*w->idx) e = w->idx[nidx];
+		memmove(w->idx + 1, w->idx, nidx * sizeof e);
+		w->idx[0] = e;
+	}
+	rc = put_block(w, PTT_BLOCK_META, 0, lines, len, 0, 0, 0, 0);
+	if (!rc)
+		rc = out_push(w);
+	uint64_t meta = w->bytes - hdr;
+	for (size_t i = w->nidx > nidx ? 1 : 0; i < w->nidx; i++)
+		w->idx[i].off += meta;
+	w->bytes = held_end + meta;
+	if (!rc)
+		rc = write_fd(w, w->held + hdr, w->held_used - hdr, 0);
+	free(w->held);
+	w->held = NULL;
+	w->held_used = w->held_cap = 0;
+	return rc;
+}
+
 int ptt_writer_settle(struct ptt_writer *w)
 {
 	int rc = ptt_writer_flush(w);
@@ -813,6 +984,7 @@ int ptt_writer_close(struct ptt_writer *w)
 	if (!rc)
 		rc = prc;
 	zctx_free(&w->z);
+	free(w->held);
 	free(w->cpt);
 	free(w->buf);
 	free(w->out);

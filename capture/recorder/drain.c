@@ -79,16 +79,26 @@ struct drain {
 	uint32_t notes_at;    /* index of the notes' cursor: after every ring up to the cap */
 	uint32_t ring_words;
 	uint64_t no_ring_seen, late_seen;
+	int hold_reports;     /* drain_hold_reports */
 	struct drain_stats st;
 	int (*before)(void *ctx, const uint32_t *rec, struct ptt_writer *w);
 	void *before_ctx;
+	/* the builtin ids whose records are written one at a time (the hook sees them, or the
+	 * limits' summary counts them); the others are written in runs (ptt_writer_run) */
+	uint8_t one_by_one[PTT_EV_BUILTIN_COUNT];
 };
 
-void drain_set_hook(struct drain *d, int (*before)(void *, const uint32_t *, struct ptt_writer *), void *ctx)
+void drain_set_hook(struct drain *d, int (*before)(void *, const uint32_t *, struct ptt_writer *), void *ctx,
+		    const uint8_t *sees)
 {
 	d->before = before;
 	d->before_ctx = ctx;
+	for (unsigned id = 0; id < PTT_EV_BUILTIN_COUNT; id++)
+		d->one_by_one[id] = !before ? 0 : sees ? sees[id] != 0 : 1;
+	d->one_by_one[PTT_EV_LIMIT] = 1;
 }
+
+void drain_hold_reports(struct drain *d, int on) { d->hold_reports = on; }
 
 uint64_t drain_now(const struct drain *d)
 {
@@ -123,6 +133,7 @@ struct drain *drain_new(struct ptt_shm *shm, struct ptt_writer *w, const struct 
 		return NULL;
 	}
 	drain_set_clock(d, clk);
+	drain_set_hook(d, NULL, NULL, NULL);
 	d->pid = (uint32_t)getpid();
 	d->tid = (uint32_t)syscall(SYS_gettid);
 	return d;
@@ -278,7 +289,7 @@ static inline uint64_t ring_bound(const struct cursor *c, uint64_t floor)
 	return c->bounds == BOUND_IDLE && floor > c->prev_ts ? floor : c->prev_ts;
 }
 
-static int before(const struct drain *d, uint32_t a, uint32_t b)
+static inline int before(const struct drain *d, uint32_t a, uint32_t b)
 {
 	const struct cursor *x = &d->cur[a], *y = &d->cur[b];
 	uint64_t tx = x->ts, ty = y->ts;
@@ -418,8 +429,10 @@ static int put(struct drain *d, uint32_t i, const struct cursor *c)
 /*
  * The merge: a heap of the cursors by head record (time, then tid, then
  * ring).  The top ring's records are written as a run for as long as they
- * come before the runner-up's head, one compare each; the heap moves only
- * when the lead changes hands.  A ring whose writer was busy when the pass
+ * come before the runner-up's head; the heap moves only when the lead
+ * changes hands.  A run goes to the writer whole (ptt_writer_run: one call,
+ * the bound a time, the block's state kept in registers), up to a record the
+ * hook must see or that is not sound; those go one at a time.  A ring whose writer was busy when the pass
  * began bounds the merge by its last record, once it is used up (until
  * then its head is below every record still to write); an idle ring by
  * that record or now minus the slack, whichever is later; a closed ring,
@@ -434,7 +447,8 @@ long drain_pass(struct drain *d, int final)
 	uint64_t e0 = ptt_writer_events(d->w);
 	d->nrings = __atomic_load_n(&s->nrings, __ATOMIC_ACQUIRE); /* threads may announce more at any time */
 	d->nbusy = 0;
-	report_counters(d);
+	if (!d->hold_reports)
+		report_counters(d);
 	for (uint32_t i = 0; i < d->nrings; i++) {
 		struct ptt_ring *r = &s->rings[i];
 		struct cursor *c = &d->cur[i];
@@ -469,14 +483,61 @@ long drain_pass(struct drain *d, int final)
 		sift_down(d, nheap, k);
 	uint64_t bytes = 0, ring_records = 0, next_release = RELEASE_EVERY;
 	while (nheap) {
-		uint32_t i = d->heap[0], up = UINT32_MAX;
+		uint32_t i = d->heap[0], up = UINT32_MAX, upk = 0;
 		struct cursor *c = &d->cur[i];
-		if (nheap > 1)
-			up = nheap > 2 && before(d, d->heap[2], d->heap[1]) ? d->heap[2] : d->heap[1];
+		/* a ring's records are written in runs (not in a final pass, whose records are checked
+		 * one at a time), up to the runner-up's head, ties as before() breaks them, and wm */
+		int runs = !final && i != d->notes_at;
+		uint64_t run_max = wm, bound = UINT64_MAX;
+		if (nheap > 1) {
+			upk = nheap > 2 && before(d, d->heap[2], d->heap[1]) ? 2 : 1;
+			up = d->heap[upk];
+			const struct cursor *u = &d->cur[up];
+			bound = u->ts - !(c->tid < u->tid || (c->tid == u->tid && i < up));
+			if (bound > u->ts)
+				runs = 0; /* the runner-up at time 0 goes first: no run */
+			else if (bound < run_max)
+				run_max = bound;
+		}
 		int more;
 		do {
 			if (c->ts > wm)
 				goto merged;
+			uint32_t id = ptt_rec_id(c->rec[0]);
+			if (runs && id < PTT_EV_BUILTIN_COUNT && !d->one_by_one[id]) {
+				uint32_t off = (uint32_t)c->pos & (d->ring_words - 1);
+				uint64_t span = c->limit - c->pos;
+				struct ptt_run run = { c->rec, span < d->ring_words - off ? span : d->ring_words - off, run_max,
+						       d->one_by_one, PTT_EV_BUILTIN_COUNT, (uint32_t)(next_release - ring_records),
+						       0, 0, 0, 0, 0 };
+				int rc = ptt_writer_run(d->w, &run);
+				if (rc)
+					return rc;
+				if (run.records) {
+					c->pos += run.used;
+					c->prev_ts = d->last_ts[i] = run.last_ticks;
+					c->done = c->pos;
+					c->wrote = 1;
+					ring_records += run.records;
+					bytes += run.used * 4;
+					if (ring_records == next_release) {
+						release_space(d);
+						next_release += RELEASE_EVERY;
+					}
+					if (run.past) { /* the head, as load() would have it: after the runner-up's, or wm */
+						c->rec += run.used;
+						c->n = ptt_rec_len(c->rec[0]);
+						c->ts = run.next_ticks;
+						if (c->ts > bound) {
+							more = 1;
+							break;
+						}
+						goto merged;
+					}
+					more = load(d, i, c, final);
+					continue;
+				}
+			}
 			int rc = put(d, i, c);
 			if (rc)
 				return rc;
@@ -500,8 +561,14 @@ long drain_pass(struct drain *d, int final)
 			if (c->bounds && ring_bound(c, floor) < wm)
 				wm = ring_bound(c, floor);
 			d->heap[0] = d->heap[--nheap];
+			sift_down(d, nheap, 0);
+		} else {
+			/* the runner-up leads now (the loop's last compare said so): it takes the top, which
+			 * it comes before as it came before its sibling, and i goes down from its place */
+			d->heap[0] = up;
+			d->heap[upk] = i;
+			sift_down(d, nheap, upk);
 		}
-		sift_down(d, nheap, 0);
 	}
 merged:;
 	/* what this pass covered: no record still to come is older than wm (the
@@ -516,7 +583,7 @@ merged:;
 		struct cursor *c = &d->cur[i];
 		struct ptt_ring *r = &s->rings[i];
 		uint32_t state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
-		if (state == PTT_RING_CLOSED && !c->has &&
+		if (state == PTT_RING_CLOSED && !c->has && !d->hold_reports &&
 		    __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) == __atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE)) {
 			report_ring(d, r); /* counts since this pass began: the ring's owner is gone now */
 			if (r->lost != r->lost_reported || r->waits != r->waits_reported)

@@ -36,8 +36,14 @@ long drain_pass(struct drain *d, int final);
 /* Queue a recorder event (args as 32-bit words) stamped now. */
 int drain_note(struct drain *d, unsigned id, const uint32_t *args, unsigned nargw); /* -1 if the queue is full */
 const struct drain_stats *drain_stats(const struct drain *d);
-/* Called with each program record just before it is written (it may write records of its own first). */
-void drain_set_hook(struct drain *d, int (*before)(void *ctx, const uint32_t *rec, struct ptt_writer *w), void *ctx);
+/*
+ * Called with a program record just before it is written (it may write
+ * records of its own first): with every record of a user type, and of the
+ * builtin ids that sees marks (NULL: with every record).  The others are
+ * written in runs that the hook does not see.
+ */
+void drain_set_hook(struct drain *d, int (*before)(void *ctx, const uint32_t *rec, struct ptt_writer *w), void *ctx,
+		    const uint8_t *sees);
 void drain_free(struct drain *d);
 /*
  * A record cut short because its process died inside the call it records:
@@ -50,5 +56,11 @@ void drain_free(struct drain *d);
  */
 int drain_salvage(uint32_t *rec, uint32_t n, uint32_t pid, uint32_t tid, uint64_t prev_ts, uint64_t now);
 uint64_t drain_now(const struct drain *d);
+/*
+ * on: the passes leave the rings' counts of lost events and waits unreported, and ended
+ * threads' rings unfreed (their reports need the clock): for passes made with a clock
+ * not yet measured.  off: as usual.
+ */
+void drain_hold_reports(struct drain *d, int on);
 
 #endif

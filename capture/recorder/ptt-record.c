@@ -172,11 +172,12 @@ static int after_program(const struct record_opts *o, int none_left, const char 
  * calibration overlaps its start-up instead of delaying it (its first events
  * wait in the rings until the header is written).
  */
+#define CALIBRATE_NS 10000000u /* the time-stamp counter's rate is measured over 10 ms */
 static uint64_t calibrate_tsc(uint64_t m0, uint64_t t0)
 {
 	uint64_t m1;
-	while ((m1 = record_clock_ns(CLOCK_MONOTONIC_RAW)) - m0 < 10000000u) {
-		struct timespec ts = { 0, (long)(10000000u - (m1 - m0)) };
+	while ((m1 = record_clock_ns(CLOCK_MONOTONIC_RAW)) - m0 < CALIBRATE_NS) {
+		struct timespec ts = { 0, (long)(CALIBRATE_NS - (m1 - m0)) };
 		nanosleep(&ts, NULL); /* EINTR (SIGCHLD): the loop sleeps the rest */
 	}
 	uint64_t t1 = ptt_rdtsc();
@@ -387,6 +388,7 @@ struct recorder {
 	char *hdr;
 	size_t hsize;
 	int werr;                /* the first error writing the trace: nothing more is written */
+	int early_held;          /* recorder_early drained into bytes held back until the header */
 	int code;                /* ptt-record's exit status */
 };
 
@@ -490,7 +492,7 @@ static int setup_writing(struct recorder *r)
 		return PTT_E_NOMEM;
 	struct record_hook hook = { r->in.shm, &r->types_seen, &r->rot, r->keeper, 0 };
 	r->hook = hook;
-	drain_set_hook(r->d, record_before, &r->hook);
+	drain_set_hook(r->d, record_before, &r->hook, record_before_sees(&r->hook));
 	return 0;
 }
 
@@ -579,18 +581,22 @@ static int recorder_launch(struct recorder *r)
 		return -1;
 	}
 	r->in.child = child;
-	measure_clock(r);
+	if (r->o.flight)
+		measure_clock(r);
 	return 0;
 }
 
-/* The trace's beginning: the header (kept for -m's later files) and the recorder's start event. */
+/* The trace's beginning: the header (kept for -m's later files), before what recorder_early
+ * drained, and the recorder's start event. */
 static void start_trace(struct recorder *r)
 {
+	measure_clock(r);
 	drain_set_clock(r->d, &r->clk);
 	if (r->o.zlevel)
 		ptt_writer_async(r->w); /* compression off the drain's path: rings are emptied while a block compresses */
 	record_header(r->hdr, r->hsize, &r->in);
-	int rc = ptt_writer_meta(r->w, r->hdr, strlen(r->hdr));
+	size_t len = strlen(r->hdr);
+	int rc = r->early_held ? ptt_writer_unhold(r->w, r->hdr, len) : ptt_writer_meta(r->w, r->hdr, len);
 	if (!rc)
 		rc = rotate_keep_meta(&r->rot, r->hdr, strlen(r->hdr));
 	recorder_fail(r, rc, NULL);
@@ -627,6 +633,59 @@ static void doze(struct recorder *r, uint64_t ns, int woken)
 	uint32_t seen = __atomic_load_n(&r->in.shm->wake, __ATOMIC_ACQUIRE);
 	if (!woken)
 		syscall(SYS_futex, &r->in.shm->wake, FUTEX_WAIT, seen, &ts, NULL, 0);
+}
+
+/* Held back at most while the clock is measured (recorder_early): the program then waits as before. */
+#define EARLY_HELD_MAX (64u << 20)
+
+/*
+ * Phase 3a, while the time-stamp counter's rate is measured (10 ms from the
+ * rings' making): drain the rings already, with the rate measured so far,
+ * into bytes the writer holds back until the header, which tells the rate,
+ * goes before them (start_trace).  A program that starts at once no longer
+ * fills its ring and waits for the measure to end (8 ms of a lock loop's
+ * 65).  The counts of lost events are reported once the clock is known.
+ * Not with -m (below) nor --flight.
+ */
+static void recorder_early(struct recorder *r)
+{
+	struct ptt_shm *s = r->in.shm;
+	/* -m cuts files between the passes of recorder_drain only: what a short program writes
+	 * before it would all go to the first file, whatever its size */
+	if (r->o.max_size)
+		return;
+	if (r->o.zlevel)
+		ptt_writer_async(r->w); /* compression off the drain's path: rings are emptied while a block compresses */
+	if (ptt_writer_hold(r->w) != 0)
+		return;
+	r->early_held = 1;
+	drain_hold_reports(r->d, 1);
+	struct pace pace = { 0, 0 };
+	for (;;) {
+		uint64_t mono = record_clock_ns(CLOCK_MONOTONIC_RAW), ticks = s->use_tsc ? ptt_rdtsc() : 0;
+		if (mono - r->cal_mono >= CALIBRATE_NS || program_over(r) || ptt_writer_held(r->w) > EARLY_HELD_MAX)
+			break;
+		struct ptt_clock clk; /* for the watermark's slack and the pacing only */
+		uint64_t hz = s->use_tsc && ticks > r->cal_tsc && mono > r->cal_mono
+				      ? (uint64_t)((unsigned __int128)(ticks - r->cal_tsc) * 1000000000u / (mono - r->cal_mono))
+				      : 1000000000u;
+		ptt_clock_init(&clk, s->start_ticks, hz ? hz : 1000000000u);
+		drain_set_clock(r->d, &clk);
+		forward_signal(r);
+		long n = 0;
+		int rc = record_sync_types(s, r->w, &r->types_seen, &r->rot);
+		if (!rc && (n = drain_pass(r->d, 0)) < 0)
+			rc = (int)n;
+		recorder_fail(r, rc, NULL);
+		if (r->werr)
+			break;
+		uint64_t pause = pace_next(&pace, n, drain_stats(r->d)->upto_ns, r->o.ring_bytes / 36, 1000000u);
+		if (pause > CALIBRATE_NS - (mono - r->cal_mono))
+			pause = CALIBRATE_NS - (mono - r->cal_mono);
+		if (pause)
+			doze(r, pause, child_done);
+	}
+	drain_hold_reports(r->d, 0);
 }
 
 /* One pass of the drain: the user types, the rings, a flush now and then, the next file (-m). */
@@ -804,6 +863,7 @@ int main(int argc, char **argv)
 		if (r.o.flight) {
 			recorder_fly(&r);
 		} else {
+			recorder_early(&r);
 			start_trace(&r);
 			recorder_drain(&r);
 			recorder_finish(&r);

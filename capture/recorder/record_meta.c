@@ -87,6 +87,12 @@ static __attribute__((noinline)) int announce_types(struct record_hook *b, unsig
 	return 0;
 }
 
+const uint8_t *record_before_sees(const struct record_hook *b)
+{
+	static const uint8_t none[PTT_EV_BUILTIN_COUNT];
+	return b->keeper ? NULL : none;
+}
+
 /* Once per record written: the common case is a compare and a tail call. */
 int record_before(void *hook, const uint32_t *rec, struct ptt_writer *w)
 {

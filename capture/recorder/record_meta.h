@@ -68,5 +68,11 @@ struct record_hook {
  * its type.
  */
 int record_before(void *hook, const uint32_t *rec, struct ptt_writer *w);
+/*
+ * The builtin ids record_before must see (drain_set_hook): none but the user
+ * types without a keeper; with one, every record (NULL), whose time it keeps
+ * for the head of the next file.
+ */
+const uint8_t *record_before_sees(const struct record_hook *b);
 
 #endif

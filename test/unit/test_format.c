@@ -541,22 +541,57 @@ next:
 	return words;
 }
 
+/*
+ * Write records i on of words, n in all, with ptt_writer_run as a recorder's merge does: runs cut at
+ * random times, lengths and spans (some ending inside a record), thread names and user types one at a
+ * time (marked, and past the table), a record that stops a run written by itself.
+ */
+static int runs_past_bad;
+static void write_runs(struct ptt_writer *w, const uint32_t *words, const size_t *at, int n)
+{
+	static uint8_t stop[PTT_EV_BUILTIN_COUNT];
+	stop[PTT_EV_THREAD_NAME] = 1;
+	size_t all = at[n - 1] + ptt_rec_len(words[at[n - 1]]);
+	srand(11);
+	for (int i = 0; i < n;) {
+		int m = 1 + rand() % 40;
+		const uint32_t *rec = words + at[i];
+		uint64_t ticks = (uint64_t)rec[2] << 32 | rec[1];
+		struct ptt_run run = { rec, (i + m < n ? at[i + m] : all) - at[i] + (rand() % 4 == 0 ? 3 : 0),
+				       rand() % 4 ? ticks + (uint64_t)(rand() % 2000) : UINT64_MAX, stop, PTT_EV_BUILTIN_COUNT,
+				       (uint32_t)(1 + rand() % 30), 0, 0, 0, 0, 0 };
+		if (run.nwords > all - at[i])
+			run.nwords = all - at[i];
+		ptt_writer_run(w, &run);
+		const uint32_t *next = rec + run.used; /* past: the record it stopped at, after the bound */
+		if (run.past && (i + (int)run.records >= n || next != words + at[i + (int)run.records] ||
+				 ((uint64_t)next[2] << 32 | next[1]) != run.next_ticks || run.next_ticks <= run.max_ticks))
+			runs_past_bad++;
+		if (run.records == 0)
+			ptt_writer_record(w, rec, ptt_rec_len(rec[0]));
+		i += run.records ? (int)run.records : 1;
+	}
+}
+
 /* A trace of those records in memory (malloc'd, *size): compact 0 plain, 1 compact, 2 compact and
- * compressed (zstd), 3 compact and compressed on the writer's own thread (ptt_writer_async) */
+ * compressed (zstd), 3 compact and compressed on the writer's own thread (ptt_writer_async); 4 compact
+ * and 5 plain, written in runs (write_runs) */
 static char *compact_trace(const uint32_t *words, const size_t *at, int n, int compact, size_t *size)
 {
 	char path[] = "/tmp/ptt-test-XXXXXX";
 	int fd = mkstemp(path);
 	unlink(path);
 	struct ptt_writer *w;
-	ptt_writer_open(&w, fd, compact >= 2);
-	if (compact)
+	ptt_writer_open(&w, fd, compact == 2 || compact == 3);
+	if (compact && compact != 5)
 		ptt_writer_set_compact(w, 1);
 	if (compact == 3)
 		ptt_writer_async(w);
 	const char *meta = "clock ns\nclock_hz 1000000000\nstart_ticks 0\ntype 1024 my_event user 1 program a:u64,s:str\n";
 	ptt_writer_meta(w, meta, strlen(meta));
-	for (int i = 0; i < n; i++)
+	if (compact >= 4)
+		write_runs(w, words, at, n);
+	for (int i = 0; compact < 4 && i < n; i++)
 		ptt_writer_record(w, words + at[i], ptt_rec_len(words[at[i]]));
 	ptt_writer_end(w, "events 1\n", 9);
 	ptt_writer_close(w);
@@ -689,6 +724,75 @@ static void test_compact(void)
 		   "compact and compressed%s: %d records back exactly, %u of %u compact blocks compressed, %zu bytes",
 		   mode == 3 ? " on the writer's thread" : "", n, nz, nc, zsize);
 		free(zbuf);
+	}
+	/* runs (ptt_writer_run): the very bytes of one record at a time, compact and plain */
+	for (int mode = 4; mode <= 5; mode++) {
+		size_t rsize;
+		char *rbuf = compact_trace(words, at, N, mode, &rsize);
+		const char *want = mode == 4 ? cbuf : pbuf;
+		size_t wsize = mode == 4 ? csize : psize;
+		ok(rbuf && rsize == wsize && memcmp(rbuf, want, wsize) == 0 && runs_past_bad == 0,
+		   "%s, written in runs: the same %zu bytes, every stop past the bound told", mode == 4 ? "compact" : "plain",
+		   wsize);
+		free(rbuf);
+	}
+	/* held back (ptt_writer_hold), the header META given last: the file of META first, compact and
+	 * plain, a type's META among the held records, to a file (gathered) and to a pipe (not) */
+	for (int mode = 0; mode < 4; mode++) {
+		char *out[2] = { NULL, NULL };
+		size_t len[2] = { 0, 0 };
+		for (int held = 0; held < 2; held++) {
+			int fds[2] = { -1, -1 }, fd;
+			char path[] = "/tmp/ptt-test-XXXXXX";
+			if (mode & 2) {
+				if (pipe(fds) != 0)
+					break;
+				fd = fds[1];
+			} else {
+				fd = mkstemp(path);
+				unlink(path);
+			}
+			struct ptt_writer *hw;
+			ptt_writer_open(&hw, fd, 0);
+			ptt_writer_set_compact(hw, !(mode & 1));
+			const char *head = "clock ns\nclock_hz 1000000000\nstart_ticks 0\n";
+			const char *type = "type 1024 my_event user 1 program a:u64,s:str\n";
+			int hrc = held ? ptt_writer_hold(hw) : ptt_writer_meta(hw, head, strlen(head));
+			for (int i = 0; i < 600 && !hrc; i++) { /* what a pipe holds unread */
+				if (i == 200)
+					hrc = ptt_writer_meta(hw, type, strlen(type));
+				if (i == 200 && held)
+					hrc = hrc || ptt_writer_held(hw) == 0;
+				if (!hrc)
+					hrc = ptt_writer_record(hw, words + at[i], ptt_rec_len(words[at[i]]));
+			}
+			if (held && !hrc)
+				hrc = ptt_writer_unhold(hw, head, strlen(head));
+			if (!hrc)
+				hrc = ptt_writer_end(hw, "events 1\n", 9);
+			ptt_writer_close(hw);
+			if (hrc)
+				break;
+			if (mode & 2) {
+				close(fds[1]);
+				out[held] = malloc(4 << 20);
+				ssize_t got;
+				while (out[held] && (got = read(fds[0], out[held] + len[held], (4 << 20) - len[held])) > 0)
+					len[held] += (size_t)got;
+				close(fds[0]);
+			} else {
+				len[held] = (size_t)lseek(fd, 0, SEEK_END);
+				out[held] = malloc(len[held]);
+				if (out[held] && pread(fd, out[held], len[held], 0) != (ssize_t)len[held])
+					len[held] = 0;
+				close(fd);
+			}
+		}
+		ok(out[0] && out[1] && len[0] > 4096 && len[0] == len[1] && memcmp(out[0], out[1], len[0]) == 0,
+		   "held back, the header META given last: the same %zu bytes (%s, to a %s)", len[0],
+		   mode & 1 ? "plain" : "compact", mode & 2 ? "pipe" : "file");
+		free(out[0]);
+		free(out[1]);
 	}
 	/* compact is chosen before anything is written */
 	struct ptt_writer *w;

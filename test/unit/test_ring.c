@@ -5,7 +5,9 @@
  * records, valid checksums, per-thread order, global time order; in the
  * lossless mode with a ring small enough to fill, and in discard mode with
  * an exact lost count.  A hook writes records of its own (drain_set_hook
- * allows it), and the recorder's event count must include them.  Then 64
+ * allows it) before the records it sees, the others going by in runs
+ * (ptt_writer_run, compact and plain), and the recorder's event count must
+ * include them.  Then 64
  * short-lived writers through 8 rings and a slow recorder: lossless, new
  * threads wait for the rings of ended ones, and nothing is lost.  Linked
  * directly so it runs under ASan too.
@@ -36,7 +38,8 @@ static void *writer(void *arg)
 		ptt_put64(a, ((uint64_t)me << 32) | i);
 		a[2] = 0;
 		ptt_put64(a + 3, 0x401000u); /* a call site */
-		ptt_emit(PTT_EV_MUTEX_LOCK, a, 5);
+		/* of the same layout: locks for the hook to see, unlocks written in runs that it does not */
+		ptt_emit(i % 1000 == 0 ? PTT_EV_MUTEX_LOCK : PTT_EV_MUTEX_UNLOCK, a, 5);
 	}
 	if (ptt_tls.ring)
 		__atomic_store_n(&ptt_tls.ring->state, PTT_RING_CLOSED, __ATOMIC_RELEASE);
@@ -113,6 +116,7 @@ static void run(int discard, unsigned waves, uint32_t events)
 	FILE *f = tmpfile();
 	struct ptt_writer *w;
 	ptt_writer_open(&w, fileno(f), 0);
+	ptt_writer_set_compact(w, !discard); /* both writers' runs (ptt_writer_run) */
 	char meta[64];
 	snprintf(meta, sizeof meta, "clock_hz 2000000000\nstart_ticks %llu\n", (unsigned long long)s->start_ticks);
 	ptt_writer_meta(w, meta, strlen(meta));
@@ -120,7 +124,9 @@ static void run(int discard, unsigned waves, uint32_t events)
 	ptt_clock_init(&clk, s->start_ticks, 2000000000u);
 	struct drainer dr = { drain_new(s, w, &clk) };
 	uint64_t named = 0;
-	drain_set_hook(dr.d, naming_hook, &named);
+	static uint8_t sees[PTT_EV_BUILTIN_COUNT];
+	sees[PTT_EV_MUTEX_LOCK] = 1;
+	drain_set_hook(dr.d, naming_hook, &named, sees);
 	writers_done = 0;
 	pthread_t th[THREADS], dt;
 	pthread_create(&dt, NULL, drainer, &dr);
@@ -157,7 +163,7 @@ static void run(int discard, unsigned waves, uint32_t events)
 		last_ns = ev->ns;
 		if (ev->id == PTT_EV_REC_LOST)
 			reported_lost += ptt_event_argn(ev, PTT_ARGNAME_COUNT, 0);
-		if (ev->id != PTT_EV_MUTEX_LOCK)
+		if (ev->id != PTT_EV_MUTEX_LOCK && ev->id != PTT_EV_MUTEX_UNLOCK)
 			continue;
 		uint32_t who = (uint32_t)(ev->arg[0] >> 32), seq = (uint32_t)ev->arg[0];
 		if (who >= writers || (discard ? (int64_t)seq < next[who] : (int64_t)seq != next[who]))
