@@ -45,6 +45,8 @@ enum ptt_ring_state {
 	PTT_RING_CLOSED,     /* owner ended; the recorder frees it once drained */
 };
 
+#define PTT_RING_WAITING 2u /* ptt_ring.full: its owner sleeps on the word (a futex) until the recorder gives room back */
+
 enum ptt_shm_flags {
 	PTT_SHM_DISCARD = 1u << 0, /* drop events when a ring is full (and count them) */
 	PTT_SHM_FLIGHT = 1u << 1,  /* flight recorder: rings overwrite their oldest records, nobody waits */
@@ -72,7 +74,8 @@ struct ptt_ring {
 	uint64_t lost;                    /* events dropped (discard mode, or nested in a signal handler) */
 	uint64_t lost_first, lost_last;   /* ticks of the first and last lost event not yet reported */
 	uint64_t waits;                   /* times the owner found the ring full and waited */
-	uint32_t full;                    /* the owner found the ring full and woke the recorder; cleared by it */
+	uint32_t full;                    /* the owner found the ring full and woke the recorder (1), and sleeps
+					     on this word till room comes (PTT_RING_WAITING); cleared (and woken) by it */
 	uint32_t pid, tid;
 	/* recorder's cache line */
 	_Alignas(64) uint64_t consumed;   /* words the recorder has copied out (release) */

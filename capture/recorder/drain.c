@@ -12,8 +12,10 @@
  * tid, then ring order) and written; the rest wait for the next pass.  The
  * recorder's own events join the merge through a small pending queue.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -407,7 +409,10 @@ static void release_space(struct drain *d)
 		struct ptt_ring *r = &d->shm->rings[i];
 		if (c->wrote && r->consumed != c->done) {
 			__atomic_store_n(&r->consumed, c->done, __ATOMIC_RELEASE);
-			__atomic_store_n(&r->full, 0, __ATOMIC_RELAXED); /* room again: the owner may wake us next time */
+			/* room again: the owner may wake us next time; if it sleeps waiting for room, now */
+			if (__atomic_load_n(&r->full, __ATOMIC_RELAXED) &&
+			    __atomic_exchange_n(&r->full, 0, __ATOMIC_ACQ_REL) == PTT_RING_WAITING)
+				syscall(SYS_futex, &r->full, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 		}
 	}
 }

@@ -256,7 +256,7 @@ struct recorder_wait {
 	uint64_t beat;
 };
 
-static int recorder_wait(struct ptt_shm *s, struct recorder_wait *rw)
+static int recorder_wait(struct ptt_shm *s, struct ptt_ring *r, struct recorder_wait *rw)
 {
 	if (__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE))
 		return -1;
@@ -267,7 +267,23 @@ static int recorder_wait(struct ptt_shm *s, struct recorder_wait *rw)
 		return 0;
 	}
 	struct timespec ts = { 0, 100000 };
-	ptt_syscall(SYS_nanosleep, (long)&ts, 0, 0, 0, 0, 0);
+	if (r) {
+		/* waiting for room: sleep on the ring's full word, which the recorder wakes as soon as it has
+		 * given room back (PTT_RING_WAITING), the 100 us a bound that keeps the heartbeat's count */
+		uint32_t f = __atomic_load_n(&r->full, __ATOMIC_ACQUIRE);
+		if (f == 0) { /* it gave some room back since we told it: look again, and tell it again */
+			__atomic_store_n(&r->full, 1, __ATOMIC_RELEASE);
+			poke_recorder(s);
+			return 0;
+		}
+		/* 1 -> waiting: a recorder that gives room back after this wakes us; one that did before
+		 * cleared the word, the exchange fails, and we look again */
+		if (f == 1 && !__atomic_compare_exchange_n(&r->full, &f, PTT_RING_WAITING, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return 0;
+		ptt_syscall(SYS_futex, (long)&r->full, FUTEX_WAIT, PTT_RING_WAITING, (long)&ts, 0, 0);
+	} else {
+		ptt_syscall(SYS_nanosleep, (long)&ts, 0, 0, 0, 0, 0);
+	}
 	uint64_t b = __atomic_load_n(&s->heartbeat, __ATOMIC_ACQUIRE);
 	if (b != rw->beat) {
 		rw->beat = b;
@@ -290,7 +306,7 @@ __attribute__((noinline, cold)) static void wait_snapshot(struct ptt_shm *s)
 	int saved = errno;
 	struct recorder_wait rw = { 0 };
 	while (__atomic_load_n(&s->snapshot, __ATOMIC_ACQUIRE))
-		if (recorder_wait(s, &rw)) { /* gone: nobody waits for it again */
+		if (recorder_wait(s, NULL, &rw)) { /* gone: nobody waits for it again */
 			__atomic_store_n(&s->snapshot, 0, __ATOMIC_RELEASE);
 			break;
 		}
@@ -368,7 +384,7 @@ static int wait_room(struct ptt_tls *t, uint64_t pos, uint64_t need, uint32_t n)
 		put_stall(t, PTT_EV_TRACER_STALL, n);
 	struct recorder_wait rw = { 0 };
 	while (r->reserved + want - __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) > t->ring_words)
-		if (recorder_wait(s, &rw)) {
+		if (recorder_wait(s, r, &rw)) {
 			if (!__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE))
 				t->give_up = 1; /* ~2 s without a recorder pass: it is gone */
 			errno = saved;
