@@ -168,9 +168,10 @@ static void enable_events(const struct ptt_shm *s)
 	ptt_stack_init(s->stacks);
 	/* the wrappers' fast path (runtime.h): recorded, no stack, rdtsc; serialized or not */
 	for (unsigned id = 0; id < PTT_EV_BUILTIN_COUNT; id++)
-		ptt_fast[id] = !ptt_on[id] || ptt_stack_on[id] || !PTT_HAVE_TSC || !s->use_tsc ? 0
-			       : ptt_early_ok[id]                                        ? PTT_FAST_EARLY
-											 : PTT_FAST_SERIAL;
+		ptt_fast[id] = !ptt_on[id]                                           ? 0
+			       : ptt_stack_on[id] || !PTT_HAVE_TSC || !s->use_tsc ? PTT_FAST_NO
+			       : ptt_early_ok[id]                                 ? PTT_FAST_EARLY
+										  : PTT_FAST_SERIAL;
 }
 
 /* The command line from /proc (syscalls are fine here: not the trace path); its whole length

@@ -55,9 +55,10 @@ extern __thread struct ptt_tls ptt_tls __attribute__((tls_model("initial-exec"))
 extern struct ptt_shm *ptt_shm PTT_HIDDEN;
 extern uint8_t ptt_on[PTT_MAX_TYPES] PTT_HIDDEN; /* 1 when the event id is recorded */
 extern uint8_t ptt_early_ok[PTT_MAX_TYPES] PTT_HIDDEN; /* the event may use an unserialized timestamp */
-/* ptt_fast_open's mode for the event id: PTT_FAST_SERIAL or PTT_FAST_EARLY when it is
- * recorded without a stack and stamped with rdtsc, then as ptt_early_ok says; else 0 */
-enum { PTT_FAST_SERIAL = 1, PTT_FAST_EARLY = 2 };
+/* How the event id is written, for the wrappers' fast path (ptt_fast_objret_open): 0 not
+ * recorded (!ptt_on[id]); PTT_FAST_SERIAL or PTT_FAST_EARLY when it is recorded without a
+ * stack and stamped with rdtsc, then as ptt_early_ok says; PTT_FAST_NO: recorded, the general way */
+enum { PTT_FAST_SERIAL = 1, PTT_FAST_EARLY = 2, PTT_FAST_NO = 3 };
 extern uint8_t ptt_fast[PTT_MAX_TYPES] PTT_HIDDEN;
 
 /* A record being written: between ptt_rec_open and ptt_rec_close the
@@ -326,7 +327,12 @@ void ptt_obj_only(unsigned id, const void *obj, const void *site) PTT_HIDDEN;
  * and the result for the wrapper to return: `return ptt_obj_ret_pass(id, obj, REAL(f)(obj), site);` */
 PTT_ALWAYS_INLINE int ptt_obj_ret_pass(unsigned id, const void *obj, int ret, const void *site)
 {
-	if (ptt_on[id])
+	struct ptt_fast_rec f;
+	if (!ptt_fast[id]) /* not recorded: first, so that it costs what it did */
+		return ret;
+	if (ptt_fast_objret_open(&f, id, PTT_FAST_SERIAL, obj, site) == 0)
+		ptt_fast_objret_close(&f, ret);
+	else
 		ptt_obj_ret(id, obj, ret, site);
 	return ret;
 }
