@@ -31,7 +31,7 @@ struct ptt_tls {
 	uint32_t ring_room; /* words a record may fill before the wait: lossless keeps PTT_STALL_SLACK free */
 	_Alignas(8) uint32_t pid; /* pid then tid, 8-aligned: one 64-bit load for a record's header */
 	uint32_t tid;
-	/* ptt_fast_open: a record may end at or before fast_end without a look at the ring's end
+	/* ptt_fast_objret_open: a record may end at or before fast_end without a look at the ring's end
 	 * or at `consumed` (set by reserve; 0, e.g. without a ring: take the slow path) */
 	uint64_t fast_end;
 	uint32_t id_term;  /* the checksum term of pid and tid: ptt_rotl32(pid, 7) ^ tid */
@@ -219,7 +219,8 @@ PTT_ALWAYS_INLINE void ptt_objret_close(struct ptt_rec *rec, int ret)
 
 /*
  * The fast path of the (object, result, site) events, inlined into the
- * wrappers of the hottest calls (mutex lock and unlock): the same record,
+ * wrappers of the hottest calls (mutex and rwlock lock and unlock, cond
+ * signal, sem_post, and ptt_obj_ret_pass's trylocks and results): the same record,
  * written the same way as ptt_objret_open and ptt_objret_close write it,
  * but with everything that is settled once per thread or per recording
  * taken out of the way:
@@ -230,7 +231,9 @@ PTT_ALWAYS_INLINE void ptt_objret_close(struct ptt_rec *rec, int ret)
  *     t->fast_end, the least of the two limits as the last slow
  *     reservation saw them (`consumed` only grows: a stale limit is a safe
  *     one); past it, and for a thread without a ring or inside the tracer,
- *     the caller takes the general path, which sets fast_end anew;
+ *     the caller takes the general path, which sets fast_end anew (the
+ *     first event of a thread, at each ring's end, when the room runs out);
+ *   - no prefetchw as reserve() has: it measured slower here;
  *   - the header's words and the checksum's terms that do not change
  *     (the first word for a constant id, pid and tid) are constants or one
  *     64-bit load; the record's state stays in registers.

@@ -12,6 +12,12 @@
  * ever written out of time order.  A record that does not fit before the
  * ring's end is preceded by a pad word telling the reader to wrap.
  *
+ * The wrappers of the commonest calls (mutex and rwlock lock/unlock, cond
+ * signal, sem_post, trylocks) write their (object, result, site) record
+ * inline, in the same order (runtime.h, ptt_fast_objret_open), as long as
+ * it ends at or before t->fast_end: the room and the ring's end as the last
+ * reservation here saw them (reserve).  Past it they come here.
+ *
  * Ring full: in discard mode the event is counted (exactly) in ring->lost
  * with the time span; by default the thread yields until the recorder has
  * made room, giving up (and counting) only if the recorder stops beating.
@@ -387,6 +393,8 @@ static int wait_room(struct ptt_tls *t, uint64_t pos, uint64_t need, uint32_t n)
  * Room for n words at the ring's reserved end (waiting for it unless the
  * mode or a gone recorder says drop): *pp is where to write, *end the
  * reserved position after them.  Nothing is committed.  0, or -1: no room.
+ * Sets t->fast_end for the fast path: `consumed` only grows and a lap's end
+ * only moves on, so a limit taken now stays safe until the next call.
  */
 static inline int reserve(struct ptt_tls *t, uint32_t n, uint32_t **pp, uint64_t *end)
 {
