@@ -166,6 +166,12 @@ static void enable_events(const struct ptt_shm *s)
 	ptt_on[PTT_EV_PROCESS_BEGIN] = ptt_on[PTT_EV_THREAD_BEGIN] = ptt_on[PTT_EV_THREAD_END] = 1;
 	ptt_on[PTT_EV_THREAD_NAME] = ptt_on[PTT_EV_OBJECT_NAME] = 1;
 	ptt_stack_init(s->stacks);
+	/* the wrappers' fast path (runtime.h): recorded, no stack, rdtsc; serialized or not */
+	for (unsigned id = 0; id < PTT_EV_BUILTIN_COUNT; id++)
+		ptt_fast[id] = !ptt_on[id]                                           ? 0
+			       : ptt_stack_on[id] || !PTT_HAVE_TSC || !s->use_tsc ? PTT_FAST_NO
+			       : ptt_early_ok[id]                                 ? PTT_FAST_EARLY
+										  : PTT_FAST_SERIAL;
 }
 
 /* The command line from /proc (syscalls are fine here: not the trace path); its whole length
@@ -414,6 +420,7 @@ static void child_after_fork(void)
 		return;
 	struct ptt_tls *t = &ptt_tls;
 	t->ring = NULL; /* the parent's ring stays the parent's */
+	t->fast_end = 0;
 	t->no_ring = 0;
 	t->guard = 0;
 	t->begun = 0;

@@ -29,7 +29,12 @@ struct ptt_tls {
 	uint32_t *data;
 	uint32_t ring_words;
 	uint32_t ring_room; /* words a record may fill before the wait: lossless keeps PTT_STALL_SLACK free */
-	uint32_t pid, tid;
+	_Alignas(8) uint32_t pid; /* pid then tid, 8-aligned: one 64-bit load for a record's header */
+	uint32_t tid;
+	/* ptt_fast_objret_open: a record may end at or before fast_end without a look at the ring's end
+	 * or at `consumed` (set by reserve; 0, e.g. without a ring: take the slow path) */
+	uint64_t fast_end;
+	uint32_t id_term;  /* the checksum term of pid and tid: ptt_rotl32(pid, 7) ^ tid */
 	int guard;     /* inside the tracer: nested events (signal handlers) are counted, not written */
 	int ended;     /* thread_end written: later events are counted as late */
 	int no_ring;   /* every ring was taken */
@@ -50,6 +55,11 @@ extern __thread struct ptt_tls ptt_tls __attribute__((tls_model("initial-exec"))
 extern struct ptt_shm *ptt_shm PTT_HIDDEN;
 extern uint8_t ptt_on[PTT_MAX_TYPES] PTT_HIDDEN; /* 1 when the event id is recorded */
 extern uint8_t ptt_early_ok[PTT_MAX_TYPES] PTT_HIDDEN; /* the event may use an unserialized timestamp */
+/* How the event id is written, for the wrappers' fast path (ptt_fast_objret_open): 0 not
+ * recorded (!ptt_on[id]); PTT_FAST_SERIAL or PTT_FAST_EARLY when it is recorded without a
+ * stack and stamped with rdtsc, then as ptt_early_ok says; PTT_FAST_NO: recorded, the general way */
+enum { PTT_FAST_SERIAL = 1, PTT_FAST_EARLY = 2, PTT_FAST_NO = 3 };
+extern uint8_t ptt_fast[PTT_MAX_TYPES] PTT_HIDDEN;
 
 /* A record being written: between ptt_rec_open and ptt_rec_close the
  * timestamp is fixed and the recorder waits for this ring. */
@@ -208,6 +218,91 @@ PTT_ALWAYS_INLINE void ptt_objret_close(struct ptt_rec *rec, int ret)
 }
 
 /*
+ * The fast path of the (object, result, site) events, inlined into the
+ * wrappers of the hottest calls (mutex and rwlock lock and unlock, cond
+ * signal, sem_post, and ptt_obj_ret_pass's trylocks and results): the same record,
+ * written the same way as ptt_objret_open and ptt_objret_close write it,
+ * but with everything that is settled once per thread or per recording
+ * taken out of the way:
+ *   - one byte, ptt_fast[id], says the event is recorded, without a stack,
+ *     with rdtsc; mode, a constant of the caller, says how it is stamped
+ *     (lfence first, or not: ptt_early_ok), and must equal it;
+ *   - the room check and the ring's-end check are one comparison with
+ *     t->fast_end, the least of the two limits as the last slow
+ *     reservation saw them (`consumed` only grows: a stale limit is a safe
+ *     one); past it, and for a thread without a ring or inside the tracer,
+ *     the caller takes the general path, which sets fast_end anew (the
+ *     first event of a thread, at each ring's end, when the room runs out);
+ *   - no prefetchw as reserve() has: it measured slower here;
+ *   - the header's words and the checksum's terms that do not change
+ *     (the first word for a constant id, pid and tid) are constants or one
+ *     64-bit load; the record's state stays in registers.
+ * The protocol is trace_path.c's: guard set (a signal handler's event
+ * arriving after it is counted lost), reserved stored, then the clock read,
+ * the record written, committed stored (release).  -1: nothing reserved,
+ * use the general path.
+ */
+struct ptt_fast_rec {
+	struct ptt_ring *r;
+	uint32_t *p;
+	uint64_t end;
+	uint32_t terms; /* the checksum's terms of every word but the result */
+};
+#define PTT_FAST_OBJRET_N (PTT_REC_HDR_WORDS + PTT_OBJRET_WORDS + 1u)
+_Static_assert(offsetof(struct ptt_tls, tid) == offsetof(struct ptt_tls, pid) + 4, "pid and tid: one 64-bit load");
+PTT_ALWAYS_INLINE int ptt_fast_objret_open(struct ptt_fast_rec *f, unsigned id, unsigned mode, const void *obj,
+					   const void *site)
+{
+	enum { N = PTT_FAST_OBJRET_N, K = PTT_OBJRET_WORDS };
+	struct ptt_tls *t = &ptt_tls;
+	if (__builtin_expect(ptt_fast[id] != mode || t->guard, 0))
+		return -1;
+	t->guard = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* a handler that comes now sees the guard */
+	struct ptt_ring *r = t->ring;
+	uint64_t pos;
+	if (__builtin_expect(!r || (pos = r->reserved) + N > t->fast_end, 0)) {
+		t->guard = 0;
+		return -1;
+	}
+	__atomic_store_n(&r->reserved, pos + N, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* no prefetchw as reserve() has: here it cost 0.2 ns per event and saved nothing measurable */
+	uint32_t *p = t->data + ((uint32_t)pos & (t->ring_words - 1));
+	uint64_t ts = mode == PTT_FAST_EARLY ? ptt_rdtsc_early() : ptt_rdtsc();
+	uint64_t o = (uint64_t)(uintptr_t)obj, ids;
+	uint32_t w0 = ptt_rec_word0(id, N);
+	__builtin_memcpy(&ids, &t->pid, 8); /* pid, tid */
+	p[0] = w0;
+	ptt_put64(p + 1, ts);
+	__builtin_memcpy(p + 3, &ids, 8);
+	ptt_put64(p + PTT_REC_HDR_WORDS, o);
+	p[PTT_REC_HDR_WORDS + 2] = 0;
+	ptt_put_site(p + PTT_REC_HDR_WORDS + 3, site);
+	/* ptt_rec_checksum over words 0..N-2 in closed form (ptt_rec_sum_term: word i counts
+	 * N-2-i times), the result's term left to ptt_fast_objret_close */
+	uint32_t h = ptt_rotl32(PTT_REC_SUM_SEED, 7 * (N - 1)) ^ ptt_rec_sum_term(w0, N - 2) ^
+		     ptt_rec_sum_term64(ts, N - 4) ^ ptt_rotl32(t->id_term, 7 * (N - 6)) ^
+		     ptt_rec_sum_term64(o, K - 2);
+#ifndef PTT_NO_SITE
+	h ^= ptt_rec_sum_term64((uint64_t)(uintptr_t)site, 0);
+#endif
+	f->r = r;
+	f->p = p;
+	f->end = pos + N;
+	f->terms = h;
+	return 0;
+}
+PTT_ALWAYS_INLINE void ptt_fast_objret_close(struct ptt_fast_rec *f, int ret)
+{
+	f->p[PTT_REC_HDR_WORDS + 2] = (uint32_t)ret;
+	f->p[PTT_FAST_OBJRET_N - 1] =
+		ptt_rec_sum_finish(f->terms ^ ptt_rec_sum_term((uint32_t)ret, PTT_OBJRET_WORDS - 3));
+	__atomic_store_n(&f->r->committed, f->end, __ATOMIC_RELEASE);
+	ptt_tls.guard = 0;
+}
+
+/*
  * The pthread wrappers with the call site given: wrap_c11.c calls these with
  * its own caller's address (through the exported pthread function the site
  * would be an address inside libptt's mtx_lock).
@@ -235,7 +330,12 @@ void ptt_obj_only(unsigned id, const void *obj, const void *site) PTT_HIDDEN;
  * and the result for the wrapper to return: `return ptt_obj_ret_pass(id, obj, REAL(f)(obj), site);` */
 PTT_ALWAYS_INLINE int ptt_obj_ret_pass(unsigned id, const void *obj, int ret, const void *site)
 {
-	if (ptt_on[id])
+	struct ptt_fast_rec f;
+	if (!ptt_fast[id]) /* not recorded: first, so that it costs what it did */
+		return ret;
+	if (ptt_fast_objret_open(&f, id, PTT_FAST_SERIAL, obj, site) == 0)
+		ptt_fast_objret_close(&f, ret);
+	else
 		ptt_obj_ret(id, obj, ret, site);
 	return ret;
 }

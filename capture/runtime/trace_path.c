@@ -12,6 +12,12 @@
  * ever written out of time order.  A record that does not fit before the
  * ring's end is preceded by a pad word telling the reader to wrap.
  *
+ * The wrappers of the commonest calls (mutex and rwlock lock/unlock, cond
+ * signal, sem_post, trylocks) write their (object, result, site) record
+ * inline, in the same order (runtime.h, ptt_fast_objret_open), as long as
+ * it ends at or before t->fast_end: the room and the ring's end as the last
+ * reservation here saw them (reserve).  Past it they come here.
+ *
  * Ring full: in discard mode the event is counted (exactly) in ring->lost
  * with the time span; by default the thread yields until the recorder has
  * made room, giving up (and counting) only if the recorder stops beating.
@@ -32,6 +38,7 @@ __thread struct ptt_tls ptt_tls __attribute__((tls_model("initial-exec")));
 struct ptt_shm *ptt_shm;
 uint8_t ptt_on[PTT_MAX_TYPES];
 uint8_t ptt_early_ok[PTT_MAX_TYPES];
+uint8_t ptt_fast[PTT_MAX_TYPES];
 
 static inline uint64_t now_ticks_for(unsigned id)
 {
@@ -106,6 +113,8 @@ static int claim_ring(struct ptt_tls *t, struct ptt_shm *s)
 		__atomic_store_n(&s->ring_hint, i + 1, __ATOMIC_RELAXED);
 		t->ring = r;
 		t->data = data;
+		t->fast_end = 0; /* set by the first reservation */
+		t->id_term = ptt_rotl32(t->pid, 7) ^ t->tid;
 		t->ring_words = s->ring_words;
 		t->ring_room = s->ring_words - (s->flags & (PTT_SHM_FLIGHT | PTT_SHM_DISCARD) ? 0 : PTT_STALL_SLACK);
 		return 0;
@@ -400,6 +409,8 @@ static int wait_room(struct ptt_tls *t, uint64_t pos, uint64_t need, uint32_t n)
  * Room for n words at the ring's reserved end (waiting for it unless the
  * mode or a gone recorder says drop): *pp is where to write, *end the
  * reserved position after them.  Nothing is committed.  0, or -1: no room.
+ * Sets t->fast_end for the fast path: `consumed` only grows and a lap's end
+ * only moves on, so a limit taken now stays safe until the next call.
  */
 static inline int reserve(struct ptt_tls *t, uint32_t n, uint32_t **pp, uint64_t *end)
 {
@@ -409,16 +420,21 @@ static inline int reserve(struct ptt_tls *t, uint32_t n, uint32_t **pp, uint64_t
 	uint32_t off = (uint32_t)pos & (size - 1);
 	uint32_t pad = off + n > size ? size - off : 0;
 	uint64_t need = (uint64_t)pad + n;
-	if (__builtin_expect(pos + need - __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) > t->ring_room, 0)) {
+	uint64_t c = __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(pos + need - c > t->ring_room, 0)) {
 		if (wait_room(t, pos, need, n))
 			return -1;
 		pos = r->reserved; /* a stall's records may have gone before */
 		off = (uint32_t)pos & (size - 1);
 		pad = off + n > size ? size - off : 0;
 		need = (uint64_t)pad + n;
+		c = __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE);
 	}
 	__atomic_store_n(&r->reserved, pos + need, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* the fast path's limit (runtime.h, ptt_fast_objret_open): the room as seen now, and this lap's end */
+	uint64_t room_end = c + t->ring_room, lap_end = ((pos + need) & ~(uint64_t)(size - 1)) + size;
+	t->fast_end = room_end < lap_end ? room_end : lap_end;
 	if (pad) {
 		t->data[off] = ptt_rec_word0(PTT_EV_PAD, 0); /* "wrap to the ring's start" */
 		off = 0;

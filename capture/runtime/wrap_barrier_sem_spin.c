@@ -133,6 +133,12 @@ PTT_EXPORT int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *t)
 PTT_EXPORT int sem_post(sem_t *s)
 {
 	struct ptt_rec rec;
+	struct ptt_fast_rec f;
+	if (ptt_fast_objret_open(&f, PTT_EV_SEM_POST, PTT_FAST_EARLY, s, PTT_SITE) == 0) {
+		int rc = REAL(sem_post)(s);
+		ptt_fast_objret_close(&f, sem_ret(rc)); /* leaves errno alone */
+		return rc;
+	}
 	if (!ptt_on[PTT_EV_SEM_POST] || ptt_objret_open(&rec, PTT_EV_SEM_POST, s, PTT_SITE) != 0)
 		return REAL(sem_post)(s);
 	int rc = REAL(sem_post)(s);

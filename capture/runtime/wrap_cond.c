@@ -93,9 +93,15 @@ PTT_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clo
 }
 
 /* signal/broadcast: timestamp first, so a woken waiter's event never precedes it */
-static int wake(unsigned id, pthread_cond_t *c, int (*real)(pthread_cond_t *), const void *site)
+PTT_ALWAYS_INLINE int wake(unsigned id, pthread_cond_t *c, int (*real)(pthread_cond_t *), const void *site)
 {
 	struct ptt_rec rec;
+	struct ptt_fast_rec f;
+	if (ptt_fast_objret_open(&f, id, PTT_FAST_EARLY, c, site) == 0) {
+		int ret = real(c);
+		ptt_fast_objret_close(&f, ret);
+		return ret;
+	}
 	if (!ptt_on[id] || ptt_objret_open(&rec, id, c, site) != 0)
 		return real(c);
 	int ret = real(c);

@@ -14,6 +14,11 @@ PTT_ALWAYS_INLINE int mutex_lock_body(pthread_mutex_t *m, const void *site)
 	if (!ptt_on[PTT_EV_MUTEX_LOCK])
 		return REAL(pthread_mutex_lock)(m);
 	int ret = REAL(pthread_mutex_trylock)(m);
+	struct ptt_fast_rec f;
+	if (ret == 0 && ptt_fast_objret_open(&f, PTT_EV_MUTEX_LOCK, PTT_FAST_SERIAL, m, site) == 0) {
+		ptt_fast_objret_close(&f, 0);
+		return 0;
+	}
 	if (ret != 0 && ret != EOWNERDEAD) {
 		ptt_obj_only(PTT_EV_MUTEX_LOCK_REQ, m, site);
 		ret = REAL(pthread_mutex_lock)(m);
@@ -86,7 +91,13 @@ PTT_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const 
 PTT_ALWAYS_INLINE int mutex_unlock_body(pthread_mutex_t *m, const void *site)
 {
 	struct ptt_rec rec;
+	struct ptt_fast_rec f;
 	/* the object first: a process killed inside the call leaves a record the recorder can complete */
+	if (ptt_fast_objret_open(&f, PTT_EV_MUTEX_UNLOCK, PTT_FAST_EARLY, m, site) == 0) {
+		int ret = REAL(pthread_mutex_unlock)(m);
+		ptt_fast_objret_close(&f, ret);
+		return ret;
+	}
 	if (!ptt_on[PTT_EV_MUTEX_UNLOCK] || ptt_objret_open(&rec, PTT_EV_MUTEX_UNLOCK, m, site) != 0)
 		return REAL(pthread_mutex_unlock)(m);
 	int ret = REAL(pthread_mutex_unlock)(m);
@@ -169,12 +180,14 @@ void ptt_calibrate(struct ptt_shm *s)
 	struct ptt_tls *t = &ptt_tls;
 	struct ptt_ring *ring = t->ring;
 	uint32_t *data = t->data, ring_words = t->ring_words, ring_room = t->ring_room;
+	uint64_t fast_end = t->fast_end;
 	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 	const void *site = (const void *)(uintptr_t)ptt_calibrate;
 	uint64_t best_traced = UINT64_MAX, best_real = UINT64_MAX;
 	t->ring = &scratch;
 	t->data = words;
 	t->ring_words = t->ring_room = 1u << 14;
+	t->fast_end = 0;
 	for (int trial = 0; trial <= CALIB_TRIALS; trial++) { /* trial 0 warms up */
 		scratch.reserved = scratch.committed = scratch.consumed = 0;
 		uint64_t a = ptt_rdtsc();
@@ -197,6 +210,7 @@ void ptt_calibrate(struct ptt_shm *s)
 	t->data = data;
 	t->ring_words = ring_words;
 	t->ring_room = ring_room;
+	t->fast_end = fast_end;
 	if (best_traced > best_real && s->use_tsc) {
 		uint64_t cost = (best_traced - best_real) * 1000 / (2 * CALIB_PAIRS), zero = 0;
 		__atomic_compare_exchange_n(&s->trace_cost, &zero, cost, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);

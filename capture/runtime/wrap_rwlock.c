@@ -11,11 +11,17 @@
 
 typedef int (*rw_fn)(pthread_rwlock_t *);
 
-static int acquire(pthread_rwlock_t *l, unsigned req, unsigned done, rw_fn try, rw_fn lock, const void *site)
+PTT_ALWAYS_INLINE int acquire(pthread_rwlock_t *l, unsigned req, unsigned done, rw_fn try, rw_fn lock,
+			       const void *site)
 {
 	if (!ptt_on[done])
 		return lock(l);
 	int ret = try(l);
+	struct ptt_fast_rec f;
+	if (ret == 0 && ptt_fast_objret_open(&f, done, PTT_FAST_SERIAL, l, site) == 0) {
+		ptt_fast_objret_close(&f, 0);
+		return 0;
+	}
 	if (ret != 0) {
 		ptt_obj_only(req, l, site);
 		ret = lock(l);
@@ -72,6 +78,12 @@ TIMED(pthread_rwlock_clockwrlock, (pthread_rwlock_t *l, clockid_t c, const struc
 PTT_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
 	struct ptt_rec rec;
+	struct ptt_fast_rec f;
+	if (ptt_fast_objret_open(&f, PTT_EV_RWLOCK_UNLOCK, PTT_FAST_EARLY, l, PTT_SITE) == 0) {
+		int ret = REAL(pthread_rwlock_unlock)(l);
+		ptt_fast_objret_close(&f, ret);
+		return ret;
+	}
 	if (!ptt_on[PTT_EV_RWLOCK_UNLOCK] || ptt_objret_open(&rec, PTT_EV_RWLOCK_UNLOCK, l, PTT_SITE) != 0)
 		return REAL(pthread_rwlock_unlock)(l);
 	int ret = REAL(pthread_rwlock_unlock)(l);

@@ -160,6 +160,7 @@ void ptt_thread_end(void *retval, unsigned how)
 	if (t->ring) {
 		__atomic_store_n(&t->ring->state, PTT_RING_CLOSED, __ATOMIC_RELEASE);
 		t->ring = NULL;
+		t->fast_end = 0;
 	}
 }
 
