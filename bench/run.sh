@@ -566,7 +566,7 @@ RAWB=$(calc "$size / $N")
 say "trace size, raw" "$RAWB" "bytes/event" "$((size / 1048576)) MiB for $N events"
 "$BIN/ptt-record" -q -z -o "$TMP/bigz.ptt" -- "$LL" 2 "$BIG" private >/dev/null 2>>"$TMP/err"
 ZB=$(calc "$(stat -c %s "$TMP/bigz.ptt") / $(info "$TMP/bigz.ptt" events)")
-say "trace size, -z (zlib level 1)" "$ZB" "bytes/event" "the lock loop: very regular"
+say "trace size, -z (zstd level 1)" "$ZB" "bytes/event" "the lock loop: very regular"
 rm -f "$TMP/bigz.ptt"
 PC=$BUILD/examples/prodcons
 if [ -x "$PC" ]; then # a less regular trace: 4 threads, mutex, cond, barrier, user events
