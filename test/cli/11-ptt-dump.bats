@@ -168,7 +168,10 @@ setup() {
 		read -r at count <<<"$(awk -v i="$i" '{ o[NR - 1] = $1; c[NR - 1] = $2; p[NR - 1] = $4; n = NR } END {
 			k = i % n; print o[k] + 48 + 4 + int((p[k] - 4) * i / 10), c[k] }' "$BATS_TEST_TMPDIR/counts")"
 		cp "$T" "$BATS_TEST_TMPDIR/bad"
-		printf '\377' | dd of="$BATS_TEST_TMPDIR/bad" bs=1 seek="$at" conv=notrunc 2>/dev/null
+		# every bit of the byte flipped (writing 0xff would change nothing where it already is 0xff)
+		byte=$(od -An -tu1 -j "$at" -N1 "$T" | tr -d ' ')
+		printf "\\$(printf %o $((255 - byte)))" | dd of="$BATS_TEST_TMPDIR/bad" bs=1 seek="$at" conv=notrunc 2>/dev/null
+		cmp -s "$T" "$BATS_TEST_TMPDIR/bad" && { echo "byte $at not changed"; return 1; }
 		run -1 --separate-stderr ptt-dump -n "$BATS_TEST_TMPDIR/bad"
 		[[ "$stderr" =~ ^ptt-dump:\ .*/bad:\ block\ at\ offset\ [0-9]+:\ (bad\ checksum|truncated\ record) ]]
 		[ "$(echo "$stderr" | wc -l)" -eq 1 ]
