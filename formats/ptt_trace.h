@@ -486,7 +486,9 @@ size_t ptt_text_quote(const char *s, char *buf, size_t size);
 
 struct ptt_writer;
 
-/* Binary writer on fd: zlevel 0 = no compression, 1..9 the compressor's level (zstd unless set). */
+/* Binary writer on fd: zlevel 0 = no compression, 1..9 the compressor's level (zstd unless set),
+ * PTT_ZLEVEL_FAST the compressor's fastest useful level (zstd -3, zlib 1). */
+#define PTT_ZLEVEL_FAST 10
 int ptt_writer_open(struct ptt_writer **w, int fd, int zlevel);
 /* Compress with zstd (the default) or zlib: 0, or -EINVAL for another value. */
 int ptt_writer_set_compressor(struct ptt_writer *w, int comp);

@@ -27,10 +27,10 @@ static void usage(FILE *f)
 		"  -t, --threads=N       cap on the threads alive at once that get a ring (default 65536;\n"
 		"                        rings are added as threads need them)\n"
 		"  -d, --discard         never make the program wait: drop (and count) events when a ring is full\n"
-		"  -z, --compress[=LEVEL] compress blocks: level 1-9 (default 1), attached (-z5,\n"
-		"                        --compress=5) or as the next argument if that is one digit (-z 5);\n"
-		"                        blocks the compressor has not done when the recorder needs room\n"
-		"                        are written raw\n"
+		"  -z, --compress[=LEVEL] compress blocks: at LEVEL 1-9, attached (-z5, --compress=5) or as\n"
+		"                        the next argument if that is one digit (-z 5); without one, at the\n"
+		"                        compressor's fastest (zstd -3, zlib 1); blocks the compressor has\n"
+		"                        not done when the recorder needs room are written raw\n"
 		"  -Z, --compressor=NAME with -z, compress with zstd (default) or zlib\n"
 		"      --flight[=SIZE]   flight recorder: keep only each thread's last SIZE bytes of events\n"
 		"                        (default 1M) in memory and write them when the program ends or dies,\n"
@@ -215,7 +215,7 @@ static int parse_zlevel(struct record_opts *o, const char *arg, int argc, char *
 {
 	if (!arg && optind < argc && argv[optind][0] >= '0' && argv[optind][0] <= '9' && !argv[optind][1])
 		arg = argv[optind++];
-	o->zlevel = arg && arg[0] >= '1' && arg[0] <= '9' && !arg[1] ? arg[0] - '0' : arg ? 0 : 1;
+	o->zlevel = arg && arg[0] >= '1' && arg[0] <= '9' && !arg[1] ? arg[0] - '0' : arg ? 0 : PTT_ZLEVEL_FAST;
 	if (!o->zlevel) {
 		fprintf(stderr, "ptt-record: -z: level must be 1-9: '%s'\n", arg);
 		return -1;
