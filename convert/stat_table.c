@@ -803,7 +803,7 @@ static int is_lock(const struct obj *o)
  */
 struct observer {
 	uint64_t events, holds;
-	double own_ns, held_ns;
+	double own_ns, held_ns, pct; /* pct: own_ns as a share of held_ns */
 };
 static int observer_of(const struct stat_table *st, struct observer *ob)
 {
@@ -819,6 +819,7 @@ static int observer_of(const struct stat_table *st, struct observer *ob)
 		return 0;
 	ob->own_ns = (double)ob->events * st->trace_path_ps / 1e3;
 	ob->held_ns = (double)held + (double)ob->holds * st->trace_path_ps / 1e3; /* the release's record too */
+	ob->pct = ob->held_ns > 0 ? 100.0 * ob->own_ns / ob->held_ns : 0;
 	return ob->held_ns > 0;
 }
 
@@ -830,7 +831,7 @@ static void print_observer(const struct stat_table *st, FILE *out)
 	fprintf(out, "observer: ptt's trace path took %.1f ns per event (measured at the run's start); inside the %" PRIu64
 		     " holds of locks\ntheir holders recorded %" PRIu64 " events: %.3f ms of the %.3f ms held (%.0f %%) is ptt's own,"
 		     " so untraced these locks are\nheld shorter and waited for less\n",
-		st->trace_path_ps / 1e3, ob.holds, ob.events, ob.own_ns / 1e6, ob.held_ns / 1e6, 100.0 * ob.own_ns / ob.held_ns);
+		st->trace_path_ps / 1e3, ob.holds, ob.events, ob.own_ns / 1e6, ob.held_ns / 1e6, ob.pct);
 }
 
 /* The objects of one kind of use (locks or not), sorted by --sort; returns how many. */
@@ -1120,9 +1121,9 @@ void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FI
 			     "and barriers, most on %s (%s)\n", ms(idle), name, kind_name(most_idle));
 	}
 	struct observer ob;
-	if (contention && observer_of(st, &ob) && ob.own_ns >= ob.held_ns * STAT_OBSERVER_NOTE_PCT / 100)
+	if (contention && observer_of(st, &ob) && ob.pct >= STAT_OBSERVER_NOTE_PCT)
 		fprintf(out, "note: %.0f %% of the time these locks were held is ptt's own recording (ptt-stat: observer): untraced "
-			     "they are held shorter and waited for less\n", 100.0 * ob.own_ns / ob.held_ns);
+			     "they are held shorter and waited for less\n", ob.pct);
 	double share = stall_share(st);
 	if (st->stalls && (share >= STAT_STALL_WARN_PCT || st->stalled_ns))
 		fprintf(out, "%s: the tracer stalled threads %.3f ms (%.2f %% of their time) waiting for room in their "

@@ -173,8 +173,9 @@ int ptt_mutex_destroy_at(pthread_mutex_t *m, const void *site)
 #define CALIB_TRIALS 5
 void ptt_calibrate(struct ptt_shm *s)
 {
-	if (!ptt_on[PTT_EV_MUTEX_LOCK] || !ptt_on[PTT_EV_MUTEX_UNLOCK] || __atomic_load_n(&s->trace_cost, __ATOMIC_RELAXED))
-		return;
+	if (!s->use_tsc || !ptt_on[PTT_EV_MUTEX_LOCK] || !ptt_on[PTT_EV_MUTEX_UNLOCK] ||
+	    __atomic_load_n(&s->trace_cost, __ATOMIC_RELAXED))
+		return; /* ticks are what it measures in */
 	static struct ptt_ring scratch;
 	static uint32_t words[1u << 14] __attribute__((aligned(64))); /* > CALIB_PAIRS x 2 records: never full */
 	struct ptt_tls *t = &ptt_tls;
@@ -211,7 +212,7 @@ void ptt_calibrate(struct ptt_shm *s)
 	t->ring_words = ring_words;
 	t->ring_room = ring_room;
 	t->fast_end = fast_end;
-	if (best_traced > best_real && s->use_tsc) {
+	if (best_traced > best_real) {
 		uint64_t cost = (best_traced - best_real) * 1000 / (2 * CALIB_PAIRS), zero = 0;
 		__atomic_compare_exchange_n(&s->trace_cost, &zero, cost, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 	}
