@@ -250,6 +250,44 @@ static int item_event(const struct item *it, const struct ptt_types *types, stru
 	return 0;
 }
 
+/*
+ * The stack record that went before the opening record of item it (a frame
+ * opened with a known stack: its wait's or hold's caller), in ev; 0, or -1
+ * when there is none.  Told again with the frame, it keeps the frame's site
+ * past the lock layer, as the whole trace names it.
+ */
+static int item_stack_event(const struct item *it, const struct ptt_types *types, struct ptt_event *ev)
+{
+	if (it->k || !it->f->stack)
+		return -1;
+	memset(ev, 0, sizeof *ev);
+	ev->type = ptt_types_get(types, PTT_EV_STACK);
+	if (!ev->type)
+		return -1;
+	ev->id = PTT_EV_STACK;
+	ev->nargs = ev->type->nargs;
+	ev->pid = it->t->pid;
+	ev->tid = it->t->tid;
+	ev->ticks = it->f->open.ticks;
+	ev->arg[0] = it->f->stack;
+	if (ptt_event_encode(ev) != 0)
+		return -1;
+	ev->pos = it->pos;
+	return 0;
+}
+
+/* Stamp ev at the window's start and emit it. */
+static int emit_at(struct ptt_event *ev, uint64_t at_ns, uint64_t at_ticks,
+		   int (*emit)(void *ctx, struct ptt_event *ev), void *ctx)
+{
+	ev->ns = at_ns;
+	ev->ticks = at_ticks;
+	ev->words[1] = (uint32_t)at_ticks;
+	ev->words[2] = (uint32_t)(at_ticks >> 32);
+	ev->words[ev->nwords - 1] = ptt_rec_checksum(ev->words, ev->nwords - 1);
+	return emit(ctx, ev);
+}
+
 int fcontext_replay(struct fcontext *c, uint64_t at_ns, uint64_t at_ticks, const struct ptt_types *types,
 		    int (*emit)(void *ctx, struct ptt_event *ev), void *ctx)
 {
@@ -257,14 +295,10 @@ int fcontext_replay(struct fcontext *c, uint64_t at_ns, uint64_t at_ticks, const
 	struct ptt_event *ev = calloc(1, sizeof *ev);
 	int rc = ev ? collect(c, &l, 0) : PTT_E_NOMEM;
 	for (size_t i = 0; i < l.n && !rc; i++) {
-		if (item_event(&l.v[i], types, ev) != 0)
-			continue;
-		ev->ns = at_ns;
-		ev->ticks = at_ticks;
-		ev->words[1] = (uint32_t)at_ticks;
-		ev->words[2] = (uint32_t)(at_ticks >> 32);
-		ev->words[ev->nwords - 1] = ptt_rec_checksum(ev->words, ev->nwords - 1);
-		rc = emit(ctx, ev);
+		if (item_stack_event(&l.v[i], types, ev) == 0 && (rc = emit_at(ev, at_ns, at_ticks, emit, ctx)) != 0)
+			break;
+		if (item_event(&l.v[i], types, ev) == 0)
+			rc = emit_at(ev, at_ns, at_ticks, emit, ctx);
 	}
 	free(l.v);
 	free(ev);
@@ -277,9 +311,12 @@ int fcontext_snapshot(struct fcontext *c, const struct ptt_types *types,
 	struct items l = { 0 };
 	struct ptt_event *ev = calloc(1, sizeof *ev);
 	int rc = ev ? collect(c, &l, 1) : PTT_E_NOMEM;
-	for (size_t i = 0; i < l.n && !rc; i++)
+	for (size_t i = 0; i < l.n && !rc; i++) {
+		if (item_stack_event(&l.v[i], types, ev) == 0 && (rc = put(ctx, l.v[i].kind, ev)) != 0)
+			break;
 		if (item_event(&l.v[i], types, ev) == 0)
 			rc = put(ctx, l.v[i].kind, ev);
+	}
 	free(l.v);
 	free(ev);
 	return rc;

@@ -160,6 +160,27 @@ site_row() { sed -n '/^WAITS BY SITE: locks/,/^$/p' <<<"$output" | grep " $1 (py
 	run ! grep -q 'python code not described' <<<"$output"
 }
 
+@test "a window that begins inside a wait names it at its Python line, from ptt-filter and from a snapshot" {
+	need_python
+	ptt-record -q -o "$T" -- "$PY" "$SRC" contend >/dev/null
+	# 1 us after the first blocking request on stats_lock (the semaphore most waited for): the wait
+	# (20 ms or more) is open at the window's start
+	from=$(ptt-dump -n "$T" | awk '$5 == "sem_wait_req" { n[$6]++; if (!($6 in t)) t[$6] = $1 }
+		END { for (s in n) if (n[s] > best) { best = n[s]; first = t[s] } printf "%.0f", first * 1e9 + 1000 }')
+	[ -n "$from" ]
+	ptt-filter --from="${from}ns" "$T" >"$BATS_TEST_TMPDIR/w.ptt"
+	ptt-index -i 20 "$T" >"$BATS_TEST_TMPDIR/i.ptt"
+	ptt-filter --from="${from}ns" "$BATS_TEST_TMPDIR/i.ptt" >"$BATS_TEST_TMPDIR/wi.ptt"
+	for w in w wi; do
+		run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/$w.ptt"
+		[ -z "$stderr" ]
+		site_row update_stats | grep -q " at py_locks.py:$(marked LOCK-SITE)\$"
+		run ! grep -q 'PyThread_acquire_lock_timed' <<<"$(sed -n '/^WAITS BY SITE: locks/,/^$/p' <<<"$output")"
+		run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/$w.ptt"
+		[[ "$output" == *" 0 violations: ok" ]]
+	done
+}
+
 @test "no stacks (--stacks=none): no Python frames and no py_ events" {
 	need_python
 	ptt-record -q --stacks=none -o "$T" -- "$PY" "$SRC" contend >/dev/null
