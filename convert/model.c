@@ -585,14 +585,28 @@ static int close_wait(struct model *m, struct mthread *t, enum mstate s, uint64_
 	return drop(m, t, s, obj, ns, wait);
 }
 
-/* Thread tid waits on futex f expecting val: a counter so far? one waiter? (the futex rule) */
-static void futex_expects(struct mfutex *f, uint32_t tid, uint32_t val)
+/*
+ * Thread t waits on futex f (at obj) expecting val: a counter so far? one
+ * waiter? (the futex rule)  A value below the last one expected is a
+ * decrease only if the wait then sleeps on it (futex_slept): a counter's
+ * waiter that read it before another's notification, and asks after the
+ * next waiter asked for the new count, finds the word changed (EAGAIN).
+ */
+static void futex_expects(struct mfutex *f, struct mthread *t, uint64_t obj, uint32_t val)
 {
-	if (!f->counter)
+	uint32_t tid = t->tid;
+	t->futex_lower = 0;
+	if (!f->counter) {
 		f->counter = 1;
-	else if (f->counter < 3 && val != f->val)
-		f->counter = val > f->val ? 2 : 3;
-	f->val = val;
+		f->val = val;
+	} else if (f->counter < 3 && val < f->val) {
+		t->futex_lower = obj; /* f->val stays the highest */
+	} else if (f->counter < 3 && val != f->val) {
+		f->counter = 2;
+		f->val = val;
+	} else {
+		f->val = val;
+	}
 	if (!f->waiters) {
 		f->waiters = 1;
 		f->waiter = tid;
@@ -654,7 +668,7 @@ static void on_request(struct model *m, struct mthread *t, const struct ptt_even
 		if (ty->cls == PTT_CLASS_BARRIER && o)
 			o->last_tid = t->tid; /* the last to arrive releases the others */
 		if (ty->cls == PTT_CLASS_FUTEX && o)
-			futex_expects(&o->futex, t->tid, (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_VAL, 0));
+			futex_expects(&o->futex, t, obj, (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_VAL, 0));
 		push(m, t, s, obj, ev);
 	}
 	if (m->ops.wait_begin && t->depth)
@@ -721,6 +735,9 @@ static void on_wait_end(struct model *m, struct mthread *t, const struct ptt_eve
 	if (o && ty->cls == PTT_CLASS_FUTEX) {
 		o->futex.returned = 1;
 		t->futex_waited = obj;
+		if (t->futex_lower == obj && ret != EAGAIN)
+			o->futex.counter = 3; /* it slept on a lower value: the word went down (futex_expects) */
+		t->futex_lower = 0;
 	}
 	if (m->ops.wait_end)
 		m->ops.wait_end(m->ops.ctx, t, o, waited ? &wait : NULL, ok, ev);

@@ -52,7 +52,9 @@
  *    the lock marked contended and wakes the next at its unlock (glibc's
  *    and Rust's mutexes, InnoDB's srw_lock).  Of the futexes whose waits
  *    returned and that none of their waiters woke: one whose waits
- *    expected two or more values, never decreasing, is a signal (a Rust
+ *    expected two or more values, never decreasing (a wait that expected
+ *    less than an earlier one and found the word changed, EAGAIN, read it
+ *    before a notification another waiter saw: no decrease), is a signal (a Rust
  *    Condvar's counter: the notifier wakes, the waiters only wait, each
  *    expecting the count of notifications so far): waiting for work, not
  *    contention; one that a single thread waited on, always expecting the
@@ -158,6 +160,7 @@ struct mthread {
 	uint64_t running_since;
 	uint32_t pending_stack;     /* a stack event's id, for the thread's next event */
 	uint64_t futex_waited;      /* the futex whose wait this thread returned from last (0: none) */
+	uint64_t futex_lower;       /* the futex it waits on expecting less than the last value expected (0: none) */
 	uint64_t events;            /* its events applied so far (the runtime's records of it; stacks not counted):
 				       a hold's share of them is what ptt's own recording lengthened it by */
 	void *user;                 /* for the converter */

@@ -232,7 +232,9 @@ assert_note() {
 @test "model: the futex rule tells a lock's word, a Condvar's counter and a thread's parking word apart" {
 	# 0x40: tid 11 returns from its wait and wakes it at its unlock (a lock); 0x80: waits expecting
 	# 1, then 2, woken by another (a counter); 0x100: two waiters expecting 0, never woken by them;
-	# 0x200 and 0x300: waits that never return (a deadlock: they stay locks)
+	# 0x200 and 0x300: waits that never return (a deadlock: they stay locks); 0x80's last wait expects
+	# 1 again and finds the word changed (EAGAIN: read before a notification, still a counter);
+	# 0x400: expects 1, 3, then sleeps on 2 (a word that goes down: a lock)
 	trace fr \
 		'0.000000002 10 10 pthread thread_create handle=0x1 start=0x2 child=11 ret=0' \
 		'0.000000003 10 11 pthread thread_begin handle=0x1 start=0x2 parent=10' \
@@ -246,6 +248,17 @@ assert_note() {
 		'0.000000014 10 11 pthread futex_wait_req futex=0x80 val=2 op=0 timeout_ns=-1' \
 		'0.000000016 10 10 pthread futex_wake futex=0x80 count=2147483647 op=1 woken=1' \
 		'0.000000017 10 11 pthread futex_wait futex=0x80 ret=0' \
+		'0.000000017 10 11 pthread futex_wait_req futex=0x80 val=1 op=0 timeout_ns=-1' \
+		'0.000000017 10 11 pthread futex_wait futex=0x80 ret=11' \
+		'0.000000017 10 11 pthread futex_wait_req futex=0x400 val=1 op=0 timeout_ns=-1' \
+		'0.000000017 10 10 pthread futex_wake futex=0x400 count=1 op=1 woken=1' \
+		'0.000000017 10 11 pthread futex_wait futex=0x400 ret=0' \
+		'0.000000017 10 11 pthread futex_wait_req futex=0x400 val=3 op=0 timeout_ns=-1' \
+		'0.000000017 10 10 pthread futex_wake futex=0x400 count=1 op=1 woken=1' \
+		'0.000000017 10 11 pthread futex_wait futex=0x400 ret=0' \
+		'0.000000017 10 11 pthread futex_wait_req futex=0x400 val=2 op=0 timeout_ns=-1' \
+		'0.000000017 10 10 pthread futex_wake futex=0x400 count=1 op=1 woken=1' \
+		'0.000000017 10 11 pthread futex_wait futex=0x400 ret=0' \
 		'0.000000018 10 11 pthread futex_wait_req futex=0x100 val=0 op=0 timeout_ns=-1' \
 		'0.000000019 10 10 pthread futex_wait_req futex=0x100 val=0 op=0 timeout_ns=-1' \
 		'0.000000020 10 11 pthread futex_wait futex=0x100 ret=11' \
@@ -256,7 +269,7 @@ assert_note() {
 	[ "$stderr" = "" ]
 	locks=$(sed -n '/^LOCKS/,/^$/p' <<<"$output")
 	work=$(sed -n '/^WAITING FOR WORK/,/^$/p' <<<"$output")
-	[ "$(awk '$1 ~ /^0x/ { print $1, $2 }' <<<"$locks" | sort)" = "$(printf '0x100 futex\n0x200 futex\n0x300 futex\n0x40 futex')" ]
+	[ "$(awk '$1 ~ /^0x/ { print $1, $2 }' <<<"$locks" | sort)" = "$(printf '0x100 futex\n0x200 futex\n0x300 futex\n0x40 futex\n0x400 futex')" ]
 	[ "$(awk '$1 ~ /^0x/ { print $1, $2 }' <<<"$work")" = "0x80 futex" ]
 }
 
