@@ -531,9 +531,13 @@ static int run_compact(struct ptt_writer *w, struct ptt_run *run)
 	int rc = 0, past = 0;
 	struct ptt_compact *cpt = w->cpt;
 	unsigned char *payload = w->payload;
-	size_t used = w->used, raw = w->raw_used;
-	size_t used_max = w->count ? BLOCK_TARGET : 0; /* a block to begin: record_compact's */
+	size_t used = w->used, used_max = w->count ? BLOCK_TARGET : 0; /* a block to begin: record_compact's */
 	uint32_t count = w->count;
+	/* the block's raw bytes are raw0 + 4 (p - p0): it has room for them up to raw_end */
+	const uint32_t *p0 = p, *raw_end;
+	size_t raw0 = w->raw_used;
+#define RAW_END() (raw0 >= COMPACT_RAW_TARGET ? p0 : p0 + (COMPACT_RAW_TARGET - raw0 + 3) / 4)
+	raw_end = RAW_END();
 	while (k < max && end - p >= PTT_REC_MIN_WORDS) {
 		uint32_t w0 = p[0], n = ptt_rec_len(w0), id = ptt_rec_id(w0);
 		/* marked and n >= PTT_REC_MIN_WORDS in one compare: what falls short wraps around */
@@ -545,32 +549,34 @@ static int run_compact(struct ptt_writer *w, struct ptt_run *run)
 			past = 1;
 			break;
 		}
-		if (__builtin_expect(used >= used_max || raw >= COMPACT_RAW_TARGET || id == PTT_EV_REC_LOST, 0)) {
+		if (__builtin_expect(used >= used_max || p >= raw_end || id == PTT_EV_REC_LOST, 0)) {
 			w->used = used;
-			w->raw_used = raw;
+			w->raw_used = raw0 + (size_t)(p - p0) * 4;
 			w->count = count;
 			if (k)
 				w->last = ts; /* the block's last time, should this record end it */
 			rc = record_compact(w, p, n);
 			payload = w->payload;
 			used = w->used;
-			raw = w->raw_used;
 			count = w->count;
 			if (rc)
 				break;
 			used_max = BLOCK_TARGET;
 			slow++; /* counted by record_compact */
+			p0 = p + n;
+			raw0 = w->raw_used;
+			raw_end = RAW_END();
 		} else {
 			used = (size_t)(cpt_encode(cpt, payload + used, p, n) - payload);
-			raw += (size_t)n * 4;
 			count++;
 		}
 		ts = t;
 		p += n;
 		k++;
 	}
+#undef RAW_END
 	w->used = used;
-	w->raw_used = raw;
+	w->raw_used = raw0 + (size_t)(p - p0) * 4;
 	w->count = count;
 	if (k)
 		w->last = ts;
