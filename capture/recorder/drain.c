@@ -443,17 +443,18 @@ static int put(struct drain *d, uint32_t i, const struct cursor *c)
  * that record or now minus the slack, whichever is later; a closed ring,
  * or any ring in a final pass, not at all.
  */
-long drain_pass(struct drain *d, int final)
+/*
+ * A pass's start: each active ring's cursor at its first record not yet
+ * written, up to what was committed (reserved in a final pass), the notes
+ * last; those with a record go in the heap.  Returns the heap's size; *wm
+ * is what the rings with nothing to write bound the merge by.
+ */
+static uint32_t pass_cursors(struct drain *d, int final, uint64_t floor, uint64_t *wm)
 {
 	struct ptt_shm *s = d->shm;
-	uint64_t now = drain_now(d);
-	uint64_t wm = UINT64_MAX, floor = now - d->slack_ticks;
 	uint32_t nheap = 0;
-	uint64_t e0 = ptt_writer_events(d->w);
 	d->nrings = __atomic_load_n(&s->nrings, __ATOMIC_ACQUIRE); /* threads may announce more at any time */
 	d->nbusy = 0;
-	if (!d->hold_reports)
-		report_counters(d);
 	for (uint32_t i = 0; i < d->nrings; i++) {
 		struct ptt_ring *r = &s->rings[i];
 		struct cursor *c = &d->cur[i];
@@ -472,8 +473,8 @@ long drain_pass(struct drain *d, int final)
 		if (load(d, i, c, final)) {
 			d->heap[nheap++] = i;
 			d->busy[d->nbusy++] = i;
-		} else if (c->bounds && ring_bound(c, floor) < wm) {
-			wm = ring_bound(c, floor);
+		} else if (c->bounds && ring_bound(c, floor) < *wm) {
+			*wm = ring_bound(c, floor);
 		}
 	}
 	/* the recorder's notes, as one more cursor */
@@ -486,6 +487,64 @@ long drain_pass(struct drain *d, int final)
 		d->heap[nheap++] = d->notes_at;
 	for (uint32_t k = nheap; k-- > 0;)
 		sift_down(d, nheap, k);
+	return nheap;
+}
+
+/* After a pass: free the rings of threads that ended once everything in them is written, and
+ * give back the memory of rings left free long enough (IDLE_RING_NS). */
+static void pass_free_rings(struct drain *d, int final)
+{
+	struct ptt_shm *s = d->shm;
+	uint64_t now_ns = 0;
+	for (uint32_t i = 0; i < d->nrings; i++) {
+		struct cursor *c = &d->cur[i];
+		struct ptt_ring *r = &s->rings[i];
+		uint32_t state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+		if (state == PTT_RING_CLOSED && !c->has && !d->hold_reports &&
+		    __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) == __atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE)) {
+			report_ring(d, r); /* counts since this pass began: the ring's owner is gone now */
+			if (r->lost != r->lost_reported || r->waits != r->waits_reported)
+				continue; /* the report did not fit: free the ring on a later pass */
+			d->last_ts[i] = 0;
+			d->freed_at[i] = now_ns ? now_ns : (now_ns = coarse_ns());
+			__atomic_store_n(&r->state, PTT_RING_FREE, __ATOMIC_RELEASE);
+		} else if (state == PTT_RING_FREE && d->freed_at[i] && !final) {
+			if (!now_ns)
+				now_ns = coarse_ns();
+			if (now_ns - d->freed_at[i] >= IDLE_RING_NS)
+				forget_ring(d, i);
+		}
+	}
+}
+
+/* After a pass: drop the notes written, keep the others for the next (a final pass writes them all). */
+static int pass_notes_done(struct drain *d, int final)
+{
+	struct cursor *nc = &d->cur[d->notes_at];
+	uint32_t written_notes = (uint32_t)nc->pos;
+	if (final) /* notes queued during the merge (torn records): later than every record written */
+		for (; written_notes < d->nnotes; written_notes++) {
+			int rc = ptt_writer_record(d->w, d->notes[written_notes].words, d->notes[written_notes].nwords);
+			if (rc)
+				return rc;
+		}
+	if (written_notes) {
+		memmove(d->notes, d->notes + written_notes, (d->nnotes - written_notes) * sizeof d->notes[0]);
+		d->nnotes -= written_notes;
+	}
+	nc->has = 0;
+	return 0;
+}
+
+long drain_pass(struct drain *d, int final)
+{
+	struct ptt_shm *s = d->shm;
+	uint64_t now = drain_now(d);
+	uint64_t wm = UINT64_MAX, floor = now - d->slack_ticks;
+	uint64_t e0 = ptt_writer_events(d->w);
+	if (!d->hold_reports)
+		report_counters(d);
+	uint32_t nheap = pass_cursors(d, final, floor, &wm);
 	uint64_t bytes = 0, ring_records = 0, next_release = RELEASE_EVERY;
 	while (nheap) {
 		uint32_t i = d->heap[0], up = UINT32_MAX, upk = 0;
@@ -583,38 +642,10 @@ merged:;
 		d->st.upto_ns = upto;
 	/* give the space back, free finished rings, keep unwritten notes */
 	release_space(d);
-	uint64_t now_ns = 0;
-	for (uint32_t i = 0; i < d->nrings; i++) {
-		struct cursor *c = &d->cur[i];
-		struct ptt_ring *r = &s->rings[i];
-		uint32_t state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
-		if (state == PTT_RING_CLOSED && !c->has && !d->hold_reports &&
-		    __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) == __atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE)) {
-			report_ring(d, r); /* counts since this pass began: the ring's owner is gone now */
-			if (r->lost != r->lost_reported || r->waits != r->waits_reported)
-				continue; /* the report did not fit: free the ring on a later pass */
-			d->last_ts[i] = 0;
-			d->freed_at[i] = now_ns ? now_ns : (now_ns = coarse_ns());
-			__atomic_store_n(&r->state, PTT_RING_FREE, __ATOMIC_RELEASE);
-		} else if (state == PTT_RING_FREE && d->freed_at[i] && !final) {
-			if (!now_ns)
-				now_ns = coarse_ns();
-			if (now_ns - d->freed_at[i] >= IDLE_RING_NS)
-				forget_ring(d, i);
-		}
-	}
-	uint32_t written_notes = (uint32_t)nc->pos;
-	if (final) /* notes queued during the merge (torn records): later than every record written */
-		for (; written_notes < d->nnotes; written_notes++) {
-			int rc = ptt_writer_record(d->w, d->notes[written_notes].words, d->notes[written_notes].nwords);
-			if (rc)
-				return rc;
-		}
-	if (written_notes) {
-		memmove(d->notes, d->notes + written_notes, (d->nnotes - written_notes) * sizeof d->notes[0]);
-		d->nnotes -= written_notes;
-	}
-	nc->has = 0;
+	pass_free_rings(d, final);
+	int rc = pass_notes_done(d, final);
+	if (rc)
+		return rc;
 	d->st.events += ptt_writer_events(d->w) - e0; /* the hook's own records (object names) count too */
 	d->st.passes++;
 	__atomic_store_n(&s->heartbeat, s->heartbeat + 1, __ATOMIC_RELEASE);
