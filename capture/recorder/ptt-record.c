@@ -173,11 +173,14 @@ static int after_program(const struct record_opts *o, int none_left, const char 
  * wait in the rings until the header is written).
  */
 #define CALIBRATE_NS 10000000u /* the time-stamp counter's rate is measured over 10 ms */
-static uint64_t calibrate_tsc(uint64_t m0, uint64_t t0)
+/* ... or over the program's whole life when it ended sooner, at least 1 ms: the trace spans no
+ * more than that, so its times are as exact (a short command is not kept waiting 10 ms) */
+#define CALIBRATE_SHORT_NS 1000000u
+static uint64_t calibrate_tsc(uint64_t m0, uint64_t t0, uint64_t over_ns)
 {
 	uint64_t m1;
-	while ((m1 = record_clock_ns(CLOCK_MONOTONIC_RAW)) - m0 < CALIBRATE_NS) {
-		struct timespec ts = { 0, (long)(CALIBRATE_NS - (m1 - m0)) };
+	while ((m1 = record_clock_ns(CLOCK_MONOTONIC_RAW)) - m0 < over_ns) {
+		struct timespec ts = { 0, (long)(over_ns - (m1 - m0)) };
 		nanosleep(&ts, NULL); /* EINTR (SIGCHLD): the loop sleeps the rest */
 	}
 	uint64_t t1 = ptt_rdtsc();
@@ -389,6 +392,7 @@ struct recorder {
 	size_t hsize;
 	int werr;                /* the first error writing the trace: nothing more is written */
 	int early_held;          /* recorder_early drained into bytes held back until the header */
+	int over_early;          /* the program was over before the clock's rate was measured */
 	int code;                /* ptt-record's exit status */
 };
 
@@ -543,9 +547,10 @@ static int recorder_setup(struct recorder *r, char **cmd)
 static void measure_clock(struct recorder *r)
 {
 	struct ptt_shm *s = r->in.shm;
-	uint64_t hz = s->use_tsc ? calibrate_tsc(r->cal_mono, r->cal_tsc) : 1000000000u;
+	uint64_t over = r->over_early ? CALIBRATE_SHORT_NS : CALIBRATE_NS;
+	uint64_t hz = s->use_tsc ? calibrate_tsc(r->cal_mono, r->cal_tsc, over) : 1000000000u;
 	for (int again = 0; !hz && again < 3; again++) /* the clocks did not move apart: measure anew */
-		hz = calibrate_tsc(record_clock_ns(CLOCK_MONOTONIC_RAW), ptt_rdtsc());
+		hz = calibrate_tsc(record_clock_ns(CLOCK_MONOTONIC_RAW), ptt_rdtsc(), CALIBRATE_SHORT_NS);
 	if (!hz) {
 		fprintf(stderr, "ptt-record: cannot measure the time-stamp counter's rate; times are in ticks\n");
 		hz = 1000000000u;
@@ -663,8 +668,12 @@ static void recorder_early(struct recorder *r)
 	struct pace pace = { 0, 0 };
 	for (;;) {
 		uint64_t mono = record_clock_ns(CLOCK_MONOTONIC_RAW), ticks = s->use_tsc ? ptt_rdtsc() : 0;
-		if (mono - r->cal_mono >= CALIBRATE_NS || program_over(r) || ptt_writer_held(r->w) > EARLY_HELD_MAX)
+		if (mono - r->cal_mono >= CALIBRATE_NS || ptt_writer_held(r->w) > EARLY_HELD_MAX)
 			break;
+		if (program_over(r)) {
+			r->over_early = 1;
+			break;
+		}
 		struct ptt_clock clk; /* for the watermark's slack and the pacing only */
 		uint64_t hz = s->use_tsc && ticks > r->cal_tsc && mono > r->cal_mono
 				      ? (uint64_t)((unsigned __int128)(ticks - r->cal_tsc) * 1000000000u / (mono - r->cal_mono))

@@ -12,6 +12,19 @@ teardown() { stop_recorder_left; }
 	[[ "$output" == "ptt-record (ptt) "* ]]
 }
 
+@test "a program over before the clock's rate is measured: the rate is measured over its life, as exact for its trace" {
+	# `true` is over in a millisecond or two (ptt-record no longer waits the 10 ms of the full measure);
+	# its rate is within 0.1 % of the one measured over 10 ms beside a longer program
+	ptt-record -q -o "$BATS_TEST_TMPDIR/short.ptt" -- true
+	ptt-record -q -o "$BATS_TEST_TMPDIR/long.ptt" -- sleep 0.05
+	hz() { ptt-dump --info "$1" | awk '$1 == "clock_hz" { print $2 }'; }
+	short=$(hz "$BATS_TEST_TMPDIR/short.ptt") long=$(hz "$BATS_TEST_TMPDIR/long.ptt")
+	[ -n "$short" ] && [ -n "$long" ]
+	awk -v a="$short" -v b="$long" 'BEGIN { d = a / b - 1; exit !(d < 0.001 && d > -0.001) }'
+	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/short.ptt"
+	[[ "$output" == *" 0 violations: ok" ]]
+}
+
 @test "-z LEVEL: attached, as the next word when that is one digit, bare; anything else is the program" {
 	for z in -z5 "-z 5" --compress=5 "--compress 5"; do
 		# shellcheck disable=SC2086 # the option's words
