@@ -303,6 +303,36 @@ PTT_ALWAYS_INLINE void ptt_fast_objret_close(struct ptt_fast_rec *f, int ret)
 }
 
 /*
+ * A release (unlock, signal, broadcast, post): the value of the real call
+ * CALL, recorded as event ID on OBJ at SITE with RESULT(CALL's value) as
+ * its result.  The record is opened before the call, the object first, so
+ * that a process killed inside the call leaves a record the recorder can
+ * complete (drain_salvage), and closed after it: by the inlined fast path
+ * when it can, else the general one, else the call is made alone.  A
+ * macro, so that each path makes the call itself: one shared call site
+ * after both opens measured 1.2 ns more per event (the fast path's state
+ * spilled across it).
+ */
+#define PTT_RELEASE(id, obj, site, call, result)                                                       \
+	__extension__({                                                                                 \
+		struct ptt_fast_rec ptt_f_;                                                             \
+		struct ptt_rec ptt_r_;                                                                  \
+		int ptt_ret_;                                                                           \
+		if (ptt_fast_objret_open(&ptt_f_, (id), PTT_FAST_EARLY, (obj), (site)) == 0) {          \
+			ptt_ret_ = (call);                                                              \
+			ptt_fast_objret_close(&ptt_f_, result(ptt_ret_));                               \
+		} else if (ptt_on[id] && ptt_objret_open(&ptt_r_, (id), (obj), (site)) == 0) {          \
+			ptt_ret_ = (call);                                                              \
+			ptt_objret_close(&ptt_r_, result(ptt_ret_));                                    \
+		} else {                                                                                \
+			ptt_ret_ = (call);                                                              \
+		}                                                                                       \
+		ptt_ret_;                                                                               \
+	})
+/* RESULT for the calls whose value is the result */
+#define PTT_AS_IS(ret) (ret)
+
+/*
  * The pthread wrappers with the call site given: wrap_c11.c calls these with
  * its own caller's address (through the exported pthread function the site
  * would be an address inside libptt's mtx_lock).

@@ -132,20 +132,8 @@ PTT_EXPORT int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *t)
  * function is looked up by the constructor: runtime.h, PTT_REAL_FUNCTIONS). */
 PTT_EXPORT int sem_post(sem_t *s)
 {
-	struct ptt_rec rec;
-	struct ptt_fast_rec f;
-	if (ptt_fast_objret_open(&f, PTT_EV_SEM_POST, PTT_FAST_EARLY, s, PTT_SITE) == 0) {
-		int rc = REAL(sem_post)(s);
-		ptt_fast_objret_close(&f, sem_ret(rc)); /* leaves errno alone */
-		return rc;
-	}
-	if (!ptt_on[PTT_EV_SEM_POST] || ptt_objret_open(&rec, PTT_EV_SEM_POST, s, PTT_SITE) != 0)
-		return REAL(sem_post)(s);
-	int rc = REAL(sem_post)(s);
-	int saved = errno;
-	ptt_objret_close(&rec, sem_ret(rc));
-	errno = saved;
-	return rc;
+	/* sem_ret reads errno; the record's close only stores: errno is left alone */
+	return PTT_RELEASE(PTT_EV_SEM_POST, s, PTT_SITE, REAL(sem_post)(s), sem_ret);
 }
 
 PTT_EXPORT sem_t *sem_open(const char *name, int oflag, ...)
@@ -200,10 +188,5 @@ PTT_EXPORT int pthread_spin_trylock(pthread_spinlock_t *l)
 
 PTT_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)
 {
-	struct ptt_rec rec;
-	if (!ptt_on[PTT_EV_SPIN_UNLOCK] || ptt_objret_open(&rec, PTT_EV_SPIN_UNLOCK, (const void *)l, PTT_SITE) != 0)
-		return REAL(pthread_spin_unlock)(l);
-	int ret = REAL(pthread_spin_unlock)(l);
-	ptt_objret_close(&rec, ret);
-	return ret;
+	return PTT_RELEASE(PTT_EV_SPIN_UNLOCK, (const void *)l, PTT_SITE, REAL(pthread_spin_unlock)(l), PTT_AS_IS);
 }

@@ -95,18 +95,7 @@ PTT_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clo
 /* signal/broadcast: timestamp first, so a woken waiter's event never precedes it */
 PTT_ALWAYS_INLINE int wake(unsigned id, pthread_cond_t *c, int (*real)(pthread_cond_t *), const void *site)
 {
-	struct ptt_rec rec;
-	struct ptt_fast_rec f;
-	if (ptt_fast_objret_open(&f, id, PTT_FAST_EARLY, c, site) == 0) {
-		int ret = real(c);
-		ptt_fast_objret_close(&f, ret);
-		return ret;
-	}
-	if (!ptt_on[id] || ptt_objret_open(&rec, id, c, site) != 0)
-		return real(c);
-	int ret = real(c);
-	ptt_objret_close(&rec, ret);
-	return ret;
+	return PTT_RELEASE(id, c, site, real(c), PTT_AS_IS);
 }
 
 PTT_ALWAYS_INLINE int cond_signal_body(pthread_cond_t *c, const void *site)

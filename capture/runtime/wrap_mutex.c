@@ -90,19 +90,7 @@ PTT_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const 
 
 PTT_ALWAYS_INLINE int mutex_unlock_body(pthread_mutex_t *m, const void *site)
 {
-	struct ptt_rec rec;
-	struct ptt_fast_rec f;
-	/* the object first: a process killed inside the call leaves a record the recorder can complete */
-	if (ptt_fast_objret_open(&f, PTT_EV_MUTEX_UNLOCK, PTT_FAST_EARLY, m, site) == 0) {
-		int ret = REAL(pthread_mutex_unlock)(m);
-		ptt_fast_objret_close(&f, ret);
-		return ret;
-	}
-	if (!ptt_on[PTT_EV_MUTEX_UNLOCK] || ptt_objret_open(&rec, PTT_EV_MUTEX_UNLOCK, m, site) != 0)
-		return REAL(pthread_mutex_unlock)(m);
-	int ret = REAL(pthread_mutex_unlock)(m);
-	ptt_objret_close(&rec, ret);
-	return ret;
+	return PTT_RELEASE(PTT_EV_MUTEX_UNLOCK, m, site, REAL(pthread_mutex_unlock)(m), PTT_AS_IS);
 }
 
 PTT_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)

@@ -77,18 +77,7 @@ TIMED(pthread_rwlock_clockwrlock, (pthread_rwlock_t *l, clockid_t c, const struc
 
 PTT_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
-	struct ptt_rec rec;
-	struct ptt_fast_rec f;
-	if (ptt_fast_objret_open(&f, PTT_EV_RWLOCK_UNLOCK, PTT_FAST_EARLY, l, PTT_SITE) == 0) {
-		int ret = REAL(pthread_rwlock_unlock)(l);
-		ptt_fast_objret_close(&f, ret);
-		return ret;
-	}
-	if (!ptt_on[PTT_EV_RWLOCK_UNLOCK] || ptt_objret_open(&rec, PTT_EV_RWLOCK_UNLOCK, l, PTT_SITE) != 0)
-		return REAL(pthread_rwlock_unlock)(l);
-	int ret = REAL(pthread_rwlock_unlock)(l);
-	ptt_objret_close(&rec, ret);
-	return ret;
+	return PTT_RELEASE(PTT_EV_RWLOCK_UNLOCK, l, PTT_SITE, REAL(pthread_rwlock_unlock)(l), PTT_AS_IS);
 }
 
 PTT_EXPORT int pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_t *attr)
