@@ -131,11 +131,13 @@ uint32_t ptt_stack_intern(const uintptr_t *f, unsigned n)
 		if (sh == h && !__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE)) {
 			/* another thread claimed this slot and is writing it (maybe our very stack): wait for it a
 			 * while rather than take a second slot and id for the same stack; a writer held up longer
-			 * (preempted, waiting for room in its ring) costs this event its stack, never a duplicate */
+			 * (preempted, waiting for room in its ring: threads blocking at one place at once, under
+			 * load) makes this stack take the next free slot and an id of its own, the same frames
+			 * twice, rather than go without (its wait would be named in the lock's wrapper) */
 			for (unsigned spin = 0; spin < (1u << 16) && !__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE); spin++)
 				cpu_relax();
 			if (!__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE))
-				return PTT_STACK_NONE;
+				continue;
 		}
 		if (sh == h && s->depth == n && memcmp(s->f, f, n * sizeof *f) == 0)
 			return s->id;
