@@ -163,12 +163,9 @@ site_row() { sed -n '/^WAITS BY SITE: locks/,/^$/p' <<<"$output" | grep " $1 (py
 @test "a window that begins inside a wait names it at its Python line, from ptt-filter and from a snapshot" {
 	need_python
 	ptt-record -q -o "$T" -- "$PY" "$SRC" contend >/dev/null
-	# the first blocking request on stats_lock (the semaphore most waited for) that has its stack (a
-	# stack the runtime cannot intern at once under load leaves its wait without one, by design)
-	dump=$(ptt-dump -n "$T")
-	sem=$(awk '$5 == "sem_wait_req" { n[$6]++ } END { for (s in n) if (n[s] > best) { best = n[s]; m = s } print m }' <<<"$dump")
-	read -r t tid <<<"$(awk -v sem="$sem" '$5 == "sem_wait_req" && $6 == sem && last[$3] == "stack" { print $1, $3; exit }
-		{ last[$3] = $5 }' <<<"$dump")"
+	# the first wait at LOCK-SITE, as the whole trace names it (time, thread)
+	read -r t tid <<<"$(ptt-dump --human "$T" | awk -v at="at py_locks.py:$(marked LOCK-SITE) in update_stats " '
+		$2 == "thread" && index($0, "waits on semaphore") && index($0, at) { print $1, $3; exit }')"
 	[ -n "$t" ]
 	# 1 us after it: the wait (20 ms or more) is open at the window's start
 	from=$(awk -v t="$t" 'BEGIN { printf "%.0f", t * 1e9 + 1000 }')
