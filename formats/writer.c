@@ -559,8 +559,11 @@ static int run_compact(struct ptt_writer *w, struct ptt_run *run)
 			payload = w->payload;
 			used = w->used;
 			count = w->count;
-			if (rc)
+			if (rc) {
+				p0 = p; /* what record_compact left stands */
+				raw0 = w->raw_used;
 				break;
+			}
 			used_max = BLOCK_TARGET;
 			slow++; /* counted by record_compact */
 			p0 = p + n;
