@@ -588,7 +588,7 @@ static int close_wait(struct model *m, struct mthread *t, enum mstate s, uint64_
 /*
  * Thread t waits on futex f (at obj) expecting val: a counter so far? one
  * waiter? (the futex rule)  A value below the last one expected is a
- * decrease only if the wait then sleeps on it (futex_slept): a counter's
+ * decrease only if the wait then sleeps on it (on_wait_end): a counter's
  * waiter that read it before another's notification, and asks after the
  * next waiter asked for the new count, finds the word changed (EAGAIN).
  */
