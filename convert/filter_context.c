@@ -256,21 +256,25 @@ static int item_event(const struct item *it, const struct ptt_types *types, stru
  * when there is none.  Told again with the frame, it keeps the frame's site
  * past the lock layer, as the whole trace names it.
  */
-static int item_stack_event(const struct item *it, const struct ptt_types *types, struct ptt_event *ev)
+static int stack_event(const struct ptt_types *types, const struct mthread *t, uint32_t stack, uint64_t ticks,
+		       struct ptt_event *ev)
 {
-	if (it->k || !it->f->stack)
-		return -1;
 	memset(ev, 0, sizeof *ev);
 	ev->type = ptt_types_get(types, PTT_EV_STACK);
 	if (!ev->type)
 		return -1;
 	ev->id = PTT_EV_STACK;
 	ev->nargs = ev->type->nargs;
-	ev->pid = it->t->pid;
-	ev->tid = it->t->tid;
-	ev->ticks = it->f->open.ticks;
-	ev->arg[0] = it->f->stack;
-	if (ptt_event_encode(ev) != 0)
+	ev->pid = t->pid;
+	ev->tid = t->tid;
+	ev->ticks = ticks;
+	ev->arg[0] = stack;
+	return ptt_event_encode(ev) == 0 ? 0 : -1;
+}
+
+static int item_stack_event(const struct item *it, const struct ptt_types *types, struct ptt_event *ev)
+{
+	if (it->k || !it->f->stack || stack_event(types, it->t, it->f->stack, it->f->open.ticks, ev) != 0)
 		return -1;
 	ev->pos = it->pos;
 	return 0;
@@ -305,18 +309,43 @@ int fcontext_replay(struct fcontext *c, uint64_t at_ns, uint64_t at_ticks, const
 	return rc;
 }
 
+/* A thread's stack record read before the snapshot whose event comes after it. */
+struct pending {
+	const struct ptt_types *types;
+	struct ptt_event *ev;
+	uint64_t ticks;
+	int (*put)(void *ctx, unsigned kind, const struct ptt_event *ev);
+	void *ctx;
+};
+
+static int put_pending(void *p, struct mthread *t)
+{
+	struct pending *pd = p;
+	if (!t->pending_stack || stack_event(pd->types, t, t->pending_stack, pd->ticks, pd->ev) != 0)
+		return 0;
+	return pd->put(pd->ctx, PTT_SNAP_CONTEXT, pd->ev);
+}
+
 int fcontext_snapshot(struct fcontext *c, const struct ptt_types *types,
 		      int (*put)(void *ctx, unsigned kind, const struct ptt_event *ev), void *ctx)
 {
 	struct items l = { 0 };
 	struct ptt_event *ev = calloc(1, sizeof *ev);
 	int rc = ev ? collect(c, &l, 1) : PTT_E_NOMEM;
+	uint64_t ticks = 0;
 	for (size_t i = 0; i < l.n && !rc; i++) {
 		if (item_stack_event(&l.v[i], types, ev) == 0 && (rc = put(ctx, l.v[i].kind, ev)) != 0)
 			break;
-		if (item_event(&l.v[i], types, ev) == 0)
+		if (item_event(&l.v[i], types, ev) == 0) {
+			ticks = ev->ticks > ticks ? ev->ticks : ticks;
 			rc = put(ctx, l.v[i].kind, ev);
+		}
 	}
+	/* last, so that no record of the snapshot takes them: the stacks read just before it whose
+	 * events come after it (a snapshot between a stack record and its event) */
+	struct pending pd = { types, ev, ticks, put, ctx };
+	if (!rc && ev)
+		rc = model_foreach_thread(c->model, put_pending, &pd);
 	free(l.v);
 	free(ev);
 	return rc;

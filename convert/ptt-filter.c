@@ -232,7 +232,7 @@ static int restore(void *p, struct ptt_event *ev, unsigned kind)
 	(void)kind;
 	pass_learn(o->pass, ev); /* names, modules for --site, the model */
 	fcontext_event(o->ctx, ev);
-	return 0;
+	return hold_stack(o, ev); /* a stack whose event comes after the snapshot goes with that event */
 }
 
 /* The window begins with ev: its context, stamped at the window's start, and its bounds in the header. */

@@ -163,25 +163,42 @@ site_row() { sed -n '/^WAITS BY SITE: locks/,/^$/p' <<<"$output" | grep " $1 (py
 @test "a window that begins inside a wait names it at its Python line, from ptt-filter and from a snapshot" {
 	need_python
 	ptt-record -q -o "$T" -- "$PY" "$SRC" contend >/dev/null
-	# the first wait at LOCK-SITE, as the whole trace names it (time, thread)
-	read -r t tid <<<"$(ptt-dump --human "$T" | awk -v at="at py_locks.py:$(marked LOCK-SITE) in update_stats " '
+	site=$(marked LOCK-SITE)
+	# the first wait at LOCK-SITE, as the whole trace names it (time, thread), and the stack record
+	# just before its request: its position and time
+	read -r t tid <<<"$(ptt-dump --human "$T" | awk -v at="at py_locks.py:$site in update_stats " '
 		$2 == "thread" && index($0, "waits on semaphore") && index($0, at) { print $1, $3; exit }')"
 	[ -n "$t" ]
-	# 1 us after it: the wait (20 ms or more) is open at the window's start
-	from=$(awk -v t="$t" 'BEGIN { printf "%.0f", t * 1e9 + 1000 }')
-	ptt-filter --from="${from}ns" "$T" >"$BATS_TEST_TMPDIR/w.ptt"
+	read -r pos ts <<<"$(ptt-dump -n "$T" | awk -v tid="$tid" -v t="$t" '
+		$3 == tid && $5 == "stack" { s = NR; st = $1 } $3 == tid && $5 == "sem_wait_req" && $1 == t { print s, st; exit }')"
+	[ -n "$pos" ]
+	# a copy with a snapshot every 20 events, and one with a snapshot right after that stack record,
+	# between it and the request it names
 	ptt-index -i 20 "$T" >"$BATS_TEST_TMPDIR/i.ptt"
-	ptt-filter --from="${from}ns" "$BATS_TEST_TMPDIR/i.ptt" >"$BATS_TEST_TMPDIR/wi.ptt"
-	for w in w wi; do
-		# told again at the window's start with its stack: named at its Python line, not in the wrapper
-		run -0 --separate-stderr ptt-dump --human "$BATS_TEST_TMPDIR/$w.ptt"
+	ptt-index -i "$pos" "$T" >"$BATS_TEST_TMPDIR/j.ptt"
+	waits_here() { grep -qE "^[0-9.]+ thread $tid( \([^)]*\))? waits on semaphore [^ ]+ at py_locks.py:$site in update_stats " <<<"$1"; }
+	# 1 us into the wait (20 ms or more): told again at the window's start with its stack, so named
+	# at its Python line, not in the wrapper, from the trace and from either copy's snapshot
+	from=$(awk -v t="$t" 'BEGIN { printf "%.0f", t * 1e9 + 1000 }')
+	for in in "$T" "$BATS_TEST_TMPDIR/i.ptt" "$BATS_TEST_TMPDIR/j.ptt"; do
+		ptt-filter --from="${from}ns" "$in" >"$BATS_TEST_TMPDIR/w.ptt"
+		run -0 --separate-stderr ptt-dump --human "$BATS_TEST_TMPDIR/w.ptt"
 		[ -z "$stderr" ]
-		grep -qE "^[0-9.]+ thread $tid( \([^)]*\))? waits on semaphore [^ ]+ at py_locks.py:$(marked LOCK-SITE) in update_stats " <<<"$output"
-		run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/$w.ptt"
+		waits_here "$output"
+		run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/w.ptt"
 		[ -z "$stderr" ]
-		site_row update_stats | grep -q " at py_locks.py:$(marked LOCK-SITE)\$"
-		run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/$w.ptt"
+		site_row update_stats | grep -q " at py_locks.py:$site\$"
+		run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/w.ptt"
 		[[ "$output" == *" 0 violations: ok" ]]
+	done
+	# a window that begins between the stack record and its request (when their times differ): the
+	# request is the window's, with its stack, also when the snapshot came between the two
+	mid=$(awk -v a="$ts" -v b="$t" 'BEGIN { if (b > a) printf "%.0f", (a + b) / 2 * 1e9 }')
+	[ -z "$mid" ] && return
+	for in in "$T" "$BATS_TEST_TMPDIR/j.ptt"; do
+		ptt-filter --from="${mid}ns" "$in" >"$BATS_TEST_TMPDIR/w.ptt"
+		run -0 --separate-stderr ptt-dump --human "$BATS_TEST_TMPDIR/w.ptt"
+		waits_here "$output"
 	done
 }
 
