@@ -8,6 +8,7 @@
 #include "../shm.h"
 
 uint8_t keeper_takes[PTT_EV_BUILTIN_COUNT];
+uint32_t keeper_npending;
 
 enum { TAKES_NAME = 1, TAKES_STATE = 2 };
 /* Per builtin id, for the state: 1 + the word of its ret argument, of its mutex argument after the first (0: none);
@@ -22,12 +23,14 @@ struct kframe {
 			       outcome: its mutex; seq: order of arrival */
 	uint32_t n;
 	uint8_t wait;
+	uint32_t stack;     /* the stack record before it (a hold after a wait: the wait's), 0 none */
 	uint32_t words[KFRAME_WORDS];
 };
 struct kthread {
 	uint32_t pid, tid;
 	struct kframe *f;   /* oldest first */
 	unsigned n, cap;
+	uint32_t pending;   /* a stack record's stack, for the thread's next event (keeper_npending counts them) */
 };
 /* Frames kept per thread at most (a guard, far above real nesting): deeper, the oldest is forgotten. */
 #define KEEPER_FRAMES_MAX 64
@@ -82,8 +85,10 @@ struct kinfer {
 
 struct keeper *keeper_new(void)
 {
+	/* the namings, and what a stack needs to be read: its frames, and CPython's code objects */
 	static const unsigned ids[] = { PTT_EV_PROCESS_BEGIN, PTT_EV_PROCESS_EXEC, PTT_EV_PROCESS_EXIT, PTT_EV_MODULE,
-					PTT_EV_MODULE_BUILD_ID, PTT_EV_THREAD_BEGIN, PTT_EV_THREAD_END, PTT_EV_THREAD_NAME, PTT_EV_OBJECT_NAME };
+					PTT_EV_MODULE_BUILD_ID, PTT_EV_THREAD_BEGIN, PTT_EV_THREAD_END, PTT_EV_THREAD_NAME, PTT_EV_OBJECT_NAME,
+					PTT_EV_STACK_FRAMES, PTT_EV_PY_RUNTIME, PTT_EV_PY_CODE, PTT_EV_STACK };
 	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
 		keeper_takes[ids[i]] = TAKES_NAME;
 	keeper_takes[PTT_EV_REC_LOST] = TAKES_NAME; /* not a name: it makes the keeper forget a thread's frames */
@@ -128,8 +133,10 @@ void keeper_free(struct keeper *k)
 		free(k->v[i].words);
 	free(k->v);
 	free(k->map);
-	for (size_t i = 0; i < k->nthr; i++)
+	for (size_t i = 0; i < k->nthr; i++) {
+		keeper_npending -= k->thr[i].pending != 0;
 		free(k->thr[i].f);
+	}
 	free(k->thr);
 	ptt_map_free(&k->tmap);
 	ptt_map_free(&k->signals);
@@ -260,7 +267,7 @@ static struct kthread *kthread_of(struct keeper *k, uint32_t pid, uint32_t tid, 
 	if (!create || PTT_GROW(k->thr, &k->capthr, k->nthr + 1) != 0 ||
 	    ptt_map_put(&k->tmap, key, (void *)(uintptr_t)(k->nthr + 1)) != 0)
 		return NULL;
-	k->thr[k->nthr] = (struct kthread){ pid, tid, NULL, 0, 0 };
+	k->thr[k->nthr] = (struct kthread){ pid, tid, NULL, 0, 0, 0 };
 	return k->last = &k->thr[k->nthr++];
 }
 
@@ -274,6 +281,10 @@ static void kclear(struct kthread *t)
 {
 	while (t && t->n)
 		kremove(t, t->n - 1);
+	if (t && t->pending) {
+		t->pending = 0;
+		keeper_npending--;
+	}
 }
 
 /* The topmost frame of t on obj that is a wait (wait 1) or a hold (wait 0), or -1. */
@@ -285,7 +296,8 @@ static int kfind(const struct kthread *t, uint64_t obj, int wait)
 	return -1;
 }
 
-static void kpush(struct keeper *k, struct kthread *t, const uint32_t *rec, uint32_t n, uint64_t obj, int wait)
+static void kpush(struct keeper *k, struct kthread *t, const uint32_t *rec, uint32_t n, uint64_t obj, int wait,
+		  uint32_t stack)
 {
 	if (n > KFRAME_WORDS)
 		return; /* none is: a reader would take the frame's end as a release never taken */
@@ -304,14 +316,30 @@ static void kpush(struct keeper *k, struct kthread *t, const uint32_t *rec, uint
 	f->seq = ++k->seq;
 	f->n = n;
 	f->wait = (uint8_t)wait;
+	f->stack = stack;
 	memcpy(f->words, rec, (size_t)n * 4);
 }
 
-static void kdrop(struct kthread *t, uint64_t obj, int wait)
+/* Forget t's frame on obj: the stack it was opened with (0: none, or no such frame). */
+static uint32_t kdrop(struct kthread *t, uint64_t obj, int wait)
 {
 	int i = kfind(t, obj, wait);
-	if (i >= 0)
-		kremove(t, (unsigned)i);
+	if (i < 0)
+		return 0;
+	uint32_t stack = t->f[i].stack;
+	kremove(t, (unsigned)i);
+	return stack;
+}
+
+/* The stack record before t's event, taken by it (0: none). */
+static uint32_t take_pending(struct kthread *t)
+{
+	uint32_t stack = t ? t->pending : 0;
+	if (stack) {
+		t->pending = 0;
+		keeper_npending--;
+	}
+	return stack;
 }
 
 static int is_signal(const struct keeper *k, uint32_t pid, uint64_t obj)
@@ -397,6 +425,7 @@ static void state_take(struct keeper *k, const uint32_t *rec, uint32_t id, uint3
 	int32_t ret = rw && rw < n - 1 ? (int32_t)rec[rw] : 0; /* the last word is the checksum */
 	uint64_t mutex = mw && mw + 1 < n - 1 ? (uint64_t)rec[mw + 1] << 32 | rec[mw] : 0;
 	struct kthread *t = kthread_of(k, pid, tid, 0);
+	uint32_t stack = take_pending(t), waited;
 	switch (role) {
 	case PTT_ROLE_REQUEST:
 	case PTT_ROLE_REQUEST_SHARED:
@@ -408,13 +437,13 @@ static void state_take(struct keeper *k, const uint32_t *rec, uint32_t id, uint3
 		if (mutex)
 			kdrop(t, mutex, 0); /* a cond wait gives its mutex up */
 		if ((t = t ? t : kthread_of(k, pid, tid, 1)))
-			kpush(k, t, rec, n, obj, 1);
+			kpush(k, t, rec, n, obj, 1, stack);
 		break;
 	case PTT_ROLE_ACQUIRE:
 	case PTT_ROLE_SHARED:
 	case PTT_ROLE_TRY:
 	case PTT_ROLE_TRY_SHARED:
-		kdrop(t, obj, 1);
+		waited = kdrop(t, obj, 1); /* a hold taken after a wait is where the wait began (the model's rule) */
 		if (cls == PTT_CLASS_THREAD || !(ret == 0 || (ret == EOWNERDEAD && cls != PTT_CLASS_SEM)))
 			break;
 		if (k->inf)
@@ -424,14 +453,14 @@ static void state_take(struct keeper *k, const uint32_t *rec, uint32_t id, uint3
 		if (cls == PTT_CLASS_SEM)
 			kdrop(t, obj, 0); /* a semaphore used as a lock is held once */
 		if ((t = t ? t : kthread_of(k, pid, tid, 1)))
-			kpush(k, t, rec, n, obj, 0);
+			kpush(k, t, rec, n, obj, 0, waited ? waited : stack);
 		break;
 	case PTT_ROLE_WAIT_END:
-		kdrop(t, obj, 1);
+		waited = kdrop(t, obj, 1);
 		if (mutex && k->inf)
 			infer_acquired(k->inf, rec, mutex, 0);
 		if (mutex && (t = t ? t : kthread_of(k, pid, tid, 1)))
-			kpush(k, t, rec, n, mutex, 0); /* a cond wait's outcome holds its mutex again, whatever ret */
+			kpush(k, t, rec, n, mutex, 0, waited); /* a cond wait's outcome holds its mutex again, whatever ret */
 		break;
 	case PTT_ROLE_RELEASE:
 		if (ret == 0 && k->inf && kfind(t, obj, 0) < 0)
@@ -503,6 +532,23 @@ void keeper_take(struct keeper *k, const uint32_t *rec)
 	case PTT_EV_OBJECT_NAME:
 		add(k, id, pid, arg64(rec), rec, n);
 		break;
+	case PTT_EV_STACK_FRAMES: /* a stack's frames, six a record: by (stack, at) */
+		add(k, id, pid, (uint64_t)rec[PTT_REC_HDR_WORDS] << 32 | rec[PTT_REC_HDR_WORDS + 1], rec, n);
+		break;
+	case PTT_EV_PY_CODE: /* a code object, by its id */
+		add(k, id, pid, rec[PTT_REC_HDR_WORDS], rec, n);
+		break;
+	case PTT_EV_PY_RUNTIME:
+		add(k, id, pid, 0, rec, n);
+		break;
+	case PTT_EV_STACK: { /* the stack of the thread's next event: a frame it opens keeps it */
+		struct kthread *t = kthread_of(k, pid, tid, 1);
+		if (t) {
+			keeper_npending += !t->pending;
+			t->pending = rec[PTT_REC_HDR_WORDS];
+		}
+		break;
+	}
 	case PTT_EV_THREAD_BEGIN:
 		add(k, id, pid, tid, rec, n);
 		break;
@@ -517,6 +563,13 @@ void keeper_take(struct keeper *k, const uint32_t *rec)
 	default:
 		break;
 	}
+}
+
+void keeper_unpend(struct keeper *k, const uint32_t *rec)
+{
+	const struct ptt_type *ty = ptt_builtin_type(ptt_rec_id(rec[0]));
+	if (k && (!ty || (ty->role != PTT_ROLE_NAME && ty->role != PTT_ROLE_META)))
+		take_pending(kthread_of(k, rec[3], rec[4], 0));
 }
 
 /* The keeper's own account of live threads: tid if its thread_begin is kept, else one of pid's that is, else 0. */
@@ -542,11 +595,14 @@ static int by_seq(const void *a, const void *b)
  * go with its end), stamped at ticks.  The records written (w NULL: that would be), or an error. */
 static long write_state(const struct keeper *k, struct ptt_writer *w, uint64_t ticks)
 {
-	size_t n = 0;
-	for (size_t i = 0; k && i < k->nthr; i++)
+	size_t n = 0, stacks = 0;
+	for (size_t i = 0; k && i < k->nthr; i++) {
 		n += k->thr[i].n;
+		for (unsigned j = 0; j < k->thr[i].n; j++)
+			stacks += k->thr[i].f[j].stack != 0;
+	}
 	if (!n || !w)
-		return (long)n;
+		return (long)(n + stacks);
 	const struct kframe **v = malloc(n * sizeof *v);
 	if (!v)
 		return 0; /* memory is short: the file tells no state (a reader takes it as starting mid-run) */
@@ -559,6 +615,17 @@ static long write_state(const struct keeper *k, struct ptt_writer *w, uint64_t t
 	long written = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct kframe *f = v[i];
+		if (f->stack) { /* the stack record that went before it, as the runtime writes it */
+			uint32_t s[PTT_REC_MIN_WORDS + 1] = { ptt_rec_word0(PTT_EV_STACK, PTT_REC_MIN_WORDS + 1), (uint32_t)ticks,
+							      (uint32_t)(ticks >> 32), f->words[3], f->words[4], f->stack, 0 };
+			s[PTT_REC_MIN_WORDS] = ptt_rec_checksum(s, PTT_REC_MIN_WORDS);
+			int rc = ptt_writer_record(w, s, PTT_REC_MIN_WORDS + 1);
+			if (rc) {
+				free(v);
+				return rc;
+			}
+			written++;
+		}
 		memcpy(buf, f->words, (size_t)f->n * 4);
 		buf[1] = (uint32_t)ticks;
 		buf[2] = (uint32_t)(ticks >> 32);

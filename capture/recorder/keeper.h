@@ -27,15 +27,21 @@
 struct keeper;
 /* Which builtin ids the keeper takes (set by keeper_new): the one test on every record's way. */
 extern uint8_t keeper_takes[PTT_EV_BUILTIN_COUNT];
+/* Threads whose stack record waits for their next event (keeper_see looks at every record then). */
+extern uint32_t keeper_npending;
 
 struct keeper *keeper_new(void);
 void keeper_take(struct keeper *k, const uint32_t *rec);
+/* A record the keeper does not take: its thread's stack, if one waits, was for it. */
+void keeper_unpend(struct keeper *k, const uint32_t *rec);
 /* Look at a record about to be written: a table look-up for all but the namings and the lock records. */
 static inline void keeper_see(struct keeper *k, const uint32_t *rec)
 {
 	unsigned id = ptt_rec_id(rec[0]);
 	if (__builtin_expect(id < PTT_EV_BUILTIN_COUNT && keeper_takes[id], 0))
 		keeper_take(k, rec);
+	else if (__builtin_expect(keeper_npending != 0, 0))
+		keeper_unpend(k, rec);
 }
 /*
  * Write every kept record to w, stamped at ticks: the namings oldest first,

@@ -58,6 +58,47 @@ stat_names() {
 	[ "$(ptt-dump "${files[@]}" | grep -c ' pthread process_begin ')" -eq 1 ]
 }
 
+@test "-m: a file alone reads the stacks and Python code defined in the files before it, and the waits open at its start keep theirs" {
+	[ -x /usr/bin/python3.11 ] || skip "/usr/bin/python3.11 not installed"
+	T=$BATS_TEST_TMPDIR
+	# four threads take one Lock in turn (its waits have the update_stats stack, met in the first file)
+	# while a fifth fills the files with its own lock's events
+	cat >"$T/rot.py" <<'PY'
+import threading, time
+stats_lock = threading.Lock()
+def update_stats(rounds):
+    for _ in range(rounds):
+        with stats_lock:  # LOCK-SITE
+            time.sleep(0.01)
+def noise():
+    l = threading.Lock()
+    for i in range(30000):
+        with l:
+            pass
+ts = [threading.Thread(target=update_stats, args=(6,)) for _ in range(4)] + [threading.Thread(target=noise)]
+for t in ts: t.start()
+for t in ts: t.join()
+PY
+	run -0 --separate-stderr ptt-record -q -m 64k -o "$T/r.ptt" -- /usr/bin/python3.11 "$T/rot.py"
+	files=("$T"/r.ptt.*)
+	[ "${#files[@]}" -ge 3 ]
+	line=$(grep -n '# LOCK-SITE$' "$T/rot.py" | cut -d: -f1)
+	named=0
+	for f in "${files[@]:1}"; do
+		run -0 --separate-stderr ptt-stat "$f"
+		[ -z "$stderr" ]
+		run ! grep -q 'python code not described' <<<"$output"
+		# every wait on the Lock in this file, those told at its head included, at its Python line
+		run -0 --separate-stderr ptt-dump --human "$f"
+		waits=$(grep -E ' waits on semaphore ' <<<"$output" | grep -vE 'at rot.py:[0-9]+ in <module>|python3.11\+0x' || true)
+		if [ -n "$waits" ]; then
+			run ! grep -v " at rot.py:$line in update_stats " <<<"$waits"
+			named=$((named + 1))
+		fi
+	done
+	[ "$named" -ge 1 ]
+}
+
 @test "-m: a part missing between the files read is said, its events counted as lost" {
 	T=$BATS_TEST_TMPDIR
 	ptt-record -q -m 256k -o "$T/r.ptt" -- "$EXAMPLES/lossy_order" 40000 >/dev/null
