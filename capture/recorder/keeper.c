@@ -593,17 +593,29 @@ static int by_seq(const void *a, const void *b)
 
 /* The frames in force, in the order they opened, each told by its own thread (alive: its frames
  * go with its end), stamped at ticks.  The records written (w NULL: that would be), or an error. */
+/* A stack record of thread (pid, tid), stamped at ticks: 0 or an error. */
+static int write_stack(struct ptt_writer *w, uint32_t pid, uint32_t tid, uint32_t stack, uint64_t ticks)
+{
+	uint32_t s[PTT_REC_MIN_WORDS + 1] = { ptt_rec_word0(PTT_EV_STACK, PTT_REC_MIN_WORDS + 1), (uint32_t)ticks,
+					      (uint32_t)(ticks >> 32), pid, tid, stack, 0 };
+	s[PTT_REC_MIN_WORDS] = ptt_rec_checksum(s, PTT_REC_MIN_WORDS);
+	return ptt_writer_record(w, s, PTT_REC_MIN_WORDS + 1);
+}
+
+/* The frames in force, in the order they opened, each after its stack record, then the stack records
+ * whose events come after the head (a file cut between the two). */
 static long write_state(const struct keeper *k, struct ptt_writer *w, uint64_t ticks)
 {
 	size_t n = 0, stacks = 0;
 	for (size_t i = 0; k && i < k->nthr; i++) {
 		n += k->thr[i].n;
+		stacks += k->thr[i].pending != 0;
 		for (unsigned j = 0; j < k->thr[i].n; j++)
 			stacks += k->thr[i].f[j].stack != 0;
 	}
-	if (!n || !w)
+	if (!w || !(n + stacks))
 		return (long)(n + stacks);
-	const struct kframe **v = malloc(n * sizeof *v);
+	const struct kframe **v = malloc((n + 1) * sizeof *v);
 	if (!v)
 		return 0; /* memory is short: the file tells no state (a reader takes it as starting mid-run) */
 	n = 0;
@@ -616,10 +628,7 @@ static long write_state(const struct keeper *k, struct ptt_writer *w, uint64_t t
 	for (size_t i = 0; i < n; i++) {
 		const struct kframe *f = v[i];
 		if (f->stack) { /* the stack record that went before it, as the runtime writes it */
-			uint32_t s[PTT_REC_MIN_WORDS + 1] = { ptt_rec_word0(PTT_EV_STACK, PTT_REC_MIN_WORDS + 1), (uint32_t)ticks,
-							      (uint32_t)(ticks >> 32), f->words[3], f->words[4], f->stack, 0 };
-			s[PTT_REC_MIN_WORDS] = ptt_rec_checksum(s, PTT_REC_MIN_WORDS);
-			int rc = ptt_writer_record(w, s, PTT_REC_MIN_WORDS + 1);
+			int rc = write_stack(w, f->words[3], f->words[4], f->stack, ticks);
 			if (rc) {
 				free(v);
 				return rc;
@@ -638,6 +647,13 @@ static long write_state(const struct keeper *k, struct ptt_writer *w, uint64_t t
 		written++;
 	}
 	free(v);
+	for (size_t i = 0; i < k->nthr; i++) /* last: no record of the head takes them */
+		if (k->thr[i].pending) {
+			int rc = write_stack(w, k->thr[i].pid, k->thr[i].tid, k->thr[i].pending, ticks);
+			if (rc)
+				return rc;
+			written++;
+		}
 	return written;
 }
 
