@@ -250,12 +250,7 @@ static int item_event(const struct item *it, const struct ptt_types *types, stru
 	return 0;
 }
 
-/*
- * The stack record that went before the opening record of item it (a frame
- * opened with a known stack: its wait's or hold's caller), in ev; 0, or -1
- * when there is none.  Told again with the frame, it keeps the frame's site
- * past the lock layer, as the whole trace names it.
- */
+/* A stack record of thread t naming stack, stamped at ticks, in ev: 0 or -1. */
 static int stack_event(const struct ptt_types *types, const struct mthread *t, uint32_t stack, uint64_t ticks,
 		       struct ptt_event *ev)
 {
@@ -272,6 +267,12 @@ static int stack_event(const struct ptt_types *types, const struct mthread *t, u
 	return ptt_event_encode(ev) == 0 ? 0 : -1;
 }
 
+/*
+ * The stack record that went before the opening record of item it (a frame
+ * opened with a known stack: its wait's or hold's caller), in ev; 0, or -1
+ * when there is none.  Told again with the frame, it keeps the frame's site
+ * past the lock layer, as the whole trace names it.
+ */
 static int item_stack_event(const struct item *it, const struct ptt_types *types, struct ptt_event *ev)
 {
 	if (it->k || !it->f->stack || stack_event(types, it->t, it->f->stack, it->f->open.ticks, ev) != 0)

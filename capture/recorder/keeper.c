@@ -591,8 +591,6 @@ static int by_seq(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The frames in force, in the order they opened, each told by its own thread (alive: its frames
- * go with its end), stamped at ticks.  The records written (w NULL: that would be), or an error. */
 /* A stack record of thread (pid, tid), stamped at ticks: 0 or an error. */
 static int write_stack(struct ptt_writer *w, uint32_t pid, uint32_t tid, uint32_t stack, uint64_t ticks)
 {
@@ -602,8 +600,10 @@ static int write_stack(struct ptt_writer *w, uint32_t pid, uint32_t tid, uint32_
 	return ptt_writer_record(w, s, PTT_REC_MIN_WORDS + 1);
 }
 
-/* The frames in force, in the order they opened, each after its stack record, then the stack records
- * whose events come after the head (a file cut between the two). */
+/* The frames in force, in the order they opened, each told by its own thread (alive: its frames
+ * go with its end) after its stack record, then the stack records whose events come after the
+ * head (a file cut between the two), all stamped at ticks.  The records written (w NULL: that
+ * would be), or an error. */
 static long write_state(const struct keeper *k, struct ptt_writer *w, uint64_t ticks)
 {
 	size_t n = 0, stacks = 0;

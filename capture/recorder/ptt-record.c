@@ -166,16 +166,16 @@ static int after_program(const struct record_opts *o, int none_left, const char 
 	return 0;
 }
 
-/*
- * Ticks per second of the TSC, against CLOCK_MONOTONIC_RAW over at least
- * 10 ms since (m0, t0).  The program is started in between, so the
- * calibration overlaps its start-up instead of delaying it (its first events
- * wait in the rings until the header is written).
- */
 #define CALIBRATE_NS 10000000u /* the time-stamp counter's rate is measured over 10 ms */
 /* ... or over the program's whole life when it ended sooner, at least 1 ms: the trace spans no
  * more than that, so its times are as exact (a short command is not kept waiting 10 ms) */
 #define CALIBRATE_SHORT_NS 1000000u
+/*
+ * Ticks per second of the TSC, against CLOCK_MONOTONIC_RAW over at least
+ * over_ns since (m0, t0).  The program is started in between, so the
+ * calibration overlaps its start-up instead of delaying it (its first events
+ * wait in the rings until the header is written).
+ */
 static uint64_t calibrate_tsc(uint64_t m0, uint64_t t0, uint64_t over_ns)
 {
 	uint64_t m1;
@@ -550,7 +550,7 @@ static void measure_clock(struct recorder *r)
 	uint64_t over = r->over_early ? CALIBRATE_SHORT_NS : CALIBRATE_NS;
 	uint64_t hz = s->use_tsc ? calibrate_tsc(r->cal_mono, r->cal_tsc, over) : 1000000000u;
 	for (int again = 0; !hz && again < 3; again++) /* the clocks did not move apart: measure anew */
-		hz = calibrate_tsc(record_clock_ns(CLOCK_MONOTONIC_RAW), ptt_rdtsc(), CALIBRATE_SHORT_NS);
+		hz = calibrate_tsc(record_clock_ns(CLOCK_MONOTONIC_RAW), ptt_rdtsc(), over);
 	if (!hz) {
 		fprintf(stderr, "ptt-record: cannot measure the time-stamp counter's rate; times are in ticks\n");
 		hz = 1000000000u;
