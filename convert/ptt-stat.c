@@ -4,6 +4,7 @@
  * long it was held, and where each thread's time went.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +147,15 @@ static int report(void *ctx, struct pass *p)
 	const char *cost = ptt_reader_meta(p->in.r, "trace_path_ps");
 	if (cost)
 		stat_set_trace_cost(s->st, strtod(cost, NULL));
+	const char *next = ptt_reader_saw_end(p->in.r) ? NULL : ptt_reader_meta(p->in.r, "continued");
+	uint64_t from = 0, to = 0;
+	char cut[PATH_MAX + 64];
+	if (next) {
+		snprintf(cut, sizeof cut, "where this part of a rotated recording ends (it continues in %s)", next);
+		stat_set_cut(s->st, cut);
+	} else if (cli_window(p->in.r, &from, &to) && to) {
+		stat_set_cut(s->st, "at the window's end");
+	}
 	if (s->folded >= 0)
 		stat_print_folded(s->st, s->folded, stdout);
 	else if (s->brief)

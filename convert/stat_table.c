@@ -1,4 +1,5 @@
 /* stat_table.c - ptt-stat's accounting and tables. */
+#include <limits.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,7 @@ struct stat_table {
 	struct fidelity_blind blind; /* what the trace cannot show */
 	int folding;                /* keep struct fold (--folded) */
 	double trace_path_ps;       /* what ptt's trace path adds per event, measured when recorded (0: unknown) */
+	char cut_at[PATH_MAX + 64]; /* where what was read stops before the recording ends ("": at its end) */
 };
 
 void stat_set_loss(struct stat_table *st, const struct loss *l) { st->loss = l; }
@@ -464,6 +466,11 @@ static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const 
 
 void stat_set_folding(struct stat_table *st, int on) { st->folding = on; }
 void stat_set_trace_cost(struct stat_table *st, double ps) { st->trace_path_ps = ps; }
+
+void stat_set_cut(struct stat_table *st, const char *where)
+{
+	snprintf(st->cut_at, sizeof st->cut_at, "%s", where ? where : "");
+}
 
 struct stat_table *stat_new(struct ptt_syms *syms, struct model *m)
 {
@@ -1027,7 +1034,10 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 			ms(contention), ms(st->last_ns - st->first_ns));
 		fprintf(out, "waiting for work: %.3f ms in condition variables, semaphores used as signals and barriers,"
 			     " %.3f ms in joins\n", ms(idle), ms(joins));
-		if (st->open_waits)
+		if (st->open_waits && st->cut_at[0]) /* the recording goes on: they may end there */
+			fprintf(out, "%" PRIu64 " wait%s still open %s, counted as contended up to then\n", st->open_waits,
+				st->open_waits > 1 ? "s were" : " was", st->cut_at);
+		else if (st->open_waits)
 			fprintf(out, "%" PRIu64 " wait%s still open at the end of the trace (or when %s thread ended), counted as "
 				     "contended up to then (threads blocked for ever? see ptt-deadlock)\n", st->open_waits,
 				st->open_waits > 1 ? "s were" : " was", st->open_waits > 1 ? "their" : "its");
@@ -1091,7 +1101,10 @@ void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FI
 	const char *note = fidelity_blind_note(&st->blind);
 	if (note)
 		fprintf(out, "%s\n", note);
-	if (st->open_waits)
+	if (st->open_waits && st->cut_at[0])
+		fprintf(out, "%" PRIu64 " wait%s still open %s\n", st->open_waits, st->open_waits > 1 ? "s were" : " was",
+			st->cut_at);
+	else if (st->open_waits)
 		fprintf(out, "%" PRIu64 " wait%s still open at the end (threads blocked for ever? see ptt-deadlock)\n",
 			st->open_waits, st->open_waits > 1 ? "s were" : " was");
 	size_t marked = 0;

@@ -88,6 +88,13 @@ PY
 		run -0 --separate-stderr ptt-stat "$f"
 		[ -z "$stderr" ]
 		run ! grep -q 'python code not described' <<<"$output"
+		# the waits open where a part ends go on in the next: not "blocked for ever"
+		if [ "$f" != "${files[-1]}" ]; then
+			run ! grep -q 'blocked for ever' <<<"$output"
+			if grep -q ' still open ' <<<"$output"; then
+				grep -q " still open where this part of a rotated recording ends (it continues in " <<<"$output"
+			fi
+		fi
 		# every wait on the Lock in this file, those told at its head included, at its Python line
 		run -0 --separate-stderr ptt-dump --human "$f"
 		waits=$(grep -E ' waits on semaphore ' <<<"$output" | grep -vE 'at rot.py:[0-9]+ in <module>|python3.11\+0x' || true)

@@ -284,3 +284,25 @@ held shorter and waited for less" ]
 	[[ "$output" == *"observer: ptt's trace path took $(awk -v p="$ps" 'BEGIN { printf "%.1f", p / 1e3 }') ns per event (measured at the run's start); inside the $holds holds of locks
 their holders recorded $((2 * holds)) events: "* ]]
 }
+
+@test "waits open where a rotated part ends or a window ends are not said to be blocked for ever" {
+	recs=('0.000001000 10 11 pthread mutex_lock mutex=0xa0 ret=0' '0.000002000 10 12 pthread mutex_lock_req mutex=0xa0')
+	trace whole "${recs[@]}"
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/whole.txt"
+	[ "$stderr" = "" ]
+	[[ "$output" == *$'\n'"1 wait was still open at the end of the trace (or when its thread ended), counted as contended up to then (threads blocked for ever? see ptt-deadlock)"* ]]
+	# a part of a rotated recording, continued in another file (its "continued" line)
+	sed '1a # continued r.ptt.0002' "$BATS_TEST_TMPDIR/whole.txt" >"$BATS_TEST_TMPDIR/part.txt"
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/part.txt"
+	[ "$stderr" = "" ]
+	[[ "$output" == *$'\n'"1 wait was still open where this part of a rotated recording ends (it continues in r.ptt.0002), counted as contended up to then"* ]]
+	run ! grep -q 'blocked for ever' <<<"$output"
+	run -0 --separate-stderr ptt-stat --brief "$BATS_TEST_TMPDIR/part.txt"
+	[[ "$output" == *$'\n'"1 wait was still open where this part of a rotated recording ends (it continues in r.ptt.0002)"* ]]
+	# a window that ends before the trace does
+	trace longer "${recs[@]}" '0.000009000 10 11 pthread mutex_unlock mutex=0xa0 ret=0' '0.000009000 10 12 pthread mutex_lock mutex=0xa0 ret=0'
+	ptt-filter --to=5us "$BATS_TEST_TMPDIR/longer.txt" >"$BATS_TEST_TMPDIR/w.ptt"
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/w.ptt"
+	[ "$stderr" = "" ]
+	[[ "$output" == *$'\n'"1 wait was still open at the window's end, counted as contended up to then"* ]]
+}
