@@ -194,76 +194,131 @@ static inline __attribute__((always_inline)) unsigned char *cpt_code_args(unsign
 }
 
 /*
+ * Whether the thread of rec (pid, tid: its words 3 and 4, pt as one) has the
+ * slot that slot_of remembers for its tid: then it is made the thread of the
+ * record before (last_pt, last_slot, last_key).
+ */
+static inline int cpt_switch_slot(struct ptt_compact *c, const uint32_t *rec, uint64_t pt)
+{
+	uint32_t pid = rec[3], tid = rec[4], slot = c->slot_of[tid & 63];
+	if (slot >= c->nslots || c->tid[slot] != tid || c->pid[slot] != pid)
+		return 0;
+	c->last_pt = pt;
+	c->last_slot = slot;
+	c->last_key = cpt_key(c, 0, slot, 0);
+	return 1;
+}
+
+/* The arguments a[0, n - PTT_REC_MIN_WORDS) written out, after the record's length n. */
+static inline __attribute__((always_inline)) unsigned char *cpt_code_plain(unsigned char *p, const uint32_t *a, uint32_t n)
+{
+	*p++ = (unsigned char)n;
+	memcpy(p, a, (n - PTT_REC_MIN_WORDS) * 4);
+	return p + (n - PTT_REC_MIN_WORDS) * 4;
+}
+
+/*
+ * The arguments a[0, k) of a record of the thread in slot, whose first word
+ * is w0, against its reference: coded against it when the reference is of
+ * its kind (*tag gets CPT_REF), else written out and made the reference.
+ * *tag gets the reference's bucket either way.
+ */
+static inline __attribute__((always_inline)) unsigned char *cpt_code_ref(struct ptt_compact *c, unsigned char *p,
+									  unsigned *tag, uint32_t slot, uint64_t key0,
+									  uint32_t w0, const uint32_t *a, uint32_t k)
+{
+	uint32_t bucket = cpt_bucket(a, k);
+	struct cpt_ref *r = cpt_ref_of(c, slot, ptt_rec_id(w0), bucket);
+	uint64_t key = key0 | (w0 & 0xffffffu); /* cpt_key(c, n, slot, id) */
+	*tag |= bucket << CPT_BUCKET_SHIFT;
+	if (r->key == key) {
+		*tag |= CPT_REF;
+		return cpt_code_args(p, a, r->w, k);
+	}
+	r->key = key;
+	memcpy(r->w, a, k * 4);
+	return cpt_code_plain(p, a, k + PTT_REC_MIN_WORDS);
+}
+
+/*
+ * The rest of a record once its thread is told (p: past the tag byte, and
+ * past pid and tid if written out, which tag CPT_NEW says): the id, the
+ * time against *prev_ts, the arguments against the reference of (slot, id,
+ * bucket) when slot is one, and the checksum.  key0 is cpt_key(c, 0, slot,
+ * 0).  Writes the tag at out; returns the end.
+ */
+static inline __attribute__((always_inline)) unsigned char *cpt_encode_rest(struct ptt_compact *c, unsigned char *out,
+									     unsigned char *p, unsigned tag, uint32_t slot,
+									     uint64_t key0, uint64_t *prev_ts,
+									     const uint32_t *rec, uint32_t n)
+{
+	uint32_t id = ptt_rec_id(rec[0]);
+	uint64_t ts, d;
+	memcpy(&ts, rec + 1, 8); /* words 1 and 2: low, high */
+	if (__builtin_expect(id < 128, 1))
+		*p++ = (unsigned char)(id << 1);
+	else
+		p = cpt_put_pv(p, id);
+	d = ts - *prev_ts; /* mod 2^64: a record older than the one before takes 9 bytes */
+	if (__builtin_expect(d < 128, 1))
+		*p++ = (unsigned char)(d << 1); /* cpt_put_pv's one byte */
+	else
+		p = cpt_put_pv(p, d);
+	*prev_ts = ts;
+	const uint32_t *a = rec + PTT_REC_HDR_WORDS;
+	if (slot != CPT_NEW) {
+		switch (n) { /* unrolled for the lengths of most built-in events: mutexes', conditions' */
+		case PTT_REC_MIN_WORDS + 5: p = cpt_code_ref(c, p, &tag, slot, key0, rec[0], a, 5); break;
+		case PTT_REC_MIN_WORDS + 7: p = cpt_code_ref(c, p, &tag, slot, key0, rec[0], a, 7); break;
+		default:
+			if (n <= CPT_REF_WORDS) {
+				p = cpt_code_ref(c, p, &tag, slot, key0, rec[0], a, n - PTT_REC_MIN_WORDS);
+				break;
+			}
+			p = cpt_code_plain(p, a, n);
+			break;
+		}
+	} else {
+		p = cpt_code_plain(p, a, n);
+	}
+	*out = (unsigned char)tag;
+	return cpt_put32(p, rec[n - 1]);
+}
+
+/*
  * Code the record rec of n words (sound: marked, n >= 6) at out, which has
  * room for CPT_MAX_BYTES; returns the end.
  */
 static inline __attribute__((always_inline)) unsigned char *cpt_encode(struct ptt_compact *c, unsigned char *out,
 								      const uint32_t *rec, uint32_t n)
 {
-	uint32_t id = ptt_rec_id(rec[0]), slot;
-	uint64_t ts = (uint64_t)rec[2] << 32 | rec[1], pt;
-	unsigned char *p = out + 1, tag;
+	uint32_t slot;
+	uint64_t pt;
+	unsigned char *p = out + 1;
 	memcpy(&pt, rec + 3, 8);
-	if (__builtin_expect(pt == c->last_pt && c->last_slot != CPT_NEW, 1)) {
-		slot = c->last_slot; /* the thread of the record before */
+	if (__builtin_expect(pt == c->last_pt && c->last_slot != CPT_NEW, 1) || cpt_switch_slot(c, rec, pt)) {
+		slot = c->last_slot; /* the thread of the record before, or one slot_of finds */
 	} else {
 		uint32_t pid = rec[3], tid = rec[4];
-		slot = c->slot_of[tid & 63];
-		if (slot >= c->nslots || c->tid[slot] != tid || c->pid[slot] != pid) {
-			for (slot = 0; slot < c->nslots && (c->tid[slot] != tid || c->pid[slot] != pid); slot++)
-				;
-			if (slot == c->nslots) { /* new to this block: written out, and given the next slot if one is left */
-				p = cpt_put32(cpt_put32(p, pid), tid);
-				if (c->nslots < CPT_SLOTS) {
-					c->pid[slot] = pid;
-					c->tid[slot] = tid;
-					c->nslots++;
-				} else {
-					slot = CPT_NEW;
-				}
+		for (slot = 0; slot < c->nslots && (c->tid[slot] != tid || c->pid[slot] != pid); slot++)
+			;
+		if (slot == c->nslots) { /* new to this block: written out, and given the next slot if one is left */
+			p = cpt_put32(cpt_put32(p, pid), tid);
+			if (c->nslots < CPT_SLOTS) {
+				c->pid[slot] = pid;
+				c->tid[slot] = tid;
+				c->nslots++;
+			} else {
+				slot = CPT_NEW;
 			}
-			if (slot != CPT_NEW)
-				c->slot_of[tid & 63] = (uint8_t)slot;
 		}
+		if (slot != CPT_NEW)
+			c->slot_of[tid & 63] = (uint8_t)slot;
 		c->last_pt = pt;
 		c->last_slot = slot;
 		c->last_key = cpt_key(c, 0, slot, 0);
 	}
-	tag = p != out + 1 ? CPT_NEW : (unsigned char)slot;
-	if (__builtin_expect(id < 128, 1))
-		*p++ = (unsigned char)(id << 1);
-	else
-		p = cpt_put_pv(p, id);
-	p = cpt_put_pv(p, ts - c->prev_ts); /* mod 2^64: a record older than the one before takes 9 bytes */
-	c->prev_ts = ts;
-	uint32_t nargs = n - PTT_REC_MIN_WORDS;
-	const uint32_t *a = rec + PTT_REC_HDR_WORDS;
-	if (slot != CPT_NEW && n <= CPT_REF_WORDS) {
-		uint32_t bucket = cpt_bucket(a, nargs);
-		struct cpt_ref *r = cpt_ref_of(c, slot, id, bucket);
-		uint64_t key = c->last_key | (rec[0] & 0xffffffu); /* cpt_key(c, n, slot, id) */
-		tag |= (unsigned char)(bucket << CPT_BUCKET_SHIFT);
-		if (r->key == key) {
-			tag |= CPT_REF;
-			switch (nargs) { /* unrolled for the lengths of most built-in events: mutexes', conditions' */
-			case 5: p = cpt_code_args(p, a, r->w, 5); break;
-			case 7: p = cpt_code_args(p, a, r->w, 7); break;
-			default: p = cpt_code_args(p, a, r->w, nargs); break;
-			}
-		} else {
-			*p++ = (unsigned char)n;
-			memcpy(p, a, nargs * 4);
-			p += nargs * 4;
-			r->key = key;
-			memcpy(r->w, a, nargs * 4);
-		}
-	} else {
-		*p++ = (unsigned char)n;
-		memcpy(p, a, nargs * 4);
-		p += nargs * 4;
-	}
-	*out = tag;
-	return cpt_put32(p, rec[n - 1]);
+	return cpt_encode_rest(c, out, p, p != out + 1 ? CPT_NEW : slot, slot, c->last_key, &c->prev_ts, rec, n);
 }
 
 /*

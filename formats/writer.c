@@ -517,6 +517,64 @@ int ptt_writer_record(struct ptt_writer *w, const uint32_t *words, uint32_t nwor
 }
 
 /*
+ * The common case of a run, in a loop of its own: records of one thread that
+ * the block has a slot for (slot_of finds it), built-in, sound, ending by lim
+ * (the block's raw limit or the run's end: what goes past it, the loop below
+ * sees), while the block's coded bytes are short of out_end, each coded as
+ * cpt_encode codes it.  The first that is not, it leaves to run_compact's
+ * loop, which sees it afresh.  Returns how many it coded (at most left);
+ * *pp, *outp and *ts (the last one's time) follow.
+ */
+static __attribute__((noinline)) uint32_t code_known_thread(struct ptt_compact *cpt, const uint32_t **pp, const uint32_t *lim,
+							    unsigned char **outp, const unsigned char *out_end,
+							    const uint8_t *stop, uint32_t nstop, uint64_t max_ticks,
+							    uint32_t left, uint64_t *ts)
+{
+	const uint32_t *p = *pp;
+	unsigned char *out = *outp;
+	uint64_t pt;
+	uint32_t did = 0;
+	if (out >= out_end || lim - p < PTT_REC_MIN_WORDS)
+		return 0;
+	memcpy(&pt, p + 3, 8);
+	if ((pt != cpt->last_pt || cpt->last_slot == CPT_NEW) && !cpt_switch_slot(cpt, p, pt))
+		return 0; /* a thread new to the block: cpt_encode's */
+	const uint64_t key0 = cpt->last_key;
+	const uint32_t slot = cpt->last_slot;
+	uint64_t prev = cpt->prev_ts;
+	/* one bound for the records' words: at most left records (each of PTT_REC_MIN_WORDS words at
+	 * least), and coded bytes short of out_end (a record of n words codes to 4 n + 2 bytes at most,
+	 * its thread known: < 8 bytes a word) */
+	size_t room = (size_t)(lim - p), most = (size_t)(out_end - out) >> 3;
+	if (room > most)
+		room = most;
+	if ((size_t)left * PTT_REC_MIN_WORDS < room)
+		room = (size_t)left * PTT_REC_MIN_WORDS;
+	lim = p + room;
+	while (lim - p >= PTT_REC_MIN_WORDS) {
+		uint32_t w0 = p[0], n = ptt_rec_len(w0), id = ptt_rec_id(w0);
+		uint64_t tn, ptn;
+		/* marked and n >= PTT_REC_MIN_WORDS in one compare: what falls short wraps around */
+		if ((w0 >> 16) - (PTT_REC_MARK << 8 | PTT_REC_MIN_WORDS) > 255u - PTT_REC_MIN_WORDS || n > lim - p ||
+		    id >= nstop || stop[id] || id == PTT_EV_REC_LOST)
+			break;
+		memcpy(&tn, p + 1, 8);
+		memcpy(&ptn, p + 3, 8);
+		if (tn > max_ticks || ptn != pt)
+			break;
+		out = cpt_encode_rest(cpt, out, out + 1, slot, slot, key0, &prev, p, n);
+		p += n;
+		did++;
+	}
+	if (did) {
+		cpt->prev_ts = *ts = prev;
+		*pp = p;
+		*outp = out;
+	}
+	return did;
+}
+
+/*
  * ptt_writer_run for a compact writer: the loop of record_compact with the
  * block's state in registers; a block's end or start goes through
  * record_compact itself, so blocks are cut where one record at a time cuts them.
@@ -537,8 +595,19 @@ static int run_compact(struct ptt_writer *w, struct ptt_run *run)
 	const uint32_t *p0 = p, *raw_end;
 	size_t raw0 = w->raw_used;
 #define RAW_END() (raw0 >= COMPACT_RAW_TARGET ? p0 : p0 + (COMPACT_RAW_TARGET - raw0 + 3) / 4)
+
 	raw_end = RAW_END();
 	while (k < max && end - p >= PTT_REC_MIN_WORDS) {
+		if (used < used_max) {
+			unsigned char *out = payload + used;
+			uint32_t did = code_known_thread(cpt, &p, raw_end < end ? raw_end : end, &out, payload + used_max, stop,
+							nstop, max_ticks, max - k, &ts);
+			used = (size_t)(out - payload);
+			count += did;
+			k += did;
+		}
+		if (k == max || end - p < PTT_REC_MIN_WORDS)
+			break;
 		uint32_t w0 = p[0], n = ptt_rec_len(w0), id = ptt_rec_id(w0);
 		/* marked and n >= PTT_REC_MIN_WORDS in one compare: what falls short wraps around */
 		if ((w0 >> 16) - (PTT_REC_MARK << 8 | PTT_REC_MIN_WORDS) > 255u - PTT_REC_MIN_WORDS || n > end - p ||

@@ -488,14 +488,22 @@ static void test_damage(void)
 }
 
 /* The records of test_compact: varied threads (20, past a block's 15 slots, and a second process), types,
- * strings, a user type, times that go back and jump past 2^56; flat, record i at words + at[i]. */
-static uint32_t *compact_records(int n, size_t *at)
+ * strings, a user type, times that go back and jump past 2^56; flat, record i at words + at[i].  burst:
+ * each thread's records come 1 to 40 in a row, as a recorder's runs take them from a ring. */
+static uint32_t *compact_records_of(int n, size_t *at, int burst)
 {
+	uint32_t ti = 0, row = 0;
 	uint32_t *words = malloc((size_t)n * 24 * 4);
 	uint64_t when = 1000;
 	size_t o = 0;
 	for (int i = 0; words && i < n; i++) {
-		uint32_t tid = 1 + (uint32_t)(i * 7) % 20, *w = words + o;
+		if (!burst)
+			ti = (uint32_t)i;
+		else if (row-- == 0) {
+			ti++;
+			row = (ti * 2654435761u >> 7) % 40;
+		}
+		uint32_t tid = 1 + (ti * 7) % 20, *w = words + o;
 		struct ptt_event e;
 		switch (i % 6) {
 		case 0: case 1:
@@ -540,6 +548,8 @@ next:
 	}
 	return words;
 }
+
+static uint32_t *compact_records(int n, size_t *at) { return compact_records_of(n, at, 0); }
 
 /*
  * Write records i on of words, n in all, with ptt_writer_run as a recorder's merge does: runs cut at
@@ -735,6 +745,22 @@ static void test_compact(void)
 		   "%s, written in runs: the same %zu bytes, every stop past the bound told", mode == 4 ? "compact" : "plain",
 		   wsize);
 		free(rbuf);
+	}
+	/* runs of one thread's records (as a ring gives them): the same bytes, read back exactly */
+	{
+		size_t *bat = malloc(N * sizeof *bat), bsize, rsize;
+		uint32_t *bwords = compact_records_of(N, bat, 1);
+		char *bbuf = bwords ? compact_trace(bwords, bat, N, 1, &bsize) : NULL;
+		char *rbuf = bwords ? compact_trace(bwords, bat, N, 4, &rsize) : NULL;
+		n = bbuf ? compact_read(bbuf, bsize, bwords, bat, N, &errors, &differ) : -1;
+		ok(bbuf && rbuf && rsize == bsize && memcmp(rbuf, bbuf, bsize) == 0 && runs_past_bad == 0 && n == N &&
+			   errors == 0 && differ == 0,
+		   "one thread's records in a row, written in runs: the same %zu bytes (%zu in turn), %d records back exactly",
+		   bsize, csize, n);
+		free(bbuf);
+		free(rbuf);
+		free(bwords);
+		free(bat);
 	}
 	/* held back (ptt_writer_hold), the header META given last: the file of META first, compact and
 	 * plain, a type's META among the held records, to a file (gathered) and to a pipe (not) */
