@@ -567,7 +567,7 @@ for _ in 1 2 3; do
 	SUST_LOST=$((SUST_LOST + ${l:-1})) # no count (a failed run): not lossless
 done
 SUST=$(median <"$TMP/sust")
-say "events/s recorded, lossless (1 MiB rings)" "$SUST" "events/s" "$N events a run (median of 3), $SUST_LOST lost in all"
+say "events/s recorded, lossless (default rings)" "$SUST" "events/s" "$N events a run (median of 3), $SUST_LOST lost in all"
 "$BIN/ptt-record" -q -d -b 64k -o "$TMP/disc.ptt" -- "$LL" 2 "$BIG" private >/dev/null 2>>"$TMP/err"
 say "-d with 64 KiB rings: events lost (counted exactly)" "$(info "$TMP/disc.ptt" lost)" "events" "of $((4 * BIG)) + thread events"
 
@@ -589,7 +589,8 @@ if [ -x "$PC" ]; then # a less regular trace: 4 threads, mutex, cond, barrier, u
 fi
 read -r secs rss <<<"$(timed "$BIN/ptt-record" -q -o "$TMP/m.ptt" -- "$LL" 2 "$BIG" private)"
 RECRSS=$((rss / 1024))
-say "ptt-record peak RSS (2 threads, 1 MiB rings)" "$RECRSS" "MiB" "recorder process, maxrss"
+RINGMB=$(($("$BIN/ptt-dump" --info "$TMP/m.ptt" | awk '$1 == "ring_bytes" { print $2 }') / 1048576))
+say "ptt-record peak RSS (2 threads, $RINGMB MiB rings)" "$RECRSS" "MiB" "recorder process, maxrss"
 
 # ---------------------------------------------------------------- decoding
 section "decoding ($N-event trace, $((size / 1048576)) MiB, output to /dev/null)"
@@ -650,7 +651,7 @@ json_section
 section "targets"
 verdict "1 thread: ns per event, trace path (-b: ring holds the run)" "${PERB[t1]:-}" "<=" 20
 verdict "1 thread: ns per event, trace path (issue 21)" "${PERB[t1]:-}" "<=" 16
-verdict "1 thread: ns per event, lossless flat out (1 MiB rings)" "${PER[t1]:-}" "<=" 20
+verdict "1 thread: ns per event, lossless flat out (default rings)" "${PER[t1]:-}" "<=" 20
 verdict "1 thread: ns per event, lossless flat out (issue 13: <= 25)" "${PER[t1]:-}" "<=" 25
 recorder_verdicts
 lock_heavy_verdicts
@@ -684,7 +685,7 @@ if [ -s "$TMP/bt-rate" ] && [ -n "${DUMP_RATE:-}" ]; then
 fi
 verdict "ptt-paje (lines/s)" "${PAJE_LINES:-}" ">=" 4000000
 verdict "converters' peak RSS on the $((size / 1048576)) MiB trace (MiB)" "${MAXRSS:-}" "<=" 64
-verdict "ptt-record peak RSS (MiB; rings 2 x 1 MiB + 16)" "${RECRSS:-}" "<=" 18
+verdict "ptt-record peak RSS (MiB; rings 2 x ${RINGMB:-?} MiB + 16)" "${RECRSS:-}" "<=" $((2 * ${RINGMB:-1} + 16))
 verdict "-z bytes/event, lock loop" "${ZB:-}" "<=" 8
 verdict "-z bytes/event, prodcons" "${ZB_PC:-}" "<=" 8
 verdict "1% window by time / full scan (-n)" "${WIN:-}" "<=" 0.05

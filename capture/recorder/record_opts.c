@@ -23,7 +23,8 @@ static void usage(FILE *f)
 		"                        the program's own stdout goes to stderr; see EXAMPLES in\n"
 		"                        ptt-record(1) for a pipe that keeps it)\n"
 		"      --force           write a binary trace to stdout even when it is a terminal\n"
-		"  -b, --buffer=SIZE     ring size per thread, with k/M/G suffix (default 1M)\n"
+		"  -b, --buffer=SIZE     ring size per thread, with k/M/G suffix (default twice the L2\n"
+		"                        cache, 1M to 8M: %lluM here)\n"
 		"  -t, --threads=N       cap on the threads alive at once that get a ring (default 65536;\n"
 		"                        rings are added as threads need them)\n"
 		"  -d, --discard         never make the program wait: drop (and count) events when a ring is full\n"
@@ -33,7 +34,7 @@ static void usage(FILE *f)
 		"                        not done when the recorder needs room are written raw\n"
 		"  -Z, --compressor=NAME with -z, compress with zstd (default) or zlib\n"
 		"      --flight[=SIZE]   flight recorder: keep only each thread's last SIZE bytes of events\n"
-		"                        (default 1M) in memory and write them when the program ends or dies,\n"
+		"                        (default as -b) in memory and write them when the program ends or dies,\n"
 		"                        and to FILE.N (N = 1, 2, ...) on each SIGUSR1 to ptt-record\n"
 		"  -e, --events=CLASSES  record only these classes (comma list of thread, mutex, cond,\n"
 		"                        rwlock, barrier, sem, spin, futex, process, user; 'all'; default all\n"
@@ -50,7 +51,8 @@ static void usage(FILE *f)
 		"\n"
 		"Exit status: the program's (128+N when it was killed by signal N), also when the\n"
 		"trace could not be written while it ran; 1 when recording cannot start,\n"
-		"2 on a usage error, 126/127 when PROGRAM cannot be run.\n");
+		"2 on a usage error, 126/127 when PROGRAM cannot be run.\n",
+		(unsigned long long)(record_default_ring_bytes() >> 20));
 }
 
 static int parse_size(const char *s, uint64_t *out)
@@ -160,6 +162,25 @@ static int apply_nptl_trace(struct record_opts *o, int have_e, int have_l)
 		}
 	}
 	return 0;
+}
+
+/*
+ * The rings' size when -b does not say: twice the processor's L2 cache, a
+ * power of two from 1 MiB to 8 MiB (2 MiB when the cache is not told).  A
+ * ring that fits in the writer's L2 stays there, so every line the recorder
+ * reads is a dirty line of the other core's cache, and every line the writer
+ * takes again on its next lap is one the recorder holds: measured on a
+ * 1 MiB-L2 EPYC, the 1-thread lossless lock loop cost 23 ns an event with
+ * 1 MiB rings and 16.5 (the trace path's own) with 2 MiB, the recorder 12-13
+ * ns of processor time an event against 9-10, 2 threads 17 against 16.
+ */
+uint64_t record_default_ring_bytes(void)
+{
+	long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+	uint64_t want = l2 > 0 ? 2 * (uint64_t)l2 : 2u << 20, bytes = 1u << 20;
+	while (bytes < want && bytes < (8u << 20))
+		bytes <<= 1;
+	return bytes;
 }
 
 /* -b and --flight=SIZE: a power of two from 4k to 2G. */
@@ -314,7 +335,7 @@ int record_parse_opts(struct record_opts *o, int argc, char **argv)
 	};
 	memset(o, 0, sizeof *o);
 	o->output = "trace.ptt";
-	o->ring_bytes = 1u << 20;
+	o->ring_bytes = record_default_ring_bytes();
 	o->nrings = PTT_MAX_RINGS;
 	o->level = 2;
 	o->stacks = PTT_STACKS_BLOCKING;

@@ -32,6 +32,8 @@ struct record_opts {
 	char libptt[PATH_MAX];
 };
 
+/* The rings' size when -b does not say (twice the L2 cache, 1 to 8 MiB). */
+uint64_t record_default_ring_bytes(void);
 /* Index of the program in argv; -1 after --help/--version, -2 on a usage error (reported). */
 int record_parse_opts(struct record_opts *o, int argc, char **argv);
 /* Warn about targets the runtime cannot enter (static, setuid). */

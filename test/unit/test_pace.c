@@ -8,7 +8,7 @@
 #include "tap.h"
 
 #define MS 1000000u
-#define RING (1048576u / 36) /* records in the default 1M ring */
+#define RING (1048576u / 36) /* records in a 1M ring */
 #define MAX (50u * MS)
 
 int main(void)
