@@ -23,8 +23,10 @@ load helpers
 	IFS=, read -r _ _ _ _ acq cont _ wait _ _ _ _ hold _ <<<"$row"
 	[ "$acq" -eq "$(said acquisitions)" ]
 	[ "$cont" -gt 0 ]
-	# within 5% and 2 ms: the program's clock reads sit around its calls, ours inside them
-	awk -v a="$wait" -v b="$(said wait_ns)" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.05 * b + 2e6) }'
+	# the program's clock reads sit around its calls, ours inside them: our waits are no longer than
+	# its own (5 % and 2 ms for the clocks), and shorter by what a preemption between its clock and
+	# its call adds, which a loaded machine makes 10-15 % (a quarter allowed: a wait missed shows more)
+	awk -v a="$wait" -v b="$(said wait_ns)" 'BEGIN { exit !(a <= 1.05 * b + 2e6 && a >= 0.75 * b - 2e6) }'
 	awk -v a="$hold" -v b="$(said hold_ns)" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.05 * b + 2e6) }'
 }
 
