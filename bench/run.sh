@@ -562,7 +562,7 @@ for _ in 1 2 3; do
 	"$BIN/ptt-record" -q -o "$TMP/big.ptt" -- "$LL" 2 "$BIG" private >/dev/null 2>>"$TMP/err"
 	e=$(($(now_ns) - s))
 	N=$(info "$TMP/big.ptt" events)
-	calc "$N / ($e / 1e9)" >>"$TMP/sust"
+	echo "$(calc "$N / ($e / 1e9)")" >>"$TMP/sust" # calc prints no newline
 	l=$(info "$TMP/big.ptt" lost)
 	SUST_LOST=$((SUST_LOST + ${l:-1})) # no count (a failed run): not lossless
 done
