@@ -595,7 +595,6 @@ static int run_compact(struct ptt_writer *w, struct ptt_run *run)
 	const uint32_t *p0 = p, *raw_end;
 	size_t raw0 = w->raw_used;
 #define RAW_END() (raw0 >= COMPACT_RAW_TARGET ? p0 : p0 + (COMPACT_RAW_TARGET - raw0 + 3) / 4)
-
 	raw_end = RAW_END();
 	while (k < max && end - p >= PTT_REC_MIN_WORDS) {
 		if (used < used_max) {
