@@ -149,6 +149,11 @@ void ptt_py_init(void) PTT_HIDDEN; /* from ptt_stack_init, when stacks are recor
 void ptt_py_announce(void) PTT_HIDDEN;
 unsigned ptt_py_frames(uintptr_t *out, unsigned max) PTT_HIDDEN;
 void ptt_py_after_fork(void) PTT_HIDDEN;
+/*
+ * The interpreter loop's code (_PyEval_EvalFrameDefault) in a CPython whose frames are read, else
+ * [0, 0): the native unwind stops at its first frame, since the Python frames tell the rest.
+ */
+extern uintptr_t ptt_py_eval_lo, ptt_py_eval_hi PTT_HIDDEN;
 
 
 /* A wrapper's body, inlined into its exported pthread function and into its ptt_*_at twin. */

@@ -70,7 +70,10 @@ static _Unwind_Reason_Code step(struct _Unwind_Context *ctx, void *arg)
 	if (ip >= self_lo && ip < self_hi)
 		return _URC_NO_REASON; /* the tracer's own frames: the wrapper, a thread's start trampoline */
 	w->f[w->n++] = ip;
-	return w->n == PTT_STACK_DEPTH ? _URC_END_OF_STACK : _URC_NO_REASON;
+	/* in a CPython, the interpreter loop's first frame ends the native part (ptt_py_eval_lo) */
+	if (w->n == PTT_STACK_DEPTH || (ip - 1 >= ptt_py_eval_lo && ip - 1 < ptt_py_eval_hi))
+		return _URC_END_OF_STACK;
+	return _URC_NO_REASON;
 }
 
 static uint64_t stack_hash(const uintptr_t *f, unsigned n)

@@ -85,6 +85,11 @@ site_row() { sed -n '/^WAITS BY SITE: locks/,/^$/p' <<<"$output" | grep " $1 (py
 	# the folded stacks keep the whole Python path, root first, before the native frames
 	run -0 --separate-stderr ptt-stat --folded=wait "$T"
 	grep -qE '^Thread\._bootstrap;Thread\._bootstrap_inner;Thread\.run;consume;Queue\.get;Condition\.wait;.*;\[sem [^]]+\] [0-9]+$' <<<"$output"
+	# the native part stops at the interpreter loop, right past the innermost Python frame: its older
+	# calls are what the Python frames tell (unwound, 24 native frames reached a second one)
+	grep -q 'Condition\.wait;_PyEval_EvalFrameDefault;' <<<"$output"
+	awk -F';' '/Condition\.wait;/ { n = 0; for (i = 1; i <= NF; i++) n += $i == "_PyEval_EvalFrameDefault"; if (n != 1) bad++ }
+		END { exit bad > 0 }' <<<"$output"
 }
 
 @test "a two-lock deadlock: ptt-deadlock names each edge and each blocked wait at its Python line" {
