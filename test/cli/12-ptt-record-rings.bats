@@ -77,3 +77,22 @@ live_threads() {
 	run -0 --separate-stderr ptt-dump --info "$BATS_TEST_TMPDIR/t.ptt"
 	[ "$(echo "$output" | awk '$1 == "mutex_lock" {print $2}')" -eq $((64 * 20000)) ]
 }
+
+@test "the rings' default size is twice the L2 cache, from 1M to 8M; -b and --flight=SIZE set it" {
+	l2=$(getconf LEVEL2_CACHE_SIZE 2>/dev/null || true)
+	[[ "$l2" =~ ^[0-9]+$ ]] && [ "$l2" -gt 0 ] || l2=$((1 << 20)) # not told: 2M
+	want=$((1 << 20))
+	while [ "$want" -lt $((2 * l2)) ] && [ "$want" -lt $((8 << 20)) ]; do want=$((want * 2)); done
+	run -0 --separate-stderr ptt-record --help
+	[[ "$output" == *"(default twice the L2"*"cache, 1M to 8M: $((want >> 20))M here)"* ]]
+	run -0 --separate-stderr ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- true
+	[ "$stderr" = "" ]
+	run -0 --separate-stderr ptt-dump --info "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$(echo "$output" | awk '$1 == "ring_bytes" { print $2 }')" -eq "$want" ]
+	run -0 --separate-stderr ptt-record -q -b 64k -o "$BATS_TEST_TMPDIR/b.ptt" -- true
+	run -0 --separate-stderr ptt-dump --info "$BATS_TEST_TMPDIR/b.ptt"
+	[ "$(echo "$output" | awk '$1 == "ring_bytes" { print $2 }')" -eq 65536 ]
+	run -0 --separate-stderr ptt-record -q --flight -o "$BATS_TEST_TMPDIR/f.ptt" -- true
+	run -0 --separate-stderr ptt-dump --info "$BATS_TEST_TMPDIR/f.ptt"
+	[ "$(echo "$output" | awk '$1 == "ring_bytes" { print $2 }')" -eq "$want" ]
+}
