@@ -194,12 +194,15 @@ static inline __attribute__((always_inline)) unsigned char *cpt_code_args(unsign
 }
 
 /*
- * Whether the thread of rec (pid, tid: its words 3 and 4, pt as one) has the
- * slot that slot_of remembers for its tid: then it is made the thread of the
- * record before (last_pt, last_slot, last_key).
+ * Whether the thread of rec (pid, tid: its words 3 and 4, pt as one) has a
+ * slot the encoder finds without a search: the thread of the record before
+ * (last_pt, last_slot, last_key), or the slot that slot_of remembers for
+ * its tid, which is then made the thread of the record before.
  */
-static inline int cpt_switch_slot(struct ptt_compact *c, const uint32_t *rec, uint64_t pt)
+static inline int cpt_thread_known(struct ptt_compact *c, const uint32_t *rec, uint64_t pt)
 {
+	if (__builtin_expect(pt == c->last_pt && c->last_slot != CPT_NEW, 1))
+		return 1;
 	uint32_t pid = rec[3], tid = rec[4], slot = c->slot_of[tid & 63];
 	if (slot >= c->nslots || c->tid[slot] != tid || c->pid[slot] != pid)
 		return 0;
@@ -296,8 +299,8 @@ static inline __attribute__((always_inline)) unsigned char *cpt_encode(struct pt
 	uint64_t pt;
 	unsigned char *p = out + 1;
 	memcpy(&pt, rec + 3, 8);
-	if (__builtin_expect(pt == c->last_pt && c->last_slot != CPT_NEW, 1) || cpt_switch_slot(c, rec, pt)) {
-		slot = c->last_slot; /* the thread of the record before, or one slot_of finds */
+	if (cpt_thread_known(c, rec, pt)) {
+		slot = c->last_slot;
 	} else {
 		uint32_t pid = rec[3], tid = rec[4];
 		for (slot = 0; slot < c->nslots && (c->tid[slot] != tid || c->pid[slot] != pid); slot++)

@@ -517,6 +517,19 @@ int ptt_writer_record(struct ptt_writer *w, const uint32_t *words, uint32_t nwor
 }
 
 /*
+ * Whether a run takes the record whose first word is w0, with left words
+ * from it on: sound (marked, at least a record's least words, no more than
+ * left) and not stopped (ids from nstop on count as marked: ptt_run).
+ */
+static inline int run_takes(uint32_t w0, size_t left, const uint8_t *stop, uint32_t nstop)
+{
+	uint32_t n = ptt_rec_len(w0), id = ptt_rec_id(w0);
+	/* marked and n >= PTT_REC_MIN_WORDS in one compare: what falls short wraps around */
+	return (w0 >> 16) - (PTT_REC_MARK << 8 | PTT_REC_MIN_WORDS) <= 255u - PTT_REC_MIN_WORDS && n <= left &&
+	       id < nstop && !stop[id];
+}
+
+/*
  * The common case of a run, in a loop of its own: records of one thread that
  * the block has a slot for (slot_of finds it), built-in, sound, ending by lim
  * (the block's raw limit or the run's end: what goes past it, the loop below
@@ -537,7 +550,7 @@ static __attribute__((noinline)) uint32_t code_known_thread(struct ptt_compact *
 	if (out >= out_end || lim - p < PTT_REC_MIN_WORDS)
 		return 0;
 	memcpy(&pt, p + 3, 8);
-	if ((pt != cpt->last_pt || cpt->last_slot == CPT_NEW) && !cpt_switch_slot(cpt, p, pt))
+	if (!cpt_thread_known(cpt, p, pt))
 		return 0; /* a thread new to the block: cpt_encode's */
 	const uint64_t key0 = cpt->last_key;
 	const uint32_t slot = cpt->last_slot;
@@ -552,11 +565,9 @@ static __attribute__((noinline)) uint32_t code_known_thread(struct ptt_compact *
 		room = (size_t)left * PTT_REC_MIN_WORDS;
 	lim = p + room;
 	while (lim - p >= PTT_REC_MIN_WORDS) {
-		uint32_t w0 = p[0], n = ptt_rec_len(w0), id = ptt_rec_id(w0);
+		uint32_t w0 = p[0], n = ptt_rec_len(w0);
 		uint64_t tn, ptn;
-		/* marked and n >= PTT_REC_MIN_WORDS in one compare: what falls short wraps around */
-		if ((w0 >> 16) - (PTT_REC_MARK << 8 | PTT_REC_MIN_WORDS) > 255u - PTT_REC_MIN_WORDS || n > lim - p ||
-		    id >= nstop || stop[id] || id == PTT_EV_REC_LOST)
+		if (!run_takes(w0, (size_t)(lim - p), stop, nstop) || ptt_rec_id(w0) == PTT_EV_REC_LOST)
 			break;
 		memcpy(&tn, p + 1, 8);
 		memcpy(&ptn, p + 3, 8);
@@ -608,9 +619,7 @@ static int run_compact(struct ptt_writer *w, struct ptt_run *run)
 		if (k == max || end - p < PTT_REC_MIN_WORDS)
 			break;
 		uint32_t w0 = p[0], n = ptt_rec_len(w0), id = ptt_rec_id(w0);
-		/* marked and n >= PTT_REC_MIN_WORDS in one compare: what falls short wraps around */
-		if ((w0 >> 16) - (PTT_REC_MARK << 8 | PTT_REC_MIN_WORDS) > 255u - PTT_REC_MIN_WORDS || n > end - p ||
-		    id >= nstop || stop[id])
+		if (!run_takes(w0, (size_t)(end - p), stop, nstop))
 			break;
 		t = (uint64_t)p[2] << 32 | p[1];
 		if (t > max_ticks) {
@@ -671,8 +680,8 @@ int ptt_writer_run(struct ptt_writer *w, struct ptt_run *run)
 	run->last_ticks = 0;
 	run->past = 0;
 	while (k < run->max_records && left >= PTT_REC_MIN_WORDS) {
-		uint32_t w0 = p[0], n = ptt_rec_len(w0), id = ptt_rec_id(w0);
-		if (!ptt_rec_marked(w0) || n < PTT_REC_MIN_WORDS || n > left || id >= run->nstop || run->stop[id])
+		uint32_t w0 = p[0], n = ptt_rec_len(w0);
+		if (!run_takes(w0, left, run->stop, run->nstop))
 			break;
 		uint64_t t = (uint64_t)p[2] << 32 | p[1];
 		if (t > run->max_ticks) {
