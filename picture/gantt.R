@@ -26,9 +26,11 @@ colours <- setNames(rgb3, lg$state)
 tid <- sub(" .*", "", st$thread)
 label <- setNames(unique(st$thread), unique(st$thread))
 bare <- setNames(sub("^[0-9]+ ?", "", names(label)), names(label))
+began <- character(0)
 if (length(args) >= 5 && file.exists(args[5]) && file.info(args[5])$size > 0) {
 	nm <- tryCatch(read.csv(args[5], colClasses = "character", na.strings = NULL, comment.char = ""), error = function(e) NULL)
 	if (!is.null(nm) && all(c("tid", "thread_name") %in% names(nm))) {
+		began <- unique(nm$tid) # the threads in the order of their first event in the trace
 		nm <- nm[nm$thread_name != "", ]
 		last <- tapply(nm$thread_name, nm$tid, function(v) v[length(v)])
 		for (k in names(label)) {
@@ -44,13 +46,17 @@ t0 <- min(st$start)
 st$start <- (st$start - t0) * 1000
 st$end <- (st$end - t0) * 1000
 first <- tapply(st$start, st$thread, min)
+# ties (pj_dump's times are to the microsecond: threads that began within one) go in the trace's order,
+# known from NAMES.csv; without it, by tid
+tie <- match(sub(" .*", "", names(first)), began)
+tie[is.na(tie)] <- length(began) + as.numeric(sub(" .*", "", names(first)))[is.na(tie)]
 nthreads <- length(first)
 grouped <- group == "name" || (group == "auto" && nthreads > 40)
 # a group: the thread's name with its numbers as N ("worker-3" and "worker-12": "worker-N")
 gkey <- ifelse(bare == "", "(no name)", gsub("[0-9]+", "N", bare))
 # rows top to bottom: groups in the order their first thread began, threads in the order they began
 gfirst <- tapply(first[names(gkey)], gkey, min)
-ord <- if (grouped) order(gfirst[gkey[names(first)]], first) else order(first)
+ord <- if (grouped) order(gfirst[gkey[names(first)]], first, tie) else order(first, tie)
 rows <- names(first)[ord]
 st$row <- factor(st$thread, levels = rev(rows))
 st$y <- as.integer(st$row)

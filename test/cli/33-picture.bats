@@ -55,6 +55,24 @@ need_r() {
 	is_png "$PTT_ROOT/doc/demo.png"
 }
 
+@test "threads that began within one microsecond (pj_dump's precision) are drawn in the trace's order" {
+	need_r
+	T=$BATS_TEST_TMPDIR
+	# three threads whose first states start at the same microsecond; the trace began 30, then 9, then 200
+	printf '%s\t0.000001\t0.000002\tRunning\n' "9 b" "30 a" "200 c" >"$T/states.tsv"
+	printf 'Running\t0 0 1\n' >"$T/legend.tsv"
+	printf '%s\n' "time_ns,time_s,pid,tid,thread_name,event" "1,0,30,30,a,thread_begin" "1,0,30,9,b,thread_begin" \
+		"1,0,30,200,c,thread_begin" >"$T/names.csv"
+	run -0 --separate-stderr Rscript "$PTT_ROOT/picture/gantt.R" "$T/states.tsv" "$T/legend.tsv" "$T/t.png" x "$T/names.csv" \
+		none 2400 list
+	[ "$(cut -f2 <<<"$output")" = "$(printf '30 a\n9 b\n200 c')" ]
+	is_png "$T/t.png"
+	# without the names: by tid, as numbers
+	run -0 --separate-stderr Rscript "$PTT_ROOT/picture/gantt.R" "$T/states.tsv" "$T/legend.tsv" "$T/t.png" x "$T/none.csv" \
+		none 2400 list
+	[ "$(cut -f2 <<<"$output")" = "$(printf '9 b\n30 a\n200 c')" ]
+}
+
 @test "ptt-picture draws names as the trace has them ('#', quotes), which Paje cannot carry" {
 	need_r
 	trace names '0.000001000 10 11 pthread thread_begin handle=0x2 start=0x0 parent=10' \
