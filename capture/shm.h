@@ -28,7 +28,7 @@
 #include "../formats/ptt_trace.h"
 
 #define PTT_SHM_MAGIC 0x3152485350545450ull /* "PTTSHMR1" */
-#define PTT_SHM_VERSION 5
+#define PTT_SHM_VERSION 6
 #define PTT_SHM_ENV "PTT_SHM_FD"
 #define PTT_MAX_RINGS 65536   /* ring descriptors the control page has room for */
 #define PTT_SEG_RINGS 256     /* rings per segment (fewer when the cap is lower) */
@@ -37,6 +37,13 @@
  * descriptors' pages exist only once written */
 #define PTT_MAX_USER_TYPES (PTT_MAX_TYPES - PTT_USER_ID_BASE)
 #define PTT_NAMES_WORDS (1u << 20) /* the flight mode's log of naming records (4 MiB, sparse) */
+#define PTT_STACKS_WORDS (1u << 20) /* its log of stacks' frames and CPython's code objects (4 MiB, sparse) */
+
+/* A log of records in the shared memory, appended to and never overwritten (struct ptt_shm's names and stacks). */
+struct ptt_shm_log {
+	_Alignas(64) uint64_t used; /* words taken (may pass the log's end: those records are not kept) */
+	uint64_t lost;              /* records not kept: no room */
+};
 
 enum ptt_ring_state {
 	PTT_RING_FREE = 0,   /* available to a new thread */
@@ -119,16 +126,21 @@ struct ptt_shm {
 	/*
 	 * Flight mode: a copy of every record that begins or names a process,
 	 * thread, module or object (process_begin, process_exec, process_exit,
-	 * module, thread_begin, thread_name, object_name), appended by any
-	 * thread and never overwritten, so that the names survive in every
-	 * snapshot however fast the rings turn over.  A writer takes its words
-	 * with a fetch-add on names_used, writes the record but its first word,
-	 * then that word (release): a reader stops at a first word still 0.
-	 * Records past PTT_NAMES_WORDS are not kept but counted in names_lost.
+	 * module, thread_begin, thread_name, object_name, py_runtime), appended
+	 * by any thread and never overwritten, so that the names survive in
+	 * every snapshot however fast the rings turn over; and in a log of its
+	 * own, so that a program with many stacks does not crowd its names out,
+	 * every record that a stack id needs to be read (stack_frames, py_code),
+	 * written once per stack while its events name it by id for good.
+	 * A writer takes its words with a fetch-add on the log's used, writes
+	 * the record but its first word, then that word (release): a reader
+	 * stops at a first word still 0.  Records past the log's end are not
+	 * kept but counted in its lost.
 	 */
-	_Alignas(64) uint64_t names_used;
-	uint64_t names_lost;
+	struct ptt_shm_log names_log;
 	uint32_t names[PTT_NAMES_WORDS];
+	struct ptt_shm_log stacks_log;
+	uint32_t stack_recs[PTT_STACKS_WORDS];
 	_Alignas(64) struct ptt_ring rings[];
 };
 

@@ -55,6 +55,7 @@ struct model {
 	int objects_on, mid_run, anomaly_done;
 	struct ptt_stacks *stacks; /* stack_frames learnt */
 	uint64_t stacks_full;      /* stack events saying the runtime's table was full */
+	uint64_t stacks_unknown;   /* stack events whose frames the trace did not give before them */
 	uint64_t npending;         /* threads with a pending_stack */
 	uint32_t inherit_stack;    /* for push: the stack of the wait a hold follows */
 	uint64_t held_before;      /* objects whose first event is a release (of a hold not seen) */
@@ -931,9 +932,12 @@ void model_event(struct model *m, const struct ptt_event *ev)
 		/* the stack of the thread's next event */
 		struct mthread *t = ptt_map_get(&m->threads, tkey(ev->pid, ev->tid));
 		uint64_t id = ptt_event_argn(ev, PTT_ARGNAME_STACK, 0);
+		const uint64_t *f;
 		if (id == PTT_STACK_ID_FULL)
 			m->stacks_full++;
-		else if (t) {
+		else if (id && !ptt_stacks_get(m->stacks, ev->pid, (uint32_t)id, &f))
+			m->stacks_unknown++;
+		if (id != PTT_STACK_ID_FULL && t) {
 			m->npending += !t->pending_stack;
 			t->pending_stack = (uint32_t)id;
 		}
@@ -952,6 +956,7 @@ void model_event(struct model *m, const struct ptt_event *ev)
 
 const struct ptt_stacks *model_stacks(const struct model *m) { return m->stacks; }
 uint64_t model_stacks_full(const struct model *m) { return m->stacks_full; }
+uint64_t model_stacks_unknown(const struct model *m) { return m->stacks_unknown; }
 uint64_t model_held_before(const struct model *m) { return m->held_before; }
 
 static void apply(struct model *m, const struct ptt_event *ev)

@@ -1058,6 +1058,11 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		if (full)
 			fprintf(out, "%" PRIu64 " event%s no stack: the runtime's stack table was full (named at %s call site%s)\n",
 				full, full > 1 ? "s have" : " has", full > 1 ? "their" : "its", full > 1 ? "s" : "");
+		uint64_t unknown = model_stacks_unknown(st->model);
+		if (unknown)
+			fprintf(out, "%" PRIu64 " event%s a stack whose frames the trace does not hold (lost, or overwritten in a flight "
+				     "recording): named at %s call site%s\n",
+				unknown, unknown > 1 ? "s have" : " has", unknown > 1 ? "their" : "its", unknown > 1 ? "s" : "");
 	}
 	free(locks);
 	free(work);

@@ -4,7 +4,7 @@
  * MariaDB do: every call site of pthread is inside my_lock, and only a stack
  * says which of the program's functions waited (update_stats or flush_log).
  *
- *   wrapped_locks [-n ROUNDS]   contention: flush_log waits for update_stats, ROUNDS times
+ *   wrapped_locks [-n ROUNDS] [-c PAIRS]  contention: flush_log waits for update_stats, ROUNDS times (-c: the logger first takes a lock of its own PAIRS times)
  *   wrapped_locks -o            lock order: transfer_ab takes a then b, later transfer_ba b then a
  *                               (one thread after the other: a potential deadlock, never a real one)
  *   wrapped_locks -s            the same contention from a signal handler's wait, a fork child,
@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_mutex_t lock_a = PTHREAD_MUTEX_INITIALIZER, lock_b = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t lock_a = PTHREAD_MUTEX_INITIALIZER, lock_b = PTHREAD_MUTEX_INITIALIZER, churn_lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile int waiter_coming;
 static volatile long counter;
 
@@ -71,13 +71,15 @@ __attribute__((noinline)) static void flush_log(void)
 }
 
 static sem_t go, done;
-static long rounds = 3;
+static long rounds = 3, churn; /* -c: a flight ring turns over between the logger's waits of one stack */
 
 static void *logger_main(void *arg)
 {
 	(void)arg;
 	for (long i = 0; i < rounds; i++) {
 		sem_wait(&go);
+		for (long k = 0; k < churn && pthread_mutex_lock(&churn_lock) == 0; k++)
+			pthread_mutex_unlock(&churn_lock);
 		flush_log();
 		sem_post(&done);
 	}
@@ -221,13 +223,14 @@ static void safety(const char *self)
 int main(int argc, char **argv)
 {
 	int c, order = 0, safe = 0;
-	while ((c = getopt(argc, argv, "n:os")) != -1) {
+	while ((c = getopt(argc, argv, "c:n:os")) != -1) {
 		switch (c) {
+		case 'c': churn = atol(optarg); break;
 		case 'n': rounds = atol(optarg); break;
 		case 'o': order = 1; break;
 		case 's': safe = 1; break;
 		default:
-			fprintf(stderr, "usage: wrapped_locks [-n ROUNDS] [-o] [-s]\n");
+			fprintf(stderr, "usage: wrapped_locks [-n ROUNDS] [-c PAIRS] [-o] [-s]\n");
 			return 2;
 		}
 	}

@@ -31,13 +31,18 @@ static int write_history(const struct record_info *in, struct flight *f, struct 
 {
 	struct record_hook hook = { in->shm, types_seen, NULL, NULL, 0 };
 	struct keeper *names = keeper_new();
-	uint64_t names_lost = names ? keeper_from_log(names, in->shm) : 0;
+	struct ptt_shm *s = in->shm;
+	uint64_t names_lost = names ? keeper_from_log(names, &s->names_log, s->names, PTT_NAMES_WORDS) : 0;
+	uint64_t stacks_lost = names ? keeper_from_log(names, &s->stacks_log, s->stack_recs, PTT_STACKS_WORDS) : 0;
 	int rc = 0;
-	if (names_lost) {
-		char line[64];
-		snprintf(line, sizeof line, "names_lost %" PRIu64 "\n", names_lost);
-		rc = ptt_writer_meta(w, line, strlen(line));
-	}
+	char line[96];
+	int len = 0;
+	if (names_lost)
+		len += snprintf(line, sizeof line, "names_lost %" PRIu64 "\n", names_lost);
+	if (stacks_lost)
+		len += snprintf(line + len, sizeof line - (size_t)len, "stacks_lost %" PRIu64 "\n", stacks_lost);
+	if (len)
+		rc = ptt_writer_meta(w, line, (size_t)len);
 	long n = rc ? 0 : flight_write(f, w, in->clk, live, record_before, &hook, names, torn);
 	keeper_free(names);
 	return n < 0 ? (int)n : rc;

@@ -773,16 +773,16 @@ size_t keeper_count(const struct keeper *k)
 	return n;
 }
 
-uint64_t keeper_from_log(struct keeper *k, const struct ptt_shm *s)
+uint64_t keeper_from_log(struct keeper *k, const struct ptt_shm_log *log, const uint32_t *words, uint32_t cap)
 {
-	uint64_t used = __atomic_load_n(&s->names_used, __ATOMIC_ACQUIRE), pos = 0, unread = 0;
-	if (used > PTT_NAMES_WORDS)
-		used = PTT_NAMES_WORDS;
+	uint64_t used = __atomic_load_n(&log->used, __ATOMIC_ACQUIRE), pos = 0, unread = 0;
+	if (used > cap)
+		used = cap;
 	while (pos < used) {
-		uint32_t w0 = __atomic_load_n(&s->names[pos], __ATOMIC_ACQUIRE), n = ptt_rec_len(w0);
+		uint32_t w0 = __atomic_load_n(&words[pos], __ATOMIC_ACQUIRE), n = ptt_rec_len(w0);
 		if (!ptt_rec_marked(w0) || n < PTT_REC_MIN_WORDS || pos + n > used)
 			break; /* a record still being written: the ones after it wait for the next snapshot */
-		const uint32_t *rec = s->names + pos;
+		const uint32_t *rec = words + pos;
 		pos += n;
 		if (ptt_rec_checksum(rec, n - 1) != rec[n - 1] || ptt_rec_id(w0) >= PTT_EV_BUILTIN_COUNT ||
 		    !keeper_takes[ptt_rec_id(w0)]) {
@@ -792,10 +792,10 @@ uint64_t keeper_from_log(struct keeper *k, const struct ptt_shm *s)
 		keeper_take(k, rec);
 	}
 	for (; pos < used; unread++) { /* count what is left, by lengths where they are written */
-		uint32_t n = ptt_rec_len(__atomic_load_n(&s->names[pos], __ATOMIC_ACQUIRE));
+		uint32_t n = ptt_rec_len(__atomic_load_n(&words[pos], __ATOMIC_ACQUIRE));
 		if (n < PTT_REC_MIN_WORDS)
 			break;
 		pos += n;
 	}
-	return unread + __atomic_load_n(&s->names_lost, __ATOMIC_RELAXED);
+	return unread + __atomic_load_n(&log->lost, __ATOMIC_RELAXED);
 }

@@ -85,11 +85,12 @@ long keeper_infer_write(struct keeper *k, int (*tell)(void *ctx, const uint32_t 
 /* The records kept, names and frames (what keeper_write writes at most). */
 size_t keeper_count(const struct keeper *k);
 /*
- * Take the records of the flight mode's names log in s (shm.h).  Returns the
- * naming records the log could not give (no room, or still being written).
+ * Take the records of one of the flight mode's logs (shm.h: the names, the
+ * stacks), words[0, cap).  Returns the records the log could not give (no
+ * room, or still being written).
  */
-struct ptt_shm;
-uint64_t keeper_from_log(struct keeper *k, const struct ptt_shm *s);
+struct ptt_shm_log;
+uint64_t keeper_from_log(struct keeper *k, const struct ptt_shm_log *log, const uint32_t *words, uint32_t cap);
 void keeper_free(struct keeper *k);
 
 #endif

@@ -601,40 +601,53 @@ void ptt_defer_close(struct ptt_rec *rec)
 	t->guard = 0;
 }
 
-/* Does id begin or name a process, thread, module or object (the flight mode's names log, shm.h)? */
-static int names_id(unsigned id)
+/*
+ * The flight mode's log (shm.h) that keeps a record of type id: the names
+ * log for what begins or names a process, thread, module or object, the
+ * stacks log for what a stack id needs to be read; NULL for the others.
+ */
+static struct ptt_shm_log *log_of(struct ptt_shm *s, unsigned id, uint32_t **words, uint32_t *cap)
 {
 	switch (id) {
 	case PTT_EV_PROCESS_BEGIN: case PTT_EV_PROCESS_EXEC: case PTT_EV_PROCESS_EXIT: case PTT_EV_MODULE:
 	case PTT_EV_MODULE_BUILD_ID: case PTT_EV_THREAD_BEGIN: case PTT_EV_THREAD_NAME: case PTT_EV_OBJECT_NAME:
-		return 1;
+	case PTT_EV_PY_RUNTIME:
+		*words = s->names;
+		*cap = PTT_NAMES_WORDS;
+		return &s->names_log;
+	case PTT_EV_STACK_FRAMES: case PTT_EV_PY_CODE:
+		*words = s->stack_recs;
+		*cap = PTT_STACKS_WORDS;
+		return &s->stacks_log;
 	default:
-		return 0;
+		return NULL;
 	}
 }
 
-/* Append the checksummed record rec to the names log (shm.h), if there is room. */
-static void names_keep(struct ptt_shm *s, const uint32_t *rec)
+/* Append the checksummed record rec to a log of cap words (shm.h), if there is room. */
+static void log_keep(struct ptt_shm_log *log, uint32_t *words, uint32_t cap, const uint32_t *rec)
 {
 	uint32_t n = ptt_rec_len(rec[0]);
-	uint64_t at = __atomic_fetch_add(&s->names_used, n, __ATOMIC_RELAXED);
-	if (at + n > PTT_NAMES_WORDS) {
-		__atomic_fetch_add(&s->names_lost, 1, __ATOMIC_RELAXED);
+	uint64_t at = __atomic_fetch_add(&log->used, n, __ATOMIC_RELAXED);
+	if (at + n > cap) {
+		__atomic_fetch_add(&log->lost, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	memcpy(s->names + at + 1, rec + 1, (size_t)(n - 1) * 4);
-	__atomic_store_n(&s->names[at], rec[0], __ATOMIC_RELEASE);
+	memcpy(words + at + 1, rec + 1, (size_t)(n - 1) * 4);
+	__atomic_store_n(&words[at], rec[0], __ATOMIC_RELEASE);
 }
 
-/* ptt_rec_close for the records of ptt_emit*: in flight mode, a naming record goes to the names log too. */
+/* ptt_rec_close for the records of ptt_emit*: in flight mode, what a log keeps goes to it too. */
 static void close_emitted(struct ptt_rec *rec, unsigned id)
 {
-	if (!(ptt_shm->flags & PTT_SHM_FLIGHT) || !names_id(id)) {
+	uint32_t *words, cap;
+	struct ptt_shm_log *log;
+	if (!(ptt_shm->flags & PTT_SHM_FLIGHT) || !(log = log_of(ptt_shm, id, &words, &cap))) {
 		ptt_rec_close(rec);
 		return;
 	}
 	rec->p[rec->nwords - 1] = rec_checksum(rec);
-	names_keep(ptt_shm, rec->p);
+	log_keep(log, words, cap, rec->p);
 	ptt_rec_publish(rec);
 }
 

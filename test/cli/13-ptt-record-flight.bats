@@ -248,3 +248,37 @@ assert_bounded() {
 	[[ "$output" == *"unverifiable cycle 1: lock-order cycle of 2 objects in process $pid, not reported as a potential deadlock: events of thread $holder "* ]]
 	[[ "$output" == *"no verified lock-order inversion and no verified deadlock: 1 cycle lies where events were lost"* ]]
 }
+
+@test "--flight: a wait whose stack was written long before, its frames overwritten, is named past the wrapper" {
+	T=$BATS_TEST_TMPDIR
+	# the logger waits for stats_lock in flush_log (wrapped_locks.c:67) through my_lock, once a round;
+	# before each wait it takes a lock of its own 20000 times, which turns its 64k ring over: its
+	# last wait's stack was written, once, in the first round
+	run -0 --separate-stderr ptt-record -q --flight=64k -o "$T/f.ptt" -- "$EXAMPLES/wrapped_locks" -c 20000
+	[ "$output" = "counter 6" ]
+	[ "$stderr" = "" ]
+	run -0 --separate-stderr ptt-dump "$T/f.ptt"
+	dump=$output
+	# the logger's history is cut, and its one retained wait names a stack whose frames come from the head
+	logger=$(awk '$2 == "flight_thread" && $6 == "cut" { n++; t = $4 } END { if (n == 1) print t }' <<<"$dump")
+	[ -n "$logger" ]
+	[[ "$dump" == *$'\n# head '[1-9]* ]]
+	stack=$(awk -v t="$logger" '$3 == t && $5 == "stack" { sub(/^stack=/, "", $6); s = $6 } END { print s }' <<<"$dump")
+	[ -n "$stack" ]
+	first=$(awk -v t="$logger" '$1 !~ /^#/ && $3 == t && $5 != "stack_frames" { print $1; exit }' <<<"$dump")
+	defined=$(awk -v s="stack=$stack" '$5 == "stack_frames" && $6 == s && $7 == "at=0" { print $1; exit }' <<<"$dump")
+	# told in the head (stamped at the snapshot's first record), before the logger's history begins
+	[ -n "$defined" ] && awk -v d="$defined" -v f="$first" 'BEGIN { exit !(d + 0 < f + 0) }' ||
+		{ echo "stack $stack defined at '$defined', the logger's history from $first"; return 1; }
+	run -0 --separate-stderr ptt-stat -S 3 --skip-frames='^my_(lock|unlock)$' "$T/f.ptt"
+	[ "$stderr" = "" ]
+	grep -qE '^ +1 +[0-9.]+ +[0-9.]+ +[0-9.]+  stats_lock +flush_log\+0x[0-9a-f]+ \(wrapped_locks\) at wrapped_locks.c:67$' <<<"$output"
+	[[ "$output" != *"whose frames the trace does not hold"* ]]
+	# without the head's frames (as the runtime wrote before it kept them) the wait falls back to
+	# the wrapper, and ptt-stat says why
+	grep -v " stack_frames stack=$stack " <<<"$dump" >"$T/nohead.txt"
+	run -0 --separate-stderr ptt-stat -S 3 --skip-frames='^my_(lock|unlock)$' "$T/nohead.txt"
+	[ "$stderr" = "" ]
+	grep -qE '^ +1 +[0-9.]+ +[0-9.]+ +[0-9.]+  stats_lock +my_lock\+0x[0-9a-f]+ \(wrapped_locks\) at wrapped_locks.c:31$' <<<"$output"
+	[[ "$output" == *$'\n1 event has a stack whose frames the trace does not hold (lost, or overwritten in a flight recording): named at its call site'* ]]
+}

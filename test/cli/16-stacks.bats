@@ -4,7 +4,7 @@
 # (built-in wrappers and --skip-frames), ptt-stat --folded writes flame-graph
 # input.  wrapped_locks takes every lock through my_lock(): its 3 waits are in
 # flush_log (wrapped_locks.c:67), its holds in update_stats (:52); with -o,
-# transfer_ab takes lock_a then lock_b (:105, :106), transfer_ba the reverse.
+# transfer_ab takes lock_a then lock_b (:107, :108), transfer_ba the reverse.
 bats_require_minimum_version 1.5.0
 load helpers
 
@@ -101,8 +101,8 @@ rec() { # MODE ARGS...: wrapped_locks under --stacks=MODE into $T
 	rec all -o
 	run -1 --separate-stderr ptt-deadlock --skip-frames='^my_' "$T"
 	[ -z "$stderr" ]
-	[[ "$output" == *"lock_a taken at wrapped_locks.c:105 in transfer_ab, then lock_b at wrapped_locks.c:106 in transfer_ab"* ]]
-	[[ "$output" == *"lock_b taken at wrapped_locks.c:114 in transfer_ba, then lock_a at wrapped_locks.c:115 in transfer_ba"* ]]
+	[[ "$output" == *"lock_a taken at wrapped_locks.c:107 in transfer_ab, then lock_b at wrapped_locks.c:108 in transfer_ab"* ]]
+	[[ "$output" == *"lock_b taken at wrapped_locks.c:116 in transfer_ba, then lock_a at wrapped_locks.c:117 in transfer_ba"* ]]
 	[[ "$output" == *"      lock_a: transfer_ab <- ab_main <- start_thread"* ]]
 	# without --skip-frames the wrapper is the site, and the stack shows who called it
 	run -1 --separate-stderr ptt-deadlock "$T"
