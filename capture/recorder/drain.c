@@ -88,7 +88,15 @@ struct drain {
 	/* the builtin ids whose records are written one at a time (the hook sees them, or the
 	 * limits' summary counts them); the others are written in runs (ptt_writer_run) */
 	uint8_t one_by_one[PTT_EV_BUILTIN_COUNT];
+	int (*cut)(void *ctx); /* drain_set_cut */
+	void *cut_ctx;
 };
+
+void drain_set_cut(struct drain *d, int (*cut)(void *ctx), void *ctx)
+{
+	d->cut = cut;
+	d->cut_ctx = ctx;
+}
 
 void drain_set_hook(struct drain *d, int (*before)(void *, const uint32_t *, struct ptt_writer *), void *ctx,
 		    const uint8_t *sees)
@@ -536,6 +544,19 @@ static int pass_notes_done(struct drain *d, int final)
 	return 0;
 }
 
+/* Within a pass, every RELEASE_EVERY records: the space read goes back to the rings, and the cut is offered. */
+static int pass_release(struct drain *d, uint64_t *e0, uint64_t *next_release)
+{
+	release_space(d);
+	*next_release += RELEASE_EVERY;
+	if (!d->cut)
+		return 0;
+	uint64_t e = ptt_writer_events(d->w);
+	d->st.events += e - *e0; /* drain_stats counts what is written so far */
+	*e0 = e;
+	return d->cut(d->cut_ctx);
+}
+
 long drain_pass(struct drain *d, int final)
 {
 	struct ptt_shm *s = d->shm;
@@ -546,6 +567,7 @@ long drain_pass(struct drain *d, int final)
 		report_counters(d);
 	uint32_t nheap = pass_cursors(d, final, floor, &wm);
 	uint64_t bytes = 0, ring_records = 0, next_release = RELEASE_EVERY;
+	int rc;
 	while (nheap) {
 		uint32_t i = d->heap[0], up = UINT32_MAX, upk = 0;
 		struct cursor *c = &d->cur[i];
@@ -574,8 +596,7 @@ long drain_pass(struct drain *d, int final)
 				struct ptt_run run = { c->rec, span < d->ring_words - off ? span : d->ring_words - off, run_max,
 						       d->one_by_one, PTT_EV_BUILTIN_COUNT, (uint32_t)(next_release - ring_records),
 						       0, 0, 0, 0, 0 };
-				int rc = ptt_writer_run(d->w, &run);
-				if (rc)
+				if ((rc = ptt_writer_run(d->w, &run)) != 0)
 					return rc;
 				if (run.records) {
 					c->pos += run.used;
@@ -584,10 +605,8 @@ long drain_pass(struct drain *d, int final)
 					c->wrote = 1;
 					ring_records += run.records;
 					bytes += run.used * 4;
-					if (ring_records == next_release) {
-						release_space(d);
-						next_release += RELEASE_EVERY;
-					}
+					if (ring_records == next_release && (rc = pass_release(d, &e0, &next_release)) != 0)
+						return rc;
 					if (run.past) { /* the head, as load() would have it: after the runner-up's, or wm */
 						c->rec += run.used;
 						c->n = ptt_rec_len(c->rec[0]);
@@ -602,8 +621,7 @@ long drain_pass(struct drain *d, int final)
 					continue;
 				}
 			}
-			int rc = put(d, i, c);
-			if (rc)
+			if ((rc = put(d, i, c)) != 0)
 				return rc;
 			c->pos += i == d->notes_at ? 1 : c->n;
 			c->prev_ts = c->ts;
@@ -613,10 +631,8 @@ long drain_pass(struct drain *d, int final)
 				d->last_ts[i] = c->ts;
 				ring_records++;
 				bytes += c->n * 4u;
-				if (ring_records == next_release) {
-					release_space(d);
-					next_release += RELEASE_EVERY;
-				}
+				if (ring_records == next_release && (rc = pass_release(d, &e0, &next_release)) != 0)
+					return rc;
 			}
 			more = load(d, i, c, final);
 		} while (more && (up == UINT32_MAX || before(d, i, up)));
@@ -643,8 +659,7 @@ merged:;
 	/* give the space back, free finished rings, keep unwritten notes */
 	release_space(d);
 	pass_free_rings(d, final);
-	int rc = pass_notes_done(d, final);
-	if (rc)
+	if ((rc = pass_notes_done(d, final)) != 0)
 		return rc;
 	d->st.events += ptt_writer_events(d->w) - e0; /* the hook's own records (object names) count too */
 	d->st.passes++;

@@ -44,6 +44,15 @@ const struct drain_stats *drain_stats(const struct drain *d);
  */
 void drain_set_hook(struct drain *d, int (*before)(void *ctx, const uint32_t *rec, struct ptt_writer *w), void *ctx,
 		    const uint8_t *sees);
+/*
+ * Called within a pass as well as after it, at the points where the space
+ * read is given back to the rings (every few thousand records): every
+ * record so far is with the writer, drain_stats counts it, and the hook has
+ * seen it.  ptt-record -m starts its next file there, so that a busy
+ * program's files end near their size rather than a whole pass past it.
+ * A nonzero return ends the pass with that error.
+ */
+void drain_set_cut(struct drain *d, int (*cut)(void *ctx), void *ctx);
 void drain_free(struct drain *d);
 /*
  * A record cut short because its process died inside the call it records:

@@ -476,6 +476,14 @@ static int setup_rings(struct recorder *r)
 }
 
 /* Whatever the recording will need, allocated before the program starts; no thread yet (see recorder_launch). */
+/* -m: the next file once this one has its size, between passes or within one (drain_set_cut). */
+static int next_file(void *ctx)
+{
+	struct recorder *r = ctx;
+	const struct drain_stats *st = drain_stats(r->d);
+	return rotate_maybe(&r->rot, r->w, &r->out_fd, r->keeper, r->hook.last_ticks, st->events, st->lost);
+}
+
 static int setup_writing(struct recorder *r)
 {
 	const struct record_opts *o = &r->o;
@@ -497,6 +505,8 @@ static int setup_writing(struct recorder *r)
 	struct record_hook hook = { r->in.shm, &r->types_seen, &r->rot, r->keeper, 0 };
 	r->hook = hook;
 	drain_set_hook(r->d, record_before, &r->hook, record_before_sees(&r->hook));
+	if (o->max_size)
+		drain_set_cut(r->d, next_file, r);
 	return 0;
 }
 
@@ -697,7 +707,7 @@ static void recorder_early(struct recorder *r)
 	drain_hold_reports(r->d, 0);
 }
 
-/* One pass of the drain: the user types, the rings, a flush now and then, the next file (-m). */
+/* One pass of the drain: the user types, the rings, a flush now and then, the next file (-m: also within a pass, drain_set_cut). */
 static long drain_once(struct recorder *r, uint64_t now, uint64_t *last_flush)
 {
 	if (r->werr)
@@ -710,10 +720,8 @@ static long drain_once(struct recorder *r, uint64_t now, uint64_t *last_flush)
 		rc = ptt_writer_flush(r->w);
 		*last_flush = now;
 	}
-	if (!rc) {
-		const struct drain_stats *st = drain_stats(r->d);
-		rc = rotate_maybe(&r->rot, r->w, &r->out_fd, r->keeper, r->hook.last_ticks, st->events, st->lost);
-	}
+	if (!rc)
+		rc = next_file(r);
 	recorder_fail(r, rc, rc && r->rot.failed[0] ? r->rot.failed : NULL);
 	return n < 0 ? 0 : n;
 }

@@ -117,11 +117,27 @@ PY
 	! grep -q '^0x' <<<"$output"
 }
 
+@test "-m: a busy program's files end near their size, not a pass of the recorder past it" {
+	T=$BATS_TEST_TMPDIR
+	# two threads on one mutex, flat out for 1-2 s: the recorder's passes each take hundreds of KiB;
+	# a file is cut at the first point after its size where the recorder gives the rings room
+	# back (ptt-record(1): up to two 64 KiB blocks more), the last 4 files kept (-f)
+	run -0 --separate-stderr ptt-record -q -m 64k -f 4 -o "$T/r.ptt" -- "$EXAMPLES/busy_pair" 2
+	[ "$stderr" = "" ]
+	files=("$T"/r.ptt.*)
+	[ "${#files[@]}" -eq 4 ]
+	[[ "${files[0]}" != *".0001" ]] # many more were written
+	for f in "${files[@]:0:3}"; do
+		size=$(stat -c %s "$f")
+		[ "$size" -ge 65536 ] && [ "$size" -le $((65536 + 2 * 65536 + 4096)) ] || { echo "$f: $size bytes"; return 1; }
+	done
+	run -0 --separate-stderr ptt-dump --check "${files[@]}"
+	[[ "$output" == *" 0 damaged, "*" 0 violations: ok" ]]
+}
+
 @test "-m: a file alone starts with the locks held and the waits open at its start, as the set has them" {
 	T=$BATS_TEST_TMPDIR
-	# 1 MiB rings: a file is cut between two passes (ptt-record(1), -m), which come as a ring fills; with
-	# the default 2 MiB rings this program's run makes 3 files, too few for the middle ones checked here
-	run -0 --separate-stderr ptt-record -q -b 1M -m 64k -o "$T/r.ptt" -- "$EXAMPLES/held_across" 40000
+	run -0 --separate-stderr ptt-record -q -m 64k -o "$T/r.ptt" -- "$EXAMPLES/held_across" 40000
 	files=("$T"/r.ptt.*)
 	[ "${#files[@]}" -ge 3 ]
 	ptt-dump -n "${files[@]}" >"$T/all.txt"
