@@ -605,11 +605,13 @@ void ptt_defer_close(struct ptt_rec *rec)
  * The flight mode's log (shm.h) that keeps a record of type id: the names
  * log for what begins or names a process, thread, module or object, the
  * stacks log for what a stack id needs to be read; NULL for the others.
+ * Not a process's exit: a snapshot taken after it (the recording written
+ * when the program ends) still needs the names of the history it holds.
  */
 static struct ptt_shm_log *log_of(struct ptt_shm *s, unsigned id, uint32_t **words, uint32_t *cap)
 {
 	switch (id) {
-	case PTT_EV_PROCESS_BEGIN: case PTT_EV_PROCESS_EXEC: case PTT_EV_PROCESS_EXIT: case PTT_EV_MODULE:
+	case PTT_EV_PROCESS_BEGIN: case PTT_EV_PROCESS_EXEC: case PTT_EV_MODULE:
 	case PTT_EV_MODULE_BUILD_ID: case PTT_EV_THREAD_BEGIN: case PTT_EV_THREAD_NAME: case PTT_EV_OBJECT_NAME:
 	case PTT_EV_PY_RUNTIME:
 		*words = s->names;
