@@ -905,6 +905,38 @@ static void on_stall(struct model *m, const struct ptt_event *ev)
 	}
 }
 
+/*
+ * Events of a thread lost (rec_lost: discard mode, ptt-record -d): what it
+ * held and waited for since before the stretch ended is not known any more
+ * (model.h: lost events).  Its frames are dropped as its end drops them, no
+ * release or outcome told, and its ownerships given up.
+ */
+static void on_lost(struct model *m, const struct ptt_event *ev)
+{
+	uint32_t tid = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_STREAM, 0);
+	uint64_t to = ptt_event_argn(ev, PTT_ARGNAME_TO_NS, 0);
+	struct mthread *t = tid ? model_thread_of_tid(m, ev->pid, tid) : NULL;
+	if (!t || !to)
+		return; /* no thread (a ring never had), or no times (a record torn by a death: the process is gone) */
+	for (unsigned i = t->depth; i-- > 0;) {
+		struct mframe gone;
+		if (t->stack[i].begin_ns > to)
+			continue; /* opened after the stretch: known whole */
+		remove_frame(m, t, i, ev->ns, &gone);
+		struct mobject *o = mstate_is_hold(gone.state) ? model_object(m, t->pid, gone.obj) : NULL;
+		if (!o)
+			continue;
+		if (gone.state == MS_RW_RD_HOLD) {
+			if (o->readers)
+				o->readers--;
+		} else if (o->owner == t->tid) {
+			o->owner = o->depth = 0;
+		}
+		if (!o->owner && !o->readers)
+			o->free_ns = ev->ns;
+	}
+}
+
 /* A pid's first event: was it process_begin (model.h: anomalies)? */
 static void check_process(struct model *m, const struct ptt_event *ev)
 {
@@ -965,6 +997,10 @@ static void apply(struct model *m, const struct ptt_event *ev)
 	if (ty && (ev->id == PTT_EV_TRACER_STALL || ev->id == PTT_EV_TRACER_STALL_END) &&
 	    strcmp(ty->name, ptt_builtin_type(ev->id)->name) == 0) {
 		on_stall(m, ev);
+		return;
+	}
+	if (ty && ev->id == PTT_EV_REC_LOST && strcmp(ty->name, ptt_builtin_type(ev->id)->name) == 0) {
+		on_lost(m, ev);
 		return;
 	}
 	if (!ty || ty->source == PTT_SRC_RECORDER)

@@ -101,6 +101,14 @@
  *    it is no wait (mstate_is_wait).  When it closes, every wait open on an
  *    object the stalled thread holds is lengthened by the stall's overlap
  *    with it (the wait frame's stalled_ns, seen by acquire and wait_end).
+ *  - Lost events.  A rec_lost record that names a thread (ptt-record -d
+ *    dropped its events from from_ns to to_ns) ends every frame of that
+ *    thread opened by to_ns, as the thread's end would (no release or
+ *    outcome is told: how long such a hold or wait lasted is not known, and
+ *    is counted nowhere), and gives up its ownership of what it held: a
+ *    later release of it is one of a lock not held, which the loss explains
+ *    (fidelity.h).  So events lost inside a hold or a wait make figures
+ *    short, never long.
  *  - Futexes (a futex word waited on through syscall()) are waited on, never
  *    held: a futex-based lock is taken by an atomic operation in the program,
  *    out of sight, so its holder is unknown.  A wait request opens the wait,

@@ -230,6 +230,36 @@ Y
 	[[ "$output" != *"loss:"* ]]
 }
 
+@test "a hold or a wait whose thread lost events in it is not counted: figures get short, never long" {
+	# 11 takes 0x10 at 1 us; its unlock (and more) at 3-4 us is lost (-d), the note comes later, as
+	# the recorder's pass does; 11 takes 0x10 again at 6 us and frees it at 7 us, and waits for 0x20
+	# from 2 us (its outcome lost too); 12 holds 0x20 from 0 to 8 us, 0x30 taken at 9 us by 11
+	cat >"$BATS_TEST_TMPDIR/lost.txt" <<'Y'
+# ptt-trace 1
+0.000000000 10 12 pthread mutex_lock mutex=0x20 ret=0
+0.000001000 10 11 pthread mutex_lock mutex=0x10 ret=0
+0.000002000 10 11 pthread mutex_lock_req mutex=0x20
+0.000006000 10 11 pthread mutex_lock mutex=0x10 ret=0
+0.000007000 10 11 pthread mutex_unlock mutex=0x10 ret=0
+0.000008000 10 12 pthread mutex_unlock mutex=0x20 ret=0
+0.000009000 10 11 pthread mutex_lock mutex=0x30 ret=0
+0.000010000 10 99 recorder rec_lost stream=11 count=5 from_ns=3000 to_ns=4000
+0.000011000 10 11 pthread mutex_unlock mutex=0x30 ret=0
+Y
+	run -0 --separate-stderr ptt-stat --csv -S 0 "$BATS_TEST_TMPDIR/lost.txt"
+	[ "$stderr" = "" ]
+	# object, acquisitions, contended, wait (ns), hold (ns): 0x10 held 1 us (6 to 7), not 6 us (1 to 7);
+	# 0x20's wait by 11 is not counted; 0x30, taken after the stretch, is held whole (9 to 11)
+	row() { awk -F, -v o="$1" '$1 == o || $1 == o "*" { print $5, $6, $8, $13 }' <<<"$output"; }
+	[ "$(row 0x10)" = "2 0 0 1000" ] || { echo "$output"; return 1; }
+	[ "$(row 0x20)" = "1 0 0 8000" ] || { echo "$output"; return 1; }
+	[ "$(row 0x30)" = "1 0 0 2000" ] || { echo "$output"; return 1; }
+	# without the note, 11's wait for 0x20 runs on to the end of the trace, 9 us, and is counted
+	grep -v rec_lost "$BATS_TEST_TMPDIR/lost.txt" >"$BATS_TEST_TMPDIR/whole.txt"
+	run -0 --separate-stderr ptt-stat --csv -S 0 "$BATS_TEST_TMPDIR/whole.txt"
+	[ "$(row 0x20)" = "1 1 9000 8000" ] || { echo "$output"; return 1; }
+}
+
 @test "ptt-stat says what processor time ptt-record took beside the program; a trace without it says nothing" {
 	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/contention" -t 2 -n 2000 >/dev/null
 	cpu=$(ptt-dump "$BATS_TEST_TMPDIR/t.ptt" | sed -n 's/^# recorder_cpu_ns //p')
