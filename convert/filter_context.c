@@ -206,7 +206,8 @@ static void add(struct items *l, struct item it)
 
 static int add_frame(void *ctx, struct mthread *t, const struct mframe *f)
 {
-	add(ctx, (struct item){ f->open.pos, PTT_SNAP_CONTEXT, NULL, t, f });
+	if (!f->lost) /* its end may be among its thread's lost events: not known to be in force (model.h) */
+		add(ctx, (struct item){ f->open.pos, PTT_SNAP_CONTEXT, NULL, t, f });
 	return 0;
 }
 

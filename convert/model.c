@@ -269,6 +269,7 @@ static void push(struct model *m, struct mthread *t, enum mstate s, uint64_t obj
 	f->obj = obj;
 	f->since_ns = f->begin_ns = ns;
 	f->events = t->events;
+	f->lost = t->lost_to && ns <= t->lost_to; /* within a stretch of its lost events (model.h: lost events) */
 	f->open.id = ev->id;
 	f->open.ticks = ev->ticks;
 	f->open.pos = ev->pos;
@@ -539,8 +540,27 @@ static void release_hold(struct model *m, struct mthread *t, struct mobject *o, 
 	struct mframe gone;
 	if (drop(m, t, s, o->addr, ev->ns, &gone)) {
 		o->last_tid = t->tid;
-		if (m->ops.release)
+		if (m->ops.release && !gone.lost) /* a lost hold: how long it lasted is not known */
 			m->ops.release(m->ops.ctx, t, o, &gone, ev);
+	}
+}
+
+/* t takes o again while a lost hold of it is open: that hold's release was lost; it ends, uncounted. */
+static void end_lost_hold(struct model *m, struct mthread *t, struct mobject *o, uint64_t ns)
+{
+	for (unsigned i = t->depth; i-- > 0;) {
+		const struct mframe *f = &t->stack[i];
+		if (!f->lost || f->obj != o->addr || !mstate_is_hold(f->state))
+			continue;
+		struct mframe gone;
+		remove_frame(m, t, i, ns, &gone);
+		if (gone.state == MS_RW_RD_HOLD) {
+			if (o->readers)
+				o->readers--;
+		} else if (o->owner == t->tid && o->depth && --o->depth == 0) {
+			o->owner = 0;
+		}
+		return;
 	}
 }
 
@@ -550,6 +570,7 @@ static void take(struct model *m, struct mthread *t, struct mobject *o, const st
 {
 	unsigned cls = ev->type->cls;
 	enum mstate hs = hold_state(cls, shared);
+	end_lost_hold(m, t, o, ev->ns);
 	if (cls == PTT_CLASS_SEM) {
 		if (wait)
 			link_from_last(m, t, o, "post", ev->ns);
@@ -580,10 +601,10 @@ static void take(struct model *m, struct mthread *t, struct mobject *o, const st
 		m->ops.acquire(m->ops.ctx, t, o, &t->stack[t->depth - 1], wait, ev);
 }
 
-/* Close t's wait of state s on obj, if open: 1 and a copy in *wait. */
+/* Close t's wait of state s on obj, if open: 1 and a copy in *wait (0 for a lost wait: not known to be one). */
 static int close_wait(struct model *m, struct mthread *t, enum mstate s, uint64_t obj, uint64_t ns, struct mframe *wait)
 {
-	return drop(m, t, s, obj, ns, wait);
+	return drop(m, t, s, obj, ns, wait) && !wait->lost;
 }
 
 /*
@@ -747,6 +768,7 @@ static void on_wait_end(struct model *m, struct mthread *t, const struct ptt_eve
 	if (!mo)
 		return;
 	/* the hidden re-lock, whatever ret */
+	end_lost_hold(m, t, mo, ev->ns);
 	if (mo->owner == t->tid)
 		anomaly(m, ev, MA_COND_KEPT_MUTEX, mutex, 0, 0);
 	else
@@ -905,12 +927,7 @@ static void on_stall(struct model *m, const struct ptt_event *ev)
 	}
 }
 
-/*
- * Events of a thread lost (rec_lost: discard mode, ptt-record -d): what it
- * held and waited for since before the stretch ended is not known any more
- * (model.h: lost events).  Its frames are dropped as its end drops them, no
- * release or outcome told, and its ownerships given up.
- */
+/* Events of a thread lost (rec_lost): its frames opened by the stretch's end are lost (model.h: lost events). */
 static void on_lost(struct model *m, const struct ptt_event *ev)
 {
 	uint32_t tid = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_STREAM, 0);
@@ -918,23 +935,11 @@ static void on_lost(struct model *m, const struct ptt_event *ev)
 	struct mthread *t = tid ? model_thread_of_tid(m, ev->pid, tid) : NULL;
 	if (!t || !to)
 		return; /* no thread (a ring never had), or no times (a record torn by a death: the process is gone) */
-	for (unsigned i = t->depth; i-- > 0;) {
-		struct mframe gone;
-		if (t->stack[i].begin_ns > to)
-			continue; /* opened after the stretch: known whole */
-		remove_frame(m, t, i, ev->ns, &gone);
-		struct mobject *o = mstate_is_hold(gone.state) ? model_object(m, t->pid, gone.obj) : NULL;
-		if (!o)
-			continue;
-		if (gone.state == MS_RW_RD_HOLD) {
-			if (o->readers)
-				o->readers--;
-		} else if (o->owner == t->tid) {
-			o->owner = o->depth = 0;
-		}
-		if (!o->owner && !o->readers)
-			o->free_ns = ev->ns;
-	}
+	for (unsigned i = 0; i < t->depth; i++)
+		if (t->stack[i].begin_ns <= to)
+			t->stack[i].lost = 1;
+	if (to > t->lost_to)
+		t->lost_to = to; /* frames it opens up to then: push */
 }
 
 /* A pid's first event: was it process_begin (model.h: anomalies)? */

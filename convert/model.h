@@ -102,13 +102,17 @@
  *    object the stalled thread holds is lengthened by the stall's overlap
  *    with it (the wait frame's stalled_ns, seen by acquire and wait_end).
  *  - Lost events.  A rec_lost record that names a thread (ptt-record -d
- *    dropped its events from from_ns to to_ns) ends every frame of that
- *    thread opened by to_ns, as the thread's end would (no release or
- *    outcome is told: how long such a hold or wait lasted is not known, and
- *    is counted nowhere), and gives up its ownership of what it held: a
- *    later release of it is one of a lock not held, which the loss explains
- *    (fidelity.h).  So events lost inside a hold or a wait make figures
- *    short, never long.
+ *    dropped its events from from_ns to to_ns, or a signal handler's
+ *    inside the tracer) marks every frame of that thread opened by to_ns
+ *    as lost (mframe.lost), those it opens later in the span too (the
+ *    span may hold several stretches, with records between them): its end
+ *    may be among the lost events, so how long it lasted is not known.  Such a hold ends uncounted at the
+ *    thread's next release of its object, or gives way, uncounted, when the
+ *    thread takes the object again (the release was lost, not a recursive
+ *    take); such a wait ends at the next outcome on its object as if the
+ *    thread had not waited, and is no wait open at the end.  So events
+ *    lost inside a hold or a wait make figures short, never long, and the
+ *    frames the loss did not end go on without a violation.
  *  - Futexes (a futex word waited on through syscall()) are waited on, never
  *    held: a futex-based lock is taken by an atomic operation in the program,
  *    out of sight, so its holder is unknown.  A wait request opens the wait,
@@ -155,6 +159,8 @@ struct mframe {
 	uint32_t stack;             /* the caller's stack where it opened (model_stacks), 0 unknown; a hold
 				       taken after a wait has the wait's */
 	uint64_t events;            /* the thread's events when it opened, its opening one included (mthread.events) */
+	uint8_t lost;               /* opened before a stretch of its thread's lost events ended: its end may be
+				       among them (model.h: lost events) */
 };
 
 struct mthread {
@@ -171,6 +177,8 @@ struct mthread {
 	uint64_t futex_lower;       /* the futex it waits on expecting less than the last value expected (0: none) */
 	uint64_t events;            /* its events applied so far (the runtime's records of it; stacks not counted):
 				       a hold's share of them is what ptt's own recording lengthened it by */
+	uint64_t lost_to;           /* the end of the latest stretch of its events lost (0: none): a frame opened
+				       by then is lost (mframe.lost) */
 	void *user;                 /* for the converter */
 };
 

@@ -521,7 +521,8 @@ static int open_wait(void *ctx, struct mthread *t, const struct mframe *f)
 	unsigned cls = mstate_class(f->state);
 	if ((oc->pid && t->pid != oc->pid) || (oc->tid && t->tid != oc->tid))
 		return 0;
-	if (!mstate_is_wait(f->state) || cls == PTT_CLASS_META || f->state == MS_OTHER_WAIT || oc->end_ns < f->begin_ns)
+	if (!mstate_is_wait(f->state) || cls == PTT_CLASS_META || f->state == MS_OTHER_WAIT || oc->end_ns < f->begin_ns ||
+	    f->lost) /* its end may be among its thread's lost events (model.h: lost events) */
 		return 0;
 	struct obj *o = obj_of(st, t->pid, f->obj, cls);
 	if (o) {

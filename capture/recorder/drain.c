@@ -44,6 +44,7 @@ struct cursor {
 	uint64_t done;        /* position after the last record written */
 	uint64_t ts;          /* the head record's time */
 	uint64_t prev_ts;     /* time of the record before the head */
+	uint64_t lost_last;   /* the last lost event's time the ring's last rec_lost covered (0: none) */
 	uint32_t n;           /* the head record's words */
 	uint32_t tid;
 	uint8_t has;          /* a head record is loaded */
@@ -73,8 +74,9 @@ struct drain {
 	uint32_t *heap;
 	uint32_t *busy;       /* rings with records in this pass, and how many */
 	uint32_t nbusy;
-	struct note *notes;
+	struct note *notes;   /* the recorder's own records to write, in time order */
 	uint32_t nnotes, notes_cap;
+	uint64_t written_ts;  /* the time of the last record written: no record written later is older */
 	uint64_t slack_ticks;
 	uint32_t pid, tid;
 	uint32_t nrings;      /* rings announced, as this pass sees them */
@@ -170,7 +172,11 @@ void drain_free(struct drain *d)
 
 const struct drain_stats *drain_stats(const struct drain *d) { return &d->st; }
 
-int drain_note(struct drain *d, unsigned id, const uint32_t *args, unsigned nargw)
+/*
+ * Queue a note stamped ts, among the queued ones in time order (at the end
+ * when ts is now); only between passes, when none of them is being written.
+ */
+static int note_at(struct drain *d, unsigned id, const uint32_t *args, unsigned nargw, uint64_t ts)
 {
 	if (nargw + PTT_REC_MIN_WORDS > 16)
 		return -1;
@@ -184,8 +190,12 @@ int drain_note(struct drain *d, unsigned id, const uint32_t *args, unsigned narg
 		if (nc->has && nc->pos < d->nnotes)
 			nc->rec = d->notes[nc->pos].words;
 	}
-	struct note *n = &d->notes[d->nnotes++];
-	uint64_t ts = drain_now(d);
+	uint32_t at = d->nnotes;
+	while (at > 0 && d->notes[at - 1].ts > ts)
+		at--;
+	memmove(d->notes + at + 1, d->notes + at, (d->nnotes - at) * sizeof d->notes[0]);
+	d->nnotes++;
+	struct note *n = &d->notes[at];
 	n->ts = ts;
 	n->nwords = PTT_REC_HDR_WORDS + nargw + 1;
 	n->words[0] = ptt_rec_word0(id, n->nwords);
@@ -196,6 +206,11 @@ int drain_note(struct drain *d, unsigned id, const uint32_t *args, unsigned narg
 	memcpy(n->words + PTT_REC_HDR_WORDS, args, nargw * 4);
 	n->words[n->nwords - 1] = ptt_rec_checksum(n->words, n->nwords - 1);
 	return 0;
+}
+
+int drain_note(struct drain *d, unsigned id, const uint32_t *args, unsigned nargw)
+{
+	return note_at(d, id, args, nargw, drain_now(d));
 }
 
 /*
@@ -328,19 +343,30 @@ static void sift_down(struct drain *d, uint32_t n, uint32_t k)
 }
 
 /* Lost events and waits of one ring not yet reported: as recorder events. */
-static void report_ring(struct drain *d, struct ptt_ring *r)
+static void report_ring(struct drain *d, struct ptt_ring *r, int in_place)
 {
 	uint64_t lost = __atomic_load_n(&r->lost, __ATOMIC_ACQUIRE);
 	if (lost != r->lost_reported) {
-		uint64_t n = lost - r->lost_reported;
+		struct cursor *c = &d->cur[r - d->shm->rings];
+		uint64_t n = lost - r->lost_reported, first = r->lost_first, last = r->lost_last;
+		/* the runtime restarts lost_first at the first loss after a report; one that came while the
+		 * report was being made left the reported start there: these losses came after it */
+		if (first <= c->lost_last)
+			first = c->lost_last + 1;
+		if (last < first)
+			last = first;
 		uint32_t a[7];
 		a[0] = r->tid;
 		ptt_put64(a + 1, n);
-		ptt_put64(a + 3, ptt_clock_ns(&d->clk, r->lost_first));
-		ptt_put64(a + 5, ptt_clock_ns(&d->clk, r->lost_last));
-		if (drain_note(d, PTT_EV_REC_LOST, a, 7) == 0) {
+		ptt_put64(a + 3, ptt_clock_ns(&d->clk, first));
+		ptt_put64(a + 5, ptt_clock_ns(&d->clk, last));
+		/* in_place: stamped where the stretch begins (no earlier than what is written), so that it
+		 * comes after the thread's records before the loss and before those after it: a reader
+		 * forgets there what the thread held and waited for (model.h: lost events) */
+		if (note_at(d, PTT_EV_REC_LOST, a, 7, !in_place ? drain_now(d) : first > d->written_ts ? first : d->written_ts) == 0) {
 			d->st.lost += n;
 			__atomic_store_n(&r->lost_reported, lost, __ATOMIC_RELEASE);
+			c->lost_last = last;
 		}
 	}
 	uint64_t waits = __atomic_load_n(&r->waits, __ATOMIC_ACQUIRE);
@@ -361,7 +387,7 @@ static void report_counters(struct drain *d)
 	for (uint32_t i = 0; i < d->nrings; i++) {
 		struct ptt_ring *r = &s->rings[i];
 		if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) >= PTT_RING_ACTIVE)
-			report_ring(d, r);
+			report_ring(d, r, 1);
 	}
 	uint64_t nr = __atomic_load_n(&s->no_ring_lost, __ATOMIC_ACQUIRE);
 	if (nr != d->no_ring_seen) {
@@ -510,10 +536,11 @@ static void pass_free_rings(struct drain *d, int final)
 		uint32_t state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
 		if (state == PTT_RING_CLOSED && !c->has && !d->hold_reports &&
 		    __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) == __atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE)) {
-			report_ring(d, r); /* counts since this pass began: the ring's owner is gone now */
+			report_ring(d, r, 0); /* counts since this pass began: the ring's owner is gone now */
 			if (r->lost != r->lost_reported || r->waits != r->waits_reported)
 				continue; /* the report did not fit: free the ring on a later pass */
 			d->last_ts[i] = 0;
+			c->lost_last = 0;
 			d->freed_at[i] = now_ns ? now_ns : (now_ns = coarse_ns());
 			__atomic_store_n(&r->state, PTT_RING_FREE, __ATOMIC_RELEASE);
 		} else if (state == PTT_RING_FREE && d->freed_at[i] && !final) {
@@ -600,7 +627,7 @@ long drain_pass(struct drain *d, int final)
 					return rc;
 				if (run.records) {
 					c->pos += run.used;
-					c->prev_ts = d->last_ts[i] = run.last_ticks;
+					c->prev_ts = d->last_ts[i] = d->written_ts = run.last_ticks;
 					c->done = c->pos;
 					c->wrote = 1;
 					ring_records += run.records;
@@ -624,7 +651,7 @@ long drain_pass(struct drain *d, int final)
 			if ((rc = put(d, i, c)) != 0)
 				return rc;
 			c->pos += i == d->notes_at ? 1 : c->n;
-			c->prev_ts = c->ts;
+			c->prev_ts = d->written_ts = c->ts;
 			if (i != d->notes_at) {
 				c->done = c->pos;
 				c->wrote = 1;
