@@ -126,14 +126,13 @@ struct ptt_shm {
 	/*
 	 * Flight mode: a copy of every record that begins or names a process,
 	 * thread, module or object (process_begin, process_exec, module,
-	 * thread_begin, thread_name, object_name, py_runtime; not
-	 * process_exit: the recording written at the end needs the names of the
-	 * processes it ends with), appended by any thread and never
-	 * overwritten, so that the names survive in every snapshot however fast
-	 * the rings turn over; and in a log of its
-	 * own, so that a program with many stacks does not crowd its names out,
-	 * every record that a stack id needs to be read (stack_frames, py_code),
-	 * written once per stack while its events name it by id for good.
+	 * thread_begin, thread_name, object_name, py_runtime; not process_exit:
+	 * the recording written at the end needs the names of the processes it
+	 * ends with), appended by any thread and never overwritten, so that the
+	 * names survive in every snapshot however fast the rings turn over; and,
+	 * in a log of its own so that a program with many stacks does not crowd
+	 * its names out, every record a stack id needs to be read (stack_frames,
+	 * py_code), written once per stack while its events name it for good.
 	 * A writer takes its words with a fetch-add on the log's used, writes
 	 * the record but its first word, then that word (release): a reader
 	 * stops at a first word still 0.  Records past the log's end are not

@@ -173,8 +173,9 @@ void drain_free(struct drain *d)
 const struct drain_stats *drain_stats(const struct drain *d) { return &d->st; }
 
 /*
- * Queue a note stamped ts, among the queued ones in time order (at the end
- * when ts is now); only between passes, when none of them is being written.
+ * Queue a note stamped ts, among the queued ones in time order: at the end
+ * when ts is now (at any time); earlier only between passes, when no note
+ * is being written.
  */
 static int note_at(struct drain *d, unsigned id, const uint32_t *args, unsigned nargw, uint64_t ts)
 {

@@ -475,7 +475,6 @@ static int setup_rings(struct recorder *r)
 	return 0;
 }
 
-/* Whatever the recording will need, allocated before the program starts; no thread yet (see recorder_launch). */
 /* -m: the next file once this one has its size, between passes or within one (drain_set_cut). */
 static int next_file(void *ctx)
 {
@@ -484,6 +483,7 @@ static int next_file(void *ctx)
 	return rotate_maybe(&r->rot, r->w, &r->out_fd, r->keeper, r->hook.last_ticks, st->events, st->lost);
 }
 
+/* Whatever the recording will need, allocated before the program starts; no thread yet (see recorder_launch). */
 static int setup_writing(struct recorder *r)
 {
 	const struct record_opts *o = &r->o;
