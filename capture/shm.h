@@ -116,6 +116,7 @@ struct ptt_shm {
 	uint32_t handshake;        /* pid of the first process whose runtime attached */
 	uint32_t attached;         /* processes that attached (fork and exec included) */
 	uint32_t ring_hint;        /* where to start looking for a free ring */
+	uint32_t rings_used;       /* 1 + the highest ring index ever claimed: the recorder looks no further */
 	uint64_t no_ring_lost;     /* events of threads that found every ring taken */
 	uint64_t late_lost;        /* events after a thread's end (TLS destructors) */
 	uint32_t snapshot;         /* flight mode: the recorder is copying the rings; a writer waits rather than overwrite */

@@ -488,7 +488,12 @@ static uint32_t pass_cursors(struct drain *d, int final, uint64_t floor, uint64_
 {
 	struct ptt_shm *s = d->shm;
 	uint32_t nheap = 0;
-	d->nrings = __atomic_load_n(&s->nrings, __ATOMIC_ACQUIRE); /* threads may announce more at any time */
+	/* threads may announce and claim more at any time; no ring past the highest claimed has a record
+	 * (a program of a few threads walks a few descriptors, not a segment's: a pass costs less) */
+	uint32_t used = __atomic_load_n(&s->rings_used, __ATOMIC_ACQUIRE);
+	d->nrings = __atomic_load_n(&s->nrings, __ATOMIC_ACQUIRE);
+	if (used < d->nrings)
+		d->nrings = used;
 	d->nbusy = 0;
 	for (uint32_t i = 0; i < d->nrings; i++) {
 		struct ptt_ring *r = &s->rings[i];

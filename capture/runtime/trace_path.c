@@ -109,6 +109,11 @@ static int claim_ring(struct ptt_tls *t, struct ptt_shm *s)
 		r->waits = 0;
 		r->lost_reported = 0;
 		r->waits_reported = 0;
+		/* before the ring is active, so that a pass that sees its records looks this far */
+		for (uint32_t used = __atomic_load_n(&s->rings_used, __ATOMIC_RELAXED);
+		     used < i + 1 && !__atomic_compare_exchange_n(&s->rings_used, &used, i + 1, 0, __ATOMIC_RELEASE,
+								  __ATOMIC_RELAXED);)
+			;
 		__atomic_store_n(&r->state, PTT_RING_ACTIVE, __ATOMIC_RELEASE);
 		__atomic_store_n(&s->ring_hint, i + 1, __ATOMIC_RELAXED);
 		t->ring = r;
