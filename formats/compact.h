@@ -288,6 +288,45 @@ static inline __attribute__((always_inline)) unsigned char *cpt_encode_rest(stru
 	return cpt_put32(p, rec[n - 1]);
 }
 
+/* Whether two records of n words have the same arguments (a and w: their words 5 to n - 2). */
+static inline __attribute__((always_inline)) int cpt_same_args(const uint32_t *a, const uint32_t *w, uint32_t n)
+{
+#ifdef __SSE2__
+	if (n == PTT_REC_MIN_WORDS + 5) { /* mutexes', rwlocks' */
+		__m128i x = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(const void *)a),
+					    _mm_loadu_si128((const __m128i *)(const void *)w));
+		return _mm_movemask_epi8(x) == 0xffff && a[4] == w[4];
+	}
+#endif
+	return memcmp(a, w, (n - PTT_REC_MIN_WORDS) * 4) == 0;
+}
+
+/*
+ * A record coded against a reference whose arguments it repeats, with this
+ * tag (its slot, CPT_REF and the reference's bucket), its first word w0,
+ * its time ts after *prev_ts, and its checksum: the bytes cpt_encode_rest
+ * writes for it.
+ */
+static inline __attribute__((always_inline)) unsigned char *cpt_encode_repeat(unsigned char *out, unsigned tag, uint32_t w0,
+									       uint64_t *prev_ts, uint64_t ts, uint32_t sum)
+{
+	unsigned char *p = out + 1;
+	uint32_t id = ptt_rec_id(w0);
+	uint64_t d = ts - *prev_ts;
+	out[0] = (unsigned char)tag;
+	if (__builtin_expect(id < 128, 1))
+		*p++ = (unsigned char)(id << 1);
+	else
+		p = cpt_put_pv(p, id);
+	if (__builtin_expect(d < 128, 1))
+		*p++ = (unsigned char)(d << 1);
+	else
+		p = cpt_put_pv(p, d);
+	*prev_ts = ts;
+	*p = 0; /* the mask: every argument repeats */
+	return cpt_put32(p + 1, sum);
+}
+
 /*
  * Code the record rec of n words (sound: marked, n >= 6) at out, which has
  * room for CPT_MAX_BYTES; returns the end.

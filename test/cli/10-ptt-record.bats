@@ -184,6 +184,23 @@ teardown() { stop_recorder_left; }
 	[[ "$output" == *"exit_status 143"* ]]
 }
 
+@test "a trace takes the disk space of its size: what the recorder allocated ahead of its writes is given back" {
+	T=$BATS_TEST_TMPDIR
+	# the recorder allocates a file's blocks ahead of its writes (1 to 8 MiB, ptt-record(1)): a
+	# small trace, and a large one, hold no more than their size once it ends
+	for n in 2000 50000; do
+		rm -f "$T/t.ptt"
+		run -0 --separate-stderr ptt-record -q -o "$T/t.ptt" -- "$EXAMPLES/prodcons" -n "$n"
+		[ "$stderr" = "" ]
+		read -r size blocks <<<"$(stat -c '%s %b' "$T/t.ptt")"
+		[ "$((blocks * 512))" -le $((size + 4096)) ] || { echo "n $n: $size bytes in $blocks blocks"; return 1; }
+	done
+	[ "$size" -gt $((1024 * 1024)) ] # the large one: past the first allocation
+	run -0 --separate-stderr ptt-dump --check "$T/t.ptt"
+	[[ "$output" == *" 0 damaged, 0 lost, 0 out of order, 0 violations: ok" ]]
+	[ "$stderr" = "" ]
+}
+
 @test "-o - streams to a pipe while the program runs" {
 	run -0 --separate-stderr bash -c "ptt-record -q -o - -- '$EXAMPLES/prodcons' -n 2000 | ptt-dump --check -"
 	[[ "$output" == *"0 damaged"*": ok" ]]

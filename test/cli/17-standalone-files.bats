@@ -131,6 +131,10 @@ PY
 		size=$(stat -c %s "$f")
 		[ "$size" -ge 65536 ] && [ "$size" -le $((65536 + 2 * 65536 + 4096)) ] || { echo "$f: $size bytes"; return 1; }
 	done
+	for f in "${files[@]}"; do # no block allocated ahead of the writes is left past a file's end
+		read -r size blocks <<<"$(stat -c '%s %b' "$f")"
+		[ "$((blocks * 512))" -le $((size + 4096)) ] || { echo "$f: $size bytes in $blocks blocks"; return 1; }
+	done
 	run -0 --separate-stderr ptt-dump --check "${files[@]}"
 	[[ "$output" == *" 0 damaged, "*" 0 violations: ok" ]]
 }

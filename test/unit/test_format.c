@@ -490,9 +490,59 @@ static void test_damage(void)
 /* The records of test_compact: varied threads (20, past a block's 15 slots, and a second process), types,
  * strings, a user type, times that go back and jump past 2^56; flat, record i at words + at[i].  burst:
  * each thread's records come 1 to 40 in a row, as a recorder's runs take them from a ring. */
+/* A record of type 1024 a:u64,s:str (s of 4 bytes at most), by hand: the built-in table does not have it.  Its words. */
+static size_t user_record(uint32_t *w, uint64_t when, uint32_t tid, uint64_t a, const char *str)
+{
+	w[0] = ptt_rec_word0(1024, 11);
+	w[1] = (uint32_t)when;
+	w[2] = (uint32_t)(when >> 32);
+	w[3] = 100;
+	w[4] = tid;
+	w[5] = (uint32_t)a;
+	w[6] = (uint32_t)(a >> 32);
+	w[7] = w[8] = w[9] = 0;
+	memcpy(w + 7, str, strlen(str) + 1);
+	w[10] = ptt_rec_checksum(w, 10);
+	return 11;
+}
+
+/*
+ * burst 2's records: a thread's loop (a lock taken at one place and released at another, a wait, a
+ * user event, a name), each record most often the one two before it again (as a lock loop's), with
+ * what must not be taken for a repeat: another lock at the same place between the two (the same
+ * reference, other words), a result that differs, another thread's record.
+ */
+static void loop_record(int kind, uint64_t when, uint32_t tid, uint32_t *w, size_t *nwords)
+{
+	struct ptt_event e;
+	switch (kind) {
+	case 0: case 1: case 2: case 5:
+		e = make_event(kind == 1 ? PTT_EV_MUTEX_UNLOCK : PTT_EV_MUTEX_LOCK, when, tid, kind == 2 ? 0x3000 : 0x1000,
+			       kind == 5 ? 35 : 0);
+		e.arg[2] = kind == 1 ? 0x401100 : 0x401000; /* site */
+		break;
+	case 3:
+		e = make_event(PTT_EV_COND_WAIT, when, tid, 0x2000, 0);
+		e.arg[1] = 0x1000;
+		e.arg[3] = 0x401200;
+		break;
+	case 4: /* an id past a byte's 127 */
+		*nwords = user_record(w, when, tid, 77, "loop");
+		return;
+	default:
+		e = make_event(PTT_EV_THREAD_NAME, when, tid, tid, 0);
+		snprintf(e.str, sizeof e.str, "loop-%u", tid);
+		break;
+	}
+	ptt_event_encode(&e);
+	memcpy(w, e.words, e.nwords * 4);
+	*nwords = e.nwords;
+}
+
 static uint32_t *compact_records_of(int n, size_t *at, int burst)
 {
-	uint32_t ti = 0, row = 0;
+	uint32_t ti = 0, row = 0, seed = 5;
+	int kind2 = 0, kind1 = 1;
 	uint32_t *words = malloc((size_t)n * 24 * 4);
 	uint64_t when = 1000;
 	size_t o = 0;
@@ -505,6 +555,17 @@ static uint32_t *compact_records_of(int n, size_t *at, int burst)
 		}
 		uint32_t tid = 1 + (ti * 7) % 20, *w = words + o;
 		struct ptt_event e;
+		if (burst == 2) {
+			seed = seed * 1103515245u + 12345u;
+			int kind = (seed >> 16) % 4 ? kind2 : (int)((seed >> 20) % 7);
+			kind2 = kind1;
+			kind1 = kind;
+			size_t nw;
+			loop_record(kind, when, tid, w, &nw);
+			at[i] = o;
+			o += nw;
+			goto next;
+		}
 		switch (i % 6) {
 		case 0: case 1:
 			e = make_event(i % 6 ? PTT_EV_MUTEX_UNLOCK : PTT_EV_MUTEX_LOCK, when, tid, 0x1000 + (uint64_t)(i % 3) * 64, 0);
@@ -524,19 +585,9 @@ static uint32_t *compact_records_of(int n, size_t *at, int burst)
 			e = make_event(PTT_EV_MUTEX_LOCK, when, tid, (uint64_t)i << 20, i % 2 ? 35 : 0);
 			e.pid = i % 100 ? 100 : 200;
 			break;
-		default: /* type 1024 a:u64,s:str, by hand: the built-in table does not have it */
-			w[5] = (uint32_t)i * 2654435761u;
-			w[6] = (uint32_t)i;
-			memcpy(w + 7, "user", 5);
-			w[9] = 0;
-			w[0] = ptt_rec_word0(1024, 11);
-			w[1] = (uint32_t)when;
-			w[2] = (uint32_t)(when >> 32);
-			w[3] = 100;
-			w[4] = tid;
-			w[10] = ptt_rec_checksum(w, 10);
+		default:
 			at[i] = o;
-			o += 11;
+			o += user_record(w, when, tid, (uint64_t)i << 32 | (uint32_t)i * 2654435761u, "user");
 			goto next;
 		}
 		ptt_event_encode(&e);
@@ -746,17 +797,19 @@ static void test_compact(void)
 		   wsize);
 		free(rbuf);
 	}
-	/* runs of one thread's records (as a ring gives them): the same bytes, read back exactly */
-	{
+	/* runs of one thread's records (as a ring gives them), and a thread's loop, its records most often
+	 * repeating the one before the last (code_known_thread codes those without the reference's
+	 * look-up): the bytes of one record at a time, read back exactly */
+	for (int burst = 1; burst <= 2; burst++) {
 		size_t *bat = malloc(N * sizeof *bat), bsize, rsize;
-		uint32_t *bwords = compact_records_of(N, bat, 1);
+		uint32_t *bwords = compact_records_of(N, bat, burst);
 		char *bbuf = bwords ? compact_trace(bwords, bat, N, 1, &bsize) : NULL;
 		char *rbuf = bwords ? compact_trace(bwords, bat, N, 4, &rsize) : NULL;
 		n = bbuf ? compact_read(bbuf, bsize, bwords, bat, N, &errors, &differ) : -1;
 		ok(bbuf && rbuf && rsize == bsize && memcmp(rbuf, bbuf, bsize) == 0 && runs_past_bad == 0 && n == N &&
 			   errors == 0 && differ == 0,
-		   "one thread's records in a row, written in runs: the same %zu bytes (%zu in turn), %d records back exactly",
-		   bsize, csize, n);
+		   "%s, written in runs: the same %zu bytes (%zu in turn), %d records back exactly",
+		   burst == 1 ? "one thread's records in a row" : "a thread's loop", bsize, csize, n);
 		free(bbuf);
 		free(rbuf);
 		free(bwords);
