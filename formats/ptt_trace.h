@@ -531,6 +531,17 @@ struct ptt_run {
 };
 /* 0 (run->records may be 0: the first record stops it), or an error of the writer. */
 int ptt_writer_run(struct ptt_writer *w, struct ptt_run *run);
+/*
+ * Two runs (of two threads' rings) merged in time order, a's record first
+ * of two at the same time when a_first: each run's records as
+ * ptt_writer_run takes them (up to its own max_ticks), at most
+ * a->max_records in all, while each run has a next record that it takes and
+ * the block has room.  Sets used and records of each (past 0: the caller
+ * reads what follows); both 0 when it cannot (a plain writer, a block to
+ * begin or end, a thread new to the block: ptt_writer_run's).  0 or an
+ * error of the writer.
+ */
+int ptt_writer_merge(struct ptt_writer *w, struct ptt_run *a, struct ptt_run *b, int a_first);
 int ptt_writer_flush(struct ptt_writer *w); /* finish the current block and write it out (async: queue it) */
 /*
  * Hold what is written back, in memory, from the file header on, until

@@ -576,6 +576,79 @@ static inline int run_takes(uint32_t w0, size_t left, const uint8_t *stop, uint3
 }
 
 /*
+ * A thread's records being coded in a run (code_known_thread, merge_compact):
+ * its thread (words 3 and 4 as one) and slot, the slot's key
+ * (cpt_key(c, 0, slot, 0)), and the two records before in the run, the
+ * references they were coded against (NULL: none) and their tags.  A record
+ * that repeats the one before the last, its first word and its arguments (a
+ * lock taken and released in a loop), whose reference the last did not use,
+ * has that reference as it was left: it codes as cpt_encode_rest codes it,
+ * without the look-up.  Its first word is one run_takes took in this run.
+ */
+struct run_state {
+	uint64_t pt, key0;
+	uint32_t slot;
+	const uint32_t *r2, *r1;
+	const struct cpt_ref *ref2, *ref1;
+	unsigned tag2, tag1;
+};
+
+/* The run of the thread of the record at p, which the block has a slot for: 1, or 0 (a thread new to the block). */
+static inline int run_begin(struct ptt_compact *cpt, struct run_state *s, const uint32_t *p)
+{
+	memcpy(&s->pt, p + 3, 8);
+	if (!cpt_thread_known(cpt, p, s->pt))
+		return 0;
+	s->key0 = cpt->last_key;
+	s->slot = cpt->last_slot;
+	s->r2 = s->r1 = NULL;
+	s->ref2 = s->ref1 = NULL;
+	s->tag2 = s->tag1 = 0;
+	return 1;
+}
+
+/*
+ * Code the record at p, first word w0, of left words from it on, at *outp
+ * (room for 8 bytes a word of it) if the run takes it (run_takes, not a lost
+ * count, of the run's thread, at most max_ticks): 1, *outp and *prev (the
+ * block's last time) past it; else 0, nothing written.
+ */
+static inline __attribute__((always_inline)) int code_one(struct ptt_compact *cpt, struct run_state *s, const uint32_t *p,
+							  uint32_t w0, size_t left, const uint8_t *stop, uint32_t nstop,
+							  uint64_t max_ticks, unsigned char **outp, uint64_t *prev)
+{
+	uint32_t n = ptt_rec_len(w0);
+	uint64_t tn, ptn;
+	const struct cpt_ref *ref;
+	unsigned tag;
+	memcpy(&tn, p + 1, 8);
+	memcpy(&ptn, p + 3, 8);
+	if (s->r2 && w0 == s->r2[0] && s->ref2 && s->ref2 != s->ref1 && n <= left &&
+	    cpt_same_args(p + PTT_REC_HDR_WORDS, s->r2 + PTT_REC_HDR_WORDS, n)) {
+		if (tn > max_ticks || ptn != s->pt)
+			return 0;
+		tag = s->tag2 | CPT_REF;
+		*outp = cpt_encode_repeat(*outp, tag, w0, prev, tn, p[n - 1]);
+		ref = s->ref2;
+	} else {
+		if (!run_takes(w0, left, stop, nstop) || ptt_rec_id(w0) == PTT_EV_REC_LOST || tn > max_ticks || ptn != s->pt)
+			return 0;
+		unsigned char *at = *outp;
+		*outp = cpt_encode_rest(cpt, at, at + 1, s->slot, s->slot, s->key0, prev, p, n);
+		tag = *at;
+		/* the reference it was coded against, or made (cpt_encode_rest's rule) */
+		ref = n <= CPT_REF_WORDS ? cpt_ref_of(cpt, s->slot, ptt_rec_id(w0), tag >> CPT_BUCKET_SHIFT) : NULL;
+	}
+	s->r2 = s->r1;
+	s->r1 = p;
+	s->ref2 = s->ref1;
+	s->ref1 = ref;
+	s->tag2 = s->tag1;
+	s->tag1 = tag;
+	return 1;
+}
+
+/*
  * The common case of a run, in a loop of its own: records of one thread that
  * the block has a slot for (slot_of finds it), built-in, sound, ending by lim
  * (the block's raw limit or the run's end: what goes past it, the loop below
@@ -591,15 +664,10 @@ static __attribute__((noinline)) uint32_t code_known_thread(struct ptt_compact *
 {
 	const uint32_t *p = *pp;
 	unsigned char *out = *outp;
-	uint64_t pt;
+	struct run_state s;
 	uint32_t did = 0;
-	if (out >= out_end || lim - p < PTT_REC_MIN_WORDS)
-		return 0;
-	memcpy(&pt, p + 3, 8);
-	if (!cpt_thread_known(cpt, p, pt))
+	if (out >= out_end || lim - p < PTT_REC_MIN_WORDS || !run_begin(cpt, &s, p))
 		return 0; /* a thread new to the block: cpt_encode's */
-	const uint64_t key0 = cpt->last_key;
-	const uint32_t slot = cpt->last_slot;
 	uint64_t prev = cpt->prev_ts;
 	/* one bound for the records' words: at most left records (each of PTT_REC_MIN_WORDS words at
 	 * least), and coded bytes short of out_end (a record of n words codes to 4 n + 2 bytes at most,
@@ -610,47 +678,11 @@ static __attribute__((noinline)) uint32_t code_known_thread(struct ptt_compact *
 	if ((size_t)left * PTT_REC_MIN_WORDS < room)
 		room = (size_t)left * PTT_REC_MIN_WORDS;
 	lim = p + room;
-	/*
-	 * The two records before in this run, the references they were coded against (NULL: none)
-	 * and their tags.  A record that repeats the one before the last, its first word and its
-	 * arguments (a lock taken and released in a loop), whose reference the last did not use, has
-	 * that reference as it was left: it codes as cpt_encode_rest codes it, without the look-up.
-	 * Its first word is one run_takes took in this run.
-	 */
-	const uint32_t *r2 = NULL, *r1 = NULL;
-	const struct cpt_ref *ref2 = NULL, *ref1 = NULL;
-	unsigned tag2 = 0, tag1 = 0;
 	while (lim - p >= PTT_REC_MIN_WORDS) {
-		uint32_t w0 = p[0], n = ptt_rec_len(w0);
-		uint64_t tn, ptn;
-		const struct cpt_ref *ref;
-		unsigned tag;
-		memcpy(&tn, p + 1, 8);
-		memcpy(&ptn, p + 3, 8);
-		if (r2 && w0 == r2[0] && ref2 && ref2 != ref1 && n <= (size_t)(lim - p) &&
-		    cpt_same_args(p + PTT_REC_HDR_WORDS, r2 + PTT_REC_HDR_WORDS, n)) {
-			if (tn > max_ticks || ptn != pt)
-				break;
-			tag = tag2 | CPT_REF;
-			out = cpt_encode_repeat(out, tag, w0, &prev, tn, p[n - 1]);
-			ref = ref2;
-		} else {
-			if (!run_takes(w0, (size_t)(lim - p), stop, nstop) || ptt_rec_id(w0) == PTT_EV_REC_LOST ||
-			    tn > max_ticks || ptn != pt)
-				break;
-			unsigned char *at = out;
-			out = cpt_encode_rest(cpt, out, out + 1, slot, slot, key0, &prev, p, n);
-			tag = *at;
-			/* the reference it was coded against, or made (cpt_encode_rest's rule) */
-			ref = n <= CPT_REF_WORDS ? cpt_ref_of(cpt, slot, ptt_rec_id(w0), tag >> CPT_BUCKET_SHIFT) : NULL;
-		}
-		r2 = r1;
-		r1 = p;
-		ref2 = ref1;
-		ref1 = ref;
-		tag2 = tag1;
-		tag1 = tag;
-		p += n;
+		uint32_t w0 = p[0];
+		if (!code_one(cpt, &s, p, w0, (size_t)(lim - p), stop, nstop, max_ticks, &out, &prev))
+			break;
+		p += ptt_rec_len(w0);
 		did++;
 	}
 	if (did) {
@@ -743,6 +775,95 @@ static int run_compact(struct ptt_writer *w, struct ptt_run *run)
 	run->next_ticks = t;
 	run->past = past;
 	return rc;
+}
+
+/*
+ * ptt_writer_merge for a compact writer: both runs' records in time order
+ * while each run's next record is one that code_one takes and the block has
+ * room (the first record of each thread known to it: records that begin a
+ * block or a thread are record_compact's).
+ */
+static int merge_compact(struct ptt_writer *w, struct ptt_run *run[2], int first0)
+{
+	struct ptt_compact *cpt = w->cpt;
+	struct run_state st[2];
+	const uint32_t *p[2], *lim[2];
+	uint64_t head[2];
+	uint32_t done[2] = { 0, 0 };
+	for (int j = 0; j < 2; j++) {
+		p[j] = run[j]->words;
+		lim[j] = p[j] + run[j]->nwords;
+		run[j]->used = 0;
+		run[j]->records = 0;
+		run[j]->past = 0;
+	}
+	if (!w->count || w->used >= BLOCK_TARGET || w->raw_used >= COMPACT_RAW_TARGET)
+		return 0; /* a block to begin or end first */
+	for (int j = 0; j < 2; j++) {
+		if (lim[j] - p[j] < PTT_REC_MIN_WORDS || !run_takes(p[j][0], (size_t)(lim[j] - p[j]), run[j]->stop, run[j]->nstop) ||
+		    !run_begin(cpt, &st[j], p[j]))
+			return 0;
+		memcpy(&head[j], p[j] + 1, 8);
+	}
+	unsigned char *out = w->payload + w->used;
+	const unsigned char *out_end = w->payload + BLOCK_TARGET;
+	size_t raw_left = (COMPACT_RAW_TARGET - w->raw_used + 3) / 4; /* words the block takes still */
+	uint64_t prev = cpt->prev_ts;
+	uint32_t k = 0, max = run[0]->max_records;
+	int last = 0;
+	while (k < max) {
+		int j = head[0] < head[1] || (head[0] == head[1] && first0) ? 0 : 1;
+		const uint32_t *q = p[j];
+		uint32_t w0 = q[0], n = ptt_rec_len(w0);
+		size_t left = (size_t)(lim[j] - q);
+		if (left > raw_left)
+			left = raw_left;
+		if ((size_t)(out_end - out) < 8u * n ||
+		    !code_one(cpt, &st[j], q, w0, left, run[j]->stop, run[j]->nstop, run[j]->max_ticks, &out, &prev))
+			break;
+		run[j]->last_ticks = head[j];
+		p[j] = q + n;
+		raw_left -= n;
+		done[j]++;
+		k++;
+		last = j;
+		/* the run's next head: the merge goes on while each run has one (a pad, the rest of the
+		 * ring's words, is none: the ring goes on at its start) */
+		if (!run_takes(p[j][0], (size_t)(lim[j] - p[j]), run[j]->stop, run[j]->nstop))
+			break;
+		memcpy(&head[j], p[j] + 1, 8);
+	}
+	if (!k)
+		return 0;
+	/* the block as record_compact leaves it, its last record's thread the encoder's */
+	w->used = (size_t)(out - w->payload);
+	size_t words = 0;
+	for (int i = 0; i < 2; i++) {
+		run[i]->used = (size_t)(p[i] - run[i]->words);
+		run[i]->records = done[i];
+		words += run[i]->used;
+	}
+	w->raw_used += words * 4;
+	w->count += k;
+	w->events += k;
+	w->last = prev;
+	cpt->prev_ts = prev;
+	cpt->last_pt = st[last].pt;
+	cpt->last_slot = st[last].slot;
+	cpt->last_key = st[last].key0;
+	return 0;
+}
+
+int ptt_writer_merge(struct ptt_writer *w, struct ptt_run *a, struct ptt_run *b, int a_first)
+{
+	struct ptt_run *run[2] = { a, b };
+	if (!w->compact) {
+		a->used = b->used = 0;
+		a->records = b->records = 0;
+		a->past = b->past = 0;
+		return 0;
+	}
+	return merge_compact(w, run, a_first);
 }
 
 int ptt_writer_run(struct ptt_writer *w, struct ptt_run *run)

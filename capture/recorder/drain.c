@@ -590,6 +590,66 @@ static int pass_release(struct drain *d, uint64_t *e0, uint64_t *next_release)
 	return d->cut(d->cut_ctx);
 }
 
+/* A run of ring i's records from its head on, up to the ring's end, none after max_ticks. */
+static inline struct ptt_run ring_run(const struct drain *d, const struct cursor *c, uint64_t max_ticks, uint64_t max_records)
+{
+	uint32_t off = (uint32_t)c->pos & (d->ring_words - 1);
+	uint64_t span = c->limit - c->pos;
+	struct ptt_run run = { c->rec, span < d->ring_words - off ? span : d->ring_words - off, max_ticks,
+			       d->one_by_one, PTT_EV_BUILTIN_COUNT, (uint32_t)max_records, 0, 0, 0, 0, 0 };
+	return run;
+}
+
+/* After a run of ring i: its head is past the run's records. */
+static inline void ran(struct drain *d, uint32_t i, struct cursor *c, const struct ptt_run *run)
+{
+	c->pos += run->used;
+	c->prev_ts = d->last_ts[i] = run->last_ticks;
+	c->done = c->pos;
+	c->wrote = 1;
+}
+
+/*
+ * The top ring i (cursor c) and the runner-up up (heap[upk]) merged by the
+ * writer (ptt_writer_merge) while both lead the others: up to the third
+ * ring's head (one tick before: its ties are left to the heap) and wm, at
+ * most max records.  How many it wrote (their heads not loaded), or an error.
+ */
+static long merge_two(struct drain *d, uint32_t i, struct cursor *c, uint32_t up, uint32_t upk, uint32_t nheap,
+		      uint64_t wm, uint64_t max, uint64_t *bytes)
+{
+	struct cursor *u = &d->cur[up];
+	uint32_t ci = ptt_rec_id(c->rec[0]), ui = ptt_rec_id(u->rec[0]);
+	if (ci >= PTT_EV_BUILTIN_COUNT || d->one_by_one[ci] || ui >= PTT_EV_BUILTIN_COUNT || d->one_by_one[ui])
+		return 0;
+	/* the third: the top's other child, or one of the runner-up's */
+	uint32_t third = 3 - upk < nheap ? d->heap[3 - upk] : UINT32_MAX;
+	for (uint32_t k = 2 * upk + 1; k <= 2 * upk + 2 && k < nheap; k++)
+		if (third == UINT32_MAX || before(d, d->heap[k], third))
+			third = d->heap[k];
+	uint64_t top = wm;
+	if (third != UINT32_MAX && d->cur[third].ts <= top) {
+		if (d->cur[third].ts == 0)
+			return 0;
+		top = d->cur[third].ts - 1;
+	}
+	if (c->ts > top || u->ts > top)
+		return 0;
+	struct ptt_run a = ring_run(d, c, top, max), b = ring_run(d, u, top, 0);
+	int rc = ptt_writer_merge(d->w, &a, &b, c->tid < u->tid || (c->tid == u->tid && i < up));
+	if (rc)
+		return rc;
+	if (!a.records && !b.records)
+		return 0;
+	if (a.records)
+		ran(d, i, c, &a);
+	if (b.records)
+		ran(d, up, u, &b);
+	d->written_ts = !b.records || (a.records && a.last_ticks > b.last_ticks) ? a.last_ticks : b.last_ticks;
+	*bytes += (a.used + b.used) * 4;
+	return (long)(a.records + b.records);
+}
+
 long drain_pass(struct drain *d, int final)
 {
 	struct ptt_shm *s = d->shm;
@@ -618,24 +678,47 @@ long drain_pass(struct drain *d, int final)
 			else if (bound < run_max)
 				run_max = bound;
 		}
+		/* two rings whose records alternate in time (two threads busy at once): merged by the
+		 * writer, up to the third ring's head and wm */
+		if (runs && up != UINT32_MAX && up != d->notes_at) {
+			long k = merge_two(d, i, c, up, upk, nheap, wm, next_release - ring_records, &bytes);
+			if (k < 0)
+				return k;
+			if (k > 0) {
+				struct cursor *u = &d->cur[up];
+				ring_records += (uint64_t)k;
+				if (ring_records == next_release && (rc = pass_release(d, &e0, &next_release)) != 0)
+					return rc;
+				/* their next heads, both later than before: each goes down from its place, the
+				 * runner-up's first (below the top); a ring used up leaves the heap */
+				if (!load(d, up, u, final)) {
+					if (u->bounds && ring_bound(u, floor) < wm)
+						wm = ring_bound(u, floor);
+					d->heap[upk] = d->heap[--nheap];
+				}
+				if (upk < nheap)
+					sift_down(d, nheap, upk);
+				if (!load(d, i, c, final)) {
+					if (c->bounds && ring_bound(c, floor) < wm)
+						wm = ring_bound(c, floor);
+					d->heap[0] = d->heap[--nheap];
+				}
+				sift_down(d, nheap, 0);
+				continue;
+			}
+		}
 		int more;
 		do {
 			if (c->ts > wm)
 				goto merged;
 			uint32_t id = ptt_rec_id(c->rec[0]);
 			if (runs && id < PTT_EV_BUILTIN_COUNT && !d->one_by_one[id]) {
-				uint32_t off = (uint32_t)c->pos & (d->ring_words - 1);
-				uint64_t span = c->limit - c->pos;
-				struct ptt_run run = { c->rec, span < d->ring_words - off ? span : d->ring_words - off, run_max,
-						       d->one_by_one, PTT_EV_BUILTIN_COUNT, (uint32_t)(next_release - ring_records),
-						       0, 0, 0, 0, 0 };
+				struct ptt_run run = ring_run(d, c, run_max, next_release - ring_records);
 				if ((rc = ptt_writer_run(d->w, &run)) != 0)
 					return rc;
 				if (run.records) {
-					c->pos += run.used;
-					c->prev_ts = d->last_ts[i] = d->written_ts = run.last_ticks;
-					c->done = c->pos;
-					c->wrote = 1;
+					ran(d, i, c, &run);
+					d->written_ts = run.last_ticks;
 					ring_records += run.records;
 					bytes += run.used * 4;
 					if (ring_records == next_release && (rc = pass_release(d, &e0, &next_release)) != 0)

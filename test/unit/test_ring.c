@@ -205,8 +205,148 @@ static void run(int discard, unsigned waves, uint32_t events)
 	ptt_shm = NULL;
 }
 
+/*
+ * The merge's order, deterministic: three closed rings of 4 KiB (their records wrapping past a pad
+ * at the ring's end) whose records interleave in runs of 1 to 4, at times that tie across rings,
+ * with records taken one at a time among them (a trylock, which the hook sees); one pass.  The
+ * file holds what one record at a time in (time, tid) order makes, byte for byte: the writer's
+ * merge of two rings (ptt_writer_merge), its runs and the heap agree.
+ */
+static int no_hook(void *ctx, const uint32_t *rec, struct ptt_writer *w)
+{
+	(void)ctx;
+	(void)rec;
+	(void)w;
+	return 0;
+}
+
+struct mrec {
+	uint64_t ts;
+	uint32_t tid, ring, words[11];
+};
+
+static int mrec_cmp(const void *a, const void *b)
+{
+	const struct mrec *x = a, *y = b;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->ring < y->ring ? -1 : x->ring > y->ring;
+}
+
+static char *file_bytes(FILE *f, size_t *size)
+{
+	fflush(f);
+	*size = (size_t)lseek(fileno(f), 0, SEEK_END);
+	char *buf = malloc(*size + 1);
+	if (buf && pread(fileno(f), buf, *size, 0) != (ssize_t)*size)
+		*size = 0;
+	return buf;
+}
+
+static void merge_order(void)
+{
+	enum { RINGS = 3, PER = 80, WORDS = 1024 };
+	static const uint32_t tids[RINGS] = { 30, 20, 10 }; /* not in the rings' order */
+	uint64_t off, size = ptt_shm_bytes(8, 8, WORDS, &off);
+	struct ptt_shm *s = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	s->magic = PTT_SHM_MAGIC;
+	s->version = PTT_SHM_VERSION;
+	s->size = size;
+	s->nrings = s->max_rings = s->seg_rings = 8;
+	s->rings_used = RINGS;
+	s->ring_words = WORDS;
+	s->ring_offset = off;
+	s->use_tsc = 0;
+	static struct mrec all[RINGS * PER];
+	uint32_t n = 0, count[RINGS] = { 0 }, seed = 9, ring = 0, left = 0;
+	uint64_t ts = 1000, pos[RINGS];
+	for (uint32_t i = 0; i < RINGS; i++) {
+		struct ptt_ring *r = &s->rings[i];
+		pos[i] = r->consumed = r->first = (uint64_t)WORDS * 5 - 300 - 7 * i; /* wraps within the pass */
+		r->pid = 100;
+		r->tid = tids[i];
+		r->state = PTT_RING_CLOSED;
+		memset(ptt_ring_data(s, i), 0xa5, WORDS * 4); /* the words of an earlier lap, past a pad */
+	}
+	while (n < RINGS * PER) {
+		seed = seed * 1103515245u + 12345u;
+		if (left-- == 0) { /* runs of 1 to 4, the third ring now and then */
+			ring = (seed >> 16) % 8 == 0 ? 2 : ring == 0 ? 1 : 0;
+			left = (seed >> 20) % 4;
+		}
+		if (count[ring] == PER)
+			ring = count[0] < PER ? 0 : count[1] < PER ? 1 : 2;
+		ts += (seed >> 24) % 3 == 0 ? 0 : (seed >> 26) % 5; /* ties across rings */
+		struct mrec *m = &all[n++];
+		uint32_t k = count[ring]++, *w = m->words;
+		uint32_t id = (seed >> 12) % 23 == 0 ? PTT_EV_MUTEX_TRYLOCK : k % 2 ? PTT_EV_MUTEX_UNLOCK : PTT_EV_MUTEX_LOCK;
+		uint64_t mutex = (seed >> 8) % 9 == 0 ? 0x5000 : 0x4000, site = k % 2 ? 0x401100 : 0x401000;
+		w[0] = ptt_rec_word0(id, 11);
+		w[1] = (uint32_t)ts;
+		w[2] = (uint32_t)(ts >> 32);
+		w[3] = 100;
+		w[4] = tids[ring];
+		ptt_put64(w + 5, mutex);
+		w[7] = 0;
+		ptt_put64(w + 8, site);
+		w[10] = ptt_rec_checksum(w, 10);
+		m->ts = ts;
+		m->tid = tids[ring];
+		m->ring = ring;
+		uint32_t *data = ptt_ring_data(s, ring), at = (uint32_t)(pos[ring] & (WORDS - 1));
+		if (at + 11 > WORDS) { /* a pad to the ring's end */
+			data[at] = ptt_rec_word0(PTT_EV_PAD, 0);
+			pos[ring] += WORDS - at;
+			at = 0;
+		}
+		memcpy(data + at, w, 44);
+		pos[ring] += 11;
+	}
+	for (uint32_t i = 0; i < RINGS; i++)
+		s->rings[i].reserved = s->rings[i].committed = pos[i];
+	ptt_shm = s;
+	const char *meta = "clock_hz 1000000000\nstart_ticks 0\n";
+	struct ptt_clock clk;
+	ptt_clock_init(&clk, 0, 1000000000u);
+	FILE *f = tmpfile(), *g = tmpfile();
+	struct ptt_writer *w, *v;
+	ptt_writer_open(&w, fileno(f), 0);
+	ptt_writer_set_compact(w, 1);
+	ptt_writer_meta(w, meta, strlen(meta));
+	struct drain *d = drain_new(s, w, &clk);
+	static uint8_t sees[PTT_EV_BUILTIN_COUNT];
+	sees[PTT_EV_MUTEX_TRYLOCK] = 1;
+	drain_set_hook(d, no_hook, NULL, sees);
+	long got = drain_pass(d, 0);
+	ptt_writer_end(w, "", 0);
+	ptt_writer_close(w);
+	drain_free(d);
+	qsort(all, n, sizeof *all, mrec_cmp);
+	ptt_writer_open(&v, fileno(g), 0);
+	ptt_writer_set_compact(v, 1);
+	ptt_writer_meta(v, meta, strlen(meta));
+	for (uint32_t i = 0; i < n; i++)
+		ptt_writer_record(v, all[i].words, 11);
+	ptt_writer_end(v, "", 0);
+	ptt_writer_close(v);
+	size_t fs, gs;
+	char *fb = file_bytes(f, &fs), *gb = file_bytes(g, &gs);
+	ok(got == (long)n && fb && gb && fs == gs && memcmp(fb, gb, fs) == 0,
+	   "three rings merged in one pass: %ld records, the bytes of one record at a time in (time, tid) order (%zu, %zu)",
+	   got, fs, gs);
+	free(fb);
+	free(gb);
+	fclose(f);
+	fclose(g);
+	munmap(s, size);
+	ptt_shm = NULL;
+}
+
 int main(void)
 {
+	merge_order();
 	run(0, 1, EVENTS);
 	run(1, 1, EVENTS);
 	run(0, 16, 300); /* 64 short-lived writers through 8 rings, a slow recorder */
