@@ -582,8 +582,10 @@ static inline int run_takes(uint32_t w0, size_t left, const uint8_t *stop, uint3
  * references they were coded against (NULL: none) and their tags.  A record
  * that repeats the one before the last, its first word and its arguments (a
  * lock taken and released in a loop), whose reference the last did not use,
- * has that reference as it was left: it codes as cpt_encode_rest codes it,
- * without the look-up.  Its first word is one run_takes took in this run.
+ * has that reference as it was left, unless a record of another thread
+ * merged in between took its place (ptt_writer_merge: its key says so): it
+ * codes as cpt_encode_rest codes it, without the look-up.  Its first word
+ * is one run_takes took in this run.
  */
 struct run_state {
 	uint64_t pt, key0;
@@ -623,8 +625,8 @@ static inline __attribute__((always_inline)) int code_one(struct ptt_compact *cp
 	unsigned tag;
 	memcpy(&tn, p + 1, 8);
 	memcpy(&ptn, p + 3, 8);
-	if (s->r2 && w0 == s->r2[0] && s->ref2 && s->ref2 != s->ref1 && n <= left &&
-	    cpt_same_args(p + PTT_REC_HDR_WORDS, s->r2 + PTT_REC_HDR_WORDS, n)) {
+	if (s->r2 && w0 == s->r2[0] && s->ref2 && s->ref2 != s->ref1 && s->ref2->key == (s->key0 | (w0 & 0xffffffu)) &&
+	    n <= left && cpt_same_args(p + PTT_REC_HDR_WORDS, s->r2 + PTT_REC_HDR_WORDS, n)) {
 		if (tn > max_ticks || ptn != s->pt)
 			return 0;
 		tag = s->tag2 | CPT_REF;

@@ -247,7 +247,15 @@ static char *file_bytes(FILE *f, size_t *size)
 
 static void merge_order(void)
 {
-	enum { RINGS = 3, PER = 80, WORDS = 1024 };
+	enum { RINGS = 3, PER = 600, WORDS = 8192 };
+	/* what each ring's thread takes and releases, changed now and then: with 64 places, its
+	 * references share the table with the other threads' (ptt_writer_merge must see it) */
+	static const uint32_t take[] = { PTT_EV_MUTEX_LOCK, PTT_EV_MUTEX_TIMEDLOCK, PTT_EV_SPIN_LOCK, PTT_EV_RWLOCK_RDLOCK,
+					 PTT_EV_RWLOCK_WRLOCK };
+	static const uint32_t give[] = { PTT_EV_MUTEX_UNLOCK, PTT_EV_MUTEX_UNLOCK, PTT_EV_SPIN_UNLOCK, PTT_EV_RWLOCK_UNLOCK,
+					 PTT_EV_RWLOCK_UNLOCK };
+	uint32_t kind[RINGS] = { 0 }, place[RINGS] = { 0 };
+	uint64_t lock[RINGS] = { 0x4000, 0x4000, 0x4000 };
 	static const uint32_t tids[RINGS] = { 30, 20, 10 }; /* not in the rings' order */
 	uint64_t off, size = ptt_shm_bytes(8, 8, WORDS, &off);
 	struct ptt_shm *s = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -281,8 +289,13 @@ static void merge_order(void)
 		ts += (seed >> 24) % 3 == 0 ? 0 : (seed >> 26) % 5; /* ties across rings */
 		struct mrec *m = &all[n++];
 		uint32_t k = count[ring]++, *w = m->words;
-		uint32_t id = (seed >> 12) % 23 == 0 ? PTT_EV_MUTEX_TRYLOCK : k % 2 ? PTT_EV_MUTEX_UNLOCK : PTT_EV_MUTEX_LOCK;
-		uint64_t mutex = (seed >> 8) % 9 == 0 ? 0x5000 : 0x4000, site = k % 2 ? 0x401100 : 0x401000;
+		if ((seed >> 5) % 6 == 0) {
+			kind[ring] = (seed >> 7) % 5;
+			place[ring] = (seed >> 10) % 64;
+			lock[ring] = 0x4000 + (seed >> 3) % 4 * 64;
+		}
+		uint32_t id = (seed >> 12) % 23 == 0 ? PTT_EV_MUTEX_TRYLOCK : k % 2 ? give[kind[ring]] : take[kind[ring]];
+		uint64_t mutex = lock[ring], site = 0x401000 + place[ring] * 16 + k % 2 * 8;
 		w[0] = ptt_rec_word0(id, 11);
 		w[1] = (uint32_t)ts;
 		w[2] = (uint32_t)(ts >> 32);
