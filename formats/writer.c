@@ -812,28 +812,53 @@ static int merge_compact(struct ptt_writer *w, struct ptt_run *run[2], int first
 	size_t raw_left = (COMPACT_RAW_TARGET - w->raw_used + 3) / 4; /* words the block takes still */
 	uint64_t prev = cpt->prev_ts;
 	uint32_t k = 0, max = run[0]->max_records;
-	int last = 0;
-	while (k < max) {
+	int last = 0, end = 0;
+	while (k < max && !end) {
+		/* the run whose head comes first, and how far its records come before the other's head:
+		 * to its time when it goes first at equal times, else to a tick before */
 		int j = head[0] < head[1] || (head[0] == head[1] && first0) ? 0 : 1;
-		const uint32_t *q = p[j];
-		uint32_t w0 = q[0], n = ptt_rec_len(w0);
-		size_t left = (size_t)(lim[j] - q);
-		if (left > raw_left)
-			left = raw_left;
-		if ((size_t)(out_end - out) < 8u * n ||
-		    !code_one(cpt, &st[j], q, w0, left, run[j]->stop, run[j]->nstop, run[j]->max_ticks, &out, &prev))
-			break;
-		run[j]->last_ticks = head[j];
-		p[j] = q + n;
-		raw_left -= n;
-		done[j]++;
-		k++;
-		last = j;
-		/* the run's next head: the merge goes on while each run has one (a pad, the rest of the
-		 * ring's words, is none: the ring goes on at its start) */
-		if (!run_takes(p[j][0], (size_t)(lim[j] - p[j]), run[j]->stop, run[j]->nstop))
-			break;
-		memcpy(&head[j], p[j] + 1, 8);
+		uint64_t upto = head[1 - j] - ((j == 0) != first0), ts = head[j], last_ts = 0;
+		if (upto > run[j]->max_ticks)
+			upto = run[j]->max_ticks;
+		struct run_state s = st[j]; /* in registers while the run goes on */
+		const uint32_t *q = p[j], *lj = lim[j];
+		const uint8_t *stop = run[j]->stop;
+		uint32_t nstop = run[j]->nstop, did = 0;
+		for (;;) {
+			uint32_t w0 = q[0], n = ptt_rec_len(w0);
+			size_t left = (size_t)(lj - q);
+			if (left > raw_left)
+				left = raw_left;
+			if (ts > upto) { /* the other's turn, or past the bound */
+				end = ts > run[j]->max_ticks || !did;
+				break;
+			}
+			if (k + did == max || (size_t)(out_end - out) < 8u * n ||
+			    !code_one(cpt, &s, q, w0, left, stop, nstop, upto, &out, &prev)) {
+				end = 1;
+				break;
+			}
+			q += n;
+			raw_left -= n;
+			did++;
+			last_ts = ts;
+			/* the run's next head: the merge goes on while each run has one (a pad, the rest of
+			 * the ring's words, is none: the ring goes on at its start) */
+			if (!run_takes(q[0], (size_t)(lj - q), stop, nstop)) {
+				end = 1;
+				break;
+			}
+			memcpy(&ts, q + 1, 8);
+		}
+		st[j] = s;
+		if (did) {
+			p[j] = q;
+			head[j] = ts;
+			run[j]->last_ticks = last_ts;
+			done[j] += did;
+			k += did;
+			last = j;
+		}
 	}
 	if (!k)
 		return 0;
