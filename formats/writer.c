@@ -34,6 +34,7 @@
  * regular file: a pipe or FIFO gets every block at once, as before.
  */
 #define OUT_BUF (1024u * 1024u)
+#define PREALLOC_AHEAD (1024u * 1024u) /* a regular file's blocks allocated this far past its writes: prealloc */
 /* blocks being filled, queued or compressed (ptt_writer_async): 2 MiB, so that an idle-priority
  * compressor catches up in the gaps of a busy run before its blocks must go raw */
 #define ASYNC_BUFS 32
@@ -145,19 +146,17 @@ static void index_block(struct ptt_writer *w, uint32_t kind, uint64_t pos, uint6
  * Allocate a regular file's blocks ahead of its writes, as ext4 would one
  * write at a time (delayed allocation: a reservation per block, buffer
  * heads per folio): measured here (kernel 6.18, ext4), 64 MiB written in
- * 1 MiB pieces cost 210-240 ns of system time a KiB, 145-150 with the
- * space allocated 8 MiB at a time (the fallocate included).  Ahead by what
- * the file holds already, from 1 to 8 MiB, so that a small file (-m) takes
- * little more space than it needs; FALLOC_FL_KEEP_SIZE leaves the size to
- * the writes, and ptt_writer_trim gives back what was not used.  Where the
- * file system cannot (tmpfs before 5.x, NFS), nothing changes.
+ * 1 MiB pieces cost 205-240 ns of system time a KiB, 140-155 with the
+ * space allocated 1, 4, 8 or 16 MiB at a time (the fallocate included).
+ * 1 MiB ahead of the write: what is left past the file's end is small, and
+ * prealloc_trim gives it back (FALLOC_FL_KEEP_SIZE leaves the size to the
+ * writes).  Where the file system cannot (NFS, some FUSE), nothing changes.
  */
 static void prealloc(struct ptt_writer *w, size_t n)
 {
 	if (w->off + n <= w->alloc_end || w->alloc_end == UINT64_MAX)
 		return;
-	uint64_t ahead = w->off < (1u << 20) ? (1u << 20) : w->off > (8u << 20) ? (8u << 20) : w->off;
-	uint64_t from = w->alloc_end > w->off ? w->alloc_end : w->off, to = w->off + n + ahead;
+	uint64_t from = w->alloc_end > w->off ? w->alloc_end : w->off, to = w->off + n + PREALLOC_AHEAD;
 	if (fallocate(w->fd, FALLOC_FL_KEEP_SIZE, (off_t)from, (off_t)(to - from)) != 0)
 		w->alloc_end = UINT64_MAX; /* not here: write as before */
 	else

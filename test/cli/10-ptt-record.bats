@@ -186,7 +186,7 @@ teardown() { stop_recorder_left; }
 
 @test "a trace takes the disk space of its size: what the recorder allocated ahead of its writes is given back" {
 	T=$BATS_TEST_TMPDIR
-	# the recorder allocates a file's blocks ahead of its writes (1 to 8 MiB, ptt-record(1)): a
+	# the recorder allocates a file's blocks ahead of its writes (1 MiB, ptt-record(1)): a
 	# small trace, and a large one, hold no more than their size once it ends
 	for n in 2000 50000; do
 		rm -f "$T/t.ptt"
