@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -33,7 +34,7 @@
  * on every pass to stdout), _sync, _switch, _end and _close.  Only for a
  * regular file: a pipe or FIFO gets every block at once, as before.
  */
-#define OUT_BUF (1024u * 1024u)
+#define OUT_BUF (1024u * 1024u) /* its pages made at once: big_grow */
 #define PREALLOC_AHEAD (1024u * 1024u) /* a regular file's blocks allocated this far past its writes: prealloc */
 /* blocks being filled, queued or compressed (ptt_writer_async): 2 MiB, so that an idle-priority
  * compressor catches up in the gaps of a busy run before its blocks must go raw */
@@ -179,14 +180,42 @@ static void prealloc_trim(struct ptt_writer *w)
 		w->alloc_end = w->off;
 }
 
+/*
+ * Memory of the writer's own that each byte goes through once (the bytes
+ * gathered for write(2), what is held back), its pages made in one call
+ * (MADV_POPULATE_WRITE, Linux 5.14) rather than a fault each: here a fault
+ * costs about 0.7 us, and a busy program's first 10 ms, held back, are 2 to
+ * 5 MiB (500 to 1300 faults).  Held back, it grows by mremap (no copy).
+ * Where the kernel cannot, the pages come by faults as before.
+ */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+#define BIG_STEP (1024u * 1024u)
+static void *big_grow(void *old, size_t oldn, size_t n)
+{
+	unsigned char *p = old ? mremap(old, oldn, n, MREMAP_MAYMOVE)
+			       : mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p + oldn, n - oldn, MADV_POPULATE_WRITE);
+	return p;
+}
+
+static void big_free(void *p, size_t n)
+{
+	if (p)
+		munmap(p, n);
+}
+
 static int write_fd(struct ptt_writer *w, const void *p, size_t n, int count)
 {
 	if (w->holding) {
 		size_t cap = w->held_cap;
 		if (cap < w->held_used + n) {
 			while (cap < w->held_used + n)
-				cap = cap ? cap * 2 : OUT_BUF;
-			unsigned char *nb = realloc(w->held, cap);
+				cap += BIG_STEP;
+			unsigned char *nb = big_grow(w->held, w->held_cap, cap);
 			if (!nb)
 				return PTT_E_NOMEM;
 			w->held = nb;
@@ -278,10 +307,10 @@ int ptt_writer_open(struct ptt_writer **wp, int fd, int zlevel)
 	w->comp = PTT_COMP_ZSTD;
 	w->buf = malloc(BLOCK_BUF);
 	w->payload = (unsigned char *)w->buf;
-	w->out = malloc(OUT_BUF);
+	w->out = big_grow(NULL, 0, OUT_BUF);
 	if (!w->buf || !w->out) {
 		free(w->buf);
-		free(w->out);
+		big_free(w->out, OUT_BUF);
 		free(w);
 		return PTT_E_NOMEM;
 	}
@@ -1228,7 +1257,7 @@ int ptt_writer_unhold(struct ptt_writer *w, const char *lines, size_t len)
 	w->bytes = held_end + meta;
 	if (!rc)
 		rc = write_fd(w, w->held + hdr, w->held_used - hdr, 0);
-	free(w->held);
+	big_free(w->held, w->held_cap);
 	w->held = NULL;
 	w->held_used = w->held_cap = 0;
 	return rc;
@@ -1305,10 +1334,10 @@ int ptt_writer_close(struct ptt_writer *w)
 		rc = prc;
 	prealloc_trim(w);
 	zctx_free(&w->z);
-	free(w->held);
+	big_free(w->held, w->held_cap);
 	free(w->cpt);
 	free(w->buf);
-	free(w->out);
+	big_free(w->out, OUT_BUF);
 	free(w->snap);
 	free(w->idx);
 	free(w);
