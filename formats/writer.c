@@ -872,8 +872,8 @@ static int merge_compact(struct ptt_writer *w, struct ptt_run *run[2], int first
 			last_ts = ts;
 			/* the run's next head: the merge goes on while each run has one (a pad, the rest of
 			 * the ring's words, is none: the ring goes on at its start) */
-			if (!run_takes(q[0], (size_t)(lj - q), stop, nstop)) {
-				end = 1;
+			if (lj - q < PTT_REC_MIN_WORDS || !run_takes(q[0], (size_t)(lj - q), stop, nstop)) {
+				end = 1; /* not q[0] at a ring's end: past it are no words of this ring */
 				break;
 			}
 			memcpy(&ts, q + 1, 8);
