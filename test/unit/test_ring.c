@@ -257,31 +257,33 @@ static void merge_order(uint32_t rings)
 	uint32_t kind[RINGS] = { 0 }, place[RINGS] = { 0 };
 	uint64_t lock[RINGS] = { 0x4000, 0x4000, 0x4000 };
 	static const uint32_t tids[RINGS] = { 30, 20, 10 }; /* not in the rings' order */
+	/* the rings are the last of the segment, a page no one may read after it: a ring's span that
+	 * ends at the ring's end is read no further */
 	uint64_t off, size = ptt_shm_bytes(8, 8, WORDS, &off);
-	struct ptt_shm *s = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct ptt_shm *s = mmap(NULL, size + 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	mprotect((char *)s + size, 4096, PROT_NONE);
+	uint32_t at0 = 8 - rings; /* the first ring's index */
 	s->magic = PTT_SHM_MAGIC;
 	s->version = PTT_SHM_VERSION;
 	s->size = size;
 	s->nrings = s->max_rings = s->seg_rings = 8;
-	s->rings_used = RINGS;
+	s->rings_used = 8;
 	s->ring_words = WORDS;
 	s->ring_offset = off;
 	s->use_tsc = 0;
 	static struct mrec all[RINGS * PER];
 	uint32_t n = 0, count[RINGS] = { 0 }, seed = 9, ring = 0, left = 0;
 	uint64_t ts = 1000, pos[RINGS];
-	for (uint32_t i = 0; i < RINGS; i++) {
-		struct ptt_ring *r = &s->rings[i];
-		/* each wraps within the pass, at another time, past a pad of 6 words or more (room for a
-		 * record's first words: what follows it is no record) */
-		static const uint32_t back[RINGS] = { 304, 2306, 4300 };
-		pos[i] = r->consumed = r->first = (uint64_t)WORDS * 5 - back[i];
-		if (i >= rings)
-			continue;
+	for (uint32_t i = 0; i < rings; i++) {
+		struct ptt_ring *r = &s->rings[at0 + i];
+		/* each wraps within the pass, at another time: past a pad of 6 words or more (room for
+		 * a record's first words: what follows it is no record), the last ring with no pad, its
+		 * records up to its very end */
+		pos[i] = r->consumed = r->first = (uint64_t)WORDS * 5 - (i == rings - 1 ? 297 : i ? 2306 : 304);
 		r->pid = 100;
 		r->tid = tids[i];
 		r->state = PTT_RING_CLOSED;
-		memset(ptt_ring_data(s, i), 0xa5, WORDS * 4); /* the words of an earlier lap, past a pad */
+		memset(ptt_ring_data(s, at0 + i), 0xa5, WORDS * 4); /* the words of an earlier lap, past a pad */
 	}
 	while (n < rings * PER) {
 		seed = seed * 1103515245u + 12345u;
@@ -313,7 +315,7 @@ static void merge_order(uint32_t rings)
 		m->ts = ts;
 		m->tid = tids[ring];
 		m->ring = ring;
-		uint32_t *data = ptt_ring_data(s, ring), at = (uint32_t)(pos[ring] & (WORDS - 1));
+		uint32_t *data = ptt_ring_data(s, at0 + ring), at = (uint32_t)(pos[ring] & (WORDS - 1));
 		if (at + 11 > WORDS) { /* a pad to the ring's end */
 			data[at] = ptt_rec_word0(PTT_EV_PAD, 0);
 			pos[ring] += WORDS - at;
@@ -323,8 +325,7 @@ static void merge_order(uint32_t rings)
 		pos[ring] += 11;
 	}
 	for (uint32_t i = 0; i < rings; i++)
-		s->rings[i].reserved = s->rings[i].committed = pos[i];
-	s->rings_used = rings;
+		s->rings[at0 + i].reserved = s->rings[at0 + i].committed = pos[i];
 	ptt_shm = s;
 	const char *meta = "clock_hz 1000000000\nstart_ticks 0\n";
 	struct ptt_clock clk;
@@ -359,7 +360,7 @@ static void merge_order(uint32_t rings)
 	free(gb);
 	fclose(f);
 	fclose(g);
-	munmap(s, size);
+	munmap(s, size + 4096);
 	ptt_shm = NULL;
 }
 
