@@ -234,16 +234,18 @@ static inline __attribute__((always_inline)) unsigned char *cpt_code_plain(unsig
  * The arguments a[0, k) of a record of the thread in slot, whose first word
  * is w0, against its reference: coded against it when the reference is of
  * its kind (*tag gets CPT_REF), else written out and made the reference.
- * *tag gets the reference's bucket either way.
+ * *tag gets the reference's bucket either way, *refp the reference.
  */
 static inline __attribute__((always_inline)) unsigned char *cpt_code_ref(struct ptt_compact *c, unsigned char *p,
 									  unsigned *tag, uint32_t slot, uint64_t key0,
-									  uint32_t w0, const uint32_t *a, uint32_t k)
+									  uint32_t w0, const uint32_t *a, uint32_t k,
+									  const struct cpt_ref **refp)
 {
 	uint32_t bucket = cpt_bucket(a, k);
 	struct cpt_ref *r = cpt_ref_of(c, slot, ptt_rec_id(w0), bucket);
 	uint64_t key = key0 | (w0 & 0xffffffu); /* cpt_key(c, n, slot, id) */
 	*tag |= bucket << CPT_BUCKET_SHIFT;
+	*refp = r;
 	if (r->key == key) {
 		*tag |= CPT_REF;
 		return cpt_code_args(p, a, r->w, k);
@@ -258,12 +260,14 @@ static inline __attribute__((always_inline)) unsigned char *cpt_code_ref(struct 
  * past pid and tid if written out, which tag CPT_NEW says): the id, the
  * time against *prev_ts, the arguments against the reference of (slot, id,
  * bucket) when slot is one, and the checksum.  key0 is cpt_key(c, 0, slot,
- * 0).  Writes the tag at out; returns the end.
+ * 0).  Writes the tag at out (and at *tagp); returns the end.  *refp gets
+ * the reference it was coded against or made, NULL when none.
  */
 static inline __attribute__((always_inline)) unsigned char *cpt_encode_rest(struct ptt_compact *c, unsigned char *out,
 									     unsigned char *p, unsigned tag, uint32_t slot,
 									     uint64_t key0, uint64_t *prev_ts,
-									     const uint32_t *rec, uint32_t n)
+									     const uint32_t *rec, uint32_t n,
+									     const struct cpt_ref **refp, unsigned *tagp)
 {
 	uint32_t id = ptt_rec_id(rec[0]);
 	uint64_t ts, d;
@@ -281,20 +285,23 @@ static inline __attribute__((always_inline)) unsigned char *cpt_encode_rest(stru
 	const uint32_t *a = rec + PTT_REC_HDR_WORDS;
 	if (slot != CPT_NEW) {
 		switch (n) { /* unrolled for the lengths of most built-in events: mutexes', conditions' */
-		case PTT_REC_MIN_WORDS + 5: p = cpt_code_ref(c, p, &tag, slot, key0, rec[0], a, 5); break;
-		case PTT_REC_MIN_WORDS + 7: p = cpt_code_ref(c, p, &tag, slot, key0, rec[0], a, 7); break;
+		case PTT_REC_MIN_WORDS + 5: p = cpt_code_ref(c, p, &tag, slot, key0, rec[0], a, 5, refp); break;
+		case PTT_REC_MIN_WORDS + 7: p = cpt_code_ref(c, p, &tag, slot, key0, rec[0], a, 7, refp); break;
 		default:
 			if (n <= CPT_REF_WORDS) {
-				p = cpt_code_ref(c, p, &tag, slot, key0, rec[0], a, n - PTT_REC_MIN_WORDS);
+				p = cpt_code_ref(c, p, &tag, slot, key0, rec[0], a, n - PTT_REC_MIN_WORDS, refp);
 				break;
 			}
+			*refp = NULL;
 			p = cpt_code_plain(p, a, n);
 			break;
 		}
 	} else {
+		*refp = NULL;
 		p = cpt_code_plain(p, a, n);
 	}
 	*out = (unsigned char)tag;
+	*tagp = tag;
 	return cpt_put32(p, rec[n - 1]);
 }
 
@@ -370,7 +377,9 @@ static inline __attribute__((always_inline)) unsigned char *cpt_encode(struct pt
 		c->last_slot = slot;
 		c->last_key = cpt_key(c, 0, slot, 0);
 	}
-	return cpt_encode_rest(c, out, p, p != out + 1 ? CPT_NEW : slot, slot, c->last_key, &c->prev_ts, rec, n);
+	const struct cpt_ref *ref;
+	unsigned tag;
+	return cpt_encode_rest(c, out, p, p != out + 1 ? CPT_NEW : slot, slot, c->last_key, &c->prev_ts, rec, n, &ref, &tag);
 }
 
 /*

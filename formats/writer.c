@@ -663,11 +663,7 @@ static inline __attribute__((always_inline)) int code_one(struct ptt_compact *cp
 	} else {
 		if (!run_takes(w0, left, stop, nstop) || ptt_rec_id(w0) == PTT_EV_REC_LOST || tn > max_ticks || ptn != s->pt)
 			return 0;
-		unsigned char *at = *outp;
-		*outp = cpt_encode_rest(cpt, at, at + 1, s->slot, s->slot, s->key0, prev, p, n);
-		tag = *at;
-		/* the reference it was coded against, or made (cpt_encode_rest's rule) */
-		ref = n <= CPT_REF_WORDS ? cpt_ref_of(cpt, s->slot, ptt_rec_id(w0), tag >> CPT_BUCKET_SHIFT) : NULL;
+		*outp = cpt_encode_rest(cpt, *outp, *outp + 1, s->slot, s->slot, s->key0, prev, p, n, &ref, &tag);
 	}
 	s->r2 = s->r1;
 	s->r1 = p;
