@@ -279,7 +279,7 @@ static void merge_order(uint32_t rings)
 		/* each wraps within the pass, at another time: past a pad of 6 words or more (room for
 		 * a record's first words: what follows it is no record), the last ring with no pad, its
 		 * records up to its very end */
-		pos[i] = r->consumed = r->first = (uint64_t)WORDS * 5 - (i == rings - 1 ? 297 : i ? 2306 : 304);
+		pos[i] = r->consumed = r->first = (uint64_t)WORDS * 5 - (i == rings - 1 ? 4400 : i ? 2306 : 304);
 		r->pid = 100;
 		r->tid = tids[i];
 		r->state = PTT_RING_CLOSED;
