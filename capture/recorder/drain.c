@@ -315,15 +315,24 @@ static inline uint64_t ring_bound(const struct cursor *c, uint64_t floor)
 	return c->bounds == BOUND_IDLE && floor > c->prev_ts ? floor : c->prev_ts;
 }
 
-static inline int before(const struct drain *d, uint32_t a, uint32_t b)
+/* A ring with no record left in this pass: what it bounds now applies to the watermark. */
+static inline void used_up(const struct cursor *c, uint64_t floor, uint64_t *wm)
+{
+	if (c->bounds && ring_bound(c, floor) < *wm)
+		*wm = ring_bound(c, floor);
+}
+
+/* Of rings a and b's records at one time, a's go first: the lower tid, then the lower ring. */
+static inline int tie_first(const struct drain *d, uint32_t a, uint32_t b)
 {
 	const struct cursor *x = &d->cur[a], *y = &d->cur[b];
-	uint64_t tx = x->ts, ty = y->ts;
-	if (tx != ty)
-		return tx < ty;
-	if (x->tid != y->tid)
-		return x->tid < y->tid;
-	return a < b;
+	return x->tid < y->tid || (x->tid == y->tid && a < b);
+}
+
+static inline int before(const struct drain *d, uint32_t a, uint32_t b)
+{
+	uint64_t tx = d->cur[a].ts, ty = d->cur[b].ts;
+	return tx != ty ? tx < ty : tie_first(d, a, b);
 }
 
 static void sift_down(struct drain *d, uint32_t n, uint32_t k)
@@ -513,8 +522,8 @@ static uint32_t pass_cursors(struct drain *d, int final, uint64_t floor, uint64_
 		if (load(d, i, c, final)) {
 			d->heap[nheap++] = i;
 			d->busy[d->nbusy++] = i;
-		} else if (c->bounds && ring_bound(c, floor) < *wm) {
-			*wm = ring_bound(c, floor);
+		} else {
+			used_up(c, floor, wm);
 		}
 	}
 	/* the recorder's notes, as one more cursor */
@@ -636,7 +645,7 @@ static long merge_two(struct drain *d, uint32_t i, struct cursor *c, uint32_t up
 	if (c->ts > top || u->ts > top)
 		return 0;
 	struct ptt_run a = ring_run(d, c, top, max), b = ring_run(d, u, top, 0);
-	int rc = ptt_writer_merge(d->w, &a, &b, c->tid < u->tid || (c->tid == u->tid && i < up));
+	int rc = ptt_writer_merge(d->w, &a, &b, tie_first(d, i, up));
 	if (rc)
 		return rc;
 	if (!a.records && !b.records)
@@ -672,7 +681,7 @@ long drain_pass(struct drain *d, int final)
 			upk = nheap > 2 && before(d, d->heap[2], d->heap[1]) ? 2 : 1;
 			up = d->heap[upk];
 			const struct cursor *u = &d->cur[up];
-			bound = u->ts - !(c->tid < u->tid || (c->tid == u->tid && i < up));
+			bound = u->ts - !tie_first(d, i, up);
 			if (bound > u->ts)
 				runs = 0; /* the runner-up at time 0 goes first: no run */
 			else if (bound < run_max)
@@ -692,15 +701,13 @@ long drain_pass(struct drain *d, int final)
 				/* their next heads, both later than before: each goes down from its place, the
 				 * runner-up's first (below the top); a ring used up leaves the heap */
 				if (!load(d, up, u, final)) {
-					if (u->bounds && ring_bound(u, floor) < wm)
-						wm = ring_bound(u, floor);
+					used_up(u, floor, &wm);
 					d->heap[upk] = d->heap[--nheap];
 				}
 				if (upk < nheap)
 					sift_down(d, nheap, upk);
 				if (!load(d, i, c, final)) {
-					if (c->bounds && ring_bound(c, floor) < wm)
-						wm = ring_bound(c, floor);
+					used_up(c, floor, &wm);
 					d->heap[0] = d->heap[--nheap];
 				}
 				sift_down(d, nheap, 0);
@@ -753,9 +760,7 @@ long drain_pass(struct drain *d, int final)
 			more = load(d, i, c, final);
 		} while (more && (up == UINT32_MAX || before(d, i, up)));
 		if (!more) {
-			/* used up: what it bounds now applies */
-			if (c->bounds && ring_bound(c, floor) < wm)
-				wm = ring_bound(c, floor);
+			used_up(c, floor, &wm);
 			d->heap[0] = d->heap[--nheap];
 			sift_down(d, nheap, 0);
 		} else {
