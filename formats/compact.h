@@ -230,6 +230,23 @@ static inline __attribute__((always_inline)) unsigned char *cpt_code_plain(unsig
 	return p + (n - PTT_REC_MIN_WORDS) * 4;
 }
 
+/* A record's id and its time against *prev_ts (which takes it), at p; returns the end. */
+static inline __attribute__((always_inline)) unsigned char *cpt_put_id_time(unsigned char *p, uint32_t id, uint64_t ts,
+									     uint64_t *prev_ts)
+{
+	uint64_t d = ts - *prev_ts; /* mod 2^64: a record older than the one before takes 9 bytes */
+	if (__builtin_expect(id < 128, 1))
+		*p++ = (unsigned char)(id << 1);
+	else
+		p = cpt_put_pv(p, id);
+	if (__builtin_expect(d < 128, 1))
+		*p++ = (unsigned char)(d << 1); /* cpt_put_pv's one byte */
+	else
+		p = cpt_put_pv(p, d);
+	*prev_ts = ts;
+	return p;
+}
+
 /*
  * The arguments a[0, k) of a record of the thread in slot, whose first word
  * is w0, against its reference: coded against it when the reference is of
@@ -269,19 +286,9 @@ static inline __attribute__((always_inline)) unsigned char *cpt_encode_rest(stru
 									     const uint32_t *rec, uint32_t n,
 									     const struct cpt_ref **refp, unsigned *tagp)
 {
-	uint32_t id = ptt_rec_id(rec[0]);
-	uint64_t ts, d;
+	uint64_t ts;
 	memcpy(&ts, rec + 1, 8); /* words 1 and 2: low, high */
-	if (__builtin_expect(id < 128, 1))
-		*p++ = (unsigned char)(id << 1);
-	else
-		p = cpt_put_pv(p, id);
-	d = ts - *prev_ts; /* mod 2^64: a record older than the one before takes 9 bytes */
-	if (__builtin_expect(d < 128, 1))
-		*p++ = (unsigned char)(d << 1); /* cpt_put_pv's one byte */
-	else
-		p = cpt_put_pv(p, d);
-	*prev_ts = ts;
+	p = cpt_put_id_time(p, ptt_rec_id(rec[0]), ts, prev_ts);
 	const uint32_t *a = rec + PTT_REC_HDR_WORDS;
 	if (slot != CPT_NEW) {
 		switch (n) { /* unrolled for the lengths of most built-in events: mutexes', conditions' */
@@ -305,7 +312,12 @@ static inline __attribute__((always_inline)) unsigned char *cpt_encode_rest(stru
 	return cpt_put32(p, rec[n - 1]);
 }
 
-/* Whether two records of n words have the same arguments (a and w: their words 5 to n - 2). */
+/*
+ * Whether two records of n words (n <= CPT_REF_WORDS) have the same
+ * arguments (a and w: their words 5 to n - 2).  Not !cpt_mask: building
+ * the mask of the words that differ cost the lock loop's recorder 8
+ * instructions an event more (callgrind) than this yes or no.
+ */
 static inline __attribute__((always_inline)) int cpt_same_args(const uint32_t *a, const uint32_t *w, uint32_t n)
 {
 #ifdef __SSE2__
@@ -327,19 +339,8 @@ static inline __attribute__((always_inline)) int cpt_same_args(const uint32_t *a
 static inline __attribute__((always_inline)) unsigned char *cpt_encode_repeat(unsigned char *out, unsigned tag, uint32_t w0,
 									       uint64_t *prev_ts, uint64_t ts, uint32_t sum)
 {
-	unsigned char *p = out + 1;
-	uint32_t id = ptt_rec_id(w0);
-	uint64_t d = ts - *prev_ts;
+	unsigned char *p = cpt_put_id_time(out + 1, ptt_rec_id(w0), ts, prev_ts);
 	out[0] = (unsigned char)tag;
-	if (__builtin_expect(id < 128, 1))
-		*p++ = (unsigned char)(id << 1);
-	else
-		p = cpt_put_pv(p, id);
-	if (__builtin_expect(d < 128, 1))
-		*p++ = (unsigned char)(d << 1);
-	else
-		p = cpt_put_pv(p, d);
-	*prev_ts = ts;
 	*p = 0; /* the mask: every argument repeats */
 	return cpt_put32(p + 1, sum);
 }

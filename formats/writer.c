@@ -837,9 +837,6 @@ static int merge_compact(struct ptt_writer *w, struct ptt_run *run[2], int first
 	for (int j = 0; j < 2; j++) {
 		p[j] = run[j]->words;
 		lim[j] = p[j] + run[j]->nwords;
-		run[j]->used = 0;
-		run[j]->records = 0;
-		run[j]->past = 0;
 	}
 	if (!w->count || w->used >= BLOCK_TARGET || w->raw_used >= COMPACT_RAW_TARGET)
 		return 0; /* a block to begin or end first */
@@ -909,13 +906,10 @@ static int merge_compact(struct ptt_writer *w, struct ptt_run *run[2], int first
 int ptt_writer_merge(struct ptt_writer *w, struct ptt_run *a, struct ptt_run *b, int a_first)
 {
 	struct ptt_run *run[2] = { a, b };
-	if (!w->compact) {
-		a->used = b->used = 0;
-		a->records = b->records = 0;
-		a->past = b->past = 0;
-		return 0;
-	}
-	return merge_compact(w, run, a_first);
+	a->used = b->used = 0;
+	a->records = b->records = 0;
+	a->past = b->past = 0;
+	return w->compact ? merge_compact(w, run, a_first) : 0; /* a plain writer: ptt_writer_run's */
 }
 
 int ptt_writer_run(struct ptt_writer *w, struct ptt_run *run)
