@@ -34,7 +34,7 @@
  * on every pass to stdout), _sync, _switch, _end and _close.  Only for a
  * regular file: a pipe or FIFO gets every block at once, as before.
  */
-#define OUT_BUF (1024u * 1024u) /* its pages made at once: big_grow */
+#define OUT_BUF (1024u * 1024u) /* mapped by big_grow */
 #define PREALLOC_AHEAD (1024u * 1024u) /* a regular file's blocks allocated this far past its writes: prealloc */
 /* blocks being filled, queued or compressed (ptt_writer_async): 2 MiB, so that an idle-priority
  * compressor catches up in the gaps of a busy run before its blocks must go raw */
@@ -182,15 +182,13 @@ static void prealloc_trim(struct ptt_writer *w)
 
 /*
  * Memory of the writer's own that each byte goes through once (the bytes
- * gathered for write(2), what is held back), its pages made in one call
- * (MADV_POPULATE_WRITE, Linux 5.14) rather than a fault each: here a fault
- * costs about 0.7 us, and a busy program's first 10 ms, held back, are 2 to
- * 5 MiB (500 to 1300 faults).  Held back, it grows by mremap (no copy).
- * Where the kernel cannot, the pages come by faults as before.
+ * gathered for write(2), what is held back): mapped, its pages left to
+ * come by faults as the bytes reach them.  Held back, it grows by mremap
+ * (no copy).  Making the pages at once (MADV_POPULATE_WRITE) saved no time
+ * a page here (1.1 us a page either way, zeroing included) and made pages a
+ * short program never used: 0.6 ms a MiB at every recorder's start, a
+ * quarter of its fixed cost (doc/recorder.md, section 5).
  */
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
 #define BIG_STEP (1024u * 1024u)
 static void *big_grow(void *old, size_t oldn, size_t n)
 {
@@ -198,7 +196,6 @@ static void *big_grow(void *old, size_t oldn, size_t n)
 			       : mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
-	madvise(p + oldn, n - oldn, MADV_POPULATE_WRITE);
 	return p;
 }
 
