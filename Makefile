@@ -136,6 +136,10 @@ $(BUILD)/test/test_pace: test/unit/test_pace.c capture/recorder/pace.c capture/r
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) -o $@ test/unit/test_pace.c capture/recorder/pace.c $(LDFLAGS)
 
+$(BUILD)/test/test_flight: test/unit/test_flight.c capture/recorder/flight.c $(RT_SRC) formats/types.c $(LIBFORMAT) $(REC_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) -DPTT_UNIT_TEST -o $@ test/unit/test_flight.c capture/recorder/keeper.c capture/runtime/trace_path.c capture/runtime/stack.c capture/runtime/pyframes.c capture/recorder/drain.c capture/shm.c $(LIBFORMAT) $(LDFLAGS) $(FORMAT_LIBS) -lpthread
+
 $(BUILD)/test/test_keeper: test/unit/test_keeper.c capture/recorder/keeper.c capture/recorder/keeper.h $(LIBFORMAT)
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) -o $@ test/unit/test_keeper.c capture/recorder/keeper.c $(LIBFORMAT) $(LDFLAGS) $(FORMAT_LIBS)

@@ -123,6 +123,60 @@ static int by_time(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* by_time's order, inlined for time_order's merge: whether x comes before y */
+static inline int earlier(const struct frec *x, const struct frec *y)
+{
+	if (x->ts != y->ts)
+		return x->ts < y->ts;
+	if (x->tid != y->tid)
+		return x->tid < y->tid;
+	return x->ring != y->ring ? x->ring < y->ring : x->seq < y->seq;
+}
+
+/*
+ * recs[0, n) in by_time's order, the records of each ring a run of its own
+ * (run k is recs[start[k], start[k + 1]), in the ring's order): each run is
+ * in time order already (a thread stamps its records in the order it
+ * reserves them), so the runs are merged, two by two, rather than the whole
+ * sorted (qsort took a quarter of a snapshot's time: CPython's 5 threads,
+ * 188 000 records); a run out of order is sorted first.  The same order as
+ * qsort by by_time, which is a total order.  *recs may be replaced.
+ */
+static int time_order(struct frec **recs, size_t n, size_t *start, uint32_t nruns)
+{
+	struct frec *a = *recs, *b;
+	for (uint32_t k = 0; k < nruns; k++)
+		for (size_t i = start[k] + 1; i < start[k + 1]; i++)
+			if (earlier(&a[i], &a[i - 1])) {
+				qsort(a + start[k], start[k + 1] - start[k], sizeof *a, by_time);
+				break;
+			}
+	if (nruns < 2)
+		return 0;
+	if (!(b = malloc(n * sizeof *b)))
+		return PTT_E_NOMEM;
+	while (nruns > 1) {
+		uint32_t m = 0;
+		for (uint32_t k = 0; k < nruns; k += 2, m++) {
+			size_t i = start[k], mid = start[k + 1], end = k + 1 < nruns ? start[k + 2] : mid, j = mid, o = i;
+			while (i < mid && j < end)
+				b[o++] = earlier(&a[j], &a[i]) ? a[j++] : a[i++];
+			memcpy(b + o, a + i, (mid - i) * sizeof *a);
+			o += mid - i;
+			memcpy(b + o, a + j, (end - j) * sizeof *a);
+			start[m] = start[k];
+		}
+		start[m] = n;
+		nruns = m;
+		struct frec *t = a;
+		a = b;
+		b = t;
+	}
+	free(b);
+	*recs = a;
+	return 0;
+}
+
 /* A ring's copy: taken for every ring first, one right after another, and only then read. */
 struct ring_copy {
 	uint32_t *words;      /* positions [c0, end) of the ring */
@@ -268,8 +322,13 @@ static long collect(struct flight *f, uint32_t n, int live, uint64_t slack, uint
 	uint64_t upto = UINT64_MAX;
 	long rc = 0;
 	struct ring_copy *rcs = calloc(n ? n : 1, sizeof *rcs);
-	if (!rcs)
+	size_t *start = malloc((n + 1) * sizeof *start); /* where each ring's records begin: time_order's runs */
+	uint32_t nruns = 0;
+	if (!rcs || !start) {
+		free(rcs);
+		free(start);
 		return PTT_E_NOMEM;
+	}
 	*from = 0;
 	if (live) /* writers wait rather than overwrite until every ring is copied (trace_path.c) */
 		__atomic_store_n(&s->snapshot, 1, __ATOMIC_SEQ_CST);
@@ -302,6 +361,8 @@ static long collect(struct flight *f, uint32_t n, int live, uint64_t slack, uint
 		size_t first = *nrecs;
 		int c = 0;
 		rc = read_copy(f, i, &rcs[i], recs, nrecs, &cap, live, &c, torn);
+		if (*nrecs > first)
+			start[nruns++] = first;
 		cut[i] = (uint8_t)c;
 		if (live && rcs[i].bound < upto)
 			upto = rcs[i].bound;
@@ -309,9 +370,12 @@ static long collect(struct flight *f, uint32_t n, int live, uint64_t slack, uint
 			*from = (*recs)[first].ts;
 	}
 	free(rcs);
+	start[nruns] = *nrecs;
+	if (!rc)
+		rc = time_order(recs, *nrecs, start, nruns);
+	free(start);
 	if (rc)
 		return rc;
-	qsort(*recs, *nrecs, sizeof **recs, by_time);
 	while (*nrecs > 0 && (*recs)[*nrecs - 1].ts > upto)
 		(*nrecs)--;
 	return 0;
