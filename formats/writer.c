@@ -194,9 +194,7 @@ static void *big_grow(void *old, size_t oldn, size_t n)
 {
 	unsigned char *p = old ? mremap(old, oldn, n, MREMAP_MAYMOVE)
 			       : mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	return p;
+	return p == MAP_FAILED ? NULL : p;
 }
 
 static void big_free(void *p, size_t n)

@@ -111,19 +111,7 @@ static void copy_span(uint32_t *out, const uint32_t *data, uint32_t size, uint64
 	}
 }
 
-static int by_time(const void *a, const void *b)
-{
-	const struct frec *x = a, *y = b;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->ring != y->ring)
-		return x->ring < y->ring ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* by_time's order, inlined for time_order's merge: whether x comes before y */
+/* A snapshot's order: time, then tid, ring and place in the ring (a total order); whether x comes before y. */
 static inline int earlier(const struct frec *x, const struct frec *y)
 {
 	if (x->ts != y->ts)
@@ -131,6 +119,13 @@ static inline int earlier(const struct frec *x, const struct frec *y)
 	if (x->tid != y->tid)
 		return x->tid < y->tid;
 	return x->ring != y->ring ? x->ring < y->ring : x->seq < y->seq;
+}
+
+/* earlier's order for qsort */
+static int by_time(const void *a, const void *b)
+{
+	const struct frec *x = a, *y = b;
+	return earlier(x, y) ? -1 : earlier(y, x);
 }
 
 /*

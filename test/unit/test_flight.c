@@ -20,7 +20,20 @@ static uint64_t next(void)
 	return rnd;
 }
 
-/* by_time with the qsort it replaced, on nruns rings of up to most records each; out: a ring out of order */
+/* The order a snapshot's records must come in, written here apart from flight.c's: time, tid, ring, place. */
+static int spec_order(const void *a, const void *b)
+{
+	const struct frec *x = a, *y = b;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->ring != y->ring)
+		return x->ring < y->ring ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* time_order against a qsort by spec_order, on nruns rings of up to most records each; out: a ring out of order */
 static void one(uint32_t nruns, uint32_t most, int out, const char *what)
 {
 	size_t cap = (size_t)nruns * most + 1, n = 0;
@@ -45,7 +58,7 @@ static void one(uint32_t nruns, uint32_t most, int out, const char *what)
 	}
 	start[k] = n;
 	memcpy(want, a, n * sizeof *a);
-	qsort(want, n, sizeof *want, by_time);
+	qsort(want, n, sizeof *want, spec_order);
 	int rc = time_order(&a, n, start, k);
 	int same = rc == 0;
 	for (size_t i = 0; same && i < n; i++)
