@@ -784,6 +784,7 @@ merged:;
 		return rc;
 	d->st.events += ptt_writer_events(d->w) - e0; /* the hook's own records (object names) count too */
 	d->st.passes++;
+	d->st.ring_bytes += bytes;
 	__atomic_store_n(&s->heartbeat, s->heartbeat + 1, __ATOMIC_RELEASE);
 	if (ring_records > 0 && !final) {
 		uint32_t a[4];

@@ -6,17 +6,25 @@
 
 #include <stdint.h>
 
+/* Below this many ring bytes a second (about 1 000 records) the program is quiet. */
+#define PACE_QUIET 36000.0
+/* A writer that fills this share of a ring in less than PACE_SLOW_NS is drained at that share, any other at half. */
+#define PACE_FAST 0.3
+#define PACE_SLOW_NS 400000.0
+
 struct pace {
-	double rate;   /* the program's events/s, all rings: the recent peak */
+	double rate;   /* the program's ring bytes/s, all rings: the recent peak */
 	uint64_t upto; /* the program's time covered by the passes so far (ns since the trace's start) */
 };
 
 /*
- * After a pass that wrote events program records and left every record up
- * to upto_ns (drain_stats) written: the nanoseconds to sleep before the
- * next one, 0 for at once.  ring_events: a ring's size in records; max_ns:
- * the longest sleep while records arrive.  Start from { 0, 0 }.
+ * After a pass that took pass_ns, wrote bytes of program records (as they
+ * lay in the rings) and left every record up to upto_ns (drain_stats)
+ * written: the nanoseconds to sleep before the next one, 0 for at once.
+ * ring_bytes: a ring's size; max_ns: the longest sleep while records
+ * arrive.  Start from { 0, 0 }.
  */
-uint64_t pace_next(struct pace *p, long events, uint64_t upto_ns, uint64_t ring_events, uint64_t max_ns);
+uint64_t pace_next(struct pace *p, uint64_t bytes, uint64_t upto_ns, uint64_t ring_bytes, uint64_t pass_ns,
+		   uint64_t max_ns);
 
 #endif

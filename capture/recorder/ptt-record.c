@@ -692,13 +692,16 @@ static void recorder_early(struct recorder *r)
 		drain_set_clock(r->d, &clk);
 		forward_signal(r);
 		long n = 0;
+		uint64_t b0 = drain_stats(r->d)->ring_bytes, t0 = record_clock_ns(CLOCK_MONOTONIC);
 		int rc = record_sync_types(s, r->w, &r->types_seen, &r->rot);
 		if (!rc && (n = drain_pass(r->d, 0)) < 0)
 			rc = (int)n;
 		recorder_fail(r, rc, NULL);
 		if (r->werr)
 			break;
-		uint64_t pause = pace_next(&pace, n, drain_stats(r->d)->upto_ns, r->o.ring_bytes / 36, 1000000u);
+		const struct drain_stats *st = drain_stats(r->d);
+		uint64_t pause = pace_next(&pace, st->ring_bytes - b0, st->upto_ns, r->o.ring_bytes,
+					   record_clock_ns(CLOCK_MONOTONIC) - t0, 1000000u);
 		if (pause > CALIBRATE_NS - (mono - r->cal_mono))
 			pause = CALIBRATE_NS - (mono - r->cal_mono);
 		if (pause)
@@ -708,10 +711,10 @@ static void recorder_early(struct recorder *r)
 }
 
 /* One pass of the drain: the user types, the rings, a flush now and then, the next file (-m: also within a pass, drain_set_cut). */
-static long drain_once(struct recorder *r, uint64_t now, uint64_t *last_flush)
+static void drain_once(struct recorder *r, uint64_t now, uint64_t *last_flush)
 {
 	if (r->werr)
-		return 0;
+		return;
 	long n = 0;
 	int rc = record_sync_types(r->in.shm, r->w, &r->types_seen, &r->rot);
 	if (!rc && (n = drain_pass(r->d, 0)) < 0)
@@ -723,7 +726,6 @@ static long drain_once(struct recorder *r, uint64_t now, uint64_t *last_flush)
 	if (!rc)
 		rc = next_file(r);
 	recorder_fail(r, rc, rc && r->rot.failed[0] ? r->rot.failed : NULL);
-	return n < 0 ? 0 : n;
 }
 
 /* Phase 3: drain the rings while the program (and what it left) runs. */
@@ -735,8 +737,8 @@ static void recorder_drain(struct recorder *r)
 	while (!exited) {
 		forward_signal(r);
 		exited = program_over(r);
-		uint64_t now = record_clock_ns(CLOCK_MONOTONIC);
-		long n = drain_once(r, now, &last_flush);
+		uint64_t now = record_clock_ns(CLOCK_MONOTONIC), b0 = drain_stats(r->d)->ring_bytes;
+		drain_once(r, now, &last_flush);
 		if (!warned && !r->in.shm->handshake && (exited || now - t_start > 3000000000u)) {
 			warned = 1;
 			if (!r->o.quiet || exited)
@@ -746,8 +748,9 @@ static void recorder_drain(struct recorder *r)
 		}
 		if (exited)
 			break;
-		uint64_t pause = pace_next(&pace, n, drain_stats(r->d)->upto_ns, r->o.ring_bytes / 36,
-					   r->o.out_is_pipe ? 20000000u : 50000000u);
+		const struct drain_stats *st = drain_stats(r->d);
+		uint64_t pause = pace_next(&pace, st->ring_bytes - b0, st->upto_ns, r->o.ring_bytes,
+					   record_clock_ns(CLOCK_MONOTONIC) - now, r->o.out_is_pipe ? 20000000u : 50000000u);
 		if (r->werr)
 			pause = 1000000;
 		if (pause)
