@@ -39,23 +39,23 @@
 uint64_t pace_next(struct pace *p, uint64_t bytes, uint64_t upto_ns, uint64_t ring_bytes, uint64_t pass_ns,
 		   uint64_t max_ns)
 {
-	uint64_t dt = upto_ns > p->upto ? upto_ns - p->upto : 0;
+	uint64_t dt = upto_ns > p->upto ? upto_ns - p->upto : 0, got = bytes - p->bytes;
 	if (upto_ns > p->upto)
 		p->upto = upto_ns;
-	double measured = bytes > 0 && dt ? (double)bytes / ((double)dt / 1e9) : 0;
+	p->bytes = bytes;
+	double measured = got > 0 && dt ? (double)got / ((double)dt / 1e9) : 0;
 	double keep = dt >= 500000000u ? 0 : 1 - (double)dt / 5e8;
 	p->rate = measured > p->rate * keep ? measured : p->rate * keep;
 	if (p->rate < PACE_QUIET) /* quiet: a writer with a full ring wakes us */
 		return max_ns / 5 > 10000000u ? 10000000u : max_ns / 5;
-	double fast = ring_bytes * PACE_FAST, ns = fast / p->rate * 1e9;
-	if (ns < PACE_SLOW_NS) { /* a writer flat out: its ring's lines in its cache */
-		if ((double)bytes >= fast || ns < 50000)
-			return 0;
-		return (uint64_t)ns;
+	/* a writer flat out: drained every PACE_FAST of its ring (its lines in its cache); any
+	 * other at half its ring, less the pass's own time */
+	double target = ring_bytes * PACE_FAST, ns = target / p->rate * 1e9;
+	if (ns >= PACE_SLOW_NS) {
+		target = (double)(ring_bytes / 2);
+		ns = target / p->rate * 1e9 - (double)pass_ns;
 	}
-	uint64_t half = ring_bytes / 2;
-	ns = (double)half / p->rate * 1e9 - (double)pass_ns;
-	if (bytes >= half || ns < 50000)
+	if ((double)got >= target || ns < 50000)
 		return 0;
 	return ns > (double)max_ns ? max_ns : (uint64_t)ns;
 }

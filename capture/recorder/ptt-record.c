@@ -675,7 +675,7 @@ static void recorder_early(struct recorder *r)
 		return;
 	r->early_held = 1;
 	drain_hold_reports(r->d, 1);
-	struct pace pace = { 0, 0 };
+	struct pace pace = { 0, 0, 0 };
 	for (;;) {
 		uint64_t mono = record_clock_ns(CLOCK_MONOTONIC_RAW), ticks = s->use_tsc ? ptt_rdtsc() : 0;
 		if (mono - r->cal_mono >= CALIBRATE_NS || ptt_writer_held(r->w) > EARLY_HELD_MAX)
@@ -692,7 +692,7 @@ static void recorder_early(struct recorder *r)
 		drain_set_clock(r->d, &clk);
 		forward_signal(r);
 		long n = 0;
-		uint64_t b0 = drain_stats(r->d)->ring_bytes, t0 = record_clock_ns(CLOCK_MONOTONIC);
+		uint64_t t0 = record_clock_ns(CLOCK_MONOTONIC);
 		int rc = record_sync_types(s, r->w, &r->types_seen, &r->rot);
 		if (!rc && (n = drain_pass(r->d, 0)) < 0)
 			rc = (int)n;
@@ -700,7 +700,7 @@ static void recorder_early(struct recorder *r)
 		if (r->werr)
 			break;
 		const struct drain_stats *st = drain_stats(r->d);
-		uint64_t pause = pace_next(&pace, st->ring_bytes - b0, st->upto_ns, r->o.ring_bytes,
+		uint64_t pause = pace_next(&pace, st->ring_bytes, st->upto_ns, r->o.ring_bytes,
 					   record_clock_ns(CLOCK_MONOTONIC) - t0, 1000000u);
 		if (pause > CALIBRATE_NS - (mono - r->cal_mono))
 			pause = CALIBRATE_NS - (mono - r->cal_mono);
@@ -732,12 +732,12 @@ static void drain_once(struct recorder *r, uint64_t now, uint64_t *last_flush)
 static void recorder_drain(struct recorder *r)
 {
 	int exited = 0, warned = 0;
-	struct pace pace = { 0, 0 }; /* the rings hold nothing older than the trace's start */
+	struct pace pace = { 0, 0, 0 }; /* the rings hold nothing older than the trace's start */
 	uint64_t t_start = record_clock_ns(CLOCK_MONOTONIC), last_flush = t_start;
 	while (!exited) {
 		forward_signal(r);
 		exited = program_over(r);
-		uint64_t now = record_clock_ns(CLOCK_MONOTONIC), b0 = drain_stats(r->d)->ring_bytes;
+		uint64_t now = record_clock_ns(CLOCK_MONOTONIC);
 		drain_once(r, now, &last_flush);
 		if (!warned && !r->in.shm->handshake && (exited || now - t_start > 3000000000u)) {
 			warned = 1;
@@ -749,7 +749,7 @@ static void recorder_drain(struct recorder *r)
 		if (exited)
 			break;
 		const struct drain_stats *st = drain_stats(r->d);
-		uint64_t pause = pace_next(&pace, st->ring_bytes - b0, st->upto_ns, r->o.ring_bytes,
+		uint64_t pause = pace_next(&pace, st->ring_bytes, st->upto_ns, r->o.ring_bytes,
 					   record_clock_ns(CLOCK_MONOTONIC) - now, r->o.out_is_pipe ? 20000000u : 50000000u);
 		if (r->werr)
 			pause = 1000000;
