@@ -59,6 +59,7 @@ struct model {
 	uint64_t npending;         /* threads with a pending_stack */
 	uint32_t inherit_stack;    /* for push: the stack of the wait a hold follows */
 	uint64_t held_before;      /* objects whose first event is a release (of a hold not seen) */
+	struct model_tee *tee;     /* model_observe_also's, newest first */
 };
 
 /* Ended, unjoined threads are remembered until joined or until their tid is taken again (then they
@@ -66,6 +67,12 @@ struct model {
 /* Frames per thread at most (locks held at once, nested waits): deeper, the oldest is forgotten.
  * A guard against hostile traces (each release looks through the frames), far above real nesting. */
 #define MODEL_STACK_MAX 1024
+
+/* Two observers of one model (model_observe_also, at the end of this file). */
+struct model_tee {
+	struct model_ops a, b;
+	struct model_tee *prev; /* a tee of a tee: the older one, which a's callbacks reach */
+};
 
 static uint64_t tkey(uint32_t pid, uint32_t tid) { return (uint64_t)pid << 32 | tid; }
 static uint64_t ekey(const struct mprocess *p, uint32_t tid) { return (uint64_t)p->serial << 32 | tid; }
@@ -432,6 +439,14 @@ static int took(const struct ptt_event *ev)
 	return ret == 0 || ret == EOWNERDEAD;
 }
 
+/* t is now o's last releaser, signaller, poster or barrier arriver: the thread a waiter's link comes from. */
+static void set_last(struct model *m, struct mthread *t, struct mobject *o, const struct ptt_event *ev)
+{
+	o->last_tid = t->tid;
+	if (m->ops.last)
+		m->ops.last(m->ops.ctx, t, o, ev);
+}
+
 static void link_from_last(struct model *m, struct mthread *t, struct mobject *o, const char *kind, uint64_t ns)
 {
 	if (!o || !o->last_tid || o->last_tid == t->tid || !m->ops.link)
@@ -539,7 +554,7 @@ static void release_hold(struct model *m, struct mthread *t, struct mobject *o, 
 {
 	struct mframe gone;
 	if (drop(m, t, s, o->addr, ev->ns, &gone)) {
-		o->last_tid = t->tid;
+		set_last(m, t, o, ev);
 		if (m->ops.release && !gone.lost) /* a lost hold: how long it lasted is not known */
 			m->ops.release(m->ops.ctx, t, o, &gone, ev);
 	}
@@ -688,7 +703,7 @@ static void on_request(struct model *m, struct mthread *t, const struct ptt_even
 			}
 		}
 		if (ty->cls == PTT_CLASS_BARRIER && o)
-			o->last_tid = t->tid; /* the last to arrive releases the others */
+			set_last(m, t, o, ev); /* the last to arrive releases the others */
 		if (ty->cls == PTT_CLASS_FUTEX && o)
 			futex_expects(&o->futex, t, obj, (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_VAL, 0));
 		push(m, t, s, obj, ev);
@@ -808,18 +823,18 @@ static void post(struct model *m, struct mthread *t, const struct ptt_event *ev,
 		return;
 	if (cls == PTT_CLASS_FUTEX) {
 		if ((int32_t)ptt_event_argn(ev, PTT_ARGNAME_WOKEN, 0) > 0)
-			o->last_tid = t->tid;
+			set_last(m, t, o, ev);
 		if (t->futex_waited == obj)
 			o->futex.woken_by_waiter = 1; /* its waiter wakes it: a lock's word (the futex rule) */
 		return;
 	}
 	if (cls == PTT_CLASS_COND) {
-		o->last_tid = t->tid;
+		set_last(m, t, o, ev);
 		return;
 	}
 	if (ret_of(ev) != 0)
 		return;
-	o->last_tid = t->tid;
+	set_last(m, t, o, ev);
 	if (!o->posters) {
 		o->poster = t->tid;
 		o->posters = 1;
@@ -1185,5 +1200,75 @@ void model_free(struct model *m)
 	ptt_map_free(&m->pids);
 	ptt_map_free(&m->announced);
 	ptt_map_free(&m->histories);
+	while (m->tee) {
+		struct model_tee *prev = m->tee->prev;
+		free(m->tee);
+		m->tee = prev;
+	}
 	free(m);
+}
+
+/*
+ * Two observers of one model (model_observe_also): each callback calls the
+ * first observer's, then the second's.  The tee lives as long as the model.
+ */
+#define TEE(name, params, args) \
+	static void tee_##name params \
+	{ \
+		const struct model_tee *tee = ctx; \
+		if (tee->a.name) \
+			tee->a.name(tee->a.ctx, args); \
+		if (tee->b.name) \
+			tee->b.name(tee->b.ctx, args); \
+	}
+#define A(...) __VA_ARGS__
+TEE(process_begin, (void *ctx, struct mprocess *p, uint64_t ns), A(p, ns))
+TEE(process_end, (void *ctx, struct mprocess *p, uint64_t ns), A(p, ns))
+TEE(thread_begin, (void *ctx, struct mthread *t, struct mprocess *p, uint64_t ns), A(t, p, ns))
+TEE(thread_end, (void *ctx, struct mthread *t, struct mprocess *p, uint64_t ns), A(t, p, ns))
+TEE(state, (void *ctx, struct mthread *t, const struct mframe *old, const struct mframe *now, uint64_t ns), A(t, old, now, ns))
+TEE(link, (void *ctx, struct mthread *from, struct mthread *to, const char *kind, uint64_t obj, uint64_t ns),
+    A(from, to, kind, obj, ns))
+TEE(point, (void *ctx, struct mthread *t, const struct ptt_event *ev), A(t, ev))
+TEE(link_start, (void *ctx, struct mprocess *p, uint32_t from, const char *kind, uint64_t key, uint64_t ns),
+    A(p, from, kind, key, ns))
+TEE(link_end, (void *ctx, struct mprocess *p, uint32_t to, const char *kind, uint64_t key, uint64_t ns), A(p, to, kind, key, ns))
+TEE(object_begin, (void *ctx, struct mobject *o, struct mprocess *p, uint64_t ns), A(o, p, ns))
+TEE(object_end, (void *ctx, struct mobject *o, struct mprocess *p, uint64_t ns), A(o, p, ns))
+TEE(object_count, (void *ctx, struct mobject *o, int waiters, uint64_t ns), A(o, waiters, ns))
+TEE(wait_begin, (void *ctx, struct mthread *t, struct mobject *o, const struct mframe *wait, const struct ptt_event *ev),
+    A(t, o, wait, ev))
+TEE(acquire, (void *ctx, struct mthread *t, struct mobject *o, const struct mframe *hold, const struct mframe *wait,
+	      const struct ptt_event *ev), A(t, o, hold, wait, ev))
+TEE(release, (void *ctx, struct mthread *t, struct mobject *o, const struct mframe *hold, const struct ptt_event *ev),
+    A(t, o, hold, ev))
+TEE(wait_end, (void *ctx, struct mthread *t, struct mobject *o, const struct mframe *wait, int ok, const struct ptt_event *ev),
+    A(t, o, wait, ok, ev))
+TEE(last, (void *ctx, struct mthread *t, struct mobject *o, const struct ptt_event *ev), A(t, o, ev))
+TEE(anomaly, (void *ctx, const struct ptt_event *ev, const struct manomaly *a), A(ev, a))
+#undef A
+#undef TEE
+
+int model_observe_also(struct model *m, const struct model_ops *ops)
+{
+	struct model_tee *tee = calloc(1, sizeof *tee);
+	if (!tee)
+		return -1;
+	tee->a = m->ops;
+	tee->b = *ops;
+	tee->prev = m->tee;
+	m->tee = tee;
+	/* a callback is teed when either observer has it (object_begin decides whether objects are shown) */
+#define ON(name) ((tee->a.name || tee->b.name) ? tee_##name : NULL)
+	struct model_ops both = {
+		.ctx = tee, .process_begin = ON(process_begin), .process_end = ON(process_end),
+		.thread_begin = ON(thread_begin), .thread_end = ON(thread_end), .state = ON(state), .link = ON(link),
+		.point = ON(point), .link_start = ON(link_start), .link_end = ON(link_end),
+		.object_begin = ON(object_begin), .object_end = ON(object_end), .object_count = ON(object_count),
+		.wait_begin = ON(wait_begin), .acquire = ON(acquire), .release = ON(release), .wait_end = ON(wait_end),
+		.last = ON(last), .anomaly = ON(anomaly),
+	};
+#undef ON
+	model_observe(m, &both);
+	return 0;
 }

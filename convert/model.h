@@ -276,6 +276,12 @@ struct model_ops {
 	/* an outcome that took nothing (cond wait, barrier, join, failed acquisition); wait as for acquire */
 	void (*wait_end)(void *ctx, struct mthread *t, struct mobject *o, const struct mframe *wait, int ok,
 			 const struct ptt_event *ev);
+	/*
+	 * t became o's last releaser (a hold's release, a read unlock too), signaller,
+	 * poster, waking futex caller or barrier arriver, at ev: the thread the next
+	 * link on o (handoff, wake, post, barrier) comes from (o->last_tid).
+	 */
+	void (*last)(void *ctx, struct mthread *t, struct mobject *o, const struct ptt_event *ev);
 	/* what cannot have happened (see the rules above); the event is applied all the same */
 	void (*anomaly)(void *ctx, const struct ptt_event *ev, const struct manomaly *a);
 };
@@ -285,6 +291,8 @@ struct model *model_new(const struct model_ops *ops);
 /* ops observe m from now on, in place of those model_new was given (an analysis made after the model
  * it observes, pass.h); before the first event. */
 void model_observe(struct model *m, const struct model_ops *ops);
+/* ops observe m as well as its observer now (both called, that one first); 0, or -1 out of memory. */
+int model_observe_also(struct model *m, const struct model_ops *ops);
 /* The trace starts mid-run (a later file of a rotated recording): see the anomalies above.
  * A flight recording (r's flight_thread lines) also says where each thread's history begins. */
 void model_starts_mid_run(struct model *m, const struct ptt_reader *r);

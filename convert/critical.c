@@ -1,0 +1,1012 @@
+/* critical.c - the critical path of a trace and its what-if replay (critical.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "critical.h"
+#include "lockframes.h"
+#include "model.h"
+#include "symbols.h"
+
+/* What a stretch of the path is. */
+enum ck { CK_RUN, CK_HANDOFF, CK_SELF, CK_UNKNOWN, CK_START };
+
+/*
+ * A context: a level of a thread's holds (its parent the holds around it),
+ * or a wait (parent 0).  Interned: the same holds taken at the same sites
+ * are one context, whichever thread or time.
+ */
+struct cctx {
+	uint32_t parent;
+	uint32_t pid, stack;
+	uint8_t cls, wait;
+	uint64_t obj, site;
+	double factor;      /* what-if: running time in these holds is scaled by this */
+};
+
+/* Time of one kind in one context, within a node. */
+struct centry {
+	uint32_t ctx;
+	uint8_t kind;
+	uint64_t ns;
+};
+
+/*
+ * A stretch of one thread's time on a path, [from, to], and the path before
+ * it (prev).  Shared by every path that passes through it (refs); frozen
+ * once shared: only a node its thread alone holds is extended.
+ */
+struct cnode {
+	struct cnode *prev;
+	uint32_t refs, n, cap;
+	uint32_t pid, tid;
+	uint8_t sealed;     /* a window's start lies at its end: never extended, never merged */
+	uint64_t from, to;
+	struct centry *e;
+};
+
+/* A thread's path and new time as they were at one moment (a release, a post, an end). */
+struct csnap {
+	struct cnode *node; /* referenced */
+	uint64_t t;
+	double nt;
+	uint32_t tid;
+	uint8_t valid;
+};
+
+struct cthr {
+	uint32_t pid, tid, serial;
+	struct mthread *mt;
+	uint64_t at;        /* accounted up to */
+	struct cnode *head; /* the path ending at `at` (referenced; NULL: none yet) */
+	double nt;          /* what-if: the new time of `at` */
+	uint32_t hold;      /* the context of its holds */
+	unsigned hdepth;    /* the model's frames when hold was made, and the top one's opening */
+	uint64_t htop;
+	double factor;
+	uint8_t waiting, closed, own_end, lost_wait;
+	uint32_t wait_ctx;
+	uint64_t wait_mutex;
+	struct csnap edge;
+};
+
+struct cobj {
+	uint32_t pid;
+	uint8_t cls;
+	uint64_t addr;
+	struct csnap last;
+	uint64_t total_wait, waits;
+};
+
+struct cspec {
+	char *name;
+	double factor;
+	unsigned matched;
+};
+
+struct crow {           /* a row of a table: an object, a site or a thread on the path */
+	uint32_t pid;
+	uint64_t key;
+	unsigned cls;
+	uint64_t held, waited;
+	uint32_t ctx;               /* a site's: the context it was last seen in (its object) */
+};
+
+struct critical {
+	struct ptt_syms *syms;
+	struct model *m;
+	struct cctx *ctx;
+	uint32_t nctx, capctx;
+	struct ptt_map ctxmap;      /* hash -> ctx index */
+	struct ptt_map threads;     /* serial -> cthr */
+	struct ptt_map bytid;       /* pid:tid -> cthr */
+	struct ptt_map objects;     /* ptt_obj_key -> cobj */
+	struct ptt_map creates;     /* pid:child tid -> csnap (pthread_create's) */
+	struct ptt_map ended;       /* serial -> csnap (a thread's end, for its join) */
+	struct ptt_map joins;       /* link key -> serial of the joined thread */
+	struct cspec *specs;
+	unsigned nspecs;
+	uint32_t want_tid;
+	uint64_t from_ns, to_ns, first_ns, last_ns;
+	int any, sealed, over;
+	const struct ptt_event *cur;
+	struct csnap final;         /* where the path ends */
+	uint32_t final_pid;
+	/* the account, at critical_finish */
+	struct critical_sum sum;
+	struct critical_obj *objs;
+	unsigned nobjs;
+	struct crow *sites, *thr;
+	unsigned nsites, nthr;
+	uint64_t nodes, max_nodes;
+};
+
+static uint64_t tkey(uint32_t pid, uint32_t tid) { return (uint64_t)pid << 32 | tid; }
+
+/* ---- nodes ---- */
+
+static struct cnode *node_new(struct critical *c, const struct cthr *th, struct cnode *prev, uint64_t from)
+{
+	struct cnode *n = calloc(1, sizeof *n);
+	if (!n)
+		return NULL;
+	n->prev = prev;
+	n->refs = 1;
+	n->pid = th->pid;
+	n->tid = th->tid;
+	n->from = n->to = from;
+	if (++c->nodes > c->max_nodes)
+		c->max_nodes = c->nodes;
+	return n;
+}
+
+static void deref(struct critical *c, struct cnode *n)
+{
+	while (n && --n->refs == 0) {
+		struct cnode *prev = n->prev;
+		free(n->e);
+		free(n);
+		c->nodes--;
+		n = prev;
+	}
+}
+
+static void add_entry(struct cnode *n, unsigned kind, uint32_t ctx, uint64_t ns)
+{
+	for (uint32_t i = n->n, k = 0; i-- > 0 && k < 4; k++)
+		if (n->e[i].ctx == ctx && n->e[i].kind == kind) {
+			n->e[i].ns += ns;
+			return;
+		}
+	if (n->n == n->cap) {
+		uint32_t cap = n->cap ? 2 * n->cap : 2;
+		struct centry *e = realloc(n->e, cap * sizeof *e);
+		if (!e)
+			return; /* out of memory: the time is missing, and the check at the end says so */
+		n->e = e;
+		n->cap = cap;
+	}
+	n->e[n->n++] = (struct centry){ ctx, (uint8_t)kind, ns };
+}
+
+/* The node before n folded into n, when only n holds it and it is n's thread's (memory: hand-offs, not events). */
+static void merge_prev(struct critical *c, struct cnode *n)
+{
+	struct cnode *p = n->prev;
+	if (!p || p->refs != 1 || p->sealed || p->tid != n->tid || p->pid != n->pid || p->to != n->from)
+		return;
+	for (uint32_t i = 0; i < p->n; i++)
+		add_entry(n, p->e[i].kind, p->e[i].ctx, p->e[i].ns);
+	n->from = p->from;
+	n->prev = p->prev; /* p's reference to it moves to n */
+	free(p->e);
+	free(p);
+	c->nodes--;
+}
+
+/* Add [t0, t1) of kind in ctx to th's path (its head extended when th alone holds it). */
+static void append(struct critical *c, struct cthr *th, unsigned kind, uint32_t ctx, uint64_t t0, uint64_t t1)
+{
+	if (t1 <= t0)
+		return;
+	struct cnode *h = th->head;
+	if (!h || h->refs > 1 || h->sealed || h->tid != th->tid || h->pid != th->pid || h->to != t0) {
+		struct cnode *n = node_new(c, th, h, t0);
+		if (!n)
+			return;
+		th->head = h = n; /* the reference to the old head moves into n->prev */
+	}
+	merge_prev(c, h);
+	add_entry(h, kind, ctx, t1 - t0);
+	h->to = t1;
+}
+
+/*
+ * th's path becomes the path of node (whose reference moves in) at t0, then
+ * [t0, t1) of kind in ctx: a hand-off or a thread's start.  Split at a
+ * window's start that falls inside, so that no stretch straddles it.
+ */
+static void jump(struct critical *c, struct cthr *th, struct cnode *node, uint64_t t0, uint64_t t1, unsigned kind,
+		 uint32_t ctx)
+{
+	uint64_t cut = c->from_ns > t0 && c->from_ns < t1 ? c->from_ns : t0;
+	struct cnode *n = node_new(c, th, node, t0);
+	if (!n) {
+		deref(c, node);
+		return;
+	}
+	deref(c, th->head);
+	th->head = n;
+	if (cut > t0) {
+		add_entry(n, kind, ctx, cut - t0);
+		n->to = cut;
+		n->sealed = 1;
+	}
+	append(c, th, kind, ctx, cut, t1);
+	if (!th->head->n) /* t1 == t0: an empty stretch, for its place on the path */
+		th->head->to = t1;
+}
+
+static struct csnap snap(const struct cthr *th)
+{
+	struct csnap s = { th->head, th->at, th->nt, th->tid, 1 };
+	if (s.node)
+		s.node->refs++;
+	return s;
+}
+
+static void unsnap(struct critical *c, struct csnap *s)
+{
+	if (s->valid)
+		deref(c, s->node);
+	memset(s, 0, sizeof *s);
+}
+
+/* ---- contexts ---- */
+
+static const char *func_name(struct critical *c, uint32_t pid, uint64_t addr, char *buf, size_t size)
+{
+	return lockframes_name(c->syms, pid, addr, buf, size);
+}
+
+/* The what-if factor of a hold of obj taken at site (with stack): the first spec naming it, else 1. */
+static double spec_factor(struct critical *c, uint32_t pid, uint64_t obj, uint64_t site, uint32_t stack)
+{
+	if (!c->nspecs)
+		return 1;
+	char name[512], hex[32];
+	ptt_syms_object_name(c->syms, pid, obj, name, sizeof name);
+	snprintf(hex, sizeof hex, "0x%" PRIx64, obj);
+	char fn[512] = "";
+	if (site)
+		func_name(c, pid, site, fn, sizeof fn);
+	const uint64_t *frames = NULL;
+	unsigned nf = stack ? ptt_stacks_get(model_stacks(c->m), pid, stack, &frames) : 0;
+	for (unsigned i = 0; i < c->nspecs; i++) {
+		struct cspec *s = &c->specs[i];
+		int hit = !strcmp(s->name, name) || !strcmp(s->name, hex) || (*fn && !strcmp(s->name, fn));
+		for (unsigned k = 0; !hit && k < nf; k++) {
+			char f[512];
+			hit = !strcmp(s->name, func_name(c, pid, frames[k], f, sizeof f));
+		}
+		if (hit) {
+			s->matched++;
+			return s->factor;
+		}
+	}
+	return 1;
+}
+
+static uint32_t intern(struct critical *c, uint32_t parent, uint32_t pid, unsigned cls, int wait, uint64_t obj,
+		       uint64_t site, uint32_t stack)
+{
+	uint64_t h = ((uint64_t)parent * 0x9E3779B97F4A7C15ull) ^ ptt_obj_key(pid, obj);
+	h = (h ^ (h >> 29)) * 0xbf58476d1ce4e5b9ull ^ site;
+	h = (h ^ (h >> 31)) * 0x94d049bb133111ebull ^ ((uint64_t)stack << 1 | (uint64_t)wait);
+	h = (h ^ (h >> 32)) | 1;
+	uintptr_t got = (uintptr_t)ptt_map_get(&c->ctxmap, h);
+	if (got) {
+		const struct cctx *x = &c->ctx[got];
+		if (x->parent == parent && x->pid == pid && x->obj == obj && x->site == site && x->stack == stack &&
+		    x->wait == wait)
+			return (uint32_t)got;
+	}
+	if (c->nctx + 1 >= c->capctx) {
+		uint32_t cap = c->capctx ? 2 * c->capctx : 64;
+		struct cctx *x = realloc(c->ctx, cap * sizeof *x);
+		if (!x)
+			return 0;
+		c->ctx = x;
+		c->capctx = cap;
+	}
+	if (!c->nctx)
+		c->nctx = 1; /* 0: no context */
+	uint32_t id = c->nctx++;
+	struct cctx *x = &c->ctx[id];
+	*x = (struct cctx){ parent, pid, stack, (uint8_t)cls, (uint8_t)wait, obj, site, 1 };
+	if (!wait) {
+		double f = spec_factor(c, pid, obj, site, stack), pf = parent ? c->ctx[parent].factor : 1;
+		x->factor = f < pf ? f : pf;
+	}
+	if (!got)
+		ptt_map_put(&c->ctxmap, h, (void *)(uintptr_t)id);
+	return id;
+}
+
+/* The site of a frame: its first frame past the lock layer, else its call site. */
+static uint64_t frame_site(struct critical *c, uint32_t pid, const struct mframe *f)
+{
+	uint64_t site = f->stack ? lockframes_site(c->syms, model_stacks(c->m), pid, f->stack) : 0;
+	return site ? site : ptt_syms_site_addr(c->syms, f->open.id, f->open.arg);
+}
+
+/* th's holds, from the model's frames, as a context. */
+static void holds_of(struct critical *c, struct cthr *th)
+{
+	uint32_t ctx = 0;
+	const struct mthread *t = th->mt;
+	uint64_t top = t && t->depth ? t->stack[t->depth - 1].open.pos ^ t->stack[t->depth - 1].obj : 0;
+	if (!t || (t->depth == th->hdepth && top == th->htop))
+		return;
+	th->hdepth = t->depth;
+	th->htop = top;
+	for (unsigned i = 0; t && i < t->depth; i++) {
+		const struct mframe *f = &t->stack[i];
+		if (mstate_is_hold(f->state))
+			ctx = intern(c, ctx, th->pid, mstate_class(f->state), 0, f->obj, frame_site(c, th->pid, f), f->stack);
+	}
+	th->hold = ctx;
+	th->factor = ctx ? c->ctx[ctx].factor : 1;
+}
+
+/* ---- threads and objects ---- */
+
+static struct cthr *thr_of(struct critical *c, uint32_t pid, uint32_t tid)
+{
+	return ptt_map_get(&c->bytid, tkey(pid, tid));
+}
+
+static struct cobj *obj_of(struct critical *c, uint32_t pid, uint64_t addr, unsigned cls)
+{
+	uint64_t k = ptt_obj_key(pid, addr);
+	struct cobj *o = ptt_map_get(&c->objects, k);
+	if (!o && (o = calloc(1, sizeof *o))) {
+		o->pid = pid;
+		o->addr = addr;
+		o->cls = (uint8_t)cls;
+		if (ptt_map_put(&c->objects, k, o)) {
+			free(o);
+			return NULL;
+		}
+	}
+	if (o && cls != PTT_CLASS_META)
+		o->cls = (uint8_t)cls;
+	return o;
+}
+
+/* th's time up to now: running (in its holds), or unknown where its events were lost. */
+static void advance(struct critical *c, struct cthr *th, uint64_t now)
+{
+	if (th->waiting || now <= th->at)
+		return;
+	uint64_t lost_to = th->mt ? th->mt->lost_to : 0;
+	if (lost_to > th->at) {
+		uint64_t u = lost_to < now ? lost_to : now;
+		append(c, th, CK_UNKNOWN, 0, th->at, u);
+		th->nt += (double)(u - th->at);
+		th->at = u;
+	}
+	if (now > th->at) {
+		append(c, th, CK_RUN, th->hold, th->at, now);
+		th->nt += (double)(now - th->at) * th->factor;
+		th->at = now;
+	}
+}
+
+/* The wait th was in ended at end: its path and new time go on from the edge, or from itself. */
+static void resolve(struct critical *c, struct cthr *th, uint64_t end, int timed_out)
+{
+	uint64_t begin = th->at;
+	struct csnap e = th->edge;
+	uint32_t wctx = th->wait_ctx;
+	memset(&th->edge, 0, sizeof th->edge);
+	if (th->wait_mutex) { /* a condition wait: the mutex's release after the wake, when later, is the edge */
+		struct cobj *mo = ptt_map_get(&c->objects, ptt_obj_key(th->pid, th->wait_mutex));
+		if (mo && mo->last.valid && mo->last.tid != th->tid && mo->last.t <= end &&
+		    mo->last.t > (e.valid ? e.t : begin)) {
+			unsnap(c, &e);
+			e = mo->last;
+			if (e.node)
+				e.node->refs++;
+			const struct cctx *w = &c->ctx[wctx];
+			wctx = intern(c, 0, th->pid, PTT_CLASS_MUTEX, 1, th->wait_mutex, w->site, w->stack);
+		}
+	}
+	th->waiting = 0;
+	if (e.valid && e.t >= begin && e.t <= end && !th->lost_wait) {
+		jump(c, th, e.node, e.t, end, CK_HANDOFF, wctx); /* e's reference moves */
+		double nt = e.nt + (double)(end - e.t);
+		th->nt = nt > th->nt ? nt : th->nt;
+	} else {
+		unsigned kind = th->lost_wait || !timed_out ? CK_UNKNOWN : CK_SELF;
+		if (e.valid && !th->lost_wait)
+			kind = CK_HANDOFF; /* woken by an event before the wait: its whole time, on the waiter's own path */
+		unsnap(c, &e);
+		append(c, th, kind, wctx, begin, end);
+		th->nt += (double)(end - begin);
+	}
+	th->at = end;
+	th->lost_wait = 0;
+}
+
+/* ---- the model's callbacks ---- */
+
+static void on_thread_begin(void *ctx, struct mthread *t, struct mprocess *p, uint64_t ns)
+{
+	struct critical *c = ctx;
+	(void)p;
+	struct cthr *th = calloc(1, sizeof *th);
+	if (!th)
+		return;
+	th->pid = t->pid;
+	th->tid = t->tid;
+	th->serial = t->serial;
+	th->mt = t;
+	th->at = ns;
+	th->nt = (double)ns;
+	th->factor = 1;
+	struct csnap *s = ptt_map_del(&c->creates, tkey(t->pid, t->tid));
+	if (s && s->t <= ns) {
+		jump(c, th, s->node, s->t, ns, CK_START, 0); /* the creator's path, at its pthread_create */
+		th->nt = s->nt + (double)(ns - s->t);
+	} else if (s) {
+		deref(c, s->node);
+	}
+	free(s);
+	ptt_map_put(&c->threads, t->serial, th);
+	ptt_map_put(&c->bytid, tkey(t->pid, t->tid), th);
+}
+
+/* The path ends here if this is the last end so far (the thread whose own event it is first, on a tie). */
+static void maybe_final(struct critical *c, struct cthr *th, int own)
+{
+	if (c->want_tid ? th->tid != c->want_tid
+			: c->final.valid && (th->at < c->final.t || (th->at == c->final.t && !own)))
+		return;
+	unsnap(c, &c->final);
+	c->final = snap(th);
+	c->final_pid = th->pid;
+}
+
+static void on_thread_end(void *ctx, struct mthread *t, struct mprocess *p, uint64_t ns)
+{
+	struct critical *c = ctx;
+	(void)p;
+	struct cthr *th = ptt_map_del(&c->threads, t->serial);
+	if (!th)
+		return;
+	ptt_map_del(&c->bytid, tkey(th->pid, th->tid));
+	if (!c->over) {
+		if (th->waiting) /* blocked until its end (its process exited, or the trace ends) */
+			resolve(c, th, ns, 0);
+		advance(c, th, ns);
+		maybe_final(c, th, c->cur && c->cur->tid == th->tid);
+		struct csnap *s = malloc(sizeof *s);
+		if (s) {
+			*s = snap(th);
+			struct csnap *old = ptt_map_get(&c->ended, th->serial);
+			if (old) {
+				unsnap(c, old);
+				free(old);
+			}
+			if (ptt_map_put(&c->ended, th->serial, s)) {
+				unsnap(c, s);
+				free(s);
+			}
+		}
+	}
+	unsnap(c, &th->edge);
+	deref(c, th->head);
+	free(th);
+}
+
+static void on_link_start(void *ctx, struct mprocess *p, uint32_t from, const char *kind, uint64_t key, uint64_t ns)
+{
+	(void)p, (void)ns;
+	if (!strcmp(kind, "join"))
+		ptt_map_put(&((struct critical *)ctx)->joins, key, (void *)(uintptr_t)from);
+}
+
+static void on_link_end(void *ctx, struct mprocess *p, uint32_t to, const char *kind, uint64_t key, uint64_t ns)
+{
+	struct critical *c = ctx;
+	(void)p, (void)ns;
+	if (strcmp(kind, "join"))
+		return;
+	uint32_t from = (uint32_t)(uintptr_t)ptt_map_del(&c->joins, key);
+	struct csnap *s = from ? ptt_map_del(&c->ended, from) : NULL;
+	struct cthr *th = ptt_map_get(&c->threads, to);
+	if (s && th) {
+		unsnap(c, &th->edge);
+		th->edge = *s; /* its reference moves */
+	} else if (s) {
+		unsnap(c, s);
+	}
+	free(s);
+}
+
+static void on_last(void *ctx, struct mthread *t, struct mobject *mo, const struct ptt_event *ev)
+{
+	struct critical *c = ctx;
+	struct cthr *th = ptt_map_get(&c->threads, t->serial);
+	struct cobj *o = obj_of(c, t->pid, mo->addr, mo->cls);
+	if (!th || !o || c->over)
+		return;
+	advance(c, th, ev->ns);
+	unsnap(c, &o->last);
+	o->last = snap(th);
+}
+
+static void on_wait_begin(void *ctx, struct mthread *t, struct mobject *mo, const struct mframe *wait,
+			  const struct ptt_event *ev)
+{
+	struct critical *c = ctx;
+	struct cthr *th = ptt_map_get(&c->threads, t->serial);
+	if (!th || c->over)
+		return;
+	advance(c, th, ev->ns);
+	unsnap(c, &th->edge);
+	th->waiting = 1;
+	th->closed = 0;
+	unsigned cls = ev->type->cls;
+	(void)mo;
+	th->wait_ctx = intern(c, 0, t->pid, cls, 1, wait->obj, frame_site(c, t->pid, wait), wait->stack);
+	th->wait_mutex = ev->type->cls == PTT_CLASS_COND ? ptt_event_argn(ev, PTT_ARGNAME_MUTEX, 0) : 0;
+}
+
+/*
+ * th's wait on mo ended at ns; edge: it was let go by mo's last releaser,
+ * signaller, poster or arriver (the model's link, which it draws only while
+ * that thread lives: the edge does not need it to).
+ */
+static void waited(struct critical *c, struct cthr *th, struct mobject *mo, const struct mframe *wait, uint64_t ns, int edge)
+{
+	th->closed = 1;
+	struct cobj *o = mo ? obj_of(c, th->pid, mo->addr, mo->cls) : NULL;
+	if (!o || !wait)
+		return;
+	o->total_wait += ns - wait->begin_ns;
+	o->waits++;
+	if (edge && o->last.valid && o->last.tid != th->tid) {
+		unsnap(c, &th->edge);
+		th->edge = o->last;
+		if (th->edge.node)
+			th->edge.node->refs++;
+	}
+}
+
+static void on_acquire(void *ctx, struct mthread *t, struct mobject *mo, const struct mframe *hold,
+		       const struct mframe *wait, const struct ptt_event *ev)
+{
+	struct critical *c = ctx;
+	struct cthr *th = ptt_map_get(&c->threads, t->serial);
+	if (!th || c->over)
+		return;
+	if (wait) {
+		waited(c, th, mo, wait, ev->ns, 1);
+		return;
+	}
+	/* taken without a wait: in the new times, never before the previous holder let it go (order kept) */
+	struct cobj *o = ptt_map_get(&c->objects, ptt_obj_key(t->pid, mo->addr));
+	int exclusive = hold && (hold->state == MS_MUTEX_HOLD || hold->state == MS_RW_WR_HOLD ||
+				 hold->state == MS_SPIN_HOLD || hold->state == MS_SEM_HOLD);
+	if (o && o->last.valid && exclusive && o->last.tid != t->tid && ev->type->cls != PTT_CLASS_COND &&
+	    o->last.nt > th->nt)
+		th->nt = o->last.nt;
+}
+
+static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const struct mframe *wait, int ok,
+			const struct ptt_event *ev)
+{
+	struct critical *c = ctx;
+	struct cthr *th = ptt_map_get(&c->threads, t->serial);
+	unsigned cls = ev->type->cls;
+	if (th && wait && !c->over)
+		waited(c, th, mo, wait, ev->ns, cls == PTT_CLASS_BARRIER || (ok && (cls == PTT_CLASS_COND || cls == PTT_CLASS_FUTEX)));
+}
+
+/* ---- the pass ---- */
+
+struct critical *critical_new(struct ptt_syms *syms, struct model *m)
+{
+	struct critical *c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	c->syms = syms;
+	c->m = m;
+	struct model_ops ops = { .ctx = c, .thread_begin = on_thread_begin, .thread_end = on_thread_end, .link_start = on_link_start, .link_end = on_link_end, .last = on_last,
+				 .wait_begin = on_wait_begin, .acquire = on_acquire, .wait_end = on_wait_end };
+	if (model_observe_also(m, &ops)) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+int critical_what_if(struct critical *c, const char *spec, char *err, size_t errsize)
+{
+	const char *colon = strrchr(spec, ':');
+	char *end;
+	double pct = colon ? strtod(colon + 1, &end) : 0;
+	if (!colon || colon == spec || end == colon + 1 || (*end && strcmp(end, "%")) || pct < -100 || pct > 1000) {
+		snprintf(err, errsize, "not NAME:-PERCENT%% (a lock's or a site's name, e.g. queue_lock:-50%%): '%s'", spec);
+		return -1;
+	}
+	struct cspec *s = realloc(c->specs, (c->nspecs + 1) * sizeof *s);
+	if (!s) {
+		snprintf(err, errsize, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	c->specs = s;
+	s[c->nspecs].name = strndup(spec, (size_t)(colon - spec));
+	s[c->nspecs].factor = 1 + pct / 100;
+	s[c->nspecs].matched = 0;
+	if (!s[c->nspecs].name) {
+		snprintf(err, errsize, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	c->nspecs++;
+	return 0;
+}
+
+void critical_set_thread(struct critical *c, uint32_t tid) { c->want_tid = tid; }
+
+void critical_set_window(struct critical *c, uint64_t from_ns, uint64_t to_ns)
+{
+	c->from_ns = from_ns;
+	c->to_ns = to_ns;
+}
+
+static int advance_one(void *ctx, struct mthread *t)
+{
+	struct critical *c = ctx;
+	struct cthr *th = ptt_map_get(&c->threads, t->serial);
+	if (th)
+		advance(c, th, c->last_ns);
+	return 0;
+}
+
+static int seal_one(void *ctx, struct mthread *t)
+{
+	struct critical *c = ctx;
+	struct cthr *th = ptt_map_get(&c->threads, t->serial);
+	if (!th)
+		return 0;
+	if (th->waiting) { /* the wait is cut at the window's start: its part before it is off the path */
+		append(c, th, CK_UNKNOWN, th->wait_ctx, th->at, c->from_ns); /* sealed below, never walked */
+		th->at = c->from_ns;
+	} else {
+		advance(c, th, c->from_ns);
+	}
+	if (!th->head)
+		th->head = node_new(c, th, NULL, th->at);
+	if (th->head)
+		th->head->sealed = 1;
+	return 0;
+}
+
+int critical_event(struct critical *c, const struct ptt_event *ev)
+{
+	if (c->over)
+		return 1;
+	if (c->to_ns && ev->ns > c->to_ns) {
+		c->over = 1;
+		return 1;
+	}
+	if (!c->any) {
+		c->any = 1;
+		c->first_ns = ev->ns;
+	}
+	c->last_ns = ev->ns;
+	if (c->from_ns && !c->sealed && ev->ns >= c->from_ns) {
+		c->sealed = 1;
+		c->last_ns = c->from_ns;
+		model_foreach_thread(c->m, seal_one, c);
+		c->last_ns = ev->ns;
+	}
+	c->cur = ev;
+	struct cthr *th = thr_of(c, ev->pid, ev->tid);
+	if (!th)
+		return 0;
+	advance(c, th, ev->ns);
+	if (ev->id == PTT_EV_THREAD_CREATE && ptt_event_argn(ev, PTT_ARGNAME_RET, 1) == 0) {
+		uint32_t child = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_CHILD, 0);
+		struct csnap *s = child ? malloc(sizeof *s) : NULL;
+		if (s) {
+			*s = snap(th);
+			struct csnap *old = ptt_map_get(&c->creates, tkey(ev->pid, child));
+			if (old) {
+				unsnap(c, old);
+				free(old);
+				ptt_map_del(&c->creates, tkey(ev->pid, child));
+			}
+			if (ptt_map_put(&c->creates, tkey(ev->pid, child), s)) {
+				unsnap(c, s);
+				free(s);
+			}
+		}
+	}
+	return 0;
+}
+
+void critical_after(struct critical *c, const struct ptt_event *ev)
+{
+	if (c->over)
+		return;
+	struct cthr *th = thr_of(c, ev->pid, ev->tid);
+	c->cur = NULL;
+	if (!th)
+		return;
+	if (th->waiting && (th->closed || !model_waiting(th->mt))) {
+		int64_t ret = (int64_t)ptt_event_argn(ev, PTT_ARGNAME_RET, 0);
+		th->lost_wait = !th->closed; /* it ended unseen: the model lost its frame */
+		resolve(c, th, ev->ns, ret == ETIMEDOUT || ret == EAGAIN || ret == EINTR);
+	}
+	th->closed = 0;
+	holds_of(c, th);
+}
+
+/* ---- the account ---- */
+
+static struct crow *row_of(struct crow **rows, unsigned *n, struct ptt_map *idx, uint32_t pid, uint64_t key, unsigned cls)
+{
+	uint64_t k = ptt_obj_key(pid, key) * 0x9E3779B97F4A7C15ull | 1;
+	uintptr_t i = (uintptr_t)ptt_map_get(idx, k);
+	if (i) {
+		if (cls != PTT_CLASS_META && cls)
+			(*rows)[i - 1].cls = cls;
+		return &(*rows)[i - 1];
+	}
+	struct crow *r = realloc(*rows, (*n + 1) * sizeof *r);
+	if (!r)
+		return NULL;
+	*rows = r;
+	r[*n] = (struct crow){ pid, key, cls, 0, 0, 0 };
+	ptt_map_put(idx, k, (void *)(uintptr_t)(*n + 1));
+	return &r[(*n)++];
+}
+
+static int by_path(const void *a, const void *b)
+{
+	const struct crow *x = a, *y = b;
+	uint64_t p = x->held + x->waited, q = y->held + y->waited;
+	return p < q ? 1 : p > q ? -1 : (x->key > y->key) - (x->key < y->key);
+}
+
+/* One entry of the path into the tables. */
+static void account(struct critical *c, const struct cnode *n, const struct centry *e, struct crow **objs, unsigned *nobjs,
+		    struct ptt_map *oidx, struct ptt_map *sidx, struct ptt_map *tidx)
+{
+	struct critical_sum *s = &c->sum;
+	switch (e->kind) {
+	case CK_RUN: s->running += e->ns; if (!e->ctx) s->running_free += e->ns; break;
+	case CK_HANDOFF: s->handoff += e->ns; break;
+	case CK_SELF: s->self += e->ns; break;
+	case CK_UNKNOWN: s->unknown += e->ns; break;
+	default: s->start += e->ns; break;
+	}
+	if (e->kind == CK_RUN) {
+		struct crow *t = row_of(&c->thr, &c->nthr, tidx, n->pid, n->tid, 0);
+		if (t)
+			t->held += e->ns;
+	}
+	/* every hold around the time (once per object), or the wait */
+	for (uint32_t x = e->ctx; x; x = c->ctx[x].parent) {
+		const struct cctx *cx = &c->ctx[x];
+		int again = 0;
+		for (uint32_t y = c->ctx[x].parent; y && !again; y = c->ctx[y].parent)
+			again = c->ctx[y].obj == cx->obj && c->ctx[y].pid == cx->pid;
+		if (again)
+			continue;
+		struct crow *o = row_of(objs, nobjs, oidx, cx->pid, cx->obj, cx->cls);
+		struct crow *st = cx->site ? row_of(&c->sites, &c->nsites, sidx, cx->pid, cx->site, 0) : NULL;
+		uint64_t *ho = o ? (e->kind == CK_RUN ? &o->held : &o->waited) : NULL;
+		if (ho)
+			*ho += e->ns;
+		if (st) {
+			*(e->kind == CK_RUN ? &st->held : &st->waited) += e->ns;
+			st->cls = cx->cls;
+			st->ctx = x; /* its object, named with the site */
+		}
+	}
+}
+
+void critical_finish(struct critical *c, uint64_t end_ns)
+{
+	uint64_t end = c->to_ns && c->to_ns < end_ns ? c->to_ns : end_ns;
+	if (!c->any)
+		return;
+	if (end > c->last_ns)
+		c->last_ns = end;
+	c->over = 0;
+	/* the threads alive at the end: their time up to it, and where the path may end */
+	model_foreach_thread(c->m, advance_one, c);
+	struct ptt_map_iter it;
+	void *v;
+	for (ptt_map_iter_init(&it, &c->threads); ptt_map_next(&it, NULL, &v);) {
+		struct cthr *th = v;
+		if (!th->waiting)
+			maybe_final(c, th, 0);
+	}
+	c->over = 1;
+	if (!c->final.valid)
+		return;
+	struct critical_sum *s = &c->sum;
+	uint64_t from = c->from_ns > c->first_ns ? c->from_ns : c->first_ns;
+	s->to_ns = c->final.t;
+	s->from_ns = from;
+	s->end_tid = c->final.tid;
+	s->end_pid = c->final_pid;
+	struct crow *objs = NULL;
+	unsigned nobjs = 0;
+	struct ptt_map oidx = { 0 }, sidx = { 0 }, tidx = { 0 };
+	uint64_t covered = 0, root = s->to_ns;
+	int contiguous = 1;
+	for (const struct cnode *n = c->final.node; n && n->to > from; n = n->prev) {
+		uint64_t len = 0;
+		for (uint32_t i = 0; i < n->n; i++) {
+			account(c, n, &n->e[i], &objs, &nobjs, &oidx, &sidx, &tidx);
+			len += n->e[i].ns;
+		}
+		if (len != n->to - n->from || n->to != root)
+			contiguous = 0;
+		covered += len;
+		root = n->from;
+	}
+	if (root > from) { /* before the path's first stretch: a thread whose start the trace does not explain */
+		s->unknown += root - from;
+		covered += root - from;
+	}
+	s->length = s->to_ns > from ? s->to_ns - from : 0;
+	s->checked = contiguous && covered == s->length;
+	if (c->nspecs) {
+		s->actual_ns = (double)(c->final.t - c->first_ns);
+		s->predicted_ns = c->final.nt - (double)c->first_ns;
+	}
+	/* objects: with every thread's waits beside the path's */
+	c->objs = calloc(nobjs ? nobjs : 1, sizeof *c->objs);
+	qsort(objs, nobjs, sizeof *objs, by_path);
+	for (unsigned i = 0; c->objs && i < nobjs; i++) {
+		const struct cobj *o = ptt_map_get(&c->objects, ptt_obj_key(objs[i].pid, objs[i].key));
+		c->objs[c->nobjs++] = (struct critical_obj){ objs[i].pid, objs[i].key, objs[i].cls, objs[i].held, objs[i].waited,
+							   o ? o->total_wait : 0, o ? o->waits : 0 };
+	}
+	free(objs);
+	qsort(c->sites, c->nsites, sizeof *c->sites, by_path);
+	qsort(c->thr, c->nthr, sizeof *c->thr, by_path);
+	ptt_map_free(&oidx);
+	ptt_map_free(&sidx);
+	ptt_map_free(&tidx);
+}
+
+const struct critical_obj *critical_object(const struct critical *c, unsigned i)
+{
+	return c && i < c->nobjs ? &c->objs[i] : NULL;
+}
+
+const struct critical_sum *critical_summary(const struct critical *c) { return &c->sum; }
+
+static double ms(uint64_t ns) { return (double)ns / 1e6; }
+static double pct(uint64_t part, uint64_t whole) { return whole ? 100.0 * (double)part / (double)whole : 0; }
+
+/* An object's name; a join's "join of THREAD". */
+static const char *obj_name(const struct critical *c, uint32_t pid, uint64_t addr, unsigned cls, char *buf, size_t size)
+{
+	if (cls != PTT_CLASS_THREAD)
+		return ptt_syms_object_name(c->syms, pid, addr, buf, size);
+	char t[200];
+	snprintf(buf, size, "join of %s", ptt_syms_thread_name(c->syms, pid, (uint32_t)addr, t, sizeof t));
+	return buf;
+}
+
+static const char *class_word(unsigned cls)
+{
+	switch (cls) {
+	case PTT_CLASS_MUTEX: return "mutex";
+	case PTT_CLASS_RWLOCK: return "rwlock";
+	case PTT_CLASS_COND: return "cond";
+	case PTT_CLASS_SEM: return "sem";
+	case PTT_CLASS_BARRIER: return "barrier";
+	case PTT_CLASS_SPIN: return "spin";
+	case PTT_CLASS_FUTEX: return "futex";
+	case PTT_CLASS_THREAD: return "join";
+	default: return "-";
+	}
+}
+
+void critical_print(const struct critical *c, unsigned top, FILE *out)
+{
+	const struct critical_sum *s = &c->sum;
+	char name[256], tname[256];
+	if (!s->length && !c->final.valid) {
+		fprintf(out, "critical path: none (no thread's time in the trace%s)\n", c->from_ns ? " or its window" : "");
+		return;
+	}
+	ptt_syms_thread_name(c->syms, s->end_pid, s->end_tid, tname, sizeof tname);
+	fprintf(out, "critical path: %.3f ms, from %.3f to %.3f ms, ending where %s (%" PRIu32 ") ends\n", ms(s->length),
+		ms(s->from_ns), ms(s->to_ns), tname, s->end_tid);
+	fprintf(out, "  check: %s\n",
+		s->checked ? "its stretches cover the window end to end, each once"
+			   : "its stretches do NOT cover the window exactly (out of memory?): figures are partial");
+	fprintf(out, "  running                 %10.3f ms %5.1f %%  (holding no lock: %.3f ms)\n", ms(s->running),
+		pct(s->running, s->length), ms(s->running_free));
+	fprintf(out, "  waiting for a hand-off  %10.3f ms %5.1f %%\n", ms(s->handoff), pct(s->handoff, s->length));
+	fprintf(out, "  own waits (timeouts)    %10.3f ms %5.1f %%\n", ms(s->self), pct(s->self, s->length));
+	fprintf(out, "  thread start-up         %10.3f ms %5.1f %%\n", ms(s->start), pct(s->start, s->length));
+	fprintf(out, "  unknown                 %10.3f ms %5.1f %%%s\n", ms(s->unknown), pct(s->unknown, s->length),
+		s->unknown ? "  (lost events, wakers ptt cannot see, a start the trace does not show)" : "");
+	fprintf(out, "\nWHAT TO FIX FIRST (objects by their time on the critical path)\n");
+	fprintf(out, "%-36s %-7s %11s %6s %11s %11s %12s %8s\n", "OBJECT", "CLASS", "ON PATH ms", "%", "HELD ms", "WAITED ms",
+		"ALL WAITS ms", "WAITS");
+	unsigned shown = 0;
+	for (unsigned i = 0; i < c->nobjs && (!top || shown < top); i++, shown++) {
+		const struct critical_obj *o = &c->objs[i];
+		obj_name(c, o->pid, o->addr, o->cls, name, sizeof name);
+		fprintf(out, "%-36s %-7s %11.3f %6.1f %11.3f %11.3f %12.3f %8" PRIu64 "\n", name, class_word(o->cls),
+			ms(o->held_ns + o->waited_ns), pct(o->held_ns + o->waited_ns, s->length), ms(o->held_ns),
+			ms(o->waited_ns), ms(o->total_wait_ns), o->waits);
+	}
+	if (!c->nobjs)
+		fprintf(out, "(no lock is held or waited for on the path)\n");
+	if (c->nsites) {
+		fprintf(out, "\nSITES ON THE PATH (first frame past the lock layer: where a lock on the path was taken or waited for)\n");
+		fprintf(out, "%11s %11s %11s  %s\n", "ON PATH ms", "HELD ms", "WAITED ms", "SITE (OBJECT)");
+		for (unsigned i = 0; i < c->nsites && (!top || i < top); i++) {
+			const struct crow *r = &c->sites[i];
+			const struct cctx *x = &c->ctx[r->ctx];
+			char site[512];
+			ptt_syms_code_phrase(c->syms, r->pid, r->key, site, sizeof site);
+			obj_name(c, x->pid, x->obj, x->cls, name, sizeof name);
+			fprintf(out, "%11.3f %11.3f %11.3f  %s (%s)\n", ms(r->held + r->waited), ms(r->held), ms(r->waited),
+				*site == ' ' ? site + 1 : site, name);
+		}
+	}
+	fprintf(out, "\nTHREADS ON THE PATH (their running time on it)\n");
+	fprintf(out, "%11s %6s  %s\n", "RUNNING ms", "%", "THREAD");
+	for (unsigned i = 0; i < c->nthr && (!top || i < top); i++) {
+		const struct crow *r = &c->thr[i];
+		ptt_syms_thread_name(c->syms, r->pid, (uint32_t)r->key, tname, sizeof tname);
+		fprintf(out, "%11.3f %6.1f  %s (%" PRIu64 ")\n", ms(r->held), pct(r->held, s->length), tname, r->key);
+	}
+	for (unsigned i = 0; i < c->nspecs; i++) {
+		const struct cspec *sp = &c->specs[i];
+		if (!i)
+			fprintf(out, "\nWHAT IF (the happens-before graph replayed with new hold times; order of hand-offs kept)\n");
+		fprintf(out, "  %s: holds %s%.0f %%%s\n", sp->name, sp->factor >= 1 ? "+" : "", (sp->factor - 1) * 100,
+			sp->matched ? "" : "  -- no lock or site of that name in the trace: nothing changed");
+	}
+	if (c->nspecs)
+		fprintf(out, "predicted: %.3f ms (the run as recorded: %.3f ms; %+.1f %%)\n", s->predicted_ns / 1e6,
+			s->actual_ns / 1e6, s->actual_ns > 0 ? 100 * (s->predicted_ns - s->actual_ns) / s->actual_ns : 0);
+}
+
+static void free_snap(void *v) { free(v); }
+
+void critical_free(struct critical *c)
+{
+	if (!c)
+		return;
+	struct ptt_map_iter it;
+	void *v;
+	for (ptt_map_iter_init(&it, &c->threads); ptt_map_next(&it, NULL, &v);) {
+		struct cthr *th = v;
+		unsnap(c, &th->edge);
+		deref(c, th->head);
+		free(th);
+	}
+	struct ptt_map *snaps[] = { &c->creates, &c->ended };
+	for (unsigned k = 0; k < 2; k++) {
+		for (ptt_map_iter_init(&it, snaps[k]); ptt_map_next(&it, NULL, &v);)
+			unsnap(c, v);
+		ptt_map_free_with(snaps[k], free_snap);
+	}
+	for (ptt_map_iter_init(&it, &c->objects); ptt_map_next(&it, NULL, &v);) {
+		unsnap(c, &((struct cobj *)v)->last);
+		free(v);
+	}
+	unsnap(c, &c->final);
+	ptt_map_free(&c->threads);
+	ptt_map_free(&c->bytid);
+	ptt_map_free(&c->objects);
+	ptt_map_free(&c->joins);
+	ptt_map_free(&c->ctxmap);
+	for (unsigned i = 0; i < c->nspecs; i++)
+		free(c->specs[i].name);
+	free(c->specs);
+	free(c->ctx);
+	free(c->objs);
+	free(c->sites);
+	free(c->thr);
+	free(c);
+}

@@ -1,0 +1,97 @@
+/*
+ * critical.h - the critical path of a trace, and what shortening a lock's
+ * holds would buy (ptt-critical(1)).
+ *
+ * The wait graph.  Each thread's life is segments: running (holding some
+ * locks, or none), or waiting.  A wait that ended has an unblocking edge,
+ * the event of another thread that let it go on, which the model names
+ * (model.h: the thread a link comes from, model_ops.last): the release just
+ * before an acquisition that waited (the last reader's for a writer), the
+ * signal or broadcast that ended a condition wait (or the mutex's release
+ * after it, when the waiter then waited for the mutex), the post that
+ * satisfied a semaphore wait, the last arrival at a barrier, the joined
+ * thread's end, the FUTEX_WAKE call that woke a futex wait; a thread's start
+ * comes from its pthread_create.  A wait that ended without one is the
+ * thread's own time when it timed out (or found a futex word changed), and
+ * unknown otherwise (lost events, a waker ptt cannot see); running time over
+ * a stretch of the thread's lost events is unknown too.  Nothing unknown is
+ * guessed: it stays on the path as unknown time.
+ *
+ * The critical path ending at a thread's present is built forward, in one
+ * pass: running extends it; a wait that ended by an edge continues the path
+ * of the edge's thread as it was at the edge (then the hand-off's latency,
+ * from the edge to the waiter's return, waiting on the object), when the edge
+ * came after the wait began, else the waiter's own path with the whole wait.
+ * The path of the run is the one ending where the last thread (or the chosen
+ * one) ends.  Its segments are shared between threads' paths and freed when
+ * no path holds them; a thread's own consecutive stretches are merged, so the
+ * memory is proportional to the hand-offs on the paths alive, not to events.
+ *
+ * What if.  The same pass replays the happens-before graph with new times:
+ * each thread's running time inside a hold of a chosen lock (or of a hold
+ * taken at a chosen site) scaled, every other segment's length kept, a wait
+ * ending at its edge's new time plus the hand-off's latency (or at once,
+ * when the edge now comes before the wait), an acquisition without a wait
+ * never before the previous holder's release (the order of hand-offs kept).
+ * Processors are not modelled: a thread that ran is assumed to run as long
+ * again, however many threads want the processors at once.
+ */
+#ifndef PTT_CRITICAL_H
+#define PTT_CRITICAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../formats/ptt_trace.h"
+
+struct critical;
+struct model;
+struct ptt_syms;
+
+/* An analysis observing m (model_observe_also: m's observer so far is kept), naming with syms. */
+struct critical *critical_new(struct ptt_syms *syms, struct model *m);
+/*
+ * A what-if, before the first event: "NAME:-50%" scales the running time
+ * inside the holds of the objects named NAME (their name as every tool
+ * prints it, or an address 0x...), or of the holds taken at a site whose
+ * function is NAME, by 1 - 0.5.  0, or -1 with the reason in err.
+ */
+int critical_what_if(struct critical *c, const char *spec, char *err, size_t errsize);
+/* The path ends at thread tid's end (0: the thread that ends last, or exits the process). */
+void critical_set_thread(struct critical *c, uint32_t tid);
+/* The path explains [from_ns, to_ns] only (0, 0: the whole trace); set before the first event. */
+void critical_set_window(struct critical *c, uint64_t from_ns, uint64_t to_ns);
+/* Each event: before the model takes it, and after.  critical_event returns 1 when the window is over. */
+int critical_event(struct critical *c, const struct ptt_event *ev);
+void critical_after(struct critical *c, const struct ptt_event *ev);
+/* End of input (the model not closed yet): the path is built. */
+void critical_finish(struct critical *c, uint64_t end_ns);
+
+/* The path's account: where its time went, object by object. */
+struct critical_obj {
+	uint32_t pid;
+	uint64_t addr;
+	unsigned cls;
+	uint64_t held_ns;     /* running on the path inside a hold of it (nested holds count for each) */
+	uint64_t waited_ns;   /* waiting on it on the path (hand-off latencies, own waits, unknown) */
+	uint64_t total_wait_ns; /* waited on it by every thread, on the path or not */
+	uint64_t waits;       /* waits on it that ended, by every thread */
+};
+/* The path's object of rank i (by held + waited on the path), or NULL past the last. */
+const struct critical_obj *critical_object(const struct critical *c, unsigned i);
+/* The path's length and its parts (ns): 0 when no path was built. */
+struct critical_sum {
+	uint64_t from_ns, to_ns, length;
+	uint64_t running, running_free; /* running; of it, holding no lock */
+	uint64_t handoff, self, unknown, start;
+	uint32_t end_tid, end_pid;
+	int checked;          /* the segments cover the window end to end, each once */
+	double predicted_ns;  /* what-if: the run's length predicted (0: none asked) */
+	double actual_ns;     /* the run's length the prediction is compared with */
+};
+const struct critical_sum *critical_summary(const struct critical *c);
+/* The report of ptt-critical: the path, its parts, what to fix first (top rows of each table), what-if. */
+void critical_print(const struct critical *c, unsigned top, FILE *out);
+void critical_free(struct critical *c);
+
+#endif

@@ -1,0 +1,177 @@
+/*
+ * ptt-critical - the critical path of a trace: what set the run's length,
+ * which locks on it to fix first, and what a faster lock would buy.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "critical.h"
+#include "fidelity.h"
+#include "filter_spec.h"
+#include "pass.h"
+
+static void usage(void)
+{
+	printf("Usage: ptt-critical [OPTION]... [FILE|-]...\n"
+	       "The critical path of a ptt trace (binary or text, from FILE or stdin): walked back\n"
+	       "from where the last thread ends, through running time and along the exact hand-offs\n"
+	       "(release -> acquisition, signal -> wake, post, barrier, join, futex wake), with the\n"
+	       "locks on it ranked by their time on it, and what shortening one would buy.\n"
+	       "Several FILEs are read in order as one trace (the files of ptt-record -m).\n"
+	       "\n"
+	       "  -w, --what-if=NAME:PCT  replay the trace with the holds of the lock NAME (or the\n"
+	       "                    holds taken at the site or under the stack frame NAME) PCT\n"
+	       "                    longer, e.g. queue_lock:-50%%, and print the predicted run\n"
+	       "                    time (repeatable)\n"
+	       "  -t, --thread=TID  the path ends where thread TID ends (default: the last to end)\n"
+	       "      --from=TIME   the path explains the trace from TIME on (1.5s, 200ms, 30us)\n"
+	       "      --to=TIME     ... up to TIME\n"
+	       "  -n, --top=N       show the first N rows of each table (default 10; 0: all)\n"
+	       CLI_SKIP_FRAMES_HELP
+	       "  -h, --help        show this help and exit\n"
+	       "      --version     show the version and exit\n"
+	       "\n"
+	       "Exit status: 0 success, 1 damaged input or part of the path unknown (the report\n"
+	       "says how much), 2 usage error or unreadable input.\n");
+}
+
+struct crit_run {
+	struct critical *c;
+	char **specs;
+	unsigned nspecs, top;
+	uint32_t tid;
+	uint64_t from, to;
+};
+
+enum { OPT_FROM = 0x2001, OPT_TO };
+
+static int options(struct crit_run *r, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "from", required_argument, 0, OPT_FROM }, { "help", no_argument, 0, 'h' },
+		CLI_SKIP_FRAMES_LONGOPT, { "thread", required_argument, 0, 't' }, { "to", required_argument, 0, OPT_TO },
+		{ "top", required_argument, 0, 'n' }, { "version", no_argument, 0, 'V' },
+		{ "what-if", required_argument, 0, 'w' }, { 0, 0, 0, 0 },
+	};
+	int c;
+	char *end;
+	while ((c = getopt_long(argc, argv, "w:t:n:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			r->specs = realloc(r->specs, (r->nspecs + 1) * sizeof *r->specs);
+			if (!r->specs)
+				return 1;
+			r->specs[r->nspecs++] = optarg;
+			break;
+		case 't':
+		case 'n': {
+			long v = strtol(optarg, &end, 10);
+			if (*end || !*optarg || v < 0 || v > 0x7fffffffL) {
+				fprintf(stderr, "ptt-critical: --%s: not a number: '%s'\n", c == 't' ? "thread" : "top", optarg);
+				return cli_usage_error("ptt-critical");
+			}
+			*(c == 't' ? &r->tid : &r->top) = (unsigned)v;
+			break;
+		}
+		case OPT_FROM:
+		case OPT_TO:
+			if (spec_parse_time(optarg, c == OPT_FROM ? &r->from : &r->to)) {
+				fprintf(stderr, "ptt-critical: --%s: not a time (1.5s, 200ms, 30us, 100ns): '%s'\n",
+					c == OPT_FROM ? "from" : "to", optarg);
+				return cli_usage_error("ptt-critical");
+			}
+			break;
+		case CLI_OPT_SKIP_FRAMES:
+			if (cli_skip_frames("ptt-critical", optarg))
+				return 2;
+			break;
+		case 'h': usage(); return -1;
+		case 'V': cli_print_version("ptt-critical"); return -1;
+		default: return cli_usage_error("ptt-critical");
+		}
+	}
+	if (r->to && r->from >= r->to) {
+		fprintf(stderr, "ptt-critical: --from must come before --to\n");
+		return cli_usage_error("ptt-critical");
+	}
+	if (r->nspecs && (r->from || r->to)) {
+		fprintf(stderr, "ptt-critical: --what-if predicts the whole run: not with --from or --to\n");
+		return cli_usage_error("ptt-critical");
+	}
+	return 0;
+}
+
+static int start(void *ctx, struct pass *p)
+{
+	struct crit_run *r = ctx;
+	char err[256];
+	if (!(r->c = critical_new(p->syms, p->model)))
+		return PASS_FAIL;
+	for (unsigned i = 0; i < r->nspecs; i++)
+		if (critical_what_if(r->c, r->specs[i], err, sizeof err)) {
+			fprintf(stderr, "ptt-critical: --what-if: %s\n", err);
+			return PASS_QUIT;
+		}
+	critical_set_thread(r->c, r->tid);
+	critical_set_window(r->c, r->from, r->to);
+	return PASS_GO;
+}
+
+static int event(void *ctx, struct pass *p, struct ptt_event *ev)
+{
+	(void)p;
+	return critical_event(((struct crit_run *)ctx)->c, ev) ? PASS_STOP : PASS_GO;
+}
+
+static int after(void *ctx, struct pass *p, struct ptt_event *ev)
+{
+	(void)p;
+	critical_after(((struct crit_run *)ctx)->c, ev);
+	return PASS_GO;
+}
+
+static int end(void *ctx, struct pass *p)
+{
+	struct crit_run *r = ctx;
+	critical_finish(r->c, p->end_ns);
+	return PASS_GO;
+}
+
+static int report(void *ctx, struct pass *p)
+{
+	struct crit_run *r = ctx;
+	const struct critical_sum *s = critical_summary(r->c);
+	if (r->from && (!s->length || s->to_ns <= r->from)) {
+		fprintf(stderr, "ptt-critical: the window starts after the trace ends (%.3f ms)\n", (double)p->last_ns / 1e6);
+		return PASS_FAIL;
+	}
+	if (loss_print(p->in.loss, stdout))
+		printf("\n");
+	critical_print(r->c, r->top, stdout);
+	cli_say_limits(&p->in, stdout, "limit: ");
+	if (r->tid && !s->length) {
+		fprintf(stderr, "ptt-critical: no thread %u in the trace\n", r->tid);
+		return PASS_FAIL;
+	}
+	return s->unknown || !s->checked ? PASS_FAIL : PASS_GO;
+}
+
+int main(int argc, char **argv)
+{
+	struct crit_run r = { .top = 10 };
+	int rc = options(&r, argc, argv);
+	if (rc) {
+		free(r.specs);
+		return rc < 0 ? 0 : rc;
+	}
+	const struct pass_tool tool = { .prog = "ptt-critical", .ctx = &r, .start = start, .event = event, .after = after,
+					.end = end, .report = report,
+					.need = PASS_SYMS | PASS_MODEL | PASS_FINISH | PASS_ORDERED | PASS_LOSS };
+	struct pass p;
+	rc = pass_run(&p, &tool, argc - optind, argv + optind);
+	critical_free(r.c);
+	free(r.specs);
+	return rc;
+}
