@@ -120,6 +120,7 @@ struct critical {
 	struct crow *sites, *thr;
 	unsigned nsites, nthr;
 	uint64_t nodes, max_nodes;
+	uint64_t *ctx_ns;           /* the path's time per context (a hold's innermost, or a wait) */
 };
 
 static uint64_t tkey(uint32_t pid, uint32_t tid) { return (uint64_t)pid << 32 | tid; }
@@ -764,6 +765,12 @@ static int by_path(const void *a, const void *b)
 	return p < q ? 1 : p > q ? -1 : (x->key > y->key) - (x->key < y->key);
 }
 
+static int by_running(const void *a, const void *b)
+{
+	const struct crow *x = a, *y = b;
+	return x->held < y->held ? 1 : x->held > y->held ? -1 : (x->key > y->key) - (x->key < y->key);
+}
+
 /* One entry of the path into the tables. */
 static void account(struct critical *c, const struct cnode *n, const struct centry *e, struct crow **objs, unsigned *nobjs,
 		    struct ptt_map *oidx, struct ptt_map *sidx, struct ptt_map *tidx)
@@ -778,9 +785,14 @@ static void account(struct critical *c, const struct cnode *n, const struct cent
 	}
 	if (e->kind == CK_RUN) {
 		struct crow *t = row_of(&c->thr, &c->nthr, tidx, n->pid, n->tid, 0);
-		if (t)
+		if (t) {
 			t->held += e->ns;
+			if (!e->ctx)
+				t->waited += e->ns; /* a thread's row: waited counts its running holding no lock */
+		}
 	}
+	if (c->ctx_ns && e->ctx && (e->kind == CK_RUN || e->kind == CK_HANDOFF))
+		c->ctx_ns[e->ctx] += e->ns;
 	/* every hold around the time (once per object), or the wait */
 	for (uint32_t x = e->ctx; x; x = c->ctx[x].parent) {
 		const struct cctx *cx = &c->ctx[x];
@@ -833,6 +845,7 @@ void critical_finish(struct critical *c, uint64_t end_ns)
 	struct ptt_map oidx = { 0 }, sidx = { 0 }, tidx = { 0 };
 	uint64_t covered = 0, root = s->to_ns;
 	int contiguous = 1;
+	c->ctx_ns = calloc(c->nctx ? c->nctx : 1, sizeof *c->ctx_ns);
 	for (const struct cnode *n = c->final.node; n && n->to > from; n = n->prev) {
 		uint64_t len = 0;
 		for (uint32_t i = 0; i < n->n; i++) {
@@ -864,7 +877,7 @@ void critical_finish(struct critical *c, uint64_t end_ns)
 	}
 	free(objs);
 	qsort(c->sites, c->nsites, sizeof *c->sites, by_path);
-	qsort(c->thr, c->nthr, sizeof *c->thr, by_path);
+	qsort(c->thr, c->nthr, sizeof *c->thr, by_running);
 	ptt_map_free(&oidx);
 	ptt_map_free(&sidx);
 	ptt_map_free(&tidx);
@@ -876,6 +889,62 @@ const struct critical_obj *critical_object(const struct critical *c, unsigned i)
 }
 
 const struct critical_sum *critical_summary(const struct critical *c) { return &c->sum; }
+
+const struct critical_obj *critical_object_of(const struct critical *c, uint32_t pid, uint64_t addr)
+{
+	for (unsigned i = 0; c && i < c->nobjs; i++) /* few objects are on a path */
+		if (c->objs[i].addr == addr && c->objs[i].pid == pid)
+			return &c->objs[i];
+	return NULL;
+}
+
+int critical_foreach_stretch(const struct critical *c, int (*fn)(void *ctx, const struct critical_stretch *s), void *ctx)
+{
+	uint64_t from = c->from_ns > c->first_ns ? c->from_ns : c->first_ns;
+	for (const struct cnode *n = c->final.valid ? c->final.node : NULL; n && n->to > from; n = n->prev) {
+		struct critical_stretch s = { n->pid, n->tid, 0, n->from, n->to, 0, 0 };
+		if (n->prev && n->prev->tid != n->tid && n->prev->to > from)
+			s.from_tid = n->prev->tid;
+		for (uint32_t i = 0; i < n->n; i++)
+			*(n->e[i].kind == CK_RUN ? &s.running : &s.waiting) += n->e[i].ns;
+		int rc = fn(ctx, &s);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static const char *obj_name(const struct critical *c, uint32_t pid, uint64_t addr, unsigned cls, char *buf, size_t size);
+
+/*
+ * --flame=critical: the path's time per stack, "frame;...;[held OBJ] NS" for
+ * running inside holds (the innermost hold's stack), "[waited OBJ]" for its
+ * waits, "THREAD;[running, no lock]" and "[unknown]" for the rest: the lines
+ * add up to the path's length.
+ */
+void critical_print_folded(const struct critical *c, FILE *out)
+{
+	char name[512];
+	const struct ptt_stacks *stacks = model_stacks(c->m);
+	for (uint32_t x = 1; c->ctx_ns && x < c->nctx; x++) {
+		const struct cctx *cx = &c->ctx[x];
+		if (!c->ctx_ns[x])
+			continue;
+		lockframes_fold(c->syms, stacks, cx->pid, cx->stack, cx->site, out);
+		obj_name(c, cx->pid, cx->obj, cx->cls, name, sizeof name);
+		fprintf(out, "[%s %s] %" PRIu64 "\n", cx->wait ? "waited" : "held", lockframes_fold_word(name), c->ctx_ns[x]);
+	}
+	for (unsigned i = 0; i < c->nthr; i++)
+		if (c->thr[i].waited) {
+			ptt_syms_thread_name(c->syms, c->thr[i].pid, (uint32_t)c->thr[i].key, name, sizeof name);
+			fprintf(out, "%s;[running, no lock] %" PRIu64 "\n", lockframes_fold_word(name), c->thr[i].waited);
+		}
+	uint64_t other = c->sum.self + c->sum.start;
+	if (other)
+		fprintf(out, "[own waits and thread start-up] %" PRIu64 "\n", other);
+	if (c->sum.unknown)
+		fprintf(out, "[unknown] %" PRIu64 "\n", c->sum.unknown);
+}
 
 static double ms(uint64_t ns) { return (double)ns / 1e6; }
 static double pct(uint64_t part, uint64_t whole) { return whole ? 100.0 * (double)part / (double)whole : 0; }
@@ -1006,6 +1075,7 @@ void critical_free(struct critical *c)
 	free(c->specs);
 	free(c->ctx);
 	free(c->objs);
+	free(c->ctx_ns);
 	free(c->sites);
 	free(c->thr);
 	free(c);

@@ -90,6 +90,23 @@ struct critical_sum {
 	double actual_ns;     /* the run's length the prediction is compared with */
 };
 const struct critical_sum *critical_summary(const struct critical *c);
+/* The path's object addr of process pid, or NULL when it is not on the path. */
+const struct critical_obj *critical_object_of(const struct critical *c, uint32_t pid, uint64_t addr);
+/*
+ * The path's stretches, from its end back to its start: a stretch is one
+ * thread's time [from, to] on the path, entered from thread from_tid at
+ * `from` (a hand-off, a thread's start; 0: the path's start or the same
+ * thread); running and waiting: its time of each kind (unknown, own waits
+ * and start-up count as waiting).  fn returns non-zero to stop.
+ */
+struct critical_stretch {
+	uint32_t pid, tid, from_tid;
+	uint64_t from, to;
+	uint64_t running, waiting;
+};
+int critical_foreach_stretch(const struct critical *c, int (*fn)(void *ctx, const struct critical_stretch *s), void *ctx);
+/* The path's time per hold or wait stack as folded lines ("frame;frame;object ns"), for flame graphs. */
+void critical_print_folded(const struct critical *c, FILE *out);
 /* The report of ptt-critical: the path, its parts, what to fix first (top rows of each table), what-if. */
 void critical_print(const struct critical *c, unsigned top, FILE *out);
 void critical_free(struct critical *c);

@@ -229,3 +229,27 @@ size_t lockframes_past(struct ptt_syms *syms, const struct ptt_stacks *st, uint3
 	}
 	return len < size ? len : size - 1;
 }
+
+void lockframes_fold(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, uint32_t stack, uint64_t site,
+		     FILE *out)
+{
+	char name[512];
+	const uint64_t *f = NULL;
+	unsigned n = stack ? ptt_stacks_get(st, pid, stack, &f) : 0;
+	for (unsigned k = n; k-- > 0;) {
+		/* a frame's inline levels are frames too, outermost (the physical function) first */
+		unsigned levels = ptt_syms_code(syms, pid, f[k])->levels;
+		for (unsigned l = levels; l-- > 0;)
+			fprintf(out, "%s;", lockframes_name(syms, pid, levels > 1 ? ptt_syms_level(f[k], l) : f[k], name, sizeof name));
+	}
+	if (!n)
+		fprintf(out, "%s;", site ? lockframes_name(syms, pid, site, name, sizeof name) : "[no site]");
+}
+
+char *lockframes_fold_word(char *name)
+{
+	for (char *p = name; *p; p++)
+		if (*p == ';' || *p == ' ' || *p == '\n')
+			*p = '_';
+	return name;
+}

@@ -13,6 +13,7 @@
 #define PTT_LOCKFRAMES_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../formats/ptt_trace.h"
 #include "symbols.h"
@@ -31,5 +32,12 @@ size_t lockframes_past(struct ptt_syms *syms, const struct ptt_stacks *st, uint3
 /* A frame's name for a folded stack or a short list: the function ("queue_push"), else "module+0xoff";
  * with no ';' (the folded format's separator) nor line breaks.  Written into buf; returns buf. */
 const char *lockframes_name(struct ptt_syms *syms, uint32_t pid, uint64_t addr, char *buf, size_t size);
+
+/* A stack's frames for a folded line, outermost first, each (and each inline level) followed by ';';
+ * without a stack, the site alone (or "[no site]"). */
+void lockframes_fold(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, uint32_t stack, uint64_t site,
+		     FILE *out);
+/* A name made a folded line's leaf word: ';', ' ' and line breaks become '_' (in place). */
+char *lockframes_fold_word(char *name);
 
 #endif

@@ -29,6 +29,8 @@ static void usage(void)
 	       "      --from=TIME   the path explains the trace from TIME on (1.5s, 200ms, 30us)\n"
 	       "      --to=TIME     ... up to TIME\n"
 	       "  -n, --top=N       show the first N rows of each table (default 10; 0: all)\n"
+	       "  -F, --folded      write the path's time per stack as folded lines (ns), for flame\n"
+	       "                    graphs (flamegraph.pl, inferno, speedscope), instead of tables\n"
 	       CLI_SKIP_FRAMES_HELP
 	       "  -h, --help        show this help and exit\n"
 	       "      --version     show the version and exit\n"
@@ -41,6 +43,7 @@ struct crit_run {
 	struct critical *c;
 	char **specs;
 	unsigned nspecs, top;
+	int folded;
 	uint32_t tid;
 	uint64_t from, to;
 };
@@ -50,14 +53,14 @@ enum { OPT_FROM = 0x2001, OPT_TO };
 static int options(struct crit_run *r, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "from", required_argument, 0, OPT_FROM }, { "help", no_argument, 0, 'h' },
+		{ "folded", no_argument, 0, 'F' }, { "from", required_argument, 0, OPT_FROM }, { "help", no_argument, 0, 'h' },
 		CLI_SKIP_FRAMES_LONGOPT, { "thread", required_argument, 0, 't' }, { "to", required_argument, 0, OPT_TO },
 		{ "top", required_argument, 0, 'n' }, { "version", no_argument, 0, 'V' },
 		{ "what-if", required_argument, 0, 'w' }, { 0, 0, 0, 0 },
 	};
 	int c;
 	char *end;
-	while ((c = getopt_long(argc, argv, "w:t:n:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "w:t:n:Fh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
 			r->specs = realloc(r->specs, (r->nspecs + 1) * sizeof *r->specs);
@@ -87,6 +90,7 @@ static int options(struct crit_run *r, int argc, char **argv)
 			if (cli_skip_frames("ptt-critical", optarg))
 				return 2;
 			break;
+		case 'F': r->folded = 1; break;
 		case 'h': usage(); return -1;
 		case 'V': cli_print_version("ptt-critical"); return -1;
 		default: return cli_usage_error("ptt-critical");
@@ -147,10 +151,14 @@ static int report(void *ctx, struct pass *p)
 		fprintf(stderr, "ptt-critical: the window starts after the trace ends (%.3f ms)\n", (double)p->last_ns / 1e6);
 		return PASS_FAIL;
 	}
-	if (loss_print(p->in.loss, stdout))
-		printf("\n");
-	critical_print(r->c, r->top, stdout);
-	cli_say_limits(&p->in, stdout, "limit: ");
+	if (r->folded) {
+		critical_print_folded(r->c, stdout);
+	} else {
+		if (loss_print(p->in.loss, stdout))
+			printf("\n");
+		critical_print(r->c, r->top, stdout);
+		cli_say_limits(&p->in, stdout, "limit: ");
+	}
 	if (r->tid && !s->length) {
 		fprintf(stderr, "ptt-critical: no thread %u in the trace\n", r->tid);
 		return PASS_FAIL;

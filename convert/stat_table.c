@@ -1180,21 +1180,9 @@ void stat_print_folded(const struct stat_table *st, enum stat_fold what, FILE *o
 			if (what == STAT_FOLD_LOCKS && !(ob && is_lock(ob)))
 				continue;
 			char name[512];
-			const uint64_t *f = NULL;
-			unsigned n = x->stack ? ptt_stacks_get(stacks, x->pid, x->stack, &f) : 0;
-			for (unsigned k = n; k-- > 0;) {
-				/* a frame's inline levels are frames too, outermost (the physical function) first */
-				unsigned levels = ptt_syms_code(st->syms, x->pid, f[k])->levels;
-				for (unsigned l = levels; l-- > 0;)
-					fprintf(out, "%s;", lockframes_name(st->syms, x->pid, levels > 1 ? ptt_syms_level(f[k], l) : f[k],
-									 name, sizeof name));
-			}
-			if (!n)
-				fprintf(out, "%s;", x->site ? lockframes_name(st->syms, x->pid, x->site, name, sizeof name) : "[no site]");
+			lockframes_fold(st->syms, stacks, x->pid, x->stack, x->site, out);
 			ptt_syms_object_name(st->syms, x->pid, x->obj, name, sizeof name);
-			for (char *p = name; *p; p++)
-				if (*p == ';' || *p == ' ' || *p == '\n')
-					*p = '_';
+			lockframes_fold_word(name);
 			fprintf(out, "[%s %s] %" PRIu64 "\n", ob ? kind_name(ob) : ptt_class_name(x->cls), name, x->ns);
 		}
 }
