@@ -52,6 +52,9 @@ static const char *const builtin[] = {
 	"^<std::thread::JoinInner", "^<std::thread::JoinHandle", "^parking_lot::", "^parking_lot_core::", "^lock_api::", "^<parking_lot::", "^<lock_api::",
 	"^std::thread::JoinHandle<.*>::join", "^std::thread::JoinInner", "^std::thread::.*::Join(Inner|Handle)<.*>::join$",
 	"^<std::sys::.*::Thread>::join$",
+	/* Rust before 1.64 (Debian 12's 1.63): the futex locks behind std::sys_common's wrappers, legacy mangling */
+	"^std::sys_common::(mutex|rwlock|condvar|remutex|lazy_box|thread_parker|once)::", "^<std::sys_common::(mutex|rwlock|condvar|remutex)::",
+	"^std::sys::.*::thread::Thread::join$",
 	/* ptt's own */
 	"^ptt_",
 };

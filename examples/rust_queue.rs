@@ -4,12 +4,14 @@
 // work, not contention.  It prints its ground truth: the items and their sum.
 //
 // Usage: rust_queue [ITEMS]   (default 200)
-use std::collections::VecDeque;
+//
+// The queue is a Vec taken from the front: Debian 12's rustc 1.63 has no const
+// VecDeque::new() for a static (E0015); it never holds more than a few items.
 use std::sync::{Condvar, Mutex};
 use std::thread;
 use std::time::Duration;
 
-static QUEUE: Mutex<VecDeque<u64>> = Mutex::new(VecDeque::new());
+static QUEUE: Mutex<Vec<u64>> = Mutex::new(Vec::new());
 static NOT_EMPTY: Condvar = Condvar::new();
 
 fn main() {
@@ -24,7 +26,7 @@ fn main() {
                     while q.is_empty() {
                         q = NOT_EMPTY.wait(q).unwrap();
                     }
-                    let v = q.pop_front().unwrap();
+                    let v = q.remove(0);
                     drop(q);
                     if v == 0 {
                         return sum;
@@ -35,14 +37,14 @@ fn main() {
         })
         .collect();
     for i in 1..=items {
-        QUEUE.lock().unwrap().push_back(i);
+        QUEUE.lock().unwrap().push(i);
         NOT_EMPTY.notify_one();
         thread::sleep(Duration::from_millis(2));
     }
     {
         let mut q = QUEUE.lock().unwrap();
         for _ in 0..workers {
-            q.push_back(0);
+            q.push(0);
         }
     }
     NOT_EMPTY.notify_all();

@@ -1,13 +1,20 @@
 #!/bin/sh
 # test/tally.sh DIR...: the closing line of make check, counted from the TAP
-# files (*.tap) that the unit tests and bats left in each DIR.  A pass that
-# left no results (its build failed) is named.
+# files (*.tap) that the unit tests and bats left in each DIR, and from the
+# lines test/part.sh leaves for a part that stopped (its build failed).  A pass
+# that left no results at all counts as one failure.  Every failure that is not
+# a test's own (a part stopped, a pass without results) is named before the
+# line.  Exit status: 0 when nothing failed, else 1.
 passed=0 failed=0 skipped=0
 for d in "$@"; do
 	if ! ls "$d"/*.tap >/dev/null 2>&1; then
-		echo "# $d: no test results (the pass did not run to its tests)"
+		echo "# $d: no test results (the pass did not run to its tests): counted as failed"
+		failed=$((failed + 1))
 		continue
 	fi
+	for s in "$d"/*.stopped.tap; do
+		[ -f "$s" ] && sed 's/^not ok - /# /' "$s"
+	done
 	set -- $(cat "$d"/*.tap | awk '
 		/^ok .*# *[Ss][Kk][Ii][Pp]/ { s++; next }
 		/^ok / { p++ } /^not ok / { f++ }
@@ -15,3 +22,4 @@ for d in "$@"; do
 	passed=$((passed + $1)) failed=$((failed + $2)) skipped=$((skipped + $3))
 done
 echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
