@@ -8,6 +8,7 @@
 #include "lockframes.h"
 #include "model.h"
 #include "symbols.h"
+#include "whatif.h"
 
 /* What a stretch of the path is. */
 enum ck { CK_RUN, CK_HANDOFF, CK_SELF, CK_UNKNOWN, CK_START };
@@ -53,6 +54,8 @@ struct csnap {
 	double nt;
 	uint32_t tid;
 	uint8_t valid;
+	int wi;             /* what-if: the thread's replay program, and its steps then */
+	uint32_t wsteps;
 };
 
 struct cthr {
@@ -69,6 +72,10 @@ struct cthr {
 	uint32_t wait_ctx;
 	uint64_t wait_mutex;
 	struct csnap edge;
+	int wi;             /* what-if: its replay program (-1: none) */
+	uint8_t took_hold;  /* its wait ended taking a hold: the replay's take step waits instead */
+	uint8_t pend_take, pend_shared;
+	uint32_t pend_lock; /* a take made while its wait was open: written after the wait */
 };
 
 struct cobj {
@@ -77,6 +84,7 @@ struct cobj {
 	uint64_t addr;
 	struct csnap last;
 	uint64_t total_wait, waits;
+	uint32_t lock;      /* what-if: its index in the replay (0: none yet) */
 };
 
 struct cspec {
@@ -121,6 +129,9 @@ struct critical {
 	unsigned nsites, nthr;
 	uint64_t nodes, max_nodes;
 	uint64_t *ctx_ns;           /* the path's time per context (a hold's innermost, or a wait) */
+	struct whatif *w;           /* the what-if replay's programs (with specs) */
+	uint32_t nlocks;
+	int replay_stuck;           /* threads the replay could not finish (then: order kept) */
 };
 
 static uint64_t tkey(uint32_t pid, uint32_t tid) { return (uint64_t)pid << 32 | tid; }
@@ -229,9 +240,9 @@ static void jump(struct critical *c, struct cthr *th, struct cnode *node, uint64
 		th->head->to = t1;
 }
 
-static struct csnap snap(const struct cthr *th)
+static struct csnap snap(const struct critical *c, const struct cthr *th)
 {
-	struct csnap s = { th->head, th->at, th->nt, th->tid, 1 };
+	struct csnap s = { th->head, th->at, th->nt, th->tid, 1, th->wi, c->w ? whatif_steps(c->w, th->wi) : 0 };
 	if (s.node)
 		s.node->refs++;
 	return s;
@@ -284,10 +295,10 @@ static uint32_t intern(struct critical *c, uint32_t parent, uint32_t pid, unsign
 {
 	uint64_t h = ((uint64_t)parent * 0x9E3779B97F4A7C15ull) ^ ptt_obj_key(pid, obj);
 	h = (h ^ (h >> 29)) * 0xbf58476d1ce4e5b9ull ^ site;
-	h = (h ^ (h >> 31)) * 0x94d049bb133111ebull ^ ((uint64_t)stack << 1 | (uint64_t)wait);
+	h = (h ^ (h >> 31)) * 0x94d049bb133111ebull ^ ((uint64_t)stack << 2 | (uint64_t)wait << 1);
 	h = (h ^ (h >> 32)) | 1;
-	uintptr_t got = (uintptr_t)ptt_map_get(&c->ctxmap, h);
-	if (got) {
+	uintptr_t got;
+	for (; (got = (uintptr_t)ptt_map_get(&c->ctxmap, h)); h += 2) { /* a collision: the next odd key */
 		const struct cctx *x = &c->ctx[got];
 		if (x->parent == parent && x->pid == pid && x->obj == obj && x->site == site && x->stack == stack &&
 		    x->wait == wait)
@@ -310,8 +321,7 @@ static uint32_t intern(struct critical *c, uint32_t parent, uint32_t pid, unsign
 		double f = spec_factor(c, pid, obj, site, stack), pf = parent ? c->ctx[parent].factor : 1;
 		x->factor = f < pf ? f : pf;
 	}
-	if (!got)
-		ptt_map_put(&c->ctxmap, h, (void *)(uintptr_t)id);
+	ptt_map_put(&c->ctxmap, h, (void *)(uintptr_t)id);
 	return id;
 }
 
@@ -376,11 +386,15 @@ static void advance(struct critical *c, struct cthr *th, uint64_t now)
 		uint64_t u = lost_to < now ? lost_to : now;
 		append(c, th, CK_UNKNOWN, 0, th->at, u);
 		th->nt += (double)(u - th->at);
+		if (c->w)
+			whatif_run(c->w, th->wi, u - th->at, 1);
 		th->at = u;
 	}
 	if (now > th->at) {
 		append(c, th, CK_RUN, th->hold, th->at, now);
 		th->nt += (double)(now - th->at) * th->factor;
+		if (c->w)
+			whatif_run(c->w, th->wi, now - th->at, th->factor);
 		th->at = now;
 	}
 }
@@ -392,6 +406,13 @@ static void resolve(struct critical *c, struct cthr *th, uint64_t end, int timed
 	struct csnap e = th->edge;
 	uint32_t wctx = th->wait_ctx;
 	memset(&th->edge, 0, sizeof th->edge);
+	if (c->w && !th->took_hold) { /* a lock's wait is the replay's take step; any other waits for its edge */
+		if (e.valid && e.t >= begin && e.t <= end && !th->lost_wait)
+			whatif_wait(c->w, th->wi, e.wi, e.wsteps, end - e.t);
+		else
+			whatif_run(c->w, th->wi, end - begin, 1);
+	}
+	th->took_hold = 0;
 	if (th->wait_mutex) { /* a condition wait: the mutex's release after the wake, when later, is the edge */
 		struct cobj *mo = ptt_map_get(&c->objects, ptt_obj_key(th->pid, th->wait_mutex));
 		if (mo && mo->last.valid && mo->last.tid != th->tid && mo->last.t <= end &&
@@ -437,12 +458,18 @@ static void on_thread_begin(void *ctx, struct mthread *t, struct mprocess *p, ui
 	th->at = ns;
 	th->nt = (double)ns;
 	th->factor = 1;
+	th->wi = c->w ? whatif_thread(c->w) : -1;
 	struct csnap *s = ptt_map_del(&c->creates, tkey(t->pid, t->tid));
 	if (s && s->t <= ns) {
 		jump(c, th, s->node, s->t, ns, CK_START, 0); /* the creator's path, at its pthread_create */
 		th->nt = s->nt + (double)(ns - s->t);
-	} else if (s) {
-		deref(c, s->node);
+		if (c->w)
+			whatif_wait(c->w, th->wi, s->wi, s->wsteps, ns - s->t);
+	} else {
+		if (s)
+			deref(c, s->node);
+		if (c->w)
+			whatif_start(c->w, th->wi, ns);
 	}
 	free(s);
 	ptt_map_put(&c->threads, t->serial, th);
@@ -456,7 +483,7 @@ static void maybe_final(struct critical *c, struct cthr *th, int own)
 			: c->final.valid && (th->at < c->final.t || (th->at == c->final.t && !own)))
 		return;
 	unsnap(c, &c->final);
-	c->final = snap(th);
+	c->final = snap(c, th);
 	c->final_pid = th->pid;
 }
 
@@ -475,7 +502,7 @@ static void on_thread_end(void *ctx, struct mthread *t, struct mprocess *p, uint
 		maybe_final(c, th, c->cur && c->cur->tid == th->tid);
 		struct csnap *s = malloc(sizeof *s);
 		if (s) {
-			*s = snap(th);
+			*s = snap(c, th);
 			struct csnap *old = ptt_map_get(&c->ended, th->serial);
 			if (old) {
 				unsnap(c, old);
@@ -526,7 +553,7 @@ static void on_last(void *ctx, struct mthread *t, struct mobject *mo, const stru
 		return;
 	advance(c, th, ev->ns);
 	unsnap(c, &o->last);
-	o->last = snap(th);
+	o->last = snap(c, th);
 }
 
 static void on_wait_begin(void *ctx, struct mthread *t, struct mobject *mo, const struct mframe *wait,
@@ -567,6 +594,39 @@ static void waited(struct critical *c, struct cthr *th, struct mobject *mo, cons
 	}
 }
 
+/* The replay's index of lock mo (made at its first use). */
+static uint32_t replay_lock(struct critical *c, uint32_t pid, const struct mobject *mo)
+{
+	struct cobj *o = obj_of(c, pid, mo->addr, mo->cls);
+	if (o && !o->lock)
+		o->lock = ++c->nlocks;
+	return o ? o->lock : 0;
+}
+
+/* th took a hold of mo: the replay's take step, after the step of the wait it ends (critical_after). */
+static void replay_take(struct critical *c, struct cthr *th, const struct mobject *mo, const struct mframe *hold)
+{
+	uint32_t lock = replay_lock(c, th->pid, mo);
+	int shared = hold->state == MS_RW_RD_HOLD;
+	if (th->waiting) {
+		th->pend_take = 1;
+		th->pend_lock = lock;
+		th->pend_shared = (uint8_t)shared;
+	} else {
+		whatif_take(c->w, th->wi, lock, shared);
+	}
+}
+
+static void on_release(void *ctx, struct mthread *t, struct mobject *mo, const struct mframe *hold,
+		       const struct ptt_event *ev)
+{
+	struct critical *c = ctx;
+	struct cthr *th = ptt_map_get(&c->threads, t->serial);
+	(void)hold, (void)ev;
+	if (th && c->w && !c->over)
+		whatif_give(c->w, th->wi, replay_lock(c, th->pid, mo));
+}
+
 static void on_acquire(void *ctx, struct mthread *t, struct mobject *mo, const struct mframe *hold,
 		       const struct mframe *wait, const struct ptt_event *ev)
 {
@@ -574,7 +634,10 @@ static void on_acquire(void *ctx, struct mthread *t, struct mobject *mo, const s
 	struct cthr *th = ptt_map_get(&c->threads, t->serial);
 	if (!th || c->over)
 		return;
+	if (hold && c->w)
+		replay_take(c, th, mo, hold);
 	if (wait) {
+		th->took_hold = hold != NULL;
 		waited(c, th, mo, wait, ev->ns, 1);
 		return;
 	}
@@ -607,7 +670,7 @@ struct critical *critical_new(struct ptt_syms *syms, struct model *m)
 	c->syms = syms;
 	c->m = m;
 	struct model_ops ops = { .ctx = c, .thread_begin = on_thread_begin, .thread_end = on_thread_end, .link_start = on_link_start, .link_end = on_link_end, .last = on_last,
-				 .wait_begin = on_wait_begin, .acquire = on_acquire, .wait_end = on_wait_end };
+				 .wait_begin = on_wait_begin, .acquire = on_acquire, .release = on_release, .wait_end = on_wait_end };
 	if (model_observe_also(m, &ops)) {
 		free(c);
 		return NULL;
@@ -638,6 +701,10 @@ int critical_what_if(struct critical *c, const char *spec, char *err, size_t err
 		return -1;
 	}
 	c->nspecs++;
+	if (!c->w && !(c->w = whatif_new())) {
+		snprintf(err, errsize, "%s", strerror(ENOMEM));
+		return -1;
+	}
 	return 0;
 }
 
@@ -705,7 +772,7 @@ int critical_event(struct critical *c, const struct ptt_event *ev)
 		uint32_t child = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_CHILD, 0);
 		struct csnap *s = child ? malloc(sizeof *s) : NULL;
 		if (s) {
-			*s = snap(th);
+			*s = snap(c, th);
 			struct csnap *old = ptt_map_get(&c->creates, tkey(ev->pid, child));
 			if (old) {
 				unsnap(c, old);
@@ -733,6 +800,10 @@ void critical_after(struct critical *c, const struct ptt_event *ev)
 		int64_t ret = (int64_t)ptt_event_argn(ev, PTT_ARGNAME_RET, 0);
 		th->lost_wait = !th->closed; /* it ended unseen: the model lost its frame */
 		resolve(c, th, ev->ns, ret == ETIMEDOUT || ret == EAGAIN || ret == EINTR);
+	}
+	if (th->pend_take && !th->waiting) {
+		whatif_take(c->w, th->wi, th->pend_lock, th->pend_shared);
+		th->pend_take = 0;
 	}
 	th->closed = 0;
 	holds_of(c, th);
@@ -865,7 +936,11 @@ void critical_finish(struct critical *c, uint64_t end_ns)
 	s->checked = contiguous && covered == s->length;
 	if (c->nspecs) {
 		s->actual_ns = (double)(c->final.t - c->first_ns);
-		s->predicted_ns = c->final.nt - (double)c->first_ns;
+		s->predicted_ns = c->final.nt - (double)c->first_ns; /* hand-offs in their recorded order */
+		unsigned stuck = 0;
+		if (c->w && !whatif_replay(c->w, &stuck))
+			s->predicted_ns = whatif_time(c->w, c->final.wi, c->final.wsteps) - (double)c->first_ns;
+		c->replay_stuck = (int)stuck;
 	}
 	/* objects: with every thread's waits beside the path's */
 	c->objs = calloc(nobjs ? nobjs : 1, sizeof *c->objs);
@@ -1031,10 +1106,14 @@ void critical_print(const struct critical *c, unsigned top, FILE *out)
 	for (unsigned i = 0; i < c->nspecs; i++) {
 		const struct cspec *sp = &c->specs[i];
 		if (!i)
-			fprintf(out, "\nWHAT IF (the happens-before graph replayed with new hold times; order of hand-offs kept)\n");
+			fprintf(out, "\nWHAT IF (the happens-before graph replayed with new hold times: locks go to their longest "
+				     "waiter, every other hand-off in its recorded order)\n");
 		fprintf(out, "  %s: holds %s%.0f %%%s\n", sp->name, sp->factor >= 1 ? "+" : "", (sp->factor - 1) * 100,
 			sp->matched ? "" : "  -- no lock or site of that name in the trace: nothing changed");
 	}
+	if (c->replay_stuck)
+		fprintf(out, "  (the replay with locks handed to their longest waiter left %d thread%s blocked: the "
+			     "prediction keeps every hand-off's recorded order)\n", c->replay_stuck, c->replay_stuck > 1 ? "s" : "");
 	if (c->nspecs)
 		fprintf(out, "predicted: %.3f ms (the run as recorded: %.3f ms; %+.1f %%)\n", s->predicted_ns / 1e6,
 			s->actual_ns / 1e6, s->actual_ns > 0 ? 100 * (s->predicted_ns - s->actual_ns) / s->actual_ns : 0);
@@ -1073,6 +1152,7 @@ void critical_free(struct critical *c)
 	for (unsigned i = 0; i < c->nspecs; i++)
 		free(c->specs[i].name);
 	free(c->specs);
+	whatif_free(c->w);
 	free(c->ctx);
 	free(c->objs);
 	free(c->ctx_ns);

@@ -143,8 +143,18 @@ static int end(void *ctx, struct pass *p)
 	return PASS_GO;
 }
 
+static int debug_stretch(void *ctx, const struct critical_stretch *s)
+{
+	(void)ctx;
+	fprintf(stderr, "stretch tid %u [%.3f, %.3f] run %.3f wait %.3f from %u\n", s->tid, s->from / 1e6, s->to / 1e6,
+		s->running / 1e6, s->waiting / 1e6, s->from_tid);
+	return 0;
+}
+
 static int report(void *ctx, struct pass *p)
 {
+	if (getenv("PTT_DEBUG"))
+		critical_foreach_stretch(((struct crit_run *)ctx)->c, debug_stretch, NULL);
 	struct crit_run *r = ctx;
 	const struct critical_sum *s = critical_summary(r->c);
 	if (r->from && (!s->length || s->to_ns <= r->from)) {
