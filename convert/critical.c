@@ -132,6 +132,7 @@ struct critical {
 	struct whatif *w;           /* the what-if replay's programs (with specs) */
 	uint32_t nlocks;
 	int replay_stuck;           /* threads the replay could not finish (then: order kept) */
+	unsigned replay_forced;     /* takes the new order blocked for ever, let happen as recorded */
 };
 
 static uint64_t tkey(uint32_t pid, uint32_t tid) { return (uint64_t)pid << 32 | tid; }
@@ -941,6 +942,7 @@ void critical_finish(struct critical *c, uint64_t end_ns)
 		if (c->w && !whatif_replay(c->w, &stuck))
 			s->predicted_ns = whatif_time(c->w, c->final.wi, c->final.wsteps) - (double)c->first_ns;
 		c->replay_stuck = (int)stuck;
+		c->replay_forced = c->w ? whatif_forced(c->w) : 0;
 	}
 	/* objects: with every thread's waits beside the path's */
 	c->objs = calloc(nobjs ? nobjs : 1, sizeof *c->objs);
@@ -1111,6 +1113,10 @@ void critical_print(const struct critical *c, unsigned top, FILE *out)
 		fprintf(out, "  %s: holds %s%.0f %%%s\n", sp->name, sp->factor >= 1 ? "+" : "", (sp->factor - 1) * 100,
 			sp->matched ? "" : "  -- no lock or site of that name in the trace: nothing changed");
 	}
+	if (c->replay_forced)
+		fprintf(out, "  (uncertain: %u take%s of a lock held across another wait would block for ever in the new order; "
+			     "the replay let %s happen as recorded, holds overlapping)\n", c->replay_forced,
+			c->replay_forced > 1 ? "s" : "", c->replay_forced > 1 ? "them" : "it");
 	if (c->replay_stuck)
 		fprintf(out, "  (the replay with locks handed to their longest waiter left %d thread%s blocked: the "
 			     "prediction keeps every hand-off's recorded order)\n", c->replay_stuck, c->replay_stuck > 1 ? "s" : "");

@@ -37,6 +37,7 @@ struct whatif {
 	/* a heap of runnable threads by time */
 	int *heap;
 	int nheap;
+	unsigned forced;    /* takes the new order could not give (whatif_forced) */
 };
 
 struct whatif *whatif_new(void) { return calloc(1, sizeof(struct whatif)); }
@@ -303,8 +304,27 @@ int whatif_replay(struct whatif *w, unsigned *stuck)
 		/* a thread whose first step waits for another is started by it; the others at their own start */
 		heap_push(w, i);
 	}
-	while (w->nheap)
-		step_thread(w, heap_pop(w));
+	for (;;) {
+		while (w->nheap)
+			step_thread(w, heap_pop(w));
+		/* blocked for ever in the new order: the earliest thread waiting for a lock takes it as it did in the
+		 * recorded order (beside its holder: the two holds overlap in the replay), and the replay goes on */
+		int best = -1;
+		for (int i = 0; i < w->nth; i++) {
+			const struct wthread *x = &w->th[i];
+			if (x->pc < x->n && x->blocked && x->waiting_lock && (best < 0 || x->ready < w->th[best].ready))
+				best = i;
+		}
+		if (best < 0)
+			break;
+		struct wthread *x = &w->th[best];
+		x->blocked = x->waiting_lock = 0;
+		x->s[x->pc].kind = ST_RUN; /* taken: nothing more to wait for */
+		x->s[x->pc].ns = 0;
+		x->s[x->pc].factor = 1;
+		w->forced++;
+		heap_push(w, best);
+	}
 	unsigned left = 0;
 	for (int i = 0; i < w->nth; i++) {
 		left += w->th[i].pc < w->th[i].n;
@@ -318,6 +338,8 @@ int whatif_replay(struct whatif *w, unsigned *stuck)
 	*stuck = left;
 	return left ? -1 : 0;
 }
+
+unsigned whatif_forced(const struct whatif *w) { return w->forced; }
 
 void whatif_free(struct whatif *w)
 {

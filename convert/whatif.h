@@ -36,6 +36,9 @@ void whatif_start(struct whatif *w, int i, uint64_t ns);
  * the new order lets go): then *stuck says how many threads were left.
  */
 int whatif_replay(struct whatif *w, unsigned *stuck);
+/* Takes of a lock the new order left blocked for ever (a lock held across another wait), which the
+ * replay let happen as recorded, the holds overlapping. */
+unsigned whatif_forced(const struct whatif *w);
 /* The new time thread i made its first `steps` steps (after whatif_replay). */
 double whatif_time(const struct whatif *w, int i, uint32_t steps);
 void whatif_free(struct whatif *w);
