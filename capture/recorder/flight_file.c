@@ -11,6 +11,7 @@
 
 #include "flight_file.h"
 #include "keeper.h"
+#include "out_file.h"
 
 /* The header and the user types so far. */
 static int write_head(const struct record_info *in, struct ptt_writer *w, uint32_t *types_seen)
@@ -73,23 +74,26 @@ int flight_file_write(const struct record_info *in, struct flight *f, int fd, in
 	return rc ? rc : rc2;
 }
 
+struct snapshot {
+	const struct record_info *in;
+	struct flight *f;
+	uint64_t events;
+};
+
+static int fill_snapshot(int fd, void *ctx)
+{
+	struct snapshot *sn = ctx;
+	return flight_file_write(sn->in, sn->f, fd, -1, &sn->events);
+}
+
 void flight_file_snapshot(const struct record_info *in, struct flight *f, unsigned k)
 {
-	char name[PATH_MAX + 32], tmp[PATH_MAX + 40];
+	char name[PATH_MAX + 32], failed[PATH_MAX + 96];
 	snprintf(name, sizeof name, "%s.%u", in->o->output, k);
-	snprintf(tmp, sizeof tmp, "%s.tmp", name);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	uint64_t events = 0;
-	int rc = fd < 0 ? -errno : flight_file_write(in, f, fd, -1, &events);
-	if (fd >= 0 && close(fd) != 0 && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, name) != 0)
-		rc = -errno;
-	if (rc) {
-		fprintf(stderr, "ptt-record: %s: %s; the recording goes on\n", fd < 0 ? tmp : name, ptt_strerror(rc));
-		if (fd >= 0)
-			unlink(tmp);
-	} else if (!in->o->quiet) {
-		fprintf(stderr, "ptt-record: %s: flight snapshot, %" PRIu64 " events\n", name, events);
-	}
+	struct snapshot sn = { in, f, 0 };
+	int rc = out_replace(name, fill_snapshot, &sn, failed, sizeof failed);
+	if (rc)
+		fprintf(stderr, "ptt-record: %s: %s; the recording goes on\n", failed, ptt_strerror(rc));
+	else if (!in->o->quiet)
+		fprintf(stderr, "ptt-record: %s: flight snapshot, %" PRIu64 " events\n", name, sn.events);
 }

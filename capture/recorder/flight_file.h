@@ -18,7 +18,8 @@
  * writer; *events: the records written.
  */
 int flight_file_write(const struct record_info *in, struct flight *f, int fd, int code, uint64_t *events);
-/* A SIGUSR1 snapshot: FILE.k, complete before it appears under that name; a failure is reported and the recording goes on. */
+/* A SIGUSR1 snapshot: FILE.k, complete before it appears under that name (out_replace: a symlink, FIFO or
+ * device there is written through); a failure is reported and the recording goes on. */
 void flight_file_snapshot(const struct record_info *in, struct flight *f, unsigned k);
 
 #endif

@@ -29,6 +29,7 @@
 #include "flight.h"
 #include "flight_file.h"
 #include "keeper.h"
+#include "out_file.h"
 #include "pace.h"
 #include "record_meta.h"
 #include "record_opts.h"
@@ -337,7 +338,10 @@ static void summary(const struct record_opts *o, const struct rotate *rot, const
 		rotate_name(rot, part, b, sizeof b);
 		fprintf(stderr, "ptt-record: %s%s%s (%u file%s", a, part > first ? " to " : "", part > first ? b : "",
 			part - first + 1, part > first ? "s" : "");
-		if (first > 1)
+		if (first > 1 && rot->spared)
+			fprintf(stderr, "; %u older removed, as -f asks, %u left (not regular files of this run)",
+				first - 1 - rot->spared, rot->spared);
+		else if (first > 1)
 			fprintf(stderr, "; %u older removed, as -f asks", first - 1);
 		fprintf(stderr, "): ");
 	} else {
@@ -376,7 +380,7 @@ struct recorder {
 	struct ptt_clock clk;
 	int out_fd;              /* the trace's file (1: stdout), -1 when not open */
 	char out_name[PATH_MAX + 16]; /* the first file: FILE, or FILE.0001 with -m */
-	int created;             /* out_name was made by this run */
+	struct out_file out;     /* what the run may do to out_name (out_file.h) */
 	int shm_fd;
 	uint64_t cal_mono, cal_tsc; /* the start of the TSC's calibration */
 	int report[2];           /* the child's exec error comes back on this pipe */
@@ -437,7 +441,11 @@ static int exit_code(int status)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
 }
 
-/* Open the output: FILE (FILE.0001 with -m) or stdout. */
+/*
+ * Open the output: FILE (FILE.0001 with -m) or stdout.  Nothing is
+ * truncated yet: a file already there keeps its bytes until the program
+ * runs (claim_output), and is never removed (out_file.h).
+ */
 static int setup_output(struct recorder *r)
 {
 	const struct record_opts *o = &r->o;
@@ -448,11 +456,10 @@ static int setup_output(struct recorder *r)
 		snprintf(r->out_name, sizeof r->out_name, "%s", o->output);
 	if (strcmp(o->output, "-") == 0)
 		r->out_fd = 1;
-	else if ((r->out_fd = open(r->out_name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+	else if ((r->out_fd = out_open(r->out_name, 1, &r->out)) < 0) {
 		fprintf(stderr, "ptt-record: %s: %s\n", r->out_name, strerror(errno));
 		return -1;
 	}
-	r->created = r->out_fd != 1;
 	struct stat st;
 	r->o.out_is_file = fstat(r->out_fd, &st) == 0 && S_ISREG(st.st_mode);
 	r->o.out_is_pipe = r->out_fd == 1;
@@ -568,6 +575,15 @@ static void measure_clock(struct recorder *r)
 	ptt_clock_init(&r->clk, s->start_ticks, hz);
 }
 
+/* The program runs: the output is the trace's now (a regular file already there is emptied). */
+static void claim_output(struct recorder *r)
+{
+	if (r->out_fd == 1)
+		return;
+	recorder_fail(r, out_claim(r->out_fd, r->out_name, &r->out), r->out_name);
+	rotate_first_file(&r->rot, &r->out);
+}
+
 /*
  * Phase 2: start the program.  0 once it runs; -1 when it cannot be run (said,
  * the child reaped, r->code 126 or 127 as a shell's) or fork fails (r->code 1).
@@ -596,6 +612,7 @@ static int recorder_launch(struct recorder *r)
 		return -1;
 	}
 	r->in.child = child;
+	claim_output(r);
 	if (r->o.flight)
 		measure_clock(r);
 	return 0;
@@ -854,7 +871,8 @@ static void recorder_fly(struct recorder *r)
 	r->out_fd = -1;
 }
 
-/* The one cleanup path, from wherever the phases stopped; a trace of a program that never ran is removed. */
+/* The one cleanup path, from wherever the phases stopped; the file made for a program that never ran is removed
+ * (only that: a file there before is left as it was, out_file.h). */
 static void recorder_free(struct recorder *r)
 {
 	if (r->w)
@@ -869,8 +887,8 @@ static void recorder_free(struct recorder *r)
 			close(r->report[i]);
 	if (r->out_fd >= 0 && r->out_fd != 1)
 		close(r->out_fd);
-	if (r->created && !r->in.child)
-		unlink(r->out_name);
+	if (!r->in.child)
+		out_remove(r->out_name, &r->out);
 }
 
 int main(int argc, char **argv)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "keeper.h"
+#include "out_file.h"
 #include "rotate.h"
 
 void rotate_init(struct rotate *r, const char *output, uint64_t max_size, uint32_t max_files)
@@ -54,6 +55,37 @@ static void note_part_start(struct rotate *r, uint64_t events, uint64_t lost)
 	r->part_lost[part - 1] = lost;
 }
 
+/* What the run may remove of part (out_file.h); a part not noted (no memory) is never removed. */
+static void note_file(struct rotate *r, uint32_t part, const struct out_file *f)
+{
+	if (part > r->files_cap) {
+		uint32_t cap = part * 2 + 8;
+		struct out_file *n = realloc(r->files, cap * sizeof *n);
+		if (!n)
+			return;
+		memset(n + r->files_cap, 0, (cap - r->files_cap) * sizeof *n);
+		r->files = n;
+		r->files_cap = cap;
+	}
+	r->files[part - 1] = *f;
+}
+
+void rotate_first_file(struct rotate *r, const struct out_file *f)
+{
+	if (r->max_size)
+		note_file(r, 1, f);
+}
+
+/* -f: the oldest part beyond max_files goes, if it is still the regular file this run wrote. */
+static void drop_oldest(struct rotate *r)
+{
+	uint32_t old = r->part - r->max_files;
+	char name[PATH_MAX + 16];
+	rotate_name(r, old, name, sizeof name);
+	if (old > r->files_cap || !out_remove(name, &r->files[old - 1]))
+		r->spared++;
+}
+
 int rotate_counts_at(const struct rotate *r, uint32_t part, uint64_t *events, uint64_t *lost)
 {
 	if (part < 1 || part > r->part_cap)
@@ -92,12 +124,15 @@ int rotate_maybe(struct rotate *r, struct ptt_writer *w, int *out_fd, struct kee
 		return 0;
 	char name[PATH_MAX + 16];
 	rotate_name(r, r->part + 1, name, sizeof name);
-	int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		int err = errno;
+	struct out_file of;
+	int fd = out_open(name, 0, &of), err = fd < 0 ? -errno : out_claim(fd, name, &of); /* the program runs */
+	if (err) {
+		if (fd >= 0)
+			close(fd);
 		snprintf(r->failed, sizeof r->failed, "%s", name);
-		return -err;
+		return err;
 	}
+	note_file(r, r->part + 1, &of);
 	char line[PATH_MAX + 64];
 	snprintf(line, sizeof line, "continued %s\n", name);
 	int rc = ptt_writer_meta(w, line, strlen(line)); /* its bytes counted before the switch resets the count */
@@ -110,10 +145,8 @@ int rotate_maybe(struct rotate *r, struct ptt_writer *w, int *out_fd, struct kee
 	*out_fd = fd;
 	r->part++;
 	note_part_start(r, events, lost);
-	if (r->max_files && r->part > r->max_files) {
-		rotate_name(r, r->part - r->max_files, name, sizeof name);
-		unlink(name);
-	}
+	if (r->max_files && r->part > r->max_files)
+		drop_oldest(r);
 	return rc ? rc : write_head(r, w, k, last_ticks);
 }
 
@@ -122,6 +155,9 @@ void rotate_free(struct rotate *r)
 	free(r->meta);
 	free(r->part_events);
 	free(r->part_lost);
+	free(r->files);
+	r->files = NULL;
+	r->files_cap = 0;
 	r->meta = NULL;
 	r->part_events = r->part_lost = NULL;
 	r->part_cap = 0;

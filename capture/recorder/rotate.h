@@ -1,6 +1,7 @@
 /*
  * rotate.h - ptt-record -m and -f: the trace in files FILE.0001, FILE.0002,
- * ... of about max_size bytes each, the oldest removed beyond max_files.
+ * ... of about max_size bytes each, the oldest removed beyond max_files
+ * (only when still the regular file the run wrote: out_file.h).
  * Each file after the first begins with the header and type lines so far,
  * its part number and the names in force (keeper.h), so that any one file
  * decodes (ptt-trace(5)).
@@ -15,6 +16,7 @@
 #include "../../formats/ptt_trace.h"
 
 struct keeper;
+struct out_file;
 
 struct rotate {
 	const char *output;      /* FILE: the parts are FILE.0001, ... */
@@ -26,18 +28,26 @@ struct rotate {
 	size_t meta_len, meta_cap;
 	uint64_t *part_events, *part_lost; /* the run's counts when part p began: [p - 1] */
 	uint32_t part_cap;
+	struct out_file *files;  /* what -f may remove of part p: [p - 1] (out_file.h) */
+	uint32_t files_cap;
+	uint32_t spared;         /* older parts -f left: not the regular files this run wrote (a symlink, ...) */
 	char failed[PATH_MAX + 16]; /* the part that could not be opened */
 };
 
 void rotate_init(struct rotate *r, const char *output, uint64_t max_size, uint32_t max_files);
 /* FILE.NNNN */
 void rotate_name(const struct rotate *r, uint32_t part, char *buf, size_t size);
+/* The first part, opened before the program started (out_open, out_claim): what -f may remove of it. */
+void rotate_first_file(struct rotate *r, const struct out_file *f);
 /* Keep META lines (the header, type lines) for the head of the next file: 0 or PTT_E_NOMEM.  No-op without -m. */
 int rotate_keep_meta(struct rotate *r, const char *text, size_t len);
 /*
  * Once the current file has reached max_size: end it with a "continued"
- * line, continue in the next part (*out_fd replaced, the old one closed),
- * drop the oldest beyond max_files and write the new file's head: the kept
+ * line, continue in the next part (*out_fd replaced, the old one closed;
+ * a part already there is emptied, as the program runs, or written
+ * through when a symlink, FIFO or device: out_file.h),
+ * drop the oldest beyond max_files (unless it is no longer the run's:
+ * r->spared counts those) and write the new file's head: the kept
  * META, "part N", "head N" and the keeper's records stamped at last_ticks.
  * events and lost: the run's counts so far (for the summary of the kept
  * files).  0, a negative error of the writer, or -errno when the next part

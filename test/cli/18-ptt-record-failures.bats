@@ -90,14 +90,17 @@ record_prog() {
 }
 
 @test "--flight: a snapshot that cannot be written is said and the recording goes on" {
-	mkdir "$BATS_TEST_TMPDIR/t.ptt.1.tmp"
+	mkdir "$BATS_TEST_TMPDIR/t.ptt.1"
 	# the program asks its recorder (its parent) for a snapshot, then waits for the answer
 	program 'recording goes on' 6 'kill -USR1 $PPID'
 	run -6 --separate-stderr record_prog -q --flight -o "$BATS_TEST_TMPDIR/t.ptt"
 	[ "$(cat "$BATS_TEST_TMPDIR/ran")" = ran ]
 	run -0 cat "$BATS_TEST_TMPDIR/err"
-	[ "$output" = "ptt-record: $BATS_TEST_TMPDIR/t.ptt.1.tmp: Is a directory; the recording goes on" ]
-	[ ! -e "$BATS_TEST_TMPDIR/t.ptt.1" ]
+	[ "$output" = "ptt-record: $BATS_TEST_TMPDIR/t.ptt.1: Is a directory; the recording goes on" ]
+	# the directory as it was, and nothing beside it
+	[ -d "$BATS_TEST_TMPDIR/t.ptt.1" ]
+	[ -z "$(ls -A "$BATS_TEST_TMPDIR/t.ptt.1")" ]
+	[ -z "$(find "$BATS_TEST_TMPDIR" -name 't.ptt.1.tmp*')" ]
 	# the recording at the end is whole
 	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
 	[[ "$output" == *" 0 damaged, 0 lost, 0 out of order, 0 violations: ok" ]]
