@@ -237,3 +237,13 @@ records() {
 	[[ "$output" == *" 0 violations: ok" ]]
 	[ -z "$(find "$d" -name 't.ptt.*.tmp*')" ]
 }
+
+@test "the program named as its own output: Text file busy (126), the program left whole" {
+	cp "$EXAMPLES/prodcons" "$BATS_TEST_TMPDIR/prog"
+	cp "$EXAMPLES/prodcons" "$BATS_TEST_TMPDIR/prog.orig"
+	run -126 --separate-stderr ptt-record -o "$BATS_TEST_TMPDIR/prog" -- "$BATS_TEST_TMPDIR/prog" -n 10
+	[ -z "$output" ]
+	[ "$stderr" = "ptt-record: $BATS_TEST_TMPDIR/prog: Text file busy" ]
+	cmp "$BATS_TEST_TMPDIR/prog.orig" "$BATS_TEST_TMPDIR/prog"
+	[ -x "$BATS_TEST_TMPDIR/prog" ]
+}
