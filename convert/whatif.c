@@ -19,6 +19,7 @@ struct step {
 struct wthread {
 	struct step *s;
 	uint32_t n, cap, pc;
+	uint32_t named;     /* the steps another thread's wait may name (whatif_steps): never merged into */
 	double t, start;
 	int started, blocked, waiting_lock;
 	double ready;       /* blocked on a lock: since when */
@@ -56,7 +57,7 @@ int whatif_thread(struct whatif *w)
 	return w->nth++;
 }
 
-uint32_t whatif_steps(const struct whatif *w, int i) { return i >= 0 && i < w->nth ? w->th[i].n : 0; }
+uint32_t whatif_steps(struct whatif *w, int i) { return i >= 0 && i < w->nth ? (w->th[i].named = w->th[i].n) : 0; }
 
 static struct step *push(struct whatif *w, int i)
 {
@@ -89,7 +90,7 @@ void whatif_run(struct whatif *w, int i, uint64_t ns, double factor)
 	if (i < 0 || i >= w->nth || !ns)
 		return;
 	struct wthread *t = &w->th[i];
-	if (t->n && t->s[t->n - 1].kind == ST_RUN && t->s[t->n - 1].factor == factor) {
+	if (t->n > t->named && t->s[t->n - 1].kind == ST_RUN && t->s[t->n - 1].factor == factor) {
 		t->s[t->n - 1].ns += ns; /* one step for a stretch in the same holds */
 		return;
 	}

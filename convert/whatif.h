@@ -21,8 +21,8 @@ struct whatif;
 struct whatif *whatif_new(void);
 /* A thread of the replay (its index, or -1 out of memory). */
 int whatif_thread(struct whatif *w);
-/* The number of steps of thread i so far: a point another thread's wait can name. */
-uint32_t whatif_steps(const struct whatif *w, int i);
+/* The number of steps of thread i so far: a point another thread's wait can name (no later run merges into it). */
+uint32_t whatif_steps(struct whatif *w, int i);
 /* Steps of thread i: run ns at factor (scaled), take or give back lock (an index of the caller's), wait
  * until thread src has made its first `steps` steps, then latency ns more. */
 void whatif_run(struct whatif *w, int i, uint64_t ns, double factor);

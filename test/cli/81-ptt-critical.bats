@@ -46,10 +46,8 @@ thr_rows() { awk '/^THREADS ON THE PATH/ { on = 1; getline; next } on && NF { t 
 # folded_sum: the --folded lines' ns, added
 folded_sum() { awk '{ n += $NF } END { print n + 0 }' <<<"$output"; }
 
-@test "mutex: the path runs through the thread that barged in, not the owner when the wait began" {
-	# A (11) holds L 20-40; C (13) asks at 30; A lets go at 40, B (12) barges in at 45 without
-	# waiting and holds L to 70; C gets it at 75.  The path back from C's end (90): C 75-90 (L held
-	# 75-80), the hand-off 70-75, B 13-70 (L held 45-70), B's start 12-13, thread 10 0-12.  A is not on it.
+# the traces of the tests below (their paths worked out there)
+trace_barge() {
 	{
 		spawn 10 11 12 13
 		cat <<-'E'
@@ -66,28 +64,9 @@ folded_sum() { awk '{ n += $NF } END { print n + 0 }' <<<"$output"; }
 		90 13 thread_end retval=0x0 how=0
 		E
 	} | ctrace barge
-	run -0 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/barge.txt"
-	[ -z "$stderr" ]
-	# running 57 (B) + 15 (C) + 12 (10) = 84, 54 of it free (B 13-45, C 80-90, 10); hand-off 5; start-up 1
-	head_ok 0.090 0.000 0.090 'thread 13 (13)' 0.084 0.054 0.005 0.000 0.001 0.000
-	# L: held 25 (B) + 5 (C), waited 5 on the path; every thread's waits: C's 30-75, one
-	[ "$(obj_row 0x100)" = "mutex 0.035 0.030 0.005 0.045 1" ]
-	[ "$(thr_rows)" = "12:0.057 13:0.015 10:0.012" ]
-	run -0 --separate-stderr ptt-critical --folded "$BATS_TEST_TMPDIR/barge.txt"
-	[ -z "$stderr" ]
-	[ "$output" = "[no site];[held 0x100] 30000
-[no site];[waited 0x100] 5000
-thread_12;[running, no lock] 32000
-thread_13;[running, no lock] 10000
-x;[running, no lock] 12000
-[own waits and thread start-up] 1000" ]
-	[ "$(folded_sum)" -eq 90000 ]
 }
 
-@test "rwlock: a writer after readers is let in by the last reader's unlock" {
-	# readers 11 (20-60) and 12 (22-40); writer 13 asks at 30, gets it at 65: the edge is 11's unlock
-	# at 60 (not 12's at 40).  Path: 13 65-80 (held 65-70), hand-off 60-65, 11 11-60 (held 20-60),
-	# 11's start 10-11, thread 10 0-10.
+trace_rw() {
 	{
 		spawn 10 11 12 13
 		cat <<-'E'
@@ -104,18 +83,9 @@ x;[running, no lock] 12000
 		80 13 thread_end retval=0x0 how=0
 		E
 	} | ctrace rw
-	run -0 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/rw.txt"
-	[ -z "$stderr" ]
-	# running 15 + 49 + 10 = 74, free 10 (13) + 9 (11) + 10 (10) = 29
-	head_ok 0.080 0.000 0.080 'thread 13 (13)' 0.074 0.029 0.005 0.000 0.001 0.000
-	[ "$(obj_row 0x200)" = "rwlock 0.050 0.045 0.005 0.035 1" ]
-	[ "$(thr_rows)" = "11:0.049 13:0.015 10:0.010" ]
 }
 
-@test "condition wait: the signal wakes it, then the mutex's release by the signaller is the edge" {
-	# 11 waits on 0x300 from 25 (its mutex 0x100 let go); 12 takes 0x100 at 30, signals at 40 and lets
-	# 0x100 go at 60; 11 returns at 62.  Path: 11 62-70 (0x100 held 62-65), hand-off 60-62 waiting for
-	# 0x100, 12 13-60 (0x100 held 30-60), 12's start 12-13, thread 10 0-12.  The cond is not on it.
+trace_cond() {
 	{
 		spawn 10 11 12
 		cat <<-'E'
@@ -131,30 +101,9 @@ x;[running, no lock] 12000
 		70 11 thread_end retval=0x0 how=0
 		E
 	} | ctrace cond
-	run -0 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/cond.txt"
-	[ -z "$stderr" ]
-	# running 8 + 47 + 12 = 67, free 5 + 17 + 12 = 34
-	head_ok 0.070 0.000 0.070 'thread 11 (11)' 0.067 0.034 0.002 0.000 0.001 0.000
-	[ "$(obj_row 0x100)" = "mutex 0.035 0.033 0.002 0.000 0" ]
-	[ -z "$(obj_row 0x300)" ]
-	[ "$(thr_rows)" = "12:0.047 10:0.012 11:0.008" ]
-	# the signaller lets the mutex go (40) before it signals (50): the signal is the edge, 11
-	# returns at 52.  Path: 11 52-70 (0x100 held 52-65), hand-off 50-52 on the cond, 12 13-50 (held
-	# 30-40), start-up 12-13, thread 10 0-12
-	sed -e 's/^0.000040000 10 12 pthread cond_signal .*/0.000040000 10 12 pthread mutex_unlock mutex=0x100 ret=0/' \
-	    -e 's/^0.000060000 10 12 pthread mutex_unlock .*/0.000050000 10 12 pthread cond_signal cond=0x300 ret=0/' \
-	    -e 's/^0.000062000 \(.*cond_wait \)/0.000052000 \1/' "$BATS_TEST_TMPDIR/cond.txt" >"$BATS_TEST_TMPDIR/cond2.txt"
-	run -0 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/cond2.txt"
-	[ -z "$stderr" ]
-	head_ok 0.070 0.000 0.070 'thread 11 (11)' 0.067 0.044 0.002 0.000 0.001 0.000
-	[ "$(obj_row 0x100)" = "mutex 0.023 0.023 0.000 0.000 0" ]
-	[ "$(obj_row 0x300)" = "cond 0.002 0.000 0.002 0.027 1" ]
-	[ "$(thr_rows)" = "12:0.037 11:0.018 10:0.012" ]
 }
 
-@test "semaphore post, barrier's last arrival, join, futex wake: each is the edge; thread creation too" {
-	# thread 10 waits (20 on) for what 11 does at 50 (45 for the futex); it returns 3 us later and ends
-	# at 60.  Path: 10 53-60, hand-off 50-53, 11 11-50, 11's start 10-11 (its pthread_create), 10 0-10.
+trace_sem() {
 	{
 		spawn 10 11
 		cat <<-'E'
@@ -166,12 +115,9 @@ x;[running, no lock] 12000
 		60 10 thread_end retval=0x0 how=0
 		E
 	} | sort -n -s -k1,1 | ctrace sem
-	run -0 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/sem.txt"
-	[ -z "$stderr" ]
-	head_ok 0.060 0.000 0.060 'x (10)' 0.056 0.056 0.003 0.000 0.001 0.000
-	[ "$(obj_row 0x400)" = "sem 0.003 0.000 0.003 0.033 1" ]
-	[ "$(thr_rows)" = "11:0.039 10:0.017" ]
-	# a barrier of 3: 10 arrives at 20, 12 at 30, 11 last at 50; the path runs through 11, not 12
+}
+
+trace_bar() {
 	{
 		spawn 10 11 12
 		cat <<-'E'
@@ -187,13 +133,9 @@ x;[running, no lock] 12000
 		60 10 thread_end retval=0x0 how=0
 		E
 	} | sort -n -s -k1,1 | ctrace bar
-	run -0 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/bar.txt"
-	[ -z "$stderr" ]
-	head_ok 0.060 0.000 0.060 'x (10)' 0.056 0.056 0.003 0.000 0.001 0.000
-	# every thread's waits: 33 + 22 + 1
-	[ "$(obj_row 0x500)" = "barrier 0.003 0.000 0.003 0.056 3" ]
-	[ "$(thr_rows)" = "11:0.039 10:0.017" ]
-	# futex: 10 waits from 20, 11 wakes it at 45, it returns at 48: 10 48-60, hand-off 45-48, 11 11-45
+}
+
+trace_fut() {
 	{
 		spawn 10 11
 		cat <<-'E'
@@ -204,14 +146,9 @@ x;[running, no lock] 12000
 		60 10 thread_end retval=0x0 how=0
 		E
 	} | ctrace fut
-	run -0 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/fut.txt"
-	[ -z "$stderr" ]
-	head_ok 0.060 0.000 0.060 'x (10)' 0.056 0.056 0.003 0.000 0.001 0.000
-	[ "$(obj_row 0x600)" = "futex 0.003 0.000 0.003 0.028 1" ]
-	[ "$(thr_rows)" = "11:0.034 10:0.022" ]
-	# join: 10 joins 11 (ended at 40, before the path's end) then 12, which ends at 44; 10 returns
-	# at 46, ends at 50.  Path: 10 46-50, hand-off 44-46 (the join of 12), 12 13-44, 12's start
-	# 12-13, 10 0-12
+}
+
+trace_join() {
 	{
 		spawn 10 11 12
 		cat <<-'E'
@@ -224,26 +161,9 @@ x;[running, no lock] 12000
 		50 10 thread_end retval=0x0 how=0
 		E
 	} | ctrace join
-	run -0 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/join.txt"
-	[ -z "$stderr" ]
-	head_ok 0.050 0.000 0.050 'x (10)' 0.047 0.047 0.002 0.000 0.001 0.000
-	[ "$(thr_rows)" = "12:0.031 10:0.016" ]
-	run -0 --separate-stderr ptt-critical -F "$BATS_TEST_TMPDIR/join.txt"
-	[ -z "$stderr" ]
-	[ "$output" = "[no site];[waited join_of_thread_12] 2000
-thread_12;[running, no lock] 31000
-x;[running, no lock] 16000
-[own waits and thread start-up] 1000" ]
 }
 
-@test "a thread pool: the idle worker's wait for work carries no critical time" {
-	# workers 11 and 12 wait for work on 0x300 (queue lock 0x100); 10 signals once at 21 (releases
-	# 0x100 at 22), 11 takes the item (returns 24), works to 60 and ends; 10 joins it (30-62), then
-	# broadcasts at 71 (releases 0x100 at 72) to stop the pool: 12, idle since 18, returns at 74, ends
-	# at 76; 10 joins it (73-77), ends at 80.  Path back from 80: 10 77-80, join of 12 76-77, 12 74-76
-	# (0x100 held 74-75), 12's wait handed off by 10's release of 0x100 72-74, 10 62-72 (0x100 held
-	# 70-72), join of 11 60-62, 11 24-60 (0x100 held 24-25), 11's wait handed off by 10's release
-	# 22-24, 10 0-22 (0x100 held 20-22).  12's 54 us idle (18-72) are not on it, nor is the cond.
+trace_pool() {
 	{
 		spawn 10 11 12
 		cat <<-'E'
@@ -270,6 +190,119 @@ x;[running, no lock] 16000
 		80 10 thread_end retval=0x0 how=0
 		E
 	} | ctrace pool
+}
+
+@test "mutex: the path runs through the thread that barged in, not the owner when the wait began" {
+	# A (11) holds L 20-40; C (13) asks at 30; A lets go at 40, B (12) barges in at 45 without
+	# waiting and holds L to 70; C gets it at 75.  The path back from C's end (90): C 75-90 (L held
+	# 75-80), the hand-off 70-75, B 13-70 (L held 45-70), B's start 12-13, thread 10 0-12.  A is not on it.
+	trace_barge
+	run -0 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/barge.txt"
+	[ -z "$stderr" ]
+	# running 57 (B) + 15 (C) + 12 (10) = 84, 54 of it free (B 13-45, C 80-90, 10); hand-off 5; start-up 1
+	head_ok 0.090 0.000 0.090 'thread 13 (13)' 0.084 0.054 0.005 0.000 0.001 0.000
+	# L: held 25 (B) + 5 (C), waited 5 on the path; every thread's waits: C's 30-75, one
+	[ "$(obj_row 0x100)" = "mutex 0.035 0.030 0.005 0.045 1" ]
+	[ "$(thr_rows)" = "12:0.057 13:0.015 10:0.012" ]
+	run -0 --separate-stderr ptt-critical --folded "$BATS_TEST_TMPDIR/barge.txt"
+	[ -z "$stderr" ]
+	[ "$output" = "[no site];[held 0x100] 30000
+[no site];[waited 0x100] 5000
+thread_12;[running, no lock] 32000
+thread_13;[running, no lock] 10000
+x;[running, no lock] 12000
+[own waits and thread start-up] 1000" ]
+	[ "$(folded_sum)" -eq 90000 ]
+}
+
+@test "rwlock: a writer after readers is let in by the last reader's unlock" {
+	# readers 11 (20-60) and 12 (22-40); writer 13 asks at 30, gets it at 65: the edge is 11's unlock
+	# at 60 (not 12's at 40).  Path: 13 65-80 (held 65-70), hand-off 60-65, 11 11-60 (held 20-60),
+	# 11's start 10-11, thread 10 0-10.
+	trace_rw
+	run -0 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/rw.txt"
+	[ -z "$stderr" ]
+	# running 15 + 49 + 10 = 74, free 10 (13) + 9 (11) + 10 (10) = 29
+	head_ok 0.080 0.000 0.080 'thread 13 (13)' 0.074 0.029 0.005 0.000 0.001 0.000
+	[ "$(obj_row 0x200)" = "rwlock 0.050 0.045 0.005 0.035 1" ]
+	[ "$(thr_rows)" = "11:0.049 13:0.015 10:0.010" ]
+}
+
+@test "condition wait: the signal wakes it, then the mutex's release by the signaller is the edge" {
+	# 11 waits on 0x300 from 25 (its mutex 0x100 let go); 12 takes 0x100 at 30, signals at 40 and lets
+	# 0x100 go at 60; 11 returns at 62.  Path: 11 62-70 (0x100 held 62-65), hand-off 60-62 waiting for
+	# 0x100, 12 13-60 (0x100 held 30-60), 12's start 12-13, thread 10 0-12.  The cond is not on it.
+	trace_cond
+	run -0 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/cond.txt"
+	[ -z "$stderr" ]
+	# running 8 + 47 + 12 = 67, free 5 + 17 + 12 = 34
+	head_ok 0.070 0.000 0.070 'thread 11 (11)' 0.067 0.034 0.002 0.000 0.001 0.000
+	[ "$(obj_row 0x100)" = "mutex 0.035 0.033 0.002 0.000 0" ]
+	[ -z "$(obj_row 0x300)" ]
+	[ "$(thr_rows)" = "12:0.047 10:0.012 11:0.008" ]
+	# the signaller lets the mutex go (40) before it signals (50): the signal is the edge, 11
+	# returns at 52.  Path: 11 52-70 (0x100 held 52-65), hand-off 50-52 on the cond, 12 13-50 (held
+	# 30-40), start-up 12-13, thread 10 0-12
+	sed -e 's/^0.000040000 10 12 pthread cond_signal .*/0.000040000 10 12 pthread mutex_unlock mutex=0x100 ret=0/' \
+	    -e 's/^0.000060000 10 12 pthread mutex_unlock .*/0.000050000 10 12 pthread cond_signal cond=0x300 ret=0/' \
+	    -e 's/^0.000062000 \(.*cond_wait \)/0.000052000 \1/' "$BATS_TEST_TMPDIR/cond.txt" >"$BATS_TEST_TMPDIR/cond2.txt"
+	run -0 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/cond2.txt"
+	[ -z "$stderr" ]
+	head_ok 0.070 0.000 0.070 'thread 11 (11)' 0.067 0.044 0.002 0.000 0.001 0.000
+	[ "$(obj_row 0x100)" = "mutex 0.023 0.023 0.000 0.000 0" ]
+	[ "$(obj_row 0x300)" = "cond 0.002 0.000 0.002 0.027 1" ]
+	[ "$(thr_rows)" = "12:0.037 11:0.018 10:0.012" ]
+}
+
+@test "semaphore post, barrier's last arrival, join, futex wake: each is the edge; thread creation too" {
+	# thread 10 waits (20 on) for what 11 does at 50 (45 for the futex); it returns 3 us later and ends
+	# at 60.  Path: 10 53-60, hand-off 50-53, 11 11-50, 11's start 10-11 (its pthread_create), 10 0-10.
+	trace_sem
+	run -0 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/sem.txt"
+	[ -z "$stderr" ]
+	head_ok 0.060 0.000 0.060 'x (10)' 0.056 0.056 0.003 0.000 0.001 0.000
+	[ "$(obj_row 0x400)" = "sem 0.003 0.000 0.003 0.033 1" ]
+	[ "$(thr_rows)" = "11:0.039 10:0.017" ]
+	# a barrier of 3: 10 arrives at 20, 12 at 30, 11 last at 50; the path runs through 11, not 12
+	trace_bar
+	run -0 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/bar.txt"
+	[ -z "$stderr" ]
+	head_ok 0.060 0.000 0.060 'x (10)' 0.056 0.056 0.003 0.000 0.001 0.000
+	# every thread's waits: 33 + 22 + 1
+	[ "$(obj_row 0x500)" = "barrier 0.003 0.000 0.003 0.056 3" ]
+	[ "$(thr_rows)" = "11:0.039 10:0.017" ]
+	# futex: 10 waits from 20, 11 wakes it at 45, it returns at 48: 10 48-60, hand-off 45-48, 11 11-45
+	trace_fut
+	run -0 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/fut.txt"
+	[ -z "$stderr" ]
+	head_ok 0.060 0.000 0.060 'x (10)' 0.056 0.056 0.003 0.000 0.001 0.000
+	[ "$(obj_row 0x600)" = "futex 0.003 0.000 0.003 0.028 1" ]
+	[ "$(thr_rows)" = "11:0.034 10:0.022" ]
+	# join: 10 joins 11 (ended at 40, before the path's end) then 12, which ends at 44; 10 returns
+	# at 46, ends at 50.  Path: 10 46-50, hand-off 44-46 (the join of 12), 12 13-44, 12's start
+	# 12-13, 10 0-12
+	trace_join
+	run -0 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/join.txt"
+	[ -z "$stderr" ]
+	head_ok 0.050 0.000 0.050 'x (10)' 0.047 0.047 0.002 0.000 0.001 0.000
+	[ "$(thr_rows)" = "12:0.031 10:0.016" ]
+	run -0 --separate-stderr ptt-critical -F "$BATS_TEST_TMPDIR/join.txt"
+	[ -z "$stderr" ]
+	[ "$output" = "[no site];[waited join_of_thread_12] 2000
+thread_12;[running, no lock] 31000
+x;[running, no lock] 16000
+[own waits and thread start-up] 1000" ]
+}
+
+@test "a thread pool: the idle worker's wait for work carries no critical time" {
+	# workers 11 and 12 wait for work on 0x300 (queue lock 0x100); 10 signals once at 21 (releases
+	# 0x100 at 22), 11 takes the item (returns 24), works to 60 and ends; 10 joins it (30-62), then
+	# broadcasts at 71 (releases 0x100 at 72) to stop the pool: 12, idle since 18, returns at 74, ends
+	# at 76; 10 joins it (73-77), ends at 80.  Path back from 80: 10 77-80, join of 12 76-77, 12 74-76
+	# (0x100 held 74-75), 12's wait handed off by 10's release of 0x100 72-74, 10 62-72 (0x100 held
+	# 70-72), join of 11 60-62, 11 24-60 (0x100 held 24-25), 11's wait handed off by 10's release
+	# 22-24, 10 0-22 (0x100 held 20-22).  12's 54 us idle (18-72) are not on it, nor is the cond.
+	trace_pool
 	run -0 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/pool.txt"
 	[ -z "$stderr" ]
 	# running 35 (10) + 36 (11) + 2 (12) = 73, 6 of it holding 0x100; hand-offs 2 + 2 + 2 + 1
@@ -289,4 +322,19 @@ thread_11;[running, no lock] 35000
 x;[running, no lock] 31000
 thread_12;[running, no lock] 1000" ]
 	[ "$(folded_sum)" -eq 80000 ]
+}
+
+@test "--what-if naming nothing replays the run as recorded, to the ns" {
+	# every hand-off but a lock's (sem post, barrier, futex wake, join, condition then mutex, thread
+	# creation): the replay with no hold changed ends where the run did.  A thread's running time is
+	# one step of the replay until another thread's wait names a point inside it (a post, a create):
+	# it was merged past that point, and the waiter woke late (+25 % on sem, barrier and futex)
+	for t in sem bar fut join cond pool; do
+		"trace_$t"
+		run -0 --separate-stderr ptt-critical --what-if=nothing:-50% "$BATS_TEST_TMPDIR/$t.txt"
+		[ -z "$stderr" ]
+		[[ "$output" == *$'\n''  nothing: holds -50 %  -- no lock or site of that name in the trace: nothing changed'$'\n'* ]]
+		len=$(sed -n 's/^critical path: \([0-9.]*\) ms.*/\1/p' <<<"$output")
+		[ "${lines[-1]}" = "predicted: $len ms (the run as recorded: $len ms; +0.0 %)" ] || { echo "$t: ${lines[-1]}"; return 1; }
+	done
 }
