@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "critical.h"
 #include "pass.h"
 #include "stat_table.h"
 
@@ -19,10 +20,12 @@ static void usage(void)
 	       "Contention statistics of a ptt trace (binary or text, from FILE or stdin).\n"
 	       "Several FILEs are read in order as one trace (the files of ptt-record -m).\n"
 	       "\n"
-	       "  -s, --sort=KEY    order objects by wait (default), hold, count or contended\n"
+	       "  -s, --sort=KEY    order objects by wait (default), hold, count, contended or critical\n"
+	       "                    (time on the critical path: the CRIT column, ptt-critical(1))\n"
 	       "  -n, --top=N       show the first N objects and threads (default 20; 0: all)\n"
 	       "  -S, --sites=N     show each object's top N call sites (default 3; 0: none)\n"
-	       "  -b, --brief       only the contended locks, a line each (ptt-record's closing summary)\n"
+	       "  -b, --brief       only the contended locks, a line each, and the object with the most\n"
+	       "                    time on the critical path (ptt-record's closing summary)\n"
 	       "  -c, --csv         write CSV tables instead of aligned text\n"
 	       "  -F, --folded=WHAT folded stacks of wait, hold or locks (wait for locks alone) time (ns),\n"
 	       "                    a line per stack and object, for flame graphs (flamegraph.pl, inferno,\n"
@@ -43,6 +46,8 @@ struct stat_run {
 	struct stat_opts o;
 	int brief, folded;          /* folded: -1 none, 0 wait, 1 hold */
 	struct stat_table *st;
+	struct critical *c;         /* the critical path, beside the tables (not for --folded) */
+	char cmd[512];              /* "ptt-critical FILE...": how to see that path */
 };
 
 /* Options into s: 0 to go on, else the exit status (help, version: -1 for 0). */
@@ -63,8 +68,9 @@ static int options(struct stat_run *s, int argc, char **argv)
 			else if (!strcmp(optarg, "hold")) s->o.sort = STAT_SORT_HOLD;
 			else if (!strcmp(optarg, "count")) s->o.sort = STAT_SORT_COUNT;
 			else if (!strcmp(optarg, "contended")) s->o.sort = STAT_SORT_CONTENDED;
+			else if (!strcmp(optarg, "critical")) s->o.sort = STAT_SORT_CRITICAL;
 			else {
-				fprintf(stderr, "ptt-stat: --sort: one of wait, hold, count, contended: '%s'\n", optarg);
+				fprintf(stderr, "ptt-stat: --sort: one of wait, hold, count, contended, critical: '%s'\n", optarg);
 				return cli_usage_error("ptt-stat");
 			}
 			break;
@@ -109,13 +115,30 @@ static int start(void *ctx, struct pass *p)
 		return PASS_FAIL;
 	stat_set_folding(s->st, s->folded >= 0);
 	stat_set_loss(s->st, p->in.loss); /* asked when printing, the input read */
+	if (s->folded < 0) { /* a second observer of the model (after stat_new's model_observe) */
+		if (!(s->c = critical_new(p->syms, p->model)))
+			return PASS_FAIL;
+		stat_set_critical(s->st, s->c, s->cmd);
+	}
 	return PASS_GO;
 }
 
 static int event(void *ctx, struct pass *p, struct ptt_event *ev)
 {
+	struct stat_run *s = ctx;
 	(void)p;
-	stat_event(((struct stat_run *)ctx)->st, ev);
+	stat_event(s->st, ev);
+	if (s->c)
+		critical_event(s->c, ev); /* no window set: never over */
+	return PASS_GO;
+}
+
+static int after(void *ctx, struct pass *p, struct ptt_event *ev)
+{
+	struct stat_run *s = ctx;
+	(void)p;
+	if (s->c)
+		critical_after(s->c, ev);
 	return PASS_GO;
 }
 
@@ -123,9 +146,26 @@ static int event(void *ctx, struct pass *p, struct ptt_event *ev)
 static int end(void *ctx, struct pass *p)
 {
 	uint64_t from = 0, to = 0;
+	struct stat_run *s = ctx;
 	cli_window(p->in.r, &from, &to);
-	stat_finish(((struct stat_run *)ctx)->st, from, to);
+	stat_finish(s->st, from, to);
+	if (s->c)
+		critical_finish(s->c, p->end_ns);
 	return PASS_GO;
+}
+
+/* "ptt-critical FILE...": the inputs as given (FILE for stdin), cut short with "..." when long. */
+static void critical_cmd(char *buf, size_t size, int n, char **paths)
+{
+	size_t len = (size_t)snprintf(buf, size, "ptt-critical");
+	for (int i = 0; i < (n ? n : 1) && len < size; i++) {
+		const char *path = !n || !strcmp(paths[i], "-") ? "FILE" : paths[i];
+		if (len + strlen(path) + 5 >= size) {
+			snprintf(buf + len, size - len, " ...");
+			break;
+		}
+		len += (size_t)snprintf(buf + len, size - len, " %s", path);
+	}
 }
 
 /* What ptt-record took of the processors beside the program (its END lines): a program short of
@@ -176,11 +216,13 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	/* waits and holds are differences of times: ordered */
-	const struct pass_tool tool = { .prog = "ptt-stat", .ctx = &s, .start = start, .event = event, .end = end,
-					.report = report,
+	critical_cmd(s.cmd, sizeof s.cmd, argc - optind, argv + optind);
+	const struct pass_tool tool = { .prog = "ptt-stat", .ctx = &s, .start = start, .event = event, .after = after,
+					.end = end, .report = report,
 					.need = PASS_SYMS | PASS_MODEL | PASS_FINISH | PASS_ORDERED | PASS_LOSS };
 	struct pass p;
 	rc = pass_run(&p, &tool, argc - optind, argv + optind);
 	stat_free(s.st);
+	critical_free(s.c);
 	return rc;
 }

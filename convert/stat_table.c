@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "critical.h"
 #include "fidelity.h"
 #include "lockframes.h"
 #include "model.h"
@@ -42,6 +43,7 @@ struct obj {
 	uint64_t first_ns, last_ns;  /* its first and last acquisition, release or wait: the span its figures cover */
 	uint32_t users[4];           /* the first threads that used it (loss_covers asks of them) */
 	uint8_t many_users;
+	uint64_t crit_ns;            /* its time on the critical path (critical.h: held + waited), set when printing */
 };
 
 struct thr {
@@ -81,6 +83,8 @@ struct stat_table {
 	int folding;                /* keep struct fold (--folded) */
 	double trace_path_ps;       /* what ptt's trace path adds per event, measured when recorded (0: unknown) */
 	char cut_at[PATH_MAX + 64]; /* where what was read stops before the recording ends ("": at its end) */
+	const struct critical *crit; /* the critical path of the same pass (NULL: none, the column reads 0) */
+	char crit_cmd[512];         /* how to ask ptt-critical about the same input */
 };
 
 void stat_set_loss(struct stat_table *st, const struct loss *l) { st->loss = l; }
@@ -472,6 +476,21 @@ void stat_set_cut(struct stat_table *st, const char *where)
 	snprintf(st->cut_at, sizeof st->cut_at, "%s", where ? where : "");
 }
 
+void stat_set_critical(struct stat_table *st, const struct critical *c, const char *cmd)
+{
+	st->crit = c;
+	snprintf(st->crit_cmd, sizeof st->crit_cmd, "%s", cmd ? cmd : "ptt-critical FILE");
+}
+
+/* Each object's time on the critical path, once the path is built (the CRIT column, --sort=critical). */
+static void fill_critical(const struct stat_table *st)
+{
+	for (size_t i = 0; i < st->nobjs; i++) {
+		const struct critical_obj *co = st->crit ? critical_object_of(st->crit, st->objs[i]->pid, st->objs[i]->addr) : NULL;
+		st->objs[i]->crit_ns = co ? co->held_ns + co->waited_ns : 0;
+	}
+}
+
 struct stat_table *stat_new(struct ptt_syms *syms, struct model *m)
 {
 	struct stat_table *st = calloc(1, sizeof *st);
@@ -567,9 +586,10 @@ static uint64_t key_of(uint64_t wait_total, uint64_t hold_total, uint64_t acq, u
 	}
 }
 
+/* sites have no time on the path of their own: under --sort=critical they keep the order of wait */
 static uint64_t sort_key(const struct obj *o)
 {
-	return key_of(o->wait_total, o->hold_total, o->acq, o->contended);
+	return sort_opts->sort == STAT_SORT_CRITICAL ? o->crit_ns : key_of(o->wait_total, o->hold_total, o->acq, o->contended);
 }
 
 static int by_key(const void *a, const void *b)
@@ -635,9 +655,9 @@ static void print_sites(const struct stat_table *st, const struct stat_opts *o, 
 		}
 		char label[32];
 		snprintf(label, sizeof label, "  site %u", k + 1);
-		fprintf(out, "%-20s %-7s %9" PRIu64 " %9" PRIu64 " %6.1f %11.3f %10.2f %10s %10s %10.2f %11.3f %10.2f %10.2f %7s %s\n",
+		fprintf(out, "%-20s %-7s %9" PRIu64 " %9" PRIu64 " %6.1f %11.3f %10.2f %10s %10s %10.2f %11.3f %10.2f %10.2f %11s %7s %s\n",
 			label, "", a->acq, a->contended, pct, ms(a->wait_total), (double)wmean / 1e3, "-", "-",
-			(double)a->wait_max / 1e3, ms(a->hold_total), (double)hmean / 1e3, (double)a->hold_max / 1e3, "-",
+			(double)a->wait_max / 1e3, ms(a->hold_total), (double)hmean / 1e3, (double)a->hold_max / 1e3, "-", "-",
 			sym ? sym->text : "(other sites)");
 	}
 	if (!o->csv && shown < n)
@@ -860,6 +880,7 @@ static const char *sort_phrase(const struct stat_opts *o, int locks)
 	case STAT_SORT_HOLD: return "longest held first";
 	case STAT_SORT_COUNT: return "most taken first";
 	case STAT_SORT_CONTENDED: return "most often waited for first";
+	case STAT_SORT_CRITICAL: return "most time on the critical path first";
 	default: return locks ? "most time others lost waiting first" : "most time waited first";
 	}
 }
@@ -889,10 +910,10 @@ static size_t print_objects(const struct stat_table *st, const struct stat_opts 
 		uint64_t wmean = b->waits ? b->wait_total / b->waits : 0, hmean = b->holds ? b->hold_total / b->holds : 0;
 		if (o->csv) {
 			fprintf(out, "0x%" PRIx64 ",%s,%s,%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%.2f,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 ",%s\n",
+				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 ",%s,%" PRIu64 "\n",
 				b->addr, name, kind_name(b), b->pid, b->acq, b->contended, pct, b->wait_total, wmean,
 				percentile(b, 0.5), percentile(b, 0.99), b->wait_max, b->hold_total, hmean, b->hold_max,
-				b->owner_changes, topw, locks ? "lock" : "work");
+				b->owner_changes, topw, locks ? "lock" : "work", b->crit_ns);
 			continue;
 		}
 		char tnb[64];
@@ -904,10 +925,10 @@ static size_t print_objects(const struct stat_table *st, const struct stat_opts 
 			snprintf(tw, sizeof tw, "%" PRIu32 "%s%s%s", topw, tn ? " (" : "", tn ? tn : "", tn ? ")" : "");
 		else
 			snprintf(tw, sizeof tw, "-");
-		fprintf(out, "%-20s %-7s %9" PRIu64 " %9" PRIu64 " %6.1f %11.3f %10.2f %10.2f %10.2f %10.2f %11.3f %10.2f %10.2f %7" PRIu64 " %s\n",
+		fprintf(out, "%-20s %-7s %9" PRIu64 " %9" PRIu64 " %6.1f %11.3f %10.2f %10.2f %10.2f %10.2f %11.3f %10.2f %10.2f %11.3f %7" PRIu64 " %s\n",
 			name, kind_name(b), b->acq, b->contended, pct, ms(b->wait_total), (double)wmean / 1e3,
 			(double)percentile(b, 0.5) / 1e3, (double)percentile(b, 0.99) / 1e3, (double)b->wait_max / 1e3,
-			ms(b->hold_total), (double)hmean / 1e3, (double)b->hold_max / 1e3, b->owner_changes, tw);
+			ms(b->hold_total), (double)hmean / 1e3, (double)b->hold_max / 1e3, ms(b->crit_ns), b->owner_changes, tw);
 		print_sites(st, o, b, name, out);
 	}
 	return marked;
@@ -915,9 +936,9 @@ static size_t print_objects(const struct stat_table *st, const struct stat_opts 
 
 static void print_header(FILE *out)
 {
-	fprintf(out, "%-20s %-7s %9s %9s %6s %11s %10s %10s %10s %10s %11s %10s %10s %7s %s\n", "OBJECT", "KIND",
+	fprintf(out, "%-20s %-7s %9s %9s %6s %11s %10s %10s %10s %10s %11s %10s %10s %11s %7s %s\n", "OBJECT", "KIND",
 		"ACQUIRED", "CONTENDED", "CONT%", "WAIT(ms)", "MEAN(us)", "P50(us)", "P99(us)", "MAX(us)",
-		"HOLD(ms)", "MEAN(us)", "MAX(us)", "OWNERS", "TOP WAITER");
+		"HOLD(ms)", "MEAN(us)", "MAX(us)", "CRIT(ms)", "OWNERS", "TOP WAITER");
 }
 
 /* Sites named module+0x... for want of symbols: which file, and how to get them named. */
@@ -948,6 +969,7 @@ static size_t print_table(const struct stat_table *st, const struct stat_opts *o
 void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *out)
 {
 	sort_opts = o;
+	fill_critical(st);
 	struct obj **locks = malloc((st->nobjs + 1) * sizeof *locks), **work = malloc((st->nobjs + 1) * sizeof *work);
 	if (!locks || !work) {
 		free(locks);
@@ -965,7 +987,7 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 	if (o->csv) {
 		fprintf(out, "object,name,kind,pid,acquisitions,contended,contended_pct,wait_total_ns,wait_mean_ns,"
 			     "wait_p50_ns,wait_p99_ns,wait_max_ns,hold_total_ns,hold_mean_ns,hold_max_ns,owner_changes,top_waiter_tid,"
-			     "use\n");
+			     "use,critical_ns\n");
 		print_objects(st, o, locks, shown_l, 1, out);
 		print_objects(st, o, work, shown_w, 0, out);
 	} else {
@@ -1029,6 +1051,8 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 			     "SEMLOCK: semaphores used as locks, SEM: the others; OTHER: blocked in a traced call that a\n"
 			     "selection (ptt-filter) left out; FUTEX: blocked in a futex wait made through syscall() (Rust's std\n"
 			     "locks, InnoDB's srw_lock)\n");
+		fprintf(out, "CRIT: an object's time on the critical path, held or waited for by the thread the path runs\n"
+			     "through (waits off the path, as idle workers' are, count nothing; ptt-critical tells the path)\n");
 		print_stripped(st, out);
 		print_park_note(locks, shown_l, out);
 		fprintf(out, "\ncontention: %.3f ms waited for locks (mutual exclusion), summed over threads, in %.3f ms of trace\n",
@@ -1067,6 +1091,30 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 	}
 	free(locks);
 	free(work);
+}
+
+/*
+ * --brief's pointer to ptt-critical: the object with the most time on the
+ * critical path (held or waited for by the thread it runs through), as a
+ * share of the path's length, which is the run's (or its window's).
+ */
+static void print_critical_top(const struct stat_table *st, FILE *out)
+{
+	const struct critical_obj *co = st->crit ? critical_object(st->crit, 0) : NULL;
+	const struct critical_sum *sum = st->crit ? critical_summary(st->crit) : NULL;
+	if (!co || !sum->length || !(co->held_ns + co->waited_ns))
+		return;
+	char name[256], kind[32] = "";
+	if (co->cls == PTT_CLASS_THREAD) {
+		char tn[200];
+		snprintf(name, sizeof name, "join of %s", ptt_syms_thread_name(st->syms, co->pid, (uint32_t)co->addr, tn, sizeof tn));
+	} else {
+		const struct obj *o = ptt_map_get(&st->objs_by_key, ptt_obj_key(co->pid, co->addr));
+		ptt_syms_object_name(st->syms, co->pid, co->addr, name, sizeof name);
+		snprintf(kind, sizeof kind, " (%s)", o ? kind_name(o) : ptt_class_name(co->cls));
+	}
+	fprintf(out, "on the critical path: %s%s %.1f %% of the run (%s for what to fix first)\n", name, kind,
+		100.0 * (double)(co->held_ns + co->waited_ns) / (double)sum->length, st->crit_cmd);
 }
 
 /*
@@ -1139,6 +1187,7 @@ void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FI
 		fprintf(out, "waiting for work (no contention): %.3f ms in condition variables, semaphores used as signals "
 			     "and barriers, most on %s (%s)\n", ms(idle), name, kind_name(most_idle));
 	}
+	print_critical_top(st, out);
 	struct observer ob;
 	if (contention && observer_of(st, &ob) && ob.pct >= STAT_OBSERVER_NOTE_PCT)
 		fprintf(out, "note: %.0f %% of the time these locks were held is ptt's own recording (ptt-stat: observer): untraced "

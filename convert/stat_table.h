@@ -6,7 +6,7 @@
 
 #include "../formats/ptt_trace.h"
 
-enum stat_sort { STAT_SORT_WAIT, STAT_SORT_HOLD, STAT_SORT_COUNT, STAT_SORT_CONTENDED };
+enum stat_sort { STAT_SORT_WAIT, STAT_SORT_HOLD, STAT_SORT_COUNT, STAT_SORT_CONTENDED, STAT_SORT_CRITICAL };
 struct stat_opts {
 	enum stat_sort sort;
 	unsigned top;
@@ -37,6 +37,14 @@ void stat_set_trace_cost(struct stat_table *st, double ps);
 /* Where what was read stops before the recording does (a rotated part continued in another file, a
  * window): the waits open there are not said to be blocked for ever.  NULL: at the recording's end. */
 void stat_set_cut(struct stat_table *st, const char *where);
+/*
+ * The critical path of the same pass (critical.h), asked when printing: each
+ * object's time on it (held + waited) in a column, --sort=critical, and
+ * --brief's line naming the top object on it; cmd: how to ask ptt-critical
+ * about the same input ("ptt-critical FILE").  NULL: no path, no column.
+ */
+struct critical;
+void stat_set_critical(struct stat_table *st, const struct critical *c, const char *cmd);
 /* Folded stacks (flamegraph.pl, speedscope, inferno), in ns: of wait time, of hold time, or of the time
  * waited for locks alone (contention: the objects of the LOCKS table, not waiting for work). */
 enum stat_fold { STAT_FOLD_WAIT, STAT_FOLD_HOLD, STAT_FOLD_LOCKS };

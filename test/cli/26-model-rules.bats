@@ -116,7 +116,7 @@ load helpers
 	[[ "$output" == *"10,10,x,sem_wait,0x50,,4,11,7,1"$'\n'"10,10,x,running,,,11,12,1,1"* ]]
 	# ptt-stat: waiting for work, not a lock
 	run -0 --separate-stderr ptt-stat --csv -S 0 "$BATS_TEST_TMPDIR/semsig.txt"
-	[ "$(awk -F, '$1 == "0x50" { print $6, $NF }' <<<"$output")" = "1 work" ]
+	[ "$(awk -F, '$1 == "0x50" { print $6, $18 }' <<<"$output")" = "1 work" ]
 }
 
 @test "a cond wait's hidden unlock and re-lock: the mutex is free during the wait" {

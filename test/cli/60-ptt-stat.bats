@@ -84,10 +84,11 @@ load helpers
 	# the same rows from the CSV table: locks (no cond, barrier or semaphore used as a signal), contended > 0, by wait, the first 2
 	want=$(ptt-stat --csv --top=0 "$T" | awk -F, 'NR > 1 && $1 == "" { exit } NR > 1 && $18 == "lock" && $6 > 0 { print $8, $2, $3, $6, $5 }' |
 		sort -k1,1nr -k2 | head -2 | awk '{ print $2, $3, $4 " of " $5 }')
-	got=$(printf '%s\n' "${lines[@]:1}" | grep -v -e '^  (' -e '^waiting for work' | awk '{ print $1, $2, $3 " of " $5 }')
+	got=$(printf '%s\n' "${lines[@]:1}" | grep -v -e '^  (' -e '^waiting for work' -e '^on the critical path' | awk '{ print $1, $2, $3 " of " $5 }')
 	[ "$got" = "$want" ]
-	# the condition variables, apart
-	[[ "${lines[-1]}" =~ ^waiting\ for\ work\ \(no\ contention\):\ [0-9.]+\ ms\ .*,\ most\ on\ not_(empty|full)\ \(cond\)$ ]]
+	# the condition variables, apart; then the lock on the critical path (the one lock of the program)
+	[[ "${lines[-2]}" =~ ^waiting\ for\ work\ \(no\ contention\):\ [0-9.]+\ ms\ .*,\ most\ on\ not_(empty|full)\ \(cond\)$ ]]
+	[[ "${lines[-1]}" =~ ^on\ the\ critical\ path:\ queue_lock\ \(mutex\)\ [0-9.]+\ %\ of\ the\ run\ \(ptt-critical\ $T\ for\ what\ to\ fix\ first\)$ ]]
 	if [ -z "$want" ]; then
 		[ "${lines[0]}" = "no thread waited for a lock" ]
 	else
@@ -124,11 +125,14 @@ load helpers
 	# the semaphore used as a signal (1 ms) and the condition variable only on the last line
 	run -0 --separate-stderr ptt-stat --brief "$BATS_TEST_TMPDIR/t.txt"
 	[ -z "$stderr" ]
-	[ "${#lines[@]}" -eq 4 ]
+	[ "${#lines[@]}" -eq 5 ]
 	[ "${lines[0]}" = "0.003 ms waited for locks over 1.000 ms; most contended:" ]
 	[[ "${lines[1]}" =~ ^\ \ 0x20\ +mutex\ +1\ of\ 2\ acquisitions\ waited,\ 0.002\ ms ]]
 	[[ "${lines[2]}" =~ ^\ \ 0x60\ +sem\ +1\ of\ 2\ acquisitions\ waited,\ 0.001\ ms ]]
 	[ "${lines[3]}" = "waiting for work (no contention): 1.897 ms in condition variables, semaphores used as signals and barriers, most on 0x50 (sem)" ]
+	# the path ends where thread 10 does (1 ms); 10 waited for 0x20 until 12 released it: the path runs
+	# through 12's hold of it (2.001 us), then 12's of 0x60 (1.001 us), then 10: 0x20 has 0.2 % of the run
+	[ "${lines[4]}" = "on the critical path: 0x20 (mutex) 0.2 % of the run (ptt-critical $BATS_TEST_TMPDIR/t.txt for what to fix first)" ]
 	# the full table: two sections, the locks first; CSV: the use of each object
 	run -0 --separate-stderr ptt-stat -S 0 "$BATS_TEST_TMPDIR/t.txt"
 	[[ "${lines[0]}" == "LOCKS: mutual exclusion (mutexes, rwlocks, spinlocks, semaphores used as locks), most time others lost waiting first" ]]
@@ -138,7 +142,7 @@ load helpers
 	[[ "$output" == *"contention: 0.003 ms waited for locks (mutual exclusion), summed over threads, in 1.000 ms of trace"* ]]
 	[[ "$output" == *"waiting for work: 1.897 ms in condition variables, semaphores used as signals and barriers, 0.000 ms in joins"* ]]
 	run -0 --separate-stderr ptt-stat --csv -S 0 "$BATS_TEST_TMPDIR/t.txt"
-	[ "$(awk -F, 'NR > 1 && $1 == "" { exit } NR > 1 { print $1, $NF }' <<<"$output" | tr '\n' ' ')" = "0x20 lock 0x60 lock 0x40 lock 0x50 work 0x30 work " ]
+	[ "$(awk -F, 'NR > 1 && $1 == "" { exit } NR > 1 { print $1, $18 }' <<<"$output" | tr '\n' ' ')" = "0x20 lock 0x60 lock 0x40 lock 0x50 work 0x30 work " ]
 	# per thread: the main thread's waits for the semaphore used as a lock (SEMLOCK), thread 11's for the signal (SEM)
 	[ "$(awk -F, '/^pid,tid,/ { s = 1; next } s && $2 == 10 { print $10, $13 }' <<<"$output")" = "1001 1001" ]
 	[ "$(awk -F, '/^pid,tid,/ { s = 1; next } s && $2 == 11 { print $10, $13 }' <<<"$output")" = "999991 0" ]
@@ -327,7 +331,7 @@ held shorter and waited for less" ]
 	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/contention" -t 2 -n 2000 >/dev/null
 	ps=$(ptt-dump "$BATS_TEST_TMPDIR/t.ptt" | sed -n 's/^# trace_path_ps //p')
 	[ -n "$ps" ] && [ "$ps" -gt 1000 ] && [ "$ps" -lt 10000000 ] # more than 1 ns, less than 10 us per event
-	holds=$(ptt-stat -c -n 0 -S 0 "$BATS_TEST_TMPDIR/t.ptt" | awk -F, '$NF == "lock" { n += $5 } END { print n }')
+	holds=$(ptt-stat -c -n 0 -S 0 "$BATS_TEST_TMPDIR/t.ptt" | awk -F, '$18 == "lock" { n += $5 } END { print n }')
 	[ "$holds" -gt 0 ]
 	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
 	[ "$stderr" = "" ]
