@@ -76,6 +76,7 @@ struct cthr {
 	uint8_t took_hold;  /* its wait ended taking a hold: the replay's take step waits instead */
 	uint8_t pend_take, pend_shared;
 	uint32_t pend_lock; /* a take made while its wait was open: written after the wait */
+	uint64_t pend_latency; /* ... the hand-off's latency, from the release to the take */
 };
 
 struct cobj {
@@ -426,6 +427,7 @@ static void resolve(struct critical *c, struct cthr *th, uint64_t end, int timed
 			wctx = intern(c, 0, th->pid, PTT_CLASS_MUTEX, 1, th->wait_mutex, w->site, w->stack);
 		}
 	}
+	th->pend_latency = e.valid && e.t >= begin && e.t <= end ? end - e.t : 0; /* the replay's take, if one */
 	th->waiting = 0;
 	if (e.valid && e.t >= begin && e.t <= end && !th->lost_wait) {
 		jump(c, th, e.node, e.t, end, CK_HANDOFF, wctx); /* e's reference moves */
@@ -614,7 +616,7 @@ static void replay_take(struct critical *c, struct cthr *th, const struct mobjec
 		th->pend_lock = lock;
 		th->pend_shared = (uint8_t)shared;
 	} else {
-		whatif_take(c->w, th->wi, lock, shared);
+		whatif_take(c->w, th->wi, lock, shared, 0);
 	}
 }
 
@@ -803,7 +805,7 @@ void critical_after(struct critical *c, const struct ptt_event *ev)
 		resolve(c, th, ev->ns, ret == ETIMEDOUT || ret == EAGAIN || ret == EINTR);
 	}
 	if (th->pend_take && !th->waiting) {
-		whatif_take(c->w, th->wi, th->pend_lock, th->pend_shared);
+		whatif_take(c->w, th->wi, th->pend_lock, th->pend_shared, th->pend_latency);
 		th->pend_take = 0;
 	}
 	th->closed = 0;

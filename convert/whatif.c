@@ -11,7 +11,7 @@ struct step {
 	uint8_t kind, shared;
 	int32_t src;        /* ST_WAIT: the thread waited for */
 	uint32_t arg;       /* ST_TAKE/GIVE: the lock; ST_WAIT: the source's steps */
-	uint64_t ns;        /* ST_RUN: its time; ST_WAIT: the latency */
+	uint64_t ns;        /* ST_RUN: its time; ST_WAIT, ST_TAKE (when handed over): the latency */
 	double factor;
 	double done;        /* the replay: when it ended */
 };
@@ -117,13 +117,14 @@ static int lock_of(struct whatif *w, uint32_t lock)
 	return 0;
 }
 
-void whatif_take(struct whatif *w, int i, uint32_t lock, int shared)
+void whatif_take(struct whatif *w, int i, uint32_t lock, int shared, uint64_t latency)
 {
 	struct step *s = lock_of(w, lock) ? NULL : push(w, i);
 	if (s) {
 		s->kind = ST_TAKE;
 		s->arg = lock;
 		s->shared = (uint8_t)shared;
+		s->ns = latency;
 	}
 }
 
@@ -219,8 +220,8 @@ static void hand_over(struct whatif *w, uint32_t lock, double t)
 			return;
 		struct wthread *x = &w->th[best];
 		x->blocked = x->waiting_lock = 0;
-		if (x->t < t)
-			x->t = t;
+		if (x->t < t + (double)x->s[x->pc].ns) /* handed over: the recorded hand-off's latency after the release */
+			x->t = t + (double)x->s[x->pc].ns;
 		heap_push(w, best); /* it takes the lock when it runs (several readers may) */
 		if (!x->s[x->pc].shared)
 			return;

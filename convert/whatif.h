@@ -23,10 +23,11 @@ struct whatif *whatif_new(void);
 int whatif_thread(struct whatif *w);
 /* The number of steps of thread i so far: a point another thread's wait can name (no later run merges into it). */
 uint32_t whatif_steps(struct whatif *w, int i);
-/* Steps of thread i: run ns at factor (scaled), take or give back lock (an index of the caller's), wait
- * until thread src has made its first `steps` steps, then latency ns more. */
+/* Steps of thread i: run ns at factor (scaled), take or give back lock (an index of the caller's; a take
+ * handed the lock at a release goes on latency ns after it), wait until thread src has made its first
+ * `steps` steps, then latency ns more. */
 void whatif_run(struct whatif *w, int i, uint64_t ns, double factor);
-void whatif_take(struct whatif *w, int i, uint32_t lock, int shared);
+void whatif_take(struct whatif *w, int i, uint32_t lock, int shared, uint64_t latency);
 void whatif_give(struct whatif *w, int i, uint32_t lock);
 void whatif_wait(struct whatif *w, int i, int src, uint32_t steps, uint64_t latency);
 /* Thread i starts at ns (its first step's time, for a thread no step of the replay starts). */

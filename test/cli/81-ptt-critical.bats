@@ -103,6 +103,14 @@ trace_cond() {
 	} | ctrace cond
 }
 
+# cond with the signaller letting the mutex go (40) before it signals (50), the waiter returning at 52
+trace_cond2() {
+	trace_cond
+	sed -e 's/^0.000040000 10 12 pthread cond_signal .*/0.000040000 10 12 pthread mutex_unlock mutex=0x100 ret=0/' \
+	    -e 's/^0.000060000 10 12 pthread mutex_unlock .*/0.000050000 10 12 pthread cond_signal cond=0x300 ret=0/' \
+	    -e 's/^0.000062000 \(.*cond_wait \)/0.000052000 \1/' "$BATS_TEST_TMPDIR/cond.txt" >"$BATS_TEST_TMPDIR/cond2.txt"
+}
+
 trace_sem() {
 	{
 		spawn 10 11
@@ -243,9 +251,7 @@ x;[running, no lock] 12000
 	# the signaller lets the mutex go (40) before it signals (50): the signal is the edge, 11
 	# returns at 52.  Path: 11 52-70 (0x100 held 52-65), hand-off 50-52 on the cond, 12 13-50 (held
 	# 30-40), start-up 12-13, thread 10 0-12
-	sed -e 's/^0.000040000 10 12 pthread cond_signal .*/0.000040000 10 12 pthread mutex_unlock mutex=0x100 ret=0/' \
-	    -e 's/^0.000060000 10 12 pthread mutex_unlock .*/0.000050000 10 12 pthread cond_signal cond=0x300 ret=0/' \
-	    -e 's/^0.000062000 \(.*cond_wait \)/0.000052000 \1/' "$BATS_TEST_TMPDIR/cond.txt" >"$BATS_TEST_TMPDIR/cond2.txt"
+	trace_cond2
 	run -0 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/cond2.txt"
 	[ -z "$stderr" ]
 	head_ok 0.070 0.000 0.070 'thread 11 (11)' 0.067 0.044 0.002 0.000 0.001 0.000
@@ -325,11 +331,11 @@ thread_12;[running, no lock] 1000" ]
 }
 
 @test "--what-if naming nothing replays the run as recorded, to the ns" {
-	# every hand-off but a lock's (sem post, barrier, futex wake, join, condition then mutex, thread
-	# creation): the replay with no hold changed ends where the run did.  A thread's running time is
+	# every hand-off (sem post, barrier, futex wake, join, condition then mutex, thread creation, a lock
+	# handed over): the replay with no hold changed ends where the run did.  A thread's running time is
 	# one step of the replay until another thread's wait names a point inside it (a post, a create):
 	# it was merged past that point, and the waiter woke late (+25 % on sem, barrier and futex)
-	for t in sem bar fut join cond pool; do
+	for t in sem bar fut join cond cond2 pool; do
 		"trace_$t"
 		run -0 --separate-stderr ptt-critical --what-if=nothing:-50% "$BATS_TEST_TMPDIR/$t.txt"
 		[ -z "$stderr" ]
@@ -337,4 +343,68 @@ thread_12;[running, no lock] 1000" ]
 		len=$(sed -n 's/^critical path: \([0-9.]*\) ms.*/\1/p' <<<"$output")
 		[ "${lines[-1]}" = "predicted: $len ms (the run as recorded: $len ms; +0.0 %)" ] || { echo "$t: ${lines[-1]}"; return 1; }
 	done
+}
+
+@test "--what-if: holds halved, the hand-off's latency kept, and a take never before the holder lets go" {
+	# 11 holds 0x100 20-60; 12 asks at 30, is handed it at 60 and returns at 62 (latency 2), holds it
+	# to 72 and ends at 80.  Holds halved: 11 gives it back at 20 + 20 = 40, 12 returns at 42, holds
+	# 5, runs 8: ends at 55 (-31.2 %).  Holds at 0 %: the run as recorded (the latency kept: 80)
+	ctrace wi1 <<-'E'
+	10 10 thread_create handle=0x11 start=0x2 child=11 ret=0
+	11 11 thread_begin handle=0x11 start=0x2 parent=10
+	12 10 thread_create handle=0x12 start=0x2 child=12 ret=0
+	13 12 thread_begin handle=0x12 start=0x2 parent=10
+	16 10 thread_end retval=0x0 how=0
+	20 11 mutex_lock mutex=0x100 ret=0
+	30 12 mutex_lock_req mutex=0x100
+	60 11 mutex_unlock mutex=0x100 ret=0
+	62 12 mutex_lock mutex=0x100 ret=0
+	65 11 thread_end retval=0x0 how=0
+	72 12 mutex_unlock mutex=0x100 ret=0
+	80 12 thread_end retval=0x0 how=0
+	E
+	run -0 --separate-stderr ptt-critical --what-if=0x100:-50% "$BATS_TEST_TMPDIR/wi1.txt"
+	[ -z "$stderr" ]
+	head_ok 0.080 0.000 0.080 'thread 12 (12)' 0.077 0.027 0.002 0.000 0.001 0.000
+	[[ "$output" == *$'\n''  0x100: holds -50 %'$'\n'* ]]
+	[ "${lines[-1]}" = "predicted: 0.055 ms (the run as recorded: 0.080 ms; -31.2 %)" ]
+	run -0 --separate-stderr ptt-critical -w 0x100:0% "$BATS_TEST_TMPDIR/wi1.txt"
+	[ "${lines[-1]}" = "predicted: 0.080 ms (the run as recorded: 0.080 ms; +0.0 %)" ]
+	# gone (-100 %): 11 gives it back at 20, 12 asks at 30 and takes it at once: 30 + 0 + 8 = 38
+	run -0 --separate-stderr ptt-critical -w 0x100:-100% "$BATS_TEST_TMPDIR/wi1.txt"
+	[ "${lines[-1]}" = "predicted: 0.038 ms (the run as recorded: 0.080 ms; -52.5 %)" ]
+	# 13 holds 0x100 16-36, then takes 0x110 at 50 without waiting (12 held it 30-45) and ends at 80;
+	# 12 ends at 70.  0x100 halved: 13 is at 40 when it asks for 0x110, which 12 holds to 45: it takes
+	# it at 45, not 40, holds it 5 and runs 25: 75 (-6.2 %), not 70
+	ctrace wi2 <<-'E'
+	10 10 thread_create handle=0x12 start=0x2 child=12 ret=0
+	11 12 thread_begin handle=0x12 start=0x2 parent=10
+	12 10 thread_create handle=0x13 start=0x2 child=13 ret=0
+	13 13 thread_begin handle=0x13 start=0x2 parent=10
+	14 10 thread_end retval=0x0 how=0
+	16 13 mutex_lock mutex=0x100 ret=0
+	30 12 mutex_lock mutex=0x110 ret=0
+	36 13 mutex_unlock mutex=0x100 ret=0
+	45 12 mutex_unlock mutex=0x110 ret=0
+	50 13 mutex_lock mutex=0x110 ret=0
+	55 13 mutex_unlock mutex=0x110 ret=0
+	70 12 thread_end retval=0x0 how=0
+	80 13 thread_end retval=0x0 how=0
+	E
+	run -0 --separate-stderr ptt-critical -w 0x100:-50% "$BATS_TEST_TMPDIR/wi2.txt"
+	[ -z "$stderr" ]
+	[ "${lines[-1]}" = "predicted: 0.075 ms (the run as recorded: 0.080 ms; -6.2 %)" ]
+	# 0x110 halved instead: 12 gives it back at 37.5; 13 takes it at 50 as before: 50 + 2.5 + 25
+	run -0 --separate-stderr ptt-critical -w 0x110:-50% "$BATS_TEST_TMPDIR/wi2.txt"
+	[ "${lines[-1]}" = "predicted: 0.077 ms (the run as recorded: 0.080 ms; -3.1 %)" ]
+	# both at once (repeatable): 0x100 halved, 0x110 gone: 13 at 40 takes it free, 40 + 0 + 25
+	run -0 --separate-stderr ptt-critical -w 0x100:-50% -w 0x110:-100% "$BATS_TEST_TMPDIR/wi2.txt"
+	[ "${lines[-1]}" = "predicted: 0.065 ms (the run as recorded: 0.080 ms; -18.8 %)" ]
+	# not with a window; not a percentage
+	run -2 --separate-stderr ptt-critical -w 0x100:-50% --to=50us "$BATS_TEST_TMPDIR/wi2.txt"
+	[ -z "$output" ]
+	[[ "$stderr" == "ptt-critical: --what-if predicts the whole run: not with --from or --to"* ]]
+	run -2 --separate-stderr ptt-critical -w 0x100 "$BATS_TEST_TMPDIR/wi2.txt"
+	[ -z "$output" ]
+	[[ "$stderr" == *"not NAME:-PERCENT% "* ]]
 }
