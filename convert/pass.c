@@ -19,10 +19,18 @@ static int starts_mid_run(const struct ptt_reader *r)
 	return (part && atoi(part) > 1) || ptt_reader_meta(r, "flight") || cli_window(r, &from, &to);
 }
 
+/* What the first pass carries from one input to the next: the real pass's rules (read_all, end_of). */
+struct first_run {
+	struct model *m;
+	uint64_t last_ns, end_ns;
+	int started;
+};
+
 /* The first pass over the trace at fd, from its start; the offset is put back to 0. */
-static void first_pass_fd(struct pass *p, struct model *m, int fd, const char *name)
+static void first_pass_fd(struct pass *p, struct first_run *f, int fd, const char *name)
 {
 	const struct pass_tool *t = p->tool;
+	const int ordered = (t->need & PASS_ORDERED) != 0;
 	static struct ptt_event ev;
 	struct ptt_reader *r = NULL;
 	if (ptt_reader_open(&r, fd, name) == 0) {
@@ -30,12 +38,23 @@ static void first_pass_fd(struct pass *p, struct model *m, int fd, const char *n
 		while ((rc = ptt_reader_next(r, &ev)) != 0) {
 			if (rc < 0)
 				continue; /* damage: the real pass reports it */
+			if (!f->started && f->m && starts_mid_run(r))
+				model_starts_mid_run(f->m, r);
+			f->started = 1;
+			if (ordered && ev.ns < f->last_ns)
+				ev.ns = f->last_ns; /* as cli_next moves it, silently: the real pass says it */
+			f->last_ns = ev.ns;
 			ptt_syms_update(p->syms, &ev);
 			if (t->first_event)
 				t->first_event(t->ctx, &ev);
-			if (m)
-				model_event(m, &ev);
+			if (f->m)
+				model_event(f->m, &ev);
+			if (f->m && t->first_after)
+				t->first_after(t->ctx, &ev);
 		}
+		uint64_t from = 0, to = 0;
+		cli_window(r, &from, &to);
+		f->end_ns = to > f->end_ns ? to : f->end_ns;
 	}
 	ptt_reader_close(r);
 	lseek(fd, 0, SEEK_SET);
@@ -74,20 +93,25 @@ static int spool_stdin(void)
  */
 static int first_pass(struct pass *p, int npaths, char **paths)
 {
-	struct model *m = p->tool->first_ops ? model_new(p->tool->first_ops) : NULL;
+	const struct pass_tool *t = p->tool;
+	struct first_run f = { .m = t->first_ops ? model_new(t->first_ops) : NULL };
 	int stdin_used = npaths == 0;
 	for (int i = 0; i < npaths; i++)
 		stdin_used |= strcmp(paths[i], "-") == 0;
 	if (stdin_used && spool_stdin() != 0) {
-		fprintf(stderr, "%s: -: cannot keep a copy of the input (%s)\n", p->tool->prog, strerror(errno));
-		model_free(m);
+		fprintf(stderr, "%s: -: cannot keep a copy of the input (%s)\n", t->prog, strerror(errno));
+		model_free(f.m);
+		return -1;
+	}
+	if (f.m && t->first_start && t->first_start(t->ctx, p, f.m) != PASS_GO) {
+		model_free(f.m);
 		return -1;
 	}
 	if (npaths == 0)
-		first_pass_fd(p, m, 0, "-");
+		first_pass_fd(p, &f, 0, "-");
 	for (int i = 0; i < npaths; i++) {
 		if (strcmp(paths[i], "-") == 0) {
-			first_pass_fd(p, m, 0, "-");
+			first_pass_fd(p, &f, 0, "-");
 			continue;
 		}
 		int fd = open(paths[i], O_RDONLY | O_CLOEXEC);
@@ -95,10 +119,12 @@ static int first_pass(struct pass *p, int npaths, char **paths)
 			continue; /* reported by the real pass */
 		struct stat st;
 		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-			first_pass_fd(p, m, fd, paths[i]);
+			first_pass_fd(p, &f, fd, paths[i]);
 		close(fd);
 	}
-	model_free(m); /* without model_finish: nothing more waits */
+	if (f.m && t->first_end)
+		t->first_end(t->ctx, p, f.end_ns > f.last_ns ? f.end_ns : f.last_ns);
+	model_free(f.m); /* without model_finish: nothing more waits */
 	return 0;
 }
 

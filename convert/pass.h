@@ -62,6 +62,16 @@ struct pass_tool {
 	/* PASS_NAMES_FIRST: the first pass's own model with these callbacks (NULL: none), and each of its events */
 	const struct model_ops *first_ops;
 	void (*first_event)(void *ctx, const struct ptt_event *ev);
+	/*
+	 * With first_ops, an analysis run in the first pass (ptt-paje --critical: critical.h), on its model:
+	 * first_start once the model is made, nothing read (the analysis may observe it: model_observe_also);
+	 * first_after each event once that model took it; first_end once the input is read (the model not
+	 * closed), end_ns the trace's end as the real pass finds it, before a window's clock (PASS_CLOCK).
+	 * That pass keeps the real pass's rules: times in order (PASS_ORDERED), a trace that starts mid-run.
+	 */
+	int (*first_start)(void *ctx, struct pass *p, struct model *m);
+	void (*first_after)(void *ctx, const struct ptt_event *ev);
+	void (*first_end)(void *ctx, struct pass *p, uint64_t end_ns);
 	/* Hooks, each optional; they return PASS_GO or as above. */
 	int (*start)(void *ctx, struct pass *p);    /* the inputs open and the model made, nothing read yet */
 	int (*event)(void *ctx, struct pass *p, struct ptt_event *ev);

@@ -2,9 +2,11 @@
  * ptt-paje - convert a ptt trace to Paje for PajeNG and ViTE: containers
  * Program > Process > Thread, thread states, point events, links for thread
  * creation, joins, mutex hand-offs, condition wake-ups, barrier and semaphore
- * releases, the number of live threads per process and, with --objects, a
- * container per synchronisation object with its holders and waiters.
+ * releases, the number of live threads per process, with --objects a
+ * container per synchronisation object with its holders and waiters, and
+ * with --critical a row showing the thread the critical path runs through.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "critical.h"
 #include "lockframes.h"
 #include "entity_name.h"
 #include "fidelity.h"
@@ -65,12 +68,37 @@ struct paje {
 	size_t nlosts, caplosts, next_lost;
 	struct ptt_map lost_tid_pid; /* tid -> 1 + pid of the thread, from the first pass's thread_begin records */
 	struct ptt_map live;       /* pid -> serial of its live process (for a loss drawn on it) */
+	/*
+	 * --critical: the path found by the first pass (its own model and analysis), in time order, drawn in the
+	 * second as the states of a row "critical path" under the program (which thread it runs through), with
+	 * a link for each hand-off between threads; the row ends where the path does.
+	 */
+	int critical;
+	struct critical *crit;
+	struct path_step *path;
+	size_t npath, next_step;
+	uint64_t path_end;
+	struct path_link *waiting; /* hand-offs to threads without a row yet */
+	size_t nwaiting, capwaiting;
+	uint64_t crit_links;
+	int row_state;          /* 0: no row yet, 1: made, 2: ended */
 };
 
 struct lost {
 	uint32_t tid, pid;
 	uint64_t at, from, to, count;
 	size_t seq;
+};
+
+/* A stretch of the critical path (critical.h): one thread's time on it, entered from another at `from`. */
+struct path_step {
+	uint32_t pid, tid, from_pid, from_tid;
+	uint64_t from;
+};
+
+/* A hand-off drawn on the path whose thread had no row yet at the time: drawn when it begins. */
+struct path_link {
+	uint32_t from_pid, from_tid, pid, tid;
 };
 
 struct serials {
@@ -131,6 +159,11 @@ static void program(struct paje *pj, uint64_t ns)
 	fprintf(pj->out, "%d ", PJ_CREATE_CONTAINER);
 	paje_time(pj->out, ns);
 	fputs(" C_prog CT_Program 0 \"Program\"\n", pj->out);
+	if (pj->critical) { /* first under the program: ViTE draws containers in the order they are made */
+		line_start(pj, PJ_CREATE_CONTAINER, ns);
+		fputs(" C_crit CT_Critical C_prog \"critical path\"\n", pj->out);
+		pj->row_state = 1;
+	}
 }
 
 static void thread_container(struct paje *pj, uint32_t serial, uint32_t pid, uint32_t tid, uint32_t p_serial, uint64_t ns)
@@ -237,6 +270,80 @@ static void on_process_end(void *ctx, struct mprocess *p, uint64_t ns)
 		ptt_map_del(&pj->live, p->pid);
 }
 
+/* The row (T serial) of thread tid of process pid, if it has one now; else 0. */
+static uint32_t row_of(struct paje *pj, uint32_t pid, uint32_t tid)
+{
+	const struct mthread *t = tid ? model_thread(pj->model, pid, tid) : NULL;
+	return t && t->user ? t->serial : 0;
+}
+
+/* A hand-off on the critical path: a link between the threads' rows, under the program (they may be of two processes). */
+static void path_link(struct paje *pj, uint32_t from_serial, uint32_t to_serial, uint64_t ns)
+{
+	uint64_t key = ++pj->crit_links;
+	line_start(pj, PJ_START_LINK, ns);
+	fprintf(pj->out, " L_critical C_prog T%" PRIu32 " critical c%" PRIu64 "\n", from_serial, key);
+	line_start(pj, PJ_END_LINK, ns);
+	fprintf(pj->out, " L_critical C_prog T%" PRIu32 " critical c%" PRIu64 "\n", to_serial, key);
+}
+
+/* Thread t has its row now: the hand-offs to it that waited for it, from threads that still have theirs. */
+static void path_links_to(struct paje *pj, const struct mthread *t, uint64_t ns)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < pj->nwaiting; i++) {
+		const struct path_link *l = &pj->waiting[i];
+		if (l->pid != t->pid || l->tid != t->tid) {
+			pj->waiting[kept++] = *l;
+			continue;
+		}
+		uint32_t from = row_of(pj, l->from_pid, l->from_tid);
+		if (from) /* else the thread it came from is gone: no link (never one left open) */
+			path_link(pj, from, t->serial, ns);
+	}
+	pj->nwaiting = kept;
+}
+
+/* The row's value for thread tid of process pid: "Cpid_tid" */
+static char *path_value(char *p, uint32_t pid, uint32_t tid)
+{
+	p = field(p, "C", pid);
+	return field(p, "_", tid);
+}
+
+/*
+ * The critical path up to ns (the Paje time of the event about to be drawn),
+ * never before floor: each stretch a state of the row from its start, and
+ * its hand-off a link, drawn before the events of that time (a thread that
+ * handed off as it ended still has its row); where the path ends, the row.
+ */
+static void draw_path(struct paje *pj, const struct cli_clock *clock, uint64_t ns, uint64_t floor)
+{
+	for (; pj->next_step < pj->npath; pj->next_step++) {
+		const struct path_step *s = &pj->path[pj->next_step];
+		uint64_t at = s->from > clock->from ? s->from - clock->from : 0;
+		if (at > ns)
+			return;
+		at = at > floor ? at : floor;
+		program(pj, at);
+		char line[128], *p = head(line, PJ_SET_STATE, at);
+		emit(pj, line, path_value(paje_put(p, " ST_Critical C_crit "), s->pid, s->tid));
+		if (!s->from_tid || (s->from_tid == s->tid && s->from_pid == s->pid))
+			continue;
+		uint32_t from = row_of(pj, s->from_pid, s->from_tid), to = row_of(pj, s->pid, s->tid);
+		if (from && to)
+			path_link(pj, from, to, at);
+		else if (from && PTT_GROW(pj->waiting, &pj->capwaiting, pj->nwaiting + 1) == 0)
+			pj->waiting[pj->nwaiting++] = (struct path_link){ s->from_pid, s->from_tid, s->pid, s->tid };
+	}
+	uint64_t end = pj->path_end > clock->from ? pj->path_end - clock->from : 0;
+	if (pj->row_state == 1 && end <= ns) {
+		line_start(pj, PJ_DESTROY_CONTAINER, end > floor ? end : floor);
+		fputs(" CT_Critical C_crit\n", pj->out);
+		pj->row_state = 2;
+	}
+}
+
 static void on_thread_begin(void *ctx, struct mthread *t, struct mprocess *p, uint64_t ns)
 {
 	struct paje *pj = ctx;
@@ -250,6 +357,8 @@ static void on_thread_begin(void *ctx, struct mthread *t, struct mprocess *p, ui
 	fprintf(pj->out, " V_Threads P%" PRIu32 " 1\n%d ", p->serial, PJ_SET_STATE);
 	paje_time(pj->out, ns);
 	fprintf(pj->out, " ST_Thread T%" PRIu32 " R\n", t->serial);
+	if (pj->nwaiting)
+		path_links_to(pj, t, ns);
 }
 
 static void on_thread_end(void *ctx, struct mthread *t, struct mprocess *p, uint64_t ns)
@@ -496,6 +605,9 @@ static void usage(void)
 	       "                         threads waited on most\n"
 	       "  -n, --max-objects=N    --objects for the N objects waited on most (0: all)\n"
 	       "  -O, --all-objects      --objects for every object (as --max-objects=0)\n"
+	       "  -c, --critical         a row \"critical path\" first: the thread the trace's\n"
+	       "                         critical path runs through (ptt-critical), with a link\n"
+	       "                         for each hand-off between threads\n"
 	       CLI_SKIP_FRAMES_HELP
 	       "  -h, --help             show this help and exit\n"
 	       "      --version          show the version and exit\n"
@@ -571,10 +683,13 @@ static void choose_objects(struct paje *pj)
 }
 
 /* First pass (pass.h: PASS_NAMES_FIRST): rec_lost records, kept to be drawn (the header then declares the
- * "Events lost" types), and which process each thread is of, to draw a loss of a thread gone by then. */
+ * "Events lost" types), and which process each thread is of, to draw a loss of a thread gone by then;
+ * with --critical, each event to the analysis before that pass's model takes it. */
 static void first_event(void *ctx, const struct ptt_event *ev)
 {
 	struct paje *pj = ctx;
+	if (pj->crit)
+		critical_event(pj->crit, ev);
 	if ((ev->id == PTT_EV_THREAD_BEGIN || ev->id == PTT_EV_PROCESS_BEGIN) && ev->tid)
 		ptt_map_put(&pj->lost_tid_pid, ev->tid, (void *)(uintptr_t)(ev->pid + 1ull));
 	if (ev->id == PTT_EV_REC_LOST) {
@@ -583,18 +698,77 @@ static void first_event(void *ctx, const struct ptt_event *ev)
 	}
 }
 
+/* --critical, first pass: the analysis observes that pass's model (its event hook is first_event's). */
+static int crit_start(void *ctx, struct pass *p, struct model *m)
+{
+	struct paje *pj = ctx;
+	if (!(pj->crit = critical_new(p->syms, m)))
+		fprintf(stderr, "ptt-paje: %s\n", strerror(ENOMEM));
+	return pj->crit ? PASS_GO : PASS_FAIL;
+}
+
+static void crit_after(void *ctx, const struct ptt_event *ev)
+{
+	critical_after(((struct paje *)ctx)->crit, ev);
+}
+
+/* critical_foreach_stretch gives the path from its end back: each stretch is put in its place. */
+static int keep_step(void *ctx, const struct critical_stretch *s)
+{
+	struct paje *pj = ctx;
+	struct path_step *st = &pj->path[--pj->next_step];
+	*st = (struct path_step){ s->pid, s->tid, 0, s->from_tid, s->from };
+	if (pj->path_end < s->to)
+		pj->path_end = s->to;
+	return pj->next_step == 0;
+}
+
+static int count_step(void *ctx, const struct critical_stretch *s)
+{
+	(void)s;
+	++*(size_t *)ctx;
+	return 0;
+}
+
+/* The path is built: kept in time order, each hand-off's thread with its process (the stretch before). */
+static void crit_end(void *ctx, struct pass *p, uint64_t end_ns)
+{
+	struct paje *pj = ctx;
+	size_t n = 0;
+	(void)p;
+	critical_finish(pj->crit, end_ns);
+	critical_foreach_stretch(pj->crit, count_step, &n);
+	if (n && (pj->path = calloc(n, sizeof *pj->path)) != NULL) {
+		pj->npath = pj->next_step = n;
+		critical_foreach_stretch(pj->crit, keep_step, pj);
+		size_t kept = 1; /* a thread's stretches one after the other: one state */
+		for (size_t i = 1; i < n; i++) {
+			const struct path_step *prev = &pj->path[kept - 1];
+			if (pj->path[i].pid == prev->pid && pj->path[i].tid == prev->tid)
+				continue;
+			pj->path[i].from_pid = prev->pid;
+			pj->path[kept++] = pj->path[i];
+		}
+		pj->npath = kept;
+	}
+	critical_free(pj->crit);
+	pj->crit = NULL;
+}
+
 /* Options into pj; 0 to go on, else the exit status (help, version: 0 is returned as -1). */
 static int options(struct paje *pj, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "all-objects", no_argument, 0, 'O' }, { "help", no_argument, 0, 'h' }, CLI_SKIP_FRAMES_LONGOPT,
+		{ "all-objects", no_argument, 0, 'O' }, { "critical", no_argument, 0, 'c' },
+		{ "help", no_argument, 0, 'h' }, CLI_SKIP_FRAMES_LONGOPT,
 		{ "max-objects", required_argument, 0, 'n' }, { "objects", no_argument, 0, 'o' },
 		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	int c;
 	char *end;
-	while ((c = getopt_long(argc, argv, "hn:oO", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "chn:oO", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'c': pj->critical = 1; break;
 		case 'o': pj->objects = 1; break;
 		case 'O': pj->objects = 1; pj->max_objects = 0; break;
 		case 'n':
@@ -627,6 +801,38 @@ static void free_stats(struct paje *pj)
 	ptt_map_free(&pj->live);
 	ptt_map_free(&pj->lost_tid_pid);
 	free(pj->losts);
+	critical_free(pj->crit);
+	free(pj->path);
+	free(pj->waiting);
+}
+
+/*
+ * The critical path's row, its hand-offs, and a value per thread on the path,
+ * named as its row is, coloured in turn from a palette (Tableau 10) that
+ * leaves out the blues, reds and greens of the thread states.
+ */
+static void path_header(struct paje *pj)
+{
+	static const char *const colours[] = { "1.00 0.50 0.05", "0.58 0.40 0.74", "0.55 0.34 0.29",
+					       "0.89 0.47 0.76", "0.74 0.74 0.13", "0.09 0.75 0.81",
+					       "0.50 0.50 0.50", "0.12 0.47 0.71" };
+	char name[PTT_MAX_STR + 32], line[64];
+	struct ptt_map seen = { 0 };
+	fprintf(pj->out, "%d CT_Critical CT_Program \"Critical path\"\n", PJ_DEF_CONTAINER_TYPE);
+	fprintf(pj->out, "%d ST_Critical CT_Critical \"Thread on the critical path\"\n", PJ_DEF_STATE_TYPE);
+	fprintf(pj->out, "%d L_critical CT_Program CT_Thread CT_Thread \"Critical path hand-off\"\n", PJ_DEF_LINK_TYPE);
+	for (size_t i = 0, k = 0; i < pj->npath; i++) {
+		const struct path_step *s = &pj->path[i];
+		uint64_t key = (uint64_t)s->pid << 32 | s->tid;
+		if (ptt_map_get(&seen, key) || ptt_map_put(&seen, key, (void *)1) != 0)
+			continue;
+		*path_value(line, s->pid, s->tid) = 0;
+		entity_thread_name(name, sizeof name, pj->syms, s->pid, s->tid);
+		fprintf(pj->out, "%d %s ST_Critical ", PJ_DEF_ENTITY_VALUE, line);
+		paje_name(pj->out, name);
+		fprintf(pj->out, " \"%s\"\n", colours[k++ % (sizeof colours / sizeof colours[0])]);
+	}
+	ptt_map_free(&seen);
 }
 
 /* The names are learnt (a first pass): the objects to show, the header. */
@@ -645,6 +851,8 @@ static int start(void *ctx, struct pass *p)
 		if (pj->nlosts)
 			qsort(pj->losts, pj->nlosts, sizeof *pj->losts, by_loss_time);
 	}
+	if (pj->critical)
+		path_header(pj);
 	return PASS_GO;
 }
 
@@ -655,6 +863,8 @@ static int event(void *ctx, struct pass *p, struct ptt_event *ev)
 		ev->ns = p->last_ns; /* Paje times never go back, whatever the input */
 	if (pj->next_lost < pj->nlosts)
 		draw_losses(pj, &p->clock, ev->ns, p->last_ns);
+	if (pj->row_state < 2 && pj->critical)
+		draw_path(pj, &p->clock, ev->ns, p->last_ns);
 	return PASS_GO;
 }
 
@@ -664,6 +874,9 @@ static int end(void *ctx, struct pass *p)
 	struct paje *pj = ctx;
 	if (pj->next_lost < pj->nlosts) /* losses after the last event (none, unless hand-written) */
 		draw_losses(pj, &p->clock, UINT64_MAX, p->last_ns);
+	if (pj->critical)
+		draw_path(pj, &p->clock, p->end_ns, p->last_ns);
+	pj->nwaiting = 0; /* hand-offs to threads that never began: not drawn */
 	program(ctx, p->end_ns);
 	return PASS_GO;
 }
@@ -671,6 +884,10 @@ static int end(void *ctx, struct pass *p)
 static int report(void *ctx, struct pass *p)
 {
 	struct paje *pj = ctx;
+	if (pj->row_state == 1) { /* a path that ends with the trace, or none */
+		line_start(pj, PJ_DESTROY_CONTAINER, p->end_ns);
+		fputs(" CT_Critical C_crit\n", pj->out);
+	}
 	fprintf(pj->out, "%d ", PJ_DESTROY_CONTAINER);
 	paje_time(pj->out, p->end_ns);
 	fputs(" CT_Program C_prog\n", pj->out);
@@ -685,12 +902,15 @@ int main(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	struct model_ops first = { .ctx = &pj, .thread_begin = stat_thread, .object_begin = stat_begin,
 				   .object_count = stat_count };
+	static const struct model_ops path_only; /* --critical alone: the first pass's model has no other observer */
 	/* names first: a container's name is fixed when it is made; ordered: Paje readers reject time going back */
 	const struct pass_tool tool = {
 		.prog = "ptt-paje", .ctx = &pj, .start = start, .event = event, .end = end, .report = report,
 		.need = PASS_NAMES_FIRST | PASS_MODEL | PASS_FINISH | PASS_ORDERED | PASS_LOSS | PASS_LOSS_NOTE |
 			PASS_CLOCK | PASS_BUFFERED,
-		.first_ops = pj.objects ? &first : NULL, .first_event = first_event,
+		.first_ops = pj.objects ? &first : pj.critical ? &path_only : NULL, .first_event = first_event,
+		.first_start = pj.critical ? crit_start : NULL, .first_after = pj.critical ? crit_after : NULL,
+		.first_end = pj.critical ? crit_end : NULL,
 		.ops = { .ctx = &pj, .process_begin = on_process_begin, .process_end = on_process_end,
 			 .thread_begin = on_thread_begin, .thread_end = on_thread_end, .state = on_state, .link = on_link,
 			 .point = on_point, .link_start = on_link_start, .link_end = on_link_end,
