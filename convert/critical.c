@@ -767,6 +767,13 @@ int critical_event(struct critical *c, const struct ptt_event *ev)
 		c->last_ns = ev->ns;
 	}
 	c->cur = ev;
+	if (ev->id == PTT_EV_REC_LOST) { /* the thread ran up to the stretch's start: only the stretch is unknown */
+		struct mthread *lt = model_thread_of_tid(c->m, ev->pid, (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_STREAM, 0));
+		struct cthr *l = lt ? ptt_map_get(&c->threads, lt->serial) : NULL;
+		uint64_t from = ptt_event_argn(ev, PTT_ARGNAME_FROM_NS, 0);
+		if (l && from <= ev->ns)
+			advance(c, l, from);
+	}
 	struct cthr *th = thr_of(c, ev->pid, ev->tid);
 	if (!th)
 		return 0;

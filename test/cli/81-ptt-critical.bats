@@ -408,3 +408,88 @@ thread_12;[running, no lock] 1000" ]
 	[ -z "$output" ]
 	[[ "$stderr" == *"not NAME:-PERCENT% "* ]]
 }
+
+@test "a timed-out wait is the thread's own time; a wait with no visible waker and lost events are unknown (exit 1)" {
+	# 10 holds 0x100 20-21, waits on 0x300 from 21 until it times out at 51 (ETIMEDOUT), holds 0x100
+	# 51-52, ends at 60 (11 ran 11-30, off the path): running 0-21 and 51-60, own wait 30
+	ctrace timed <<-'E'
+	10 10 thread_create handle=0x11 start=0x2 child=11 ret=0
+	11 11 thread_begin handle=0x11 start=0x2 parent=10
+	20 10 mutex_lock mutex=0x100 ret=0
+	21 10 cond_timedwait_req cond=0x300 mutex=0x100
+	30 11 thread_end retval=0x0 how=0
+	51 10 cond_wait cond=0x300 mutex=0x100 ret=110
+	52 10 mutex_unlock mutex=0x100 ret=0
+	60 10 thread_end retval=0x0 how=0
+	E
+	run -0 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/timed.txt"
+	[ -z "$stderr" ]
+	head_ok 0.060 0.000 0.060 'x (10)' 0.030 0.028 0.000 0.030 0.000 0.000
+	[ "$(obj_row 0x300)" = "cond 0.030 0.000 0.030 0.030 1" ]
+	[ "$(obj_row 0x100)" = "mutex 0.002 0.002 0.000 0.000 0" ]
+	# a semaphore wait 20-40 that nobody's post ends: unknown, never a guess, and the status says so
+	ctrace nowaker <<-'E'
+	20 10 sem_wait_req sem=0x400
+	40 10 sem_wait sem=0x400 ret=0
+	50 10 thread_end retval=0x0 how=0
+	E
+	run -1 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/nowaker.txt"
+	[ -z "$stderr" ]
+	head_ok 0.050 0.000 0.050 'x (10)' 0.030 0.030 0.000 0.000 0.000 0.020
+	[[ "$output" == *"  unknown                      0.020 ms  40.0 %  (lost events, wakers ptt cannot see, a start the trace does not show)"* ]]
+	run -1 --separate-stderr ptt-critical -F "$BATS_TEST_TMPDIR/nowaker.txt"
+	[ -z "$stderr" ]
+	[ "$output" = "x;[running, no lock] 30000
+[unknown] 20000" ]
+	# 11's events 30-40 were lost (the recorder's note at the stretch's start, as ptt-record -d puts
+	# it); 10 joins 11 (20-52), ends at 55.  Path: 10 52-55, join 50-52, 11 11-50 of which 30-40 is
+	# unknown, 11's start 10-11, 10 0-10
+	ctrace lost <<-'E'
+	10 10 thread_create handle=0x11 start=0x2 child=11 ret=0
+	11 11 thread_begin handle=0x11 start=0x2 parent=10
+	20 10 thread_join_req handle=0x11 target=11
+	30 99 rec_lost stream=11 count=4 from_ns=30000 to_ns=40000
+	50 11 thread_end retval=0x0 how=0
+	52 10 thread_join handle=0x11 target=11 ret=0 retval=0x0
+	55 10 thread_end retval=0x0 how=0
+	E
+	run -1 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/lost.txt"
+	[ -z "$stderr" ]
+	[ "${lines[0]}" = "loss: 4 events known lost, in 1 stretch where findings cannot be verified:" ]
+	output=$(sed -n '/^critical path:/,$p' <<<"$output")
+	head_ok 0.055 0.000 0.055 'x (10)' 0.042 0.042 0.002 0.000 0.001 0.010
+	[ "$(thr_rows)" = "11:0.029 10:0.013" ]
+	run -1 --separate-stderr ptt-critical -F "$BATS_TEST_TMPDIR/lost.txt"
+	[ "$(folded_sum)" -eq 55000 ]
+	[[ "$output" == *$'\n''[unknown] 10000' ]]
+}
+
+@test "--from/--to: the path explains its window only; --thread: where that thread ends" {
+	trace_barge
+	# 30-80: 13 holds L 75-80, the hand-off 70-75, 12 30-70 (L held 45-70); what came before 30 is
+	# no part of it
+	run -0 --separate-stderr ptt-critical --from=30us --to=80us "$BATS_TEST_TMPDIR/barge.txt"
+	[ -z "$stderr" ]
+	head_ok 0.050 0.030 0.080 'thread 13 (13)' 0.045 0.015 0.005 0.000 0.000 0.000
+	[ "$(obj_row 0x100)" = "mutex 0.035 0.030 0.005 0.045 1" ]
+	[ "$(thr_rows)" = "12:0.040 13:0.005" ]
+	run -0 --separate-stderr ptt-critical -F --from=30us --to=80us "$BATS_TEST_TMPDIR/barge.txt"
+	[ "$(folded_sum)" -eq 50000 ]
+	# a window ending while 13 still waits (74): the path ends where 12 ends, at 72
+	run -0 --separate-stderr ptt-critical --to=74us "$BATS_TEST_TMPDIR/barge.txt"
+	head_ok 0.072 0.000 0.072 'thread 12 (12)' 0.071 0.046 0.000 0.000 0.001 0.000
+	# past the end: an error
+	run -1 --separate-stderr ptt-critical --from=100us "$BATS_TEST_TMPDIR/barge.txt"
+	[ -z "$output" ]
+	[ "$stderr" = "ptt-critical: the window starts after the trace ends (0.090 ms)" ]
+	# --thread 11: 11 11-50 (L held 20-40), its start 10-11, 10 0-10
+	run -0 --separate-stderr ptt-critical --thread=11 "$BATS_TEST_TMPDIR/barge.txt"
+	[ -z "$stderr" ]
+	head_ok 0.050 0.000 0.050 'thread 11 (11)' 0.049 0.029 0.000 0.000 0.001 0.000
+	[ "$(obj_row 0x100)" = "mutex 0.020 0.020 0.000 0.045 1" ]
+	run -1 --separate-stderr ptt-critical -t 99 "$BATS_TEST_TMPDIR/barge.txt"
+	[ "$stderr" = "ptt-critical: no thread 99 in the trace" ]
+	run -2 --separate-stderr ptt-critical -t x "$BATS_TEST_TMPDIR/barge.txt"
+	[ -z "$output" ]
+	[[ "$stderr" == "ptt-critical: --thread: not a number: 'x'"* ]]
+}
