@@ -493,3 +493,60 @@ thread_12;[running, no lock] 1000" ]
 	[ -z "$output" ]
 	[[ "$stderr" == "ptt-critical: --thread: not a number: 'x'"* ]]
 }
+
+# the report's unknown figure, in ns (rounded to the us printed)
+unknown_ns() { awk '/^  unknown / { printf "%.0f\n", $2 * 1e6 }' <<<"$output"; }
+
+@test "recorded with -d while the recorder is stopped: events lost, the path's unknown time said, exit 1" {
+	# as 10-ptt-record's discard test: the recorder stopped from before the first worker until the
+	# program has exited, 4 threads x 20000 rounds into 4k rings: events must be lost
+	mkfifo "$BATS_TEST_TMPDIR/go"
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	ptt-record -q -d -b 4k -o "$BATS_TEST_TMPDIR/t.ptt" -- \
+		sh -c 'read -r _ <"$1"; exec "$2" -t 4 -n 20000 -u 0' sh "$BATS_TEST_TMPDIR/go" "$EXAMPLES/contention" \
+		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" 3>&- &
+	rec=$!
+	wait_program "$rec"
+	child=$prog
+	kill -STOP "$rec"
+	echo go >"$BATS_TEST_TMPDIR/go"
+	for _ in $(seq 600); do
+		[ "$(awk '{ print $3 }' "/proc/$child/stat" 2>/dev/null)" = Z ] && break
+		sleep 0.1
+	done
+	kill -CONT "$rec"
+	wait "$rec"
+	run -1 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/t.ptt"
+	[ -z "$stderr" ]
+	[[ "${lines[0]}" == "loss: "*" events known lost, in "*" stretch"* ]]
+	[[ "$output" == *$'\n''  check: its stretches cover the window end to end, each once'$'\n'* ]]
+	[ "$(unknown_ns)" -gt 0 ]
+	# the folded lines add up to the path, their unknown time the report's
+	run -1 --separate-stderr ptt-critical -F "$BATS_TEST_TMPDIR/t.ptt"
+	[ -z "$stderr" ]
+	[ "$(grep -c '^\[unknown\] [1-9]' <<<"$output")" -eq 1 ]
+	run -1 --separate-stderr ptt-critical --what-if=hot_lock:-50% "$BATS_TEST_TMPDIR/t.ptt"
+	[ -z "$stderr" ]
+	[[ "${lines[-1]}" == "predicted: "* ]]
+}
+
+@test "a flight snapshot: each thread's time before its history begins is unknown, not running" {
+	record_flight() {
+		ptt-record -q --flight=64k -o "$BATS_TEST_TMPDIR/f.ptt" -- "$EXAMPLES/contention" -t 4 -n 20000 -u 0 \
+			>/dev/null 2>&1 3>&-
+	}
+	record_flight
+	run -0 ptt-dump --info "$BATS_TEST_TMPDIR/f.ptt"
+	# the workers' histories were cut (overwritten before): the path through one of them is mostly unknown
+	grep -q 'flight_thread .* cut' <<<"$(ptt-dump "$BATS_TEST_TMPDIR/f.ptt" | grep '^#')" || skip "no worker's history was cut"
+	run -1 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/f.ptt"
+	[ -z "$stderr" ]
+	[[ "$output" == *"flight recording: overwritten before"* ]]
+	[[ "$output" == *$'\n''  check: its stretches cover the window end to end, each once'$'\n'* ]]
+	len=$(awk '/^critical path:/ { printf "%.0f\n", $3 * 1e6 }' <<<"$output")
+	# the path ends where main ends, after joining the workers: all but their last events is unknown
+	[ "$(unknown_ns)" -gt $((len / 2)) ] || { echo "unknown $(unknown_ns) of $len"; return 1; }
+	run -1 --separate-stderr ptt-critical -F "$BATS_TEST_TMPDIR/f.ptt"
+	[ "$(folded_sum)" -ge $((len - 1000)) ]
+	[ "$(folded_sum)" -le $((len + 1000)) ]
+}
