@@ -214,6 +214,8 @@ static void append(struct critical *c, struct cthr *th, unsigned kind, uint32_t 
 		th->head = h = n; /* the reference to the old head moves into n->prev */
 	}
 	merge_prev(c, h);
+	if (h->prev) /* the node before is often shared (an object's last release): fold its own past into it */
+		merge_prev(c, h->prev);
 	add_entry(h, kind, ctx, t1 - t0);
 	h->to = t1;
 }

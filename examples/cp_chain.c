@@ -16,8 +16,8 @@
  * "PROG: order X Y Z" in the ground truth names the last round's acquirers).
  * main joins the three, and the next round starts.
  * At most 2 threads are runnable at once (main polling, and the one holder):
- * the machine has 2 CPUs.  A_MS must exceed ~5 ms, for B and C to ask while A
- * holds the lock.
+ * the machine has 2 CPUs.  A_MS must exceed ~1 ms, for B and C to ask while A
+ * holds the lock (main polls each 50 us; more under load).
  *
  * Expected critical path (hand-computed; R = ROUNDS, a b c t = the arguments):
  *   path     = R * (a + b + c + t)
@@ -70,11 +70,25 @@ static void *link_run(void *arg)
 	return NULL;
 }
 
+static const struct timespec tick = { 0, 50000 };
+
 static void until_set(atomic_int *v)
 {
-	const struct timespec tick = { 0, 100000 };
 	while (!atomic_load(v))
 		nanosleep(&tick, NULL);
+}
+
+/* Wait until link l sleeps on chain_lock's futex, polled finely (blocked.h's
+ * wait_blocked_on polls each ms): 10 s at most, 20 ms when that cannot be known. */
+static void until_asleep(struct link *l)
+{
+	until_set(&l->tid);
+	for (int i = 0; i < 200000; i++) {
+		int b = blocked_on(atomic_load(&l->tid), &chain_lock, sizeof chain_lock);
+		if (b > 0 || (b < 0 && i >= 400))
+			return;
+		nanosleep(&tick, NULL);
+	}
 }
 
 int main(int argc, char **argv)
@@ -94,11 +108,9 @@ int main(int argc, char **argv)
 		cp_thread(&ta, link_run, &la);
 		until_set(&la.holding);
 		cp_thread(&tb, link_run, &lb);
-		until_set(&lb.tid);
-		wait_blocked_on(atomic_load(&lb.tid), &chain_lock, sizeof chain_lock);
+		until_asleep(&lb);
 		cp_thread(&tc, link_run, &lc);
-		until_set(&lc.tid);
-		wait_blocked_on(atomic_load(&lc.tid), &chain_lock, sizeof chain_lock);
+		until_asleep(&lc);
 		pthread_join(ta, NULL);
 		pthread_join(tb, NULL);
 		pthread_join(tc, NULL);
