@@ -607,6 +607,15 @@ for tool in "ptt-dump" "ptt-dump --check" "ptt-filter --event=mutex_unlock" "ptt
 	[ "$tool" = ptt-dump ] && DUMP_RATE=$(calc "$N / $secs")
 	[ "$((rss / 1024))" -gt "$MAXRSS" ] && MAXRSS=$((rss / 1024))
 done
+# ptt-critical (issue 32: at least 5 M events/s in bounded memory), its own line in these words
+if [ -x "$BIN/ptt-critical" ]; then
+	read -r secs rss <<<"$(timed "$BIN/ptt-critical" "$TMP/big.ptt")"
+	pos "$secs" || secs=0.01
+	CRIT_RATE=$(calc "$N / $secs / 1e6")
+	say "ptt-critical" "$(calc "$N / $secs")" "events/s" "$secs s, peak RSS $((rss / 1024)) MiB"
+	echo "  ptt-critical: $CRIT_RATE M events/s, peak RSS $((rss / 1024)) MiB over $(calc "$N / 1e6") M events"
+	[ "$((rss / 1024))" -gt "$MAXRSS" ] && MAXRSS=$((rss / 1024))
+fi
 if [ -x "$BIN/ptt-filter" ]; then
 	read -r full _ <<<"$(timed "$BIN/ptt-filter" -n --event=rec_stop "$TMP/big.ptt")" # reads all, keeps one
 	# 1% of the trace's duration, from its middle
@@ -694,6 +703,7 @@ if [ -s "$TMP/bt-rate" ] && [ -n "${DUMP_RATE:-}" ]; then
 	verdict "ptt-dump / babeltrace2 text speed" "$(calc "$DUMP_RATE / $(cat "$TMP/bt-rate")")" ">=" 10
 fi
 verdict "ptt-paje (lines/s)" "${PAJE_LINES:-}" ">=" 4000000
+verdict "ptt-critical (M events/s, issue 32)" "${CRIT_RATE:-}" ">=" 5
 verdict "converters' peak RSS on the $((size / 1048576)) MiB trace (MiB)" "${MAXRSS:-}" "<=" 64
 verdict "ptt-record peak RSS (MiB; rings 2 x ${RINGMB:-?} MiB + 16)" "${RECRSS:-}" "<=" $((2 * ${RINGMB:-1} + 16))
 verdict "-z bytes/event, lock loop" "${ZB:-}" "<=" 8
