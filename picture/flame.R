@@ -5,8 +5,10 @@
 # FRAMES.tsv: depth<TAB>start<TAB>end<TAB>frame<TAB>use, one rectangle a frame of the folded stacks
 # of ptt-stat --folded (depth 1 the outermost frame, start and end in nanoseconds summed over the
 # stacks sorted by name, as flamegraph.pl lays them out); the leaf frames are the objects,
-# "[KIND OBJECT]", their use "lock" (contention), "work" (waiting for work) or "held".
-# UNIT: what the time is ("waited", "waited for locks", "held"), for the subtitle.
+# "[KIND OBJECT]", their use "lock" (contention), "work" (waiting for work) or "held".  Of the critical
+# path (ptt-critical --folded): "[held OBJECT]" held, "[waited OBJECT]" lock, "[running, no lock]" run,
+# the rest (start-up, own waits, unknown) other.
+# UNIT: what the time is ("waited", "waited for locks", "held", "on the critical path"), for the subtitle.
 suppressPackageStartupMessages(library(ggplot2))
 args <- commandArgs(trailingOnly = TRUE)
 if (length(args) != 4)
@@ -29,6 +31,9 @@ fr$fill <- rgb(0.8 + 0.2 * h, 0.35 + 0.5 * (1 - h), 0.2 * h)
 fr$fill[fr$use == "lock"] <- "#c0392b"
 fr$fill[fr$use == "work"] <- "#5d8aa8"
 fr$fill[fr$use == "held"] <- "#8e44ad"
+fr$fill[fr$use == "run"] <- "#1f78b4"
+fr$fill[fr$use == "other"] <- "grey70"
+critical <- any(fr$use %in% c("run", "other"))
 
 # labels where the rectangle is wide enough: about 7 pixels a character at this size
 px <- (fr$end - fr$start) / total * (width_px - 40)
@@ -39,9 +44,13 @@ ms <- total / 1e6
 p <- ggplot(fr) +
 	geom_rect(aes(xmin = start, xmax = end, ymin = depth - 1, ymax = depth - 0.05), fill = fr$fill, colour = NA) +
 	geom_text(aes(x = start + (end - start) / 2, y = depth - 0.52, label = label), size = 2.6, family = "mono") +
-	scale_x_continuous(expand = c(0.004, 0), labels = function(x) sprintf("%.0f ms", x / 1e6)) +
+	scale_x_continuous(expand = c(0.004, 0), labels = function(x) sprintf("%g ms", x / 1e6)) +
 	scale_y_continuous(expand = c(0, 0.1), breaks = NULL) +
-	labs(title = args[3], subtitle = sprintf("%.3f ms %s in all, summed over threads; outermost frame at the bottom, the object on top%s",
-						   ms, args[4], if (any(fr$use == "work")) " (red: locks, blue: waiting for work)" else ""), x = NULL, y = NULL) +
+	labs(title = args[3], subtitle = if (critical)
+		sprintf(paste0("%.3f ms %s (ptt-critical), by the stack of each hold or wait along it; outermost frame at the bottom\n",
+			       "purple: holding a lock, red: waiting for a hand-off, blue: running outside locks, ",
+			       "grey: thread start-up, own waits and unknown"), ms, args[4]) else
+		sprintf("%.3f ms %s in all, summed over threads; outermost frame at the bottom, the object on top%s",
+			ms, args[4], if (any(fr$use == "work")) " (red: locks, blue: waiting for work)" else ""), x = NULL, y = NULL) +
 	theme_minimal(base_size = 10) + theme(panel.grid = element_blank(), plot.subtitle = element_text(size = 8))
 ggsave(args[2], p, width = width_px / dpi, height = height_px / dpi, dpi = dpi, limitsize = FALSE)

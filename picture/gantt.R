@@ -1,6 +1,6 @@
 #!/usr/bin/Rscript
-# gantt.R STATES.tsv LEGEND.tsv OUT.png TITLE [NAMES.csv [GROUP [MAX_HEIGHT [list]]]] - a Gantt chart of
-# thread states with a legend, as a PNG.  Run by ptt-picture(1).
+# gantt.R STATES.tsv LEGEND.tsv OUT.png TITLE [NAMES.csv [GROUP [MAX_HEIGHT [list [PATH.tsv]]]]] -
+# a Gantt chart of thread states with a legend, as a PNG.  Run by ptt-picture(1).
 #
 # STATES.tsv: thread<TAB>start<TAB>end<TAB>state, times in seconds (from pj_dump of ptt-paje's output);
 # LEGEND.tsv: state<TAB>"R G B" (the state types of ptt-paje's header, in the state model's order);
@@ -8,11 +8,14 @@
 # where Paje's have '#', quotes and control characters replaced;
 # GROUP: name (rows grouped by thread name, digits as N), none, or auto (name above 40 threads);
 # MAX_HEIGHT: the picture's height at most, in pixels (default 2400);
-# list: also print the rows top to bottom on stdout, "GROUP<TAB>LABEL" (GROUP empty when not grouped).
+# list: also print the rows top to bottom on stdout, "GROUP<TAB>LABEL" (GROUP empty when not grouped),
+# then the critical path's stretches drawn, "critical<TAB>START<TAB>END<TAB>LABEL" (ms);
+# PATH.tsv: the critical path, thread<TAB>start<TAB>end (a stretch on the thread's row, seconds, in time
+# order: each entered from the one before), from ptt-paje --critical; an empty file: no path drawn.
 suppressPackageStartupMessages(library(ggplot2))
 args <- commandArgs(trailingOnly = TRUE)
-if (length(args) < 4 || length(args) > 8)
-	stop("usage: gantt.R STATES.tsv LEGEND.tsv OUT.png TITLE [NAMES.csv [GROUP [MAX_HEIGHT [list]]]]", call. = FALSE)
+if (length(args) < 4 || length(args) > 9)
+	stop("usage: gantt.R STATES.tsv LEGEND.tsv OUT.png TITLE [NAMES.csv [GROUP [MAX_HEIGHT [list [PATH.tsv]]]]]", call. = FALSE)
 group <- if (length(args) >= 6) args[6] else "auto"
 max_height <- if (length(args) >= 7) as.numeric(args[7]) else 2400
 dpi <- 120
@@ -63,20 +66,70 @@ st$y <- as.integer(st$row)
 st$state <- factor(st$state, levels = lg$state[lg$state %in% st$state])
 nstates <- nlevels(st$state)
 lab <- unname(label[levels(st$row)])
-if (length(args) >= 8 && args[8] == "list")
+listing <- length(args) >= 8 && args[8] == "list"
+if (listing)
 	writeLines(paste(if (grouped) gkey[rows] else "", label[rows], sep = "\t"))
 if (grouped) { # a panel per group, named with its count of threads
 	counts <- table(gkey[rows])
 	st$group <- factor(gkey[st$thread], levels = unique(gkey[rows]))
 	levels(st$group) <- paste0(levels(st$group), "\n(", counts[levels(st$group)], ")")
 }
+
+# The critical path: its stretches on the threads' rows (cp), drawn as a line along the middle of each
+# row, the states inside them (hl) in full colour over the rest faded, and its hand-offs (ho) from row to
+# row at the time of each (arrows when there are few enough to see; grouped, only within a panel)
+cp <- NULL
+if (length(args) >= 9 && file.exists(args[9]) && file.info(args[9])$size > 0)
+	cp <- read.delim(args[9], header = FALSE, quote = "", comment.char = "", col.names = c("thread", "start", "end"),
+			 colClasses = c("character", "numeric", "numeric"))
+if (!is.null(cp)) {
+	path_ms <- sum(cp$end - cp$start) * 1000
+	cp$start <- (cp$start - t0) * 1000
+	cp$end <- (cp$end - t0) * 1000
+	cp$y <- match(cp$thread, levels(st$row))
+	n <- nrow(cp)
+	ho <- data.frame(t = cp$start[-1], y0 = cp$y[-n], y1 = cp$y[-1], from = cp$thread[-n], to = cp$thread[-1])
+	cp <- cp[!is.na(cp$y), ]
+	ho <- ho[!is.na(ho$y0) & !is.na(ho$y1) & ho$y0 != ho$y1, ]
+	if (grouped) {
+		cp$group <- st$group[match(cp$thread, st$thread)]
+		ho$group <- st$group[match(ho$from, st$thread)]
+		ho <- ho[ho$group == st$group[match(ho$to, st$thread)], ]
+	}
+	if (listing)
+		writeLines(sprintf("critical\t%.3f\t%.3f\t%s", cp$start, cp$end, label[cp$thread]))
+	# each state clipped to the stretches of its thread it overlaps (a thread's stretches never overlap)
+	hl <- do.call(rbind, lapply(split(cp, cp$thread), function(c) {
+		c <- c[order(c$start), ]
+		s <- st[st$thread == c$thread[1], ]
+		i1 <- pmax(findInterval(s$start, c$start), 1)
+		n <- pmax(findInterval(s$end, c$start) - i1 + 1, 0)
+		h <- s[rep(seq_len(nrow(s)), n), ]
+		seg <- sequence(n[n > 0], from = i1[n > 0])
+		h$start <- pmax(h$start, c$start[seg])
+		h$end <- pmin(h$end, c$end[seg])
+		h[h$start < h$end, ]
+	}))
+}
 show_labels <- length(rows) <= 60
 p <- ggplot(st) +
-	geom_rect(aes(xmin = start, xmax = end, ymin = y - 0.4, ymax = y + 0.4, fill = state)) +
+	geom_rect(aes(xmin = start, xmax = end, ymin = y - 0.4, ymax = y + 0.4, fill = state), alpha = if (is.null(cp)) 1 else 0.25)
+if (!is.null(cp)) {
+	p <- p + geom_rect(data = hl, aes(xmin = start, xmax = end, ymin = y - 0.4, ymax = y + 0.4, fill = state)) +
+		geom_segment(data = cp, aes(x = start, xend = end, y = y, yend = y), colour = "black", linewidth = 0.7)
+	if (nrow(ho) > 0)
+		p <- p + geom_segment(data = ho, aes(x = t, xend = t, y = y0, yend = y1), colour = "black", linewidth = 0.4,
+				      arrow = if (nrow(ho) <= 60) arrow(length = unit(5, "pt"), type = "closed") else NULL)
+}
+p <- p +
 	scale_fill_manual(values = colours, name = NULL, drop = TRUE) +
 	scale_x_continuous(expand = c(0.005, 0)) +
 	labs(title = args[4],
-	     subtitle = paste0(if (grouped) "threads grouped by name (numbers as N), one thin row each" else
+	     subtitle = if (!is.null(cp))
+			sprintf(paste0("the critical path (ptt-critical), %.3f ms: the threads' states along it in full colour, ",
+				       "the rest faded;\nthe black line runs along it, from thread to thread at each hand-off%s"), path_ms,
+				if (grouped) " (within a group of threads)" else "") else
+			paste0(if (grouped) "threads grouped by name (numbers as N), one thin row each" else
 			       "one row per thread (tid and name)",
 			       ", coloured by what it was doing: running, waiting or holding a lock"),
 	     x = "milliseconds from the first thread event", y = NULL) +

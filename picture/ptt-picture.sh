@@ -19,12 +19,19 @@ flame graph (PNG) of where threads waited (ptt-stat --folded): needs R only.
                        threads, digits as N): name, none, or auto (default:
                        by name when there are more than 40 threads)
   -H, --max-height=PX  the picture's height at most (default 2400 pixels)
+  -c, --critical       draw the critical path (ptt-critical) over the chart:
+                       the threads' states along it in full colour, the rest
+                       faded, a line along it from thread to thread
   -f, --flame[=WHAT]   a flame graph of the time threads waited (wait, the
-                       default), waited for locks alone (locks), or held locks
-                       (hold: recorded with --stacks=all)
+                       default), waited for locks alone (locks), held locks
+                       (hold: recorded with --stacks=all), or the critical
+                       path's time by stack (critical: ptt-critical --folded)
   -l, --list           also print the rows, top to bottom, as GROUP<TAB>TID NAME
-                       (with --flame: the frames, DEPTH<TAB>START<TAB>END<TAB>FRAME
-                       <TAB>USE, USE lock, work or held for an object, else empty)
+                       (with --critical, then the path's stretches drawn as
+                       critical<TAB>START<TAB>END<TAB>TID NAME, in ms; with --flame:
+                       the frames, DEPTH<TAB>START<TAB>END<TAB>FRAME<TAB>USE, USE
+                       lock, work or held for an object, run or other for the
+                       path's time outside locks, else empty)
   -h, --help           show this help and exit
       --version        show the version and exit
 
@@ -37,16 +44,17 @@ die_usage() {
 	echo "Try '$prog --help' for more information." >&2
 	exit 2
 }
-title="" group=auto max_height=2400 list="" flame=""
+title="" group=auto max_height=2400 list="" flame="" critical=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h | --help) usage; exit 0 ;;
 	--version) echo "$prog (ptt) @VERSION@"; exit 0 ;;
 	-l | --list) list=list; shift; continue ;;
+	-c | --critical) critical=critical; shift; continue ;;
 	-f | --flame) flame=wait; shift; continue ;;
 	--flame=*)
 		flame=${1#*=}
-		case $flame in wait | locks | hold) ;; *) die_usage "--flame: '$flame' is not wait, locks or hold" ;; esac
+		case $flame in wait | locks | hold | critical) ;; *) die_usage "--flame: '$flame' is not wait, locks, hold or critical" ;; esac
 		shift; continue ;;
 	-t | --title | -g | --group | -H | --max-height)
 		[ $# -ge 2 ] || die_usage "option '$1' requires an argument"
@@ -69,6 +77,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ $# -eq 2 ] || die_usage "a TRACE and an OUT.png are needed"
+[ -z "$critical" ] || [ -z "$flame" ] || die_usage "--critical draws on the Gantt chart: for the path's flame graph, --flame=critical"
 trace=$1 out=$2
 [ -n "$title" ] || title=$trace
 if [ "$trace" != - ] && [ ! -r "$trace" ]; then
@@ -105,11 +114,18 @@ if [ "$trace" = - ]; then # read twice below: keep stdin
 	cat >"$tmp/in.ptt" || exit 1
 	trace=$tmp/in.ptt
 fi
-if [ -n "$flame" ]; then
+if [ "$flame" = critical ]; then
+	# the path's time per stack; exit 1: part of the path is unknown (its own line in the graph)
+	what="on the critical path"
+	"$(tool ptt-critical)" --folded "$trace" >"$tmp/folded"
+	[ $? -le 1 ] || { echo "$prog: $trace: ptt-critical failed" >&2; exit 1; }
+elif [ -n "$flame" ]; then
 	stat=$(tool ptt-stat) what=waited
 	[ "$flame" = hold ] && what=held
 	[ "$flame" = locks ] && what="waited for locks"
 	"$stat" --folded="$flame" "$trace" >"$tmp/folded" || { echo "$prog: $trace: ptt-stat failed" >&2; exit 1; }
+fi
+if [ -n "$flame" ]; then
 	if [ ! -s "$tmp/folded" ]; then
 		echo "$prog: $trace: no time $what to draw" >&2
 		exit 1
@@ -117,6 +133,8 @@ if [ -n "$flame" ]; then
 	# the waits for locks (contention), to colour the objects apart from waiting for work
 	: >"$tmp/locks"
 	[ "$flame" = wait ] && { "$stat" --folded=locks "$trace" >"$tmp/locks" || exit 1; }
+	# the critical path's leaves: [held OBJ], [waited OBJ], running outside locks, the rest (unknown,
+	# own waits and start-up)
 	# flamegraph.pl's layout: the stacks sorted, each frame a rectangle spanning the stacks that
 	# share it and all the frames below it; the value is the last field, frames may hold spaces.
 	# FRAMES.tsv: depth, start, end, frame, and for an object (the leaf) lock, work or held
@@ -127,6 +145,8 @@ if [ -n "$flame" ]; then
 		  for (i = 1; i <= n && i <= pn && f[i] == pf[i]; i++) ;
 		  if (i <= pn || n > pn) { close_to(i); for (j = i; j <= n; j++) start[j] = x }
 		  use = flame == "hold" ? "held" : flame == "locks" || ($0 in lock) ? "lock" : "work"
+		  if (flame == "critical")
+			use = f[n] ~ /^\[held / ? "held" : f[n] ~ /^\[waited / ? "lock" : f[n] ~ /^\[running/ ? "run" : "other"
 		  x += v; for (j = 1; j <= n; j++) pf[j] = f[j]; pn = n }
 		END { close_to(1) }' >"$tmp/frames.tsv"
 	[ -z "$list" ] || cat "$tmp/frames.tsv"
@@ -134,7 +154,7 @@ if [ -n "$flame" ]; then
 		{ echo "$prog: $out: R failed to draw the picture" >&2; exit 1; }
 	exit 0
 fi
-"$(tool ptt-paje)" "$trace" >"$tmp/t.paje" || { echo "$prog: $trace: ptt-paje failed" >&2; exit 1; }
+"$(tool ptt-paje)" ${critical:+--critical} "$trace" >"$tmp/t.paje" || { echo "$prog: $trace: ptt-paje failed" >&2; exit 1; }
 # State, CONTAINER, TYPE, START, END, DURATION, DEPTH, VALUE: the container name may hold ", "
 pj_dump "$tmp/t.paje" >"$tmp/t.dump" || { echo "$prog: $trace: pj_dump failed on ptt-paje's output" >&2; exit 1; }
 awk -F', ' -v OFS='\t' '$1 == "State" && $(NF-5) == "Thread state" {
@@ -144,9 +164,22 @@ if [ ! -s "$tmp/states.tsv" ]; then
 	echo "$prog: $trace: no thread states to draw" >&2
 	exit 1
 fi
+# the critical path (ptt-paje --critical): its row's states, "TID NAME" (the thread's row) START END, in
+# time order, each entered by a hand-off from the one before
+: >"$tmp/path.tsv"
+if [ -n "$critical" ]; then
+	awk -F', ' -v OFS='\t' '$1 == "State" && $3 == "Thread on the critical path" {
+		v = $8; for (i = 9; i <= NF; i++) v = v ", " $i
+		print v, $4, $5 }' "$tmp/t.dump" | sort -s -t "$(printf '\t')" -k2,2g >"$tmp/path.tsv"
+	if [ ! -s "$tmp/path.tsv" ]; then
+		echo "$prog: $trace: no critical path to draw (ptt-critical says why)" >&2
+		exit 1
+	fi
+fi
 # the legend: the thread states ptt-paje declares (5 ALIAS ST_Thread "NAME" "R G B"), in that order
 awk -F'"' -v OFS='\t' '$1 ~ /^5 [^ ]+ ST_Thread $/ { print $2, $4 }' "$tmp/t.paje" >"$tmp/legend.tsv"
 # the threads' names as they are (CSV-quoted), from the thread and process events alone
 "$(tool ptt-filter)" -n -e thread,process "$trace" 2>/dev/null | "$(tool ptt-csv)" >"$tmp/names.csv" 2>/dev/null
-"$RSCRIPT" "$gantt" "$tmp/states.tsv" "$tmp/legend.tsv" "$out" "$title" "$tmp/names.csv" "$group" "$max_height" $list ||
+"$RSCRIPT" "$gantt" "$tmp/states.tsv" "$tmp/legend.tsv" "$out" "$title" "$tmp/names.csv" "$group" "$max_height" "$list" \
+	"$tmp/path.tsv" ||
 	{ echo "$prog: $out: R failed to draw the picture" >&2; exit 1; }

@@ -31,7 +31,7 @@ need_r() {
 	run -2 --separate-stderr ptt-picture -H 10 t.ptt t.png
 	[[ "$stderr" == "ptt-picture: --max-height: 10 is under 300 pixels"$'\n'* ]]
 	run -2 --separate-stderr ptt-picture --flame=cpu t.ptt t.png
-	[[ "$stderr" == "ptt-picture: --flame: 'cpu' is not wait, locks or hold"$'\n'* ]]
+	[[ "$stderr" == "ptt-picture: --flame: 'cpu' is not wait, locks, hold or critical"$'\n'* ]]
 	run -2 --separate-stderr ptt-picture "$BATS_TEST_TMPDIR/none.ptt" "$BATS_TEST_TMPDIR/t.png"
 	[ "$stderr" = "ptt-picture: $BATS_TEST_TMPDIR/none.ptt: cannot read it" ]
 }
