@@ -1102,7 +1102,8 @@ static void print_critical_top(const struct stat_table *st, FILE *out)
 {
 	const struct critical_obj *co = st->crit ? critical_object(st->crit, 0) : NULL;
 	const struct critical_sum *sum = st->crit ? critical_summary(st->crit) : NULL;
-	if (!co || !sum->length || !(co->held_ns + co->waited_ns))
+	double pct = co && sum->length ? 100.0 * (double)(co->held_ns + co->waited_ns) / (double)sum->length : 0;
+	if (pct < 0.05) /* nothing on the path but running (or less than 0.1 % of it) */
 		return;
 	char name[256], kind[32] = "";
 	if (co->cls == PTT_CLASS_THREAD) {
@@ -1113,8 +1114,7 @@ static void print_critical_top(const struct stat_table *st, FILE *out)
 		ptt_syms_object_name(st->syms, co->pid, co->addr, name, sizeof name);
 		snprintf(kind, sizeof kind, " (%s)", o ? kind_name(o) : ptt_class_name(co->cls));
 	}
-	fprintf(out, "on the critical path: %s%s %.1f %% of the run (%s for what to fix first)\n", name, kind,
-		100.0 * (double)(co->held_ns + co->waited_ns) / (double)sum->length, st->crit_cmd);
+	fprintf(out, "on the critical path: %s%s %.1f %% of the run (%s for what to fix first)\n", name, kind, pct, st->crit_cmd);
 }
 
 /*

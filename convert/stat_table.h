@@ -41,7 +41,7 @@ void stat_set_cut(struct stat_table *st, const char *where);
  * The critical path of the same pass (critical.h), asked when printing: each
  * object's time on it (held + waited) in a column, --sort=critical, and
  * --brief's line naming the top object on it; cmd: how to ask ptt-critical
- * about the same input ("ptt-critical FILE").  NULL: no path, no column.
+ * about the same input ("ptt-critical FILE").  NULL: no path (the column reads 0, no line).
  */
 struct critical;
 void stat_set_critical(struct stat_table *st, const struct critical *c, const char *cmd);
