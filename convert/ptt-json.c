@@ -5,6 +5,9 @@
  * flow events, holders and waiters of each synchronisation object as
  * counters, and process and thread names as metadata.  Streamed: memory is
  * bounded by the live threads and objects, never by the length of the trace.
+ * With --critical, the critical path (critical.h) too, written once the
+ * pass is over (only then is the path known): a track of its stretches, and
+ * a flow along each hand-off it takes.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,6 +17,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "critical.h"
 #include "entity_name.h"
 #include "fidelity.h"
 #include "symbols.h"
@@ -51,7 +55,17 @@ struct json {
 	uint64_t flows;
 	struct ptt_map serial_tid;     /* thread serial -> tid, for flows from a thread that ended */
 	struct ptt_map tid_serial;     /* (pid, tid) -> the serial of the last thread with that tid */
+	int critical;               /* --critical: the path's track and flows, at the end */
+	struct critical *crit;
+	uint32_t path_pids[8];      /* the processes whose critical-path track is named (the first 8; others: named again) */
+	unsigned npath_pids;
+	uint64_t stretches;         /* slices written */
+	struct critical_stretch pending; /* the slice being made (path_stretch) */
+	int any_pending;
 };
+
+/* The critical path's track in each process: a tid no Linux thread has (tids stay below 2^22). */
+#define JSON_PATH_TID 0x7fffffffu
 
 /* What a thread track shows now: the open complete event. */
 struct jthread {
@@ -433,6 +447,68 @@ static void on_lost(struct json *js, struct model *m, const struct ptt_event *ev
 	fputs("}}", js->out);
 }
 
+/* A stretch of the path: a slice on its process's path track, and the flow of the hand-off into it. */
+static void path_slice(struct json *js, const struct critical_stretch *cs)
+{
+	char name[PTT_MAX_STR + 32];
+	unsigned i = 0;
+	while (i < js->npath_pids && js->path_pids[i] != cs->pid)
+		i++;
+	if (i == js->npath_pids) {
+		name_meta(js, "thread_name", cs->pid, JSON_PATH_TID, "critical path");
+		if (js->npath_pids < sizeof js->path_pids / sizeof *js->path_pids)
+			js->path_pids[js->npath_pids++] = cs->pid;
+	}
+	entity_thread_name(name, sizeof name, js->syms, cs->pid, cs->tid);
+	begin(js, "X", cs->pid, JSON_PATH_TID);
+	fputs(",\"cat\":\"critical\",\"name\":", js->out);
+	json_string(js->out, name);
+	fputs(",\"ts\":", js->out);
+	json_ts(js->out, cs->from);
+	fputs(",\"dur\":", js->out);
+	json_ts(js->out, cs->to - cs->from);
+	fprintf(js->out, ",\"cname\":\"yellow\",\"args\":{\"tid\":%" PRIu32 ",\"from_tid\":%" PRIu32 ",\"running_ns\":%" PRIu64
+		",\"waiting_ns\":%" PRIu64 "}}", cs->tid, cs->from_tid, cs->running, cs->waiting);
+	js->stretches++;
+	if (cs->from_tid && cs->from_tid != cs->tid) { /* the hand-off: from the thread that let this one go on */
+		uint64_t id = 2 * ++js->flows;
+		flow(js, "s", "critical", cs->pid, cs->from_tid, id, cs->from);
+		flow(js, "f", "critical", cs->pid, cs->tid, id, cs->from);
+	}
+}
+
+/*
+ * Each stretch as critical_foreach_stretch gives them, end first: one
+ * thread's consecutive stretches (no hand-off between them) make one slice.
+ */
+static int path_stretch(void *ctx, const struct critical_stretch *cs)
+{
+	struct json *js = ctx;
+	struct critical_stretch *p = &js->pending;
+	if (js->any_pending && p->pid == cs->pid && p->tid == cs->tid && !p->from_tid && p->from == cs->to) {
+		p->from = cs->from;
+		p->from_tid = cs->from_tid;
+		p->running += cs->running;
+		p->waiting += cs->waiting;
+		return 0;
+	}
+	if (js->any_pending)
+		path_slice(js, p);
+	*p = *cs;
+	js->any_pending = 1;
+	return 0;
+}
+
+/* The path's account in the metadata: its window, length, unknown part and stretches. */
+static void path_meta(struct json *js)
+{
+	const struct critical_sum *s = critical_summary(js->crit);
+	fprintf(js->out, ",\"critical_path\":{\"from_ns\":%" PRIu64 ",\"to_ns\":%" PRIu64 ",\"length_ns\":%" PRIu64
+		",\"running_ns\":%" PRIu64 ",\"unknown_ns\":%" PRIu64 ",\"stretches\":%" PRIu64 ",\"end_tid\":%" PRIu32
+		",\"checked\":%s}", s->from_ns, s->to_ns, s->length, s->running, s->unknown, js->stretches, s->end_tid,
+		s->checked ? "true" : "false");
+}
+
 static void usage(void)
 {
 	printf("Usage: ptt-json [OPTION]... [FILE|-]...\n"
@@ -442,6 +518,8 @@ static void usage(void)
 	       "\n"
 	       "  -c, --counters=N|all  counter tracks for the N most active objects only (default 64),\n"
 	       "                    or for every object\n"
+	       "  -C, --critical    also the critical path (ptt-critical(1)): a \"critical path\" track of\n"
+	       "                    its stretches in each process, and a flow along each hand-off on it\n"
 	       "  -p, --points      also an instant event per unlock, signal, post, failed trylock, ...\n"
 	       "  -h, --help        show this help and exit\n"
 	       "      --version     show the version and exit\n"
@@ -458,6 +536,10 @@ static int start(void *ctx, struct pass *p)
 		fprintf(stderr, "ptt-json: a temporary file for the counters: %s\n", strerror(errno));
 		return PASS_FAIL;
 	}
+	if (js->critical && !(js->crit = critical_new(p->syms, p->model))) { /* beside the tool's own observer */
+		fprintf(stderr, "ptt-json: %s\n", strerror(ENOMEM));
+		return PASS_FAIL;
+	}
 	fprintf(js->out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"ptt-json %s\"},\"traceEvents\":[",
 		PTT_VERSION);
 	return PASS_GO;
@@ -470,6 +552,8 @@ static int event(void *ctx, struct pass *p, struct ptt_event *ev)
 	if (ev->id == PTT_EV_REC_LOST)
 		on_lost(js, p->model, ev, p->shift);
 	js->exec = ev->id == PTT_EV_PROCESS_BEGIN && model_thread(p->model, ev->pid, ev->tid);
+	if (js->crit)
+		critical_event(js->crit, ev); /* no window: never over */
 	return PASS_GO;
 }
 
@@ -478,6 +562,8 @@ static int after(void *ctx, struct pass *p, struct ptt_event *ev)
 {
 	struct json *js = ctx;
 	uint32_t target = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_TARGET, 0);
+	if (js->crit)
+		critical_after(js->crit, ev);
 	if (ev->id == PTT_EV_THREAD_NAME && model_thread(p->model, ev->pid, target))
 		thread_meta(js, ev->pid, target);
 	if (js->exec) {
@@ -489,11 +575,25 @@ static int after(void *ctx, struct pass *p, struct ptt_event *ev)
 	return PASS_GO;
 }
 
-/* The model closed: the counters, and the metadata. */
+/* The input read, the model not closed yet: the critical path is built. */
+static int end(void *ctx, struct pass *p)
+{
+	struct json *js = ctx;
+	if (js->crit)
+		critical_finish(js->crit, p->end_ns);
+	return PASS_GO;
+}
+
+/* The model closed: the counters, the critical path, and the metadata. */
 static int report(void *ctx, struct pass *p)
 {
 	struct json *js = ctx;
 	uint32_t tracks = counter_tracks(js);
+	if (js->crit) {
+		critical_foreach_stretch(js->crit, path_stretch, js);
+		if (js->any_pending)
+			path_slice(js, &js->pending);
+	}
 	fputs("\n],\n\"metadata\":{\"counter_limit\":", js->out);
 	if (js->counters < 0)
 		fputs("\"all\"", js->out);
@@ -507,6 +607,8 @@ static int report(void *ctx, struct pass *p)
 			stretches += v[i].count != 0;
 		fprintf(js->out, ",\"events_lost\":%" PRIu64 ",\"lost_stretches\":%zu", loss_events(p->in.loss), stretches);
 	}
+	if (js->crit)
+		path_meta(js);
 	fputs("}}\n", js->out);
 	if (js->spool_err)
 		fprintf(stderr, "ptt-json: the counters' temporary file: %s; counters are missing\n",
@@ -518,13 +620,13 @@ static int report(void *ctx, struct pass *p)
 static int options(struct json *js, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "counters", required_argument, 0, 'c' }, { "help", no_argument, 0, 'h' },
+		{ "counters", required_argument, 0, 'c' }, { "critical", no_argument, 0, 'C' }, { "help", no_argument, 0, 'h' },
 		{ "points", no_argument, 0, 'p' },
 		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	int c;
 	char *end;
-	while ((c = getopt_long(argc, argv, "c:hp", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:Chp", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			if (strcmp(optarg, "all") == 0) {
@@ -537,6 +639,7 @@ static int options(struct json *js, int argc, char **argv)
 				return cli_usage_error("ptt-json");
 			}
 			break;
+		case 'C': js->critical = 1; break;
 		case 'p': js->points = 1; break;
 		case 'h': usage(); return -1;
 		case 'V': cli_print_version("ptt-json"); return -1;
@@ -554,7 +657,7 @@ int main(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	/* durations are never negative (ordered); a window's times from its start, as in ptt-paje and ptt-csv */
 	const struct pass_tool tool = {
-		.prog = "ptt-json", .ctx = &js, .start = start, .event = event, .after = after, .report = report,
+		.prog = "ptt-json", .ctx = &js, .start = start, .event = event, .after = after, .end = end, .report = report,
 		.need = PASS_SYMS | PASS_MODEL | PASS_FINISH | PASS_ORDERED | PASS_LOSS | PASS_LOSS_NOTE | PASS_CLOCK |
 			PASS_BUFFERED,
 		.ops = { .ctx = &js, .process_begin = on_process_begin, .thread_begin = on_thread_begin,
@@ -564,6 +667,7 @@ int main(int argc, char **argv)
 	struct pass p;
 	rc = pass_run(&p, &tool, argc - optind, argv + optind);
 	jobj_free(&js);
+	critical_free(js.crit);
 	ptt_map_free(&js.serial_tid);
 	ptt_map_free(&js.tid_serial);
 	return rc;

@@ -11,7 +11,7 @@ import sys
 
 STATE_KEYS = {"ph", "pid", "tid", "cat", "name", "ts", "dur", "cname", "args"}
 COLOURS = {"thread_state_running", "good", "terrible", "black"}  # black: a tracer stall
-FLOW_KINDS = {"create", "handoff", "wake", "barrier", "post", "join"}
+FLOW_KINDS = {"create", "handoff", "wake", "barrier", "post", "join", "critical"}  # critical: --critical's hand-offs
 
 
 def number(v):
@@ -46,6 +46,15 @@ def check(path):
                 threads.add((e["pid"], e["tid"]))
             else:
                 bad.append(f"{where}: unknown metadata {e.get('name')}")
+        elif ph == "X" and e.get("cat") == "critical":  # --critical: a stretch of the path on its own track
+            args = e.get("args", {})
+            if set(e) - STATE_KEYS or not isinstance(e.get("name"), str) or not e["name"] \
+                    or not number(e.get("ts")) or not number(e.get("dur")) \
+                    or not all(isinstance(args.get(k), int) and args[k] >= 0
+                               for k in ("tid", "from_tid", "running_ns", "waiting_ns")):
+                bad.append(f"{where}: bad critical path slice {e}")
+            else:
+                states[(e["pid"], e["tid"])].append((e["ts"], e["dur"]))
         elif ph == "X":
             if set(e) - STATE_KEYS or e.get("cat") != "state" or not isinstance(e.get("name"), str) or not e["name"]:
                 bad.append(f"{where}: bad state event {e}")
