@@ -36,7 +36,7 @@ EXAMPLES='cp_chain|chain_lock|20 30 10 10|10 15 5 10
 cp_pipeline|stage_lock|1 20 5 8|1 10 5 8
 cp_pool|pool_lock|4 2 2 20|4 1 2 20
 cp_forkjoin|merge_lock|-r 2 5 20 8|-r 2 5 20 4
-cp_condchain|hand_lock|2 6 10 14 20|2 3 5 7 10
+cp_condchain|work_lock|2 6 10 14 20|2 3 5 7 10
 cp_rust_chain|cp_rust_chain::CHAIN_LOCK|20 30 10 10|10 15 5 10'
 
 # the wall time a run of PROG ARGS... prints (ms), or nothing when it failed

@@ -104,10 +104,10 @@ halved_is_what_if() {
 
 @test "cp_condchain: the hand-off chain's holds add up to the path, with the last tail" {
 	truth cp_condchain 2 6 10 14 20
-	consistent cp_condchain hand_lock
+	consistent cp_condchain work_lock
 	[ "$(val path)" = 52.000 ]
-	[ "$(val on-path hand_lock)" = 50.000 ]
-	halved_is_what_if cp_condchain hand_lock 2 3 5 7 10
+	[ "$(val on-path work_lock)" = 50.000 ]
+	halved_is_what_if cp_condchain work_lock 2 3 5 7 10
 }
 
 @test "cp_rust_chain: a std::sync::Mutex chain, the same path as cp_chain's" {
