@@ -808,8 +808,8 @@ static void free_stats(struct paje *pj)
 
 /*
  * The critical path's row, its hand-offs, and a value per thread on the path,
- * named as its row is, coloured in turn from a palette (Tableau 10) that
- * leaves out the blues, reds and greens of the thread states.
+ * named as its row is, coloured in turn from a palette (Tableau 10) whose
+ * first six are none of the thread states' running blue, mutex red or green.
  */
 static void path_header(struct paje *pj)
 {
