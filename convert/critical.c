@@ -74,6 +74,7 @@ struct cthr {
 	uint64_t wait_mutex;
 	struct csnap edge;
 	int wi;             /* what-if: its replay program (-1: none) */
+	uint8_t self_edge;  /* its wait was ended by its own event (the last to arrive at a barrier) */
 	uint8_t took_hold;  /* its wait ended taking a hold: the replay's take step waits instead */
 	uint8_t pend_take, pend_shared;
 	uint32_t pend_lock; /* a take made while its wait was open: written after the wait */
@@ -419,6 +420,8 @@ static void resolve(struct critical *c, struct cthr *th, uint64_t end, int timed
 			whatif_run(c->w, th->wi, end - begin, 1);
 	}
 	th->took_hold = 0;
+	int self_edge = th->self_edge;
+	th->self_edge = 0;
 	if (th->wait_mutex) { /* a condition wait: the mutex's release after the wake, when later, is the edge */
 		struct cobj *mo = ptt_map_get(&c->objects, ptt_obj_key(th->pid, th->wait_mutex));
 		if (mo && mo->last.valid && mo->last.tid != th->tid && mo->last.t <= end &&
@@ -438,7 +441,7 @@ static void resolve(struct critical *c, struct cthr *th, uint64_t end, int timed
 		double nt = e.nt + (double)(end - e.t);
 		th->nt = nt > th->nt ? nt : th->nt;
 	} else {
-		unsigned kind = th->lost_wait || !timed_out ? CK_UNKNOWN : CK_SELF;
+		unsigned kind = th->lost_wait || (!timed_out && !self_edge) ? CK_UNKNOWN : CK_SELF;
 		if (e.valid && !th->lost_wait)
 			kind = CK_HANDOFF; /* woken by an event before the wait: its whole time, on the waiter's own path */
 		unsnap(c, &e);
@@ -594,6 +597,7 @@ static void waited(struct critical *c, struct cthr *th, struct mobject *mo, cons
 		return;
 	o->total_wait += ns - wait->begin_ns;
 	o->waits++;
+	th->self_edge = edge && o->last.valid && o->last.tid == th->tid; /* a barrier's last arriver: its own time */
 	if (edge && o->last.valid && o->last.tid != th->tid) {
 		unsnap(c, &th->edge);
 		th->edge = o->last;
@@ -966,15 +970,18 @@ void critical_finish(struct critical *c, uint64_t end_ns)
 	}
 	/* objects: with every thread's waits beside the path's */
 	c->objs = calloc(nobjs ? nobjs : 1, sizeof *c->objs);
-	qsort(objs, nobjs, sizeof *objs, by_path);
+	if (nobjs)
+		qsort(objs, nobjs, sizeof *objs, by_path);
 	for (unsigned i = 0; c->objs && i < nobjs; i++) {
 		const struct cobj *o = ptt_map_get(&c->objects, ptt_obj_key(objs[i].pid, objs[i].key));
 		c->objs[c->nobjs++] = (struct critical_obj){ objs[i].pid, objs[i].key, objs[i].cls, objs[i].held, objs[i].waited,
 							   o ? o->total_wait : 0, o ? o->waits : 0 };
 	}
 	free(objs);
-	qsort(c->sites, c->nsites, sizeof *c->sites, by_path);
-	qsort(c->thr, c->nthr, sizeof *c->thr, by_running);
+	if (c->nsites) /* qsort of NULL: undefined even for none */
+		qsort(c->sites, c->nsites, sizeof *c->sites, by_path);
+	if (c->nthr)
+		qsort(c->thr, c->nthr, sizeof *c->thr, by_running);
 	ptt_map_free(&oidx);
 	ptt_map_free(&sidx);
 	ptt_map_free(&tidx);
