@@ -212,7 +212,7 @@ assert_bounded() {
 		hold_us=$(awk -v d=$((10#${gave/./} - from)) 'BEGIN { printf "%.2f", d / 1000 }')
 		run -0 --separate-stderr ptt-stat -S 0 "$f"
 		[ "$stderr" = "" ]
-		row=$(awk '$1 == "held*" { print $2, $3, $4, $13, $15, $16 }' <<<"$output")
+		row=$(awk '$1 == "held*" { print $2, $3, $4, $13, $16, $17 }' <<<"$output")
 		[ "$row" = "mutex 2 1 $hold_us $waiter (waiter)" ] || { echo "$f: held: $row, want hold $hold_us: $output"; return 1; }
 		[[ "$output" != *"released before any acquisition"* ]]
 		# ptt-paje: holder holds a mutex from where its history begins to its release (held, and
