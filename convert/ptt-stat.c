@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include <sys/stat.h>
+
 #include "critical.h"
 #include "pass.h"
 #include "stat_table.h"
@@ -41,6 +43,10 @@ static void usage(void)
 	       "2 usage error or unreadable input.\n");
 }
 
+/* --brief (ptt-record's closing summary) finds the critical path only in inputs up to this size: the
+ * path's memory grows with its hand-offs, some 50 bytes of trace each (a 33 MB trace: 206 MB). */
+#define BRIEF_CRITICAL_MAX (16ull << 20)
+
 /* What the options ask for. */
 struct stat_run {
 	struct stat_opts o;
@@ -48,6 +54,7 @@ struct stat_run {
 	struct stat_table *st;
 	struct critical *c;         /* the critical path, beside the tables (not for --folded) */
 	char cmd[512];              /* "ptt-critical FILE...": how to see that path */
+	int big;                    /* --brief of inputs over BRIEF_CRITICAL_MAX bytes: no path computed */
 };
 
 /* Options into s: 0 to go on, else the exit status (help, version: -1 for 0). */
@@ -115,7 +122,10 @@ static int start(void *ctx, struct pass *p)
 		return PASS_FAIL;
 	stat_set_folding(s->st, s->folded >= 0);
 	stat_set_loss(s->st, p->in.loss); /* asked when printing, the input read */
-	if (s->folded < 0) { /* a second observer of the model (after stat_new's model_observe) */
+	if (s->folded < 0 && s->big) /* --brief of a large input (ptt-record's summary): the path's memory grows
+					 with its hand-offs (ptt-critical(1)); the summary says so and how to get it */
+		stat_set_critical(s->st, NULL, s->cmd);
+	else if (s->folded < 0) { /* a second observer of the model (after stat_new's model_observe) */
 		if (!(s->c = critical_new(p->syms, p->model)))
 			return PASS_FAIL;
 		stat_set_critical(s->st, s->c, s->cmd);
@@ -217,6 +227,14 @@ int main(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	/* waits and holds are differences of times: ordered */
 	critical_cmd(s.cmd, sizeof s.cmd, argc - optind, argv + optind);
+	if (s.brief) {
+		unsigned long long bytes = 0;
+		struct stat sb;
+		for (int i = optind; i < argc; i++)
+			if (!stat(argv[i], &sb) && S_ISREG(sb.st_mode))
+				bytes += (unsigned long long)sb.st_size;
+		s.big = bytes > BRIEF_CRITICAL_MAX;
+	}
 	const struct pass_tool tool = { .prog = "ptt-stat", .ctx = &s, .start = start, .event = event, .after = after,
 					.end = end, .report = report,
 					.need = PASS_SYMS | PASS_MODEL | PASS_FINISH | PASS_ORDERED | PASS_LOSS };

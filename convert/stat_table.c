@@ -1100,6 +1100,10 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
  */
 static void print_critical_top(const struct stat_table *st, FILE *out)
 {
+	if (!st->crit && st->crit_cmd[0]) { /* not computed: the input is large (ptt-stat.c) */
+		fprintf(out, "critical path: not computed here for an input this large (%s computes it)\n", st->crit_cmd);
+		return;
+	}
 	const struct critical_obj *co = st->crit ? critical_object(st->crit, 0) : NULL;
 	const struct critical_sum *sum = st->crit ? critical_summary(st->crit) : NULL;
 	double pct = co && sum->length ? 100.0 * (double)(co->held_ns + co->waited_ns) / (double)sum->length : 0;
