@@ -90,6 +90,7 @@ def deadlock():
 
 
 def in_child():
+    sys.stdout.flush()  # else the child prints the parent's buffered lines again (stdout to a file)
     pid = os.fork()
     if pid == 0:
         contend()

@@ -12,6 +12,7 @@ build  coreutils        cmd:ls cmd:cat
 check  ptt-test-nopkg-a cmd:ptt-no-such-command
 build  ptt-test-nopkg-b lib:libptt-no-such.so.9
 check  libc6            lib:libc.so.6
+check  ptt-test-nopkg-c debug:libptt-no-such.so.9
 LIST
 	export PTT_PACKAGES="$BATS_TEST_TMPDIR/packages"
 	run -1 --separate-stderr sh "$PTT_ROOT/.ci/deps" build --print
@@ -19,7 +20,7 @@ LIST
 	[ "${stderr_lines[0]}" = "ptt: missing Debian packages: ptt-test-nopkg-b" ]
 	[ "${stderr_lines[2]}" = "    sudo apt-get install -y --no-install-recommends ptt-test-nopkg-b" ]
 	run -1 --separate-stderr sh "$PTT_ROOT/.ci/deps" check --print
-	[ "${stderr_lines[2]}" = "    sudo apt-get install -y --no-install-recommends ptt-test-nopkg-a ptt-test-nopkg-b" ]
+	[ "${stderr_lines[2]}" = "    sudo apt-get install -y --no-install-recommends ptt-test-nopkg-a ptt-test-nopkg-b ptt-test-nopkg-c" ]
 	run -0 --separate-stderr env PTT_NO_DEPS=1 sh "$PTT_ROOT/.ci/deps" check --print
 	[ -z "$output$stderr" ]
 	run -2 --separate-stderr sh "$PTT_ROOT/.ci/deps" all
