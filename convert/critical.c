@@ -69,7 +69,7 @@ struct cthr {
 	uint64_t htop;
 	double factor;
 	uint8_t waiting, closed, own_end, lost_wait;
-	uint64_t cut;       /* its events before are lost (critical_cut) */
+	uint64_t cut;       /* its events before are lost (model_history_cut) */
 	uint32_t wait_ctx;
 	uint64_t wait_mutex;
 	struct csnap edge;
@@ -116,7 +116,6 @@ struct critical {
 	struct ptt_map creates;     /* pid:child tid -> csnap (pthread_create's) */
 	struct ptt_map ended;       /* serial -> csnap (a thread's end, for its join) */
 	struct ptt_map joins;       /* link key -> serial of the joined thread */
-	struct ptt_map cuts;        /* pid:tid -> the time its history begins (critical_cut) */
 	struct cspec *specs;
 	unsigned nspecs;
 	uint32_t want_tid;
@@ -469,7 +468,7 @@ static void on_thread_begin(void *ctx, struct mthread *t, struct mprocess *p, ui
 	th->nt = (double)ns;
 	th->factor = 1;
 	th->wi = c->w ? whatif_thread(c->w) : -1;
-	th->cut = (uintptr_t)ptt_map_get(&c->cuts, tkey(t->pid, t->tid));
+	th->cut = model_history_cut(c->m, t->pid, t->tid);
 	struct csnap *s = ptt_map_del(&c->creates, tkey(t->pid, t->tid));
 	if (s && s->t <= ns) {
 		jump(c, th, s->node, s->t, ns, CK_START, 0); /* the creator's path, at its pthread_create */
@@ -721,12 +720,6 @@ int critical_what_if(struct critical *c, const char *spec, char *err, size_t err
 }
 
 void critical_set_thread(struct critical *c, uint32_t tid) { c->want_tid = tid; }
-
-void critical_cut(struct critical *c, uint32_t pid, uint32_t tid, uint64_t ns)
-{
-	if (ns)
-		ptt_map_put(&c->cuts, tkey(pid, tid), (void *)(uintptr_t)ns);
-}
 
 void critical_set_window(struct critical *c, uint64_t from_ns, uint64_t to_ns)
 {
@@ -1181,7 +1174,6 @@ void critical_free(struct critical *c)
 	ptt_map_free(&c->bytid);
 	ptt_map_free(&c->objects);
 	ptt_map_free(&c->joins);
-	ptt_map_free(&c->cuts);
 	ptt_map_free(&c->ctxmap);
 	for (unsigned i = 0; i < c->nspecs; i++)
 		free(c->specs[i].name);

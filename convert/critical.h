@@ -59,9 +59,6 @@ struct critical *critical_new(struct ptt_syms *syms, struct model *m);
 int critical_what_if(struct critical *c, const char *spec, char *err, size_t errsize);
 /* The path ends at thread tid's end (0: the thread that ends last, or exits the process). */
 void critical_set_thread(struct critical *c, uint32_t tid);
-/* Thread tid of process pid has no events before ns (a flight recording's history cut there): its time
- * before ns is unknown.  Before the first event. */
-void critical_cut(struct critical *c, uint32_t pid, uint32_t tid, uint64_t ns);
 /* The path explains [from_ns, to_ns] only (0, 0: the whole trace); set before the first event. */
 void critical_set_window(struct critical *c, uint64_t from_ns, uint64_t to_ns);
 /* Each event: before the model takes it, and after.  critical_event returns 1 when the window is over. */

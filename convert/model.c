@@ -50,6 +50,7 @@ struct model {
 	struct ptt_map pids;     /* every pid seen: 1 began, 2 forked from a traced process, 3 no beginning */
 	struct ptt_map announced; /* (pid, child tid) and (pid, handle) of thread_create, until the child begins */
 	struct ptt_map histories; /* (pid, tid) -> 1 + ns where a flight recording's history of the thread begins */
+	struct ptt_map cuts;      /* the same, for the threads whose older records were overwritten (cut) */
 	uint32_t serial;
 	uint64_t link_keys;
 	int objects_on, mid_run, anomaly_done;
@@ -105,9 +106,20 @@ void model_starts_mid_run(struct model *m, const struct ptt_reader *r)
 	for (size_t i = 0; r && i < ptt_reader_meta_count(r); i++) {
 		unsigned pid, tid;
 		unsigned long long ns;
-		if (sscanf(ptt_reader_meta_line(r, i), "flight_thread %u %u %llu", &pid, &tid, &ns) == 3 && ns < UINT64_MAX)
+		char how[16] = "";
+		if (sscanf(ptt_reader_meta_line(r, i), "flight_thread %u %u %llu %15s", &pid, &tid, &ns, how) >= 3 &&
+		    ns < UINT64_MAX) {
 			ptt_map_put(&m->histories, tkey(pid, tid), (void *)(uintptr_t)(ns + 1));
+			if (!strcmp(how, "cut"))
+				ptt_map_put(&m->cuts, tkey(pid, tid), (void *)(uintptr_t)(ns + 1));
+		}
 	}
+}
+
+uint64_t model_history_cut(const struct model *m, uint32_t pid, uint32_t tid)
+{
+	uintptr_t v = (uintptr_t)ptt_map_get(&m->cuts, tkey(pid, tid));
+	return v ? v - 1 : 0;
 }
 
 static void anomaly(struct model *m, const struct ptt_event *ev, enum manomaly_kind kind, uint64_t obj,
@@ -1200,6 +1212,7 @@ void model_free(struct model *m)
 	ptt_map_free(&m->pids);
 	ptt_map_free(&m->announced);
 	ptt_map_free(&m->histories);
+	ptt_map_free(&m->cuts);
 	while (m->tee) {
 		struct model_tee *prev = m->tee->prev;
 		free(m->tee);

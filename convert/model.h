@@ -312,6 +312,9 @@ uint64_t model_stacks_unknown(const struct model *m);
 /* The objects whose first event is a release: held when the trace starts (a flight recording, a file
  * without the state at its head) or taken where events are lost; their holds before are unknown. */
 uint64_t model_held_before(const struct model *m);
+/* Where a flight recording's history of thread tid begins when its older records were overwritten
+ * (its flight_thread line says cut): its events before are lost.  0: not so. */
+uint64_t model_history_cut(const struct model *m, uint32_t pid, uint32_t tid);
 struct mthread *model_thread(const struct model *m, uint32_t pid, uint32_t tid);
 /* Thread tid of process pid, else of any process (the recorder's notes, rec_lost, name a thread by tid only). */
 struct mthread *model_thread_of_tid(const struct model *m, uint32_t pid, uint32_t tid);

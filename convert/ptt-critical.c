@@ -43,7 +43,7 @@ struct crit_run {
 	struct critical *c;
 	char **specs;
 	unsigned nspecs, top;
-	int folded, cuts_read;
+	int folded;
 	uint32_t tid;
 	uint64_t from, to;
 };
@@ -125,16 +125,7 @@ static int start(void *ctx, struct pass *p)
 
 static int event(void *ctx, struct pass *p, struct ptt_event *ev)
 {
-	struct crit_run *r = ctx;
-	for (size_t i = 0; !r->cuts_read && i < ptt_reader_meta_count(p->in.r); i++) { /* the header is read by now */
-		unsigned pid, tid;
-		unsigned long long ns;
-		char how[16];
-		if (sscanf(ptt_reader_meta_line(p->in.r, i), "flight_thread %u %u %llu %15s", &pid, &tid, &ns, how) == 4 &&
-		    !strcmp(how, "cut"))
-			critical_cut(r->c, pid, tid, ns);
-	}
-	r->cuts_read = 1;
+	(void)p;
 	return critical_event(((struct crit_run *)ctx)->c, ev) ? PASS_STOP : PASS_GO;
 }
 
