@@ -128,6 +128,7 @@ struct critical {
 	struct critical_sum sum;
 	struct critical_obj *objs;
 	unsigned nobjs;
+	struct ptt_map objs_by_key; /* ptt_obj_key -> 1 + index in objs */
 	struct crow *sites, *thr;
 	unsigned nsites, nthr;
 	uint64_t nodes, max_nodes;
@@ -967,6 +968,7 @@ void critical_finish(struct critical *c, uint64_t end_ns)
 		qsort(objs, nobjs, sizeof *objs, by_path);
 	for (unsigned i = 0; c->objs && i < nobjs; i++) {
 		const struct cobj *o = ptt_map_get(&c->objects, ptt_obj_key(objs[i].pid, objs[i].key));
+		ptt_map_put(&c->objs_by_key, ptt_obj_key(objs[i].pid, objs[i].key), (void *)(uintptr_t)(c->nobjs + 1));
 		c->objs[c->nobjs++] = (struct critical_obj){ objs[i].pid, objs[i].key, objs[i].cls, objs[i].held, objs[i].waited,
 							   o ? o->total_wait : 0, o ? o->waits : 0 };
 	}
@@ -989,10 +991,8 @@ const struct critical_sum *critical_summary(const struct critical *c) { return &
 
 const struct critical_obj *critical_object_of(const struct critical *c, uint32_t pid, uint64_t addr)
 {
-	for (unsigned i = 0; c && i < c->nobjs; i++) /* few objects are on a path */
-		if (c->objs[i].addr == addr && c->objs[i].pid == pid)
-			return &c->objs[i];
-	return NULL;
+	uintptr_t i = c ? (uintptr_t)ptt_map_get(&c->objs_by_key, ptt_obj_key(pid, addr)) : 0;
+	return i ? &c->objs[i - 1] : NULL;
 }
 
 int critical_foreach_stretch(const struct critical *c, int (*fn)(void *ctx, const struct critical_stretch *s), void *ctx)
@@ -1011,6 +1011,7 @@ int critical_foreach_stretch(const struct critical *c, int (*fn)(void *ctx, cons
 	return 0;
 }
 
+/* An object's name; a join's "join of THREAD". */
 static const char *obj_name(const struct critical *c, uint32_t pid, uint64_t addr, unsigned cls, char *buf, size_t size);
 
 /*
@@ -1046,7 +1047,11 @@ void critical_print_folded(const struct critical *c, FILE *out)
 static double ms(uint64_t ns) { return (double)ns / 1e6; }
 static double pct(uint64_t part, uint64_t whole) { return whole ? 100.0 * (double)part / (double)whole : 0; }
 
-/* An object's name; a join's "join of THREAD". */
+const char *critical_object_name(const struct critical *c, const struct critical_obj *o, char *buf, size_t size)
+{
+	return obj_name(c, o->pid, o->addr, o->cls, buf, size);
+}
+
 static const char *obj_name(const struct critical *c, uint32_t pid, uint64_t addr, unsigned cls, char *buf, size_t size)
 {
 	if (cls != PTT_CLASS_THREAD)
@@ -1056,19 +1061,10 @@ static const char *obj_name(const struct critical *c, uint32_t pid, uint64_t add
 	return buf;
 }
 
+/* The CLASS column: the trace's class names, a join's "join", none "-". */
 static const char *class_word(unsigned cls)
 {
-	switch (cls) {
-	case PTT_CLASS_MUTEX: return "mutex";
-	case PTT_CLASS_RWLOCK: return "rwlock";
-	case PTT_CLASS_COND: return "cond";
-	case PTT_CLASS_SEM: return "sem";
-	case PTT_CLASS_BARRIER: return "barrier";
-	case PTT_CLASS_SPIN: return "spin";
-	case PTT_CLASS_FUTEX: return "futex";
-	case PTT_CLASS_THREAD: return "join";
-	default: return "-";
-	}
+	return cls == PTT_CLASS_THREAD ? "join" : cls == PTT_CLASS_META || cls >= PTT_CLASS_COUNT ? "-" : ptt_class_name(cls);
 }
 
 void critical_print(const struct critical *c, unsigned top, FILE *out)
@@ -1181,6 +1177,7 @@ void critical_free(struct critical *c)
 	whatif_free(c->w);
 	free(c->ctx);
 	free(c->objs);
+	ptt_map_free(&c->objs_by_key);
 	free(c->ctx_ns);
 	free(c->sites);
 	free(c->thr);

@@ -90,6 +90,8 @@ struct critical_sum {
 	double actual_ns;     /* the run's length the prediction is compared with */
 };
 const struct critical_sum *critical_summary(const struct critical *c);
+/* An object's name as the report prints it (a join's "join of THREAD"), into buf; returns buf. */
+const char *critical_object_name(const struct critical *c, const struct critical_obj *o, char *buf, size_t size);
 /* The path's object addr of process pid, or NULL when it is not on the path. */
 const struct critical_obj *critical_object_of(const struct critical *c, uint32_t pid, uint64_t addr);
 /*

@@ -1110,12 +1110,9 @@ static void print_critical_top(const struct stat_table *st, FILE *out)
 	if (pct < 0.05) /* nothing on the path but running (or less than 0.1 % of it) */
 		return;
 	char name[256], kind[32] = "";
-	if (co->cls == PTT_CLASS_THREAD) {
-		char tn[200];
-		snprintf(name, sizeof name, "join of %s", ptt_syms_thread_name(st->syms, co->pid, (uint32_t)co->addr, tn, sizeof tn));
-	} else {
+	critical_object_name(st->crit, co, name, sizeof name);
+	if (co->cls != PTT_CLASS_THREAD) {
 		const struct obj *o = ptt_map_get(&st->objs_by_key, ptt_obj_key(co->pid, co->addr));
-		ptt_syms_object_name(st->syms, co->pid, co->addr, name, sizeof name);
 		snprintf(kind, sizeof kind, " (%s)", o ? kind_name(o) : ptt_class_name(co->cls));
 	}
 	fprintf(out, "on the critical path: %s%s %.1f %% of the run (%s for what to fix first)\n", name, kind, pct, st->crit_cmd);
