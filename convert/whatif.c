@@ -23,11 +23,13 @@ struct wthread {
 	double t, start;
 	int started, blocked, waiting_lock;
 	double ready;       /* blocked on a lock: since when */
+	uint32_t waited_by; /* threads blocked in a wait for its steps (none: no one to wake) */
 };
 
 struct wlock {
 	int32_t owner;      /* -1: free of writers */
 	uint32_t depth, readers;
+	uint32_t waiting;   /* threads blocked taking it (none: no one to hand it to) */
 };
 
 struct whatif {
@@ -111,7 +113,7 @@ static int lock_of(struct whatif *w, uint32_t lock)
 	if (!l)
 		return -1;
 	for (uint32_t k = w->nlocks; k < n; k++)
-		l[k] = (struct wlock){ -1, 0, 0 };
+		l[k] = (struct wlock){ -1, 0, 0, 0 };
 	w->locks = l;
 	w->nlocks = n;
 	return 0;
@@ -206,7 +208,7 @@ static int can_take(const struct wlock *l, int i, int shared)
 /* The lock l was given back at time t: the longest waiter that can take it is made runnable at t. */
 static void hand_over(struct whatif *w, uint32_t lock, double t)
 {
-	for (;;) {
+	while (w->locks[lock].waiting) {
 		int best = -1;
 		for (int k = 0; k < w->nth; k++) { /* few threads wait at once: a scan */
 			struct wthread *x = &w->th[k];
@@ -220,6 +222,7 @@ static void hand_over(struct whatif *w, uint32_t lock, double t)
 			return;
 		struct wthread *x = &w->th[best];
 		x->blocked = x->waiting_lock = 0;
+		w->locks[lock].waiting--;
 		if (x->t < t + (double)x->s[x->pc].ns) /* handed over: the recorded hand-off's latency after the release */
 			x->t = t + (double)x->s[x->pc].ns;
 		heap_push(w, best); /* it takes the lock when it runs (several readers may) */
@@ -231,10 +234,11 @@ static void hand_over(struct whatif *w, uint32_t lock, double t)
 /* The threads blocked waiting for thread src's steps: runnable again if it made them. */
 static void wake_waiters(struct whatif *w, int src)
 {
-	for (int k = 0; k < w->nth; k++) {
+	for (int k = 0; w->th[src].waited_by && k < w->nth; k++) { /* after every step: scan only when one waits */
 		struct wthread *x = &w->th[k];
 		if (x->blocked && !x->waiting_lock && x->s[x->pc].src == src && w->th[src].pc >= x->s[x->pc].arg) {
 			x->blocked = 0;
+			w->th[src].waited_by--;
 			heap_push(w, k);
 		}
 	}
@@ -258,6 +262,7 @@ static void step_thread(struct whatif *w, int i)
 			struct wthread *src = s->src >= 0 && s->src < w->nth ? &w->th[s->src] : NULL;
 			if (src && src->pc < s->arg) {
 				t->blocked = 1;
+				src->waited_by++;
 				return;
 			}
 			double at = src ? whatif_time(w, s->src, s->arg) + (double)s->ns : t->t;
@@ -267,6 +272,7 @@ static void step_thread(struct whatif *w, int i)
 			struct wlock *l = &w->locks[s->arg];
 			if (!can_take(l, i, s->shared)) {
 				t->blocked = t->waiting_lock = 1;
+				l->waiting++;
 				t->ready = t->t;
 				return;
 			}
@@ -321,6 +327,7 @@ int whatif_replay(struct whatif *w, unsigned *stuck)
 			break;
 		struct wthread *x = &w->th[best];
 		x->blocked = x->waiting_lock = 0;
+		w->locks[x->s[x->pc].arg].waiting--;
 		x->s[x->pc].kind = ST_RUN; /* taken: nothing more to wait for */
 		x->s[x->pc].ns = 0;
 		x->s[x->pc].factor = 1;
