@@ -88,6 +88,7 @@ struct cobj {
 	struct csnap last;
 	uint64_t total_wait, waits;
 	uint32_t lock;      /* what-if: its index in the replay (0: none yet) */
+	uint8_t reorder;    /* what-if: 0 not asked yet, 1 its hand-offs keep their order, 2 a --what-if names it */
 };
 
 struct cspec {
@@ -406,6 +407,8 @@ static void advance(struct critical *c, struct cthr *th, uint64_t now)
 	}
 }
 
+static int replay_reorders(struct critical *c, uint32_t pid, uint64_t addr);
+
 /* The wait th was in ended at end: its path and new time go on from the edge, or from itself. */
 static void resolve(struct critical *c, struct cthr *th, uint64_t end, int timed_out)
 {
@@ -413,13 +416,7 @@ static void resolve(struct critical *c, struct cthr *th, uint64_t end, int timed
 	struct csnap e = th->edge;
 	uint32_t wctx = th->wait_ctx;
 	memset(&th->edge, 0, sizeof th->edge);
-	if (c->w && !th->took_hold) { /* a lock's wait is the replay's take step; any other waits for its edge */
-		if (e.valid && e.t >= begin && e.t <= end && !th->lost_wait)
-			whatif_wait(c->w, th->wi, e.wi, e.wsteps, end - e.t);
-		else
-			whatif_run(c->w, th->wi, end - begin, 1);
-	}
-	th->took_hold = 0;
+	struct csnap sig = e; /* a condition wait's signal (a copy: no reference of its own) */
 	int self_edge = th->self_edge;
 	th->self_edge = 0;
 	if (th->wait_mutex) { /* a condition wait: the mutex's release after the wake, when later, is the edge */
@@ -434,6 +431,16 @@ static void resolve(struct critical *c, struct cthr *th, uint64_t end, int timed
 			wctx = intern(c, 0, th->pid, PTT_CLASS_MUTEX, 1, th->wait_mutex, w->site, w->stack);
 		}
 	}
+	if (c->w && !th->took_hold) {
+		/* a reordered lock's wait is the replay's take step; any other wait waits for its edge: a condition
+		 * wait for its signal when the replay hands its mutex out anew (the take step waits for the mutex) */
+		const struct csnap *re = th->wait_mutex && replay_reorders(c, th->pid, th->wait_mutex) ? &sig : &e;
+		if (re->valid && re->t >= begin && re->t <= end && !th->lost_wait)
+			whatif_wait(c->w, th->wi, re->wi, re->wsteps, end - re->t);
+		else
+			whatif_run(c->w, th->wi, end - begin, 1);
+	}
+	th->took_hold = 0;
 	th->pend_latency = e.valid && e.t >= begin && e.t <= end ? end - e.t : 0; /* the replay's take, if one */
 	th->waiting = 0;
 	if (e.valid && e.t >= begin && e.t <= end && !th->lost_wait) {
@@ -607,6 +614,29 @@ static void waited(struct critical *c, struct cthr *th, struct mobject *mo, cons
 }
 
 /* The replay's index of lock mo (made at its first use). */
+/*
+ * Does the replay hand the lock at addr out anew?  Only a lock a --what-if
+ * names (by its name or address): its holds change, so may its order.  Any
+ * other lock's hand-offs keep their recorded order, as every other edge's:
+ * a what-if naming nothing replays the run as recorded.
+ */
+static int replay_reorders(struct critical *c, uint32_t pid, uint64_t addr)
+{
+	struct cobj *o = obj_of(c, pid, addr, PTT_CLASS_META); /* made at its first take: the answer never changes */
+	if (!o)
+		return 0;
+	if (!o->reorder) {
+		char name[512], hex[32];
+		ptt_syms_object_name(c->syms, pid, addr, name, sizeof name);
+		snprintf(hex, sizeof hex, "0x%" PRIx64, addr);
+		o->reorder = 1;
+		for (unsigned i = 0; i < c->nspecs && o->reorder == 1; i++)
+			if (!strcmp(c->specs[i].name, name) || !strcmp(c->specs[i].name, hex))
+				o->reorder = 2;
+	}
+	return o->reorder == 2;
+}
+
 static uint32_t replay_lock(struct critical *c, uint32_t pid, const struct mobject *mo)
 {
 	struct cobj *o = obj_of(c, pid, mo->addr, mo->cls);
@@ -615,9 +645,22 @@ static uint32_t replay_lock(struct critical *c, uint32_t pid, const struct mobje
 	return o ? o->lock : 0;
 }
 
-/* th took a hold of mo: the replay's take step, after the step of the wait it ends (critical_after). */
-static void replay_take(struct critical *c, struct cthr *th, const struct mobject *mo, const struct mframe *hold)
+/*
+ * th took a hold of mo.  A lock the replay hands out anew: its take step,
+ * after the step of the wait it ends (critical_after).  Any other, taken
+ * without a wait: a wait for the previous holder's release, in the order
+ * recorded (a wait's edge is its resolve's).  1 for a take step.
+ */
+static int replay_take(struct critical *c, struct cthr *th, const struct mobject *mo, const struct mframe *hold)
 {
+	if (!replay_reorders(c, th->pid, mo->addr)) {
+		const struct cobj *o = ptt_map_get(&c->objects, ptt_obj_key(th->pid, mo->addr));
+		int exclusive = hold->state == MS_MUTEX_HOLD || hold->state == MS_RW_WR_HOLD || hold->state == MS_SPIN_HOLD ||
+				hold->state == MS_SEM_HOLD;
+		if (!th->waiting && exclusive && o && o->last.valid && o->last.tid != th->tid)
+			whatif_wait(c->w, th->wi, o->last.wi, o->last.wsteps, 0);
+		return 0;
+	}
 	uint32_t lock = replay_lock(c, th->pid, mo);
 	int shared = hold->state == MS_RW_RD_HOLD;
 	if (th->waiting) {
@@ -627,6 +670,7 @@ static void replay_take(struct critical *c, struct cthr *th, const struct mobjec
 	} else {
 		whatif_take(c->w, th->wi, lock, shared, 0);
 	}
+	return 1;
 }
 
 static void on_release(void *ctx, struct mthread *t, struct mobject *mo, const struct mframe *hold,
@@ -635,7 +679,7 @@ static void on_release(void *ctx, struct mthread *t, struct mobject *mo, const s
 	struct critical *c = ctx;
 	struct cthr *th = ptt_map_get(&c->threads, t->serial);
 	(void)hold, (void)ev;
-	if (th && c->w && !c->over)
+	if (th && c->w && !c->over && replay_reorders(c, th->pid, mo->addr))
 		whatif_give(c->w, th->wi, replay_lock(c, th->pid, mo));
 }
 
@@ -646,10 +690,9 @@ static void on_acquire(void *ctx, struct mthread *t, struct mobject *mo, const s
 	struct cthr *th = ptt_map_get(&c->threads, t->serial);
 	if (!th || c->over)
 		return;
-	if (hold && c->w)
-		replay_take(c, th, mo, hold);
+	int took = hold && c->w && replay_take(c, th, mo, hold);
 	if (wait) {
-		th->took_hold = hold != NULL;
+		th->took_hold = (uint8_t)took;
 		waited(c, th, mo, wait, ev->ns, 1);
 		return;
 	}

@@ -27,14 +27,16 @@
  * no path holds them; a thread's own consecutive stretches are merged, so the
  * memory is proportional to the hand-offs on the paths alive, not to events.
  *
- * What if.  The same pass replays the happens-before graph with new times:
- * each thread's running time inside a hold of a chosen lock (or of a hold
- * taken at a chosen site) scaled, every other segment's length kept, a wait
- * ending at its edge's new time plus the hand-off's latency (or at once,
- * when the edge now comes before the wait), an acquisition without a wait
- * never before the previous holder's release (the order of hand-offs kept).
- * Processors are not modelled: a thread that ran is assumed to run as long
- * again, however many threads want the processors at once.
+ * What if.  The same pass writes each thread's life as a program of steps
+ * (whatif.h), replayed at the end with new times: each thread's running
+ * time inside a hold of a chosen lock (or of a hold taken at a chosen site)
+ * scaled, every other segment's length kept, a wait ending at its edge's new
+ * time plus the hand-off's latency (or at once, when the edge now comes
+ * before the wait), an acquisition without a wait never before the previous
+ * holder's release.  A lock the what-if names is handed to its longest
+ * waiter; every other hand-off keeps its recorded order.  Processors are not
+ * modelled: a thread that ran is assumed to run as long again, however many
+ * threads want the processors at once.
  */
 #ifndef PTT_CRITICAL_H
 #define PTT_CRITICAL_H

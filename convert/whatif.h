@@ -5,12 +5,13 @@
  * The steps: run for a time (scaled when it runs inside a chosen hold),
  * take a lock, give it back, wait for another thread's step (a signal, a
  * post, a barrier's last arrival, a joined thread's end, a futex wake, a
- * thread's creation) plus the hand-off's latency as recorded.  Locks (the
- * model's holds: mutexes, rwlocks, spinlocks, semaphores used as locks) are
- * not replayed in the recorded order: a lock given back goes to the thread
- * that has waited for it longest in the new times, and a free lock to the
- * first thread that asks, as a faster hold lets other threads in sooner.
- * Every other hand-off keeps its order.  Processors are not modelled.
+ * thread's creation) plus the hand-off's latency as recorded.  The locks
+ * the caller gives take and give steps (critical.c: those a what-if names)
+ * are not replayed in the recorded order: a lock given back goes to the
+ * thread that has waited for it longest in the new times, and a free lock
+ * to the first thread that asks, as a faster hold lets other threads in
+ * sooner.  Every other hand-off is a wait step, in its order.  Processors
+ * are not modelled.
  */
 #ifndef PTT_WHATIF_H
 #define PTT_WHATIF_H

@@ -334,9 +334,27 @@ thread_12;[running, no lock] 1000" ]
 	# every hand-off (sem post, barrier, futex wake, join, condition then mutex, thread creation, a lock
 	# handed over): the replay with no hold changed ends where the run did.  A thread's running time is
 	# one step of the replay until another thread's wait names a point inside it (a post, a create):
-	# it was merged past that point, and the waiter woke late (+25 % on sem, barrier and futex)
-	for t in sem bar fut join cond cond2 pool; do
-		"trace_$t"
+	# it was merged past that point, and the waiter woke late (+25 % on sem, barrier and futex).  A lock
+	# no --what-if names keeps its recorded order: on the barging mutex (12 takes it from under 13, which
+	# waited longer), handing it to its longest waiter predicted -39 %
+	{
+		spawn 10 11 12 13
+		cat <<-'E'
+		16 10 thread_end retval=0x0 how=0
+		20 11 mutex_lock mutex=0x100 ret=0
+		30 13 mutex_lock_req mutex=0x100
+		40 11 mutex_unlock mutex=0x100 ret=0
+		45 12 mutex_lock mutex=0x100 ret=0
+		50 11 thread_end retval=0x0 how=0
+		70 12 mutex_unlock mutex=0x100 ret=0
+		71 13 mutex_lock mutex=0x100 ret=0
+		72 12 thread_end retval=0x0 how=0
+		80 13 mutex_unlock mutex=0x100 ret=0
+		90 13 thread_end retval=0x0 how=0
+		E
+	} | ctrace barge2 # barge's, 13 handed the lock 1 us after 12's release: at 41 it would beat 12 to it
+	for t in sem bar fut join cond cond2 pool barge barge2 rw; do
+		[ "$t" = barge2 ] || "trace_$t"
 		run -0 --separate-stderr ptt-critical --what-if=nothing:-50% "$BATS_TEST_TMPDIR/$t.txt"
 		[ -z "$stderr" ]
 		[[ "$output" == *$'\n''  nothing: holds -50 %  -- no lock or site of that name in the trace: nothing changed'$'\n'* ]]
