@@ -229,22 +229,7 @@ teardown() { stop_recorder_left; }
 	# The recorder is stopped (SIGSTOP) from before the program's first worker until the
 	# program has exited: 4 threads x 50000 rounds into 4k rings must then lose events,
 	# however fast or slow either side runs (a loaded machine, an ASan build).
-	mkfifo "$BATS_TEST_TMPDIR/go"
-	# shellcheck disable=SC2016 # expanded by the inner sh
-	ptt-record -q -d -b 4k -e mutex -l 1 -o "$BATS_TEST_TMPDIR/t.ptt" -- \
-		sh -c 'read -r _ <"$1"; exec "$2" -t 4 -n 50000 -u 0 -v' sh "$BATS_TEST_TMPDIR/go" "$EXAMPLES/contention" \
-		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" 3>&- &
-	rec=$!
-	wait_program "$rec"
-	child=$prog
-	kill -STOP "$rec"
-	echo go >"$BATS_TEST_TMPDIR/go"
-	# the stopped recorder cannot reap its child: wait for the zombie (60 s at most)
-	for _ in $(seq 600); do
-		[ "$(awk '{ print $3 }' "/proc/$child/stat" 2>/dev/null)" = Z ] && break
-		sleep 0.1
-	done
-	kill -CONT "$rec"
+	record_stopped 50000 -e mutex -l 1
 	status=0
 	wait "$rec" || status=$?
 	[ "$status" -eq 0 ]

@@ -518,21 +518,7 @@ unknown_ns() { awk '/^  unknown / { printf "%.0f\n", $2 * 1e6 }' <<<"$output"; }
 @test "recorded with -d while the recorder is stopped: events lost, the path's unknown time said, exit 1" {
 	# as 10-ptt-record's discard test: the recorder stopped from before the first worker until the
 	# program has exited, 4 threads x 20000 rounds into 4k rings: events must be lost
-	mkfifo "$BATS_TEST_TMPDIR/go"
-	# shellcheck disable=SC2016 # expanded by the inner sh
-	ptt-record -q -d -b 4k -o "$BATS_TEST_TMPDIR/t.ptt" -- \
-		sh -c 'read -r _ <"$1"; exec "$2" -t 4 -n 20000 -u 0' sh "$BATS_TEST_TMPDIR/go" "$EXAMPLES/contention" \
-		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" 3>&- &
-	rec=$!
-	wait_program "$rec"
-	child=$prog
-	kill -STOP "$rec"
-	echo go >"$BATS_TEST_TMPDIR/go"
-	for _ in $(seq 600); do
-		[ "$(awk '{ print $3 }' "/proc/$child/stat" 2>/dev/null)" = Z ] && break
-		sleep 0.1
-	done
-	kill -CONT "$rec"
+	record_stopped 20000
 	wait "$rec"
 	run -1 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/t.ptt"
 	[ -z "$stderr" ]

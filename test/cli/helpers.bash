@@ -96,6 +96,33 @@ wait_program() {
 	done
 }
 
+# record_stopped ROUNDS [OPTION...]: ptt-record -q -d -b 4k OPTION... -o $BATS_TEST_TMPDIR/t.ptt of
+# contention -t 4 -n ROUNDS -u 0 -v (stdout and stderr in out and err), the recorder stopped (SIGSTOP)
+# from before the program's first worker until the program has exited, so that events must be lost
+# however fast or slow either side runs (a loaded machine, an ASan build); then continued: its pid in
+# $rec, for the caller's wait
+record_stopped() {
+	local rounds=$1 child
+	shift
+	rm -f "$BATS_TEST_TMPDIR/go"
+	mkfifo "$BATS_TEST_TMPDIR/go"
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	ptt-record -q -d -b 4k "$@" -o "$BATS_TEST_TMPDIR/t.ptt" -- \
+		sh -c 'read -r _ <"$1"; exec "$2" -t 4 -n "$3" -u 0 -v' sh "$BATS_TEST_TMPDIR/go" "$EXAMPLES/contention" "$rounds" \
+		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" 3>&- &
+	rec=$!
+	wait_program "$rec" || return 1
+	child=$prog
+	kill -STOP "$rec"
+	echo go >"$BATS_TEST_TMPDIR/go"
+	# the stopped recorder cannot reap its child: wait for the zombie (60 s at most)
+	for _ in $(seq 600); do
+		[ "$(awk '{ print $3 }' "/proc/$child/stat" 2>/dev/null)" = Z ] && break
+		sleep 0.1
+	done
+	kill -CONT "$rec"
+}
+
 # wait_size REC FILE BYTES: until the trace FILE that REC writes holds BYTES: the recorder
 # has written that much of the running program's events (a size, not a time, so that
 # the trace is about as long on any machine and under any load); its program in $prog
