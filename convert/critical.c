@@ -336,8 +336,7 @@ static uint32_t intern(struct critical *c, uint32_t parent, uint32_t pid, unsign
 /* The site of a frame: its first frame past the lock layer, else its call site. */
 static uint64_t frame_site(struct critical *c, uint32_t pid, const struct mframe *f)
 {
-	uint64_t site = f->stack ? lockframes_site(c->syms, model_stacks(c->m), pid, f->stack) : 0;
-	return site ? site : ptt_syms_site_addr(c->syms, f->open.id, f->open.arg);
+	return lockframes_frame_site(c->syms, model_stacks(c->m), pid, f);
 }
 
 /* th's holds, from the model's frames, as a context. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lockframes.h"
+#include "model.h"
 
 /*
  * Functions through which programs take their locks, matched against the
@@ -255,4 +256,10 @@ char *lockframes_fold_word(char *name)
 		if (*p == ';' || *p == ' ' || *p == '\n')
 			*p = '_';
 	return name;
+}
+
+uint64_t lockframes_frame_site(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, const struct mframe *f)
+{
+	uint64_t site = f->stack ? lockframes_site(syms, st, pid, f->stack) : 0;
+	return site ? site : ptt_syms_site_addr(syms, f->open.id, f->open.arg);
 }

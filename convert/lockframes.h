@@ -25,6 +25,10 @@ int lockframes_skip(const char *regex, char *err, size_t errsize);
 int lockframes_is_lock(struct ptt_syms *syms, uint32_t pid, uint64_t addr);
 /* The first frame of stack past the lock layer (its last frame if all are in it); 0 without a stack. */
 uint64_t lockframes_site(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, uint32_t stack);
+/* The site of a model frame (a hold or a wait, model.h): with a stack, its first frame past the lock
+ * layer; else the call site of the event that opened it (0: none). */
+struct mframe;
+uint64_t lockframes_frame_site(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, const struct mframe *f);
 /* The first frames of stack past the lock layer, "f <- caller <- its caller" (at most max of them), into
  * buf; returns its length (0 without a stack). */
 size_t lockframes_past(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, uint32_t stack, unsigned max,

@@ -889,9 +889,7 @@ int lockgraph_report_futex(struct lockgraph *g, FILE *out)
 		fprintf(out, "  thread %s waits since %" PRIu64 ".%09" PRIu64 " s for futex %s", tn, f->begin_ns / 1000000000u,
 			f->begin_ns % 1000000000u, on);
 		/* with a stack, the first frame (or inline level) past the lock layer (lockframes.h) */
-		uint64_t site = f->stack ? lockframes_site(g->syms, model_stacks(g->model), t->pid, f->stack) : 0;
-		if (!site)
-			site = ptt_syms_site_addr(g->syms, f->open.id, f->open.arg);
+		uint64_t site = lockframes_frame_site(g->syms, model_stacks(g->model), t->pid, f);
 		const struct ptt_sym *sym = ptt_syms_code(g->syms, t->pid, site);
 		fprintf(out, sym ? " at %s\n" : "\n", sym ? sym->text : "");
 	}
