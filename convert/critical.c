@@ -44,6 +44,7 @@ struct cnode {
 	uint32_t pid, tid;
 	uint8_t sealed;     /* a window's start lies at its end: never extended, never merged */
 	uint64_t from, to;
+	uint64_t events;    /* its thread's events in it (each costs the trace path's time: critical_set_trace_cost) */
 	struct centry *e;
 };
 
@@ -123,6 +124,7 @@ struct critical {
 	uint64_t from_ns, to_ns, first_ns, last_ns;
 	int any, sealed, over;
 	const struct ptt_event *cur;
+	double trace_path_ps;       /* what ptt's trace path adds per event (0: unknown) */
 	struct csnap final;         /* where the path ends */
 	uint32_t final_pid;
 	/* the account, at critical_finish */
@@ -197,6 +199,7 @@ static void merge_prev(struct critical *c, struct cnode *n)
 	for (uint32_t i = 0; i < p->n; i++)
 		add_entry(n, p->e[i].kind, p->e[i].ctx, p->e[i].ns);
 	n->from = p->from;
+	n->events += p->events;
 	n->prev = p->prev; /* p's reference to it moves to n */
 	free(p->e);
 	free(p);
@@ -504,6 +507,13 @@ static void maybe_final(struct critical *c, struct cthr *th, int own)
 	c->final_pid = th->pid;
 }
 
+/* th's own event at ns, once applied: its recording lengthened the stretch of th's path that ends there. */
+static void count_event(struct cthr *th, uint64_t ns)
+{
+	if (th->head && th->head->tid == th->tid && th->head->to == ns)
+		th->head->events++;
+}
+
 static void on_thread_end(void *ctx, struct mthread *t, struct mprocess *p, uint64_t ns)
 {
 	struct critical *c = ctx;
@@ -516,6 +526,8 @@ static void on_thread_end(void *ctx, struct mthread *t, struct mprocess *p, uint
 		if (th->waiting) /* blocked until its end (its process exited, or the trace ends) */
 			resolve(c, th, ns, 0);
 		advance(c, th, ns);
+		if (c->cur && c->cur->tid == th->tid && c->cur->pid == th->pid)
+			count_event(th, ns); /* its own end (the after hook no longer finds it) */
 		maybe_final(c, th, c->cur && c->cur->tid == th->tid);
 		struct csnap *s = malloc(sizeof *s);
 		if (s) {
@@ -763,6 +775,7 @@ int critical_what_if(struct critical *c, const char *spec, char *err, size_t err
 }
 
 void critical_set_thread(struct critical *c, uint32_t tid) { c->want_tid = tid; }
+void critical_set_trace_cost(struct critical *c, double ps) { c->trace_path_ps = ps; }
 
 void critical_set_window(struct critical *c, uint64_t from_ns, uint64_t to_ns)
 {
@@ -866,6 +879,7 @@ void critical_after(struct critical *c, const struct ptt_event *ev)
 		whatif_take(c->w, th->wi, th->pend_lock, th->pend_shared, th->pend_latency);
 		th->pend_take = 0;
 	}
+	count_event(th, ev->ns);
 	th->closed = 0;
 	holds_of(c, th);
 }
@@ -987,6 +1001,7 @@ void critical_finish(struct critical *c, uint64_t end_ns)
 		if (len != n->to - n->from || n->to != root)
 			contiguous = 0;
 		covered += len;
+		s->events += n->events;
 		root = n->from;
 	}
 	if (root > from) { /* before the path's first stretch: a thread whose start the trace does not explain */
@@ -1130,6 +1145,12 @@ void critical_print(const struct critical *c, unsigned top, FILE *out)
 	fprintf(out, "  thread start-up         %10.3f ms %5.1f %%\n", ms(s->start), pct(s->start, s->length));
 	fprintf(out, "  unknown                 %10.3f ms %5.1f %%%s\n", ms(s->unknown), pct(s->unknown, s->length),
 		s->unknown ? "  (lost events, wakers ptt cannot see, a start the trace does not show)" : "");
+	if (c->trace_path_ps > 0 && s->events) {
+		double own = (double)s->events * c->trace_path_ps / 1e3;
+		fprintf(out, "  of it ptt's own recording: about %.3f ms (%" PRIu64 " events on the path, %.1f ns each), in the "
+			     "running and held times: untraced, the path is that much shorter\n",
+			own / 1e6, s->events, c->trace_path_ps / 1e3);
+	}
 	fprintf(out, "\nWHAT TO FIX FIRST (objects by their time on the critical path)\n");
 	fprintf(out, "%-36s %-7s %11s %6s %11s %11s %12s %8s\n", "OBJECT", "CLASS", "ON PATH ms", "%", "HELD ms", "WAITED ms",
 		"ALL WAITS ms", "WAITS");

@@ -61,6 +61,8 @@ struct critical *critical_new(struct ptt_syms *syms, struct model *m);
 int critical_what_if(struct critical *c, const char *spec, char *err, size_t errsize);
 /* The path ends at thread tid's end (0: the thread that ends last, or exits the process). */
 void critical_set_thread(struct critical *c, uint32_t tid);
+/* What ptt's trace path adds per event in ps, when the trace says (END trace_path_ps): the path's share. */
+void critical_set_trace_cost(struct critical *c, double ps);
 /* The path explains [from_ns, to_ns] only (0, 0: the whole trace); set before the first event. */
 void critical_set_window(struct critical *c, uint64_t from_ns, uint64_t to_ns);
 /* Each event: before the model takes it, and after.  critical_event returns 1 when the window is over. */
@@ -86,6 +88,7 @@ struct critical_sum {
 	uint64_t from_ns, to_ns, length;
 	uint64_t running, running_free; /* running; of it, holding no lock */
 	uint64_t handoff, self, unknown, start;
+	uint64_t events;      /* the path's threads' events on it (each lengthened it by the trace path's cost) */
 	uint32_t end_tid, end_pid;
 	int checked;          /* the segments cover the window end to end, each once */
 	double predicted_ns;  /* what-if: the run's length predicted (0: none asked) */

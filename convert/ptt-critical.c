@@ -161,6 +161,9 @@ static int report(void *ctx, struct pass *p)
 		fprintf(stderr, "ptt-critical: the window starts after the trace ends (%.3f ms)\n", (double)p->last_ns / 1e6);
 		return PASS_FAIL;
 	}
+	const char *cost = ptt_reader_meta(p->in.r, "trace_path_ps");
+	if (cost)
+		critical_set_trace_cost(r->c, strtod(cost, NULL));
 	if (r->folded) {
 		critical_print_folded(r->c, stdout);
 	} else {

@@ -386,6 +386,14 @@ thread_12;[running, no lock] 1000" ]
 	head_ok 0.080 0.000 0.080 'thread 12 (12)' 0.077 0.027 0.002 0.000 0.001 0.000
 	[[ "$output" == *$'\n''  0x100: holds -50 %'$'\n'* ]]
 	[ "${lines[-1]}" = "predicted: 0.055 ms (the run as recorded: 0.080 ms; -31.2 %)" ]
+	[[ "$output" != *"ptt's own recording"* ]] # wi1 does not say what an event cost
+	# with it (1 us an event): the path's own events are 10's create (its process_begin comes before
+	# it is known), 11's begin, lock and unlock (its end after the path left it), 12's lock (which ends
+	# its wait: its cost is in the hand-off), unlock and end: 7 us
+	{ cat "$BATS_TEST_TMPDIR/wi1.txt"; echo "# trace_path_ps 1000000"; } >"$BATS_TEST_TMPDIR/wi1c.txt"
+	run -0 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/wi1c.txt"
+	[ -z "$stderr" ]
+	[ "${lines[7]}" = "  of it ptt's own recording: about 0.007 ms (7 events on the path, 1000.0 ns each), in the running and held times: untraced, the path is that much shorter" ]
 	run -0 --separate-stderr ptt-critical -w 0x100:0% "$BATS_TEST_TMPDIR/wi1.txt"
 	[ "${lines[-1]}" = "predicted: 0.080 ms (the run as recorded: 0.080 ms; +0.0 %)" ]
 	# gone (-100 %): 11 gives it back at 20, 12 asks at 30 and takes it at once: 30 + 0 + 8 = 38
