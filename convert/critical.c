@@ -610,7 +610,9 @@ static void on_wait_begin(void *ctx, struct mthread *t, struct mobject *mo, cons
 static void waited(struct critical *c, struct cthr *th, struct mobject *mo, const struct mframe *wait, uint64_t ns, int edge)
 {
 	th->closed = 1;
-	struct cobj *o = mo ? obj_of(c, th->pid, mo->addr, mo->cls) : NULL;
+	/* a join's object is its target thread (the model gives none): the rows name it "join of THREAD" */
+	struct cobj *o = mo ? obj_of(c, th->pid, mo->addr, mo->cls)
+			    : wait && wait->state == MS_JOIN ? obj_of(c, th->pid, wait->obj, PTT_CLASS_THREAD) : NULL;
 	if (!o || !wait)
 		return;
 	o->total_wait += ns - wait->begin_ns;

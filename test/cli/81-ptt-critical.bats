@@ -292,6 +292,9 @@ x;[running, no lock] 12000
 	[ -z "$stderr" ]
 	head_ok 0.050 0.000 0.050 'x (10)' 0.047 0.047 0.002 0.000 0.001 0.000
 	[ "$(thr_rows)" = "12:0.031 10:0.016" ]
+	# the join of 12 beside every join's wait of it (43-46, one); 11's (20-42) is off the path
+	[ "$(grep '^join of thread 12 ' <<<"$output" | tr -s ' ')" = "join of thread 12 join 0.002 4.0 0.000 0.002 0.003 1" ]
+	[ -z "$(grep '^join of thread 11 ' <<<"$output")" ]
 	run -0 --separate-stderr ptt-critical -F "$BATS_TEST_TMPDIR/join.txt"
 	[ -z "$stderr" ]
 	[ "$output" = "[no site];[waited join_of_thread_12] 2000
