@@ -5,14 +5,18 @@
  *
  *   cp_idle_vs_path [-n ROUNDS] [-h HOLD_US] [-s IDLE_MS]
  *
- * Two workers take path_lock in turn ROUNDS times each and spin HOLD_US
- * inside it: the run lasts as long as their holds, 2 x ROUNDS x HOLD_US, all
- * on the critical path.  Meanwhile an idle thread holds idle_lock IDLE_MS
+ * Two workers take path_lock in turn ROUNDS times each and stay HOLD_US
+ * inside it: the run lasts as long as their holds, 2 x ROUNDS x HOLD_US,
+ * all on the critical path.  They stay asleep (a hold over I/O: time ptt
+ * counts as running) rather than spinning: spinning, a loaded machine kept
+ * a worker off its processor right after its unlock for 3 ms, its next lock
+ * then uncontended, a wait ptt cannot see, as long as the other's holds
+ * beside it and taken for the path in their place.  Meanwhile an idle thread holds idle_lock IDLE_MS
  * (default: half the run) asleep while four others wait for it, about
  * 4 x IDLE_MS waited in all, more than path_lock's waits; they are done
  * before the workers, so none of it is on the path.  The idle threads are
  * started (each posts `started` first thing, main waits for the four posts)
- * before the workers, whose spinning would otherwise keep a loaded machine's
+ * before the workers, which would otherwise keep a loaded machine's
  * processors from starting them until late.  It prints this ground truth.
  */
 #include <semaphore.h>
@@ -27,7 +31,6 @@ static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
 static sem_t started;
 #define WAITERS 4
 static long rounds = 40, hold_us = 500, idle_ms = -1;
-static volatile unsigned long spins;
 
 static long long now_ns(void)
 {
@@ -41,8 +44,10 @@ static void *worker(void *arg)
 	(void)arg;
 	for (long i = 0; i < rounds; i++) {
 		pthread_mutex_lock(&path_lock);
-		for (long long end = now_ns() + hold_us * 1000LL; now_ns() < end;)
-			spins++; /* running, holding the lock: the path's time */
+		long long end = now_ns() + hold_us * 1000LL; /* running, holding the lock: the path's time */
+		struct timespec until = { (time_t)(end / 1000000000LL), (long)(end % 1000000000LL) };
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) != 0)
+			;
 		pthread_mutex_unlock(&path_lock);
 	}
 	return NULL;

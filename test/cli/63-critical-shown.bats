@@ -30,7 +30,7 @@ csv_field() { ptt-stat --csv -S 0 "$CP" | awk -F, -v n="$1" -v f="$2" '$2 == n &
 	# off the path: nothing, however long it was waited for (more than path_lock)
 	[ "$idle_crit" -eq 0 ]
 	[ "$idle_wait" -gt "$path_wait" ]
-	# on it: every hold (80 x at least 500 us spinning), never more than its holds and waits
+	# on it: every hold (80 x at least 500 us asleep holding it), never more than its holds and waits
 	[ "$path_crit" -ge $((2 * 40 * 500 * 1000 * 95 / 100)) ]
 	[ "$path_crit" -le $((path_hold + path_wait + 1000)) ]
 	# the text table: the same figure in ms, beside the hold columns, and the legend says what it is
