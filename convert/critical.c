@@ -1140,6 +1140,9 @@ void critical_print(const struct critical *c, unsigned top, FILE *out)
 	fprintf(out, "  check: %s\n",
 		s->checked ? "its stretches cover the window end to end, each once"
 			   : "its stretches do NOT cover the window exactly (out of memory?): figures are partial");
+	if (c->to_ns && s->to_ns < c->to_ns) /* the threads alive then were waiting: no path ends inside a wait */
+		fprintf(out, "  the window asked ends at %.3f ms, where every thread was ended or waiting: the path ends "
+			     "where one last ran\n", ms(c->to_ns));
 	fprintf(out, "  running                 %10.3f ms %5.1f %%  (holding no lock: %.3f ms)\n", ms(s->running),
 		pct(s->running, s->length), ms(s->running_free));
 	fprintf(out, "  waiting for a hand-off  %10.3f ms %5.1f %%\n", ms(s->handoff), pct(s->handoff, s->length));

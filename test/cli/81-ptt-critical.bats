@@ -500,6 +500,7 @@ thread_12;[running, no lock] 1000" ]
 	run -0 --separate-stderr ptt-critical --from=30us --to=80us "$BATS_TEST_TMPDIR/barge.txt"
 	[ -z "$stderr" ]
 	head_ok 0.050 0.030 0.080 'thread 13 (13)' 0.045 0.015 0.005 0.000 0.000 0.000
+	[[ "$output" != *"the window asked ends"* ]]
 	[ "$(obj_row 0x100)" = "mutex 0.035 0.030 0.005 0.045 1" ]
 	[ "$(thr_rows)" = "12:0.040 13:0.005" ]
 	run -0 --separate-stderr ptt-critical -F --from=30us --to=80us "$BATS_TEST_TMPDIR/barge.txt"
@@ -507,6 +508,7 @@ thread_12;[running, no lock] 1000" ]
 	# a window ending while 13 still waits (74): the path ends where 12 ends, at 72
 	run -0 --separate-stderr ptt-critical --to=74us "$BATS_TEST_TMPDIR/barge.txt"
 	head_ok 0.072 0.000 0.072 'thread 12 (12)' 0.071 0.046 0.000 0.000 0.001 0.000
+	[ "${lines[2]}" = "  the window asked ends at 0.074 ms, where every thread was ended or waiting: the path ends where one last ran" ]
 	# past the end: an error
 	run -1 --separate-stderr ptt-critical --from=100us "$BATS_TEST_TMPDIR/barge.txt"
 	[ -z "$output" ]
