@@ -30,6 +30,8 @@ NICE=${NICE:-}
 EX=$BUILD/examples
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/whatif.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT INT TERM
+# shellcheck source=bench/whatif_runs.sh
+. "$(dirname "$0")/whatif_runs.sh"
 
 # PROG|LOCK (as ptt names it)|base arguments|arguments with LOCK's holds halved
 EXAMPLES='cp_chain|chain_lock|20 30 10 10|10 15 5 10
@@ -39,11 +41,6 @@ cp_forkjoin|merge_lock|-r 2 5 20 8|-r 2 5 20 4
 cp_condchain|work_lock|2 6 10 14 20|2 3 5 7 10
 cp_rust_chain|cp_rust_chain::CHAIN_LOCK|20 30 10 10|10 15 5 10'
 
-# the wall time a run of PROG ARGS... prints (ms), or nothing when it failed
-wall() {
-	CP_TRUTH=1 $NICE "$@" 2>&1 >/dev/null | awk '$2 == "wall" { print $3 }'
-}
-
 # the line KEY WHAT of the ground truth PROG ARGS... prints (ms)
 truth() {
 	key=$1 what=$2
@@ -51,9 +48,6 @@ truth() {
 	CP_TRUTH=1 "$@" 2>&1 >/dev/null | awk -v k="$key" -v w="$what" '$2 == k && (w == "" || $3 == w) { print $(NF - 1) }'
 }
 
-median() {
-	sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
-}
 
 # ---- the prediction from a trace (issue 32 item 4: ptt-critical --what-if) ----
 # predict PROG LOCK BASEARGS: record one base run of PROG, and print the run time
@@ -75,15 +69,7 @@ printf '%-14s %9s %9s %10s   %-22s %s\n' PROG BASE HALVED MEASURED "FORMULA BASE
 echo "$EXAMPLES" | while IFS='|' read -r prog lock base half; do
 	echo "$prog" | grep -Eq "$ONLY" || continue
 	[ -x "$EX/$prog" ] || { printf '%-14s not built (%s)\n' "$prog" "$EX/$prog"; continue; }
-	: >"$TMP/b" && : >"$TMP/h"
-	i=0
-	while [ $i -lt "$RUNS" ]; do
-		# shellcheck disable=SC2086
-		wall "$EX/$prog" $base >>"$TMP/b"
-		# shellcheck disable=SC2086
-		wall "$EX/$prog" $half >>"$TMP/h"
-		i=$((i + 1))
-	done
+	interleaved "$EX/$prog" "$base" "$half" "$TMP/b" "$TMP/h"
 	b=$(median "$TMP/b") h=$(median "$TMP/h")
 	if [ -z "$b" ] || [ -z "$h" ]; then
 		printf '%-14s failed to run\n' "$prog"

@@ -32,8 +32,11 @@ MIN_UNITS=${MIN_UNITS:-100}
 MAX_RUNS=${MAX_RUNS:-12}
 ONLY=${ONLY:-.}
 CC=${CC:-cc}
+NICE=${NICE:-}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$BUILD-coz
+# shellcheck source=bench/whatif_runs.sh
+. "$SRC/bench/whatif_runs.sh"
 command -v coz >/dev/null || { echo "whatif_coz.sh: coz not installed (Debian: apt-get install coz-profiler)" >&2; exit 1; }
 mkdir -p "$OUT" || exit 1
 
@@ -45,13 +48,7 @@ cp_pool|CP_WORK(h);|-r 5 4 2 2 20|-r 5 4 1 2 20
 cp_forkjoin|CP_WORK(merge_ms);|-r 60 1.25 5 2|-r 60 1.25 5 1
 cp_condchain|CP_WORK(work_ms\[i\]);|-r 40 0.5 1.5 2.5 3.5 5|-r 40 0.5 0.75 1.25 1.75 2.5'
 
-wall() {
-	CP_TRUTH=1 "$@" 2>&1 >/dev/null | awk '$2 == "wall" { print $3 }'
-}
 
-median() {
-	sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
-}
 
 # sums PROFILE SPEEDUP: "duration_ns delta experiments" summed over PROFILE's experiments at SPEEDUP (0.00, 0.50)
 sums() {
@@ -89,15 +86,7 @@ echo "$EXAMPLES" | while IFS='|' read -r prog pat base half; do
 		if (d0 == 0 || d5 == 0) { printf "no figure (%d runs)", r; exit }
 		b = t0 / d0; v = t5 / d5
 		printf "%+.1f %% (%d runs, %d+%d units)", (v / b - 1) * 100, r, d0, d5 }')
-	: >"$OUT/b" && : >"$OUT/h"
-	i=0
-	while [ $i -lt "$RUNS" ]; do
-		# shellcheck disable=SC2086
-		wall "$OUT/$prog" $base >>"$OUT/b"
-		# shellcheck disable=SC2086
-		wall "$OUT/$prog" $half >>"$OUT/h"
-		i=$((i + 1))
-	done
+	interleaved "$OUT/$prog" "$base" "$half" "$OUT/b" "$OUT/h"
 	# shellcheck disable=SC2086
 	form=$(CP_TRUTH=1 "$OUT/$prog" $base 2>&1 >/dev/null |
 		awk '$2 == "path" { p = $3 } $2 == "what-if" { w = $(NF - 1) } END { printf "%+.1f %%", (w / p - 1) * 100 }')
