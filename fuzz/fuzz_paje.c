@@ -3,7 +3,8 @@
  * state model and the Paje writer, through ptt-paje's own main() (built
  * with -Dmain=ptt_paje_main), so that it follows ptt-paje whatever the
  * model behind it becomes.  The Paje and the warnings go to /dev/null;
- * --objects is on, the widest path.
+ * --objects and --critical are on, the widest path (the critical path's
+ * analysis runs in the first pass, on a model of its own: critical.h).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -27,13 +28,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	char path[64];
 	snprintf(path, sizeof path, "/proc/self/fd/%d", input_fd);
-	char *argv[] = { "ptt-paje", "--objects", path, NULL };
+	char *argv[] = { "ptt-paje", "--objects", "--critical", path, NULL };
 	optind = 1;
 	/* ptt-paje's warnings (one per damaged record) are formatted but not written: the stdio
 	 * stream goes to /dev/null, fd 2 stays the sanitizers' and libFuzzer's */
 	FILE *err = stderr;
 	stderr = null;
-	ptt_paje_main(3, argv);
+	ptt_paje_main(4, argv);
 	stderr = err;
 	return 0;
 }
