@@ -50,7 +50,7 @@ truth() {
 
 
 # ---- the prediction from a trace (issue 32 item 4: ptt-critical --what-if) ----
-# predict PROG LOCK BASEARGS: record one base run of PROG, and print the run time
+# predict NAME LOCK COMMAND...: record one base run of COMMAND, and print the run time
 # ptt-critical predicts with LOCK's holds halved and the recorded run's (ms), from
 # its line "predicted: MS ms (the run as recorded: MS ms; ...)"; nothing when
 # ptt-critical is not built or fails.
@@ -59,7 +59,7 @@ predict() {
 	shift 2
 	[ -x "$BUILD/bin/ptt-critical" ] || return 0
 	# shellcheck disable=SC2086
-	$NICE "$BUILD/bin/ptt-record" -q -o "$TMP/$prog.ptt" -- "$EX/$prog" "$@" >/dev/null 2>&1 || return 0
+	$NICE "$BUILD/bin/ptt-record" -q -o "$TMP/$prog.ptt" -- "$@" >/dev/null 2>&1 || return 0
 	"$BUILD/bin/ptt-critical" --what-if="$lock:-50%" "$TMP/$prog.ptt" 2>/dev/null |
 		awk '$1 == "predicted:" && $3 == "ms" { r = $0; sub(/.*recorded: /, "", r); print $2, r + 0; exit }'
 }
@@ -80,7 +80,7 @@ echo "$EXAMPLES" | while IFS='|' read -r prog lock base half; do
 	# shellcheck disable=SC2086
 	fh=$(truth what-if "" "$EX/$prog" $base)
 	# shellcheck disable=SC2086
-	p=$(predict "$prog" "$lock" $base)
+	p=$(predict "$prog" "$lock" "$EX/$prog" $base)
 	pr=-
 	[ -n "$p" ] && pr=$(echo "$p" | awk -v b="$b" -v h="$h" '{
 		printf "%.1f of %.1f recorded: %+.1f %% (err %+.1f points)", $1, $2, ($1 / $2 - 1) * 100,
@@ -88,4 +88,34 @@ echo "$EXAMPLES" | while IFS='|' read -r prog lock base half; do
 	awk -v prog="$prog" -v b="$b" -v h="$h" -v fb="$fb" -v fh="$fh" -v pr="$pr" 'BEGIN {
 		printf "%-14s %9.1f %9.1f %+9.1f %%   %-22s %s\n", prog, b, h, (h / b - 1) * 100,
 			sprintf("%.1f -> %.1f", fb, fh), pr }'
+done
+
+# ---- a program we did not write (issue 32 item 5) ----
+# CPython: examples/cp_py_lock.py holds a threading.Lock (a semaphore inside the
+# interpreter) over a sleep; the real change is its HOLD_MS argument, the
+# prediction names the holds by their site's function (worker).  The program
+# prints no time: the whole process is timed, start-up included, as the
+# prediction covers the whole recorded run.
+# NAME|COMMAND|LOCK (a name ptt-critical's --what-if takes)|base arguments|halved arguments
+FOREIGN="cpython|python3|worker|$(dirname "$0")/../examples/cp_py_lock.py 5 1|$(dirname "$0")/../examples/cp_py_lock.py 2.5 1"
+echo
+echo "what-if on a program we did not write: $RUNS untraced runs of each variant, whole-process medians (ms)"
+printf '%-14s %9s %9s %10s   %s\n' PROG BASE HALVED MEASURED "PREDICTED (ptt-critical)"
+echo "$FOREIGN" | while IFS='|' read -r name cmd lock base half; do
+	echo "$name" | grep -Eq "$ONLY" || continue
+	command -v "$cmd" >/dev/null || { printf '%-14s skipped: %s is not installed\n' "$name" "$cmd"; continue; }
+	interleaved "$cmd" "$base" "$half" "$TMP/b" "$TMP/h" procwall
+	b=$(median "$TMP/b") h=$(median "$TMP/h")
+	if [ -z "$b" ] || [ -z "$h" ]; then
+		printf '%-14s failed to run\n' "$name"
+		continue
+	fi
+	# shellcheck disable=SC2086
+	p=$(predict "$name" "$lock" "$cmd" $base)
+	pr=-
+	[ -n "$p" ] && pr=$(echo "$p" | awk -v b="$b" -v h="$h" '{
+		printf "%.1f of %.1f recorded: %+.1f %% (err %+.1f points)", $1, $2, ($1 / $2 - 1) * 100,
+			(($1 / $2) - (h / b)) * 100 }')
+	awk -v n="$name" -v b="$b" -v h="$h" -v pr="$pr" 'BEGIN {
+		printf "%-14s %9.1f %9.1f %+9.1f %%   %s\n", n, b, h, (h / b - 1) * 100, pr }'
 done

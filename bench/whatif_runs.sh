@@ -8,21 +8,33 @@ wall() {
 	CP_TRUTH=1 $NICE "$@" 2>&1 >/dev/null | awk '$2 == "wall" { print $3 }'
 }
 
+# procwall PROG ARGS...: the wall time (ms) of the whole process, start-up included (for
+# programs that print no time of their own: ptt-critical's prediction covers the whole run)
+procwall() {
+	s=$(date +%s%N)
+	# shellcheck disable=SC2086 # NICE is words
+	$NICE "$@" >/dev/null 2>&1 || return 0
+	e=$(date +%s%N)
+	echo $(((e - s) / 1000)) | awk '{ printf "%.1f\n", $1 / 1000 }'
+}
+
 # median FILE: the median of its lines' numbers
 median() {
 	sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
 }
 
-# interleaved PROG "BASE ARGS" "HALVED ARGS" BFILE HFILE: RUNS runs of each, one of each in turn (a
-# load change on the machine hits both alike), their wall times into BFILE and HFILE
+# interleaved PROG "BASE ARGS" "HALVED ARGS" BFILE HFILE [TIMER]: RUNS runs of each, one of each in
+# turn (a load change on the machine hits both alike), their wall times into BFILE and HFILE;
+# TIMER is wall (the example's own, the default) or procwall (the whole process)
 interleaved() {
+	timer=${6:-wall}
 	: >"$4" && : >"$5"
 	i=0
 	while [ $i -lt "$RUNS" ]; do
 		# shellcheck disable=SC2086 # the arguments are words
-		wall "$1" $2 >>"$4"
+		$timer "$1" $2 >>"$4"
 		# shellcheck disable=SC2086
-		wall "$1" $3 >>"$5"
+		$timer "$1" $3 >>"$5"
 		i=$((i + 1))
 	done
 }
