@@ -26,22 +26,26 @@ struct cctx {
 	double factor;      /* what-if: running time in these holds is scaled by this */
 };
 
-/* Time of one kind in one context, within a node. */
+/* Time of one kind in one context of one thread, within a node. */
 struct centry {
-	uint32_t ctx;
-	uint8_t kind;
 	uint64_t ns;
+	uint32_t ctx, tid;
+	uint8_t kind;
 };
 
 /*
  * A stretch of one thread's time on a path, [from, to], and the path before
  * it (prev).  Shared by every path that passes through it (refs); frozen
- * once shared: only a node its thread alone holds is extended.
+ * once shared: only a node its thread alone holds is extended.  Compacted
+ * (compact()), a node also holds the stretches before it that no other path
+ * shares, of other threads too: pid and tid are then its last stretch's, and
+ * each entry says its own thread.
  */
 struct cnode {
 	struct cnode *prev;
 	uint32_t refs, n, cap;
 	uint32_t pid, tid;
+	uint32_t mark;      /* compact(): visited in this round */
 	uint8_t sealed;     /* a window's start lies at its end: never extended, never merged */
 	uint64_t from, to;
 	uint64_t events;    /* its thread's events in it (each costs the trace path's time: critical_set_trace_cost) */
@@ -135,6 +139,8 @@ struct critical {
 	struct crow *sites, *thr;
 	unsigned nsites, nthr;
 	uint64_t nodes, max_nodes;
+	uint64_t compact_at;        /* compact() when nodes exceed it (0: never: the stretches are kept) */
+	uint32_t epoch;
 	uint64_t *ctx_ns;           /* the path's time per context (a hold's innermost, or a wait) */
 	struct whatif *w;           /* the what-if replay's programs (with specs) */
 	uint32_t nlocks;
@@ -172,10 +178,10 @@ static void deref(struct critical *c, struct cnode *n)
 	}
 }
 
-static void add_entry(struct cnode *n, unsigned kind, uint32_t ctx, uint64_t ns)
+static void add_entry(struct cnode *n, unsigned kind, uint32_t ctx, uint32_t tid, uint64_t ns)
 {
 	for (uint32_t i = n->n, k = 0; i-- > 0 && k < 4; k++)
-		if (n->e[i].ctx == ctx && n->e[i].kind == kind) {
+		if (n->e[i].ctx == ctx && n->e[i].kind == kind && n->e[i].tid == tid) {
 			n->e[i].ns += ns;
 			return;
 		}
@@ -187,7 +193,7 @@ static void add_entry(struct cnode *n, unsigned kind, uint32_t ctx, uint64_t ns)
 		n->e = e;
 		n->cap = cap;
 	}
-	n->e[n->n++] = (struct centry){ ctx, (uint8_t)kind, ns };
+	n->e[n->n++] = (struct centry){ ns, ctx, tid, (uint8_t)kind };
 }
 
 /* The node before n folded into n, when only n holds it and it is n's thread's (memory: hand-offs, not events). */
@@ -197,7 +203,7 @@ static void merge_prev(struct critical *c, struct cnode *n)
 	if (!p || p->refs != 1 || p->sealed || p->tid != n->tid || p->pid != n->pid || p->to != n->from)
 		return;
 	for (uint32_t i = 0; i < p->n; i++)
-		add_entry(n, p->e[i].kind, p->e[i].ctx, p->e[i].ns);
+		add_entry(n, p->e[i].kind, p->e[i].ctx, p->e[i].tid, p->e[i].ns);
 	n->from = p->from;
 	n->events += p->events;
 	n->prev = p->prev; /* p's reference to it moves to n */
@@ -221,7 +227,7 @@ static void append(struct critical *c, struct cthr *th, unsigned kind, uint32_t 
 	merge_prev(c, h);
 	if (h->prev) /* the node before is often shared (an object's last release): fold its own past into it */
 		merge_prev(c, h->prev);
-	add_entry(h, kind, ctx, t1 - t0);
+	add_entry(h, kind, ctx, th->tid, t1 - t0);
 	h->to = t1;
 }
 
@@ -242,7 +248,7 @@ static void jump(struct critical *c, struct cthr *th, struct cnode *node, uint64
 	deref(c, th->head);
 	th->head = n;
 	if (cut > t0) {
-		add_entry(n, kind, ctx, cut - t0);
+		add_entry(n, kind, ctx, th->tid, cut - t0);
 		n->to = cut;
 		n->sealed = 1;
 	}
@@ -250,6 +256,110 @@ static void jump(struct critical *c, struct cthr *th, struct cnode *node, uint64
 	if (!th->head->n) /* t1 == t0: an empty stretch, for its place on the path */
 		th->head->to = t1;
 }
+
+/* ---- memory: the path's unshared stretches folded together ---- */
+
+static int by_entry(const void *a, const void *b)
+{
+	const struct centry *x = a, *y = b;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->ctx != y->ctx)
+		return x->ctx < y->ctx ? -1 : 1;
+	return (x->kind > y->kind) - (x->kind < y->kind);
+}
+
+/* p can fold into n, its only holder: the same process, contiguous, whole, on one side of the window's start. */
+static int foldable(const struct critical *c, const struct cnode *p, const struct cnode *n)
+{
+	if (p->refs != 1 || p->sealed || p->pid != n->pid || p->to != n->from)
+		return 0;
+	if (c->from_ns && p->from < c->from_ns && n->to > c->from_ns)
+		return 0;
+	uint64_t len = 0;
+	for (uint32_t i = 0; i < p->n; i++)
+		len += p->e[i].ns;
+	return len == p->to - p->from; /* a stretch the end's check would fail stays apart, and fails it */
+}
+
+/* The nodes before n that only n holds folded into it, their entries summed by thread, context and kind. */
+static void absorb(struct critical *c, struct cnode *n)
+{
+	struct cnode *p;
+	int any = 0;
+	while ((p = n->prev) && foldable(c, p, n)) {
+		if (n->n + p->n > n->cap) {
+			uint32_t cap = n->n + p->n;
+			struct centry *e = realloc(n->e, cap * sizeof *e);
+			if (!e)
+				break;
+			n->e = e;
+			n->cap = cap;
+		}
+		memcpy(n->e + n->n, p->e, p->n * sizeof *p->e);
+		n->n += p->n;
+		n->from = p->from;
+		n->events += p->events;
+		n->prev = p->prev; /* p's reference to it moves to n */
+		free(p->e);
+		free(p);
+		c->nodes--;
+		any = 1;
+	}
+	if (!any || n->n < 2)
+		return;
+	qsort(n->e, n->n, sizeof *n->e, by_entry);
+	uint32_t k = 0;
+	for (uint32_t i = 1; i < n->n; i++) {
+		if (!by_entry(&n->e[k], &n->e[i]))
+			n->e[k].ns += n->e[i].ns;
+		else
+			n->e[++k] = n->e[i];
+	}
+	n->n = k + 1;
+}
+
+static void compact_from(struct critical *c, struct cnode *n)
+{
+	for (; n && n->mark != c->epoch; n = n->prev) {
+		n->mark = c->epoch;
+		absorb(c, n);
+	}
+}
+
+/*
+ * Memory bounded by what is shared, not by the path's length: every chain of
+ * nodes held by one holder each is folded into its last node (the tables
+ * need only each thread's time per context, not the stretches' order).  The
+ * roots are every reference a node has from outside the nodes.  Run between
+ * events, when the nodes have doubled since the last round; never when the
+ * stretches are asked for (critical_keep_stretches).
+ */
+static void compact(struct critical *c)
+{
+	struct ptt_map_iter it;
+	void *v;
+	c->epoch++;
+	for (ptt_map_iter_init(&it, &c->threads); ptt_map_next(&it, NULL, &v);) {
+		struct cthr *th = v;
+		compact_from(c, th->head);
+		if (th->edge.valid)
+			compact_from(c, th->edge.node);
+	}
+	for (ptt_map_iter_init(&it, &c->objects); ptt_map_next(&it, NULL, &v);)
+		if (((struct cobj *)v)->last.valid)
+			compact_from(c, ((struct cobj *)v)->last.node);
+	struct ptt_map *snaps[] = { &c->creates, &c->ended };
+	for (unsigned k = 0; k < 2; k++)
+		for (ptt_map_iter_init(&it, snaps[k]); ptt_map_next(&it, NULL, &v);)
+			if (((struct csnap *)v)->valid)
+				compact_from(c, ((struct csnap *)v)->node);
+	if (c->final.valid)
+		compact_from(c, c->final.node);
+	c->compact_at = 2 * c->nodes > 65536 ? 2 * c->nodes : 65536;
+}
+
+void critical_keep_stretches(struct critical *c) { c->compact_at = 0; }
 
 static struct csnap snap(const struct critical *c, const struct cthr *th)
 {
@@ -737,6 +847,7 @@ struct critical *critical_new(struct ptt_syms *syms, struct model *m)
 		return NULL;
 	c->syms = syms;
 	c->m = m;
+	c->compact_at = 65536;
 	struct model_ops ops = { .ctx = c, .thread_begin = on_thread_begin, .thread_end = on_thread_end, .link_start = on_link_start, .link_end = on_link_end, .last = on_last,
 				 .wait_begin = on_wait_begin, .acquire = on_acquire, .release = on_release, .wait_end = on_wait_end };
 	if (model_observe_also(m, &ops)) {
@@ -833,6 +944,8 @@ int critical_event(struct critical *c, const struct ptt_event *ev)
 		c->last_ns = ev->ns;
 	}
 	c->cur = ev;
+	if (c->compact_at && c->nodes > c->compact_at)
+		compact(c);
 	if (ev->id == PTT_EV_REC_LOST) { /* the thread ran up to the stretch's start: only the stretch is unknown */
 		struct mthread *lt = model_thread_of_tid(c->m, ev->pid, (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_STREAM, 0));
 		struct cthr *l = lt ? ptt_map_get(&c->threads, lt->serial) : NULL;
@@ -932,7 +1045,7 @@ static void account(struct critical *c, const struct cnode *n, const struct cent
 	default: s->start += e->ns; break;
 	}
 	if (e->kind == CK_RUN) {
-		struct crow *t = row_of(&c->thr, &c->nthr, tidx, n->pid, n->tid, 0);
+		struct crow *t = row_of(&c->thr, &c->nthr, tidx, n->pid, e->tid, 0);
 		if (t) {
 			t->held += e->ns;
 			if (!e->ctx)

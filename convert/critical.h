@@ -112,6 +112,13 @@ struct critical_stretch {
 	uint64_t running, waiting;
 };
 int critical_foreach_stretch(const struct critical *c, int (*fn)(void *ctx, const struct critical_stretch *s), void *ctx);
+/*
+ * Keep every stretch for critical_foreach_stretch (call before the first
+ * event): the path's memory then grows with its hand-offs.  By default the
+ * stretches no other path shares are folded together as the trace is read,
+ * and critical_foreach_stretch gives those folded (a stretch per fold).
+ */
+void critical_keep_stretches(struct critical *c);
 /* The path's time per hold or wait stack as folded lines ("frame;frame;object ns"), for flame graphs. */
 void critical_print_folded(const struct critical *c, FILE *out);
 /* The report of ptt-critical: the path, its parts, what to fix first (top rows of each table), what-if. */

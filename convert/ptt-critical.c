@@ -118,6 +118,8 @@ static int start(void *ctx, struct pass *p)
 			fprintf(stderr, "ptt-critical: --what-if: %s\n", err);
 			return PASS_QUIT;
 		}
+	if (getenv("PTT_DEBUG"))
+		critical_keep_stretches(r->c); /* listed at the end */
 	critical_set_thread(r->c, r->tid);
 	critical_set_window(r->c, r->from, r->to);
 	return PASS_GO;

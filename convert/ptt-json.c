@@ -540,6 +540,8 @@ static int start(void *ctx, struct pass *p)
 		fprintf(stderr, "ptt-json: %s\n", strerror(ENOMEM));
 		return PASS_FAIL;
 	}
+	if (js->crit)
+		critical_keep_stretches(js->crit); /* drawn stretch by stretch */
 	fprintf(js->out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"ptt-json %s\"},\"traceEvents\":[",
 		PTT_VERSION);
 	return PASS_GO;

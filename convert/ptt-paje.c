@@ -704,6 +704,8 @@ static int crit_start(void *ctx, struct pass *p, struct model *m)
 	struct paje *pj = ctx;
 	if (!(pj->crit = critical_new(p->syms, m)))
 		fprintf(stderr, "ptt-paje: %s\n", strerror(ENOMEM));
+	else
+		critical_keep_stretches(pj->crit); /* drawn stretch by stretch */
 	return pj->crit ? PASS_GO : PASS_FAIL;
 }
 

@@ -583,3 +583,31 @@ unknown_ns() { awk '/^  unknown / { printf "%.0f\n", $2 * 1e6 }' <<<"$output"; }
 	small=$(cat "$BATS_TEST_TMPDIR/rss50000") big=$(cat "$BATS_TEST_TMPDIR/rss200000")
 	[ "$big" -lt $((small + 2048)) ] || { echo "peak RSS $small KiB at 100000 events, $big KiB at 400000"; return 1; }
 }
+
+@test "memory is bounded by what paths share, not by the path's length: 4 times the hand-offs on the path need no more" {
+	[ -x /usr/bin/time ] || skip "no /usr/bin/time"
+	! ldd "$(command -v ptt-critical)" | grep -q libasan || skip "ASan build: freed memory is held in quarantine"
+	# threads 11 and 12 hand one mutex to each other N times: every take a hand-off on the path
+	for n in 50000 200000; do
+		awk -v n=$n 'function ev(ns, tid, what) { printf "0.%09d 10 %d pthread %s\n", ns, tid, what }
+		BEGIN { print "# ptt-trace 1"; print "0.000000000 10 10 pthread process_begin ppid=1 cmd=\"x\""
+			ev(100, 10, "thread_create handle=0x11 start=0x2 child=11 ret=0"); ev(101, 11, "thread_begin handle=0x11 start=0x2 parent=10")
+			ev(102, 10, "thread_create handle=0x12 start=0x2 child=12 ret=0"); ev(103, 12, "thread_begin handle=0x12 start=0x2 parent=10")
+			ev(104, 10, "thread_end retval=0x0 how=0"); ev(900, 11, "mutex_lock mutex=0x100 ret=0")
+			for (i = 0; i < n; i++) { b = 1000 + 20 * i
+				ev(b + 1, 12, "mutex_lock_req mutex=0x100"); ev(b + 5, 11, "mutex_unlock mutex=0x100 ret=0")
+				ev(b + 6, 12, "mutex_lock mutex=0x100 ret=0"); ev(b + 7, 11, "mutex_lock_req mutex=0x100")
+				ev(b + 10, 12, "mutex_unlock mutex=0x100 ret=0"); ev(b + 11, 11, "mutex_lock mutex=0x100 ret=0") }
+			b = 1000 + 20 * n; ev(b, 11, "mutex_unlock mutex=0x100 ret=0"); ev(b + 1, 11, "thread_end retval=0x0 how=0")
+			ev(b + 2, 12, "thread_end retval=0x0 how=0") }' >"$BATS_TEST_TMPDIR/pp$n.txt"
+		/usr/bin/time -f %M -o "$BATS_TEST_TMPDIR/rss$n" ptt-critical "$BATS_TEST_TMPDIR/pp$n.txt" >"$BATS_TEST_TMPDIR/out$n"
+		# the same report with every stretch kept (PTT_DEBUG lists them): folding changes no figure
+		PTT_DEBUG=1 ptt-critical "$BATS_TEST_TMPDIR/pp$n.txt" >"$BATS_TEST_TMPDIR/keep$n" 2>/dev/null
+		diff "$BATS_TEST_TMPDIR/keep$n" "$BATS_TEST_TMPDIR/out$n"
+	done
+	grep -q '^  check: its stretches cover the window end to end, each once$' "$BATS_TEST_TMPDIR/out200000"
+	grep -q '^  waiting for a hand-off *0.400 ms' "$BATS_TEST_TMPDIR/out200000"
+	# kept, the path's 400 000 stretches took 37 MiB more than its 100 000
+	small=$(cat "$BATS_TEST_TMPDIR/rss50000") big=$(cat "$BATS_TEST_TMPDIR/rss200000")
+	[ "$big" -lt $((small + 4096)) ] || { echo "peak RSS $small KiB at 100000 hand-offs, $big KiB at 400000"; return 1; }
+}
