@@ -534,7 +534,9 @@ __attribute__((constructor)) static void ptt_init(void)
 		ptt_debug("cannot map the shared ring; not tracing");
 		return;
 	}
-	ptt_shm_fd = (int)fd; /* kept open: later segments are mapped from it */
+	/* the descriptor is left to exec (a new image attaches from it) and never used again here: the
+	 * program may close it (a daemon closing every descriptor) or reuse its number; later
+	 * segments are mapped from this mapping (shm.c, seg_remap) */
 	close_stale_rings(s, (uint32_t)getpid());
 	enable_events(s);
 	ptt_shm = s;

@@ -39,7 +39,6 @@ struct ptt_tls {
 	int ended;     /* thread_end written: later events are counted as late */
 	int no_ring;   /* every ring was taken */
 	int begun;     /* thread_begin written */
-	int give_up;   /* the recorder stopped beating: do not wait for room again */
 	void *exit_value;
 	int exiting;   /* pthread_exit called */
 	/* ptt_defer_begin..ptt_defer_close: a record is held open across a call

@@ -1,0 +1,69 @@
+#!/usr/bin/env bats
+# The runtime never hangs the traced program, never loses its events without a word and never
+# slows it for long, whatever the program does: it closes every descriptor, takes locks while its
+# threads end (key and thread_local destructors), loses its recorder, starts children with vfork
+# or posix_spawn.  The programs print their own counts; the trace is checked against them.
+bats_require_minimum_version 1.5.0
+load helpers
+
+teardown() {
+	stop_recorder_left
+	[ -z "${prog:-}" ] || kill -KILL "$prog" 2>/dev/null || true
+}
+
+@test "a program that closes descriptors 3-1023 and then runs 300 threads at once: every event" {
+	# the runtime mapped its rings' later segments from a descriptor the program had closed:
+	# the threads past the first segment's 256 rings spun for ever, nothing lost, nothing said
+	run -0 --separate-stderr timeout 120 ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/many_threads" -c 300 10
+	[ "$output" = "threads 300 alive at once, locks 3000" ]
+	[ "$stderr" = "" ]
+	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *" 0 damaged, 0 lost, 0 out of order, 0 violations: ok" ]]
+	[ "$stderr" = "" ]
+	run -0 --separate-stderr ptt-dump --info "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$(awk '$1 == "thread_begin" {print $2}' <<<"$output")" -eq 301 ]
+	[ "$(awk '$1 == "thread_end" {print $2}' <<<"$output")" -eq 301 ]
+	[ "$(awk '$1 == "mutex_lock" {print $2}' <<<"$output")" -eq 3000 ]
+	[ "$(awk '$1 == "barrier_wait" {print $2}' <<<"$output")" -eq 301 ]
+	[ "$(awk '$1 == "lost:" {print $2}' <<<"$output")" = 0 ]
+}
+
+# now in nanoseconds
+now_ns() { date +%s%N; }
+
+@test "a recorder killed under its program costs the program one short wait, not one per thread" {
+	# churn 80 4 2000 50: 20 rounds of 4 threads, 50 ms apart, each thread filling its 16 KiB ring
+	# several times over.  Every thread that met a full ring once waited ~2 s for the dead recorder
+	# (80 threads: 279 s on a 1 s program); now the first to find it silent says so for all.
+	local args=(80 4 2000 50) t0 untraced bound
+	t0=$(now_ns)
+	run -0 --separate-stderr "$EXAMPLES/churn" "${args[@]}"
+	untraced=$(($(now_ns) - t0))
+	[ "$output" = "threads 80 locks 160000" ]
+	bound=$((untraced * 3 / 2 + 5000000000))
+	t0=$(now_ns)
+	ptt-record -q -b 16k -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/churn" "${args[@]}" \
+		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" 3>&- &
+	rec=$!
+	wait_size "$rec" "$BATS_TEST_TMPDIR/t.ptt" 100000 # the recorder has written some of it: kill it
+	kill -KILL "$rec"
+	wait "$rec" || true
+	# the program, its recorder gone, ends (a zombie nobody may reap: state Z) within the bound
+	until [ "$(awk '{ print $3 }' "/proc/$prog/stat" 2>/dev/null || echo gone)" = Z ] || [ ! -e "/proc/$prog" ]; do
+		[ "$(($(now_ns) - t0))" -lt "$bound" ] || {
+			echo "the program still runs $((($(now_ns) - t0) / 1000000)) ms after its start (untraced $((untraced / 1000000)) ms)"
+			false
+		}
+		sleep 0.05
+	done
+	echo "untraced $((untraced / 1000000)) ms, with the recorder killed $((($(now_ns) - t0) / 1000000)) ms"
+	prog=
+	[ "$(cat "$BATS_TEST_TMPDIR/out")" = "threads 80 locks 160000" ]
+	# what the recorder wrote before it died is read, and said to be cut short
+	run -1 --separate-stderr ptt-dump --info "$BATS_TEST_TMPDIR/t.ptt"
+	locks=$(awk '$1 == "mutex_lock" {print $2}' <<<"$output")
+	echo "mutex_lock: $locks"
+	[ "$locks" -gt 0 ] && [ "$locks" -le 160000 ]
+	[[ "$output" == *"(the trace has no end: the recorder did not finish it)"* ]]
+	[[ "$stderr" == *": the trace ends without its end block (cut short)" ]]
+}
