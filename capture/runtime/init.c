@@ -541,6 +541,7 @@ __attribute__((constructor)) static void ptt_init(void)
 	enable_events(s);
 	ptt_shm = s;
 	pthread_atfork(NULL, NULL, child_after_fork);
+	ptt_thread_end_key();
 	__atomic_fetch_add(&s->attached, 1, __ATOMIC_RELAXED);
 	uint32_t zero = 0;
 	__atomic_compare_exchange_n(&s->handshake, &zero, (uint32_t)getpid(), 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);

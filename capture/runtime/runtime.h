@@ -41,6 +41,10 @@ struct ptt_tls {
 	int begun;     /* thread_begin written */
 	void *exit_value;
 	int exiting;   /* pthread_exit called */
+	/* the thread's end, written by the runtime's key destructor (wrap_thread.c, end_at_key) after
+	 * the program's own destructors: armed, its value and how, and glibc's rounds seen so far */
+	void *end_value;
+	uint8_t end_armed, end_how, end_round;
 	/* ptt_defer_begin..ptt_defer_close: a record is held open across a call
 	 * that may itself be traced (pthread_create allocates, and an allocator
 	 * like jemalloc locks pthread mutexes); the nested events wait here, in
@@ -376,6 +380,8 @@ PTT_ALWAYS_INLINE int ptt_obj_ret_pass(unsigned id, const void *obj, int ret, co
 
 /* Thread bookkeeping */
 void ptt_thread_end(void *retval, unsigned how) PTT_HIDDEN;
+/* At attach, in the main thread: the key whose destructor writes each thread's end (wrap_thread.c). */
+void ptt_thread_end_key(void) PTT_HIDDEN;
 /* pthread_create, and thrd_create with c11 set (start is then an int (*)(void *)): an errno code */
 int ptt_create_thread(pthread_t *th, const pthread_attr_t *attr, void *(*start)(void *), void *arg, int c11,
 		      const void *site) PTT_HIDDEN;

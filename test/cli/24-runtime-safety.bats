@@ -67,3 +67,38 @@ now_ns() { date +%s%N; }
 	[[ "$output" == *"(the trace has no end: the recorder did not finish it)"* ]]
 	[[ "$stderr" == *": the trace ends without its end block (cut short)" ]]
 }
+
+# the program's count of EXIT_LOCKS locks taken while its threads end, against the trace: every
+# one recorded, each before its thread's end, nothing lost and nothing late
+exit_locks_recorded() {
+	local prog=$1 n=$2 want=$3
+	run -0 --separate-stderr ptt-record -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/$prog" "$n"
+	[ "$output" = "threads $n exit_locks $want" ]
+	# the END block's count of events after their thread's end (an uncompressed trace: its text)
+	[ "$(grep -a -o '^late [0-9]*' "$BATS_TEST_TMPDIR/t.ptt")" = "late 0" ]
+	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *" 0 damaged, 0 lost, 0 out of order, 0 violations: ok" ]]
+	run -0 --separate-stderr ptt-dump "$BATS_TEST_TMPDIR/t.ptt"
+	# per thread: its locks, and whether one came after its end
+	awk -v want="$want" -v n="$n" '
+		$4 != "pthread" { next }
+		$5 == "mutex_lock" { locks++; if (ended[$3]) late++ }
+		$5 == "thread_end" { ended[$3] = 1; ends++ }
+		END {
+			printf "mutex_lock %d (program %d), thread_end %d, after an end %d\n", locks, want, ends, late
+			exit !(locks == want && ends == n + 1 && late == 0)
+		}' <<<"$output"
+}
+
+@test "locks taken in pthread_key destructors, in two rounds and after pthread_exit, come before the thread's end" {
+	# 0 of 12 were recorded, lost: 0 (thread_end was written before glibc ran the destructors)
+	exit_locks_recorded exit_locks 4 12
+	run -0 --separate-stderr ptt-dump "$BATS_TEST_TMPDIR/t.ptt"
+	# the threads that returned end with how=0, those that called pthread_exit with how=1
+	[ "$(grep -c ' thread_end retval=0x0 how=0$' <<<"$output")" -eq 2 ]
+	[ "$(grep -c ' thread_end retval=0x0 how=1$' <<<"$output")" -eq 2 ]
+}
+
+@test "locks taken in C++ thread_local destructors come before the thread's end" {
+	exit_locks_recorded cxx_exit_locks 4 4
+}
