@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <semaphore.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -103,6 +104,9 @@ static inline __attribute__((always_inline)) void ptt_rec_publish(const struct p
  * timestamps, in one commit. */
 void ptt_defer_begin(void) PTT_HIDDEN;
 void ptt_defer_close(struct ptt_rec *rec) PTT_HIDDEN;
+/* ptt_defer_close without the open record: the call failed and there is nothing to say (its
+ * room is given back), the nested events committed all the same. */
+void ptt_defer_cancel(struct ptt_rec *rec) PTT_HIDDEN;
 /* Both at once, copying nargw argument words. */
 void ptt_emit(unsigned id, const uint32_t *args, unsigned nargw) PTT_HIDDEN;
 /* Measure what the trace path adds per event into s->trace_cost, once per recording (wrap_mutex.c). */
@@ -474,6 +478,10 @@ void ptt_die(const char *msg) PTT_HIDDEN;
 	X(pthread_setname_np, int, (pthread_t, const char *), NULL) \
 	X(thrd_create, int, (thrd_t *, thrd_start_t, void *), NULL) \
 	X(fork, pid_t, (void), NULL) \
+	X(posix_spawn, int, (pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *, \
+			     char *const[], char *const[]), NULL) \
+	X(posix_spawnp, int, (pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *, \
+			      char *const[], char *const[]), NULL) \
 	X(execve, int, (const char *, char *const[], char *const[]), NULL) \
 	X(execv, int, (const char *, char *const[]), NULL) \
 	X(execvp, int, (const char *, char *const[]), NULL) \

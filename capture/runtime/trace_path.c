@@ -629,12 +629,20 @@ void ptt_defer_begin(void)
  * later, and until the commit the recorder holds the merge back at this
  * ring, so no other thread's later record can be written before them.
  */
-void ptt_defer_close(struct ptt_rec *rec)
+static void defer_end(struct ptt_rec *rec, int keep)
 {
 	struct ptt_tls *t = &ptt_tls;
 	unsigned n = t->ndefer;
 	uint64_t end = rec->end;
-	rec->p[rec->nwords - 1] = rec_checksum(rec);
+	if (keep) {
+		rec->p[rec->nwords - 1] = rec_checksum(rec);
+	} else {
+		/* its words given back: nothing was reserved after it (the nested events wait in
+		 * t->defer), nothing committed past it, and the recorder reads no further than committed
+		 * (a pad before it, if any, stays: a reader wraps there as it would have) */
+		end -= rec->nwords;
+		__atomic_store_n(&t->ring->reserved, end, __ATOMIC_RELAXED);
+	}
 	t->deferring = 0;
 	t->ndefer = 0;
 	for (unsigned k = 0; k < n; k++) {
@@ -648,6 +656,16 @@ void ptt_defer_close(struct ptt_rec *rec)
 	}
 	__atomic_store_n(&t->ring->committed, end, __ATOMIC_RELEASE);
 	t->guard = 0;
+}
+
+void ptt_defer_close(struct ptt_rec *rec)
+{
+	defer_end(rec, 1);
+}
+
+void ptt_defer_cancel(struct ptt_rec *rec)
+{
+	defer_end(rec, 0);
 }
 
 /*

@@ -102,3 +102,43 @@ exit_locks_recorded() {
 @test "locks taken in C++ thread_local destructors come before the thread's end" {
 	exit_locks_recorded cxx_exit_locks 4 4
 }
+
+@test "vfork and posix_spawn(p) children get their process_fork in the parent, as fork's do" {
+	# the children were traced but the parent had no process_fork for them: only fork's was seen
+	run -0 --separate-stderr ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/spawn_children" 3
+	[ "$stderr" = "" ]
+	[ "${#lines[@]}" -eq 5 ]
+	[ "${lines[4]}" = "posix_spawn /nonexistent: No such file or directory" ]
+	local parent how pid ways=("${lines[@]:0:4}")
+	[ "${ways[*]% *}" = "fork vfork posix_spawn posix_spawnp" ]
+	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *" 0 damaged, 0 lost, 0 out of order, 0 violations: ok" ]]
+	run -0 --separate-stderr ptt-dump -n "$BATS_TEST_TMPDIR/t.ptt"
+	local dump=$output
+	parent=$(awk '$5 == "process_begin" { print $2; exit }' <<<"$dump")
+	# one process_fork per child started, in the parent, in order, naming the pid the program got;
+	# none for the spawn that failed
+	[ "$(awk -v p="$parent" '$5 == "process_fork" && $2 == p { sub("child=", "", $6); printf "%s ", $6 }' <<<"$dump")" = \
+		"$(for w in "${ways[@]}"; do printf '%s ' "${w#* }"; done)" ]
+	[ "$(grep -c ' process_fork ' <<<"$dump")" -eq 4 ]
+	for w in "${ways[@]}"; do
+		how=${w% *} pid=${w#* }
+		echo "$how $pid"
+		# the child's image that ran -child begins with the parent as its parent, after the fork
+		awk -v p="$parent" -v c="$pid" '
+			$5 == "process_fork" && $6 == "child=" c { forked = NR }
+			$5 == "process_begin" && $2 == c && $6 == "ppid=" p && /-child 3"$/ { begun = NR }
+			END { exit !(forked && begun > forked) }' <<<"$dump"
+		# its locks are its own
+		[ "$(awk -v c="$pid" '$2 == c && $5 == "mutex_lock"' <<<"$dump" | wc -l)" -eq 3 ]
+	done
+	# said the same way for every way a child was started
+	run -0 --separate-stderr ptt-dump -H "$BATS_TEST_TMPDIR/t.ptt"
+	for w in "${ways[@]}"; do
+		[[ "$output" == *"thread $parent (spawn_children) forks process ${w#* }"* ]]
+	done
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
+	for w in "${ways[@]}"; do
+		grep -qE "^ +${w#* } +${w#* } spawn_children " <<<"$output"
+	done
+}
