@@ -15,28 +15,28 @@ int ptt_shm_fd = -1;
  * A new mapping of segment k made from one this process already has, with
  * no descriptor: mremap with an old size of 0 makes a second mapping of the
  * same shared pages from the same file offset, of any length the file
- * covers.  The source is the highest segment below k already mapped (the
- * first mapping, at offset 0, at worst); the new mapping runs from the
- * source's offset to segment k's end, and everything before segment k is
- * unmapped at once.  NULL when the kernel refuses (no address space).
+ * covers.  The source is the last page of the highest segment below k
+ * already mapped (of the first mapping, at worst); the new mapping runs from
+ * that page to segment k's end, and what comes before segment k (that page,
+ * and segments not mapped here yet, if any) is unmapped at once.  NULL when
+ * the kernel refuses (no address space: ulimit -v).
  */
 static void *seg_remap(const struct ptt_shm *s, uint32_t k, uint64_t bytes)
 {
-	const char *src = (const char *)s;
-	uint64_t from = 0, at = s->ring_offset + k * bytes;
+	const char *src = (const char *)s + s->size - 4096; /* the first mapping: to segment 0's end */
+	uint64_t from = s->size - 4096, at = s->ring_offset + k * bytes;
 	for (uint32_t j = k - 1; j >= 1; j--) {
 		const char *b = __atomic_load_n(&ptt_seg_base[j], __ATOMIC_ACQUIRE);
 		if (b) {
-			src = b;
-			from = s->ring_offset + j * bytes;
+			src = b + bytes - 4096;
+			from = s->ring_offset + (j + 1) * bytes - 4096;
 			break;
 		}
 	}
 	char *m = mremap((void *)src, 0, (size_t)(at + bytes - from), MREMAP_MAYMOVE);
 	if (m == MAP_FAILED)
 		return NULL;
-	if (at > from)
-		munmap(m, (size_t)(at - from));
+	munmap(m, (size_t)(at - from));
 	return m + (at - from);
 }
 

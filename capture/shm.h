@@ -122,6 +122,7 @@ struct ptt_shm {
 	uint32_t rings_used;       /* 1 + the highest ring index ever claimed: the recorder looks no further */
 	uint64_t no_ring_lost;     /* events of threads that found every ring taken */
 	uint64_t late_lost;        /* events after a thread's end (TLS destructors) */
+	uint64_t no_map_lost;      /* events of threads whose ring's segment their process could not map */
 	uint32_t snapshot;         /* flight mode: the recorder is copying the rings; a writer waits rather than overwrite */
 	uint32_t stacks;           /* enum ptt_stack_mode: which events carry the caller's stack (--stacks) */
 	uint64_t trace_cost;       /* ticks x 1000 the trace path adds per event, measured at attach (ptt_calibrate); 0 unknown */

@@ -38,7 +38,7 @@ struct ptt_tls {
 	uint32_t id_term;  /* the checksum term of pid and tid: ptt_rotl32(pid, 7) ^ tid */
 	int guard;     /* inside the tracer: nested events (signal handlers) are counted, not written */
 	int ended;     /* thread_end written: later events are counted as late */
-	int no_ring;   /* every ring was taken */
+	int no_ring;   /* no ring: 1 every ring was taken, 2 the kernel refused to map one */
 	int begun;     /* thread_begin written */
 	void *exit_value;
 	int exiting;   /* pthread_exit called */

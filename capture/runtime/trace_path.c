@@ -273,6 +273,7 @@ __attribute__((noinline, cold)) static int attach(struct ptt_tls *t)
 	}
 	struct recorder_wait rw = { 0 };
 	uint64_t idle_ns = 0;
+	int why = 1;
 	for (;;) {
 		uint32_t n = __atomic_load_n(&s->nrings, __ATOMIC_ACQUIRE);
 		int rc = claim_ring(t, s);
@@ -281,6 +282,7 @@ __attribute__((noinline, cold)) static int attach(struct ptt_tls *t)
 		if (rc == -2) {
 			ptt_debug("cannot map a segment of the shared rings (no address space): "
 				  "this thread's events are counted lost");
+			why = 2;
 			break;
 		}
 		if (grow(s, n))
@@ -293,7 +295,7 @@ __attribute__((noinline, cold)) static int attach(struct ptt_tls *t)
 		if (recorder_wait(s, NULL, &rw))
 			break;
 	}
-	t->no_ring = 1;
+	t->no_ring = why;
 	return -1;
 }
 
@@ -301,7 +303,8 @@ static void count_lost(struct ptt_tls *t, uint64_t ts)
 {
 	struct ptt_ring *r = t->ring;
 	if (!r) {
-		__atomic_fetch_add(t->ended ? &ptt_shm->late_lost : &ptt_shm->no_ring_lost, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(t->ended ? &ptt_shm->late_lost
+				   : t->no_ring == 2 ? &ptt_shm->no_map_lost : &ptt_shm->no_ring_lost, 1, __ATOMIC_RELAXED);
 		return;
 	}
 	/* lost_first is the start of the span not yet reported by the recorder */
