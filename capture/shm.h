@@ -103,7 +103,8 @@ struct ptt_shm {
 	uint32_t nrings;           /* rings announced so far (grows by seg_rings, atomically, up to max_rings) */
 	uint32_t max_rings;        /* the cap (-t): the descriptors and the memfd are sized for it */
 	uint32_t seg_rings;        /* rings per segment */
-	uint32_t pad0;
+	uint32_t recorder_fd;      /* the recorder's own descriptor of the memfd: a runtime that lost its
+				      copy opens /proc/recorder_pid/fd/recorder_fd to hand one to an exec */
 	uint32_t ring_words;       /* words per ring, a power of two */
 	uint64_t ring_offset;      /* byte offset of ring 0's data */
 	uint32_t level;            /* detail level to record (1..3) */

@@ -398,6 +398,17 @@ void ptt_check_tid_offset(uint32_t tid) PTT_HIDDEN;
  * the loader's count is cheap beside the rest, so sites in a library loaded before it are named. */
 void ptt_modules_refresh(void) PTT_HIDDEN;
 
+/* Before an exec: is the shared ring's descriptor where PTT_SHM_FD says, for the new image to attach
+ * from?  1 yes (*reopened: it was closed and the runtime opened it again, to be closed if the exec
+ * fails), 0 no (gone and not to be had again, or its number the program's own now). */
+int ptt_exec_ring_fd(int *reopened) PTT_HIDDEN;
+void ptt_exec_ring_fd_close(void) PTT_HIDDEN;
+
+/* process_fork around a call that starts a child sharing the parent's memory (wrap_exec.c): opened
+ * before (1: open), closed with the child's pid after (0 or less: the start failed, no event). */
+int ptt_fork_open(struct ptt_rec *rec) PTT_HIDDEN;
+void ptt_fork_close(struct ptt_rec *rec, pid_t pid) PTT_HIDDEN;
+
 void ptt_debug(const char *msg) PTT_HIDDEN;
 void ptt_die(const char *msg) PTT_HIDDEN;
 

@@ -35,46 +35,56 @@ static void exec_event(int ret, const char *path)
 	errno = saved;
 }
 
-/* The old image ends here: its ring is done (the new image gets fresh ones). */
-static void before_exec(const char *path)
+/* The old image ends here: its ring is done (the new image gets fresh ones).  And the new image
+ * attaches from the ring's descriptor, if the program left it (ptt_exec_ring_fd); when it did not,
+ * the trace says so (a vfork child, whose descriptors are its own but whose memory is its
+ * parent's, only mends its descriptor).  1 when the descriptor was opened again for this exec. */
+static int before_exec(const char *path)
 {
+	int reopened = 0, child = in_vfork_child();
+	if (!ptt_exec_ring_fd(&reopened) && !child)
+		ptt_emit_limit(PTT_LIMIT_EXEC_UNTRACED, 1, 0, 0);
 	exec_event(0, path);
+	return reopened;
 }
 
-static int after_failed_exec(int ret, const char *path)
+/* after an exec that returned: the descriptor as the program left it, and the error */
+static int after_failed_exec(int ret, const char *path, int reopened)
 {
+	if (reopened)
+		ptt_exec_ring_fd_close();
 	exec_event(errno, path);
 	return ret;
 }
 
 PTT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	before_exec(path);
-	return after_failed_exec(REAL(execve)(path, argv, envp), path);
+	int reopened = before_exec(path);
+	return after_failed_exec(REAL(execve)(path, argv, envp), path, reopened);
 }
 
 PTT_EXPORT int execv(const char *path, char *const argv[])
 {
-	before_exec(path);
-	return after_failed_exec(REAL(execv)(path, argv), path);
+	int reopened = before_exec(path);
+	return after_failed_exec(REAL(execv)(path, argv), path, reopened);
 }
 
 PTT_EXPORT int execvp(const char *file, char *const argv[])
 {
-	before_exec(file);
-	return after_failed_exec(REAL(execvp)(file, argv), file);
+	int reopened = before_exec(file);
+	return after_failed_exec(REAL(execvp)(file, argv), file, reopened);
 }
 
 PTT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	before_exec(file);
-	return after_failed_exec(REAL(execvpe)(file, argv, envp), file);
+	int reopened = before_exec(file);
+	return after_failed_exec(REAL(execvpe)(file, argv, envp), file, reopened);
 }
 
 PTT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	before_exec("(fexecve)");
-	return after_failed_exec(REAL(fexecve)(fd, argv, envp), "(fexecve)");
+	int reopened = before_exec("(fexecve)");
+	return after_failed_exec(REAL(fexecve)(fd, argv, envp), "(fexecve)", reopened);
 }
 
 /* execl*: collect the variadic arguments into an argv on the stack, as glibc does. */
@@ -123,9 +133,9 @@ PTT_EXPORT int execle(const char *path, const char *arg, ...)
  * nothing of the child's before it.  The child itself writes nothing (the
  * exec wrappers and _exit know a vfork child: its pid is not the one the
  * shared thread-local state holds).  A failed start gives the record's room
- * back: no event.
+ * back: no event.  (fork's is written after the call: init.c.)
  */
-static int spawn_open(struct ptt_rec *rec)
+int ptt_fork_open(struct ptt_rec *rec)
 {
 	if (!ptt_on[PTT_EV_PROCESS_FORK] || in_vfork_child() || ptt_rec_open(rec, PTT_EV_PROCESS_FORK, 1) != 0)
 		return 0;
@@ -133,7 +143,7 @@ static int spawn_open(struct ptt_rec *rec)
 	return 1;
 }
 
-static void spawn_close(struct ptt_rec *rec, pid_t pid)
+void ptt_fork_close(struct ptt_rec *rec, pid_t pid)
 {
 	int saved = errno;
 	if (pid > 0) {
@@ -145,17 +155,30 @@ static void spawn_close(struct ptt_rec *rec, pid_t pid)
 	errno = saved;
 }
 
+/* The child's image attaches from the ring's descriptor, as an exec's (before_exec): opened again
+ * for the call if the program closed it (1: to be closed after), a limit if that cannot be. */
+static int spawn_ring_fd(void)
+{
+	int reopened = 0;
+	if (ptt_shm && !ptt_exec_ring_fd(&reopened))
+		ptt_emit_limit(PTT_LIMIT_EXEC_UNTRACED, 1, 0, 0);
+	return reopened;
+}
+
 PTT_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
 			   const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	struct ptt_rec rec;
 	pid_t child = 0;
-	int open = spawn_open(&rec);
+	int reopened = spawn_ring_fd();
+	int open = ptt_fork_open(&rec);
 	int ret = REAL(posix_spawn)(&child, path, actions, attr, argv, envp);
 	if (ret == 0 && pid)
 		*pid = child;
 	if (open)
-		spawn_close(&rec, ret == 0 ? child : 0);
+		ptt_fork_close(&rec, ret == 0 ? child : 0);
+	if (reopened)
+		ptt_exec_ring_fd_close();
 	return ret;
 }
 
@@ -164,12 +187,15 @@ PTT_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file
 {
 	struct ptt_rec rec;
 	pid_t child = 0;
-	int open = spawn_open(&rec);
+	int reopened = spawn_ring_fd();
+	int open = ptt_fork_open(&rec);
 	int ret = REAL(posix_spawnp)(&child, file, actions, attr, argv, envp);
 	if (ret == 0 && pid)
 		*pid = child;
 	if (open)
-		spawn_close(&rec, ret == 0 ? child : 0);
+		ptt_fork_close(&rec, ret == 0 ? child : 0);
+	if (reopened)
+		ptt_exec_ring_fd_close();
 	return ret;
 }
 
@@ -194,7 +220,7 @@ long ptt_vfork_close(long ret) PTT_HIDDEN;
 void ptt_vfork_open(void)
 {
 	int saved = errno;
-	vfork_open = spawn_open(&vfork_rec);
+	vfork_open = ptt_fork_open(&vfork_rec);
 	errno = saved;
 }
 
@@ -203,7 +229,7 @@ long ptt_vfork_close(long ret)
 {
 	if (vfork_open) {
 		vfork_open = 0;
-		spawn_close(&vfork_rec, ret > 0 ? (pid_t)ret : 0);
+		ptt_fork_close(&vfork_rec, ret > 0 ? (pid_t)ret : 0);
 	}
 	if (ret < 0) {
 		errno = (int)-ret;
