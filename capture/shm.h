@@ -6,7 +6,7 @@
  * when every ring is taken a thread that needs one announces the next
  * segment (a compare-and-swap of `nrings`) and maps it from the same memfd,
  * which ptt-record sized for `max_rings` up front (a sparse file: pages
- * exist only once written).  The recorder maps a segment when it sees
+ * exist only once written), without a descriptor (shm.c, seg_remap).  The recorder maps a segment when it sees
  * `nrings` cover it.  Nothing on an event's path changes: a thread keeps
  * the address of its ring's data.
  *
@@ -17,7 +17,8 @@
  * for another thread and never takes a lock.  Only two things can make a
  * writer enter the kernel: its first event (choosing a ring) and a full
  * ring in the default lossless mode (it then yields until the recorder
- * makes room, and gives up waiting if the recorder stops beating).
+ * makes room, and gives up waiting if the recorder stops beating: one
+ * writer's ~2 s finds that out for all, silent_beat).
  */
 #ifndef PTT_SHM_H
 #define PTT_SHM_H
@@ -28,7 +29,7 @@
 #include "../formats/ptt_trace.h"
 
 #define PTT_SHM_MAGIC 0x3152485350545450ull /* "PTTSHMR1" */
-#define PTT_SHM_VERSION 6
+#define PTT_SHM_VERSION 7
 #define PTT_SHM_ENV "PTT_SHM_FD"
 #define PTT_MAX_RINGS 65536   /* ring descriptors the control page has room for */
 #define PTT_SEG_RINGS 256     /* rings per segment (fewer when the cap is lower) */
@@ -102,7 +103,8 @@ struct ptt_shm {
 	uint32_t nrings;           /* rings announced so far (grows by seg_rings, atomically, up to max_rings) */
 	uint32_t max_rings;        /* the cap (-t): the descriptors and the memfd are sized for it */
 	uint32_t seg_rings;        /* rings per segment */
-	uint32_t pad0;
+	uint32_t recorder_fd;      /* the recorder's own descriptor of the memfd: a runtime that lost its
+				      copy opens /proc/recorder_pid/fd/recorder_fd to hand one to an exec */
 	uint32_t ring_words;       /* words per ring, a power of two */
 	uint64_t ring_offset;      /* byte offset of ring 0's data */
 	uint32_t level;            /* detail level to record (1..3) */
@@ -111,6 +113,8 @@ struct ptt_shm {
 	uint32_t recorder_pid;
 	uint64_t start_ticks;
 	_Alignas(64) uint64_t heartbeat;  /* bumped by the recorder on every pass */
+	uint64_t silent_beat;      /* heartbeat + 1 when a writer found the recorder silent (no pass for ~2 s):
+				      while it still equals heartbeat + 1 no writer waits for the recorder */
 	uint32_t stopping;         /* the recorder is gone or finishing: never wait for room */
 	uint32_t wake;             /* futex: a writer found its ring full and woke the recorder */
 	uint32_t handshake;        /* pid of the first process whose runtime attached */
@@ -119,6 +123,7 @@ struct ptt_shm {
 	uint32_t rings_used;       /* 1 + the highest ring index ever claimed: the recorder looks no further */
 	uint64_t no_ring_lost;     /* events of threads that found every ring taken */
 	uint64_t late_lost;        /* events after a thread's end (TLS destructors) */
+	uint64_t no_map_lost;      /* events of threads whose ring's segment their process could not map */
 	uint32_t snapshot;         /* flight mode: the recorder is copying the rings; a writer waits rather than overwrite */
 	uint32_t stacks;           /* enum ptt_stack_mode: which events carry the caller's stack (--stacks) */
 	uint64_t trace_cost;       /* ticks x 1000 the trace path adds per event, measured at attach (ptt_calibrate); 0 unknown */
@@ -147,12 +152,14 @@ struct ptt_shm {
 };
 
 /* Where each segment after the first is mapped in this process (0: not yet),
- * and the memfd to map it from (-1: none, the rings cannot grow).  One per
- * process: libptt.so and ptt-record each have theirs (capture/shm.c). */
+ * and the memfd to map it from: the recorder's; -1 in the traced program,
+ * which maps segments from the memory it already maps, never from a
+ * descriptor it may have closed (capture/shm.c).  One per process:
+ * libptt.so and ptt-record each have theirs. */
 extern void *ptt_seg_base[PTT_MAX_SEGS] __attribute__((visibility("hidden")));
 extern int ptt_shm_fd __attribute__((visibility("hidden")));
 
-/* Map segment k (k >= 1) of s; its base, or NULL (no descriptor, no memory).
+/* Map segment k (k >= 1) of s; its base, or NULL (no address space).
  * Safe from any thread at once: the loser of a race unmaps its copy. */
 void *ptt_seg_map(const struct ptt_shm *s, uint32_t k) __attribute__((visibility("hidden")));
 

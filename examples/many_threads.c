@@ -3,11 +3,16 @@
  * last has started), each locking one mutex M times; prints its own ground
  * truth for the trace to be checked against.
  *
- *   many_threads [THREADS [LOCKS]]   (default 300 threads, 10 locks each)
+ *   many_threads [-c] [THREADS [LOCKS]]   (default 300 threads, 10 locks each)
+ *
+ * -c: first close every descriptor from 3 to 1023, as a daemon does at its
+ * start (the tracer must not depend on one of its own the program closes).
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_barrier_t all_up;
@@ -26,13 +31,20 @@ static void *work(void *arg)
 
 int main(int argc, char **argv)
 {
+	int close_fds = argc > 1 && strcmp(argv[1], "-c") == 0;
+	if (close_fds) {
+		argc--;
+		argv++;
+	}
 	long n = argc > 1 ? atol(argv[1]) : 300;
 	if (argc > 2)
 		per_thread = atol(argv[2]);
 	if (n < 1 || per_thread < 0) {
-		fprintf(stderr, "usage: many_threads [THREADS [LOCKS]]\n");
+		fprintf(stderr, "usage: many_threads [-c] [THREADS [LOCKS]]\n");
 		return 2;
 	}
+	for (int fd = 3; close_fds && fd < 1024; fd++)
+		close(fd);
 	pthread_t *t = calloc((size_t)n, sizeof *t);
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);

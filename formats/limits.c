@@ -52,6 +52,12 @@ static int say(const struct ptt_limits *l, unsigned t, char *buf, size_t size)
 	case PTT_LIMIT_RINGS:
 		return snprintf(buf, size, "every one of the %" PRIu64 " rings was taken: %" PRIu64 " event%s of threads without a ring lost (ptt-record -t)",
 				lim, n, s);
+	case PTT_LIMIT_RING_MAP:
+		return snprintf(buf, size, "the kernel refused to map a ring (no address space: ulimit -v?): %" PRIu64 " event%s of threads without a ring lost",
+				n, s);
+	case PTT_LIMIT_EXEC_UNTRACED:
+		return snprintf(buf, size, "%" PRIu64 " exec%s of a new image not traced: the program had closed the shared ring's descriptor, or used its number",
+				n, s);
 	default:
 		return snprintf(buf, size, "%" PRIu64 " limit event%s of a kind this reader does not know", n, s);
 	}

@@ -340,6 +340,8 @@ enum ptt_limit {
 	PTT_LIMIT_USER_TYPES = 3,     /* count event type registrations refused (limit: types the table holds) */
 	PTT_LIMIT_STRING = 4,         /* count strings cut to limit bytes (need: the longest one's length) */
 	PTT_LIMIT_RINGS = 5,          /* count events of threads that found every one of limit rings taken */
+	PTT_LIMIT_RING_MAP = 6,       /* count events of threads whose ring the kernel refused to map (limit: rings announced) */
+	PTT_LIMIT_EXEC_UNTRACED = 7,  /* count execs whose new image cannot attach: the ring's descriptor is gone or its number reused */
 	PTT_LIMIT_COUNT
 };
 /*

@@ -82,7 +82,7 @@ struct drain {
 	uint32_t nrings;      /* rings announced, as this pass sees them */
 	uint32_t notes_at;    /* index of the notes' cursor: after every ring up to the cap */
 	uint32_t ring_words;
-	uint64_t no_ring_seen, late_seen;
+	uint64_t no_ring_seen, no_map_seen, late_seen;
 	int hold_reports;     /* drain_hold_reports */
 	struct drain_stats st;
 	int (*before)(void *ctx, const uint32_t *rec, struct ptt_writer *w);
@@ -409,6 +409,18 @@ static void report_counters(struct drain *d)
 			d->st.lost += nr - d->no_ring_seen;
 			d->no_ring_seen = nr;
 			drain_note(d, PTT_EV_LIMIT, l, 7); /* why they were lost: the ring table is full */
+		}
+	}
+	uint64_t nm = __atomic_load_n(&s->no_map_lost, __ATOMIC_ACQUIRE);
+	if (nm != d->no_map_seen) {
+		uint32_t a[7] = { 0 }, l[7] = { PTT_LIMIT_RING_MAP };
+		ptt_put64(a + 1, nm - d->no_map_seen);
+		ptt_put64(l + 1, nm - d->no_map_seen);
+		ptt_put64(l + 3, __atomic_load_n(&s->nrings, __ATOMIC_ACQUIRE));
+		if (drain_note(d, PTT_EV_REC_LOST, a, 7) == 0) {
+			d->st.lost += nm - d->no_map_seen;
+			d->no_map_seen = nm;
+			drain_note(d, PTT_EV_LIMIT, l, 7); /* why: the thread's process could not map its ring */
 		}
 	}
 	d->st.late = __atomic_load_n(&s->late_lost, __ATOMIC_ACQUIRE);

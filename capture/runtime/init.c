@@ -419,10 +419,11 @@ static void child_after_fork(void)
 	if (!ptt_shm)
 		return;
 	struct ptt_tls *t = &ptt_tls;
-	t->ring = NULL; /* the parent's ring stays the parent's */
+	t->ring = NULL; /* the parent's ring stays the parent's, and so does its record open (fork's) */
 	t->fast_end = 0;
 	t->no_ring = 0;
 	t->guard = 0;
+	t->deferring = t->defer_open = t->ndefer = 0;
 	t->begun = 0;
 	t->pid = (uint32_t)getpid();
 	t->tid = ptt_gettid();
@@ -434,6 +435,87 @@ static void child_after_fork(void)
 	modules_busy = 0;
 	ptt_stack_after_fork();
 	process_begin();
+}
+
+/*
+ * The shared ring's descriptor, as the runtime found it at attach.  The
+ * runtime itself never uses it again (segments are remapped from memory:
+ * shm.c), but a new image started by exec attaches from it, and a program
+ * may have closed it (a daemon closing every descriptor) or used its number
+ * since.  Closed: it is opened again before the exec, as a new descriptor
+ * of the recorder's own (/proc/RECORDER/fd/N, allowed where the program may
+ * look at its recorder's descriptors: same user), at the same number.
+ * Taken by a file of the program's: left alone, and the exec said to be
+ * untraced (a limit event).
+ */
+static int attach_fd = -1;
+static dev_t attach_dev;
+static ino_t attach_ino;
+
+static int is_ring_fd(int fd)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 && st.st_dev == attach_dev && st.st_ino == attach_ino;
+}
+
+/* "/proc/PID/fd/FD" into buf (no stdio in the traced program) */
+static void proc_fd_path(char *buf, uint32_t pid, uint32_t fd)
+{
+	static const char pre[] = "/proc/";
+	char *p = buf;
+	memcpy(p, pre, sizeof pre - 1);
+	p += sizeof pre - 1;
+	uint32_t v[2] = { pid, fd };
+	for (int k = 0; k < 2; k++) {
+		char digits[12];
+		int n = 0;
+		do
+			digits[n++] = (char)('0' + v[k] % 10);
+		while ((v[k] /= 10) != 0);
+		while (n)
+			*p++ = digits[--n];
+		if (k == 0) {
+			memcpy(p, "/fd/", 4);
+			p += 4;
+		}
+	}
+	*p = 0;
+}
+
+int ptt_exec_ring_fd(int *reopened)
+{
+	*reopened = 0;
+	if (attach_fd < 0 || !ptt_shm)
+		return 1;
+	int saved = errno, ok = 0;
+	if (fcntl(attach_fd, F_GETFD) >= 0) {
+		ok = is_ring_fd(attach_fd); /* open: ours still, or the program's now */
+	} else if (errno == EBADF) {
+		char path[48];
+		proc_fd_path(path, ptt_shm->recorder_pid, ptt_shm->recorder_fd);
+		int fd = open(path, O_RDWR); /* no O_CLOEXEC: for the new image */
+		if (fd >= 0 && fd != attach_fd) {
+			int d = dup2(fd, attach_fd);
+			close(fd);
+			fd = d;
+		}
+		ok = fd == attach_fd && is_ring_fd(fd);
+		if (fd >= 0 && !ok)
+			close(fd);
+		*reopened = ok;
+	}
+	if (!ok)
+		ptt_debug("the program closed the shared ring's descriptor (or used its number): "
+			  "the image it execs is not traced");
+	errno = saved;
+	return ok;
+}
+
+void ptt_exec_ring_fd_close(void)
+{
+	int saved = errno;
+	close(attach_fd);
+	errno = saved;
 }
 
 static int exit_done;
@@ -534,11 +616,17 @@ __attribute__((constructor)) static void ptt_init(void)
 		ptt_debug("cannot map the shared ring; not tracing");
 		return;
 	}
-	ptt_shm_fd = (int)fd; /* kept open: later segments are mapped from it */
+	attach_fd = (int)fd;
+	attach_dev = st.st_dev;
+	attach_ino = st.st_ino;
+	/* the descriptor is left to exec (a new image attaches from it) and never used again here: the
+	 * program may close it (a daemon closing every descriptor) or reuse its number; later
+	 * segments are mapped from this mapping (shm.c, seg_remap) */
 	close_stale_rings(s, (uint32_t)getpid());
 	enable_events(s);
 	ptt_shm = s;
 	pthread_atfork(NULL, NULL, child_after_fork);
+	ptt_thread_end_key();
 	__atomic_fetch_add(&s->attached, 1, __ATOMIC_RELAXED);
 	uint32_t zero = 0;
 	__atomic_compare_exchange_n(&s->handshake, &zero, (uint32_t)getpid(), 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
@@ -547,6 +635,12 @@ __attribute__((constructor)) static void ptt_init(void)
 	ptt_debug("attached");
 }
 
+/*
+ * fork: process_fork once it returned, not held open across it as vfork's and posix_spawn's are
+ * (wrap_exec.c): fork runs the program's pthread_atfork handlers, and an allocator's lock every
+ * mutex it has there (jemalloc: dozens), more than a record held open can keep behind it.  So the
+ * child's first events may be stamped before it.
+ */
 PTT_EXPORT pid_t fork(void)
 {
 	pid_t pid = REAL(fork)();

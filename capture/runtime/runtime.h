@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <semaphore.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -37,11 +38,14 @@ struct ptt_tls {
 	uint32_t id_term;  /* the checksum term of pid and tid: ptt_rotl32(pid, 7) ^ tid */
 	int guard;     /* inside the tracer: nested events (signal handlers) are counted, not written */
 	int ended;     /* thread_end written: later events are counted as late */
-	int no_ring;   /* every ring was taken */
+	int no_ring;   /* no ring: 1 every ring was taken, 2 the kernel refused to map one */
 	int begun;     /* thread_begin written */
-	int give_up;   /* the recorder stopped beating: do not wait for room again */
 	void *exit_value;
 	int exiting;   /* pthread_exit called */
+	/* the thread's end, written by the runtime's key destructor (wrap_thread.c, end_at_key) after
+	 * the program's own destructors: armed, its value and how, and glibc's rounds seen so far */
+	void *end_value;
+	uint8_t end_armed, end_how, end_round;
 	/* ptt_defer_begin..ptt_defer_close: a record is held open across a call
 	 * that may itself be traced (pthread_create allocates, and an allocator
 	 * like jemalloc locks pthread mutexes); the nested events wait here, in
@@ -100,6 +104,9 @@ static inline __attribute__((always_inline)) void ptt_rec_publish(const struct p
  * timestamps, in one commit. */
 void ptt_defer_begin(void) PTT_HIDDEN;
 void ptt_defer_close(struct ptt_rec *rec) PTT_HIDDEN;
+/* ptt_defer_close without the open record: the call failed and there is nothing to say (its
+ * room is given back), the nested events committed all the same. */
+void ptt_defer_cancel(struct ptt_rec *rec) PTT_HIDDEN;
 /* Both at once, copying nargw argument words. */
 void ptt_emit(unsigned id, const uint32_t *args, unsigned nargw) PTT_HIDDEN;
 /* Measure what the trace path adds per event into s->trace_cost, once per recording (wrap_mutex.c). */
@@ -377,6 +384,8 @@ PTT_ALWAYS_INLINE int ptt_obj_ret_pass(unsigned id, const void *obj, int ret, co
 
 /* Thread bookkeeping */
 void ptt_thread_end(void *retval, unsigned how) PTT_HIDDEN;
+/* At attach, in the main thread: the key whose destructor writes each thread's end (wrap_thread.c). */
+void ptt_thread_end_key(void) PTT_HIDDEN;
 /* pthread_create, and thrd_create with c11 set (start is then an int (*)(void *)): an errno code */
 int ptt_create_thread(pthread_t *th, const pthread_attr_t *attr, void *(*start)(void *), void *arg, int c11,
 		      const void *site) PTT_HIDDEN;
@@ -388,6 +397,17 @@ void ptt_check_tid_offset(uint32_t tid) PTT_HIDDEN;
 /* Announce objects loaded since the last look (dlopen): at a thread's creation, where a look at
  * the loader's count is cheap beside the rest, so sites in a library loaded before it are named. */
 void ptt_modules_refresh(void) PTT_HIDDEN;
+
+/* Before an exec: is the shared ring's descriptor where PTT_SHM_FD says, for the new image to attach
+ * from?  1 yes (*reopened: it was closed and the runtime opened it again, to be closed if the exec
+ * fails), 0 no (gone and not to be had again, or its number the program's own now). */
+int ptt_exec_ring_fd(int *reopened) PTT_HIDDEN;
+void ptt_exec_ring_fd_close(void) PTT_HIDDEN;
+
+/* process_fork around a call that starts a child sharing the parent's memory (wrap_exec.c): opened
+ * before (1: open), closed with the child's pid after (0 or less: the start failed, no event). */
+int ptt_fork_open(struct ptt_rec *rec) PTT_HIDDEN;
+void ptt_fork_close(struct ptt_rec *rec, pid_t pid) PTT_HIDDEN;
 
 void ptt_debug(const char *msg) PTT_HIDDEN;
 void ptt_die(const char *msg) PTT_HIDDEN;
@@ -469,6 +489,10 @@ void ptt_die(const char *msg) PTT_HIDDEN;
 	X(pthread_setname_np, int, (pthread_t, const char *), NULL) \
 	X(thrd_create, int, (thrd_t *, thrd_start_t, void *), NULL) \
 	X(fork, pid_t, (void), NULL) \
+	X(posix_spawn, int, (pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *, \
+			     char *const[], char *const[]), NULL) \
+	X(posix_spawnp, int, (pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *, \
+			      char *const[], char *const[]), NULL) \
 	X(execve, int, (const char *, char *const[], char *const[]), NULL) \
 	X(execv, int, (const char *, char *const[]), NULL) \
 	X(execvp, int, (const char *, char *const[]), NULL) \

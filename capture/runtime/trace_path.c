@@ -70,6 +70,12 @@ long ptt_syscall(long n, long a1, long a2, long a3, long a4, long a5, long a6)
 {
 	return syscall(n, a1, a2, a3, a4, a5, a6);
 }
+
+/* nor init.c's debug output: the tests look at the rings */
+void ptt_debug(const char *msg)
+{
+	(void)msg;
+}
 #endif
 
 uint32_t ptt_gettid(void)
@@ -84,7 +90,8 @@ static void poke_recorder(struct ptt_shm *s)
 	ptt_syscall(SYS_futex, (long)&s->wake, FUTEX_WAKE, 1, 0, 0, 0);
 }
 
-/* Claim a free ring for t: 0; -1 when every announced ring is taken. */
+/* Claim a free ring for t: 0; -1 when every announced ring is taken; -2 when a ring's segment
+ * cannot be mapped here (no address space left: the kernel refused the mapping). */
 static int claim_ring(struct ptt_tls *t, struct ptt_shm *s)
 {
 	uint32_t n = __atomic_load_n(&s->nrings, __ATOMIC_ACQUIRE);
@@ -97,9 +104,9 @@ static int claim_ring(struct ptt_tls *t, struct ptt_shm *s)
 		    !__atomic_compare_exchange_n(&r->state, &expect, PTT_RING_CLAIMED, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			continue;
 		uint32_t *data = ptt_ring_data(s, i);
-		if (!data) { /* its segment cannot be mapped here (the memfd was closed): leave it to others */
+		if (!data) { /* its segment cannot be mapped here: leave it to others, and give up */
 			__atomic_store_n(&r->state, PTT_RING_FREE, __ATOMIC_RELEASE);
-			continue;
+			return -2;
 		}
 		r->pid = t->pid;
 		r->tid = t->tid;
@@ -130,13 +137,13 @@ static int claim_ring(struct ptt_tls *t, struct ptt_shm *s)
 /*
  * Announce the next segment of rings, unless another thread did since we
  * counted n of them (then there are new rings to look at too).  1 when
- * there are more rings than n, 0 at the cap or when this process cannot
- * map a segment.  No lock: the compare-and-swap picks one announcer.
+ * there are more rings than n, 0 at the cap.  No lock: the compare-and-swap
+ * picks one announcer.
  */
 static int grow(struct ptt_shm *s, uint32_t n)
 {
 	uint32_t cap = s->max_rings;
-	if (n >= cap || ptt_shm_fd < 0)
+	if (n >= cap)
 		return __atomic_load_n(&s->nrings, __ATOMIC_ACQUIRE) > n;
 	uint32_t next = n + s->seg_rings < cap ? n + s->seg_rings : cap;
 	__atomic_compare_exchange_n(&s->nrings, &n, next, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
@@ -165,15 +172,95 @@ static int ring_coming(const struct ptt_shm *s)
 }
 
 /*
+ * Waiting on the recorder: the first tries yield the processor, later ones
+ * sleep 100 us.  0 to look again; -1 when the recorder is finishing, or
+ * silent: no pass (no heartbeat) for QUIET_NS of the clock, however long
+ * the sleeps took on a loaded machine.  The first writer to find it silent
+ * says so in the shared memory (recorder_silent), for every thread of
+ * every traced process: no other waits for it (one that waits already
+ * stops at its next look) until the recorder beats again.  So a recorder
+ * killed under the program costs the program one wait of ~2 s in all, not
+ * one per thread.  Raw system calls: no cancellation point.
+ */
+#define QUIET_NS 2000000000ull
+struct recorder_wait {
+	unsigned spin;
+	uint64_t beat, beat_ns; /* the heartbeat last seen, and when it was first seen */
+};
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A writer found the recorder silent at its present heartbeat (struct ptt_shm, silent_beat). */
+static inline int recorder_silent(const struct ptt_shm *s)
+{
+	uint64_t g = __atomic_load_n(&s->silent_beat, __ATOMIC_ACQUIRE);
+	return g && g == __atomic_load_n(&s->heartbeat, __ATOMIC_ACQUIRE) + 1;
+}
+
+static int recorder_wait(struct ptt_shm *s, struct ptt_ring *r, struct recorder_wait *rw)
+{
+	if (__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE) || recorder_silent(s))
+		return -1;
+	if (rw->spin++ == 0) {
+		rw->beat = __atomic_load_n(&s->heartbeat, __ATOMIC_ACQUIRE);
+		rw->beat_ns = monotonic_ns();
+	}
+	if (rw->spin <= 64) {
+		ptt_syscall(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+		return 0;
+	}
+	struct timespec ts = { 0, 100000 };
+	if (r) {
+		/* waiting for room: sleep on the ring's full word, which the recorder wakes as soon as it has
+		 * given room back (PTT_RING_WAITING), the 100 us a bound that keeps the heartbeat's count */
+		uint32_t f = __atomic_load_n(&r->full, __ATOMIC_ACQUIRE);
+		if (f == 0) { /* it gave some room back since we told it: look again, and tell it again */
+			__atomic_store_n(&r->full, 1, __ATOMIC_RELEASE);
+			poke_recorder(s);
+			return 0;
+		}
+		/* 1 -> waiting: a recorder that gives room back after this wakes us; one that did before
+		 * cleared the word, the exchange fails, and we look again */
+		if (f == 1 && !__atomic_compare_exchange_n(&r->full, &f, PTT_RING_WAITING, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return 0;
+		ptt_syscall(SYS_futex, (long)&r->full, FUTEX_WAIT, PTT_RING_WAITING, (long)&ts, 0, 0);
+	} else {
+		ptt_syscall(SYS_nanosleep, (long)&ts, 0, 0, 0, 0, 0);
+	}
+	uint64_t b = __atomic_load_n(&s->heartbeat, __ATOMIC_ACQUIRE);
+	if (b != rw->beat) {
+		rw->beat = b;
+		rw->beat_ns = monotonic_ns();
+	} else if (monotonic_ns() - rw->beat_ns > QUIET_NS) {
+		uint64_t old = __atomic_load_n(&s->silent_beat, __ATOMIC_ACQUIRE);
+		if (old != b + 1 &&
+		    __atomic_compare_exchange_n(&s->silent_beat, &old, b + 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			ptt_debug("the recorder made no pass for 2 s: no thread waits for it until it does; "
+				  "events with no room are counted lost");
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * First event of a thread (or after fork): find a ring.  System calls are
  * allowed here.  When every ring is taken the thread announces a new
  * segment (grow) and looks again: below the cap (-t) no thread goes
  * without a ring.  At the cap it waits, waking the recorder and sleeping
- * 50 us at a time, for as long as the recorder lives and a ring is on its
+ * (recorder_wait) for as long as the recorder beats and a ring is on its
  * way back (ring_coming: looked at after each failed claim, so a ring freed
  * just after the claim's scan is seen); when every ring belongs to a live
- * thread it waits at most 2 s, and in discard mode not at all: then its
- * events are counted as lost.
+ * thread it waits at most ~2 s, and in discard mode, or with the recorder
+ * finishing or silent, not at all: then its events are counted as lost.
+ * A ring whose segment this process cannot map (the kernel refuses the
+ * address space) is not waited for either: said under PTT_DEBUG, its
+ * events counted as lost.  The loop always ends: each turn either grows
+ * the rings up to the cap or sleeps in recorder_wait, which gives up.
  */
 __attribute__((noinline, cold)) static int attach(struct ptt_tls *t)
 {
@@ -184,29 +271,40 @@ __attribute__((noinline, cold)) static int attach(struct ptt_tls *t)
 		t->pid = (uint32_t)getpid();
 		t->tid = ptt_gettid();
 	}
-	unsigned idle = 0;
+	struct recorder_wait rw = { 0 };
+	uint64_t idle_ns = 0;
+	int why = 1;
 	for (;;) {
 		uint32_t n = __atomic_load_n(&s->nrings, __ATOMIC_ACQUIRE);
-		if (claim_ring(t, s) == 0)
+		int rc = claim_ring(t, s);
+		if (rc == 0)
 			return 0;
+		if (rc == -2) {
+			ptt_debug("cannot map a segment of the shared rings (no address space): "
+				  "this thread's events are counted lost");
+			why = 2;
+			break;
+		}
 		if (grow(s, n))
 			continue;
-		if ((s->flags & PTT_SHM_DISCARD) || __atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE) ||
-		    (!ring_coming(s) && ++idle > 40000)) {
-			t->no_ring = 1;
-			return -1;
-		}
+		if (rw.spin == 0)
+			idle_ns = monotonic_ns();
+		if ((s->flags & PTT_SHM_DISCARD) || (!ring_coming(s) && monotonic_ns() - idle_ns > QUIET_NS))
+			break;
 		poke_recorder(s);
-		struct timespec ts = { 0, 50000 };
-		ptt_syscall(SYS_nanosleep, (long)&ts, 0, 0, 0, 0, 0); /* raw: not a cancellation point */
+		if (recorder_wait(s, NULL, &rw))
+			break;
 	}
+	t->no_ring = why;
+	return -1;
 }
 
 static void count_lost(struct ptt_tls *t, uint64_t ts)
 {
 	struct ptt_ring *r = t->ring;
 	if (!r) {
-		__atomic_fetch_add(t->ended ? &ptt_shm->late_lost : &ptt_shm->no_ring_lost, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(t->ended ? &ptt_shm->late_lost
+				   : t->no_ring == 2 ? &ptt_shm->no_map_lost : &ptt_shm->no_ring_lost, 1, __ATOMIC_RELAXED);
 		return;
 	}
 	/* lost_first is the start of the span not yet reported by the recorder */
@@ -257,55 +355,6 @@ static void flight_forget(struct ptt_tls *t, uint64_t pos, uint64_t need)
 	}
 	__atomic_store_n(&r->consumed, c, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-}
-
-/*
- * Waiting on the recorder: the first tries yield the processor, later ones
- * sleep 100 us.  0 to look again; -1 when the recorder is finishing, or
- * gone (no pass, no heartbeat, for ~2 s).  Raw system calls: no
- * cancellation point.
- */
-struct recorder_wait {
-	unsigned spin, quiet;
-	uint64_t beat;
-};
-
-static int recorder_wait(struct ptt_shm *s, struct ptt_ring *r, struct recorder_wait *rw)
-{
-	if (__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE))
-		return -1;
-	if (rw->spin++ == 0)
-		rw->beat = __atomic_load_n(&s->heartbeat, __ATOMIC_ACQUIRE);
-	if (rw->spin <= 64) {
-		ptt_syscall(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
-		return 0;
-	}
-	struct timespec ts = { 0, 100000 };
-	if (r) {
-		/* waiting for room: sleep on the ring's full word, which the recorder wakes as soon as it has
-		 * given room back (PTT_RING_WAITING), the 100 us a bound that keeps the heartbeat's count */
-		uint32_t f = __atomic_load_n(&r->full, __ATOMIC_ACQUIRE);
-		if (f == 0) { /* it gave some room back since we told it: look again, and tell it again */
-			__atomic_store_n(&r->full, 1, __ATOMIC_RELEASE);
-			poke_recorder(s);
-			return 0;
-		}
-		/* 1 -> waiting: a recorder that gives room back after this wakes us; one that did before
-		 * cleared the word, the exchange fails, and we look again */
-		if (f == 1 && !__atomic_compare_exchange_n(&r->full, &f, PTT_RING_WAITING, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-			return 0;
-		ptt_syscall(SYS_futex, (long)&r->full, FUTEX_WAIT, PTT_RING_WAITING, (long)&ts, 0, 0);
-	} else {
-		ptt_syscall(SYS_nanosleep, (long)&ts, 0, 0, 0, 0, 0);
-	}
-	uint64_t b = __atomic_load_n(&s->heartbeat, __ATOMIC_ACQUIRE);
-	if (b != rw->beat) {
-		rw->beat = b;
-		rw->quiet = 0;
-	} else if (++rw->quiet > 20000) {
-		return -1;
-	}
-	return 0;
 }
 
 /*
@@ -387,8 +436,8 @@ static int wait_room(struct ptt_tls *t, uint64_t pos, uint64_t need, uint32_t n)
 	}
 	wake_recorder(r, s);
 	int fits = pos + need - __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) <= t->ring_words;
-	if ((s->flags & PTT_SHM_DISCARD) || t->give_up || __atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE))
-		return fits ? 0 : -1; /* into the slack: nobody will wait for room again */
+	if ((s->flags & PTT_SHM_DISCARD) || __atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE) || recorder_silent(s))
+		return fits ? 0 : -1; /* into the slack: nobody waits for room now */
 	int saved = errno;
 	__atomic_store_n(&r->waits, r->waits + 1, __ATOMIC_RELEASE);
 	int stall = r->committed == pos && pos + STALL_MAX - __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) <= t->ring_words;
@@ -398,9 +447,7 @@ static int wait_room(struct ptt_tls *t, uint64_t pos, uint64_t need, uint32_t n)
 		put_stall(t, PTT_EV_TRACER_STALL, n);
 	struct recorder_wait rw = { 0 };
 	while (r->reserved + want - __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) > t->ring_words)
-		if (recorder_wait(s, r, &rw)) {
-			if (!__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE))
-				t->give_up = 1; /* ~2 s without a recorder pass: it is gone */
+		if (recorder_wait(s, r, &rw)) { /* finishing, or silent for ~2 s (gone?): drop, counted */
 			errno = saved;
 			return -1;
 		}
@@ -585,12 +632,20 @@ void ptt_defer_begin(void)
  * later, and until the commit the recorder holds the merge back at this
  * ring, so no other thread's later record can be written before them.
  */
-void ptt_defer_close(struct ptt_rec *rec)
+static void defer_end(struct ptt_rec *rec, int keep)
 {
 	struct ptt_tls *t = &ptt_tls;
 	unsigned n = t->ndefer;
 	uint64_t end = rec->end;
-	rec->p[rec->nwords - 1] = rec_checksum(rec);
+	if (keep) {
+		rec->p[rec->nwords - 1] = rec_checksum(rec);
+	} else {
+		/* its words given back: nothing was reserved after it (the nested events wait in
+		 * t->defer), nothing committed past it, and the recorder reads no further than committed
+		 * (a pad before it, if any, stays: a reader wraps there as it would have) */
+		end -= rec->nwords;
+		__atomic_store_n(&t->ring->reserved, end, __ATOMIC_RELAXED);
+	}
 	t->deferring = 0;
 	t->ndefer = 0;
 	for (unsigned k = 0; k < n; k++) {
@@ -604,6 +659,16 @@ void ptt_defer_close(struct ptt_rec *rec)
 	}
 	__atomic_store_n(&t->ring->committed, end, __ATOMIC_RELEASE);
 	t->guard = 0;
+}
+
+void ptt_defer_close(struct ptt_rec *rec)
+{
+	defer_end(rec, 1);
+}
+
+void ptt_defer_cancel(struct ptt_rec *rec)
+{
+	defer_end(rec, 0);
 }
 
 /*

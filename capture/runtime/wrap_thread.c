@@ -5,6 +5,7 @@
  */
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -164,6 +165,64 @@ void ptt_thread_end(void *retval, unsigned how)
 	}
 }
 
+/*
+ * A thread's end comes after everything it does, and a thread still runs
+ * code after its start routine returns (or pthread_exit, or cancellation
+ * unwinds it): glibc's start_thread first runs the C++ thread_local
+ * destructors (__call_tls_dtors), then the pthread_key destructors, in
+ * rounds while some destructor sets a key again, PTHREAD_DESTRUCTOR_ITERATIONS
+ * (4) at most.  Those destructors lock (a thread-local cache given back to
+ * a shared pool), so the thread_end record is written by a key destructor
+ * of the runtime's own, which sets its key again in every round but the
+ * last: in the last, after every destructor of the rounds before.  Only a
+ * destructor that comes after ours in that last round (one that set its
+ * key again in the round before) can record after the end: counted as late
+ * (struct ptt_shm's late_lost), as before.  The ring is given up there as
+ * it was at the start routine's return: the thread writes nothing after it.
+ * A thread the key is not armed in (no key: every key taken; a thread not
+ * started through the trampoline) ends where it did, at its return.
+ */
+static pthread_key_t end_key;
+static int end_key_ok;
+
+static void end_at_key(void *v)
+{
+	struct ptt_tls *t = &ptt_tls;
+	if (++t->end_round < PTHREAD_DESTRUCTOR_ITERATIONS && pthread_setspecific(end_key, v) == 0)
+		return; /* another round comes: the program's destructors may still lock in it */
+	t->end_armed = 0;
+	ptt_thread_end(t->end_value, t->end_how);
+}
+
+/* Arm the calling thread's end at its key: 1, or 0 when there is no key (then end at once). */
+static int end_arm(void)
+{
+	struct ptt_tls *t = &ptt_tls;
+	t->end_round = 0;
+	t->end_armed = end_key_ok && pthread_setspecific(end_key, (void *)1) == 0;
+	return t->end_armed;
+}
+
+void ptt_thread_end_key(void)
+{
+	end_key_ok = pthread_key_create(&end_key, end_at_key) == 0;
+	if (!end_key_ok)
+		ptt_debug("no pthread key left: a thread's end is written before its destructors run");
+	end_arm();
+}
+
+/* The thread's end, by how (as ptt_thread_end): at its key's destructor when armed, else now. */
+static void thread_ends(void *retval, unsigned how)
+{
+	struct ptt_tls *t = &ptt_tls;
+	if (!t->end_armed) {
+		ptt_thread_end(retval, how);
+		return;
+	}
+	t->end_value = retval;
+	t->end_how = (uint8_t)how;
+}
+
 struct trampoline_arg {
 	void *(*start)(void *);
 	void *arg;
@@ -223,9 +282,9 @@ static void end_by_unwind(void *unused)
 	(void)unused;
 	struct ptt_tls *t = &ptt_tls;
 	if (t->exiting)
-		ptt_thread_end(t->exit_value, 1);
+		thread_ends(t->exit_value, 1);
 	else
-		ptt_thread_end(PTHREAD_CANCELED, 2);
+		thread_ends(PTHREAD_CANCELED, 2);
 }
 
 static void *trampoline(void *p)
@@ -236,6 +295,7 @@ static void *trampoline(void *p)
 	t->pid = (uint32_t)getpid();
 	t->tid = ptt_gettid();
 	ptt_check_tid_offset(t->tid);
+	end_arm(); /* before the first event: glibc may allocate for a key past the first 32 */
 	t->begun = 1;
 	uint32_t a[5];
 	ptt_put64(a, (uint64_t)pthread_self());
@@ -249,7 +309,7 @@ static void *trampoline(void *p)
 	else
 		ret = ta.start(ta.arg);
 	pthread_cleanup_pop(0);
-	ptt_thread_end(ret, 0);
+	thread_ends(ret, 0);
 	return ret;
 }
 
@@ -446,7 +506,7 @@ PTT_EXPORT void pthread_exit(void *value)
 		ptt_emit(PTT_EV_THREAD_EXIT, a, 2);
 	}
 	if (t->tid && t->tid == t->pid)
-		ptt_thread_end(value, 1); /* the main thread has no trampoline */
+		thread_ends(value, 1); /* the main thread has no trampoline */
 	REAL(pthread_exit)(value);
 	__builtin_unreachable(); /* the table's entry is not declared noreturn */
 }

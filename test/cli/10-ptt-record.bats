@@ -426,7 +426,7 @@ C
 	[[ "$output" == *$'\nstart '*barrier* ]]
 }
 
-@test "vfork children are passed through: nothing is filed under the parent" {
+@test "vfork children: their process_fork in the parent, nothing else filed under it" {
 	cat >"$BATS_TEST_TMPDIR/vf.c" <<'C'
 #include <unistd.h>
 #include <sys/wait.h>
@@ -438,6 +438,7 @@ C
 	run -9 ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$BATS_TEST_TMPDIR/vf"
 	run -0 ptt-dump -n "$BATS_TEST_TMPDIR/t.ptt"
 	[ "$(echo "$output" | grep -c ' process_exec ')" -eq 0 ]
+	[ "$(echo "$output" | grep -c ' process_fork ')" -eq 2 ] # the child whose exec failed was a child too
 	[ "$(echo "$output" | grep -c ' process_exit ')" -eq 2 ]
 	[[ "$output" == *"process_exit status=9"* ]]
 	run -0 ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
