@@ -186,14 +186,18 @@ Y
 	[ -z "$stderr" ]
 }
 
-@test "a selection that names nothing in the trace, or an empty window: one line each, exit 1, output still a trace" {
+@test "a selection that names nothing in the trace, or an empty window: one line each, exit 1, nothing written" {
 	for sel in --mutex=nosuchname --object=0xdead --thread=nosuchthread --thread=1 --pid=1; do
 		run -1 --separate-stderr ptt-filter "$sel" "$T"
 		[ "$(echo "$stderr" | wc -l)" -eq 1 ]
 		[[ "$stderr" == "ptt-filter: ${sel%%=*}: "*"${sel#*=}"* ]]
 		[[ "$stderr" == *"no process"* || "$stderr" == *"names no "* ]]
-		# streaming goes on: the definitions are written, the output reads as a trace
-		ptt-filter "$sel" "$T" 2>/dev/null | ptt-dump --check - >/dev/null
+		[[ "$stderr" == *"(ptt-stat lists them all)" || "$stderr" == *"(ptt-dump --info lists them all)" ]]
+		# nothing is written: the next tool of a pipe fails on its empty input instead of drawing nothing
+		[ -z "$output" ]
+		run -2 --separate-stderr bash -c "ptt-filter '$sel' '$T' 2>/dev/null | ptt-paje"
+		[ "$stderr" = "ptt-paje: -: empty input, not a ptt trace" ]
+		[ -z "$output" ]
 	done
 	# one line per value that names nothing; the ones that name something are fine
 	run -1 --separate-stderr ptt-filter --mutex=queue_lock,nosuch,alsonot "$T"
@@ -203,6 +207,29 @@ Y
 	[ -z "$stderr" ]
 	run -1 --separate-stderr ptt-filter --from=2s --to=1s "$T"
 	[ "$stderr" = "ptt-filter: the window ends (--to) before it begins (--from): it selects nothing" ]
+	[ -z "$output" ]
+}
+
+@test "a refused name offers the nearest names the trace has (prefix, substring, a few edits), from a pipe too" {
+	run -1 --separate-stderr ptt-filter --mutex=queue_lck "$T"
+	[ "$stderr" = "ptt-filter: --mutex: 'queue_lck' names no object of the trace; nearest in the trace: queue_lock (ptt-stat lists them all)" ]
+	run -1 --separate-stderr bash -c "cat '$T' | ptt-filter --thread=consumr"
+	[ "$stderr" = "ptt-filter: --thread: 'consumr' names no thread of the trace; nearest in the trace: consumer-0, consumer-1 (ptt-dump --info lists them all)" ]
+	[ -z "$output" ]
+	# nothing near: no list, still where they all are
+	run -1 --separate-stderr ptt-filter --object=zzzzzzzzzzzz "$T"
+	[ "$stderr" = "ptt-filter: --object: 'zzzzzzzzzzzz' names no object of the trace (ptt-stat lists them all)" ]
+	# every name offered is one the trace has: each selects something
+	run -0 --separate-stderr ptt-filter --object=queue_lock "$T"
+	run -0 --separate-stderr ptt-filter --thread=consumer-1 "$T"
+}
+
+@test "the README's pipeline with a wrong name fails: ptt-paje exits 2 on the empty input, no Paje written" {
+	run -2 --separate-stderr bash -c "ptt-filter --mutex=queue_lockk '$T' | ptt-paje > '$BATS_TEST_TMPDIR/q.paje' && echo opened"
+	[ -z "$output" ]
+	[[ "$stderr" == "ptt-filter: --mutex: 'queue_lockk' names no object of the trace; nearest in the trace: queue_lock "* ]]
+	[[ "$stderr" == *$'\nptt-paje: -: empty input, not a ptt trace' ]]
+	[ ! -s "$BATS_TEST_TMPDIR/q.paje" ]
 }
 
 @test "binary output is not written to a terminal unless --force; text output is" {
