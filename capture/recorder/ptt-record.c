@@ -160,9 +160,11 @@ static int after_program(const struct record_opts *o, int none_left, const char 
 			prog, n, n == 1 ? "" : "es", n == 1 ? "s" : "", list);
 		return 1;
 	}
-	if (n && !*told && !o->quiet)
-		fprintf(stderr, "ptt-record: %s exited; recording goes on until the %s it left (pid %s) exit%s\n",
-			prog, n == 1 ? "process" : "processes", list, n == 1 ? "s" : "");
+	if (n && !*told && !o->quiet) /* and how to stop it: a daemon may live for days */
+		fprintf(stderr, "ptt-record: %s exited; recording goes on until the %s it left (pid %s) exit%s: "
+			"kill -INT %d passes SIGINT on to %s, Ctrl-C on this terminal stops the recording and leaves %s running\n",
+			prog, n == 1 ? "process" : "processes", list, n == 1 ? "s" : "", (int)getpid(), n == 1 ? "it" : "them",
+			n == 1 ? "it" : "them");
 	*told |= n != 0;
 	return 0;
 }
