@@ -169,6 +169,9 @@ static int after_program(const struct record_opts *o, int none_left, const char 
 	return 0;
 }
 
+/* A trace larger than this is not read back for the closing summary (ptt-record(1): "past 512 MB"). */
+#define SUMMARY_READ_MAX (512ull << 20)
+
 #define CALIBRATE_NS 10000000u /* the time-stamp counter's rate is measured over 10 ms */
 /* ... or over the program's whole life when it ended sooner, at least 1 ms: the trace spans no
  * more than that, so its times are as exact (a short command is not kept waiting 10 ms) */
@@ -355,14 +358,14 @@ static void summary(const struct record_opts *o, const struct rotate *rot, const
 			st->events - events0, st->lost - lost0);
 	fprintf(stderr, "%" PRIu64 " events, %" PRIu64 " lost, %" PRIu64 " ring waits, %" PRIu64 " bytes written\n",
 		st->events, st->lost, st->waits, bytes);
-	if (!o->out_is_file || bytes > (512ull << 20)) { /* no ptt-stat to say the limits met: say them here */
+	if (!o->out_is_file || bytes > SUMMARY_READ_MAX) { /* no ptt-stat to say the limits met: say them here */
 		char line[256];
 		for (unsigned i = 0; ptt_limits_sentence(&st->limits, i, line, sizeof line); i++)
 			fprintf(stderr, "ptt-record: limit: %s\n", line);
 	}
 	if (!o->out_is_file)
 		return; /* gone down a pipe (-o -, a fifo, >(...)): nothing to read back */
-	if (bytes > (512ull << 20))
+	if (bytes > SUMMARY_READ_MAX)
 		fprintf(stderr, "ptt-record: contended locks: ptt-stat %s%s\n", o->output, o->max_size ? ".*" : "");
 	else
 		contended_locks(o, rot, first, part);
