@@ -291,3 +291,14 @@ Y
 	[ "$(ptt-filter --thread="$tid (first)" "$BATS_TEST_TMPDIR/i.ptt" | ptt-dump -n | md5sum)" = \
 		"$(ptt-filter --thread=first "$BATS_TEST_TMPDIR/i.ptt" | ptt-dump -n | md5sum)" ]
 }
+
+@test "every tool reading an empty pipe or one without a trace's header exits 2 with one line" {
+	for tool in ptt-dump ptt-stat ptt-paje ptt-csv ptt-json ptt-filter ptt-deadlock ptt-critical ptt-index; do
+		run -2 --separate-stderr bash -c ": | $tool"
+		[ -z "$output" ] || { echo "$tool wrote on an empty pipe: $output"; return 1; }
+		[ "$stderr" = "$tool: -: empty input, not a ptt trace" ]
+		run -2 --separate-stderr bash -c "echo 'no trace here' | $tool"
+		[ -z "$output" ]
+		[ "$stderr" = "$tool: -: offset 0: not a ptt trace (bad magic)" ]
+	done
+}
