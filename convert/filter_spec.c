@@ -1,8 +1,10 @@
 /* filter_spec.c - ptt-filter's criteria. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "filter_spec.h"
 
@@ -236,23 +238,192 @@ void spec_note_seen(struct filter_spec *s, const struct ptt_event *ev, const str
 		s->object_seen[i] |= !s->object_seen[i] && match_object(s->objects[i], ev, names, syms);
 }
 
-int spec_warn_unseen(const struct filter_spec *s, const char *prog)
+int spec_has_names(const struct filter_spec *s)
+{
+	return s->npids || s->nthreads || s->nobjects;
+}
+
+/* An object of the trace, remembered for the names a refusal offers. */
+struct spec_obj {
+	uint32_t pid;
+	uint64_t addr;
+};
+
+int spec_collect(struct filter_spec *s, const struct ptt_event *ev)
+{
+	if (s->npids && !ptt_map_get(&s->seen_pids, (uint64_t)ev->pid + 1) &&
+	    ptt_map_put(&s->seen_pids, (uint64_t)ev->pid + 1, (void *)1))
+		return PTT_E_NOMEM;
+	uint64_t tkey = (uint64_t)ev->pid << 32 | ev->tid;
+	if (s->nthreads && ev->tid && !ptt_map_get(&s->seen_threads, tkey) && ptt_map_put(&s->seen_threads, tkey, (void *)1))
+		return PTT_E_NOMEM;
+	for (unsigned a = 0; s->nobjects && a < ev->nargs; a++) {
+		if (!object_arg(ev, a) || !ev->arg[a] || ptt_map_get(&s->seen_objects, ptt_obj_key(ev->pid, ev->arg[a])))
+			continue;
+		struct spec_obj *o = malloc(sizeof *o);
+		if (!o || ptt_map_put(&s->seen_objects, ptt_obj_key(ev->pid, ev->arg[a]), o)) {
+			free(o);
+			return PTT_E_NOMEM;
+		}
+		o->pid = ev->pid;
+		o->addr = ev->arg[a];
+	}
+	return 0;
+}
+
+/* Edits (insert, delete, replace; case ignored) from a to b, or limit + 1 when more than limit. */
+static unsigned edits(const char *a, const char *b, unsigned limit)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	if (na > 64 || nb > 64 || (na > nb ? na - nb : nb - na) > limit)
+		return limit + 1;
+	unsigned row[65];
+	for (size_t j = 0; j <= nb; j++)
+		row[j] = (unsigned)j;
+	for (size_t i = 1; i <= na; i++) {
+		unsigned diag = row[0], best = row[0] = (unsigned)i;
+		for (size_t j = 1; j <= nb; j++) {
+			unsigned up = row[j];
+			unsigned cost = diag + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+			row[j] = cost < up + 1 ? cost : up + 1;
+			if (row[j - 1] + 1 < row[j])
+				row[j] = row[j - 1] + 1;
+			diag = up;
+			best = row[j] < best ? row[j] : best;
+		}
+		if (best > limit)
+			return limit + 1;
+	}
+	return row[nb] <= limit ? row[nb] : limit + 1;
+}
+
+#define NEAREST 5
+
+/* The names nearest want, best first: a prefix of either, a substring of either, then a few edits away. */
+struct nearest {
+	const char *want;
+	unsigned n;
+	struct { unsigned score; char name[64]; } best[NEAREST];
+};
+
+static void consider(struct nearest *nr, const char *name)
+{
+	const char *want = nr->want;
+	size_t nw = strlen(want), nn = strlen(name);
+	unsigned limit = nw / 3 > 2 ? (unsigned)(nw / 3) : 2, score;
+	if (!nn || nn >= sizeof nr->best[0].name)
+		return;
+	char head[sizeof nr->best[0].name];
+	snprintf(head, sizeof head, "%.*s", (int)(nw < nn ? nw : nn), name);
+	if (!strncasecmp(name, want, nw < nn ? nw : nn))
+		score = 0;
+	else if (strcasestr(name, want) || strcasestr(want, name))
+		score = 1;
+	else if ((score = edits(want, name, limit)) <= limit || (score = edits(want, head, limit)) <= limit)
+		score += 2; /* a few edits from the name, or from its beginning ("consumr": consumer-0) */
+	else
+		return;
+	for (unsigned i = 0; i < nr->n; i++)
+		if (!strcmp(nr->best[i].name, name))
+			return;
+	unsigned at = nr->n;
+	while (at > 0 && (nr->best[at - 1].score > score ||
+			  (nr->best[at - 1].score == score && strcmp(nr->best[at - 1].name, name) > 0)))
+		at--;
+	if (at == NEAREST)
+		return;
+	unsigned last = nr->n < NEAREST ? nr->n : NEAREST - 1;
+	memmove(&nr->best[at + 1], &nr->best[at], (last - at) * sizeof nr->best[0]);
+	nr->best[at].score = score;
+	snprintf(nr->best[at].name, sizeof nr->best[at].name, "%s", name);
+	if (nr->n < NEAREST)
+		nr->n++;
+}
+
+/* "; nearest in the trace: a, b" or nothing, then where every name is listed. */
+static void say_nearest(const struct nearest *nr, const char *lister)
+{
+	for (unsigned i = 0; i < nr->n; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "; nearest in the trace: ", nr->best[i].name);
+	fprintf(stderr, " (%s lists them all)\n", lister);
+}
+
+static void nearest_pids(const struct filter_spec *s, struct nearest *nr)
+{
+	struct ptt_map_iter it;
+	uint64_t key;
+	void *v;
+	char buf[24];
+	for (ptt_map_iter_init(&it, &s->seen_pids); ptt_map_next(&it, &key, &v);) {
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)(key - 1));
+		consider(nr, buf);
+	}
+}
+
+static void nearest_threads(const struct filter_spec *s, struct nearest *nr, const struct ptt_names *names,
+			    struct ptt_syms *syms)
+{
+	struct ptt_map_iter it;
+	uint64_t key;
+	void *v;
+	char buf[PTT_MAX_STR];
+	for (ptt_map_iter_init(&it, &s->seen_threads); ptt_map_next(&it, &key, &v);) {
+		uint32_t pid = (uint32_t)(key >> 32), tid = (uint32_t)key;
+		const char *name = names ? ptt_names_thread(names, tid) : NULL;
+		if (!name || !*name)
+			name = syms ? ptt_syms_thread_known_name(syms, pid, tid, buf, sizeof buf) : NULL;
+		if (name && *name)
+			consider(nr, name);
+		snprintf(buf, sizeof buf, "%u", tid);
+		consider(nr, buf);
+	}
+}
+
+static void nearest_objects(const struct filter_spec *s, struct nearest *nr, const struct ptt_names *names,
+			    struct ptt_syms *syms)
+{
+	struct ptt_map_iter it;
+	uint64_t key;
+	void *v;
+	char buf[PTT_MAX_STR];
+	for (ptt_map_iter_init(&it, &s->seen_objects); ptt_map_next(&it, &key, &v);) {
+		const struct spec_obj *o = v;
+		const char *name = names ? ptt_names_object(names, o->addr) : NULL;
+		if (!name || !*name)
+			name = syms ? ptt_syms_object_name(syms, o->pid, o->addr, buf, sizeof buf) : NULL;
+		if (name && *name)
+			consider(nr, name);
+	}
+}
+
+int spec_warn_unseen(const struct filter_spec *s, const char *prog, const struct ptt_names *names, struct ptt_syms *syms)
 {
 	int unseen = 0;
 	for (unsigned i = 0; i < s->npids; i++)
 		if (!s->pid_seen[i]) {
-			fprintf(stderr, "%s: --pid: no process %u in the trace\n", prog, s->pids[i]);
+			char want[24];
+			snprintf(want, sizeof want, "%u", s->pids[i]);
+			struct nearest nr = { .want = want };
+			nearest_pids(s, &nr);
+			fprintf(stderr, "%s: --pid: no process %u in the trace", prog, s->pids[i]);
+			say_nearest(&nr, "ptt-dump --info");
 			unseen = 1;
 		}
 	for (unsigned i = 0; i < s->nthreads; i++)
 		if (!s->thread_seen[i]) {
-			fprintf(stderr, "%s: --thread: '%s' names no thread of the trace\n", prog, s->threads[i]);
+			struct nearest nr = { .want = s->threads[i] };
+			nearest_threads(s, &nr, names, syms);
+			fprintf(stderr, "%s: --thread: '%s' names no thread of the trace", prog, s->threads[i]);
+			say_nearest(&nr, "ptt-dump --info");
 			unseen = 1;
 		}
 	for (unsigned i = 0; i < s->nobjects; i++)
 		if (!s->object_seen[i]) {
-			fprintf(stderr, "%s: %s: '%s' names no object of the trace\n", prog,
+			struct nearest nr = { .want = s->objects[i] };
+			nearest_objects(s, &nr, names, syms);
+			fprintf(stderr, "%s: %s: '%s' names no object of the trace", prog,
 				s->object_opts[i] ? s->object_opts[i] : "--object", s->objects[i]);
+			say_nearest(&nr, "ptt-stat");
 			unseen = 1;
 		}
 	return unseen;
@@ -280,6 +451,9 @@ int spec_warn_unknown_events(const struct filter_spec *s, const struct ptt_types
 
 void spec_free(struct filter_spec *s)
 {
+	ptt_map_free_with(&s->seen_objects, free);
+	ptt_map_free(&s->seen_threads);
+	ptt_map_free(&s->seen_pids);
 	for (unsigned i = 0; i < s->nthreads; i++)
 		free(s->threads[i]);
 	for (unsigned i = 0; i < s->nobjects; i++)

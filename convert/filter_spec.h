@@ -25,7 +25,16 @@ struct filter_spec {
 	uint64_t first, count;    /* count UINT64_MAX: no end */
 	int invert;
 	int has_window;           /* --from or --first given */
+	/* what the trace has, for the nearest names of a refused value (spec_collect) */
+	struct ptt_map seen_objects; /* ptt_obj_key(pid, addr) -> the first event's pid + 1 and addr (struct spec_obj) */
+	struct ptt_map seen_threads; /* pid << 32 | tid -> (void *)1 */
+	struct ptt_map seen_pids;    /* pid + 1 -> (void *)1 */
 };
+
+/* 1 when the selection names processes, threads or objects: they can be checked against the trace. */
+int spec_has_names(const struct filter_spec *s);
+/* Remember the processes, threads and objects of ev: the names a refusal offers (spec_warn_unseen). */
+int spec_collect(struct filter_spec *s, const struct ptt_event *ev);
 
 void spec_init(struct filter_spec *s);
 /* 1 when s keeps every event (no selection, no window, not inverted). */
@@ -43,8 +52,13 @@ int spec_parse_time(const char *arg, uint64_t *ns);
 int spec_match(const struct filter_spec *s, const struct ptt_event *ev, const struct ptt_names *names, struct ptt_syms *syms);
 /* Note which --pid, --thread and --object values ev matches (whatever the other criteria). */
 void spec_note_seen(struct filter_spec *s, const struct ptt_event *ev, const struct ptt_names *names, struct ptt_syms *syms);
-/* Report each --pid, --thread or --object value that matched nothing read, one line each; 1 if any. */
-int spec_warn_unseen(const struct filter_spec *s, const char *prog);
+/*
+ * Report each --pid, --thread or --object value that matched nothing read,
+ * one line each, with the nearest names the trace has (from spec_collect:
+ * a prefix, a substring, then a few edits away; at most 5) and where all
+ * are listed; 1 if any.  syms may be NULL (no names offered).
+ */
+int spec_warn_unseen(const struct filter_spec *s, const char *prog, const struct ptt_names *names, struct ptt_syms *syms);
 /* Events that define context (processes, threads, names): kept whatever the selection. */
 int spec_is_definition(const struct ptt_event *ev);
 /* Warn about each --event that names no class and begins no type name of the

@@ -11,12 +11,33 @@
 #include "pass.h"
 #include "symbols.h"
 
-/* Does the trace start mid-run: a later part of a rotated recording, a flight recording, a window? */
-static int starts_mid_run(const struct ptt_reader *r)
+const char *pass_mid_run(const struct ptt_reader *r, char *buf, size_t size, int *unknown_before)
 {
 	const char *part = ptt_reader_meta(r, "part");
 	uint64_t from = 0, to = 0;
-	return (part && atoi(part) > 1) || ptt_reader_meta(r, "flight") || cli_window(r, &from, &to);
+	*unknown_before = part && atoi(part) > 1;
+	if (*unknown_before) {
+		snprintf(buf, size, "part %d of a rotated recording: the parts before it are not read", atoi(part));
+		return buf;
+	}
+	if (ptt_reader_meta(r, "flight"))
+		return "a flight recording: each thread's events before its kept history are overwritten";
+	if (cli_window(r, &from, &to))
+		return "a window: the events before it are left out";
+	return NULL;
+}
+
+/* Does the trace start mid-run: a later part of a rotated recording, a flight recording, a window? */
+static int starts_mid_run(const struct ptt_reader *r, struct pass *p)
+{
+	static char buf[128];
+	int unknown;
+	const char *w = pass_mid_run(r, buf, sizeof buf, &unknown);
+	if (p) {
+		p->mid_run_why = w;
+		p->unknown_before = unknown;
+	}
+	return w != NULL;
 }
 
 /* What the first pass carries from one input to the next: the real pass's rules (read_all, end_of). */
@@ -38,7 +59,7 @@ static void first_pass_fd(struct pass *p, struct first_run *f, int fd, const cha
 		while ((rc = ptt_reader_next(r, &ev)) != 0) {
 			if (rc < 0)
 				continue; /* damage: the real pass reports it */
-			if (!f->started && f->m && starts_mid_run(r))
+			if (!f->started && f->m && starts_mid_run(r, NULL))
 				model_starts_mid_run(f->m, r);
 			f->started = 1;
 			if (ordered && ev.ns < f->last_ns)
@@ -149,7 +170,7 @@ static int read_all(struct pass *p)
 	static struct ptt_event ev;
 	int step = PASS_GO, first = 1;
 	while (step != PASS_STOP && step != PASS_FAIL && cli_next(&p->in, &ev) > 0) {
-		if (__builtin_expect(first, 0) && (p->mid_run = starts_mid_run(p->in.r)) && model)
+		if (__builtin_expect(first, 0) && (p->mid_run = starts_mid_run(p->in.r, p)) && model)
 			model_starts_mid_run(model, p->in.r); /* the header is read by now */
 		first = 0;
 		if (clock) {

@@ -90,6 +90,8 @@ struct pass {
 	uint64_t last_ns;               /* the time of the last event handed (before the hooks of the next) */
 	uint64_t end_ns;                /* from the end hook on: the end of the trace, or of its window when later */
 	int mid_run;                    /* from the first event on: the trace starts mid-run */
+	const char *mid_run_why;        /* with it, how (pass_mid_run) */
+	int unknown_before;             /* with it, whatever came before is unknown (not a window, not a flight's cut threads) */
 	int failed, damaged, write_error; /* after pass_run: a hook failed; the input had problems; stdout did not get out */
 };
 
@@ -100,6 +102,16 @@ struct pass {
  * be written or a hook failed, else 0; p keeps the details.
  */
 int pass_run(struct pass *p, const struct pass_tool *t, int npaths, char **paths);
+/*
+ * Does the trace of r (its header read) start mid-run: a later part of a
+ * rotated recording, a flight recording, a window?  NULL if not, else how,
+ * in a phrase (in buf or a constant); *unknown_before 1 when everything
+ * before the start is unknown (a later part: not a window left out by
+ * choice, nor a flight recording, whose cut threads the loss account names).
+ * The one decision: the pass tells the model from it (pass.mid_run),
+ * ptt-dump --info says it.
+ */
+const char *pass_mid_run(const struct ptt_reader *r, char *buf, size_t size, int *unknown_before);
 /* Learn from an event that is not read from the input (a snapshot's record, ptt-filter): names, model. */
 void pass_learn(struct pass *p, const struct ptt_event *ev);
 

@@ -46,6 +46,8 @@ struct crit_run {
 	int folded;
 	uint32_t tid;
 	uint64_t from, to;
+	int any;           /* an event was read */
+	uint64_t first_ns; /* the first one's time */
 };
 
 enum { OPT_FROM = 0x2001, OPT_TO };
@@ -127,8 +129,13 @@ static int start(void *ctx, struct pass *p)
 
 static int event(void *ctx, struct pass *p, struct ptt_event *ev)
 {
+	struct crit_run *r = ctx;
 	(void)p;
-	return critical_event(((struct crit_run *)ctx)->c, ev) ? PASS_STOP : PASS_GO;
+	if (!r->any) {
+		r->any = 1;
+		r->first_ns = ev->ns;
+	}
+	return critical_event(r->c, ev) ? PASS_STOP : PASS_GO;
 }
 
 static int after(void *ctx, struct pass *p, struct ptt_event *ev)
@@ -161,6 +168,10 @@ static int report(void *ctx, struct pass *p)
 	const struct critical_sum *s = critical_summary(r->c);
 	if (r->from && (!s->length || s->to_ns <= r->from)) {
 		fprintf(stderr, "ptt-critical: the window starts after the trace ends (%.3f ms)\n", (double)p->last_ns / 1e6);
+		return PASS_FAIL;
+	}
+	if (r->to && r->any && r->to < r->first_ns) {
+		fprintf(stderr, "ptt-critical: the window ends before the trace's first event (%.3f ms)\n", (double)r->first_ns / 1e6);
 		return PASS_FAIL;
 	}
 	const char *cost = ptt_reader_meta(p->in.r, "trace_path_ps");

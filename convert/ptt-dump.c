@@ -195,7 +195,7 @@ static int report(void *ctx, struct pass *p)
 	if (d->sink)
 		ptt_sink_close(d->sink, p->in.r);
 	if (d->mode == MODE_INFO) {
-		summary_print_info(d->sum, &p->in, p->syms, stdout);
+		summary_print_info(d->sum, &p->in, p->syms, p->unknown_before ? p->mid_run_why : NULL, stdout);
 		size_t stretches = 0;
 		loss_spans(p->in.loss, &stretches);
 		if (stretches) {

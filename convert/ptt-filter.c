@@ -45,9 +45,10 @@ static void usage(void)
 	       "  -h, --help            show this help and exit\n"
 	       "      --version         show the version and exit\n"
 	       "\n"
-	       "Exit status: 0 success, 1 damaged input (the output is still consistent), or a\n"
-	       "selection that names nothing in the trace, or a window that ends before it\n"
-	       "begins; 2 usage error or unreadable input.\n");
+	       "Exit status: 0 success, 1 damaged input (the output is still consistent), a\n"
+	       "selection that names nothing in the trace (with the nearest names it has), a\n"
+	       "window that ends before it begins or lies outside the trace (nothing is then\n"
+	       "written); 2 usage error or unreadable input.\n");
 }
 
 struct out_ctx {
@@ -68,7 +69,9 @@ struct out_ctx {
 	int no_context, force;
 	uint64_t end_pos;                /* --first + --count */
 	int in_window, seen, stopped_early, past_to, empty, failed, werr;
-	uint64_t last_ns;                /* of the window's last event */
+	int names_checked;               /* the names of the selection were checked by a first pass */
+	int any;                         /* an event was read */
+	uint64_t first_ns, last_ns;      /* of the trace's first event read; of the window's last event */
 };
 
 /* --site: the event's call site, its function or its file:line matches the glob. */
@@ -324,7 +327,33 @@ static int parse_args(int argc, char **argv, struct filter_spec *s, int *no_cont
 	return -1;
 }
 
-/* The input is open: refuse a terminal for a binary trace; the sink; where reading starts, and the state there. */
+/*
+ * The output, opened when the first thing is written (or at the end): a
+ * refused selection or a window outside the trace writes nothing at all, so
+ * that the next tool of a pipe says its input is empty instead of drawing it.
+ */
+static int open_sink(struct out_ctx *o)
+{
+	if (o->sink)
+		return 0;
+	int rc = ptt_sink_open(&o->sink, stdout, ptt_reader_form(o->r), 0);
+	if (rc)
+		return rc;
+	if (ptt_reader_form(o->r) == PTT_FORM_TEXT)
+		ptt_sink_set_note(o->sink, ptt_syms_note, o->syms);
+	return 0;
+}
+
+/* The first pass (selections by name): which names the trace has. */
+static void first_event(void *ctx, const struct ptt_event *ev)
+{
+	struct out_ctx *o = ctx;
+	const struct ptt_names *names = ptt_syms_names(o->pass->syms);
+	spec_note_seen(o->spec, ev, names, o->pass->syms);
+	o->failed |= spec_collect(o->spec, ev) != 0;
+}
+
+/* The input is open: refuse a terminal for a binary trace, and names the trace lacks; where reading starts, and the state there. */
 static int start(void *ctx, struct pass *p)
 {
 	struct out_ctx *o = ctx;
@@ -337,10 +366,14 @@ static int start(void *ctx, struct pass *p)
 	o->r = p->in.r;
 	o->syms = p->syms;
 	o->names = ptt_syms_names(p->syms); /* learnt by the pass */
+	if (o->failed) {
+		fprintf(stderr, "ptt-filter: %s\n", strerror(ENOMEM));
+		return PASS_FAIL;
+	}
+	if (o->names_checked && spec_warn_unseen(spec, "ptt-filter", o->names, o->syms))
+		return PASS_FAIL; /* nothing written */
 	o->ctx = o->context ? fcontext_new(p->model) : NULL;
-	o->failed = (o->context && !o->ctx) || ptt_sink_open(&o->sink, stdout, ptt_reader_form(p->in.r), 0) != 0;
-	if (o->sink && ptt_reader_form(p->in.r) == PTT_FORM_TEXT)
-		ptt_sink_set_note(o->sink, ptt_syms_note, p->syms);
+	o->failed = o->context && !o->ctx;
 	o->end_pos = spec->count == UINT64_MAX ? UINT64_MAX : spec->first + spec->count;
 	o->in_window = !spec->has_window;
 	/* with context and a selection, a stack goes with its event; a copy of the whole trace keeps each as it is */
@@ -361,6 +394,10 @@ static int event(void *ctx, struct pass *p, struct ptt_event *ev)
 	struct filter_spec *spec = o->spec;
 	(void)p;
 	spec_note_seen(spec, ev, o->names, o->syms);
+	if (!o->any) {
+		o->any = 1;
+		o->first_ns = ev->ns;
+	}
 	if (ev->ns > spec->to_ns || ev->pos >= o->end_pos) {
 		o->stopped_early = 1;
 		o->past_to = ev->ns > spec->to_ns;
@@ -368,10 +405,12 @@ static int event(void *ctx, struct pass *p, struct ptt_event *ev)
 	}
 	if (!o->in_window && ev->ns >= spec->from_ns && ev->pos >= spec->first) {
 		o->in_window = 1;
-		o->failed |= (o->werr = open_window(o, ev)) != 0;
+		o->failed |= (o->werr = open_sink(o)) != 0 || (o->werr = open_window(o, ev)) != 0;
 	}
 	if (!o->in_window)
 		return PASS_GO;
+	if (!o->sink)
+		o->failed |= (o->werr = open_sink(o)) != 0;
 	o->seen = 1;
 	o->last_ns = ev->ns;
 	int keep = selected(o, ev) || (o->context && spec_is_definition(ev));
@@ -391,11 +430,48 @@ static int after(void *ctx, struct pass *p, struct ptt_event *ev)
 	return o->failed ? PASS_FAIL : PASS_GO;
 }
 
-/* Where the window ends, the sink closed; selections that named nothing. */
+/*
+ * A window with no event of the trace before it or none after it, and none
+ * in it: one line that says where the trace is; 1 if so (nothing written).
+ * An empty stretch between two events is no error: it is written as such.
+ */
+static int window_outside(struct out_ctx *o, struct pass *p)
+{
+	const struct filter_spec *spec = o->spec;
+	if (o->seen || o->empty || !(spec->has_window || spec->to_ns != UINT64_MAX))
+		return 0;
+	/* without context, the blocks that end before --from were passed over unread (ptt_reader_skip):
+	 * events before the window may be there unseen, so a window before the first event read is no error */
+	int skipped = !o->context && spec->from_ns;
+	int before = (o->any && o->first_ns < spec->from_ns) || (skipped && o->any), after = o->past_to;
+	if (before && after && !spec->first)
+		return 0;
+	char to[48] = "the end";
+	if (spec->to_ns != UINT64_MAX)
+		snprintf(to, sizeof to, "%.6f s", spec->to_ns / 1e9);
+	fprintf(stderr, "ptt-filter: the window selects no event: ");
+	if (spec->first && o->any && !after)
+		fprintf(stderr, "--first=%llu is past the trace's last event\n", (unsigned long long)spec->first);
+	else if (!before && o->any)
+		fprintf(stderr, "[%.6f s, %s] ends before the trace's first event, at %.6f s\n", spec->from_ns / 1e9, to,
+			o->first_ns / 1e9);
+	else if (o->any)
+		fprintf(stderr, "[%.6f s, %s] begins after the trace's last event, at %.6f s\n", spec->from_ns / 1e9, to,
+			p->last_ns / 1e9);
+	else
+		fprintf(stderr, "[%.6f s, %s] %s\n", spec->from_ns / 1e9, to,
+			spec->from_ns ? "begins after the trace's last event" : "is outside the trace, which has no event");
+	return 1;
+}
+
+/* Where the window ends, the sink closed; selections that named nothing; a window outside the trace. */
 static int report(void *ctx, struct pass *p)
 {
 	struct out_ctx *o = ctx;
 	struct filter_spec *spec = o->spec;
+	int outside = !o->failed && window_outside(o, p);
+	if (!o->sink && !o->failed && !outside && !o->empty) /* nothing selected: the trace's header and end, as it had them */
+		o->failed |= (o->werr = open_sink(o)) != 0;
 	if (o->sink && o->seen && (spec->has_window || spec->to_ns != UINT64_MAX)) {
 		char line[64]; /* where the window ends: its --to when the trace goes on after it */
 		snprintf(line, sizeof line, "window_to_ns %llu\n", (unsigned long long)(o->past_to ? spec->to_ns : o->last_ns));
@@ -414,8 +490,8 @@ static int report(void *ctx, struct pass *p)
 	/* stopped before the end, a user type registered later is unknown yet: no verdict */
 	int verdict = !o->stopped_early && !o->empty;
 	int unknown = verdict && spec_warn_unknown_events(spec, ptt_reader_types(p->in.r), "ptt-filter");
-	unknown |= verdict && spec_warn_unseen(spec, "ptt-filter");
-	return o->failed || unknown || o->empty ? PASS_FAIL : PASS_GO;
+	unknown |= verdict && !o->names_checked && spec_warn_unseen(spec, "ptt-filter", o->names, o->syms);
+	return o->failed || unknown || o->empty || outside ? PASS_FAIL : PASS_GO;
 }
 
 static void out_free(struct out_ctx *o)
@@ -433,11 +509,17 @@ int main(int argc, char **argv)
 	int rc = parse_args(argc, argv, &spec, &o.no_context, &o.force, &o.site);
 	if (rc < 0) {
 		o.context = !o.no_context;
+		/* names asked for are checked by a first pass before anything is written: a name the
+		 * trace lacks leaves the output empty, and the next tool of a pipe fails on it */
+		o.names_checked = spec_has_names(&spec);
+		struct pass p;
+		o.pass = &p;
 		/* the model: what is in force when the window opens (with context) */
 		const struct pass_tool tool = { .prog = "ptt-filter", .ctx = &o, .start = start, .event = event,
 						.after = after, .report = report,
-						.need = PASS_SYMS | PASS_BUFFERED | (o.context ? PASS_MODEL : 0) };
-		struct pass p;
+						.first_event = o.names_checked ? first_event : NULL,
+						.need = PASS_SYMS | PASS_BUFFERED | (o.context ? PASS_MODEL : 0) |
+							(o.names_checked ? PASS_NAMES_FIRST : 0) };
 		rc = pass_run(&p, &tool, argc - optind, argv + optind);
 	}
 	out_free(&o);

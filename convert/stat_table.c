@@ -960,14 +960,53 @@ static void print_header(FILE *out)
 /* Sites named module+0x... for want of symbols: which file, and how to get them named. */
 static void print_stripped(const struct stat_table *st, FILE *out)
 {
-	const char *one;
-	size_t n = ptt_syms_stripped(st->syms, &one);
+	const char *paths[4];
+	size_t n = ptt_syms_stripped(st->syms, paths, 4), shown = n < 4 ? n : 4;
 	if (!n)
 		return;
-	const char *base = strrchr(one, '/');
-	fprintf(out, "names: %s%s has no symbol table and no debug information here, so its sites read\n"
-		     "module+0xoff (what addr2line takes); its debug symbols name them (Debian: its -dbgsym package)\n",
-		base ? base + 1 : one, n > 1 ? (n > 2 ? " (and other files)" : " (and one other file)") : "");
+	fprintf(out, "names: ");
+	for (size_t i = 0; i < shown; i++) {
+		const char *base = strrchr(paths[i], '/');
+		fprintf(out, "%s%s", i ? (i + 1 == n ? " and " : ", ") : "", base ? base + 1 : paths[i]);
+	}
+	if (n > shown)
+		fprintf(out, " (and %zu other file%s)", n - shown, n - shown > 1 ? "s" : "");
+	fprintf(out, " %s no symbol table and no debug information here, so %s sites read\n"
+		     "module+0xoff (what addr2line takes); %s debug symbols name them (Debian: %s -dbgsym package%s)\n",
+		n > 1 ? "have" : "has", n > 1 ? "their" : "its", n > 1 ? "their" : "its", n > 1 ? "their" : "its",
+		n > 1 ? "s" : "");
+}
+
+/*
+ * The waits still open at the end, told apart by use (the summary and the
+ * full report say them alike): waits for locks may be threads blocked for
+ * ever (ptt-deadlock tells); waits for work (a pool's idle workers on their
+ * condition at a normal shutdown) are no such thing.  Where the recording
+ * goes on past what was read (a rotated part, a window), they may end there:
+ * one line, no guess.  full: the report's wording, which says how they count.
+ */
+static void print_open_waits(const struct stat_table *st, int full, FILE *out)
+{
+	uint64_t locks = 0, idle = 0;
+	for (size_t i = 0; i < st->nobjs; i++)
+		*(is_lock(st->objs[i]) ? &locks : &idle) += st->objs[i]->open_waits;
+	const char *counted = full ? ", counted as contended up to then" : "";
+	if (st->open_waits && st->cut_at[0]) { /* the recording goes on: they may end there */
+		fprintf(out, "%" PRIu64 " wait%s still open %s%s\n", st->open_waits, st->open_waits > 1 ? "s were" : " was",
+			st->cut_at, counted);
+		return;
+	}
+	if (locks && full)
+		fprintf(out, "%" PRIu64 " wait%s still open at the end of the trace (or when %s thread ended), counted as "
+			     "contended up to then (threads blocked for ever? see ptt-deadlock)\n", locks,
+			locks > 1 ? "s were" : " was", locks > 1 ? "their" : "its");
+	else if (locks)
+		fprintf(out, "%" PRIu64 " wait%s still open at the end (threads blocked for ever? see ptt-deadlock)\n",
+			locks, locks > 1 ? "s were" : " was");
+	if (idle) /* one open wait a thread: as many threads */
+		fprintf(out, "%" PRIu64 " thread%s waiting for work when the program ended (condition variables, semaphores "
+			     "used as signals, barriers: idle, not blocked%s)\n", idle, idle > 1 ? "s were" : " was",
+			full ? "; counted up to then" : "");
 }
 
 /* One of the two object tables (locks, or waiting for work): its title, header and first shown rows. */
@@ -1075,13 +1114,7 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 			ms(contention), ms(st->last_ns - st->first_ns));
 		fprintf(out, "waiting for work: %.3f ms in condition variables, semaphores used as signals and barriers,"
 			     " %.3f ms in joins\n", ms(idle), ms(joins));
-		if (st->open_waits && st->cut_at[0]) /* the recording goes on: they may end there */
-			fprintf(out, "%" PRIu64 " wait%s still open %s, counted as contended up to then\n", st->open_waits,
-				st->open_waits > 1 ? "s were" : " was", st->cut_at);
-		else if (st->open_waits)
-			fprintf(out, "%" PRIu64 " wait%s still open at the end of the trace (or when %s thread ended), counted as "
-				     "contended up to then (threads blocked for ever? see ptt-deadlock)\n", st->open_waits,
-				st->open_waits > 1 ? "s were" : " was", st->open_waits > 1 ? "their" : "its");
+		print_open_waits(st, 1, out);
 		print_observer(st, out);
 		print_stalls(st, locks, shown_l, out);
 		if (loss_print(st->loss, out) && marked)
@@ -1172,12 +1205,6 @@ void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FI
 	const char *note = fidelity_blind_note(&st->blind);
 	if (note)
 		fprintf(out, "%s\n", note);
-	if (st->open_waits && st->cut_at[0])
-		fprintf(out, "%" PRIu64 " wait%s still open %s\n", st->open_waits, st->open_waits > 1 ? "s were" : " was",
-			st->cut_at);
-	else if (st->open_waits)
-		fprintf(out, "%" PRIu64 " wait%s still open at the end (threads blocked for ever? see ptt-deadlock)\n",
-			st->open_waits, st->open_waits > 1 ? "s were" : " was");
 	size_t marked = 0;
 	for (size_t i = 0; i < shown; i++) {
 		const struct obj *b = sorted[i];
@@ -1198,6 +1225,7 @@ void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FI
 	if (shown < n)
 		fprintf(out, "  (%zu more contended)\n", n - shown);
 	print_park_note(sorted, shown, out);
+	print_open_waits(st, 0, out); /* after the list it would otherwise split */
 	if (most_idle) {
 		char name[96];
 		obj_name(st, most_idle, name, sizeof name);

@@ -94,7 +94,7 @@ static void print_date(FILE *out, uint64_t ns)
 	fprintf(out, "%-11s %s.%09" PRIu64 "%.3s:%s\n", "started", day, ns % 1000000000u, zone, zone + 3);
 }
 
-void summary_print_info(const struct summary *s, struct cli_input *in, struct ptt_syms *syms, FILE *out)
+void summary_print_info(const struct summary *s, struct cli_input *in, struct ptt_syms *syms, const char *mid_run, FILE *out)
 {
 	const struct ptt_reader *r = in->r;
 	static const char *const keys[] = { "cmdline", "pid", "hostname", "recorder", "clock", "clock_hz",
@@ -116,7 +116,12 @@ void summary_print_info(const struct summary *s, struct cli_input *in, struct pt
 	fprintf(out, "duration:   ");
 	print_ns(out, s->events && last > first ? last - first : 0);
 	const char *next = ptt_reader_meta(r, "continued");
-	fprintf(out, "\nevents:     %" PRIu64 "\nlost:       %" PRIu64 "%s%s%s\n", s->events, s->lost,
+	fprintf(out, "\nevents:     %" PRIu64 "\n", s->events);
+	/* a set that starts mid-run is not complete: what came before is unknown, not "0 lost" */
+	if (mid_run)
+		fprintf(out, "start:      mid-run, %s; what came before is unknown\n", mid_run);
+	fprintf(out, "lost:       %" PRIu64 "%s%s%s%s\n", s->lost,
+		mid_run ? " in what was read" : "",
 		ptt_reader_saw_end(r) ? "" : next ? " (a part of a rotated recording, continued in " :
 		" (the trace has no end: the recorder did not finish it)", ptt_reader_saw_end(r) || !next ? "" : next,
 		ptt_reader_saw_end(r) || !next ? "" : ")");

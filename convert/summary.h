@@ -15,7 +15,8 @@ void summary_add(struct summary *s, const struct ptt_event *ev);
 unsigned long summary_order_errors(const struct summary *s);
 /* The header's facts and the limits the trace met (cli_say_limits), then a row per thread named as in the
  * pictures (symbols.h), then counts per event type. */
-void summary_print_info(const struct summary *s, struct cli_input *in, struct ptt_syms *syms, FILE *out);
+/* --info; mid_run: how the trace starts mid-run when what came before is unknown (pass_mid_run), or NULL. */
+void summary_print_info(const struct summary *s, struct cli_input *in, struct ptt_syms *syms, const char *mid_run, FILE *out);
 /* The check's line, then the limits the trace met. */
 /* violations: all; aside: of them, those where events were lost (ptt-dump(1)), which do not fail the check */
 void summary_print_check(const struct summary *s, struct cli_input *in, unsigned long violations, unsigned long aside,

@@ -88,6 +88,7 @@ struct ptt_syms {
 /* A file whose code has no symbol: no .symtab, and no debug information found for it here. */
 struct stripped {
 	char *path;
+	int exe; /* a program (it has an interpreter), not a library */
 	struct stripped *next;
 };
 
@@ -203,17 +204,32 @@ static void note_stripped(struct ptt_syms *s, Dwfl_Module *mod)
 		free(x);
 		return;
 	}
+	x->exe = 0;
+	size_t nph = 0;
+	GElf_Phdr ph;
+	for (size_t i = 0; elf && elf_getphdrnum(elf, &nph) == 0 && i < nph; i++)
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_INTERP)
+			x->exe = 1; /* the program itself (varnishd), named first: its sites are the user's */
 	x->next = s->stripped;
 	s->stripped = x;
 	s->nstripped++;
 }
 
-size_t ptt_syms_stripped(const struct ptt_syms *s, const char **one)
+size_t ptt_syms_stripped(const struct ptt_syms *s, const char **paths, size_t max)
 {
-	const struct stripped *x = s->stripped;
-	while (x && x->next)
-		x = x->next; /* the first noted */
-	*one = x ? x->path : NULL;
+	size_t n = 0;
+	for (int exe = 1; exe >= 0; exe--) {
+		size_t k = 0;
+		for (const struct stripped *x = s->stripped; x; x = x->next)
+			k += x->exe == exe;
+		/* the list is newest first: the k of this kind, oldest first */
+		for (size_t want = k; want-- > 0 && n < max;) {
+			size_t i = 0;
+			for (const struct stripped *x = s->stripped; x; x = x->next)
+				if (x->exe == exe && i++ == want)
+					paths[n++] = x->path;
+		}
+	}
 	return s->nstripped;
 }
 

@@ -58,8 +58,9 @@ const struct ptt_sym *ptt_syms_code(struct ptt_syms *s, uint32_t pid, uint64_t a
 uint64_t ptt_syms_level(uint64_t addr, unsigned level);
 
 /* How many files had code named by offset (module+0x...) because they have no symbol table and no
- * debug information was found for them here (stripped, their -dbgsym not installed); *one: one of them. */
-size_t ptt_syms_stripped(const struct ptt_syms *s, const char **one);
+ * debug information was found for them here (stripped, their -dbgsym not installed); paths: the first
+ * max of them, a program's executable before libraries, else in the order met. */
+size_t ptt_syms_stripped(const struct ptt_syms *s, const char **paths, size_t max);
 
 /* The call site of an event: NULL when its type has no site (or it is 0). */
 const struct ptt_sym *ptt_syms_site(struct ptt_syms *s, const struct ptt_event *ev);

@@ -150,6 +150,30 @@ if [ -n "$flame" ]; then
 		  x += v; for (j = 1; j <= n; j++) pf[j] = f[j]; pn = n }
 		END { close_to(1) }' >"$tmp/frames.tsv"
 	[ -z "$list" ] || cat "$tmp/frames.tsv"
+	# the title says what is drawn; where waiting for work (idle, no contention) is most of the
+	# waiting drawn, the title and one line on stderr say so, and where the locks are
+	case $flame in
+	wait) shows="where threads waited, by stack: locks (red) and waiting for work (blue)" ;;
+	locks) shows="where threads waited for locks (contention), by stack" ;;
+	hold) shows="where threads held locks, by stack" ;;
+	critical) shows="the critical path's time, by stack" ;;
+	esac
+	title="$title: $shows"
+	if [ "$flame" = wait ]; then
+		idle=$(awk -v locks="$tmp/locks" 'BEGIN { while ((getline l < locks) > 0) { n = split(l, f, " "); lk += f[n] } }
+			{ all += $NF } END { if (all > 0 && (all - lk) * 2 > all) printf "%d %d", (all - lk) * 100 / all, (lk > 0) }' "$tmp/folded")
+		if [ -n "$idle" ]; then
+			pct=${idle% *}
+			if [ "${idle#* }" = 1 ]; then
+				where="--flame=locks draws the waits for locks alone"
+			else
+				where="no thread waited for a lock"
+			fi
+			title="$title
+$pct % of it is idle waiting for work (no contention): $where"
+			echo "$prog: $trace: $pct % of the time drawn is idle waiting for work (condition variables, semaphores used as signals, barriers): $where" >&2
+		fi
+	fi
 	"$RSCRIPT" "$gantt" "$tmp/frames.tsv" "$out" "$title" "$what" ||
 		{ echo "$prog: $out: R failed to draw the picture" >&2; exit 1; }
 	exit 0

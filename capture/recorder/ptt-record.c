@@ -160,12 +160,17 @@ static int after_program(const struct record_opts *o, int none_left, const char 
 			prog, n, n == 1 ? "" : "es", n == 1 ? "s" : "", list);
 		return 1;
 	}
-	if (n && !*told && !o->quiet)
-		fprintf(stderr, "ptt-record: %s exited; recording goes on until the %s it left (pid %s) exit%s\n",
-			prog, n == 1 ? "process" : "processes", list, n == 1 ? "s" : "");
+	if (n && !*told && !o->quiet) /* and how to stop it: a daemon may live for days */
+		fprintf(stderr, "ptt-record: %s exited; recording goes on until the %s it left (pid %s) exit%s: "
+			"kill -INT %d passes SIGINT on to %s, Ctrl-C on this terminal stops the recording and leaves %s running\n",
+			prog, n == 1 ? "process" : "processes", list, n == 1 ? "s" : "", (int)getpid(), n == 1 ? "it" : "them",
+			n == 1 ? "it" : "them");
 	*told |= n != 0;
 	return 0;
 }
+
+/* A trace larger than this is not read back for the closing summary (ptt-record(1): "past 512 MB"). */
+#define SUMMARY_READ_MAX (512ull << 20)
 
 #define CALIBRATE_NS 10000000u /* the time-stamp counter's rate is measured over 10 ms */
 /* ... or over the program's whole life when it ended sooner, at least 1 ms: the trace spans no
@@ -354,14 +359,14 @@ static void summary(const struct record_opts *o, const struct rotate *rot, const
 			st->events - events0, st->lost - lost0);
 	fprintf(stderr, "%" PRIu64 " events, %" PRIu64 " lost, %" PRIu64 " ring waits, %" PRIu64 " bytes written\n",
 		st->events, st->lost, st->waits, bytes);
-	if (!o->out_is_file || bytes > (512ull << 20)) { /* no ptt-stat to say the limits met: say them here */
+	if (!o->out_is_file || bytes > SUMMARY_READ_MAX) { /* no ptt-stat to say the limits met: say them here */
 		char line[256];
 		for (unsigned i = 0; ptt_limits_sentence(&st->limits, i, line, sizeof line); i++)
 			fprintf(stderr, "ptt-record: limit: %s\n", line);
 	}
 	if (!o->out_is_file)
 		return; /* gone down a pipe (-o -, a fifo, >(...)): nothing to read back */
-	if (bytes > (512ull << 20))
+	if (bytes > SUMMARY_READ_MAX)
 		fprintf(stderr, "ptt-record: contended locks: ptt-stat %s%s\n", o->output, o->max_size ? ".*" : "");
 	else
 		contended_locks(o, rot, first, part);

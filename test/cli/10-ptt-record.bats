@@ -109,6 +109,15 @@ teardown() { stop_recorder_left; }
 	[[ "${stderr_lines[0]}" == "ptt-record: ${files[0]} to ${files[1]} (2 files; $((10#$last - 2)) older removed, as -f asks): "*" bytes written" ]]
 	written=${stderr_lines[0]##*waits, }
 	[ "${written%% *}" -gt "$(cat "${files[@]}" | wc -c)" ]
+	# the kept set starts mid-run: --info says so, and its lost count is not that of a complete run
+	run -0 --separate-stderr ptt-dump --info "${files[@]}"
+	part=$((10#${files[0]##*.}))
+	[ "$(echo "$output" | grep -E '^(start|lost):')" = "start:      mid-run, part $part of a rotated recording: the parts before it are not read; what came before is unknown
+lost:       0 in what was read" ]
+	# a whole run says neither
+	ptt-record -q -o "$BATS_TEST_TMPDIR/whole.ptt" -- "$EXAMPLES/prodcons" -n 200 >/dev/null
+	run -0 --separate-stderr ptt-dump --info "$BATS_TEST_TMPDIR/whole.ptt"
+	[ "$(echo "$output" | grep -E '^(start|lost):')" = "lost:       0" ]
 }
 
 @test "ptt-record usage errors exit 2" {

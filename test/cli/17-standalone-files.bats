@@ -44,7 +44,7 @@ stat_names() {
 	done
 	# a middle file alone is a part, not a trace cut short; it checks clean, as does the set
 	run -0 --separate-stderr ptt-dump --info "${files[1]}"
-	[[ "$output" == *"lost:       0 (a part of a rotated recording, continued in ${files[2]})"* ]]
+	[[ "$output" == *$'\nstart:      mid-run, part '*$'what came before is unknown\nlost:       0 in what was read (a part of a rotated recording, continued in '"${files[2]})"* ]]
 	[ "$stderr" = "" ]
 	run -0 --separate-stderr ptt-dump --check "${files[1]}"
 	[[ "$output" == *" 0 violations: ok" ]]

@@ -13,7 +13,7 @@ teardown() {
 	run -0 --separate-stderr ptt-record -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/daemonize" 300
 	[ -z "$output" ]
 	# (the process it left: the daemon, or the parent the daemon forked from, still there)
-	[[ "$stderr" =~ ^"ptt-record: $EXAMPLES/daemonize exited; recording goes on until the process it left (pid "[0-9]+") exits"$'\n' ]]
+	[[ "$stderr" =~ ^"ptt-record: $EXAMPLES/daemonize exited; recording goes on until the process it left (pid "[0-9]+") exits: kill -INT "[0-9]+" passes SIGINT on to it, Ctrl-C on this terminal stops the recording and leaves it running"$'\n' ]]
 	# the daemon's whole life is in the trace: its threads' locks and its own exit, last
 	run -0 --separate-stderr ptt-dump -n "$BATS_TEST_TMPDIR/t.ptt"
 	[ -z "$stderr" ]
@@ -45,7 +45,10 @@ teardown() {
 	done
 	daemon=$(pgrep -f "^$EXAMPLES/daemonize 600000\$")
 	kill -0 "$daemon"
-	kill -TERM "$rec"
+	# the line says how to stop it, with the recorder's pid: what it says is done here
+	grep -q "^ptt-record: $EXAMPLES/daemonize exited; recording goes on until the process it left (pid [0-9]*) exits: kill -INT $rec passes SIGINT on to it, Ctrl-C on this terminal stops the recording and leaves it running\$" "$BATS_TEST_TMPDIR/rec.err"
+	[ "$(grep -c 'recording goes on' "$BATS_TEST_TMPDIR/rec.err")" -eq 1 ]
+	kill -INT "$rec"
 	st=0
 	wait "$rec" || st=$?
 	[ "$st" = 0 ] # the program's own status: it exited 0 when it daemonized

@@ -139,7 +139,8 @@ folded_sum() { awk '{ n += $NF } END { print n + 0 }'; }
 	command -v Rscript >/dev/null || skip "R not installed"
 	record "$EXAMPLES/prodcons" -p 2 -c 2 -n 2000
 	run -0 --separate-stderr ptt-picture --flame -l "$BATS_TEST_TMPDIR/t.ptt" "$BATS_TEST_TMPDIR/f.png"
-	[ "$stderr" = "" ]
+	# prodcons waits for work far more than for its lock: said, with where the locks are
+	[[ "$stderr" =~ ^"ptt-picture: $BATS_TEST_TMPDIR/t.ptt: "[0-9]+" % of the time drawn is idle waiting for work (condition variables, semaphores used as signals, barriers): --flame=locks draws the waits for locks alone"$ ]]
 	is_png "$BATS_TEST_TMPDIR/f.png"
 	frames=$output
 	total=$(ptt-stat --folded=wait "$BATS_TEST_TMPDIR/t.ptt" | folded_sum)
@@ -172,4 +173,37 @@ folded_sum() { awk '{ n += $NF } END { print n + 0 }'; }
 	[ "$output" = "" ]
 	[ "$stderr" = "ptt-picture: $BATS_TEST_TMPDIR/idle.txt: no time waited to draw" ]
 	[ ! -e "$BATS_TEST_TMPDIR/f.png" ]
+}
+
+@test "ptt-picture --flame: the title says what is drawn, and where idle waits are most of it, that --flame=locks shows the locks" {
+	# R replaced by a script that keeps the title and the unit it is given (the PNG's text is not read back)
+	printf '#!/bin/sh\n[ "$1" = -e ] && exit 0\nprintf "%%s\\n" "$4" >"%s/title"\n: >"$3"\n' "$BATS_TEST_TMPDIR" >"$BATS_TEST_TMPDIR/fakeR"
+	chmod +x "$BATS_TEST_TMPDIR/fakeR"
+	record "$EXAMPLES/prodcons" -p 2 -c 2 -n 2000
+	T=$BATS_TEST_TMPDIR/t.ptt
+	idle=$(ptt-stat --folded=wait "$T" | awk '{ n += $NF } END { print n }')
+	locks=$(ptt-stat --folded=locks "$T" | awk '{ n += $NF } END { print n }')
+	pct=$(awk -v a="$idle" -v l="$locks" 'BEGIN { printf "%d", (a - l) * 100 / a }')
+	[ "$pct" -gt 50 ]
+	run -0 --separate-stderr env RSCRIPT="$BATS_TEST_TMPDIR/fakeR" ptt-picture --flame "$T" "$BATS_TEST_TMPDIR/f.png"
+	[ "$stderr" = "ptt-picture: $T: $pct % of the time drawn is idle waiting for work (condition variables, semaphores used as signals, barriers): --flame=locks draws the waits for locks alone" ]
+	[ "$(cat "$BATS_TEST_TMPDIR/title")" = "$T: where threads waited, by stack: locks (red) and waiting for work (blue)
+$pct % of it is idle waiting for work (no contention): --flame=locks draws the waits for locks alone" ]
+	# the locks alone: their title, nothing on stderr
+	run -0 --separate-stderr env RSCRIPT="$BATS_TEST_TMPDIR/fakeR" ptt-picture --flame=locks -t run "$T" "$BATS_TEST_TMPDIR/l.png"
+	[ "$stderr" = "" ]
+	[ "$(cat "$BATS_TEST_TMPDIR/title")" = "run: where threads waited for locks (contention), by stack" ]
+	# a program that waits for its lock most: no note
+	record "$EXAMPLES/contention" -t 4 -n 2000
+	run -0 --separate-stderr env RSCRIPT="$BATS_TEST_TMPDIR/fakeR" ptt-picture --flame "$T" "$BATS_TEST_TMPDIR/c.png"
+	[ "$stderr" = "" ]
+	[ "$(cat "$BATS_TEST_TMPDIR/title")" = "$T: where threads waited, by stack: locks (red) and waiting for work (blue)" ]
+	# only idle waits: nothing points to a --flame=locks that would draw nothing
+	trace idle '0.000000002 10 11 pthread thread_begin handle=0x1 start=0x0 parent=0' \
+		'0.000000010 10 11 pthread mutex_lock mutex=0x40 ret=0' \
+		'0.000000011 10 11 pthread cond_wait_req cond=0x30 mutex=0x40' \
+		'0.000001000 10 10 pthread cond_signal cond=0x30 ret=0' \
+		'0.000001001 10 11 pthread cond_wait cond=0x30 mutex=0x40 ret=0'
+	run -0 --separate-stderr env RSCRIPT="$BATS_TEST_TMPDIR/fakeR" ptt-picture --flame "$BATS_TEST_TMPDIR/idle.txt" "$BATS_TEST_TMPDIR/i.png"
+	[ "$stderr" = "ptt-picture: $BATS_TEST_TMPDIR/idle.txt: 100 % of the time drawn is idle waiting for work (condition variables, semaphores used as signals, barriers): no thread waited for a lock" ]
 }

@@ -210,3 +210,34 @@ PY
 		[ "$zi" -lt "$(stat -c %s "$BATS_TEST_TMPDIR/raw.ptt")" ]
 	done
 }
+
+@test "a window outside the trace says where the trace is, writes nothing and exits 1; an empty stretch inside is no error" {
+	last=$(ptt-dump -n "$T" | awk 'END { printf "%.6f", $1 }')
+	first=$(ptt-dump -n "$T" | awk 'NR == 1 { printf "%.6f", $1 }')
+	for ctx in "" --no-context; do
+		run -1 --separate-stderr ptt-filter $ctx --from=12s --to=12.1s "$T"
+		[ -z "$output" ]
+		if [ -z "$ctx" ]; then
+			[ "$stderr" = "ptt-filter: the window selects no event: [12.000000 s, 12.100000 s] begins after the trace's last event, at $last s" ]
+		else # the blocks before the window are passed over unread: where the trace ends may be unknown
+			[[ "$stderr" == "ptt-filter: the window selects no event: [12.000000 s, 12.100000 s] begins after the trace's last event"* ]]
+		fi
+		run -1 --separate-stderr ptt-filter $ctx --from=12s "$T"
+		[[ "$stderr" == "ptt-filter: the window selects no event: [12.000000 s, the end] begins after the trace's last event"* ]]
+	done
+	run -1 --separate-stderr ptt-filter --to=1ns "$T"
+	[ "$stderr" = "ptt-filter: the window selects no event: [0.000000 s, 0.000000 s] ends before the trace's first event, at $first s" ]
+	[ -z "$output" ]
+	run -1 --separate-stderr ptt-filter --first=100000000 "$T"
+	[ "$stderr" = "ptt-filter: the window selects no event: --first=100000000 is past the trace's last event" ]
+	# the README's pipeline past the end: the viewer is not opened on an empty Paje
+	run -2 --separate-stderr bash -c "ptt-filter --from=12s --to=12.1s '$T' | ptt-paje > '$BATS_TEST_TMPDIR/w.paje' && echo opened"
+	[ -z "$output" ]
+	[[ "$stderr" == *$'\nptt-paje: -: empty input, not a ptt trace' ]]
+	# a nanosecond-wide window between two events inside the trace selects no event: the context, exit 0
+	gap=$(ptt-dump -n "$T" | awk 'NR > 1 && $1 - prev > 2e-6 { printf "%.0f", (prev + 1e-6) * 1e9; exit } { prev = $1 }')
+	[ -n "$gap" ]
+	run -0 --separate-stderr ptt-filter --from="${gap}ns" --to="${gap}ns" "$T"
+	[ -z "$stderr" ]
+	ptt-filter --from="${gap}ns" --to="${gap}ns" "$T" | ptt-dump --check - >/dev/null
+}

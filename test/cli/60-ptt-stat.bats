@@ -184,6 +184,16 @@ slow_path 1000" ]
 	# and it says why, and what would name them, once
 	[ "$(grep -c '^names: two_sites_stripped has no symbol table and no debug information here' <<<"$output")" -eq 1 ]
 	run -1 grep -E '^  site .* 0x[0-9a-f]+$' <<<"$(grep -v 'two_sites_stripped+0x' <<<"$output")"
+	# a stripped program whose locks are taken in a stripped library too: both named, the program first
+	# (the library's sites met first: the line named the library only, "and one other file")
+	d=$BATS_TEST_TMPDIR
+	printf '#include <pthread.h>\nstatic pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;\nstatic int n;\n__attribute__((noinline)) static void take(void) { pthread_mutex_lock(&m); n++; pthread_mutex_unlock(&m); }\nvoid lib_take(void) { take(); __asm__ volatile(""); }\n' >"$d/lk.c"
+	printf '#include <pthread.h>\nvoid lib_take(void);\nstatic pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;\nstatic void *w(void *a) { for (int i = 0; i < 1000; i++) { lib_take(); pthread_mutex_lock(&m); pthread_mutex_unlock(&m); } return a; }\nint main(void) { pthread_t t[2]; for (int i = 0; i < 2; i++) pthread_create(&t[i], 0, w, 0); for (int i = 0; i < 2; i++) pthread_join(t[i], 0); return 0; }\n' >"$d/lkmain.c"
+	cc -O1 -shared -fPIC -s -o "$d/liblk.so" "$d/lk.c" -pthread
+	cc -s -o "$d/lkmain" "$d/lkmain.c" -L"$d" -llk -Wl,-rpath,"$d" -pthread
+	ptt-record -q -o "$d/lk.ptt" -- "$d/lkmain" >/dev/null
+	run -0 --separate-stderr ptt-stat "$d/lk.ptt"
+	[ "$(grep '^names:' <<<"$output")" = "names: lkmain and liblk.so have no symbol table and no debug information here, so their sites read" ]
 	# a program with its symbols says nothing of the kind
 	ptt-record -q -o "$BATS_TEST_TMPDIR/n.ptt" -- "$EXAMPLES/two_sites" -n 10 >/dev/null
 	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/n.ptt"
@@ -360,4 +370,42 @@ their holders recorded $((2 * holds)) events: "* ]]
 	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/w.ptt"
 	[ "$stderr" = "" ]
 	[[ "$output" == *$'\n'"1 wait was still open at the window's end, counted as contended up to then"* ]]
+}
+
+@test "waits open at the end: idle workers are said apart from lock waits, after the list of contended locks" {
+	# threads 11-13 wait on the pool's condition at the end (a normal shutdown); 14 is blocked on a mutex 11 holds
+	trace open \
+		'0.000000002 10 11 pthread thread_begin handle=0x1 start=0x0 parent=0' \
+		'0.000000003 10 12 pthread thread_begin handle=0x2 start=0x0 parent=0' \
+		'0.000000004 10 13 pthread thread_begin handle=0x3 start=0x0 parent=0' \
+		'0.000000005 10 14 pthread thread_begin handle=0x4 start=0x0 parent=0' \
+		'0.000000010 10 11 pthread mutex_lock mutex=0x20 ret=0' \
+		'0.000000011 10 14 pthread mutex_lock_req mutex=0x20' \
+		'0.000000012 10 12 pthread mutex_lock mutex=0x40 ret=0' \
+		'0.000000013 10 12 pthread cond_wait_req cond=0x30 mutex=0x40' \
+		'0.000000014 10 13 pthread mutex_lock mutex=0x40 ret=0' \
+		'0.000000015 10 13 pthread cond_wait_req cond=0x30 mutex=0x40' \
+		'0.000000016 10 10 pthread mutex_lock_req mutex=0x50' \
+		'0.000000017 10 10 pthread mutex_lock mutex=0x50 ret=0' \
+		'0.000000018 10 10 pthread mutex_unlock mutex=0x50 ret=0' \
+		'0.000001000 10 10 pthread process_exit status=0'
+	run -0 --separate-stderr ptt-stat --brief "$BATS_TEST_TMPDIR/open.txt"
+	[ "$stderr" = "" ]
+	[[ "${lines[0]}" == *"ms waited for locks over "*" ms; most contended:" ]]
+	[[ "${lines[1]}" == "  0x20 "* ]]
+	[[ "${lines[2]}" == "  0x50 "* ]]
+	[ "${lines[3]}" = "1 wait was still open at the end (threads blocked for ever? see ptt-deadlock)" ]
+	[ "${lines[4]}" = "2 threads were waiting for work when the program ended (condition variables, semaphores used as signals, barriers: idle, not blocked)" ]
+	# only idle workers: nothing is said to be blocked for ever
+	trace idle \
+		'0.000000003 10 12 pthread thread_begin handle=0x2 start=0x0 parent=0' \
+		'0.000000012 10 12 pthread mutex_lock mutex=0x40 ret=0' \
+		'0.000000013 10 12 pthread cond_wait_req cond=0x30 mutex=0x40' \
+		'0.000001000 10 10 pthread process_exit status=0'
+	run -0 --separate-stderr ptt-stat --brief "$BATS_TEST_TMPDIR/idle.txt"
+	[[ "$output" == *$'\n'"1 thread was waiting for work when the program ended (condition variables, semaphores used as signals, barriers: idle, not blocked)"* ]]
+	[[ "$output" != *"blocked for ever"* ]]
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/idle.txt"
+	[[ "$output" == *$'\n'"1 thread was waiting for work when the program ended (condition variables, semaphores used as signals, barriers: idle, not blocked; counted up to then)"* ]]
+	[[ "$output" != *"blocked for ever"* ]]
 }

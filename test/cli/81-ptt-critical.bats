@@ -611,3 +611,13 @@ unknown_ns() { awk '/^  unknown / { printf "%.0f\n", $2 * 1e6 }' <<<"$output"; }
 	small=$(cat "$BATS_TEST_TMPDIR/rss50000") big=$(cat "$BATS_TEST_TMPDIR/rss200000")
 	[ "$big" -lt $((small + 4096)) ] || { echo "peak RSS $small KiB at 100000 hand-offs, $big KiB at 400000"; return 1; }
 }
+
+@test "a window before the trace's first event is an error with one line, as one after its end" {
+	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/prodcons" -n 200 >/dev/null
+	first=$(ptt-dump -n "$BATS_TEST_TMPDIR/t.ptt" | awk 'NR == 1 { printf "%.3f", $1 * 1e3 }')
+	run -1 --separate-stderr ptt-critical --to=1ns "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$stderr" = "ptt-critical: the window ends before the trace's first event ($first ms)" ]
+	run -1 --separate-stderr ptt-critical --from=12s --to=13s "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$stderr" == "ptt-critical: the window starts after the trace ends ("*" ms)" ]]
+	[ -z "$output" ]
+}
