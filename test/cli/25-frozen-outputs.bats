@@ -12,6 +12,8 @@ load helpers
 frozen() {
 	cd "$BATS_TEST_DIRNAME/frozen"
 	local t k bad=0 n=0
+	# the fixtures' modules lie there (fixtures/make-fixtures.sh): found, they would be symbolised
+	[ ! -e /tmp/ptt-fixture-gone ] || { echo "/tmp/ptt-fixture-gone exists (make-fixtures.sh's, left over?): remove it"; return 1; }
 	while read -r t k; do
 		[ "$k" = "$1" ] || continue
 		n=$((n + 1))
