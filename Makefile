@@ -222,12 +222,19 @@ check-asan:
 # fuzz/regress with a plain driver (this compiler, under ASan+UBSan in check-asan);
 # make fuzz builds the libFuzzer harnesses with clang and runs each in turn.
 .SECONDEXPANSION:
-FUZZ_NAMES  = reader text paje
+FUZZ_NAMES  = reader text paje compact snapshot
 FUZZ_REPLAY = $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
 FUZZ_SRC_reader = fuzz/fuzz_reader.c
 FUZZ_SRC_text   = fuzz/fuzz_text.c
 FUZZ_SRC_paje   = fuzz/fuzz_paje.c convert/ptt-paje.c $(CLI_SRC)
 FUZZ_OBJ_paje   = $(BUILD)/fuzz/ptt-paje-main.o $(CLI_OBJ)
+FUZZ_SRC_compact  = fuzz/fuzz_compact.c
+FUZZ_SRC_snapshot = fuzz/fuzz_snapshot.c convert/ptt-filter.c $(CLI_SRC)
+FUZZ_OBJ_snapshot = $(BUILD)/fuzz/ptt-filter-main.o $(CLI_OBJ)
+$(BUILD)/fuzz/replay_snapshot $(BUILD)/fuzz/libfuzzer_snapshot: convert/ptt-index.c # included by the harness
+# a tool's main() built under another name, for the harnesses that run it whole
+FUZZ_MAIN_paje     = -Dmain=ptt_paje_main
+FUZZ_MAIN_snapshot = -Dmain=ptt_filter_main
 FUZZ_CC    ?= clang
 FUZZ_RUNS  ?= 200000
 FUZZ_TIME  ?= 120
@@ -238,30 +245,37 @@ FUZZ_FLAGS ?=
 FUZZ_MAXLEN_reader = 8192
 FUZZ_MAXLEN_text   = 4096
 FUZZ_MAXLEN_paje   = 8192
+# compact: one block's coded records (and as many written); snapshot: a ptt-index copy,
+# whose snapshots repeat the definitions in force (the v1-index seeds are 17-26 KiB)
+FUZZ_MAXLEN_compact  = 8192
+FUZZ_MAXLEN_snapshot = 32768
 # a smaller quarantine than ASan's 256 MiB: freed memory comes back while still
 # in cache (a use after free is still caught within the last 32 MiB freed)
 FUZZ_ASAN_OPTIONS ?= quarantine_size_mb=32
 # an input that takes longer than this many seconds is reported as a hang (libFuzzer's default: 1200)
 FUZZ_TIMEOUT ?= 10
 
-$(BUILD)/fuzz/ptt-paje-main.o: convert/ptt-paje.c $(FORMAT_HDR) $(CONVERT_HDR)
+$(BUILD)/fuzz/ptt-%-main.o: convert/ptt-%.c $(FORMAT_HDR) $(CONVERT_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -Wno-missing-prototypes -Dmain=ptt_paje_main -c -o $@ $<
+	$(CC) $(TOOL_CFLAGS) -Wno-missing-prototypes -Dmain=ptt_$*_main -c -o $@ $<
 
-$(BUILD)/fuzz/replay_%: fuzz/replay.c fuzz/fuzz_common.c fuzz/fuzz_%.c fuzz/fuzz.h $(LIBFORMAT) $$(FUZZ_OBJ_$$*)
+$(BUILD)/fuzz/replay_%: fuzz/replay.c fuzz/fuzz_common.c fuzz/fuzz_%.c fuzz/fuzz.h $(LIBFORMAT) $$(FUZZ_OBJ_$$*) formats/compact.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) -o $@ fuzz/replay.c fuzz/fuzz_common.c fuzz/fuzz_$*.c $(FUZZ_OBJ_$*) $(LIBFORMAT) $(LDFLAGS) $(FORMAT_LIBS) $(DW_LIBS) -lm
 
+# the binary fixtures of every format version (test/cli/fixtures) are seeds of the
+# harnesses that read whole traces, replayed with their corpora
+FUZZ_FIXTURES = case $$n in reader|paje) echo test/cli/fixtures;; esac
 check-fuzz: $(if $(TESTS),,$(FUZZ_REPLAY))
-	@set -e; for n in $(if $(TESTS),,$(FUZZ_NAMES)); do echo "# replay $$n: fuzz/corpus/$$n fuzz/regress/$$n"; \
-		$(BUILD)/fuzz/replay_$$n fuzz/corpus/$$n fuzz/regress/$$n; done
+	@set -e; for n in $(if $(TESTS),,$(FUZZ_NAMES)); do echo "# replay $$n: fuzz/corpus/$$n fuzz/regress/$$n $$($(FUZZ_FIXTURES))"; \
+		$(BUILD)/fuzz/replay_$$n fuzz/corpus/$$n fuzz/regress/$$n $$($(FUZZ_FIXTURES)); done
 
 # the harnesses themselves: clang -fsanitize=fuzzer with ASan+UBSan, every source compiled again
 $(BUILD)/fuzz/libfuzzer_%: fuzz/fuzz_%.c fuzz/fuzz_common.c fuzz/fuzz.h $(FORMAT_SRC) $$(FUZZ_SRC_$$*) $(FORMAT_HDR) $(CONVERT_HDR)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(STD_CFLAGS) -g -O1 \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(ZLIB_CFLAGS) $(ZSTD_CFLAGS) \
-		$(if $(filter paje,$*),-Dmain=ptt_paje_main) -o $@ fuzz/fuzz_common.c $(FUZZ_SRC_$*) $(FORMAT_SRC) $(FORMAT_LIBS) $(DW_LIBS) -lm
+		$(FUZZ_MAIN_$*) -o $@ fuzz/fuzz_common.c $(FUZZ_SRC_$*) $(FORMAT_SRC) $(FORMAT_LIBS) $(DW_LIBS) -lm
 
 # FUZZ_RUNS executions or FUZZ_TIME seconds per harness, whichever comes first;
 # seeds: the examples' traces recorded now, plus the committed corpus
@@ -270,9 +284,10 @@ fuzz: all $(FUZZ_NAMES:%=$(BUILD)/fuzz/libfuzzer_%)
 	@set -e; for n in $(FUZZ_NAMES); do mkdir -p $(BUILD)/fuzz/corpus-$$n $(BUILD)/fuzz/crash-$$n; \
 		echo "== fuzz $$n: $(FUZZ_RUNS) runs or $(FUZZ_TIME) s"; \
 		ASAN_OPTIONS=$(FUZZ_ASAN_OPTIONS) $(BUILD)/fuzz/libfuzzer_$$n -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_TIME) \
-			-max_len=$$(case $$n in reader) echo $(FUZZ_MAXLEN_reader);; text) echo $(FUZZ_MAXLEN_text);; *) echo $(FUZZ_MAXLEN_paje);; esac) \
+			-max_len=$$(case $$n in reader) echo $(FUZZ_MAXLEN_reader);; text) echo $(FUZZ_MAXLEN_text);; \
+				compact) echo $(FUZZ_MAXLEN_compact);; snapshot) echo $(FUZZ_MAXLEN_snapshot);; *) echo $(FUZZ_MAXLEN_paje);; esac) \
 			-timeout=$(FUZZ_TIMEOUT) -artifact_prefix=$(BUILD)/fuzz/crash-$$n/ $(FUZZ_FLAGS) \
-			$(BUILD)/fuzz/corpus-$$n $(BUILD)/fuzz/seeds/$$n fuzz/corpus/$$n fuzz/regress/$$n; done
+			$(BUILD)/fuzz/corpus-$$n $(BUILD)/fuzz/seeds/$$n fuzz/corpus/$$n fuzz/regress/$$n $$($(FUZZ_FIXTURES)); done
 
 demo: deps
 	@$(MAKE) --no-print-directory all
