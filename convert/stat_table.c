@@ -30,6 +30,7 @@ struct obj {
 	uint8_t cls;
 	uint8_t sem_lock;           /* a semaphore the model saw used as a lock (at its last acquisition) */
 	uint8_t known;              /* a condition that is a known lock's (enum knownlock: the GIL, a Java monitor) */
+	uint64_t known_asked;       /* the opening (trace position) of the last wait known_lock looked at */
 	struct mfutex futex;        /* what the model saw of a futex (model.h), kept past the object's end */
 	uint64_t acq, contended, waits;
 	uint64_t open_waits;        /* waits still open at the end of the trace (in contended and the wait times) */
@@ -455,8 +456,10 @@ static void on_point(void *ctx, struct mthread *t, const struct ptt_event *ev)
 /* A condition whose waits are a known lock's (knownlock.h): one such wait makes it a lock's. */
 static void known_lock(struct stat_table *st, struct obj *o, uint32_t pid, const struct mframe *wait)
 {
-	if (!o->known)
-		o->known = (uint8_t)knownlock_of_wait(st->syms, model_stacks(st->model), pid, wait);
+	if (o->known || o->known_asked == wait->open.pos + 1) /* on_state and on_wait_end ask of one wait */
+		return;
+	o->known_asked = wait->open.pos + 1;
+	o->known = (uint8_t)knownlock_of_wait(st->syms, model_stacks(st->model), pid, wait);
 }
 
 /* an outcome that took nothing: a cond wait or barrier counts as a passage, a futex wait as a wait
