@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "critical.h"
+#include "knownlock.h"
 #include "lockframes.h"
 #include "model.h"
 #include "symbols.h"
@@ -94,6 +95,7 @@ struct cobj {
 	uint64_t total_wait, waits;
 	uint32_t lock;      /* what-if: its index in the replay (0: none yet) */
 	uint8_t reorder;    /* what-if: 0 not asked yet, 1 its hand-offs keep their order, 2 a --what-if names it */
+	uint8_t known;      /* a condition that is a known lock's (enum knownlock: CPython's GIL, a Java monitor) */
 };
 
 struct cspec {
@@ -708,6 +710,9 @@ static void on_wait_begin(void *ctx, struct mthread *t, struct mobject *mo, cons
 	th->closed = 0;
 	unsigned cls = ev->type->cls;
 	(void)mo;
+	struct cobj *o = cls == PTT_CLASS_COND ? obj_of(c, t->pid, wait->obj, cls) : NULL;
+	if (o && !o->known) /* one wait a lock's makes the condition a lock's: ptt-stat's rule (knownlock.h) */
+		o->known = (uint8_t)knownlock_of_wait(c->syms, model_stacks(c->m), t->pid, wait);
 	th->wait_ctx = intern(c, 0, t->pid, cls, 1, wait->obj, frame_site(c, t->pid, wait), wait->stack);
 	th->wait_mutex = ev->type->cls == PTT_CLASS_COND ? ptt_event_argn(ev, PTT_ARGNAME_MUTEX, 0) : 0;
 }
@@ -1224,8 +1229,25 @@ const char *critical_object_name(const struct critical *c, const struct critical
 	return obj_name(c, o->pid, o->addr, o->cls, buf, size);
 }
 
+/* The known lock (knownlock.h) whose condition addr of process pid is, or KL_NONE. */
+static enum knownlock known_of(const struct critical *c, uint32_t pid, uint64_t addr, unsigned cls)
+{
+	const struct cobj *o = cls == PTT_CLASS_COND ? ptt_map_get(&c->objects, ptt_obj_key(pid, addr)) : NULL;
+	return o ? (enum knownlock)o->known : KL_NONE;
+}
+
 static const char *obj_name(const struct critical *c, uint32_t pid, uint64_t addr, unsigned cls, char *buf, size_t size)
 {
+	const char *kind = knownlock_name(known_of(c, pid, addr, cls));
+	if (kind) { /* "Java monitor (0x7f...)" as ptt-stat names it; the GIL's symbol says so already */
+		char sym[256];
+		ptt_syms_object_name(c->syms, pid, addr, sym, sizeof sym);
+		if (strncmp(sym, kind, strlen(kind)) == 0)
+			snprintf(buf, size, "%s", sym);
+		else
+			snprintf(buf, size, "%s (%s)", kind, sym);
+		return buf;
+	}
 	if (cls != PTT_CLASS_THREAD)
 		return ptt_syms_object_name(c->syms, pid, addr, buf, size);
 	char t[200];
@@ -1233,9 +1255,12 @@ static const char *obj_name(const struct critical *c, uint32_t pid, uint64_t add
 	return buf;
 }
 
-/* The CLASS column: the trace's class names, a join's "join", none "-". */
-static const char *class_word(unsigned cls)
+/* The CLASS column: the trace's class names, a join's "join", a known lock's condition "lock", none "-". */
+static const char *class_word(const struct critical *c, const struct critical_obj *o)
 {
+	unsigned cls = o->cls;
+	if (known_of(c, o->pid, o->addr, cls) != KL_NONE)
+		return "lock";
 	return cls == PTT_CLASS_THREAD ? "join" : cls == PTT_CLASS_META || cls >= PTT_CLASS_COUNT ? "-" : ptt_class_name(cls);
 }
 
@@ -1276,7 +1301,7 @@ void critical_print(const struct critical *c, unsigned top, FILE *out)
 	for (unsigned i = 0; i < c->nobjs && (!top || shown < top); i++, shown++) {
 		const struct critical_obj *o = &c->objs[i];
 		obj_name(c, o->pid, o->addr, o->cls, name, sizeof name);
-		fprintf(out, "%-36s %-7s %11.3f %6.1f %11.3f %11.3f %12.3f %8" PRIu64 "\n", name, class_word(o->cls),
+		fprintf(out, "%-36s %-7s %11.3f %6.1f %11.3f %11.3f %12.3f %8" PRIu64 "\n", name, class_word(c, o),
 			ms(o->held_ns + o->waited_ns), pct(o->held_ns + o->waited_ns, s->length), ms(o->held_ns),
 			ms(o->waited_ns), ms(o->total_wait_ns), o->waits);
 	}

@@ -94,7 +94,7 @@ struct lockgraph {
 	char *forever;              /* the threads blocked for ever found as processes exited, printed at the end */
 	size_t forever_len;
 	FILE *forever_out;
-	int forever_found, forever_weak;
+	int forever_found, forever_weak, forever_unknown; /* ... of which owners unknown (futex, Java monitor) */
 };
 
 static void exited(struct lockgraph *g, uint32_t pid);
@@ -917,7 +917,7 @@ struct forever {
 	FILE *out;
 	const char *heading;
 	uint32_t pid;
-	int at_end, found, weak;
+	int at_end, found, weak, unknown;
 };
 
 static int forever_one(void *ctx, struct mthread *t, const struct mframe *f)
@@ -926,11 +926,18 @@ static int forever_one(void *ctx, struct mthread *t, const struct mframe *f)
 	if (!forever_wait(fv->g, t, f, fv->at_end))
 		return 0;
 	int weak = wait_unverified(t, fv->g->loss);
+	/* a lock the trace shows nobody holding at its end: its holder may have taken it where events are lost
+	 * (a start mid-run, a loss anywhere), as print_wait says */
+	int unseen = f->state != MS_FUTEX_WAIT && f->state != MS_COND_WAIT;
+	int hidden = !weak && fv->at_end && unseen && loss_covers(fv->g->loss, 0, 0, UINT64_MAX);
 	if (fv->out && !fv->found && !fv->weak)
 		fprintf(fv->out, "blocked for ever: waiting for %s (process %" PRIu32 "), in no cycle ptt can prove%s:\n",
 			fv->heading, t->pid, fv->at_end ? " and with no live holder" : "");
-	if (fv->out && weak)
-		fprintf(fv->out, "  (unverifiable: events were lost since this wait began)\n");
+	if (fv->out && (weak || hidden))
+		fprintf(fv->out, weak ? "  (unverifiable: events were lost since this wait began)\n"
+				      : "  (unverifiable: events were lost, where a holder may have taken the lock)\n");
+	weak |= hidden;
+	fv->unknown += !unseen;
 	if (fv->out)
 		print_forever(fv->g, t, f, fv->out);
 	if (weak)
@@ -948,10 +955,11 @@ static void forever_cut(struct lockgraph *g, const struct ptt_event *ev)
 	if (!g->forever_out)
 		g->forever_out = open_memstream(&g->forever, &g->forever_len);
 	struct forever fv = { g, g->forever_out, ev->id == PTT_EV_PROCESS_EXIT ? "locks when their process exited" :
-			      "a lock when its thread ended", ev->pid, 0, 0, 0 };
+			      "a lock when its thread ended", ev->pid, 0, 0, 0, 0 };
 	model_foreach_cut(g->model, ev, 0, forever_one, &fv);
 	g->forever_found += fv.found;
 	g->forever_weak += fv.weak;
+	g->forever_unknown += fv.unknown;
 }
 
 int lockgraph_report_forever(struct lockgraph *g, FILE *out, int *unverified)
@@ -959,11 +967,11 @@ int lockgraph_report_forever(struct lockgraph *g, FILE *out, int *unverified)
 	if (g->forever_out && fclose(g->forever_out) == 0 && out && g->forever_len)
 		fwrite(g->forever, 1, g->forever_len, out);
 	g->forever_out = NULL;
-	struct forever fv = { g, out, "locks at the end of the trace", 0, 1, 0, 0 };
+	struct forever fv = { g, out, "locks at the end of the trace", 0, 1, 0, 0, 0 };
 	model_foreach_cut(g->model, NULL, UINT64_MAX, forever_one, &fv);
 	int found = g->forever_found + fv.found;
 	*unverified = g->forever_weak + fv.weak;
-	if (out && found + *unverified)
+	if (out && g->forever_unknown + fv.unknown)
 		fprintf(out, "the owners of futex-based locks (Rust's std Mutex, parking_lot, InnoDB) and of Java monitors "
 			     "are not in the trace: these threads may be deadlocked, but ptt cannot show the cycle\n");
 	return found;

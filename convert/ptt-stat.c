@@ -40,7 +40,8 @@ static void usage(void)
 	       "paragraph says how many, of which threads, when; objects marked * were in use then.\n"
 	       "\n"
 	       "Exit status: 0 success, 1 damaged input (statistics of the intact part are printed),\n"
-	       "2 usage error or unreadable input.\n");
+	       "2 usage error or unreadable input, 7 not measured: the program's locks are out of\n"
+	       "ptt's sight (a JVM's monitors, Go's runtime, no traced process).\n");
 }
 
 /* --brief (ptt-record's closing summary) finds the critical path only in inputs up to this size: the
@@ -55,6 +56,7 @@ struct stat_run {
 	struct critical *c;         /* the critical path, beside the tables (not for --folded) */
 	char cmd[512];              /* "ptt-critical FILE...": how to see that path */
 	int big;                    /* --brief of inputs over BRIEF_CRITICAL_MAX bytes: no path computed */
+	int blind;                  /* the program's locks are out of sight: exit status 7 */
 };
 
 /* Options into s: 0 to go on, else the exit status (help, version: -1 for 0). */
@@ -216,6 +218,14 @@ static int report(void *ctx, struct pass *p)
 		cli_say_limits(&p->in, stdout, "limit: ");
 	if (!s->o.csv && !s->brief && s->folded < 0)
 		say_recorder(p);
+	/* figures of nothing (no traced process) or of a runtime's own locks (a JVM, Go) are no measure of the
+	 * program's: said last (stderr for CSV and folded stacks, whose stdout another program reads) */
+	const char *blind = stat_blind_locks(s->st);
+	s->blind = blind != NULL;
+	if (blind && !s->o.csv && s->folded < 0)
+		printf("not measured: this program's locks are out of ptt's sight (exit status 7)\n");
+	else if (blind)
+		fprintf(stderr, "ptt-stat: not measured: %s (exit status 7)\n", blind + strlen("note: "));
 	return PASS_GO;
 }
 
@@ -242,5 +252,5 @@ int main(int argc, char **argv)
 	rc = pass_run(&p, &tool, argc - optind, argv + optind);
 	stat_free(s.st);
 	critical_free(s.c);
-	return rc;
+	return rc == 0 && s.blind ? 7 : rc;
 }

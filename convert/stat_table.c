@@ -30,6 +30,7 @@ struct obj {
 	uint8_t cls;
 	uint8_t sem_lock;           /* a semaphore the model saw used as a lock (at its last acquisition) */
 	uint8_t known;              /* a condition that is a known lock's (enum knownlock: the GIL, a Java monitor) */
+	uint64_t known_asked;       /* the opening (trace position) of the last wait known_lock looked at */
 	struct mfutex futex;        /* what the model saw of a futex (model.h), kept past the object's end */
 	uint64_t acq, contended, waits;
 	uint64_t open_waits;        /* waits still open at the end of the trace (in contended and the wait times) */
@@ -53,6 +54,7 @@ struct thr {
 	uint64_t first_ns, ended_ns;
 	uint64_t in_state[MS_COUNT];
 	uint64_t sem_lock_wait;     /* the part of in_state[MS_SEM_WAIT] spent on semaphores used as locks */
+	uint64_t known_lock_wait;   /* the part of in_state[MS_COND_WAIT] spent waiting for a known lock (knownlock.h) */
 };
 
 /* Time waited or held under one stack (or, without one, at one site) for one object: a folded-stack line. */
@@ -331,6 +333,8 @@ static void on_thread_begin(void *ctx, struct mthread *mt, struct mprocess *p, u
 	mt->user = t;
 }
 
+static void known_lock(struct stat_table *st, struct obj *o, uint32_t pid, const struct mframe *wait);
+
 static void on_state(void *ctx, struct mthread *mt, const struct mframe *old, const struct mframe *now, uint64_t ns)
 {
 	struct stat_table *st = ctx;
@@ -344,6 +348,11 @@ static void on_state(void *ctx, struct mthread *mt, const struct mframe *old, co
 			if (mo && mo->sem_lock)
 				t->sem_lock_wait += ns - start;
 		}
+		struct obj *o = old->state == MS_COND_WAIT ? obj_of(st, mt->pid, old->obj, PTT_CLASS_COND) : NULL;
+		if (o) /* the GIL's or a Java monitor's condition: a wait for a lock, as the LOCKS table has it */
+			known_lock(st, o, mt->pid, old);
+		if (o && o->known)
+			t->known_lock_wait += ns - start;
 	}
 	if (st && old->state == MS_TRACER_STALL && ns >= old->begin_ns) {
 		int holding = 0;
@@ -447,8 +456,10 @@ static void on_point(void *ctx, struct mthread *t, const struct ptt_event *ev)
 /* A condition whose waits are a known lock's (knownlock.h): one such wait makes it a lock's. */
 static void known_lock(struct stat_table *st, struct obj *o, uint32_t pid, const struct mframe *wait)
 {
-	if (!o->known)
-		o->known = (uint8_t)knownlock_of_wait(st->syms, model_stacks(st->model), pid, wait);
+	if (o->known || o->known_asked == wait->open.pos + 1) /* on_state and on_wait_end ask of one wait */
+		return;
+	o->known_asked = wait->open.pos + 1;
+	o->known = (uint8_t)knownlock_of_wait(st->syms, model_stacks(st->model), pid, wait);
 }
 
 /* an outcome that took nothing: a cond wait or barrier counts as a passage, a futex wait as a wait
@@ -1078,15 +1089,17 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		uint64_t run = life > waits ? life - waits : 0; /* outside any traced blocking call */
 		uint64_t rw = t->in_state[MS_RW_RD_WAIT] + t->in_state[MS_RW_WR_WAIT];
 		uint64_t semlock = t->sem_lock_wait, semsig = t->in_state[MS_SEM_WAIT] - t->sem_lock_wait;
+		/* a known lock's condition waits are lock waits (the LOCKS table's rule): MUTEX, not COND */
+		uint64_t mutex = t->in_state[MS_MUTEX_WAIT] + t->known_lock_wait, cond = t->in_state[MS_COND_WAIT] - t->known_lock_wait;
 		if (o->csv)
 			fprintf(out, "%" PRIu32 ",%" PRIu32 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", t->pid, t->tid, n ? n : "", life, run,
-				t->in_state[MS_MUTEX_WAIT], t->in_state[MS_COND_WAIT], t->in_state[MS_BARRIER], t->in_state[MS_JOIN],
+				mutex, cond, t->in_state[MS_BARRIER], t->in_state[MS_JOIN],
 				t->in_state[MS_SEM_WAIT], rw, t->in_state[MS_OTHER_WAIT], semlock, t->in_state[MS_FUTEX_WAIT]);
 		else
 			fprintf(out, "%8" PRIu32 " %8" PRIu32 " %-16.16s %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f\n",
-				t->pid, t->tid, n ? n : "", ms(life), ms(run), ms(t->in_state[MS_MUTEX_WAIT]), ms(rw), ms(semlock),
-				ms(t->in_state[MS_COND_WAIT]), ms(semsig), ms(t->in_state[MS_BARRIER]), ms(t->in_state[MS_JOIN]),
+				t->pid, t->tid, n ? n : "", ms(life), ms(run), ms(mutex), ms(rw), ms(semlock),
+				ms(cond), ms(semsig), ms(t->in_state[MS_BARRIER]), ms(t->in_state[MS_JOIN]),
 				ms(t->in_state[MS_OTHER_WAIT]), ms(t->in_state[MS_FUTEX_WAIT]));
 	}
 	if (o->csv && o->sites) { /* the sites of the objects shown, after the two tables CSV readers know */
@@ -1105,7 +1118,8 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		fprintf(out, "NO-WAIT: outside any traced blocking call (running, or blocked in a call ptt does not trace);\n"
 			     "SEMLOCK: semaphores used as locks, SEM: the others; OTHER: blocked in a traced call that a\n"
 			     "selection (ptt-filter) left out; FUTEX: blocked in a futex wait made through syscall() (Rust's std\n"
-			     "locks, InnoDB's srw_lock)\n");
+			     "locks, InnoDB's srw_lock); MUTEX counts the waits for locks made on a condition too (CPython's\n"
+			     "GIL, Java monitors), which COND leaves out\n");
 		fprintf(out, "CRIT: an object's time on the critical path, held or waited for by the thread the path runs\n"
 			     "through (waits off the path, as idle workers' are, count nothing; ptt-critical tells the path)\n");
 		print_stripped(st, out);
@@ -1252,6 +1266,11 @@ void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FI
 		fprintf(out, "  events may be missing in %zu stretch%s (a start mid-run, damage: ptt-stat tells where); "
 			"%zu of these figures (marked *) cover them\n", nspans, nspans > 1 ? "es" : "", marked);
 	free(sorted);
+}
+
+const char *stat_blind_locks(const struct stat_table *st)
+{
+	return fidelity_blind_locks(&st->blind) ? fidelity_blind_note(&st->blind) : NULL;
 }
 
 /*

@@ -49,6 +49,9 @@ void stat_set_critical(struct stat_table *st, const struct critical *c, const ch
  * waited for locks alone (contention: the objects of the LOCKS table, not waiting for work). */
 enum stat_fold { STAT_FOLD_WAIT, STAT_FOLD_HOLD, STAT_FOLD_LOCKS };
 void stat_print_folded(const struct stat_table *st, enum stat_fold what, FILE *out);
+/* The note saying the program's locks are out of ptt's sight (a JVM, a Go program, no traced process:
+ * fidelity_blind_locks, ptt-deadlock's rule), or NULL when they are not known to be: exit status 7. */
+const char *stat_blind_locks(const struct stat_table *st);
 void stat_free(struct stat_table *st);
 
 #endif

@@ -236,15 +236,21 @@ PY
 	run -0 --separate-stderr ptt-stat -S 0 "$f"
 	[ -z "$stderr" ]
 	[[ "$output" == *$'\n'"2 locks were released before any acquisition in the trace (held at its start, or taken where events were lost): their holds before are not counted"* ]]
-	run -0 --separate-stderr ptt-deadlock "$f"
+	# a wait for a lock nobody is seen holding: its holder may have taken it before the start, so the
+	# thread blocked for ever is unverifiable (ptt-deadlock's exit status 5), not a finding (6)
+	run -5 --separate-stderr ptt-deadlock "$f"
 	[ -z "$stderr" ]
-	[[ "$output" == *"thread 13 waits since 0.000000006 s for 0x30, which no thread the trace shows can end (events were lost: see loss)"* ]]
+	[[ "$output" == *$'\n'"  (unverifiable: events were lost, where a holder may have taken the lock)"$'\n'"  thread 13 waits since 0.000000006 s for 0x30, which no thread the trace shows can end (events were lost: see loss)"$'\n'* ]]
+	[[ "$output" != *"owners of futex-based locks"* ]] # a pthread mutex's owner would be in the trace
+	[ "${lines[-1]}" = "no verified lock-order inversion and no verified deadlock: 1 thread was blocked for ever where events were lost" ]
 	run -0 --separate-stderr ptt-dump --check "$f"
 	[[ "$output" == *" 0 violations: ok" ]]
 	# the same trace from its beginning: nothing was lost, the wait is for a lock nobody holds
 	sed -i '/^# part 2$/d; 2i 0.000000001 10 10 pthread process_begin ppid=1 cmd="x"' "$f"
-	run -0 --separate-stderr ptt-deadlock "$f"
+	# ... and the thread waiting for it at the trace's end is blocked for ever: exit status 6
+	run -6 --separate-stderr ptt-deadlock "$f"
 	[[ "$output" == *"thread 13 waits since 0.000000006 s for 0x30, which no live thread can end"* ]]
+	[[ "$output" != *"owners of futex-based locks"* ]]
 	run -0 --separate-stderr ptt-stat -S 0 "$f"
 	[[ "$output" == *"2 locks were released before any acquisition in the trace"* ]]
 }

@@ -264,3 +264,83 @@ site_row() { sed -n '/^WAITS BY SITE: locks/,/^$/p' <<<"$output" | grep " $1 (py
 	awk '/^LOCKS/ { l = 1 } /^WAITING FOR WORK/ { l = 0 } l && /CPython GIL \(_PyRuntime\+0x[0-9a-f]+\)/ { n++ }
 		!l && /^WAITING FOR WORK/ { w = 1 } END { exit !(n >= 1) }' <<<"$output"
 }
+
+# the GIL's rows in ptt-critical's WHAT TO FIX FIRST table: "CLASS" per row named CPython GIL
+gil_classes() { sed -n '/^WHAT TO FIX FIRST/,/^$/p' <<<"$output" | awk '/^CPython GIL \(_PyRuntime\+0x[0-9a-f]+\) / { print $4 }' | sort -u; }
+
+@test "ptt-critical: CPython's GIL is a lock on the path, named CPython GIL, never a condition" {
+	py=$(command -v python3) || skip "python3 not installed"
+	run -0 ptt-record -q -o "$BATS_TEST_TMPDIR/g.ptt" -- "$py" "$PTT_ROOT/examples/py_gil.py"
+	[ "$output" = "sum 4799984" ]
+	run --separate-stderr ptt-critical -n 0 "$BATS_TEST_TMPDIR/g.ptt"
+	[ "$status" -le 1 ] && [ -z "$stderr" ] # 1: part of the path unknown, as above
+	classes=$(gil_classes)
+	# its mutex (taken by take_gil and drop_gil), its condition when a wake is the edge: both locks
+	[ -n "$classes" ]
+	[[ "$classes" != *cond* ]]
+	grep -qvxE 'mutex|lock' <<<"$classes" && { echo "GIL rows of class: $classes"; return 1; }
+	return 0
+}
+
+@test "ptt-critical: a GIL whose drop signals after unlocking (the wake is the edge): the condition is a lock's" {
+	# CPython's take_gil/drop_gil in miniature, inside a global named _PyRuntime; each drop signals after
+	# its unlock, so a waiter's edge is the signal, on the condition itself (the case the mutex hides in
+	# CPython 3.11, whose drop_gil signals before it unlocks)
+	cat >"$BATS_TEST_TMPDIR/gil.c" <<'C'
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+struct { long pad[4]; pthread_mutex_t mutex; pthread_cond_t cond; int locked; } _PyRuntime = {
+	.mutex = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+static long handoffs, waits;
+static void *work(void *arg)
+{
+	volatile unsigned long x = 0;
+	for (int i = 0; i < 200; i++) {
+		pthread_mutex_lock(&_PyRuntime.mutex);
+		while (_PyRuntime.locked) {
+			waits++;
+			pthread_cond_wait(&_PyRuntime.cond, &_PyRuntime.mutex);
+		}
+		_PyRuntime.locked = 1;
+		pthread_mutex_unlock(&_PyRuntime.mutex);
+		for (int k = 0; k < 20000; k++)
+			x += (unsigned long)k * k % 7;
+		pthread_mutex_lock(&_PyRuntime.mutex);
+		_PyRuntime.locked = 0;
+		handoffs++;
+		pthread_mutex_unlock(&_PyRuntime.mutex);
+		pthread_cond_signal(&_PyRuntime.cond);
+	}
+	return arg;
+}
+int main(void)
+{
+	pthread_t t[4];
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, work, NULL);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	printf("handoffs %ld waits %ld cond +0x%zx\n", handoffs, waits, offsetof(__typeof__(_PyRuntime), cond));
+	return 0;
+}
+C
+	cc -g -O1 -pthread -o "$BATS_TEST_TMPDIR/gil" "$BATS_TEST_TMPDIR/gil.c"
+	run -0 ptt-record -q -o "$BATS_TEST_TMPDIR/g.ptt" -- "$BATS_TEST_TMPDIR/gil"
+	[[ "$output" =~ ^"handoffs 800 waits "([0-9]+)" cond +"(0x[0-9a-f]+)$ ]]
+	waits=${BASH_REMATCH[1]} off=${BASH_REMATCH[2]}
+	[ "$waits" -ge 1 ] || skip "no thread ever waited for the GIL in this run"
+	# 1: part of the path unknown (events lost on a loaded machine); the classes are told all the same
+	run --separate-stderr ptt-critical -n 0 "$BATS_TEST_TMPDIR/g.ptt"
+	[ "$status" -le 1 ] && [ -z "$stderr" ]
+	# the condition's row: class lock (it was cond), every wait the program counted
+	cond=$(sed -n '/^WHAT TO FIX FIRST/,/^$/p' <<<"$output" | grep -F "CPython GIL (_PyRuntime+$off) ")
+	[ -n "$cond" ] || skip "no wait on the condition lay on the path in this run"
+	read -r _ _ _ class _ _ _ _ _ nwaits <<<"$cond"
+	[ "$class" = lock ]
+	[ "$nwaits" -eq "$waits" ]
+	[[ "$(gil_classes)" != *cond* ]]
+	# ptt-stat: the same object in LOCKS, by the same name
+	run -0 --separate-stderr ptt-stat --brief "$BATS_TEST_TMPDIR/g.ptt"
+	[[ "${lines[1]}" == "  CPython GIL (_PyRuntime+$off) cond   $waits of $waits acquisitions waited, "* ]]
+}

@@ -165,12 +165,28 @@ rust() {
 	[[ "$output" == *"2 waits were still open at the end"* ]]
 }
 
-# the same note from ptt-stat, ptt-stat --brief, ptt-deadlock and ptt-record's summary
+# the same note from ptt-stat, ptt-stat --brief, ptt-deadlock and ptt-record's summary; ptt-stat
+# measured nothing of the program's locks: exit 7, said last (on stderr for CSV and folded stacks)
 assert_note() {
-	run -0 --separate-stderr ptt-stat --brief "$BATS_TEST_TMPDIR/t.ptt"
+	local measured="not measured: this program's locks are out of ptt's sight (exit status 7)"
+	run -7 --separate-stderr ptt-stat --brief "$BATS_TEST_TMPDIR/t.ptt"
 	grep -qxF "$1" <<<"$output"
-	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
+	[ "${lines[-1]}" = "$measured" ]
+	[ -z "$stderr" ]
+	run -7 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
 	grep -qxF "$1" <<<"$output"
+	[ "${lines[-1]}" = "$measured" ]
+	[ -z "$stderr" ]
+	run -7 --separate-stderr ptt-stat --csv "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == "object,name,kind,"* ]]
+	[[ "$output" != *"not measured"* ]]
+	[ "${stderr_lines[-1]}" = "ptt-stat: not measured: ${1#note: } (exit status 7)" ]
+	run -7 --separate-stderr ptt-stat --folded=locks "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" != *"not measured"* ]]
+	[ "${stderr_lines[-1]}" = "ptt-stat: not measured: ${1#note: } (exit status 7)" ]
+	# ptt-dump --check checks the file, which it could: 0 (ptt-dump(1) says why)
+	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "${lines[-1]}" == *" 0 violations: ok" ]]
 	# nothing found where the locks are out of sight is no verdict: exit 7, said last
 	run -7 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/t.ptt"
 	[ "${lines[-2]}" = "$1" ]
@@ -193,10 +209,13 @@ assert_note() {
 	note="note: a Go program ran here: goroutines synchronise in Go's runtime with futex calls of its own, which ptt does not see"
 	grep -qxF "$note" "$BATS_TEST_TMPDIR/err.txt"
 	assert_note "$note"
-	# the same program without the section: no note
+	# the same program without the section: no note, and measured (exit 0, no "not measured" line)
 	record "$EXAMPLES/futex_mutex" 50
 	run -0 --separate-stderr ptt-stat --brief "$BATS_TEST_TMPDIR/t.ptt"
 	[[ "$output" != *"note:"* ]]
+	[[ "$output" != *"not measured"* ]]
+	run -0 --separate-stderr ptt-stat --csv "$BATS_TEST_TMPDIR/t.ptt"
+	[ -z "$stderr" ]
 	run -0 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/t.ptt"
 	[[ "$output" != *"note:"* ]]
 }

@@ -44,7 +44,7 @@ obj_row() { awk -v o="$1" '/^WHAT TO FIX FIRST/ { on = 1; next } on && /^$/ { on
 # thr_rows: "TID:RUNNING" of THREADS ON THE PATH, in their order
 thr_rows() { awk '/^THREADS ON THE PATH/ { on = 1; getline; next } on && NF { t = $NF; gsub(/[()]/, "", t); printf "%s%s:%s", sep, t, $1; sep = " " }' <<<"$output"; }
 # folded_sum: the --folded lines' ns, added
-folded_sum() { awk '{ n += $NF } END { print n + 0 }' <<<"$output"; }
+folded_sum() { awk '{ n += $NF } END { printf "%.0f\n", n }' <<<"$output"; }
 
 # the traces of the tests below (their paths worked out there)
 trace_barge() {
