@@ -38,7 +38,7 @@ static void usage(void)
 	       "      --version     show the version and exit\n"
 	       "\n"
 	       "Exit status: 0 success, 1 damaged input or a failed check (intact events are still\n"
-	       "printed), 2 usage error or unreadable input, 5 --check found nothing but violations\n"
+	       "printed), 2 usage error or unreadable input, 5 if --check found nothing but violations\n"
 	       "that lost events could explain (unverifiable, set aside).\n");
 }
 
