@@ -126,7 +126,48 @@ int lockframes_is_lock(struct ptt_syms *syms, uint32_t pid, uint64_t addr)
 	for (size_t i = py ? nbuiltin : 0; i < npatterns; i++)
 		if (regexec(&patterns[i], name, 0, NULL, 0) == 0)
 			return 1;
+	/*
+	 * Code without a symbol in a library stripped to its exported functions (Debian's libglib: its
+	 * g_mutex_lock jumps to a static g_mutex_lock_slowpath that .dynsym does not name): it is the lock
+	 * layer when the function that follows it is a built-in lock function, as the compiler puts a
+	 * source file's static functions beside its exported ones (gthread-posix.c's slow paths sit just
+	 * before g_rec_mutex_init).  Built-in patterns only: a --skip-frames names what the user sees.
+	 */
+	if (!py && !s->func && s->next)
+		for (size_t i = 0; i < nbuiltin; i++)
+			if (regexec(&patterns[i], s->next, 0, NULL, 0) == 0)
+				return 1;
 	return 0;
+}
+
+/*
+ * Futex words of libraries whose use their functions say: GLib's GCond is a
+ * counter of signals (g_cond_wait sleeps on it, g_cond_signal adds one and
+ * wakes): its waits are waiting for work, whatever the futex rule makes of
+ * one wait (a single waiter, one value: a park).  GMutex's slow path, and
+ * g_bit_lock, are locks; GRWLock, GRecMutex and GPrivate are pthread's
+ * (traced as such), GOnce a mutex and a condition of GLib's own.
+ */
+static const char *const futex_signal_funcs[] = { "^g_cond_wait", "^g_cond_wait_until$" };
+static regex_t futex_signal_re[sizeof futex_signal_funcs / sizeof futex_signal_funcs[0]];
+static int futex_re_done;
+
+int lockframes_futex_use(struct ptt_syms *syms, uint32_t pid, uint64_t site)
+{
+	if (!site)
+		return -1;
+	if (!futex_re_done) {
+		futex_re_done = 1;
+		for (size_t i = 0; i < sizeof futex_signal_funcs / sizeof futex_signal_funcs[0]; i++)
+			regcomp(&futex_signal_re[i], futex_signal_funcs[i], REG_EXTENDED | REG_NOSUB); /* fixed: compiles */
+	}
+	const struct ptt_sym *s = ptt_syms_code(syms, pid, site);
+	if (!s->func || !strstr(s->where, "(libglib-2.0.so"))
+		return -1;
+	for (size_t i = 0; i < sizeof futex_signal_funcs / sizeof futex_signal_funcs[0]; i++)
+		if (regexec(&futex_signal_re[i], s->func, 0, NULL, 0) == 0)
+			return MF_SIGNAL;
+	return -1;
 }
 
 /*

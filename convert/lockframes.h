@@ -23,6 +23,9 @@
 int lockframes_skip(const char *regex, char *err, size_t errsize);
 /* Is the frame at addr of process pid in the lock layer? */
 int lockframes_is_lock(struct ptt_syms *syms, uint32_t pid, uint64_t addr);
+/* The use of a futex word that a library's function at site (a futex wait's call site) waits on, where the
+ * function says it (GLib's g_cond_wait: MF_SIGNAL, model.h); -1 where it does not. */
+int lockframes_futex_use(struct ptt_syms *syms, uint32_t pid, uint64_t site);
 /* The first frame of stack past the lock layer (its last frame if all are in it); 0 without a stack. */
 uint64_t lockframes_site(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, uint32_t stack);
 /* The site of a model frame (a hold or a wait, model.h): with a stack, its first frame past the lock

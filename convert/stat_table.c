@@ -29,6 +29,8 @@ struct obj {
 	uint8_t cls;
 	uint8_t sem_lock;           /* a semaphore the model saw used as a lock (at its last acquisition) */
 	struct mfutex futex;        /* what the model saw of a futex (model.h), kept past the object's end */
+	int8_t futex_named;         /* a futex whose waits a library's function makes, that says its use
+				       (lockframes_futex_use): that use + 1; 0 the futex rule decides */
 	uint64_t acq, contended, waits;
 	uint64_t open_waits;        /* waits still open at the end of the trace (in contended and the wait times) */
 	uint64_t wait_total, wait_max, hold_total, hold_max, holds;
@@ -430,6 +432,20 @@ static void futex_verdict(struct obj *o, const struct mobject *mo)
 	model_futex_merge(&o->futex, &mo->futex);
 }
 
+/* A futex wait made in a library's function that names the word's use (GLib's g_cond_wait): its row keeps it. */
+static void futex_named_use(struct stat_table *st, struct obj *o, uint32_t pid, const struct mframe *wait)
+{
+	int use = wait && !o->futex_named ? lockframes_futex_use(st->syms, pid, open_site(st, &wait->open)) : -1;
+	if (use >= 0)
+		o->futex_named = (int8_t)(use + 1);
+}
+
+/* A futex's use: the one its library's function names, else the futex rule's (model.h). */
+static enum mfutex_use futex_use(const struct obj *o)
+{
+	return o->futex_named ? (enum mfutex_use)(o->futex_named - 1) : model_futex_use(&o->futex);
+}
+
 /* A futex's wake may settle that it is a lock (model.h, the futex rule): its row learns it. */
 static void on_point(void *ctx, struct mthread *t, const struct ptt_event *ev)
 {
@@ -454,8 +470,10 @@ static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const 
 	if (cls == PTT_CLASS_META)
 		return; /* a wait a selection (ptt-filter) left out: no object's row */
 	struct obj *o = obj_of(ctx, t->pid, mo->addr, cls);
-	if (o && cls == PTT_CLASS_FUTEX)
+	if (o && cls == PTT_CLASS_FUTEX) {
 		futex_verdict(o, mo);
+		futex_named_use(ctx, o, t->pid, wait);
+	}
 	if (!o || (cls != PTT_CLASS_BARRIER && ((cls != PTT_CLASS_COND && cls != PTT_CLASS_FUTEX) || !wait)))
 		return;
 	o->acq++;
@@ -549,10 +567,15 @@ static int open_wait(void *ctx, struct mthread *t, const struct mframe *f)
 		if (mo)
 			o->sem_lock = mo->sem_lock;
 		const struct mobject *fo = cls == PTT_CLASS_FUTEX ? model_object(st->model, t->pid, f->obj) : NULL;
-		if (fo)
+		if (fo) {
 			futex_verdict(o, fo);
+			futex_named_use(st, o, t->pid, f);
+		}
 		used(o, t->tid, f->begin_ns);
 		used(o, t->tid, oc->end_ns);
+		/* counted in ACQUIRED too, as its site's row counts it (add_wait): a contended call is one of
+		 * the calls made, so that CONTENDED never exceeds ACQUIRED (a futex with one wait open: 0, 1) */
+		o->acq++;
 		add_wait(st, o, t->tid, frame_site(st, t->pid, f), oc->end_ns - f->begin_ns, 1);
 		add_fold(st, o, f, open_site(st, &f->open), 0, oc->end_ns - f->begin_ns);
 		stalled_wait(st, o, f);
@@ -675,7 +698,7 @@ static int by_site_row(const void *a, const void *b)
 static int is_lock(const struct obj *o);
 
 /* A futex that is a thread's parking word (model.h, the futex rule). */
-static int is_park(const struct obj *o) { return o->cls == PTT_CLASS_FUTEX && model_futex_use(&o->futex) == MF_PARK; }
+static int is_park(const struct obj *o) { return o->cls == PTT_CLASS_FUTEX && futex_use(o) == MF_PARK; }
 
 /* The KIND column: the class, or "park". */
 static const char *kind_name(const struct obj *o) { return is_park(o) ? "park" : ptt_class_name(o->cls); }
@@ -815,7 +838,7 @@ static void print_stalls(const struct stat_table *st, struct obj *const *sorted,
 static int is_lock(const struct obj *o)
 {
 	return o->cls == PTT_CLASS_MUTEX || o->cls == PTT_CLASS_RWLOCK || o->cls == PTT_CLASS_SPIN ||
-	       (o->cls == PTT_CLASS_FUTEX && model_futex_use(&o->futex) != MF_SIGNAL) ||
+	       (o->cls == PTT_CLASS_FUTEX && futex_use(o) != MF_SIGNAL) ||
 	       (o->cls == PTT_CLASS_SEM && o->sem_lock);
 }
 

@@ -1,0 +1,49 @@
+#!/usr/bin/env bats
+# Locks taken through a library's or the program's own functions are named at the program's own
+# function and line: GLib's GMutex and GCond (futexes of its own, in a library stripped to its
+# exported symbols), a wrapper of the program's found from the trace, C++ headers inlined into the
+# program; and the rows of two processes never read the same.
+bats_require_minimum_version 1.5.0
+load helpers
+
+said() { sed -n "s/^$1: //p" "$BATS_TEST_TMPDIR/out.txt"; }
+
+glib() {
+	[ -x "$EXAMPLES/glib_pool" ] || skip "glib_pool not built: pkg-config glib-2.0 missing (Debian: apt-get install libglib2.0-dev)"
+	record "$EXAMPLES/glib_pool" "$@"
+}
+
+@test "GLib: GMutex waits sited at the program's line, GCond under waiting for work, no libglib offsets" {
+	glib
+	[ "$(said 'tasks run')" = "400 (expected 400)" ]
+	run -0 --separate-stderr ptt-stat -S 3 "$BATS_TEST_TMPDIR/t.ptt"
+	[ -z "$stderr" ]
+	locks=$(sed -n '/^LOCKS:/,/^WAITING FOR WORK:/p' <<<"$output")
+	work=$(sed -n '/^WAITING FOR WORK:/,/^WAITS BY SITE/p' <<<"$output")
+	# the main thread's g_cond_wait: the GCond's counter (all_done+0x8), waiting for work, at wait_all's line
+	if [ "$(said 'condition waits')" -gt 0 ]; then
+		grep -qE '^all_done\+0x8 +futex +[1-9]' <<<"$work"
+		grep -qE '^  site 1 .* wait_all\+0x[0-9a-f]+ \(glib_pool\) at glib_pool\.c:[0-9]+$' <<<"$work"
+		! grep -q '^all_done' <<<"$locks"
+		run -0 grep -E '^waiting for work: [0-9.]+ ms' <<<"$output"
+		[[ "$output" != "waiting for work: 0.000 ms"* ]]
+	fi
+	# the program's GMutex waits: tally_add's and wait_all's lines, never inside libglib
+	if grep -q '^tally_lock ' <<<"$locks"; then
+		[ "$(said 'tally_lock found taken')" -gt 0 ]
+		sites=$(awk '/^tally_lock / { on = 1; next } on && /^  site / { print; next } { on = 0 }' <<<"$locks")
+		[ "$(wc -l <<<"$sites")" -eq 1 ]
+		grep -qE '^  site 1 .* tally_add\+0x[0-9a-f]+ \(glib_pool\) at glib_pool\.c:[0-9]+$' <<<"$sites"
+	fi
+	run ! grep -E '(tally_lock|done_lock|all_done).*libglib-2\.0\.so\.0\+0x' <<<"$output"
+	# no row says more contended than acquired
+	run -0 awk '$2 ~ /^(futex|mutex|cond|park|sem|rwlock)$/ && $4 > $3 { print; bad = 1 } END { exit bad }' <<<"$output"
+}
+
+@test "GLib: a pool thread that ends after its process's exit is one row of the thread table" {
+	glib
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
+	rows=$(awk '/^ +PID +TID NAME/ { on = 1; next } on && /^ +[0-9]+ +[0-9]+ / { print $1, $2 } on && !/^ +[0-9]/ { on = 0 }' <<<"$output")
+	[ "$(wc -l <<<"$rows")" -eq 5 ] # the main thread and the pool's 4
+	[ -z "$(sort <<<"$rows" | uniq -d)" ]
+}
