@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "fidelity.h"
+#include "lockframes.h"
 #include "pass.h"
 #include "symbols.h"
 
@@ -45,6 +46,7 @@ static void first_pass_fd(struct pass *p, struct first_run *f, int fd, const cha
 				ev.ns = f->last_ns; /* as cli_next moves it, silently: the real pass says it */
 			f->last_ns = ev.ns;
 			ptt_syms_update(p->syms, &ev);
+			lockframes_learn(p->syms, &ev);
 			if (t->first_event)
 				t->first_event(t->ctx, &ev);
 			if (f->m)
@@ -122,6 +124,7 @@ static int first_pass(struct pass *p, int npaths, char **paths)
 			first_pass_fd(p, &f, fd, paths[i]);
 		close(fd);
 	}
+	lockframes_learn_end(); /* before any site is named */
 	if (f.m && t->first_end)
 		t->first_end(t->ctx, p, f.end_ns > f.last_ns ? f.end_ns : f.last_ns);
 	model_free(f.m); /* without model_finish: nothing more waits */

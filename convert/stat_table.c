@@ -188,14 +188,14 @@ static struct site *site_of(struct obj *o, uint64_t addr)
 }
 
 /* The call site of the event that opened a frame, or of an event. */
-static uint64_t open_site(const struct stat_table *st, const struct mopen *op)
+static uint64_t open_site(const struct stat_table *st, uint32_t pid, const struct mopen *op)
 {
-	return ptt_syms_site_addr(st->syms, op->id, op->arg);
+	return lockframes_call_site(st->syms, pid, ptt_syms_site_addr(st->syms, op->id, op->arg));
 }
 
 static uint64_t ev_site(const struct stat_table *st, const struct ptt_event *ev)
 {
-	return ptt_syms_site_addr(st->syms, ev->id, ev->arg);
+	return lockframes_call_site(st->syms, ev->pid, ptt_syms_site_addr(st->syms, ev->id, ev->arg));
 }
 
 /* The site of a frame: with a stack, its first frame past the lock layer (lockframes.h); else the call site. */
@@ -204,7 +204,7 @@ static uint64_t frame_site(const struct stat_table *st, uint32_t pid, const stru
 	uint64_t site = f->stack ? lockframes_site(st->syms, model_stacks(st->model), pid, f->stack) : 0;
 	if (site)
 		((struct stat_table *)st)->stacked = 1;
-	return site ? site : open_site(st, &f->open);
+	return site ? site : open_site(st, pid, &f->open);
 }
 
 static uint64_t fold_key(uint32_t pid, uint32_t stack, uint64_t site, uint64_t obj, int hold)
@@ -416,7 +416,7 @@ static void on_release(void *ctx, struct mthread *t, struct mobject *mo, const s
 		o->hold_events += t->events - hold->events + 1;
 		if (d > o->hold_max)
 			o->hold_max = d;
-		add_fold(st, o, hold, open_site(st, &hold->open), 1, d);
+		add_fold(st, o, hold, open_site(st, t->pid, &hold->open), 1, d);
 		struct site *at = site_of(o, frame_site(st, t->pid, hold)); /* where it was taken */
 		if (at) {
 			at->holds++;
@@ -435,7 +435,7 @@ static void futex_verdict(struct obj *o, const struct mobject *mo)
 /* A futex wait made in a library's function that names the word's use (GLib's g_cond_wait): its row keeps it. */
 static void futex_named_use(struct stat_table *st, struct obj *o, uint32_t pid, const struct mframe *wait)
 {
-	int use = wait && !o->futex_named ? lockframes_futex_use(st->syms, pid, open_site(st, &wait->open)) : -1;
+	int use = wait && !o->futex_named ? lockframes_futex_use(st->syms, pid, ptt_syms_site_addr(st->syms, wait->open.id, wait->open.arg)) : -1;
 	if (use >= 0)
 		o->futex_named = (int8_t)(use + 1);
 }
@@ -577,7 +577,7 @@ static int open_wait(void *ctx, struct mthread *t, const struct mframe *f)
 		 * the calls made, so that CONTENDED never exceeds ACQUIRED (a futex with one wait open: 0, 1) */
 		o->acq++;
 		add_wait(st, o, t->tid, frame_site(st, t->pid, f), oc->end_ns - f->begin_ns, 1);
-		add_fold(st, o, f, open_site(st, &f->open), 0, oc->end_ns - f->begin_ns);
+		add_fold(st, o, f, open_site(st, t->pid, &f->open), 0, oc->end_ns - f->begin_ns);
 		stalled_wait(st, o, f);
 		o->open_waits++;
 		st->open_waits++;
@@ -967,7 +967,12 @@ static void print_header(FILE *out)
 /* Sites named module+0x... for want of symbols: which file, and how to get them named. */
 static void print_stripped(const struct stat_table *st, FILE *out)
 {
-	const char *one;
+	const char *one, *wrappers = lockframes_wrappers();
+	if (wrappers && st->stacked)
+		fprintf(out, "wrappers: %s taken as the program's lock wrapper%s (a lock taken in one is released\n"
+			     "in the other, called by the same functions): the sites are their callers; --skip-frames='!NAME'\n"
+			     "names them\n",
+			wrappers, strchr(wrappers, ',') ? "s" : "");
 	size_t n = ptt_syms_stripped(st->syms, &one);
 	if (!n)
 		return;

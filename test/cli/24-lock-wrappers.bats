@@ -47,3 +47,38 @@ glib() {
 	[ "$(wc -l <<<"$rows")" -eq 5 ] # the main thread and the pool's 4
 	[ -z "$(sort <<<"$rows" | uniq -d)" ]
 }
+
+@test "a wrapper of the program's (app_lock/app_unlock) is found from the trace: its callers are the sites" {
+	record "$EXAMPLES/app_lock" 1000
+	[ "$(said 'hot_path calls')" -eq 3000 ]
+	[ "$(said 'use_slot calls')" -eq 3000 ]
+	run -0 --separate-stderr ptt-stat -S 5 "$BATS_TEST_TMPDIR/t.ptt"
+	[ -z "$stderr" ]
+	state=$(awk '/^state_lock / { on = 1; next } on && /^  site / { print; next } { on = 0 }' <<<"$output")
+	# the waits (the events with a stack) at hot_path's and cold_path's lines, never inside app_lock
+	run ! grep -E '^  site [0-9]+ +[0-9]+ +[1-9][0-9]* .* app_lock[.a-z0-9]*\+0x' <<<"$state"
+	if grep -qE '^state_lock +mutex +[0-9]+ +[1-9]' <<<"$output"; then
+		grep -qE '^  site [0-9]+ +[0-9]+ +[1-9][0-9]* .* (hot|cold)_path\+0x[0-9a-f]+ \(app_lock\) at app_lock\.c:[0-9]+$' <<<"$state"
+		grep -q "^wrappers: app_lock[.a-z0-9]*/app_unlock[.a-z0-9]* taken as the program's lock wrapper" <<<"$output"
+	fi
+	# lock_slot hands its lock to its caller, who unlocks it (a tail call): no wrapper, its waits its own
+	slot=$(awk '/^slot_lock / { on = 1; next } on && /^  site / { print; next } { on = 0 }' <<<"$output")
+	run ! grep -E 'use_slot|worker' <<<"$slot"
+	run ! grep -E '^wrappers: .*lock_slot' <<<"$output"
+	# the user's exemption: --skip-frames='!NAME'
+	run -0 --separate-stderr ptt-stat -S 5 --skip-frames='!^app_' "$BATS_TEST_TMPDIR/t.ptt"
+	run ! grep -E '^wrappers:|(hot|cold)_path' <<<"$output"
+}
+
+@test "C++: std::shared_mutex and std::mutex at the program's own lines, contended or not, never a libstdc++ header" {
+	record "$EXAMPLES/cxx_shared" 5000
+	[ "$(said reads)" = "15000 (expected 15000)" ]
+	[ "$(said writes)" = "5000 (expected 5000)" ]
+	run -0 --separate-stderr ptt-stat -S 5 "$BATS_TEST_TMPDIR/t.ptt"
+	[ -z "$stderr" ]
+	# one row per site: the writer's and the readers' loops at their lines, and the log at its own
+	grep -qE '^  site [0-9]+ +5000 .* writer_loop\(int\)\+0x[0-9a-f]+ \(cxx_shared\) at cxx_shared\.cc:33$' <<<"$output"
+	grep -qE '^  site [0-9]+ +15000 .* reader_loop\(int\)\+0x[0-9a-f]+ \(cxx_shared\) at cxx_shared\.cc:21$' <<<"$output"
+	grep -qE '^  site [0-9]+ +3 .* reader_loop\(int\)\+0x[0-9a-f]+ \(cxx_shared\) at cxx_shared\.cc:26$' <<<"$output"
+	run ! grep -E 'shared_mutex:[0-9]|gthr-default\.h|std_mutex\.h|inlined in' <<<"$output"
+}
