@@ -884,7 +884,7 @@ int lockgraph_report_futex(struct lockgraph *g, FILE *out)
 		char tn[64], on[160];
 		thread_name(g, t->pid, t->tid, tn, sizeof tn);
 		ptt_syms_object_name(g->syms, t->pid, f->obj, on, sizeof on);
-		if (i == 0)
+		if (i == 0 || w.t[i - 1]->pid != t->pid) /* sorted by pid: one heading a process */
 			fprintf(out, "blocked at the end of the trace in futex waits (process %" PRIu32 "):\n", t->pid);
 		fprintf(out, "  thread %s waits since %" PRIu64 ".%09" PRIu64 " s for futex %s", tn, f->begin_ns / 1000000000u,
 			f->begin_ns % 1000000000u, on);

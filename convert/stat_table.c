@@ -69,6 +69,8 @@ struct stat_table {
 	struct ptt_map site_waits;     /* (pid, site) -> struct site_wait */
 	int stacked;                /* a wait or hold had a stack: the sites are frames past the lock layer */
 	struct ptt_map objs_by_key;
+	struct ptt_map name_pids;   /* object name hash -> its pid + 1, UINTPTR_MAX when two processes have it */
+	int names_done, multi_pid, csv_names;
 	struct obj **objs;
 	size_t nobjs, cap_objs;
 	struct thr **thrs;
@@ -731,6 +733,8 @@ static void add_to_row(struct site_wait *row, const struct site_wait *w)
 		row->wait_max = w->wait_max;
 }
 
+static void obj_name(const struct stat_table *st, const struct obj *o, char *buf, size_t size);
+
 static void print_site_rows(const struct stat_table *st, const struct stat_opts *o, struct site_wait *rows, size_t n,
 			    const char *title, FILE *out)
 {
@@ -739,8 +743,11 @@ static void print_site_rows(const struct stat_table *st, const struct stat_opts 
 	fprintf(out, "\n%s\n%9s %11s %10s %10s  %-20s %s\n", title, "WAITS", "WAIT(ms)", "MEAN(us)", "MAX(us)", "OBJECT", "SITE");
 	for (size_t i = 0; i < shown; i++) {
 		char name[96];
+		const struct obj *ob = rows[i].nobj > 1 ? NULL : ptt_map_get(&st->objs_by_key, ptt_obj_key(rows[i].pid, rows[i].obj));
 		if (rows[i].nobj > 1)
 			snprintf(name, sizeof name, "(several)");
+		else if (ob)
+			obj_name(st, ob, name, sizeof name); /* with its pid where another process's has its name */
 		else
 			ptt_syms_object_name(st->syms, rows[i].pid, rows[i].obj, name, sizeof name);
 		fprintf(out, "%9" PRIu64 " %11.3f %10.2f %10.2f  %-20s %s\n", rows[i].waits, ms(rows[i].wait_total),
@@ -793,9 +800,48 @@ static const char *thr_name(const struct stat_table *st, uint32_t pid, uint32_t 
 	return buf;
 }
 
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * Is an object's name also the name of another process's object (a forked child's copy of a static
+ * lock, two children of one server)?  Then its rows carry its pid: no two rows read the same.  The
+ * names of every object are hashed once, at the first question, when the trace has several processes.
+ */
+static int name_shared(const struct stat_table *st, const struct obj *o, const char *name)
+{
+	struct stat_table *w = (struct stat_table *)st;
+	if (!w->names_done) {
+		w->names_done = 1;
+		for (size_t i = 1; i < st->nobjs && !w->multi_pid; i++)
+			w->multi_pid = st->objs[i]->pid != st->objs[0]->pid;
+		for (size_t i = 0; w->multi_pid && i < st->nobjs; i++) {
+			char n[96];
+			ptt_syms_object_name(st->syms, st->objs[i]->pid, st->objs[i]->addr, n, sizeof n);
+			uint64_t h = str_hash(n);
+			uintptr_t seen = (uintptr_t)ptt_map_get(&w->name_pids, h), pid = (uintptr_t)st->objs[i]->pid + 1;
+			if (!seen)
+				ptt_map_put(&w->name_pids, h, (void *)pid); /* no memory: that name is told without its pid */
+			else if (seen != pid)
+				ptt_map_put(&w->name_pids, h, (void *)UINTPTR_MAX);
+		}
+	}
+	(void)o;
+	return w->multi_pid && (uintptr_t)ptt_map_get(&st->name_pids, str_hash(name)) == UINTPTR_MAX;
+}
+
 static void obj_name(const struct stat_table *st, const struct obj *o, char *buf, size_t size)
 {
 	ptt_syms_object_name(st->syms, o->pid, o->addr, buf, size); /* given name, symbol, module+0xoff or address */
+	if (!st->csv_names && name_shared(st, o, buf)) { /* the CSV form has a pid column */
+		size_t l = strlen(buf);
+		snprintf(buf + l, size - l, " (pid %" PRIu32 ")", o->pid);
+	}
 	for (char *p = buf; *p; p++)
 		if (*p == ',' || *p == '"' || *p == '\n')
 			*p = '_';
@@ -997,6 +1043,7 @@ static size_t print_table(const struct stat_table *st, const struct stat_opts *o
 void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *out)
 {
 	sort_opts = o;
+	((struct stat_table *)st)->csv_names = o->csv;
 	fill_critical(st);
 	struct obj **locks = malloc((st->nobjs + 1) * sizeof *locks), **work = malloc((st->nobjs + 1) * sizeof *work);
 	if (!locks || !work) {
@@ -1141,6 +1188,8 @@ static void print_critical_top(const struct stat_table *st, FILE *out)
 	critical_object_name(st->crit, co, name, sizeof name);
 	if (co->cls != PTT_CLASS_THREAD) {
 		const struct obj *o = ptt_map_get(&st->objs_by_key, ptt_obj_key(co->pid, co->addr));
+		if (o)
+			obj_name(st, o, name, sizeof name); /* with its pid where another process's has its name */
 		snprintf(kind, sizeof kind, " (%s)", o ? kind_name(o) : ptt_class_name(co->cls));
 	}
 	fprintf(out, "on the critical path: %s%s %.1f %% of the run (%s for what to fix first)\n", name, kind, pct, st->crit_cmd);
@@ -1298,5 +1347,6 @@ void stat_free(struct stat_table *st)
 	free(st->objs);
 	free(st->thrs);
 	ptt_map_free(&st->objs_by_key);
+	ptt_map_free(&st->name_pids);
 	free(st);
 }

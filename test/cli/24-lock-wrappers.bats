@@ -82,3 +82,24 @@ glib() {
 	grep -qE '^  site [0-9]+ +3 .* reader_loop\(int\)\+0x[0-9a-f]+ \(cxx_shared\) at cxx_shared\.cc:26$' <<<"$output"
 	run ! grep -E 'shared_mutex:[0-9]|gthr-default\.h|std_mutex\.h|inlined in' <<<"$output"
 }
+
+@test "two processes' locks at one address: every row of ptt-stat and of the closing summary carries its pid" {
+	record "$EXAMPLES/fork_contend" 1000
+	parent=$(sed -n 's/^parent \([0-9]*\): 2000 acquisitions of shared_lock$/\1/p' "$BATS_TEST_TMPDIR/out.txt")
+	child=$(sed -n 's/^child \([0-9]*\): 2000 acquisitions of shared_lock$/\1/p' "$BATS_TEST_TMPDIR/out.txt")
+	[ -n "$parent" ] && [ -n "$child" ]
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
+	[ -z "$stderr" ]
+	grep -qE "^shared_lock \(pid $parent\) +mutex +2000 " <<<"$output"
+	grep -qE "^shared_lock \(pid $child\) +mutex +2000 " <<<"$output"
+	# no two object rows, nor two site rows, read the same object
+	[ -z "$(grep -E '^shared_lock' <<<"$output" | awk '{ print $1, $2, $3 }' | sort | uniq -d)" ]
+	sites=$(sed -n '/^WAITS BY SITE/,/^$/p' <<<"$output" | grep -E '^ +[0-9]+ ' || true)
+	[ -z "$(cut -c46- <<<"$sites" | sort | uniq -d)" ]
+	run -0 --separate-stderr ptt-stat --brief "$BATS_TEST_TMPDIR/t.ptt"
+	run ! grep -E '^  shared_lock +mutex' <<<"$output"
+	# one process alone names its lock without a pid
+	ptt-filter --pid="$child" "$BATS_TEST_TMPDIR/t.ptt" >"$BATS_TEST_TMPDIR/child.ptt"
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/child.ptt"
+	grep -qE '^shared_lock +mutex +2000 ' <<<"$output"
+}
