@@ -225,6 +225,21 @@ int pass_run(struct pass *p, const struct pass_tool *t, int npaths, char **paths
 		ptt_syms_free(p->syms);
 		return 1;
 	}
+	if ((t->need & (PASS_WRAPPERS | PASS_NAMES_FIRST)) == PASS_WRAPPERS) {
+		/* the first pass with symbols of its own (silent): the real pass learns names as it goes */
+		struct ptt_syms *keep = p->syms;
+		int rc = (p->syms = ptt_syms_new()) ? 0 : -1;
+		if (!rc) {
+			ptt_syms_set_warn(p->syms, NULL, NULL);
+			rc = first_pass(p, npaths, paths);
+		}
+		ptt_syms_free(p->syms);
+		p->syms = keep;
+		if (rc != 0) {
+			ptt_syms_free(p->syms);
+			return 1;
+		}
+	}
 	if (cli_open(&p->in, t->prog, npaths, paths) != 0) {
 		ptt_syms_free(p->syms);
 		return 2;

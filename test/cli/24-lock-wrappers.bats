@@ -65,6 +65,9 @@ glib() {
 	slot=$(awk '/^slot_lock / { on = 1; next } on && /^  site / { print; next } { on = 0 }' <<<"$output")
 	run ! grep -E 'use_slot|worker' <<<"$slot"
 	run ! grep -E '^wrappers: .*lock_slot' <<<"$output"
+	# every tool names the same sites: ptt-dump --human's waits for state_lock
+	run -0 --separate-stderr ptt-dump --human "$BATS_TEST_TMPDIR/t.ptt"
+	run ! grep -E 'waits for mutex state_lock.* in app_lock' <<<"$output"
 	# the user's exemption: --skip-frames='!NAME'
 	run -0 --separate-stderr ptt-stat -S 5 --skip-frames='!^app_' "$BATS_TEST_TMPDIR/t.ptt"
 	run ! grep -E '^wrappers:|(hot|cold)_path' <<<"$output"
