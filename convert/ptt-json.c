@@ -20,6 +20,7 @@
 #include "critical.h"
 #include "entity_name.h"
 #include "fidelity.h"
+#include "lockframes.h"
 #include "symbols.h"
 #include "model.h"
 #include "pass.h"
@@ -235,7 +236,8 @@ static void on_state(void *ctx, struct mthread *t, const struct mframe *old, con
 	jt->state = now->state;
 	jt->obj = now->obj;
 	jt->since_ns = ns;
-	jt->site = now->state == MS_RUNNING ? 0 : ptt_syms_site_addr(((struct json *)ctx)->syms, now->open.id, now->open.arg);
+	struct ptt_syms *syms = ((struct json *)ctx)->syms; /* past the lock layer's inlined levels (lockframes.h) */
+	jt->site = now->state == MS_RUNNING ? 0 : lockframes_call_site(syms, t->pid, ptt_syms_site_addr(syms, now->open.id, now->open.arg));
 }
 
 /* One end of a flow: "s" leaves the slice open at ns on the sender, "f" enters the receiver's. */
@@ -416,7 +418,7 @@ static void on_point(void *ctx, struct mthread *t, const struct ptt_event *ev)
 	begin(js, "i", t->pid, t->tid);
 	fprintf(js->out, ",\"s\":\"t\",\"cat\":\"event\",\"name\":\"%s\",\"ts\":", ev->type->name); /* [a-z0-9_] */
 	json_ts(js->out, ev->ns);
-	uint64_t site = ptt_syms_site_addr(js->syms, ev->id, ev->arg);
+	uint64_t site = lockframes_call_site(js->syms, t->pid, ptt_syms_site_addr(js->syms, ev->id, ev->arg));
 	if (site) {
 		site_arg(js, ",\"args\":{\"site\":", t->pid, site);
 		putc('}', js->out);

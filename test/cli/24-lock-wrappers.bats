@@ -84,6 +84,10 @@ glib() {
 	grep -qE '^  site [0-9]+ +15000 .* reader_loop\(int\)\+0x[0-9a-f]+ \(cxx_shared\) at cxx_shared\.cc:21$' <<<"$output"
 	grep -qE '^  site [0-9]+ +3 .* reader_loop\(int\)\+0x[0-9a-f]+ \(cxx_shared\) at cxx_shared\.cc:26$' <<<"$output"
 	run ! grep -E 'shared_mutex:[0-9]|gthr-default\.h|std_mutex\.h|inlined in' <<<"$output"
+	# the pictures name the same lines
+	ptt-paje "$BATS_TEST_TMPDIR/t.ptt" >"$BATS_TEST_TMPDIR/t.paje"
+	grep -q 'cxx_shared\.cc:33' "$BATS_TEST_TMPDIR/t.paje"
+	run ! grep -E 'shared_mutex:[0-9]|gthr-default\.h' "$BATS_TEST_TMPDIR/t.paje"
 }
 
 @test "two processes' locks at one address: every row of ptt-stat and of the closing summary carries its pid" {
