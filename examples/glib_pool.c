@@ -3,7 +3,8 @@
  * a total under a GMutex (tally_add) and counts down under another
  * (task_done), whose last one signals a GCond the main thread waits on
  * (wait_all): the main thread waits for work, the workers contend on the
- * mutexes.  GLib's GMutex and GCond are futexes of its own (no pthread
+ * mutexes.  Each task also visits a GRWLock and a GRecMutex (table_visit),
+ * which GLib builds on pthread's rwlock and recursive mutex.  GLib's GMutex and GCond are futexes of its own (no pthread
  * call): ptt sees their waits as futex waits inside libglib.
  *
  * Prints its ground truth: the tasks run, the total, the main thread's
@@ -18,6 +19,9 @@
 
 static GMutex tally_lock, done_lock;
 static GCond all_done;
+static GRWLock table_lock; /* a pthread rwlock inside GLib */
+static GRecMutex nest_lock; /* a recursive pthread mutex inside GLib */
+static unsigned long table_reads, nested;
 static unsigned long total;
 static int left, tasks_run, tally_busy;
 
@@ -43,9 +47,29 @@ __attribute__((noinline)) static void task_done(void)
 	g_mutex_unlock(&done_lock);
 }
 
+/* a task reads the table (every 8th writes it) and takes nest_lock twice over */
+__attribute__((noinline)) static void table_visit(int n)
+{
+	if (n % 8 == 0) {
+		g_rw_lock_writer_lock(&table_lock);
+		table_reads = 0;
+		g_rw_lock_writer_unlock(&table_lock);
+	} else {
+		g_rw_lock_reader_lock(&table_lock);
+		g_atomic_pointer_add(&table_reads, 1);
+		g_rw_lock_reader_unlock(&table_lock);
+	}
+	g_rec_mutex_lock(&nest_lock);
+	g_rec_mutex_lock(&nest_lock);
+	nested++;
+	g_rec_mutex_unlock(&nest_lock);
+	g_rec_mutex_unlock(&nest_lock);
+}
+
 static void work(gpointer data, gpointer user)
 {
 	(void)user;
+	table_visit(GPOINTER_TO_INT(data));
 	tally_add(GPOINTER_TO_INT(data));
 	task_done();
 }
@@ -84,5 +108,6 @@ int main(int argc, char **argv)
 	printf("total: %lu (expected %lu)\n", total / 20000, (unsigned long)tasks * (tasks + 1) / 2);
 	printf("condition waits: %d\n", waits);
 	printf("tally_lock found taken: %d\n", g_atomic_int_get(&tally_busy));
+	printf("nest_lock passes: %lu (expected %d)\n", nested, tasks);
 	return 0;
 }
