@@ -125,7 +125,25 @@ int lockframes_skip(const char *regex, char *err, size_t errsize)
 	return 0;
 }
 
+static int is_lock(struct ptt_syms *syms, uint32_t pid, uint64_t addr);
+
+/* (pid, address) -> 1 + whether it is in the lock layer, found once (the patterns are many, the frames few);
+ * emptied when the layer changes (the learnt wrappers) */
+static struct ptt_map lock_cache;
+
 int lockframes_is_lock(struct ptt_syms *syms, uint32_t pid, uint64_t addr)
+{
+	uint64_t key = (addr ^ (uint64_t)pid * 0x9e3779b97f4a7c15ull) | 1;
+	uintptr_t hit = (uintptr_t)ptt_map_get(&lock_cache, key);
+	if (hit && hit >> 1 == addr)
+		return (int)(hit & 1);
+	int r = is_lock(syms, pid, addr);
+	if (!hit && addr && !(addr >> 62))
+		ptt_map_put(&lock_cache, key, (void *)(uintptr_t)(addr << 1 | (uint64_t)r)); /* no memory: asked again */
+	return r;
+}
+
+static int is_lock(struct ptt_syms *syms, uint32_t pid, uint64_t addr)
 {
 	if (!builtin_done)
 		load_builtin();
@@ -346,10 +364,12 @@ uint64_t lockframes_call_site(struct ptt_syms *syms, uint32_t pid, uint64_t addr
  * The program's own lock wrappers, found from the trace (the first pass of
  * pass.c): a function L whose every lock it takes (a mutex, rwlock or
  * spinlock, at a call site in L) is released in one other function U, never
- * in L, U never being a caller of L (a function that returns a lock taken
- * for its caller, who unlocks it himself, is no wrapper: hand-over-hand),
- * and, where both stacks are known, L's caller for the acquisition being
- * U's caller for the release.  L and U are then the lock layer too, so that
+ * in L, U never being L's caller nor above it in the acquisition's stack (a
+ * function that returns a lock taken for its caller, who unlocks it
+ * himself, perhaps by a tail call, is no wrapper: hand-over-hand), L's
+ * caller seen in one stack at least (evidence, not its absence), and, where
+ * both stacks are known, L's caller for the acquisition being U's caller
+ * for the release.  L and U are then the lock layer too, so that
  * sites name their callers: app_lock/app_unlock around pthread_mutex_*.
  */
 struct wfunc {
@@ -359,7 +379,8 @@ struct wfunc {
 	uint32_t released_here;     /* releases in L itself */
 	uint32_t caller_unlocks;    /* releases in L's caller */
 	uint32_t callers_differ;    /* releases whose caller is not the acquisition's */
-	uint32_t holds;             /* releases in U */
+	uint32_t holds;             /* releases seen */
+	uint32_t callers_seen;      /* releases whose acquisition's stack showed L's caller */
 	int wrapper;
 	struct wfunc *next;
 };
@@ -516,6 +537,7 @@ void lockframes_learn(struct ptt_syms *syms, const struct ptt_event *ev)
 			w->other_unlockers++;
 		if (lc && uc && strcmp(lc, uc) != 0)
 			w->callers_differ++;
+		w->callers_seen += lc != NULL;
 		w->holds++;
 	}
 	free(h);
@@ -529,8 +551,9 @@ static void learn_done(void)
 	learn.note[0] = 0;
 	for (ptt_map_iter_init(&it, &learn.funcs); ptt_map_next(&it, NULL, &v);)
 		for (struct wfunc *w = v; w; w = w->next) {
-			w->wrapper = w->unlocker && !w->released_here && !w->caller_unlocks && !w->callers_differ &&
-				     !w->other_unlockers;
+			/* evidence, not its absence: a caller seen at least once (a stack), none unlocking */
+			w->wrapper = w->unlocker && w->callers_seen && !w->released_here && !w->caller_unlocks &&
+				     !w->callers_differ && !w->other_unlockers;
 			for (size_t i = 0; w->wrapper && i < nkeeps; i++) /* --skip-frames='!REGEX' */
 				if (regexec(&keeps[i], w->name, 0, NULL, 0) == 0 || regexec(&keeps[i], w->unlocker, 0, NULL, 0) == 0)
 					w->wrapper = 0;
@@ -552,6 +575,7 @@ static void learn_done(void)
 	learn.stacks = NULL;
 	ptt_map_free(&site_cache);
 	ptt_map_free(&call_cache);
+	ptt_map_free(&lock_cache);
 	learn.decided = 1;
 }
 
