@@ -117,3 +117,25 @@ glib() {
 	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/child.ptt"
 	grep -qE '^shared_lock +mutex +2000 ' <<<"$output"
 }
+
+@test "a condition variable with waits still open at the end: never more contended than acquired (varnish's 200 %)" {
+	printf '# ptt-trace 1\n%s\n' \
+		'0.000000001 10 10 pthread process_begin ppid=1 cmd="t"' \
+		'0.000000002 10 11 pthread thread_begin handle=0x1 start=0x0 parent=0' \
+		'0.000000003 10 12 pthread thread_begin handle=0x2 start=0x0 parent=0' \
+		'0.000000010 10 11 pthread mutex_lock mutex=0x40 ret=0' \
+		'0.000000011 10 11 pthread cond_wait_req cond=0x30 mutex=0x40' \
+		'0.000000020 10 12 pthread mutex_lock mutex=0x40 ret=0' \
+		'0.000000021 10 12 pthread cond_wait_req cond=0x30 mutex=0x40' \
+		'0.000001000 10 10 pthread cond_signal cond=0x30 ret=0' \
+		'0.000001001 10 11 pthread cond_wait cond=0x30 mutex=0x40 ret=0' \
+		'0.000001002 10 11 pthread mutex_unlock mutex=0x40 ret=0' \
+		'0.000001003 10 11 pthread mutex_lock mutex=0x40 ret=0' \
+		'0.000001004 10 11 pthread cond_wait_req cond=0x30 mutex=0x40' \
+		'0.000002000 10 10 pthread mutex_lock mutex=0x50 ret=0' >"$BATS_TEST_TMPDIR/t.txt"
+	run -0 --separate-stderr ptt-stat --csv -S 0 "$BATS_TEST_TMPDIR/t.txt"
+	# the condition: one passage and two waits open at the end: 3 calls, 3 waited (was 1 and 3, 300 %)
+	[ "$(awk -F, '$1 == "0x30" { print $3, $5, $6, $7 }' <<<"$output")" = "cond 3 3 100.00" ]
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.txt"
+	run -0 awk '$2 ~ /^(mutex|cond)$/ && ($4 > $3 || $5 > 100) { print; bad = 1 } END { exit bad }' <<<"$output"
+}
