@@ -52,7 +52,10 @@ PROGRAMS   = $(BUILD)/bin/ptt-record $(TOOLS) $(BUILD)/bin/ptt-picture
 PICTURE_R  = $(BUILD)/share/ptt/gantt.R $(BUILD)/share/ptt/flame.R
 # the Rust examples (futex-based std locks) only where rustc is: their tests skip without them
 RUSTC     ?= $(shell command -v rustc 2>/dev/null)
-EXAMPLES   = $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)) \
+# the GLib example (its own futex locks) only where libglib2.0-dev is: its tests skip without it
+GLIB_CFLAGS := $(shell pkg-config --cflags glib-2.0 2>/dev/null)
+GLIB_LIBS   := $(shell pkg-config --libs glib-2.0 2>/dev/null)
+EXAMPLES   = $(patsubst examples/%.c,$(BUILD)/examples/%,$(filter-out $(if $(GLIB_LIBS),,examples/glib_pool.c),$(wildcard examples/*.c))) \
              $(patsubst examples/%.cc,$(BUILD)/examples/%,$(wildcard examples/*.cc)) \
              $(if $(RUSTC),$(patsubst examples/%.rs,$(BUILD)/examples/%,$(wildcard examples/*.rs)))
 UNIT       = $(patsubst test/unit/%.c,$(BUILD)/test/%,$(wildcard test/unit/test_*.c))
@@ -107,6 +110,10 @@ $(BUILD)/bin/ptt-%: $(BUILD)/obj/convert/ptt-%.o $(CLI_OBJ) $(LIBFORMAT)
 $(BUILD)/examples/%: examples/%.c $(wildcard examples/*.h) capture/ptt.h $(LIBPTT)
 	@mkdir -p $(dir $@)
 	$(CC) $(STD_CFLAGS) $(WARN) $(CFLAGS) -Icapture -o $@ $< -pthread -L$(BUILD)/lib -lptt -Wl,-rpath,'$$ORIGIN/../lib'
+
+$(BUILD)/examples/glib_pool: examples/glib_pool.c
+	@mkdir -p $(dir $@)
+	$(CC) $(STD_CFLAGS) $(WARN) $(CFLAGS) $(GLIB_CFLAGS) -o $@ $< -pthread $(GLIB_LIBS)
 
 $(BUILD)/examples/%: examples/%.cc
 	@mkdir -p $(dir $@)

@@ -91,7 +91,8 @@ uint64_t cli_clock_end(struct cli_clock *c, const struct ptt_reader *r, uint64_t
 #define CLI_SKIP_FRAMES_LONGOPT { "skip-frames", required_argument, 0, CLI_OPT_SKIP_FRAMES }
 #define CLI_SKIP_FRAMES_HELP \
 	"      --skip-frames=REGEX  a frame whose function matches REGEX is part of the lock layer:\n" \
-	"                    the site named is the first frame of the stack past it (repeatable)\n"
+	"                    the site named is the first frame of the stack past it (repeatable);\n" \
+	"                    '!REGEX': never part of it (a wrapper the trace made one)\n"
 int cli_skip_frames(const char *prog, const char *regex);
 /* For usage errors: "Try 'prog --help'" and return 2. */
 int cli_usage_error(const char *prog);

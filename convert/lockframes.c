@@ -27,7 +27,7 @@ static const char *const builtin[] = {
 	"^std::mutex::", "^std::recursive_mutex::", "^std::timed_mutex::", "^std::recursive_timed_mutex::",
 	"^std::shared_mutex::", "^std::shared_timed_mutex::", "^std::__shared_mutex", "^std::unique_lock<", "^std::lock_guard<",
 	"^std::scoped_lock<", "^std::shared_lock<", "^std::condition_variable", "^std::_V2::condition_variable",
-	"^std::__condvar", "^std::__gthread", "^__gthread_", "^__gthrw_", "^std::thread::join", "^std::__1::mutex::",
+	"^std::__condvar", "^std::__gthread", "^__gthread_", "^std::__glibcxx_rwlock", "^__glibcxx_rwlock", "^__gthrw_", "^std::thread::join", "^std::__1::mutex::",
 	"^std::__1::condition_variable", "^std::__1::__libcpp_",
 	/* glib */
 	"^g_mutex_", "^g_cond_", "^g_rec_mutex_", "^g_rw_lock_", "^g_bit_lock", "^g_bit_unlock", "^g_pointer_bit_lock",
@@ -72,6 +72,9 @@ static const char *const builtin_py_files[] = { " (threading.py)", " (queue.py)"
 static regex_t *patterns;
 static size_t npatterns, cap, nbuiltin;
 static int builtin_done;
+static regex_t *keeps; /* --skip-frames='!REGEX': never the lock layer (a wrapper the trace made one) */
+static size_t nkeeps, capkeeps;
+static int learnt_wrapper(const char *func);
 
 static int add(const char *re, char *err, size_t errsize)
 {
@@ -107,10 +110,40 @@ int lockframes_skip(const char *regex, char *err, size_t errsize)
 {
 	if (!builtin_done)
 		load_builtin();
-	return add(regex, err, errsize);
+	if (regex[0] != '!')
+		return add(regex, err, errsize);
+	if (PTT_GROW(keeps, &capkeeps, nkeeps + 1) != 0) {
+		snprintf(err, errsize, "out of memory");
+		return -1;
+	}
+	int rc = regcomp(&keeps[nkeeps], regex + 1, REG_EXTENDED | REG_NOSUB);
+	if (rc) {
+		regerror(rc, &keeps[nkeeps], err, errsize);
+		return -1;
+	}
+	nkeeps++;
+	return 0;
 }
 
+static int is_lock(struct ptt_syms *syms, uint32_t pid, uint64_t addr);
+
+/* (pid, address) -> 1 + whether it is in the lock layer, found once (the patterns are many, the frames few);
+ * emptied when the layer changes (the learnt wrappers) */
+static struct ptt_map lock_cache;
+
 int lockframes_is_lock(struct ptt_syms *syms, uint32_t pid, uint64_t addr)
+{
+	uint64_t key = (addr ^ (uint64_t)pid * 0x9e3779b97f4a7c15ull) | 1;
+	uintptr_t hit = (uintptr_t)ptt_map_get(&lock_cache, key);
+	if (hit && hit >> 1 == addr)
+		return (int)(hit & 1);
+	int r = is_lock(syms, pid, addr);
+	if (!hit && addr && !(addr >> 62))
+		ptt_map_put(&lock_cache, key, (void *)(uintptr_t)(addr << 1 | (uint64_t)r)); /* no memory: asked again */
+	return r;
+}
+
+static int is_lock(struct ptt_syms *syms, uint32_t pid, uint64_t addr)
 {
 	if (!builtin_done)
 		load_builtin();
@@ -123,10 +156,56 @@ int lockframes_is_lock(struct ptt_syms *syms, uint32_t pid, uint64_t addr)
 		if (strstr(s->where, builtin_modules[i]))
 			return 1;
 	const char *name = s->func ? s->func : s->where;
+	for (size_t i = 0; i < nkeeps; i++)
+		if (regexec(&keeps[i], name, 0, NULL, 0) == 0)
+			return 0;
+	if (!py && learnt_wrapper(s->func))
+		return 1;
 	for (size_t i = py ? nbuiltin : 0; i < npatterns; i++)
 		if (regexec(&patterns[i], name, 0, NULL, 0) == 0)
 			return 1;
+	/*
+	 * Code without a symbol in a library stripped to its exported functions (Debian's libglib: its
+	 * g_mutex_lock jumps to a static g_mutex_lock_slowpath that .dynsym does not name): it is the lock
+	 * layer when the function that follows it is a built-in lock function, as the compiler puts a
+	 * source file's static functions beside its exported ones (gthread-posix.c's slow paths sit just
+	 * before g_rec_mutex_init).  Built-in patterns only: a --skip-frames names what the user sees.
+	 */
+	if (!py && !s->func && s->next)
+		for (size_t i = 0; i < nbuiltin; i++)
+			if (regexec(&patterns[i], s->next, 0, NULL, 0) == 0)
+				return 1;
 	return 0;
+}
+
+/*
+ * Futex words of libraries whose use their functions say: GLib's GCond is a
+ * counter of signals (g_cond_wait sleeps on it, g_cond_signal adds one and
+ * wakes): its waits are waiting for work, whatever the futex rule makes of
+ * one wait (a single waiter, one value: a park).  GMutex's slow path, and
+ * g_bit_lock, are locks; GRWLock, GRecMutex and GPrivate are pthread's
+ * (traced as such), GOnce a mutex and a condition of GLib's own.
+ */
+static const char *const futex_signal_funcs[] = { "^g_cond_wait", "^g_cond_wait_until$" };
+static regex_t futex_signal_re[sizeof futex_signal_funcs / sizeof futex_signal_funcs[0]];
+static int futex_re_done;
+
+int lockframes_futex_use(struct ptt_syms *syms, uint32_t pid, uint64_t site)
+{
+	if (!site)
+		return -1;
+	if (!futex_re_done) {
+		futex_re_done = 1;
+		for (size_t i = 0; i < sizeof futex_signal_funcs / sizeof futex_signal_funcs[0]; i++)
+			regcomp(&futex_signal_re[i], futex_signal_funcs[i], REG_EXTENDED | REG_NOSUB); /* fixed: compiles */
+	}
+	const struct ptt_sym *s = ptt_syms_code(syms, pid, site);
+	if (!s->func || !strstr(s->where, "(libglib-2.0.so"))
+		return -1;
+	for (size_t i = 0; i < sizeof futex_signal_funcs / sizeof futex_signal_funcs[0]; i++)
+		if (regexec(&futex_signal_re[i], s->func, 0, NULL, 0) == 0)
+			return MF_SIGNAL;
+	return -1;
 }
 
 /*
@@ -261,5 +340,261 @@ char *lockframes_fold_word(char *name)
 uint64_t lockframes_frame_site(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, const struct mframe *f)
 {
 	uint64_t site = f->stack ? lockframes_site(syms, st, pid, f->stack) : 0;
-	return site ? site : ptt_syms_site_addr(syms, f->open.id, f->open.arg);
+	return site ? site : lockframes_call_site(syms, pid, ptt_syms_site_addr(syms, f->open.id, f->open.arg));
+}
+
+/* (pid, call site) -> its inline level past the lock layer, found once */
+static struct ptt_map call_cache;
+
+uint64_t lockframes_call_site(struct ptt_syms *syms, uint32_t pid, uint64_t addr)
+{
+	if (!addr || PTT_IS_PYFRAME(addr) || ptt_syms_code(syms, pid, addr)->levels <= 1)
+		return addr;
+	uint64_t key = frames_key(pid, &addr, 1);
+	void *hit = ptt_map_get(&call_cache, key);
+	if (hit)
+		return (uint64_t)(uintptr_t)hit;
+	uint64_t site = first_level(syms, pid, addr, 1);
+	if (site)
+		ptt_map_put(&call_cache, key, (void *)(uintptr_t)site); /* no memory: found again next time */
+	return site ? site : addr;
+}
+
+/*
+ * The program's own lock wrappers, found from the trace (the first pass of
+ * pass.c): a function L whose every lock it takes (a mutex, rwlock or
+ * spinlock, at a call site in L) is released in one other function U, never
+ * in L, U never being L's caller nor above it in the acquisition's stack (a
+ * function that returns a lock taken for its caller, who unlocks it
+ * himself, perhaps by a tail call, is no wrapper: hand-over-hand), L's
+ * caller seen in one stack at least (evidence, not its absence), and, where
+ * both stacks are known, L's caller for the acquisition being U's caller
+ * for the release.  L and U are then the lock layer too, so that
+ * sites name their callers: app_lock/app_unlock around pthread_mutex_*.
+ */
+struct wfunc {
+	char *name;                 /* L, the function of the acquisition's call site */
+	char *unlocker;             /* U, while one */
+	uint32_t other_unlockers;   /* releases in a function other than U */
+	uint32_t released_here;     /* releases in L itself */
+	uint32_t caller_unlocks;    /* releases in L's caller */
+	uint32_t callers_differ;    /* releases whose caller is not the acquisition's */
+	uint32_t holds;             /* releases seen */
+	uint32_t callers_seen;      /* releases whose acquisition's stack showed L's caller */
+	int wrapper;
+	struct wfunc *next;
+};
+struct whold { uint64_t site; uint32_t stack, pid; };
+
+static struct {
+	struct ptt_map funcs;       /* name hash -> wfunc (a chain) */
+	struct ptt_map holds;       /* (tid, object) -> whold: the acquisition of a lock held */
+	struct ptt_map pending;     /* (pid, tid) -> the stack of the thread's next event */
+	struct ptt_map unlockers;   /* name hash -> the name of a wrapper's unlocker */
+	struct ptt_stacks *stacks;
+	int decided;
+	char note[512];
+} learn;
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h ? h : 1;
+}
+
+static struct wfunc *wfunc_of(const char *name, int create)
+{
+	uint64_t h = name_hash(name);
+	struct wfunc *head = ptt_map_get(&learn.funcs, h), *w;
+	for (w = head; w; w = w->next)
+		if (strcmp(w->name, name) == 0)
+			return w;
+	if (!create || !(w = calloc(1, sizeof *w)) || !(w->name = strdup(name))) {
+		free(w);
+		return NULL;
+	}
+	if (head) {
+		w->next = head->next;
+		head->next = w;
+	} else if (ptt_map_put(&learn.funcs, h, w)) {
+		free(w->name);
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+/* The function of a plain code address, NULL without a symbol or in the lock layer already. */
+static const char *program_func(struct ptt_syms *syms, uint32_t pid, uint64_t addr)
+{
+	if (!addr || PTT_IS_PYFRAME(addr) || lockframes_is_lock(syms, pid, addr))
+		return NULL;
+	return ptt_syms_code(syms, pid, addr)->func;
+}
+
+/* The function calling the one at the first frame past the built-in lock layer of a stack (NULL: unknown);
+ * *above: whether func is that caller or any function above it (NULL func: not asked). */
+static const char *caller_of_site(struct ptt_syms *syms, uint32_t pid, uint32_t stack, const char *func, int *above)
+{
+	const uint64_t *f;
+	unsigned n = stack && learn.stacks ? ptt_stacks_get(learn.stacks, pid, stack, &f) : 0;
+	for (unsigned i = 0; i + 1 < n; i++)
+		if (!lockframes_is_lock(syms, pid, f[i])) {
+			for (unsigned k = i + 1; func && above && k < n; k++) {
+				const char *c = ptt_syms_code(syms, pid, f[k])->func;
+				if (c && strcmp(c, func) == 0)
+					*above = 1;
+			}
+			return ptt_syms_code(syms, pid, f[i + 1])->func;
+		}
+	return NULL;
+}
+
+static uint64_t hold_key(const struct ptt_event *ev, uint64_t obj)
+{
+	return ptt_obj_key(ev->pid, obj) ^ (uint64_t)ev->tid * 0x9e3779b97f4a7c15ull;
+}
+
+void lockframes_learn(struct ptt_syms *syms, const struct ptt_event *ev)
+{
+	const struct ptt_type *ty = ev->type;
+	if (!ty || learn.decided)
+		return;
+	if (ev->id == PTT_EV_STACK_FRAMES && ty->role == PTT_ROLE_META) {
+		if (!learn.stacks)
+			learn.stacks = ptt_stacks_new();
+		if (learn.stacks)
+			ptt_stacks_update(learn.stacks, ev);
+		return;
+	}
+	uint64_t tk = (uint64_t)ev->pid << 32 | ev->tid;
+	if (ev->id == PTT_EV_STACK && ty->role == PTT_ROLE_META && ev->nargs >= 1) {
+		uint64_t id = ptt_event_argn(ev, PTT_ARGNAME_STACK, 0);
+		if (id && id != PTT_STACK_ID_FULL)
+			ptt_map_put(&learn.pending, tk, (void *)(uintptr_t)id);
+		return;
+	}
+	if (ty->role == PTT_ROLE_META || ty->role == PTT_ROLE_NAME)
+		return;
+	uint32_t stack = (uint32_t)(uintptr_t)ptt_map_del(&learn.pending, tk);
+	if (ty->cls != PTT_CLASS_MUTEX && ty->cls != PTT_CLASS_RWLOCK && ty->cls != PTT_CLASS_SPIN)
+		return;
+	uint64_t obj = ty->nargs && ty->argkind[0] == PTT_ARG_PTR ? ev->arg[0] : 0;
+	uint64_t site = ptt_syms_site_addr(syms, ev->id, ev->arg);
+	if (!obj)
+		return;
+	unsigned role = ty->role;
+	if (role == PTT_ROLE_REQUEST || role == PTT_ROLE_REQUEST_SHARED) {
+		/* the acquisition after a wait has no stack of its own: the request's */
+		struct whold *h = ptt_map_get(&learn.holds, hold_key(ev, obj));
+		if (!h && (h = calloc(1, sizeof *h)) && ptt_map_put(&learn.holds, hold_key(ev, obj), h)) {
+			free(h);
+			h = NULL;
+		}
+		if (h) {
+			h->site = site;
+			h->stack = stack;
+			h->pid = 0; /* not taken yet */
+		}
+		return;
+	}
+	if (role == PTT_ROLE_ACQUIRE || role == PTT_ROLE_SHARED || role == PTT_ROLE_TRY || role == PTT_ROLE_TRY_SHARED) {
+		if ((int64_t)ptt_event_argn(ev, PTT_ARGNAME_RET, 0) != 0)
+			return;
+		struct whold *h = ptt_map_get(&learn.holds, hold_key(ev, obj));
+		if (!h && (h = calloc(1, sizeof *h)) && ptt_map_put(&learn.holds, hold_key(ev, obj), h)) {
+			free(h);
+			return;
+		}
+		if (!h)
+			return;
+		if (h->pid || !h->stack)
+			h->stack = stack;
+		h->site = site ? site : h->site;
+		h->pid = ev->pid;
+		return;
+	}
+	if (role != PTT_ROLE_RELEASE)
+		return;
+	struct whold *h = ptt_map_del(&learn.holds, hold_key(ev, obj));
+	if (!h)
+		return;
+	const char *l = program_func(syms, ev->pid, h->site), *u = program_func(syms, ev->pid, site);
+	struct wfunc *w = l ? wfunc_of(l, 1) : NULL;
+	if (w && u) {
+		/* a caller that unlocks: the acquisition's caller, or one above it (its release a tail call) */
+		int above = 0;
+		const char *lc = caller_of_site(syms, ev->pid, h->stack, u, &above), *uc = caller_of_site(syms, ev->pid, stack, NULL, NULL);
+		if (strcmp(u, l) == 0)
+			w->released_here++;
+		else if (above)
+			w->caller_unlocks++;
+		else if (!w->unlocker)
+			w->unlocker = strdup(u);
+		else if (strcmp(w->unlocker, u) != 0)
+			w->other_unlockers++;
+		if (lc && uc && strcmp(lc, uc) != 0)
+			w->callers_differ++;
+		w->callers_seen += lc != NULL;
+		w->holds++;
+	}
+	free(h);
+}
+
+static void learn_done(void)
+{
+	struct ptt_map_iter it;
+	void *v;
+	size_t len = 0, n = 0;
+	learn.note[0] = 0;
+	for (ptt_map_iter_init(&it, &learn.funcs); ptt_map_next(&it, NULL, &v);)
+		for (struct wfunc *w = v; w; w = w->next) {
+			/* evidence, not its absence: a caller seen at least once (a stack), none unlocking */
+			w->wrapper = w->unlocker && w->callers_seen && !w->released_here && !w->caller_unlocks &&
+				     !w->callers_differ && !w->other_unlockers;
+			for (size_t i = 0; w->wrapper && i < nkeeps; i++) /* --skip-frames='!REGEX' */
+				if (regexec(&keeps[i], w->name, 0, NULL, 0) == 0 || regexec(&keeps[i], w->unlocker, 0, NULL, 0) == 0)
+					w->wrapper = 0;
+			if (!w->wrapper)
+				continue;
+			n++;
+			if (len + strlen(w->name) + strlen(w->unlocker) + 4 < sizeof learn.note)
+				len += (size_t)snprintf(learn.note + len, sizeof learn.note - len, "%s%s/%s", n > 1 ? ", " : "",
+							w->name, w->unlocker);
+		}
+	/* the unlockers are the layer too (a release's site), and nothing cached before counts */
+	for (ptt_map_iter_init(&it, &learn.funcs); ptt_map_next(&it, NULL, &v);)
+		for (struct wfunc *w = v; w; w = w->next)
+			if (w->wrapper && !ptt_map_get(&learn.unlockers, name_hash(w->unlocker)))
+				ptt_map_put(&learn.unlockers, name_hash(w->unlocker), w->unlocker); /* no memory: not skipped */
+	ptt_map_free_with(&learn.holds, free);
+	ptt_map_free(&learn.pending);
+	ptt_stacks_free(learn.stacks);
+	learn.stacks = NULL;
+	ptt_map_free(&site_cache);
+	ptt_map_free(&call_cache);
+	ptt_map_free(&lock_cache);
+	learn.decided = 1;
+}
+
+void lockframes_learn_end(void)
+{
+	if (!learn.decided)
+		learn_done();
+}
+
+const char *lockframes_wrappers(void) { return learn.note[0] ? learn.note : NULL; }
+
+/* A learnt wrapper (lockframes_learn), not exempted by a --skip-frames='!REGEX'. */
+static int learnt_wrapper(const char *func)
+{
+	if (!learn.decided || !func)
+		return 0;
+	struct wfunc *w = wfunc_of(func, 0);
+	if (w && w->wrapper)
+		return 1;
+	const char *u = ptt_map_get(&learn.unlockers, name_hash(func));
+	return u && strcmp(u, func) == 0;
 }

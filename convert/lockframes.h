@@ -21,14 +21,32 @@
 /* Add a pattern (POSIX extended regex, matched against a frame's function name, or its
  * "module+0xoff" without one) to the lock layer: 0, or -1 with the reason in err. */
 int lockframes_skip(const char *regex, char *err, size_t errsize);
+/*
+ * The program's own lock wrappers, learnt from a whole trace before the sites are named (pass.c's
+ * first pass): each event in order, then lockframes_learn_end.  A function whose every lock is
+ * released in one other function, never by its caller, both called by the same function where stacks
+ * say, is a wrapper: it and its unlocker are the lock layer (lockframes.c).  lockframes_wrappers:
+ * "app_lock/app_unlock, ..." for a note, NULL for none.  A --skip-frames='!REGEX' exempts a function.
+ */
+void lockframes_learn(struct ptt_syms *syms, const struct ptt_event *ev);
+void lockframes_learn_end(void);
+const char *lockframes_wrappers(void);
 /* Is the frame at addr of process pid in the lock layer? */
 int lockframes_is_lock(struct ptt_syms *syms, uint32_t pid, uint64_t addr);
+/* The use of a futex word that a library's function at site (a futex wait's call site) waits on, where the
+ * function says it (GLib's g_cond_wait: MF_SIGNAL, model.h); -1 where it does not. */
+int lockframes_futex_use(struct ptt_syms *syms, uint32_t pid, uint64_t site);
 /* The first frame of stack past the lock layer (its last frame if all are in it); 0 without a stack. */
 uint64_t lockframes_site(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, uint32_t stack);
 /* The site of a model frame (a hold or a wait, model.h): with a stack, its first frame past the lock
  * layer; else the call site of the event that opened it (0: none). */
 struct mframe;
 uint64_t lockframes_frame_site(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, const struct mframe *f);
+/* A call site without a stack (the return address into the lock call), with the program's debug information
+ * naming the functions inlined at it: its first inline level past the lock layer (the program's own line,
+ * not the libstdc++ header's inlined into it: shm.cpp:28, not gthr-default.h:749), as a stack's frame is
+ * walked; else addr itself. */
+uint64_t lockframes_call_site(struct ptt_syms *syms, uint32_t pid, uint64_t addr);
 /* The first frames of stack past the lock layer, "f <- caller <- its caller" (at most max of them), into
  * buf; returns its length (0 without a stack). */
 size_t lockframes_past(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, uint32_t stack, unsigned max,

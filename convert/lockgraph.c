@@ -189,8 +189,8 @@ static void add_edge(struct lockgraph *g, struct node *a, const struct mframe *a
 	add_occurrence(e, ev->tid, a_hold->begin_ns, ev->ns);
 	e->first_tid = ev->tid;
 	e->first_ns = ev->ns;
-	e->held_site = ptt_syms_site_addr(g->syms, a_hold->open.id, a_hold->open.arg);
-	e->taken_site = ptt_syms_site_addr(g->syms, ev->id, ev->arg);
+	e->held_site = lockframes_call_site(g->syms, a->pid, ptt_syms_site_addr(g->syms, a_hold->open.id, a_hold->open.arg));
+	e->taken_site = lockframes_call_site(g->syms, ev->pid, ptt_syms_site_addr(g->syms, ev->id, ev->arg));
 	/* with stacks, the sites are the first frames past the lock layer (lockframes.h) */
 	const struct ptt_stacks *st = model_stacks(g->model);
 	struct mthread *t = model_thread(g->model, ev->pid, ev->tid);

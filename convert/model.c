@@ -48,6 +48,8 @@ struct model {
 	struct ptt_map joiners;  /* (pid, target tid) -> the thread blocked joining it */
 	struct ptt_map ended;    /* (process serial, tid) -> serial of a thread that ended, not joined yet */
 	struct ptt_map pids;     /* every pid seen: 1 began, 2 forked from a traced process, 3 no beginning */
+	struct ptt_map exited;   /* pids whose process_exit was seen (until a process_begin reuses the pid) */
+	uint64_t after_exit;     /* events of a process after its process_exit, left out */
 	struct ptt_map announced; /* (pid, child tid) and (pid, handle) of thread_create, until the child begins */
 	struct ptt_map histories; /* (pid, tid) -> 1 + ns where a flight recording's history of the thread begins */
 	struct ptt_map cuts;      /* the same, for the threads whose older records were overwritten (cut) */
@@ -1022,6 +1024,7 @@ const struct ptt_stacks *model_stacks(const struct model *m) { return m->stacks;
 uint64_t model_stacks_full(const struct model *m) { return m->stacks_full; }
 uint64_t model_stacks_unknown(const struct model *m) { return m->stacks_unknown; }
 uint64_t model_held_before(const struct model *m) { return m->held_before; }
+uint64_t model_after_exit(const struct model *m) { return m->after_exit; }
 
 static void apply(struct model *m, const struct ptt_event *ev)
 {
@@ -1038,15 +1041,22 @@ static void apply(struct model *m, const struct ptt_event *ev)
 	if (!ty || ty->source == PTT_SRC_RECORDER)
 		return;
 	m->anomaly_done = 0;
+	if (m->exited.used && ev->id != PTT_EV_PROCESS_BEGIN && ptt_map_get(&m->exited, ev->pid)) {
+		m->after_exit++; /* model.h: events after a process's exit */
+		return;
+	}
 	check_process(m, ev);
 	uint64_t ns = ev->ns;
 	if (ev->id == PTT_EV_PROCESS_BEGIN) { /* its thread is the process's first: it lives from now */
+		if (m->exited.used)
+			ptt_map_del(&m->exited, ev->pid);
 		process_of(m, ev->pid, ns);
 		thread_of(m, ev->pid, ev->tid, ns);
 		return;
 	}
 	if (ev->id == PTT_EV_PROCESS_EXIT) {
 		end_process(m, ev->pid, ns);
+		ptt_map_put(&m->exited, ev->pid, (void *)1); /* no memory: its late events make threads again */
 		return;
 	}
 	if (ev->id == PTT_EV_THREAD_END) { /* after process_exit the thread is already gone */
@@ -1242,6 +1252,7 @@ void model_free(struct model *m)
 	ptt_map_free(&m->joiners);
 	ptt_map_free(&m->ended);
 	ptt_map_free(&m->pids);
+	ptt_map_free(&m->exited);
 	ptt_map_free(&m->announced);
 	ptt_map_free(&m->histories);
 	ptt_map_free(&m->cuts);

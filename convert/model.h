@@ -118,6 +118,14 @@
  *    out of sight, so its holder is unknown.  A wait request opens the wait,
  *    its outcome closes it (ok on 0; EAGAIN: the word had changed); a wake
  *    that woke someone makes its thread the last to post (the "wake" link).
+ *  - Events after a process's exit.  process_exit is written when the
+ *    process calls exit(); its other threads run on until the kernel ends
+ *    them, and may record a few events more (a pool thread woken by the
+ *    exit's clean-up, its thread_end).  The model has ended them at
+ *    process_exit (their waits open then are open at the exit): such late
+ *    events of that pid are left out (model_after_exit counts them) until a
+ *    process_begin reuses the pid, rather than starting the threads again
+ *    (a second row of the same thread, living a few microseconds).
  *  - Objects are per process (a forked child has copies at the same
  *    addresses).  A successful destroy (role DESTROY) forgets an idle object
  *    (the address may be reused by a new one); INIT resets its ownership.
@@ -312,6 +320,8 @@ uint64_t model_stacks_unknown(const struct model *m);
 /* The objects whose first event is a release: held when the trace starts (a flight recording, a file
  * without the state at its head) or taken where events are lost; their holds before are unknown. */
 uint64_t model_held_before(const struct model *m);
+/* Events of a process after its process_exit, left out (model.h: events after a process's exit). */
+uint64_t model_after_exit(const struct model *m);
 /* Where a flight recording's history of thread tid begins when its older records were overwritten
  * (its flight_thread line says cut): its events before are lost.  0: not so. */
 uint64_t model_history_cut(const struct model *m, uint32_t pid, uint32_t tid);

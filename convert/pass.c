@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "fidelity.h"
+#include "lockframes.h"
 #include "pass.h"
 #include "symbols.h"
 
@@ -66,6 +67,7 @@ static void first_pass_fd(struct pass *p, struct first_run *f, int fd, const cha
 				ev.ns = f->last_ns; /* as cli_next moves it, silently: the real pass says it */
 			f->last_ns = ev.ns;
 			ptt_syms_update(p->syms, &ev);
+			lockframes_learn(p->syms, &ev);
 			if (t->first_event)
 				t->first_event(t->ctx, &ev);
 			if (f->m)
@@ -143,6 +145,7 @@ static int first_pass(struct pass *p, int npaths, char **paths)
 			first_pass_fd(p, &f, fd, paths[i]);
 		close(fd);
 	}
+	lockframes_learn_end(); /* before any site is named */
 	if (f.m && t->first_end)
 		t->first_end(t->ctx, p, f.end_ns > f.last_ns ? f.end_ns : f.last_ns);
 	model_free(f.m); /* without model_finish: nothing more waits */
@@ -242,6 +245,21 @@ int pass_run(struct pass *p, const struct pass_tool *t, int npaths, char **paths
 	if ((t->need & PASS_NAMES_FIRST) && first_pass(p, npaths, paths) != 0) {
 		ptt_syms_free(p->syms);
 		return 1;
+	}
+	if ((t->need & (PASS_WRAPPERS | PASS_NAMES_FIRST)) == PASS_WRAPPERS) {
+		/* the first pass with symbols of its own (silent): the real pass learns names as it goes */
+		struct ptt_syms *keep = p->syms;
+		int rc = (p->syms = ptt_syms_new()) ? 0 : -1;
+		if (!rc) {
+			ptt_syms_set_warn(p->syms, NULL, NULL);
+			rc = first_pass(p, npaths, paths);
+		}
+		ptt_syms_free(p->syms);
+		p->syms = keep;
+		if (rc != 0) {
+			ptt_syms_free(p->syms);
+			return 1;
+		}
 	}
 	if (cli_open(&p->in, t->prog, npaths, paths) != 0) {
 		ptt_syms_free(p->syms);

@@ -43,6 +43,8 @@
 #define PASS_LOSS_NOTE   0x040 /* with it, a line on stderr when events are known lost (loss_note) */
 #define PASS_CLOCK       0x080 /* a window's times from its start (cli_clock_event) */
 #define PASS_BUFFERED    0x100 /* stdout fully buffered in a large buffer */
+#define PASS_WRAPPERS    0x200 /* the program's lock wrappers learnt by a first pass (lockframes_learn), which
+				  PASS_NAMES_FIRST does too, without learning the names before the real pass */
 
 /*
  * What a hook returns.  PASS_SKIP (event hook): neither the model nor the

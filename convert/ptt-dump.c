@@ -245,6 +245,8 @@ int main(int argc, char **argv)
 		tool.need |= PASS_MODEL;
 		tool.after = after;
 	}
+	if (d.mode == MODE_HUMAN)
+		tool.need |= PASS_WRAPPERS; /* the program's lock wrappers, learnt before any site is named (lockframes.h) */
 	tool.need |= d.mode == MODE_INFO || d.mode == MODE_CHECK ? PASS_LOSS : 0;
 	struct pass p;
 	int rc = pass_run(&p, &tool, argc - optind, argv + optind);

@@ -20,6 +20,7 @@
 #include "critical.h"
 #include "entity_name.h"
 #include "fidelity.h"
+#include "lockframes.h"
 #include "symbols.h"
 #include "model.h"
 #include "pass.h"
@@ -235,7 +236,8 @@ static void on_state(void *ctx, struct mthread *t, const struct mframe *old, con
 	jt->state = now->state;
 	jt->obj = now->obj;
 	jt->since_ns = ns;
-	jt->site = now->state == MS_RUNNING ? 0 : ptt_syms_site_addr(((struct json *)ctx)->syms, now->open.id, now->open.arg);
+	struct ptt_syms *syms = ((struct json *)ctx)->syms; /* past the lock layer's inlined levels (lockframes.h) */
+	jt->site = now->state == MS_RUNNING ? 0 : lockframes_call_site(syms, t->pid, ptt_syms_site_addr(syms, now->open.id, now->open.arg));
 }
 
 /* One end of a flow: "s" leaves the slice open at ns on the sender, "f" enters the receiver's. */
@@ -416,7 +418,7 @@ static void on_point(void *ctx, struct mthread *t, const struct ptt_event *ev)
 	begin(js, "i", t->pid, t->tid);
 	fprintf(js->out, ",\"s\":\"t\",\"cat\":\"event\",\"name\":\"%s\",\"ts\":", ev->type->name); /* [a-z0-9_] */
 	json_ts(js->out, ev->ns);
-	uint64_t site = ptt_syms_site_addr(js->syms, ev->id, ev->arg);
+	uint64_t site = lockframes_call_site(js->syms, t->pid, ptt_syms_site_addr(js->syms, ev->id, ev->arg));
 	if (site) {
 		site_arg(js, ",\"args\":{\"site\":", t->pid, site);
 		putc('}', js->out);
@@ -660,7 +662,7 @@ int main(int argc, char **argv)
 	/* durations are never negative (ordered); a window's times from its start, as in ptt-paje and ptt-csv */
 	const struct pass_tool tool = {
 		.prog = "ptt-json", .ctx = &js, .start = start, .event = event, .after = after, .end = end, .report = report,
-		.need = PASS_SYMS | PASS_MODEL | PASS_FINISH | PASS_ORDERED | PASS_LOSS | PASS_LOSS_NOTE | PASS_CLOCK |
+		.need = PASS_SYMS | PASS_NAMES_FIRST | PASS_MODEL | PASS_FINISH | PASS_ORDERED | PASS_LOSS | PASS_LOSS_NOTE | PASS_CLOCK |
 			PASS_BUFFERED,
 		.ops = { .ctx = &js, .process_begin = on_process_begin, .thread_begin = on_thread_begin,
 			 .thread_end = on_thread_end, .state = on_state, .link = on_link, .point = on_point,

@@ -387,7 +387,8 @@ static void on_state(void *ctx, struct mthread *t, const struct mframe *old, con
 {
 	struct paje *pj = ctx;
 	/* a hold or wait says where it was asked for: the site of the event that opened the frame */
-	uint64_t site = now->state == MS_RUNNING ? 0 : ptt_syms_site_addr(pj->syms, now->open.id, now->open.arg);
+	uint64_t site = now->state == MS_RUNNING ? 0 :
+		lockframes_call_site(pj->syms, t->pid, ptt_syms_site_addr(pj->syms, now->open.id, now->open.arg));
 	/* with a stack, the first frame past the lock layer (lockframes.h) */
 	uint64_t past = site && now->stack ? lockframes_site(pj->syms, model_stacks(pj->model), t->pid, now->stack) : 0;
 	if (past)
@@ -520,7 +521,7 @@ static void on_object_count(void *ctx, struct mobject *o, int waiters, uint64_t 
 static void on_point(void *ctx, struct mthread *t, const struct ptt_event *ev)
 {
 	struct paje *pj = ctx;
-	uint64_t site = ptt_syms_site_addr(pj->syms, ev->id, ev->arg);
+	uint64_t site = lockframes_call_site(pj->syms, t->pid, ptt_syms_site_addr(pj->syms, ev->id, ev->arg));
 	/* type names are [A-Za-z0-9_.-], < 48 bytes */
 	char line[768], *p = head(line, site ? PJ_NEW_EVENT_SITE : PJ_NEW_EVENT, ev->ns);
 	p = field(p, " E_Thread T", t->serial);

@@ -27,7 +27,7 @@ struct ptt_pyframes *ptt_pyframes_new(void)
 {
 	struct ptt_pyframes *p = calloc(1, sizeof *p);
 	if (p)
-		p->unknown = (struct ptt_sym){ NULL, "python code not described", NULL, "python code not described", 1 };
+		p->unknown = (struct ptt_sym){ NULL, "python code not described", NULL, "python code not described", 1, NULL };
 	return p;
 }
 

@@ -32,6 +32,8 @@ struct obj {
 	uint8_t known;              /* a condition that is a known lock's (enum knownlock: the GIL, a Java monitor) */
 	uint64_t known_asked;       /* the opening (trace position) of the last wait known_lock looked at */
 	struct mfutex futex;        /* what the model saw of a futex (model.h), kept past the object's end */
+	int8_t futex_named;         /* a futex whose waits a library's function makes, that says its use
+				       (lockframes_futex_use): that use + 1; 0 the futex rule decides */
 	uint64_t acq, contended, waits;
 	uint64_t open_waits;        /* waits still open at the end of the trace (in contended and the wait times) */
 	uint64_t wait_total, wait_max, hold_total, hold_max, holds;
@@ -71,6 +73,8 @@ struct stat_table {
 	struct ptt_map site_waits;     /* (pid, site) -> struct site_wait */
 	int stacked;                /* a wait or hold had a stack: the sites are frames past the lock layer */
 	struct ptt_map objs_by_key;
+	struct ptt_map name_pids;   /* object name hash -> its pid + 1, UINTPTR_MAX when two processes have it */
+	int names_done, multi_pid, csv_names;
 	struct obj **objs;
 	size_t nobjs, cap_objs;
 	struct thr **thrs;
@@ -190,14 +194,14 @@ static struct site *site_of(struct obj *o, uint64_t addr)
 }
 
 /* The call site of the event that opened a frame, or of an event. */
-static uint64_t open_site(const struct stat_table *st, const struct mopen *op)
+static uint64_t open_site(const struct stat_table *st, uint32_t pid, const struct mopen *op)
 {
-	return ptt_syms_site_addr(st->syms, op->id, op->arg);
+	return lockframes_call_site(st->syms, pid, ptt_syms_site_addr(st->syms, op->id, op->arg));
 }
 
 static uint64_t ev_site(const struct stat_table *st, const struct ptt_event *ev)
 {
-	return ptt_syms_site_addr(st->syms, ev->id, ev->arg);
+	return lockframes_call_site(st->syms, ev->pid, ptt_syms_site_addr(st->syms, ev->id, ev->arg));
 }
 
 /* The site of a frame: with a stack, its first frame past the lock layer (lockframes.h); else the call site. */
@@ -206,7 +210,7 @@ static uint64_t frame_site(const struct stat_table *st, uint32_t pid, const stru
 	uint64_t site = f->stack ? lockframes_site(st->syms, model_stacks(st->model), pid, f->stack) : 0;
 	if (site)
 		((struct stat_table *)st)->stacked = 1;
-	return site ? site : open_site(st, &f->open);
+	return site ? site : open_site(st, pid, &f->open);
 }
 
 static uint64_t fold_key(uint32_t pid, uint32_t stack, uint64_t site, uint64_t obj, int hold)
@@ -425,7 +429,7 @@ static void on_release(void *ctx, struct mthread *t, struct mobject *mo, const s
 		o->hold_events += t->events - hold->events + 1;
 		if (d > o->hold_max)
 			o->hold_max = d;
-		add_fold(st, o, hold, open_site(st, &hold->open), 1, d);
+		add_fold(st, o, hold, open_site(st, t->pid, &hold->open), 1, d);
 		struct site *at = site_of(o, frame_site(st, t->pid, hold)); /* where it was taken */
 		if (at) {
 			at->holds++;
@@ -439,6 +443,20 @@ static void on_release(void *ctx, struct mthread *t, struct mobject *mo, const s
 static void futex_verdict(struct obj *o, const struct mobject *mo)
 {
 	model_futex_merge(&o->futex, &mo->futex);
+}
+
+/* A futex wait made in a library's function that names the word's use (GLib's g_cond_wait): its row keeps it. */
+static void futex_named_use(struct stat_table *st, struct obj *o, uint32_t pid, const struct mframe *wait)
+{
+	int use = wait && !o->futex_named ? lockframes_futex_use(st->syms, pid, ptt_syms_site_addr(st->syms, wait->open.id, wait->open.arg)) : -1;
+	if (use >= 0)
+		o->futex_named = (int8_t)(use + 1);
+}
+
+/* A futex's use: the one its library's function names, else the futex rule's (model.h). */
+static enum mfutex_use futex_use(const struct obj *o)
+{
+	return o->futex_named ? (enum mfutex_use)(o->futex_named - 1) : model_futex_use(&o->futex);
 }
 
 /* A futex's wake may settle that it is a lock (model.h, the futex rule): its row learns it. */
@@ -474,8 +492,10 @@ static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const 
 	if (cls == PTT_CLASS_META)
 		return; /* a wait a selection (ptt-filter) left out: no object's row */
 	struct obj *o = obj_of(ctx, t->pid, mo->addr, cls);
-	if (o && cls == PTT_CLASS_FUTEX)
+	if (o && cls == PTT_CLASS_FUTEX) {
 		futex_verdict(o, mo);
+		futex_named_use(ctx, o, t->pid, wait);
+	}
 	if (!o || (cls != PTT_CLASS_BARRIER && ((cls != PTT_CLASS_COND && cls != PTT_CLASS_FUTEX) || !wait)))
 		return;
 	if (cls == PTT_CLASS_COND)
@@ -564,14 +584,19 @@ static int open_wait(void *ctx, struct mthread *t, const struct mframe *f)
 		if (mo)
 			o->sem_lock = mo->sem_lock;
 		const struct mobject *fo = cls == PTT_CLASS_FUTEX ? model_object(st->model, t->pid, f->obj) : NULL;
-		if (fo)
+		if (fo) {
 			futex_verdict(o, fo);
+			futex_named_use(st, o, t->pid, f);
+		}
 		if (cls == PTT_CLASS_COND)
 			known_lock(st, o, t->pid, f);
 		used(o, t->tid, f->begin_ns);
 		used(o, t->tid, oc->end_ns);
+		/* counted in ACQUIRED too, as its site's row counts it (add_wait): a contended call is one of
+		 * the calls made, so that CONTENDED never exceeds ACQUIRED (a futex with one wait open: 0, 1) */
+		o->acq++;
 		add_wait(st, o, t->tid, frame_site(st, t->pid, f), oc->end_ns - f->begin_ns, 1);
-		add_fold(st, o, f, open_site(st, &f->open), 0, oc->end_ns - f->begin_ns);
+		add_fold(st, o, f, open_site(st, t->pid, &f->open), 0, oc->end_ns - f->begin_ns);
 		stalled_wait(st, o, f);
 		o->open_waits++;
 		st->open_waits++;
@@ -692,7 +717,7 @@ static int by_site_row(const void *a, const void *b)
 static int is_lock(const struct obj *o);
 
 /* A futex that is a thread's parking word (model.h, the futex rule). */
-static int is_park(const struct obj *o) { return o->cls == PTT_CLASS_FUTEX && model_futex_use(&o->futex) == MF_PARK; }
+static int is_park(const struct obj *o) { return o->cls == PTT_CLASS_FUTEX && futex_use(o) == MF_PARK; }
 
 /* The KIND column: the class, or "park". */
 static const char *kind_name(const struct obj *o) { return is_park(o) ? "park" : ptt_class_name(o->cls); }
@@ -725,6 +750,8 @@ static void add_to_row(struct site_wait *row, const struct site_wait *w)
 		row->wait_max = w->wait_max;
 }
 
+static void obj_name(const struct stat_table *st, const struct obj *o, char *buf, size_t size);
+
 static void print_site_rows(const struct stat_table *st, const struct stat_opts *o, struct site_wait *rows, size_t n,
 			    const char *title, FILE *out)
 {
@@ -733,8 +760,11 @@ static void print_site_rows(const struct stat_table *st, const struct stat_opts 
 	fprintf(out, "\n%s\n%9s %11s %10s %10s  %-20s %s\n", title, "WAITS", "WAIT(ms)", "MEAN(us)", "MAX(us)", "OBJECT", "SITE");
 	for (size_t i = 0; i < shown; i++) {
 		char name[96];
+		const struct obj *ob = rows[i].nobj > 1 ? NULL : ptt_map_get(&st->objs_by_key, ptt_obj_key(rows[i].pid, rows[i].obj));
 		if (rows[i].nobj > 1)
 			snprintf(name, sizeof name, "(several)");
+		else if (ob)
+			obj_name(st, ob, name, sizeof name); /* with its pid where another process's has its name */
 		else
 			ptt_syms_object_name(st->syms, rows[i].pid, rows[i].obj, name, sizeof name);
 		fprintf(out, "%9" PRIu64 " %11.3f %10.2f %10.2f  %-20s %s\n", rows[i].waits, ms(rows[i].wait_total),
@@ -787,9 +817,45 @@ static const char *thr_name(const struct stat_table *st, uint32_t pid, uint32_t 
 	return buf;
 }
 
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * Is an object's name also the name of another process's object (a forked child's copy of a static
+ * lock, two children of one server)?  Then its rows carry its pid: no two rows read the same.  The
+ * names of every object are hashed once, at the first question, when the trace has several processes.
+ */
+static int name_shared(const struct stat_table *st, const struct obj *o, const char *name)
+{
+	struct stat_table *w = (struct stat_table *)st;
+	if (!w->names_done) {
+		w->names_done = 1;
+		for (size_t i = 1; i < st->nobjs && !w->multi_pid; i++)
+			w->multi_pid = st->objs[i]->pid != st->objs[0]->pid;
+		for (size_t i = 0; w->multi_pid && i < st->nobjs; i++) {
+			char n[96];
+			ptt_syms_object_name(st->syms, st->objs[i]->pid, st->objs[i]->addr, n, sizeof n);
+			uint64_t h = str_hash(n);
+			uintptr_t seen = (uintptr_t)ptt_map_get(&w->name_pids, h), pid = (uintptr_t)st->objs[i]->pid + 1;
+			if (!seen)
+				ptt_map_put(&w->name_pids, h, (void *)pid); /* no memory: that name is told without its pid */
+			else if (seen != pid)
+				ptt_map_put(&w->name_pids, h, (void *)UINTPTR_MAX);
+		}
+	}
+	(void)o;
+	return w->multi_pid && (uintptr_t)ptt_map_get(&st->name_pids, str_hash(name)) == UINTPTR_MAX;
+}
+
 static void obj_name(const struct stat_table *st, const struct obj *o, char *buf, size_t size)
 {
 	ptt_syms_object_name(st->syms, o->pid, o->addr, buf, size); /* given name, symbol, module+0xoff or address */
+	int shared = !st->csv_names && name_shared(st, o, buf); /* the CSV form has a pid column */
 	const char *kind = knownlock_name(o->known);
 	size_t k = kind ? strlen(kind) : 0, n = strlen(buf);
 	if (kind && strncmp(buf, kind, k) != 0 && n + k + 4 <= size) { /* "Java monitor (0x7f...)": a thread's park */
@@ -797,6 +863,10 @@ static void obj_name(const struct stat_table *st, const struct obj *o, char *buf
 		memcpy(buf, kind, k);
 		memcpy(buf + k, " (", 2);
 		memcpy(buf + k + 2 + n, ")", 2);
+	}
+	if (shared) {
+		size_t l = strlen(buf);
+		snprintf(buf + l, size - l, " (pid %" PRIu32 ")", o->pid);
 	}
 	for (char *p = buf; *p; p++)
 		if (*p == ',' || *p == '"' || *p == '\n')
@@ -842,7 +912,7 @@ static int is_lock(const struct obj *o)
 {
 	return o->cls == PTT_CLASS_MUTEX || o->cls == PTT_CLASS_RWLOCK || o->cls == PTT_CLASS_SPIN ||
 	       (o->cls == PTT_CLASS_COND && o->known) ||
-	       (o->cls == PTT_CLASS_FUTEX && model_futex_use(&o->futex) != MF_SIGNAL) ||
+	       (o->cls == PTT_CLASS_FUTEX && futex_use(o) != MF_SIGNAL) ||
 	       (o->cls == PTT_CLASS_SEM && o->sem_lock);
 }
 
@@ -971,6 +1041,12 @@ static void print_header(FILE *out)
 /* Sites named module+0x... for want of symbols: which file, and how to get them named. */
 static void print_stripped(const struct stat_table *st, FILE *out)
 {
+	const char *wrappers = lockframes_wrappers();
+	if (wrappers && st->stacked)
+		fprintf(out, "wrappers: %s taken as the program's lock wrapper%s (a lock taken in one is released\n"
+			     "in the other, called by the same functions): the sites are their callers; --skip-frames='!NAME'\n"
+			     "names them\n",
+			wrappers, strchr(wrappers, ',') ? "s" : "");
 	const char *paths[4];
 	size_t n = ptt_syms_stripped(st->syms, paths, 4), shown = n < 4 ? n : 4;
 	if (!n)
@@ -1035,6 +1111,7 @@ static size_t print_table(const struct stat_table *st, const struct stat_opts *o
 void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *out)
 {
 	sort_opts = o;
+	((struct stat_table *)st)->csv_names = o->csv;
 	fill_critical(st);
 	struct obj **locks = malloc((st->nobjs + 1) * sizeof *locks), **work = malloc((st->nobjs + 1) * sizeof *work);
 	if (!locks || !work) {
@@ -1176,6 +1253,8 @@ static void print_critical_top(const struct stat_table *st, FILE *out)
 	critical_object_name(st->crit, co, name, sizeof name);
 	if (co->cls != PTT_CLASS_THREAD) {
 		const struct obj *o = ptt_map_get(&st->objs_by_key, ptt_obj_key(co->pid, co->addr));
+		if (o)
+			obj_name(st, o, name, sizeof name); /* with its pid where another process's has its name */
 		snprintf(kind, sizeof kind, " (%s)", o ? kind_name(o) : ptt_class_name(co->cls));
 	}
 	fprintf(out, "on the critical path: %s%s %.1f %% of the run (%s for what to fix first)\n", name, kind, pct, st->crit_cmd);
@@ -1333,5 +1412,6 @@ void stat_free(struct stat_table *st)
 	free(st->objs);
 	free(st->thrs);
 	ptt_map_free(&st->objs_by_key);
+	ptt_map_free(&st->name_pids);
 	free(st);
 }

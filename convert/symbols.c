@@ -159,6 +159,7 @@ void ptt_syms_free(struct ptt_syms *s)
 	while (s->all) {
 		struct sym_entry *e = s->all;
 		s->all = e->next;
+		free((char *)e->sym.next);
 		free(e);
 	}
 	while (s->files) {
@@ -662,6 +663,28 @@ static int call_line(Dwarf_Die *die, char *buf, size_t size)
 	return 0;
 }
 
+/* The name of the first function symbol of mod after at (its .symtab, else .dynsym), demangled: NULL for none. */
+static char *next_function(Dwfl_Module *mod, GElf_Addr at)
+{
+	int n = dwfl_module_getsymtab(mod);
+	const char *best = NULL;
+	GElf_Addr best_at = 0;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr a;
+		const char *name = dwfl_module_getsym_info(mod, i, &sym, &a, NULL, NULL, NULL);
+		if (name && *name && GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_shndx != SHN_UNDEF && a > at &&
+		    (!best || a < best_at)) {
+			best = name;
+			best_at = a;
+		}
+	}
+	if (!best)
+		return NULL;
+	char *r = ptt_demangle(best);
+	return r ? r : strdup(best);
+}
+
 static struct ptt_sym *entry_new(struct ptt_syms *s, const char *func, const char *where, const char *line)
 {
 	size_t lf = func ? strlen(func) + 1 : 0, lw = strlen(where) + 1, ll = line ? strlen(line) + 1 : 0;
@@ -679,6 +702,7 @@ static struct ptt_sym *entry_new(struct ptt_syms *s, const char *func, const cha
 	snprintf(p, lt, "%s%s%s", where, line ? " at " : "", line ? line : "");
 	e->sym.text = p;
 	e->sym.levels = 1;
+	e->sym.next = NULL;
 	e->next = s->all;
 	s->all = e;
 	return &e->sym;
@@ -691,7 +715,7 @@ static struct ptt_sym *entry_new(struct ptt_syms *s, const char *func, const cha
  */
 static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t addr, int code)
 {
-	static const struct ptt_sym nomem = { NULL, "?", NULL, "?", 1 };
+	static const struct ptt_sym nomem = { NULL, "?", NULL, "?", 1, NULL };
 	if (code && PTT_IS_PYFRAME(addr))
 		return ptt_pyframes_sym(s->py, pid, addr);
 	struct space *sp = space_get(s, pid, 1);
@@ -701,7 +725,7 @@ static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t a
 	struct ptt_sym *hit = ptt_map_get(&sp->cache, key);
 	if (hit)
 		return hit;
-	char where[512], line[300], *linep = NULL, *readable = NULL, *inl = NULL;
+	char where[512], line[300], *linep = NULL, *readable = NULL, *inl = NULL, *next = NULL;
 	const char *func = NULL;
 	unsigned level = (unsigned)(addr >> PTT_SYMS_LEVEL_SHIFT), levels = 1;
 	addr = PTT_SYMS_ADDR(addr);
@@ -744,8 +768,10 @@ static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t a
 			/* offset in the file's address space: what objdump and addr2line take */
 			Dwarf_Addr bias = 0;
 			dwfl_module_getelf(mod, &bias);
-			if (code)
+			if (code) {
 				note_stripped(s, mod);
+				next = next_function(mod, at);
+			}
 			snprintf(where, sizeof where, "%s+0x%" PRIx64, mname, addr - bias);
 		}
 		Dwfl_Line *l = dwfl_module_getsrc(mod, at);
@@ -777,9 +803,12 @@ static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t a
 	struct ptt_sym *e = entry_new(s, func, where, linep);
 	free(readable);
 	free(inl);
-	if (!e)
+	if (!e) {
+		free(next);
 		return &nomem;
+	}
 	e->levels = levels;
+	e->next = next; /* owned by the entry: freed with it */
 	ptt_map_put(&sp->cache, key, e);
 	return e;
 }

@@ -55,8 +55,15 @@ rec() { # MODE ARGS...: wrapped_locks under --stacks=MODE into $T
 	rec blocking
 	run -0 --separate-stderr ptt-stat -S 3 "$T"
 	[ -z "$stderr" ]
-	# without the program's layer, its wrapper is the first frame past pthread, for waits and free takes alike
+	# the program's wrapper found from the trace (my_lock's locks released in my_unlock, both called by
+	# the same functions): the waits at its callers, said under the tables
+	grep -qE '^  site 1 +3 +3 .* flush_log\+0x[0-9a-f]+ \(wrapped_locks\) at wrapped_locks.c:67$' <<<"$output"
+	grep -q "^wrappers: my_lock/my_unlock taken as the program's lock wrapper" <<<"$output"
+	# the user's exemption (--skip-frames='!REGEX'): the wrapper is the first frame past pthread, for
+	# waits and free takes alike
+	run -0 --separate-stderr ptt-stat -S 3 --skip-frames='!^my_' "$T"
 	grep -qE '^  site 1 +6 +3 .* my_lock\+0x[0-9a-f]+ \(wrapped_locks\) at wrapped_locks.c:31$' <<<"$output"
+	run ! grep -q '^wrappers:' <<<"$output"
 	run -0 --separate-stderr ptt-stat -S 3 --skip-frames='^my_(lock|unlock)$' "$T"
 	[ -z "$stderr" ]
 	grep -qE '^  site 1 +3 +3 .* flush_log\+0x[0-9a-f]+ \(wrapped_locks\) at wrapped_locks.c:67$' <<<"$output"
@@ -104,8 +111,12 @@ rec() { # MODE ARGS...: wrapped_locks under --stacks=MODE into $T
 	[[ "$output" == *"lock_a taken at wrapped_locks.c:107 in transfer_ab, then lock_b at wrapped_locks.c:108 in transfer_ab"* ]]
 	[[ "$output" == *"lock_b taken at wrapped_locks.c:116 in transfer_ba, then lock_a at wrapped_locks.c:117 in transfer_ba"* ]]
 	[[ "$output" == *"      lock_a: transfer_ab <- ab_main <- start_thread"* ]]
-	# without --skip-frames the wrapper is the site, and the stack shows who called it
+	# without --skip-frames the wrapper is found from the trace: the same edges
 	run -1 --separate-stderr ptt-deadlock "$T"
+	[[ "$output" == *"lock_a taken at wrapped_locks.c:107 in transfer_ab, then lock_b at wrapped_locks.c:108 in transfer_ab"* ]]
+	[[ "$output" == *"      lock_a: transfer_ab <- ab_main <- start_thread"* ]]
+	# exempted by the user, the wrapper is the site, and the stack shows who called it
+	run -1 --separate-stderr ptt-deadlock --skip-frames='!^my_' "$T"
 	[[ "$output" == *"lock_a taken at wrapped_locks.c:31 in my_lock"* ]]
 	[[ "$output" == *"      lock_b: my_lock <- transfer_ba <- ba_main <- start_thread"* ]]
 	# blocking only: the edges never blocked, so they have no stack
