@@ -25,10 +25,13 @@ IBERTY_LIBS := -liberty
 FORMAT_LIBS = $(ZLIB_LIBS) $(ZSTD_LIBS) $(IBERTY_LIBS)
 # the readers' symboliser (convert/symbols.c): elfutils' libdw/libdwfl
 DW_LIBS     := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf)
+# ptt-sqlite's database: libsqlite3
+SQLITE_CFLAGS := $(shell pkg-config --cflags sqlite3 2>/dev/null)
+TOOL_LIBS_sqlite := $(shell pkg-config --libs sqlite3 2>/dev/null || echo -lsqlite3)
 SAN        = $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
 # the language and version every compilation of ours uses (tools, runtime, examples, fuzzers)
 STD_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DPTT_VERSION='"$(VERSION)"'
-ALL_CFLAGS = $(STD_CFLAGS) $(WARN) $(ZLIB_CFLAGS) $(ZSTD_CFLAGS) $(CFLAGS) -fPIC
+ALL_CFLAGS = $(STD_CFLAGS) $(WARN) $(ZLIB_CFLAGS) $(ZSTD_CFLAGS) $(SQLITE_CFLAGS) $(CFLAGS) -fPIC
 # the runtime is preloaded into arbitrary programs: never sanitized (ASan must come first in a process)
 RT_CFLAGS  = $(ALL_CFLAGS) -fvisibility=hidden -ftls-model=initial-exec
 TOOL_CFLAGS = $(ALL_CFLAGS) $(SAN)
@@ -100,9 +103,10 @@ $(BUILD)/share/ptt/%.R: picture/%.R
 	@mkdir -p $(dir $@)
 	cp $< $@
 
+# a tool's own objects and libraries beyond every tool's: TOOL_OBJ_stat, TOOL_LIBS_sqlite ...
 $(BUILD)/bin/ptt-%: $(BUILD)/obj/convert/ptt-%.o $(CLI_OBJ) $(LIBFORMAT)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ $< $(CLI_OBJ) $(LIBFORMAT) $(LDFLAGS) $(FORMAT_LIBS) $(DW_LIBS) -lm
+	$(CC) $(TOOL_CFLAGS) -o $@ $< $(TOOL_OBJ_$*) $(CLI_OBJ) $(LIBFORMAT) $(LDFLAGS) $(TOOL_LIBS_$*) $(FORMAT_LIBS) $(DW_LIBS) -lm
 
 $(BUILD)/examples/%: examples/%.c $(wildcard examples/*.h) capture/ptt.h $(LIBPTT)
 	@mkdir -p $(dir $@)
@@ -179,7 +183,7 @@ deps-check:
 # (30, 31, 32, 33) and the install test (96).
 QUICK_CLI = $(addprefix test/cli/,11-ptt-dump.bats 12-ptt-record-rings.bats 14-ptt-dump-human.bats 15-sites.bats \
 	20-coverage.bats 21-c11-clockjoin.bats 25-frozen-outputs.bats 26-model-rules.bats 40-ptt-filter.bats \
-	50-ptt-csv.bats 60-ptt-stat.bats 90-manpages.bats 95-write-errors.bats 97-setup.bats)
+	50-ptt-csv.bats 52-ptt-sqlite.bats 60-ptt-stat.bats 90-manpages.bats 95-write-errors.bats 97-setup.bats)
 TEST_FILES = $(foreach t,$(TESTS),$(or $(firstword $(wildcard $(t) $(t).bats $(t).c test/cli/$(t) test/cli/$(t).bats \
 	test/unit/$(t) test/unit/$(t).c)),$(error TESTS: no test file named $(t))))
 UNIT_RUN   = $(if $(TESTS),$(patsubst test/unit/%.c,$(BUILD)/test/%,$(filter test/unit/test_%.c,$(TEST_FILES))),$(UNIT))
