@@ -85,7 +85,6 @@ struct sq {
 	sqlite3 *db;
 	sqlite3_stmt *st[S_COUNT];
 	int events_too;
-	const char *path;           /* the trace being read */
 	int64_t trace, host;
 	int64_t next_proc, next_thread, next_object, next_stack;
 	struct ptt_map procs, threads, objects, stacks; /* (pid), (pid, tid), (pid, addr), (pid, stack) -> row */
@@ -518,7 +517,7 @@ static int report(void *ctx, struct pass *p)
 	sqlite3_stmt *st = s->st[S_TRACE];
 	sqlite3_bind_int64(st, 1, s->trace);
 	sqlite3_bind_int64(st, 2, s->host);
-	bind_text(st, 3, s->path);
+	bind_text(st, 3, p->in.label); /* "FILE", or "FILE (and N more)" for the parts of one (--one) */
 	bind_text(st, 4, cmd ? cmd + strspn(cmd, " ") : NULL);
 	if (pid)
 		sqlite3_bind_int64(st, 5, strtoll(pid, NULL, 10));
@@ -683,7 +682,6 @@ int main(int argc, char **argv)
 	int ntraces = argc - optind - 1, read = 0;
 	for (int i = 0; i < ntraces && !s.failed; i += one ? ntraces : 1) {
 		struct pass p;
-		s.path = argv[optind + i];
 		int r = pass_run(&p, &tool, one ? ntraces : 1, argv + optind + i);
 		sq_reset(&s);
 		read += r < 2;

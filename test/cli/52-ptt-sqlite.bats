@@ -115,6 +115,20 @@ contention_trace() {
 	[ "${lines[*]}" = "hot_lock queue_lock" ]
 }
 
+@test "--one: the parts of a rotated recording are one trace, with ptt-stat's figures for them" {
+	ptt-record -q -m 100K -o "$BATS_TEST_TMPDIR/rot.ptt" -- "$EXAMPLES/prodcons" -n 20000 >/dev/null
+	[ -e "$BATS_TEST_TMPDIR/rot.ptt.0003" ]
+	run -0 --separate-stderr ptt-sqlite -q --one "$BATS_TEST_TMPDIR"/rot.ptt.* "$BATS_TEST_TMPDIR/r.db"
+	[ -z "$stderr" ]
+	ptt-stat --csv "$BATS_TEST_TMPDIR"/rot.ptt.* | awk -F, 'NR > 1 && !NF { exit } NR > 1 { print $2, $6, $8 }' | sort \
+		>"$BATS_TEST_TMPDIR/want"
+	sqlite3 -separator ' ' "$BATS_TEST_TMPDIR/r.db" "SELECT o.name, count(*), sum(w.duration_ns) FROM waits w
+		JOIN objects o USING (object_id) GROUP BY w.object_id" | sort >"$BATS_TEST_TMPDIR/got"
+	run -0 diff "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got"
+	run -0 sqlite3 "$BATS_TEST_TMPDIR/r.db" "SELECT count(*), path FROM traces"
+	[[ "$output" == "1|$BATS_TEST_TMPDIR/rot.ptt.0001 (and "[0-9]*" more)" ]]
+}
+
 @test "--events: a row per event; a database error writes nothing and exits 1; damage is said, exit 1" {
 	contention_trace
 	ptt-sqlite -q -e "$BATS_TEST_TMPDIR/c.ptt" "$BATS_TEST_TMPDIR/e.db"
