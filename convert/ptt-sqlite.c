@@ -591,7 +591,8 @@ static void sq_reset(struct sq *s)
 /* Open (or create) the database, its schema, one transaction and the statements: 0, or 1 (said). */
 static int sq_open(struct sq *s, const char *path)
 {
-	if (sqlite3_open(path, &s->db) != SQLITE_OK) {
+	/* one thread uses the connection: no mutexes (5 % of the time in them) */
+	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		fprintf(stderr, "ptt-sqlite: %s: %s\n", path, s->db ? sqlite3_errmsg(s->db) : "cannot open");
 		return 1;
 	}
