@@ -21,8 +21,8 @@ extern "C" {
  * arguments as "name:kind,..." with kind one of i32, u32, i64, u64, ptr
  * and str (a string, last argument only), or "" for none.
  * Returns the event id (>= 1024), or -1 if the definition is invalid or the
- * table of user types (256) is full.  Registering the same name and
- * arguments again returns the same id.
+ * table of user types (3072: ids 1024 to 4095) is full.  Registering the
+ * same name and arguments again returns the same id.
  */
 int ptt_register_event(const char *name, int level, const char *args);
 

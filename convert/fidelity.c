@@ -443,11 +443,16 @@ void fidelity_blind_event(struct fidelity_blind *b, const struct ptt_event *ev)
 	}
 }
 
+int fidelity_blind_locks(const struct fidelity_blind *b)
+{
+	return b->jvm || b->go || (b->recorded && !b->processes);
+}
+
 const char *fidelity_blind_note(const struct fidelity_blind *b)
 {
 	if (b->jvm)
-		return "note: a JVM ran here (libjvm.so): Java monitors and java.util.concurrent locks wait in futex calls "
-		       "inside the JVM, which ptt does not see";
+		return "note: a JVM ran here (libjvm.so): who holds a Java monitor or a java.util.concurrent lock is out "
+		       "of ptt's sight (taken inside the JVM); only a thread parking to enter a monitor is seen";
 	if (b->go)
 		return "note: a Go program ran here: goroutines synchronise in Go's runtime with futex calls of its own, "
 		       "which ptt does not see";

@@ -110,6 +110,9 @@ struct fidelity_blind {
 	uint32_t last_pid;          /* the pid whose first module (its main program) was looked at */
 };
 void fidelity_blind_event(struct fidelity_blind *b, const struct ptt_event *ev);
+/* 1 when locks of the program are known to be out of sight (a JVM, a Go program, no traced process):
+ * "nothing found" is then no verdict (ptt-deadlock's exit status 7). */
+int fidelity_blind_locks(const struct fidelity_blind *b);
 /* The one plain line (no newline) saying what is invisible, or NULL when nothing is known to be. */
 const char *fidelity_blind_note(const struct fidelity_blind *b);
 /* 1 when path is an ELF file built by Go (a .note.go.buildid section), 0 otherwise or unreadable. */

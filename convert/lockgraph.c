@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "fidelity.h"
+#include "knownlock.h"
 #include "lockframes.h"
 #include "lockgraph.h"
 #include "model.h"
@@ -89,9 +90,15 @@ struct lockgraph {
 	struct node **stack;
 	size_t sp;
 	struct fidelity_blind blind; /* what the trace cannot show */
+	struct ptt_map cycled;      /* (pid, tid) of the threads of a cycle found (as a process exited or at the end) */
+	char *forever;              /* the threads blocked for ever found as processes exited, printed at the end */
+	size_t forever_len;
+	FILE *forever_out;
+	int forever_found, forever_weak;
 };
 
 static void exited(struct lockgraph *g, uint32_t pid);
+static void forever_cut(struct lockgraph *g, const struct ptt_event *ev);
 
 static struct node *node_of(struct lockgraph *g, uint32_t pid, uint64_t addr)
 {
@@ -362,6 +369,7 @@ void lockgraph_event(struct lockgraph *g, const struct ptt_event *ev)
 	}
 	if (ev->id == PTT_EV_PROCESS_EXIT)
 		exited(g, ev->pid);
+	forever_cut(g, ev); /* after exited: the threads of its cycles are known */
 	note_try(g, ev, role, obj);
 	/* a post makes no node in the model's callbacks (release makes none): its node is made here, first */
 	if (role == PTT_ROLE_POST && ev->type->cls == PTT_CLASS_SEM && ptt_event_argn(ev, PTT_ARGNAME_RET, 0) == 0)
@@ -616,6 +624,8 @@ static int releasers(struct lockgraph *g, struct mthread *t, const struct mframe
 	}
 }
 
+static int forever_wait(struct lockgraph *g, struct mthread *t, const struct mframe *f, int at_end);
+
 struct blocked {
 	struct lockgraph *g;
 	uint32_t pid;           /* only this process's threads (0: all) */
@@ -777,6 +787,9 @@ static int report_blocked(struct lockgraph *g, uint32_t pid, FILE *out, int *unv
 		else if (out && !pid)
 			fprintf(out, "deadlock: threads blocked in a cycle at the end of the trace (process %" PRIu32 ")\n",
 				start->pid);
+		for (size_t k = 0; k < b.n; k++)
+			if (b.t[k]->pid == start->pid && ptt_map_get(&b.in, (uint64_t)(uintptr_t)b.t[k]))
+				ptt_map_put(&g->cycled, ptt_obj_key(b.t[k]->pid, b.t[k]->tid), b.t[k]);
 		for (struct mthread *t = start; t && !ptt_map_get(&shown, (uint64_t)(uintptr_t)t);) {
 			struct mthread *who[SIGNALLERS];
 			const char *how;
@@ -797,8 +810,9 @@ static int report_blocked(struct lockgraph *g, uint32_t pid, FILE *out, int *unv
 	if (out && !pid) {
 		int header = 0;
 		for (size_t i = 0; i < b.n; i++) {
-			if (ptt_map_get(&b.in, (uint64_t)(uintptr_t)b.t[i]))
-				continue;
+			const struct mframe *w = model_waiting(b.t[i]);
+			if (ptt_map_get(&b.in, (uint64_t)(uintptr_t)b.t[i]) || (w && forever_wait(g, b.t[i], w, 1)))
+				continue; /* in a cycle, or blocked for ever: lockgraph_report_forever */
 			if (!header++)
 				fprintf(out, "blocked at the end of the trace (not deadlocked as far as the trace tells):\n");
 			print_wait(g, b.t[i], out);
@@ -842,63 +856,120 @@ int lockgraph_report_blocked(struct lockgraph *g, FILE *out, int *unverified)
 
 const char *lockgraph_blind_note(const struct lockgraph *g) { return fidelity_blind_note(&g->blind); }
 
-struct futex_waiters {
-	struct mthread **t;
-	size_t n, cap;
+/*
+ * Blocked for ever: a wait for a lock still open when its process exited,
+ * or at the end of the trace, in no cycle found (the waits model_foreach_cut
+ * gives, as ptt-stat counts them open).  A lock's: a mutex or rwlock, a
+ * semaphore used as one, a futex the futex rule calls a lock's (its waits
+ * never returned, or a waiter woke it: Rust's std Mutex), a Java monitor
+ * entered (knownlock.h).  Not a condition, a signal or a parking word: a
+ * worker idle at its process's exit is no finding.  Nor the GIL: a thread
+ * waits for it whenever another runs Python, at exit too.  At the end of the
+ * trace (the program did not exit: it was killed or the recording cut), a
+ * wait for a lock a live thread holds is report_blocked's to judge (a cycle,
+ * or not blocked for ever as far as the trace tells): only those whose owner
+ * is unknown (futex, Java monitor) or held by no live thread are listed here.
+ */
+static int forever_wait(struct lockgraph *g, struct mthread *t, const struct mframe *f, int at_end)
+{
+	struct mobject *o = model_object(g->model, t->pid, f->obj);
+	int lock;
+	switch (f->state) {
+	case MS_MUTEX_WAIT: case MS_RW_RD_WAIT: case MS_RW_WR_WAIT: lock = 1; break;
+	case MS_SEM_WAIT: lock = o && o->sem_lock; break;
+	case MS_FUTEX_WAIT: lock = o && model_futex_use(&o->futex) == MF_LOCK; break;
+	case MS_COND_WAIT: lock = knownlock_of_wait(g->syms, model_stacks(g->model), t->pid, f) == KL_JVM_MONITOR; break;
+	default: lock = 0;
+	}
+	if (!lock || f != model_waiting(t) || ptt_map_get(&g->cycled, ptt_obj_key(t->pid, t->tid)))
+		return 0;
+	struct mthread *who[SIGNALLERS];
+	const char *how;
+	/* at the end, a live holder may still let go (report_blocked judges those): only a lock held by no live thread */
+	return !at_end || f->state == MS_FUTEX_WAIT || f->state == MS_COND_WAIT || releasers(g, t, f, who, SIGNALLERS, &how) == 0;
+}
+
+/* One thread blocked for ever: its wait, what it waits for, where (its stack past the lock layer). */
+static void print_forever(struct lockgraph *g, struct mthread *t, const struct mframe *f, FILE *out)
+{
+	char tn[64], on[160];
+	thread_name(g, t->pid, t->tid, tn, sizeof tn);
+	if (f->state == MS_MUTEX_WAIT || f->state == MS_RW_RD_WAIT || f->state == MS_RW_WR_WAIT || f->state == MS_SEM_WAIT) {
+		print_wait(g, t, out);
+		return;
+	}
+	ptt_syms_object_name(g->syms, t->pid, f->obj, on, sizeof on);
+	if (f->state == MS_FUTEX_WAIT)
+		fprintf(out, "  thread %s waits since %" PRIu64 ".%09" PRIu64 " s for futex %s (owner unknown)", tn,
+			f->begin_ns / 1000000000u, f->begin_ns % 1000000000u, on);
+	else
+		fprintf(out, "  thread %s waits since %" PRIu64 ".%09" PRIu64 " s to enter a Java monitor (parked on %s; "
+			     "owner unknown)", tn, f->begin_ns / 1000000000u, f->begin_ns % 1000000000u, on);
+	/* with a stack, the first frame (or inline level) past the lock layer (lockframes.h) */
+	uint64_t site = lockframes_frame_site(g->syms, model_stacks(g->model), t->pid, f);
+	const struct ptt_sym *sym = ptt_syms_code(g->syms, t->pid, site);
+	fprintf(out, sym ? " at %s\n" : "\n", sym ? sym->text : "");
+	print_wait_stack(g, t, f, out);
+}
+
+struct forever {
+	struct lockgraph *g;
+	FILE *out;
+	const char *heading;
+	uint32_t pid;
+	int at_end, found, weak;
 };
 
-static int gather_futex(void *ctx, struct mthread *t)
+static int forever_one(void *ctx, struct mthread *t, const struct mframe *f)
 {
-	struct futex_waiters *w = ctx;
-	const struct mframe *f = model_waiting(t);
-	if (!f || f->state != MS_FUTEX_WAIT)
+	struct forever *fv = ctx;
+	if (!forever_wait(fv->g, t, f, fv->at_end))
 		return 0;
-	if (PTT_GROW(w->t, &w->cap, w->n + 1) != 0)
-		return -1;
-	w->t[w->n++] = t;
+	int weak = wait_unverified(t, fv->g->loss);
+	if (fv->out && !fv->found && !fv->weak)
+		fprintf(fv->out, "blocked for ever: waiting for %s (process %" PRIu32 "), in no cycle ptt can prove%s:\n",
+			fv->heading, t->pid, fv->at_end ? " and with no live holder" : "");
+	if (fv->out && weak)
+		fprintf(fv->out, "  (unverifiable: events were lost since this wait began)\n");
+	if (fv->out)
+		print_forever(fv->g, t, f, fv->out);
+	if (weak)
+		fv->weak++;
+	else
+		fv->found++;
 	return 0;
 }
 
-static int by_pid_tid(const void *a, const void *b)
+/* A thread's end or a process's exit: its waits for locks cut, kept to be printed with the others. */
+static void forever_cut(struct lockgraph *g, const struct ptt_event *ev)
 {
-	const struct mthread *x = *(struct mthread *const *)a, *y = *(struct mthread *const *)b;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
+	if (ev->id != PTT_EV_PROCESS_EXIT && ev->id != PTT_EV_THREAD_END)
+		return;
+	if (!g->forever_out)
+		g->forever_out = open_memstream(&g->forever, &g->forever_len);
+	struct forever fv = { g, g->forever_out, ev->id == PTT_EV_PROCESS_EXIT ? "locks when their process exited" :
+			      "a lock when its thread ended", ev->pid, 0, 0, 0 };
+	model_foreach_cut(g->model, ev, 0, forever_one, &fv);
+	g->forever_found += fv.found;
+	g->forever_weak += fv.weak;
 }
 
-/*
- * Futex waits still open at the end: a futex-based lock (Rust's std Mutex,
- * parking_lot, InnoDB's srw_lock) is taken by an atomic operation in the
- * program, so the trace never says who holds it, and no cycle can be shown.
- */
-int lockgraph_report_futex(struct lockgraph *g, FILE *out)
+int lockgraph_report_forever(struct lockgraph *g, FILE *out, int *unverified)
 {
-	struct futex_waiters w = { 0 };
-	model_foreach_thread(g->model, gather_futex, &w);
-	if (w.n)
-		qsort(w.t, w.n, sizeof *w.t, by_pid_tid);
-	for (size_t i = 0; out && i < w.n; i++) {
-		struct mthread *t = w.t[i];
-		const struct mframe *f = model_waiting(t);
-		char tn[64], on[160];
-		thread_name(g, t->pid, t->tid, tn, sizeof tn);
-		ptt_syms_object_name(g->syms, t->pid, f->obj, on, sizeof on);
-		if (i == 0)
-			fprintf(out, "blocked at the end of the trace in futex waits (process %" PRIu32 "):\n", t->pid);
-		fprintf(out, "  thread %s waits since %" PRIu64 ".%09" PRIu64 " s for futex %s", tn, f->begin_ns / 1000000000u,
-			f->begin_ns % 1000000000u, on);
-		/* with a stack, the first frame (or inline level) past the lock layer (lockframes.h) */
-		uint64_t site = lockframes_frame_site(g->syms, model_stacks(g->model), t->pid, f);
-		const struct ptt_sym *sym = ptt_syms_code(g->syms, t->pid, site);
-		fprintf(out, sym ? " at %s\n" : "\n", sym ? sym->text : "");
-	}
-	if (out && w.n)
-		fprintf(out, "futex-based locks (Rust's std Mutex, parking_lot, InnoDB) do not tell who holds them: "
-			     "these threads may be deadlocked, but ptt cannot show the cycle\n");
-	free(w.t);
-	return (int)w.n;
+	if (g->forever_out && fclose(g->forever_out) == 0 && out && g->forever_len)
+		fwrite(g->forever, 1, g->forever_len, out);
+	g->forever_out = NULL;
+	struct forever fv = { g, out, "locks at the end of the trace", 0, 1, 0, 0 };
+	model_foreach_cut(g->model, NULL, UINT64_MAX, forever_one, &fv);
+	int found = g->forever_found + fv.found;
+	*unverified = g->forever_weak + fv.weak;
+	if (out && found + *unverified)
+		fprintf(out, "the owners of futex-based locks (Rust's std Mutex, parking_lot, InnoDB) and of Java monitors "
+			     "are not in the trace: these threads may be deadlocked, but ptt cannot show the cycle\n");
+	return found;
 }
+
+int lockgraph_blind_locks(const struct lockgraph *g) { return fidelity_blind_locks(&g->blind); }
 
 static void free_edge(void *e)
 {
@@ -916,6 +987,10 @@ void lockgraph_free(struct lockgraph *g)
 	}
 	if (g->exited_out)
 		fclose(g->exited_out);
+	if (g->forever_out)
+		fclose(g->forever_out);
+	free(g->forever);
+	ptt_map_free(&g->cycled);
 	free(g->exited);
 	for (size_t i = 0; i < g->nexit_cycles; i++)
 		free(g->exit_cycles[i].w);

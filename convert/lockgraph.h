@@ -30,10 +30,16 @@ int lockgraph_report_cycles(struct lockgraph *g, FILE *out, int *unverified);
 /* Print wait-for cycles among threads blocked at the end (and as processes exited); returns the number found (unverifiable ones
  * apart, in *unverified: a wait of the cycle began before a lost stretch that could have ended it). */
 int lockgraph_report_blocked(struct lockgraph *g, FILE *out, int *unverified);
-/* Print the threads blocked at the end in futex waits, whose holders cannot be told; returns their number. */
-int lockgraph_report_futex(struct lockgraph *g, FILE *out);
+/*
+ * Print the threads blocked for ever (lockgraph.c): waiting for a lock when their process exited or
+ * at the end of the trace, in no cycle found (call after lockgraph_report_blocked), with their
+ * stacks; returns their number (those whose waits lost events could have ended apart, in *unverified).
+ */
+int lockgraph_report_forever(struct lockgraph *g, FILE *out, int *unverified);
 /* fidelity_blind_note's sentence for this trace, or NULL. */
 const char *lockgraph_blind_note(const struct lockgraph *g);
+/* 1 when the trace shows a program whose locks ptt cannot see (fidelity_blind_locks). */
+int lockgraph_blind_locks(const struct lockgraph *g);
 void lockgraph_free(struct lockgraph *g);
 
 #endif

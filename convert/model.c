@@ -1151,6 +1151,38 @@ int model_foreach_open(const struct model *m, int (*fn)(void *ctx, struct mthrea
 	return 0;
 }
 
+struct cut {
+	uint32_t pid, tid;
+	uint64_t end_ns;
+	int (*fn)(void *ctx, struct mthread *t, const struct mframe *f);
+	void *ctx;
+};
+
+static int cut_wait(void *ctx, struct mthread *t, const struct mframe *f)
+{
+	const struct cut *c = ctx;
+	if ((c->pid && t->pid != c->pid) || (c->tid && t->tid != c->tid))
+		return 0;
+	if (!mstate_is_wait(f->state) || mstate_class(f->state) == PTT_CLASS_META || f->state == MS_OTHER_WAIT ||
+	    c->end_ns < f->begin_ns || f->lost) /* its end may be among its thread's lost events (lost events, above) */
+		return 0;
+	return c->fn(c->ctx, t, f);
+}
+
+int model_foreach_cut(const struct model *m, const struct ptt_event *ev, uint64_t end_ns,
+		      int (*fn)(void *ctx, struct mthread *t, const struct mframe *f), void *ctx)
+{
+	struct cut c = { 0, 0, end_ns, fn, ctx };
+	if (ev && ev->id != PTT_EV_THREAD_END && ev->id != PTT_EV_PROCESS_EXIT)
+		return 0;
+	if (ev) {
+		c.pid = ev->pid;
+		c.tid = ev->id == PTT_EV_THREAD_END ? ev->tid : 0;
+		c.end_ns = ev->ns;
+	}
+	return model_foreach_open(m, cut_wait, &c);
+}
+
 struct mthread *model_any_holder(const struct model *m, uint32_t pid, uint64_t addr, const struct mthread *not)
 {
 	struct mobject *o = model_object(m, pid, addr);

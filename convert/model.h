@@ -332,6 +332,16 @@ void model_futex_merge(struct mfutex *into, const struct mfutex *seen);
 int model_foreach_thread(const struct model *m, int (*fn)(void *ctx, struct mthread *t), void *ctx);
 /* Call fn for every open frame (hold or wait) of every live thread; stops at the first non-zero result. */
 int model_foreach_open(const struct model *m, int (*fn)(void *ctx, struct mthread *t, const struct mframe *f), void *ctx);
+/*
+ * The waits an end cuts, given before the model takes it: ev a thread_end (that thread's) or a
+ * process_exit (its process's), at ev's time; ev NULL: every wait still open at end_ns, the end of
+ * the trace or window.  Any other ev: none.  A cut wait is a wait of the program's on an object (no
+ * join, no call of unknown kind) opened by then, whose end is not among lost events: a thread
+ * blocked for ever, or cut by the end.  ptt-stat counts them as contended up to that end, ptt-deadlock
+ * reports them as blocked for ever: one rule for both.  Stops at fn's first non-zero result.
+ */
+int model_foreach_cut(const struct model *m, const struct ptt_event *ev, uint64_t end_ns,
+		      int (*fn)(void *ctx, struct mthread *t, const struct mframe *f), void *ctx);
 /* The event that opened f, rebuilt with the types of the trace and stamped at_ns/at_ticks; 0 or -1 (type unknown). */
 int model_frame_event(const struct mthread *t, const struct mframe *f, const struct ptt_types *types,
 		      uint64_t at_ns, uint64_t at_ticks, struct ptt_event *ev);

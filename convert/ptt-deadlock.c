@@ -30,13 +30,16 @@ static void usage(void)
 	       "Exit status: 0 nothing found, 1 potential deadlocks found, 3 an actual deadlock\n"
 	       "found (potential ones too, maybe), 2 usage error or unreadable input, 4 nothing\n"
 	       "found but the input was damaged, 5 nothing found but unverifiable cycles (events\n"
-	       "were lost where they lie).\n");
+	       "were lost where they lie), 6 no cycle but threads blocked for ever waiting for\n"
+	       "locks (owners unknown), 7 not checked: the program's locks are out of ptt's sight\n"
+	       "(a JVM's monitors, Go's runtime, no traced process).\n");
 }
 
 struct deadlock {
 	int quiet;
 	struct lockgraph *g;
 	int potential, actual, weak_cycles, weak_deadlocks;
+	int forever, weak_forever, blind; /* blocked for ever (no cycle); locks out of sight */
 };
 
 static int start(void *ctx, struct pass *p)
@@ -61,17 +64,25 @@ static int report(void *ctx, struct pass *p)
 		printf("\n");
 	d->potential = lockgraph_report_cycles(d->g, out, &d->weak_cycles);
 	d->actual = lockgraph_report_blocked(d->g, out, &d->weak_deadlocks);
-	int futex = lockgraph_report_futex(d->g, out);
+	d->forever = lockgraph_report_forever(d->g, out, &d->weak_forever);
+	d->blind = lockgraph_blind_locks(d->g);
 	const char *note = lockgraph_blind_note(d->g);
 	int weak = d->weak_cycles + d->weak_deadlocks;
-	if (out && !d->potential && !d->actual && !weak)
-		printf(futex ? "no lock-order inversion and no deadlock found among the waits ptt can follow\n"
-			     : "no lock-order inversion and no deadlock found\n");
-	else if (out && !d->potential && !d->actual)
+	if (out && !d->potential && !d->actual && d->forever)
+		printf("no lock-order inversion and no deadlock ptt can prove, but %d thread%s blocked for ever waiting for "
+		       "locks, owners unknown\n", d->forever, d->forever > 1 ? "s were" : " was");
+	else if (out && !d->potential && !d->actual && !weak && !d->weak_forever)
+		printf("no lock-order inversion and no deadlock found%s\n", d->blind ? " among the locks ptt can see" : "");
+	else if (out && !d->potential && !d->actual && weak)
 		printf("no verified lock-order inversion and no verified deadlock: %d cycle%s where events were lost\n",
 		       weak, weak > 1 ? "s lie" : " lies");
+	else if (out && !d->potential && !d->actual)
+		printf("no verified lock-order inversion and no verified deadlock: %d thread%s blocked for ever where events "
+		       "were lost\n", d->weak_forever, d->weak_forever > 1 ? "s were" : " was");
 	if (out && note)
 		printf("%s\n", note);
+	if (out && d->blind && !d->potential && !d->actual)
+		printf("not checked: this program's locks are out of ptt's sight (exit status 7)\n");
 	return PASS_GO;
 }
 
@@ -106,7 +117,11 @@ int main(int argc, char **argv)
 		return 3;
 	if (d.potential || p.write_error) /* a report that did not get out: as bad as a finding */
 		return 1;
-	if (d.weak_cycles || d.weak_deadlocks)
+	if (d.blind)
+		return 7;
+	if (d.forever)
+		return 6;
+	if (d.weak_cycles || d.weak_deadlocks || d.weak_forever)
 		return 5;
 	return p.damaged ? 4 : 0;
 }

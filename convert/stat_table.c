@@ -7,6 +7,7 @@
 #include "critical.h"
 #include "fidelity.h"
 #include "lockframes.h"
+#include "knownlock.h"
 #include "model.h"
 #include "stat_table.h"
 #include "symbols.h"
@@ -28,6 +29,7 @@ struct obj {
 	uint64_t addr;
 	uint8_t cls;
 	uint8_t sem_lock;           /* a semaphore the model saw used as a lock (at its last acquisition) */
+	uint8_t known;              /* a condition that is a known lock's (enum knownlock: the GIL, a Java monitor) */
 	struct mfutex futex;        /* what the model saw of a futex (model.h), kept past the object's end */
 	uint64_t acq, contended, waits;
 	uint64_t open_waits;        /* waits still open at the end of the trace (in contended and the wait times) */
@@ -449,6 +451,13 @@ static void on_point(void *ctx, struct mthread *t, const struct ptt_event *ev)
 		futex_verdict(o, mo);
 }
 
+/* A condition whose waits are a known lock's (knownlock.h): one such wait makes it a lock's. */
+static void known_lock(struct stat_table *st, struct obj *o, uint32_t pid, const struct mframe *wait)
+{
+	if (!o->known)
+		o->known = (uint8_t)knownlock_of_wait(st->syms, model_stacks(st->model), pid, wait);
+}
+
 /* an outcome that took nothing: a cond wait or barrier counts as a passage, a futex wait as a wait
  * (contended: whatever its result, the thread asked to sleep); a failed try is not a wait */
 static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const struct mframe *wait, int ok,
@@ -465,6 +474,8 @@ static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const 
 		futex_verdict(o, mo);
 	if (!o || (cls != PTT_CLASS_BARRIER && ((cls != PTT_CLASS_COND && cls != PTT_CLASS_FUTEX) || !wait)))
 		return;
+	if (cls == PTT_CLASS_COND)
+		known_lock(ctx, o, t->pid, wait);
 	o->acq++;
 	used(o, t->tid, wait ? wait->begin_ns : ev->ns);
 	used(o, t->tid, ev->ns);
@@ -519,7 +530,6 @@ struct stat_table *stat_new(struct ptt_syms *syms, struct model *m)
 
 struct open_ctx {
 	struct stat_table *st;
-	uint32_t pid, tid;          /* the frames of this process (tid 0) or thread only; pid 0: all */
 	uint64_t end_ns;
 };
 
@@ -528,11 +538,9 @@ static int open_wait(void *ctx, struct mthread *t, const struct mframe *f);
 void stat_event(struct stat_table *st, const struct ptt_event *ev)
 {
 	fidelity_blind_event(&st->blind, ev);
-	if (ev->id == PTT_EV_THREAD_END || ev->id == PTT_EV_PROCESS_EXIT) {
-		/* a wait its thread's end cut: counted as one the end of the trace (or window) cuts */
-		struct open_ctx oc = { st, ev->pid, ev->id == PTT_EV_THREAD_END ? ev->tid : 0, ev->ns };
-		model_foreach_open(st->model, open_wait, &oc);
-	}
+	/* a wait its thread's end cut: counted as one the end of the trace (or window) cuts */
+	struct open_ctx oc = { st, ev->ns };
+	model_foreach_cut(st->model, ev, 0, open_wait, &oc);
 	if (!st->any)
 		st->first_ns = ev->ns;
 	st->any = 1;
@@ -544,18 +552,14 @@ void stat_event(struct stat_table *st, const struct ptt_event *ev)
  * process ended (a thread blocked for ever, or cut by the end): contended,
  * with its time up to that end, so that a deadlock never reads as "no thread
  * waited", and a window and the whole trace count it alike.  Joins and
- * waits a selection left out are no object's contention.
+ * waits a selection left out are no object's contention (model_foreach_cut:
+ * the rule ptt-deadlock's threads blocked for ever follow too).
  */
 static int open_wait(void *ctx, struct mthread *t, const struct mframe *f)
 {
 	struct open_ctx *oc = ctx;
 	struct stat_table *st = oc->st;
 	unsigned cls = mstate_class(f->state);
-	if ((oc->pid && t->pid != oc->pid) || (oc->tid && t->tid != oc->tid))
-		return 0;
-	if (!mstate_is_wait(f->state) || cls == PTT_CLASS_META || f->state == MS_OTHER_WAIT || oc->end_ns < f->begin_ns ||
-	    f->lost) /* its end may be among its thread's lost events (model.h: lost events) */
-		return 0;
 	struct obj *o = obj_of(st, t->pid, f->obj, cls);
 	if (o) {
 		const struct mobject *mo = cls == PTT_CLASS_SEM ? model_object(st->model, t->pid, f->obj) : NULL;
@@ -564,6 +568,8 @@ static int open_wait(void *ctx, struct mthread *t, const struct mframe *f)
 		const struct mobject *fo = cls == PTT_CLASS_FUTEX ? model_object(st->model, t->pid, f->obj) : NULL;
 		if (fo)
 			futex_verdict(o, fo);
+		if (cls == PTT_CLASS_COND)
+			known_lock(st, o, t->pid, f);
 		used(o, t->tid, f->begin_ns);
 		used(o, t->tid, oc->end_ns);
 		add_wait(st, o, t->tid, frame_site(st, t->pid, f), oc->end_ns - f->begin_ns, 1);
@@ -582,8 +588,8 @@ void stat_finish(struct stat_table *st, uint64_t from_ns, uint64_t to_ns)
 		st->last_ns = to_ns;
 	if (from_ns && st->any && from_ns < st->first_ns)
 		st->first_ns = from_ns;
-	struct open_ctx oc = { st, 0, 0, st->last_ns };
-	model_foreach_open(st->model, open_wait, &oc);
+	struct open_ctx oc = { st, st->last_ns };
+	model_foreach_cut(st->model, NULL, st->last_ns, open_wait, &oc);
 }
 
 static const struct stat_opts *sort_opts;
@@ -786,6 +792,14 @@ static const char *thr_name(const struct stat_table *st, uint32_t pid, uint32_t 
 static void obj_name(const struct stat_table *st, const struct obj *o, char *buf, size_t size)
 {
 	ptt_syms_object_name(st->syms, o->pid, o->addr, buf, size); /* given name, symbol, module+0xoff or address */
+	const char *kind = knownlock_name(o->known);
+	size_t k = kind ? strlen(kind) : 0, n = strlen(buf);
+	if (kind && strncmp(buf, kind, k) != 0 && n + k + 4 <= size) { /* "Java monitor (0x7f...)": a thread's park */
+		memmove(buf + k + 2, buf, n + 1);
+		memcpy(buf, kind, k);
+		memcpy(buf + k, " (", 2);
+		memcpy(buf + k + 2 + n, ")", 2);
+	}
 	for (char *p = buf; *p; p++)
 		if (*p == ',' || *p == '"' || *p == '\n')
 			*p = '_';
@@ -820,7 +834,8 @@ static void print_stalls(const struct stat_table *st, struct obj *const *sorted,
 
 /*
  * Mutual exclusion (mutexes, rwlocks, spinlocks, semaphores the model saw
- * used as locks): a thread waiting here lost time to another that held the
+ * used as locks, the conditions of known locks: CPython's GIL, Java
+ * monitors): a thread waiting here lost time to another that held the
  * lock.  The rest is waiting for work (condition variables, semaphores used
  * as signals, barriers): a thread waiting there is idle until another gives
  * it something to do, which is no contention.
@@ -828,6 +843,7 @@ static void print_stalls(const struct stat_table *st, struct obj *const *sorted,
 static int is_lock(const struct obj *o)
 {
 	return o->cls == PTT_CLASS_MUTEX || o->cls == PTT_CLASS_RWLOCK || o->cls == PTT_CLASS_SPIN ||
+	       (o->cls == PTT_CLASS_COND && o->known) ||
 	       (o->cls == PTT_CLASS_FUTEX && model_futex_use(&o->futex) != MF_SIGNAL) ||
 	       (o->cls == PTT_CLASS_SEM && o->sem_lock);
 }

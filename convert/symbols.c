@@ -895,7 +895,11 @@ const char *ptt_syms_object_known_name(struct ptt_syms *s, uint32_t pid, uint64_
 		return buf;
 	}
 	const struct ptt_sym *sym = lookup(s, pid, addr, 0);
-	if (sym->func) {
+	if (sym->func && strcmp(sym->func, "_PyRuntime") == 0) {
+		/* CPython's GIL, where the interpreter keeps it (ptt_syms_is_gil) */
+		const char *paren = strchr(sym->where, ' ');
+		snprintf(buf, size, "CPython GIL (%.*s)", (int)(paren ? paren - sym->where : (long)strlen(sym->where)), sym->where);
+	} else if (sym->func) {
 		/* a data symbol: "queue_lock", or "table+0x40" inside an array or struct */
 		const char *plus = strchr(sym->where, '+'), *paren = strchr(sym->where, ' ');
 		if (plus && (!paren || plus < paren))
@@ -908,6 +912,12 @@ const char *ptt_syms_object_known_name(struct ptt_syms *s, uint32_t pid, uint64_
 		buf[0] = 0;
 	}
 	return buf;
+}
+
+int ptt_syms_is_gil(struct ptt_syms *s, uint32_t pid, uint64_t addr)
+{
+	const struct ptt_sym *sym = lookup(s, pid, addr, 0);
+	return sym->func && strcmp(sym->func, "_PyRuntime") == 0;
 }
 
 const char *ptt_syms_object_name(struct ptt_syms *s, uint32_t pid, uint64_t addr, char *buf, size_t size)

@@ -88,7 +88,8 @@ size_t ptt_syms_code_phrase(struct ptt_syms *s, uint32_t pid, uint64_t addr, cha
  *   thread:  its given name, else its start routine's symbol ("worker_main"),
  *            else "thread TID" (the main thread: the process's command);
  *   object:  its given name (object_name: ELF symbol or user name), else the
- *            symbol of the address ("queue_lock", "buf+0x10"), else
+ *            symbol of the address ("queue_lock", "buf+0x10"; CPython's GIL
+ *            "CPython GIL (_PyRuntime+0x188)"), else
  *            "module+0xoff", else the address in hex.
  * Returns buf.
  */
@@ -99,6 +100,9 @@ const char *ptt_syms_thread_known_name(struct ptt_syms *s, uint32_t pid, uint32_
 const char *ptt_syms_object_name(struct ptt_syms *s, uint32_t pid, uint64_t addr, char *buf, size_t size);
 /* The same without the last resort: "" for an object with no given name, symbol or module (one alone). */
 const char *ptt_syms_object_known_name(struct ptt_syms *s, uint32_t pid, uint64_t addr, char *buf, size_t size);
+/* 1 when addr lies inside CPython's _PyRuntime: a pthread object there is the GIL's (its cond, its
+ * mutex; knownlock.h), named "CPython GIL (_PyRuntime+0x188)" by the functions above. */
+int ptt_syms_is_gil(struct ptt_syms *s, uint32_t pid, uint64_t addr);
 
 /*
  * A name made safe for an output form: CSV (a field, quoted when it holds

@@ -249,3 +249,18 @@ site_row() { sed -n '/^WAITS BY SITE: locks/,/^$/p' <<<"$output" | grep " $1 (py
 	done
 	[ "$found" -eq 1 ] || skip "no CPython headers (python3-dev) on this machine"
 }
+
+@test "CPython's GIL is a lock: ThreadPoolExecutor workers' waits for it are contention, named CPython GIL" {
+	py=$(command -v python3) || skip "python3 not installed"
+	run -0 ptt-record -q -o "$BATS_TEST_TMPDIR/g.ptt" -- "$py" "$PTT_ROOT/examples/py_gil.py"
+	[ "$output" = "sum 4799984" ]
+	run -0 --separate-stderr ptt-stat --brief "$BATS_TEST_TMPDIR/g.ptt"
+	[ -z "$stderr" ]
+	# the GIL's condition (_PyRuntime+OFFSET: where the interpreter keeps it) is the top row of the locks
+	[[ "${lines[1]}" =~ ^"  CPython GIL (_PyRuntime+0x"[0-9a-f]+") cond " ]]
+	run ! grep -q '^waiting for work.* most on CPython GIL' <<<"$output"
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/g.ptt"
+	# in the LOCKS table, not under waiting for work
+	awk '/^LOCKS/ { l = 1 } /^WAITING FOR WORK/ { l = 0 } l && /CPython GIL \(_PyRuntime\+0x[0-9a-f]+\)/ { n++ }
+		!l && /^WAITING FOR WORK/ { w = 1 } END { exit !(n >= 1) }' <<<"$output"
+}

@@ -421,3 +421,56 @@ Y
 		fi
 	done
 }
+
+# Three programs, three answers (issue 33): a deadlock ptt proves (3), threads blocked for ever on
+# locks whose owners ptt cannot see (6), a program whose locks are out of its sight (7).
+@test "a Rust deadlock ending in std::process::exit: both threads blocked for ever, owners unknown, with their stacks, exit 6" {
+	[ -x "$EXAMPLES/rust_deadlock" ] || skip "rustc not installed: rust_deadlock not built (Debian: apt-get install rustc)"
+	run -0 ptt-record -q -o "$BATS_TEST_TMPDIR/r.ptt" -- "$EXAMPLES/rust_deadlock" exit
+	[ "$output" = "both blocked, exiting" ]
+	run -6 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/r.ptt"
+	[ -z "$stderr" ]
+	[[ "$output" == "blocked for ever: waiting for locks when their process exited (process "*"), in no cycle ptt can prove:"* ]]
+	for l in A B; do
+		w=$(grep -A1 " waits since .* for futex rust_deadlock::LOCK_$l (owner unknown) at " <<<"$output")
+		# the wait at the program's line taking that lock, then its stack past the lock layer
+		line=$(sed -n '1s/.* at rust_deadlock.rs:\([0-9]*\)$/\1/p' <<<"$w")
+		[[ "$(sed -n "${line}p" "$PTT_ROOT/examples/rust_deadlock.rs")" == *"LOCK_$l.lock()"* ]]
+		[[ "$(sed -n 2p <<<"$w")" == "    waiting at rust_deadlock.rs:$line in rust_deadlock::main::"*" (from "* ]]
+	done
+	[ "${lines[-1]}" = "no lock-order inversion and no deadlock ptt can prove, but 2 threads were blocked for ever waiting for locks, owners unknown" ]
+	run -6 ptt-deadlock -q "$BATS_TEST_TMPDIR/r.ptt"
+	[ -z "$output" ]
+	# the same two waits ptt-stat counts as open at the end: one rule (model_foreach_cut)
+	run -0 --separate-stderr ptt-stat --brief "$BATS_TEST_TMPDIR/r.ptt"
+	[[ "$output" == *"2 waits were still open at the end"* ]]
+}
+
+@test "a Java monitor deadlock: not checked (exit 7), its two threads blocked for ever entering monitors" {
+	command -v javac >/dev/null && command -v java >/dev/null || skip "no JDK (javac, java): apt-get install default-jdk-headless"
+	javac -d "$BATS_TEST_TMPDIR" "$PTT_ROOT/examples/MonitorDeadlock.java"
+	run -0 ptt-record -q -o "$BATS_TEST_TMPDIR/j.ptt" -- java -cp "$BATS_TEST_TMPDIR" MonitorDeadlock
+	[ "$output" = "both blocked, exiting" ]
+	run -7 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/j.ptt"
+	[ -z "$stderr" ]
+	[[ "$output" == *"blocked for ever: waiting for locks when their process exited (process "* ]]
+	for t in left right; do
+		grep -qE "^  thread [0-9]+ \\($t\\) waits since .* s to enter a Java monitor \\(parked on 0x[0-9a-f]+; owner unknown\\)" <<<"$output"
+	done
+	[ "${lines[-1]}" = "not checked: this program's locks are out of ptt's sight (exit status 7)" ]
+	# ptt-stat counts their waits as contention on Java monitors, not as waiting for work
+	run -0 --separate-stderr ptt-stat --brief "$BATS_TEST_TMPDIR/j.ptt"
+	[ "$(grep -cE '^  Java monitor \(0x[0-9a-f]+\) +cond ' <<<"$output")" -eq 2 ]
+}
+
+@test "three answers: a C deadlock found (3), the Rust one blocked for ever (6), the Java one not checked (7)" {
+	record_deadlocked
+	run -3 ptt-deadlock -q "$BATS_TEST_TMPDIR/t.ptt"
+	[ -x "$EXAMPLES/rust_deadlock" ] || skip "rustc not installed"
+	ptt-record -q -o "$BATS_TEST_TMPDIR/r.ptt" -- "$EXAMPLES/rust_deadlock" exit >/dev/null
+	run -6 ptt-deadlock -q "$BATS_TEST_TMPDIR/r.ptt"
+	command -v javac >/dev/null && command -v java >/dev/null || skip "no JDK (javac, java)"
+	javac -d "$BATS_TEST_TMPDIR" "$PTT_ROOT/examples/MonitorDeadlock.java"
+	ptt-record -q -o "$BATS_TEST_TMPDIR/j.ptt" -- java -cp "$BATS_TEST_TMPDIR" MonitorDeadlock >/dev/null
+	run -7 ptt-deadlock -q "$BATS_TEST_TMPDIR/j.ptt"
+}

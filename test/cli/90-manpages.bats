@@ -85,3 +85,40 @@ kill_recorder() {
 	run -2 --separate-stderr ptt-dump "$BATS_TEST_TMPDIR/k.ptt"
 	[[ "$stderr" == *"empty input, not a ptt trace" ]]
 }
+
+@test "the user event types ptt holds are stated as the source has them: ptt.h, ptt(3), ptt-record(1), ptt-trace(5), README" {
+	base=$(sed -n 's/^#define PTT_USER_ID_BASE \([0-9][0-9]*\).*/\1/p' "$PTT_ROOT/formats/ptt_trace.h")
+	max=$(sed -n 's/^#define PTT_MAX_TYPES \([0-9][0-9]*\).*/\1/p' "$PTT_ROOT/formats/ptt_trace.h")
+	[ -n "$base" ] && [ -n "$max" ]
+	n=$((max - base)) last=$((max - 1))
+	[ "$n" -gt 0 ]
+	# each file as one line, so that a reflowed paragraph still matches
+	flat() { tr -s '\n\t ' '   ' <"$PTT_ROOT/$1"; }
+	flat capture/ptt.h | grep -qF "table of user types ($n: ids $base to $last) is full"
+	flat man/ptt.3 | grep -qF "or $n types (every id from $base to $last) are already registered"
+	flat man/ptt-record.1 | grep -qF "at most $n user event types"
+	flat man/ptt-trace.5 | grep -qF "every id from $base to $last is taken .Pq Sy limit No is $n"
+	flat README.md | grep -qF "$n user event types"
+	# and no other figure for it in any of them
+	run -0 sh -c 'cd "$1" && for f in capture/ptt.h man/ptt.3 man/ptt-record.1 man/ptt-trace.5 README.md doc/design.md; do
+		tr -s "\n\t " "   " <"$f" | grep -oE "[0-9][0-9 ]* user (event )?types|user types \([0-9]+"; done' sh "$PTT_ROOT"
+	[ "${#lines[@]}" -ge 3 ]
+	for l in "${lines[@]}"; do
+		[ "$(echo "$l" | tr -cd '0-9')" = "$n" ] || { echo "stated otherwise: $l"; return 1; }
+	done
+}
+
+@test "every file and folder the README names exists: pictures, links, paths" {
+	cd "$PTT_ROOT"
+	# links and pictures ](path), and paths under the tree's top folders, in backquotes or not;
+	# demo/ is what make demo writes; examples/NAME is the program built from examples/NAME.c
+	{ grep -oE '\]\([^)]+\)' README.md | sed 's/^](//; s/)$//' | grep -v '^[a-z]*://'
+	  grep -oE '(^|[^A-Za-z0-9_./-])(\.ci|bench|capture|convert|doc|examples|formats|fuzz|man|test)/[A-Za-z0-9_./-]*' README.md |
+		sed -E 's/^[^.A-Za-z]//; s/[.,]$//'; } | sort -u >"$BATS_TEST_TMPDIR/paths"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/paths")" -ge 10 ]
+	grep -qx 'doc/demo.png' "$BATS_TEST_TMPDIR/paths"
+	grep -qx 'bench/README.md' "$BATS_TEST_TMPDIR/paths"
+	while read -r p; do
+		[ -e "$p" ] || [ -e "$p.c" ] || { echo "README names $p: not in the tree"; return 1; }
+	done <"$BATS_TEST_TMPDIR/paths"
+}
