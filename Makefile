@@ -25,10 +25,18 @@ IBERTY_LIBS := -liberty
 FORMAT_LIBS = $(ZLIB_LIBS) $(ZSTD_LIBS) $(IBERTY_LIBS)
 # the readers' symboliser (convert/symbols.c): elfutils' libdw/libdwfl
 DW_LIBS     := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf)
+# ptt-sqlite's database: libsqlite3
+SQLITE_CFLAGS := $(shell pkg-config --cflags sqlite3 2>/dev/null)
+TOOL_LIBS_sqlite := $(shell pkg-config --libs sqlite3 2>/dev/null || echo -lsqlite3)
+# ptt-stat --pprof: pprof's profile.proto (convert/proto) through protobuf-c, its C made by protoc-c
+PROTOC_C  ?= protoc-c
+PB_CFLAGS := $(shell pkg-config --cflags libprotobuf-c 2>/dev/null)
+TOOL_LIBS_stat := $(shell pkg-config --libs libprotobuf-c 2>/dev/null || echo -lprotobuf-c)
+TOOL_OBJ_stat = $(BUILD)/obj/convert/pprof.o $(BUILD)/gen/profile.pb-c.o
 SAN        = $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
 # the language and version every compilation of ours uses (tools, runtime, examples, fuzzers)
 STD_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DPTT_VERSION='"$(VERSION)"'
-ALL_CFLAGS = $(STD_CFLAGS) $(WARN) $(ZLIB_CFLAGS) $(ZSTD_CFLAGS) $(CFLAGS) -fPIC
+ALL_CFLAGS = $(STD_CFLAGS) $(WARN) $(ZLIB_CFLAGS) $(ZSTD_CFLAGS) $(SQLITE_CFLAGS) $(CFLAGS) -fPIC
 # the runtime is preloaded into arbitrary programs: never sanitized (ASan must come first in a process)
 RT_CFLAGS  = $(ALL_CFLAGS) -fvisibility=hidden -ftls-model=initial-exec
 TOOL_CFLAGS = $(ALL_CFLAGS) $(SAN)
@@ -44,7 +52,8 @@ RT_SRC    += capture/runtime/pyframes.c
 RT_OBJ     = $(RT_SRC:%.c=$(BUILD)/rt/%.o) $(BUILD)/rt/formats/types.o $(BUILD)/rt/formats/map.o
 REC_SRC    = $(addprefix capture/recorder/,ptt-record.c record_opts.c record_meta.c drain.c flight.c flight_file.c out_file.c rotate.c keeper.c pace.c) capture/shm.c
 REC_OBJ    = $(REC_SRC:%.c=$(BUILD)/obj/%.o)
-CLI_SRC    = $(filter-out convert/ptt-%.c,$(wildcard convert/*.c))
+# pprof.c: ptt-stat's alone (TOOL_OBJ_stat), with protobuf-c
+CLI_SRC    = $(filter-out convert/ptt-%.c convert/pprof.c,$(wildcard convert/*.c))
 CLI_OBJ    = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TOOLS      = $(patsubst convert/%.c,$(BUILD)/bin/%,$(wildcard convert/ptt-*.c))
 # ptt-picture: a shell script, with its R script in share/ptt beside bin/ (as installed)
@@ -103,9 +112,22 @@ $(BUILD)/share/ptt/%.R: picture/%.R
 	@mkdir -p $(dir $@)
 	cp $< $@
 
+$(BUILD)/gen/profile.pb-c.c $(BUILD)/gen/profile.pb-c.h &: convert/proto/profile.proto
+	@mkdir -p $(dir $@)
+	$(PROTOC_C) --proto_path=convert/proto --c_out=$(BUILD)/gen profile.proto
+
+# generated: our warnings are not its author's
+$(BUILD)/gen/profile.pb-c.o: $(BUILD)/gen/profile.pb-c.c $(BUILD)/gen/profile.pb-c.h
+	$(CC) $(STD_CFLAGS) $(PB_CFLAGS) $(CFLAGS) $(SAN) -fPIC -I$(BUILD)/gen -c -o $@ $<
+
+$(BUILD)/obj/convert/pprof.o: $(BUILD)/gen/profile.pb-c.h
+$(BUILD)/obj/convert/pprof.o: TOOL_CFLAGS += -I$(BUILD)/gen $(PB_CFLAGS)
+$(BUILD)/bin/ptt-stat: $(TOOL_OBJ_stat)
+
+# a tool's own objects and libraries beyond every tool's: TOOL_OBJ_stat, TOOL_LIBS_sqlite ...
 $(BUILD)/bin/ptt-%: $(BUILD)/obj/convert/ptt-%.o $(CLI_OBJ) $(LIBFORMAT)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ $< $(CLI_OBJ) $(LIBFORMAT) $(LDFLAGS) $(FORMAT_LIBS) $(DW_LIBS) -lm
+	$(CC) $(TOOL_CFLAGS) -o $@ $< $(TOOL_OBJ_$*) $(CLI_OBJ) $(LIBFORMAT) $(LDFLAGS) $(TOOL_LIBS_$*) $(FORMAT_LIBS) $(DW_LIBS) -lm
 
 $(BUILD)/examples/%: examples/%.c $(wildcard examples/*.h) capture/ptt.h $(LIBPTT)
 	@mkdir -p $(dir $@)
@@ -186,7 +208,7 @@ deps-check:
 # (30, 31, 32, 33) and the install test (96).
 QUICK_CLI = $(addprefix test/cli/,11-ptt-dump.bats 12-ptt-record-rings.bats 14-ptt-dump-human.bats 15-sites.bats \
 	20-coverage.bats 21-c11-clockjoin.bats 25-frozen-outputs.bats 26-model-rules.bats 40-ptt-filter.bats \
-	50-ptt-csv.bats 60-ptt-stat.bats 90-manpages.bats 91-numbers.bats 95-write-errors.bats 97-setup.bats)
+	50-ptt-csv.bats 52-ptt-sqlite.bats 60-ptt-stat.bats 61-ptt-stat-pprof.bats 90-manpages.bats 91-numbers.bats 95-write-errors.bats 97-setup.bats)
 TEST_FILES = $(foreach t,$(TESTS),$(or $(firstword $(wildcard $(t) $(t).bats $(t).c test/cli/$(t) test/cli/$(t).bats \
 	test/unit/$(t) test/unit/$(t).c)),$(error TESTS: no test file named $(t))))
 UNIT_RUN   = $(if $(TESTS),$(patsubst test/unit/%.c,$(BUILD)/test/%,$(filter test/unit/test_%.c,$(TEST_FILES))),$(UNIT))

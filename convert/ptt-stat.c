@@ -4,16 +4,19 @@
  * long it was held, and where each thread's time went.
  */
 #include <getopt.h>
+#include <errno.h>
 #include <limits.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include <sys/stat.h>
 
 #include "critical.h"
 #include "pass.h"
+#include "pprof.h"
 #include "stat_table.h"
 
 static void usage(void)
@@ -32,6 +35,8 @@ static void usage(void)
 	       "  -F, --folded=WHAT folded stacks of wait, hold or locks (wait for locks alone) time (ns),\n"
 	       "                    a line per stack and object, for flame graphs (flamegraph.pl, inferno,\n"
 	       "                    speedscope), instead of tables\n"
+	       "  -p, --pprof=WHAT  pprof's profile (gzip-compressed profile.proto) of wait, hold or locks\n"
+	       "                    time, for go tool pprof, Pyroscope or Grafana, instead of tables\n"
 	       CLI_SKIP_FRAMES_HELP
 	       "  -h, --help        show this help and exit\n"
 	       "      --version     show the version and exit\n"
@@ -52,6 +57,8 @@ static void usage(void)
 struct stat_run {
 	struct stat_opts o;
 	int brief, folded;          /* folded: -1 none, 0 wait, 1 hold */
+	int pprof;                  /* the same for --pprof */
+	struct pprof *pp;
 	struct stat_table *st;
 	struct critical *c;         /* the critical path, beside the tables (not for --folded) */
 	char cmd[512];              /* "ptt-critical FILE...": how to see that path */
@@ -66,11 +73,11 @@ static int options(struct stat_run *s, int argc, char **argv)
 		{ "sort", required_argument, 0, 's' }, { "top", required_argument, 0, 'n' },
 		{ "brief", no_argument, 0, 'b' }, { "csv", no_argument, 0, 'c' }, { "help", no_argument, 0, 'h' },
 		{ "sites", required_argument, 0, 'S' }, CLI_SKIP_FRAMES_LONGOPT,
-		{ "folded", required_argument, 0, 'F' },
+		{ "folded", required_argument, 0, 'F' }, { "pprof", required_argument, 0, 'p' },
 		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, "s:n:S:F:bch", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:n:S:F:p:bch", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (!strcmp(optarg, "wait")) s->o.sort = STAT_SORT_WAIT;
@@ -99,20 +106,31 @@ static int options(struct stat_run *s, int argc, char **argv)
 				return 2;
 			break;
 		case 'F':
-			if (!strcmp(optarg, "wait")) s->folded = STAT_FOLD_WAIT;
-			else if (!strcmp(optarg, "hold")) s->folded = STAT_FOLD_HOLD;
-			else if (!strcmp(optarg, "locks")) s->folded = STAT_FOLD_LOCKS;
+		case 'p': {
+			int *what = c == 'F' ? &s->folded : &s->pprof;
+			if (!strcmp(optarg, "wait")) *what = STAT_FOLD_WAIT;
+			else if (!strcmp(optarg, "hold")) *what = STAT_FOLD_HOLD;
+			else if (!strcmp(optarg, "locks")) *what = STAT_FOLD_LOCKS;
 			else {
-				fprintf(stderr, "ptt-stat: --folded: wait, hold or locks: '%s'\n", optarg);
+				fprintf(stderr, "ptt-stat: --%s: wait, hold or locks: '%s'\n", c == 'F' ? "folded" : "pprof", optarg);
 				return cli_usage_error("ptt-stat");
 			}
 			break;
+		}
 		case 'b': s->brief = 1; break;
 		case 'c': s->o.csv = 1; break;
 		case 'h': usage(); return -1;
 		case 'V': cli_print_version("ptt-stat"); return -1;
 		default: return cli_usage_error("ptt-stat");
 		}
+	}
+	if (s->pprof >= 0 && s->folded >= 0) {
+		fprintf(stderr, "ptt-stat: --folded and --pprof: one or the other\n");
+		return cli_usage_error("ptt-stat");
+	}
+	if (s->pprof >= 0 && isatty(STDOUT_FILENO)) { /* compressed bytes: for a file or a pipe */
+		fprintf(stderr, "ptt-stat: --pprof: standard output is a terminal; redirect it to a file\n");
+		return cli_usage_error("ptt-stat");
 	}
 	return 0;
 }
@@ -123,6 +141,8 @@ static int start(void *ctx, struct pass *p)
 	if (!(s->st = stat_new(p->syms, p->model)))
 		return PASS_FAIL;
 	stat_set_folding(s->st, s->folded >= 0);
+	if (s->pprof >= 0)
+		return (s->pp = pprof_new(p->syms, p->model, s->st, s->pprof)) ? PASS_GO : PASS_FAIL;
 	stat_set_loss(s->st, p->in.loss); /* asked when printing, the input read */
 	if (s->folded < 0 && s->big) /* --brief of a large input (ptt-record's summary): the path would more
 					 than double its time; the summary says so and how to get it */
@@ -193,6 +213,20 @@ static void say_recorder(struct pass *p)
 	       ns / 1e6, 100.0 * ns / (n * (double)p->end_ns), n, n > 1 ? "s" : "");
 }
 
+/* --pprof: the profile on stdout, stamped with the trace's start and length */
+static int write_pprof(struct stat_run *s, struct pass *p)
+{
+	const char *real = ptt_reader_meta(p->in.r, "realtime_ns");
+	char note[600];
+	snprintf(note, sizeof note, "ptt-stat --pprof=%s of %s", s->pprof == STAT_FOLD_WAIT ? "wait" :
+		 s->pprof == STAT_FOLD_HOLD ? "hold" : "locks", p->in.label);
+	if (pprof_write(s->pp, stdout, real ? strtoll(real, NULL, 10) : 0, (int64_t)p->end_ns, note)) {
+		fprintf(stderr, "ptt-stat: --pprof: %s\n", strerror(errno));
+		return PASS_FAIL;
+	}
+	return PASS_GO;
+}
+
 static int report(void *ctx, struct pass *p)
 {
 	struct stat_run *s = ctx;
@@ -208,6 +242,8 @@ static int report(void *ctx, struct pass *p)
 	} else if (cli_window(p->in.r, &from, &to) && to) {
 		stat_set_cut(s->st, "at the window's end");
 	}
+	if (s->pprof >= 0)
+		return write_pprof(s, p);
 	if (s->folded >= 0)
 		stat_print_folded(s->st, s->folded, stdout);
 	else if (s->brief)
@@ -231,7 +267,7 @@ static int report(void *ctx, struct pass *p)
 
 int main(int argc, char **argv)
 {
-	struct stat_run s = { .o = { STAT_SORT_WAIT, 20, 0, 3 }, .folded = -1 };
+	struct stat_run s = { .o = { STAT_SORT_WAIT, 20, 0, 3 }, .folded = -1, .pprof = -1 };
 	int rc = options(&s, argc, argv);
 	if (rc)
 		return rc < 0 ? 0 : rc;
@@ -252,5 +288,6 @@ int main(int argc, char **argv)
 	rc = pass_run(&p, &tool, argc - optind, argv + optind);
 	stat_free(s.st);
 	critical_free(s.c);
+	pprof_free(s.pp);
 	return rc == 0 && s.blind ? 7 : rc;
 }

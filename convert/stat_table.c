@@ -89,6 +89,8 @@ struct stat_table {
 	const struct loss *loss;    /* where events were lost (fidelity.h): objects whose span it covers are marked */
 	struct fidelity_blind blind; /* what the trace cannot show */
 	int folding;                /* keep struct fold (--folded) */
+	void (*sampler)(void *ctx, const struct stat_sample *s); /* each wait and hold (--pprof) */
+	void *sampler_ctx;
 	double trace_path_ps;       /* what ptt's trace path adds per event, measured when recorded (0: unknown) */
 	char cut_at[PATH_MAX + 64]; /* where what was read stops before the recording ends ("": at its end) */
 	const struct critical *crit; /* the critical path of the same pass (NULL: none, the column reads 0) */
@@ -221,15 +223,20 @@ static uint64_t fold_key(uint32_t pid, uint32_t stack, uint64_t site, uint64_t o
 	return (h ^ (h >> 31)) | 1;
 }
 
-/* d ns waited (hold 0) or held (hold 1) on o under frame f's stack (its site when it has none) */
-static void add_fold(struct stat_table *st, const struct obj *o, const struct mframe *f, uint64_t site, int hold, uint64_t d)
+/* d ns waited (hold 0) or held (hold 1) by thread tid on o under frame f's stack (its site when it has none) */
+static void add_fold(struct stat_table *st, const struct obj *o, uint32_t tid, const struct mframe *f, uint64_t site, int hold,
+		     uint64_t d)
 {
-	if (!st->folding || !d)
+	if ((!st->folding || !d) && !st->sampler)
 		return;
 	uint32_t stack = f && f->stack && ptt_stacks_get(model_stacks(st->model), o->pid, f->stack, &(const uint64_t *){ 0 })
 				 ? f->stack : 0;
 	if (stack)
 		site = 0;
+	if (st->sampler)
+		st->sampler(st->sampler_ctx, &(struct stat_sample){ o->pid, tid, stack, site, o->addr, d, hold });
+	if (!st->folding || !d)
+		return;
 	uint64_t key = fold_key(o->pid, stack, site, o->addr, hold);
 	struct fold *head = ptt_map_get(&st->folds, key), *x;
 	for (x = head; x; x = x->next)
@@ -409,7 +416,7 @@ static void on_acquire(void *ctx, struct mthread *t, struct mobject *mo, const s
 	add_wait(st, o, t->tid, hold ? frame_site(st, t->pid, hold) : wait ? frame_site(st, t->pid, wait) : ev_site(st, ev),
 		 wait ? ev->ns - wait->begin_ns : 0, wait != NULL);
 	if (wait)
-		add_fold(st, o, wait, ev_site(st, ev), 0, ev->ns - wait->begin_ns);
+		add_fold(st, o, t->tid, wait, ev_site(st, ev), 0, ev->ns - wait->begin_ns);
 	stalled_wait(st, o, wait);
 	if (o->last_owner && o->last_owner != t->tid)
 		o->owner_changes++;
@@ -429,7 +436,7 @@ static void on_release(void *ctx, struct mthread *t, struct mobject *mo, const s
 		o->hold_events += t->events - hold->events + 1;
 		if (d > o->hold_max)
 			o->hold_max = d;
-		add_fold(st, o, hold, open_site(st, t->pid, &hold->open), 1, d);
+		add_fold(st, o, t->tid, hold, open_site(st, t->pid, &hold->open), 1, d);
 		struct site *at = site_of(o, frame_site(st, t->pid, hold)); /* where it was taken */
 		if (at) {
 			at->holds++;
@@ -506,11 +513,17 @@ static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const 
 	add_wait(ctx, o, t->tid, wait ? frame_site(ctx, t->pid, wait) : ev_site(ctx, ev), wait ? ev->ns - wait->begin_ns : 0,
 		 wait != NULL);
 	if (wait)
-		add_fold(ctx, o, wait, ev_site(ctx, ev), 0, ev->ns - wait->begin_ns);
+		add_fold(ctx, o, t->tid, wait, ev_site(ctx, ev), 0, ev->ns - wait->begin_ns);
 	stalled_wait(ctx, o, wait);
 }
 
 void stat_set_folding(struct stat_table *st, int on) { st->folding = on; }
+
+void stat_set_sampler(struct stat_table *st, void (*fn)(void *ctx, const struct stat_sample *s), void *ctx)
+{
+	st->sampler = fn;
+	st->sampler_ctx = ctx;
+}
 void stat_set_trace_cost(struct stat_table *st, double ps) { st->trace_path_ps = ps; }
 
 void stat_set_cut(struct stat_table *st, const char *where)
@@ -596,7 +609,7 @@ static int open_wait(void *ctx, struct mthread *t, const struct mframe *f)
 		 * the calls made, so that CONTENDED never exceeds ACQUIRED (a futex with one wait open: 0, 1) */
 		o->acq++;
 		add_wait(st, o, t->tid, frame_site(st, t->pid, f), oc->end_ns - f->begin_ns, 1);
-		add_fold(st, o, f, open_site(st, t->pid, &f->open), 0, oc->end_ns - f->begin_ns);
+		add_fold(st, o, t->tid, f, open_site(st, t->pid, &f->open), 0, oc->end_ns - f->begin_ns);
 		stalled_wait(st, o, f);
 		o->open_waits++;
 		st->open_waits++;
@@ -1414,4 +1427,10 @@ void stat_free(struct stat_table *st)
 	ptt_map_free(&st->objs_by_key);
 	ptt_map_free(&st->name_pids);
 	free(st);
+}
+
+int stat_is_lock(const struct stat_table *st, uint32_t pid, uint64_t obj)
+{
+	const struct obj *o = ptt_map_get(&st->objs_by_key, ptt_obj_key(pid, obj));
+	return o && is_lock(o);
 }

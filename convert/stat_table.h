@@ -52,6 +52,19 @@ void stat_print_folded(const struct stat_table *st, enum stat_fold what, FILE *o
 /* The note saying the program's locks are out of ptt's sight (a JVM, a Go program, no traced process:
  * fidelity_blind_locks, ptt-deadlock's rule), or NULL when they are not known to be: exit status 7. */
 const char *stat_blind_locks(const struct stat_table *st);
+/*
+ * Each wait (hold 0) or hold (hold 1) as it is counted in the tables, to fn (ptt-stat --pprof): ns of
+ * thread tid on object obj of process pid, under model stack `stack` of that process (0: none, site is
+ * then the call site that opened it).  Set before the first event.
+ */
+struct stat_sample {
+	uint32_t pid, tid, stack;
+	uint64_t site, obj, ns;
+	int hold;
+};
+void stat_set_sampler(struct stat_table *st, void (*fn)(void *ctx, const struct stat_sample *s), void *ctx);
+/* Is the object a lock (the LOCKS table: mutual exclusion), as the tables say once the input is read? */
+int stat_is_lock(const struct stat_table *st, uint32_t pid, uint64_t obj);
 void stat_free(struct stat_table *st);
 
 #endif
