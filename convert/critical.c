@@ -53,7 +53,7 @@ struct csnap {
 	struct cnode *node; /* referenced */
 	uint64_t t;
 	double nt;
-	uint32_t tid;
+	uint32_t tid, serial;
 	uint8_t valid;
 	int wi;             /* what-if: the thread's replay program, and its steps then */
 	uint32_t wsteps;
@@ -140,6 +140,7 @@ struct critical {
 	uint32_t nlocks;
 	int replay_stuck;           /* threads the replay could not finish (then: order kept) */
 	unsigned replay_forced;     /* takes the new order blocked for ever, let happen as recorded */
+	struct critical_observer obs; /* told of every wait and thread (critical_observe) */
 };
 
 static uint64_t tkey(uint32_t pid, uint32_t tid) { return (uint64_t)pid << 32 | tid; }
@@ -253,7 +254,7 @@ static void jump(struct critical *c, struct cthr *th, struct cnode *node, uint64
 
 static struct csnap snap(const struct critical *c, const struct cthr *th)
 {
-	struct csnap s = { th->head, th->at, th->nt, th->tid, 1, th->wi, c->w ? whatif_steps(c->w, th->wi) : 0 };
+	struct csnap s = { th->head, th->at, th->nt, th->tid, th->serial, 1, th->wi, c->w ? whatif_steps(c->w, th->wi) : 0 };
 	if (s.node)
 		s.node->refs++;
 	return s;
@@ -411,6 +412,23 @@ static void advance(struct critical *c, struct cthr *th, uint64_t now)
 
 static int replay_reorders(struct critical *c, uint32_t pid, uint64_t addr);
 
+/* The observer's account of th's wait [begin, end] on ctx, ended by e (or by none): resolve's own choice. */
+static void tell_wait(struct critical *c, const struct cthr *th, const struct csnap *e, uint32_t wctx, uint64_t begin,
+		      uint64_t end, int own)
+{
+	struct critical_wait w = { th->pid, th->tid, th->serial, 0, begin, end, 0, wctx ? c->ctx[wctx].obj : 0,
+				   CRITICAL_WAIT_UNKNOWN };
+	if (th->lost_wait)
+		w.kind = CRITICAL_WAIT_UNKNOWN;
+	else if (e->valid && e->t <= end) {
+		w.kind = CRITICAL_WAIT_EDGE;
+		w.edge_serial = e->serial;
+		w.edge_t = e->t;
+	} else if (own)
+		w.kind = CRITICAL_WAIT_SELF;
+	c->obs.wait(c->obs.ctx, &w);
+}
+
 /* The wait th was in ended at end: its path and new time go on from the edge, or from itself. */
 static void resolve(struct critical *c, struct cthr *th, uint64_t end, int timed_out)
 {
@@ -443,6 +461,8 @@ static void resolve(struct critical *c, struct cthr *th, uint64_t end, int timed
 			whatif_run(c->w, th->wi, end - begin, 1);
 	}
 	th->took_hold = 0;
+	if (c->obs.wait)
+		tell_wait(c, th, &e, wctx, begin, end, timed_out || self_edge);
 	th->pend_latency = e.valid && e.t >= begin && e.t <= end ? end - e.t : 0; /* the replay's take, if one */
 	th->waiting = 0;
 	if (e.valid && e.t >= begin && e.t <= end && !th->lost_wait) {
@@ -494,6 +514,8 @@ static void on_thread_begin(void *ctx, struct mthread *t, struct mprocess *p, ui
 	free(s);
 	ptt_map_put(&c->threads, t->serial, th);
 	ptt_map_put(&c->bytid, tkey(t->pid, t->tid), th);
+	if (c->obs.thread)
+		c->obs.thread(c->obs.ctx, th->serial, th->pid, th->tid, ns, 0);
 }
 
 /* The path ends here if this is the last end so far (the thread whose own event it is first, on a tie). */
@@ -543,6 +565,8 @@ static void on_thread_end(void *ctx, struct mthread *t, struct mprocess *p, uint
 			}
 		}
 	}
+	if (c->obs.thread && !c->over)
+		c->obs.thread(c->obs.ctx, th->serial, th->pid, th->tid, th->at > ns ? th->at : ns, 1);
 	unsnap(c, &th->edge);
 	deref(c, th->head);
 	free(th);
@@ -777,6 +801,7 @@ int critical_what_if(struct critical *c, const char *spec, char *err, size_t err
 }
 
 void critical_set_thread(struct critical *c, uint32_t tid) { c->want_tid = tid; }
+void critical_observe(struct critical *c, const struct critical_observer *o) { c->obs = *o; }
 void critical_set_trace_cost(struct critical *c, double ps) { c->trace_path_ps = ps; }
 
 void critical_set_window(struct critical *c, uint64_t from_ns, uint64_t to_ns)
@@ -978,6 +1003,13 @@ void critical_finish(struct critical *c, uint64_t end_ns)
 		struct cthr *th = v;
 		if (!th->waiting)
 			maybe_final(c, th, 0);
+		else if (c->obs.wait && end > th->at) { /* still waiting where the trace ends: no edge to know */
+			struct critical_wait w = { th->pid, th->tid, th->serial, 0, th->at, end, 0,
+						   th->wait_ctx ? c->ctx[th->wait_ctx].obj : 0, CRITICAL_WAIT_OPEN };
+			c->obs.wait(c->obs.ctx, &w);
+		}
+		if (c->obs.thread)
+			c->obs.thread(c->obs.ctx, th->serial, th->pid, th->tid, end, 1);
 	}
 	c->over = 1;
 	if (!c->final.valid)

@@ -1,0 +1,479 @@
+/* blame.c - cascaded blame and the knots of the wait-for graph (blame.h). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blame.h"
+#include "symbols.h"
+
+#define UNKNOWN_T 0xffffffffu /* a segment's target when no edge is known */
+
+struct bseg {                 /* [from, to] of a thread's waits, on target's behalf */
+	uint64_t from, to;
+	uint32_t target;      /* a thread's serial, or UNKNOWN_T */
+};
+
+struct bon {                  /* time waited on target's behalf */
+	uint32_t target;
+	uint64_t ns;
+};
+
+struct bthr {
+	uint32_t serial, pid, tid;
+	uint64_t begin, end;
+	int ended, group;
+	struct bseg *hist;    /* a ring of its last cascaded waits, oldest at first */
+	uint32_t first, n, cap;
+	uint64_t dropped_to;  /* its waits before are gone from hist */
+	struct bon *on;
+	uint32_t non;
+	uint64_t own, unknown, open;
+};
+
+struct bgroup {
+	char name[128];
+	unsigned threads;
+	uint64_t life, own, unknown, open, waited;
+	int knot;             /* 1 + the knot it is in, 0: none */
+};
+
+struct bknot {
+	int first;            /* its first group */
+	unsigned size;
+	uint64_t in;          /* the time the other groups waited for it */
+};
+
+struct blame {
+	struct ptt_syms *syms;
+	struct ptt_map threads; /* serial -> bthr */
+	struct bseg *scratch;
+	uint32_t nscratch, capscratch;
+	uint64_t uncascaded, end_ns;
+	struct bgroup *g;
+	unsigned ng;
+	uint64_t *w;          /* w[i * ng + j]: group i's time waiting on group j's behalf */
+	struct bknot *k;
+	unsigned nk;
+};
+
+static struct bthr *thr(struct blame *b, uint32_t serial)
+{
+	return ptt_map_get(&b->threads, serial);
+}
+
+static void on_thread(void *ctx, uint32_t serial, uint32_t pid, uint32_t tid, uint64_t ns, int ended)
+{
+	struct blame *b = ctx;
+	struct bthr *t = thr(b, serial);
+	if (!t && !ended && (t = calloc(1, sizeof *t))) {
+		t->serial = serial;
+		t->pid = pid;
+		t->tid = tid;
+		t->begin = ns;
+		if (ptt_map_put(&b->threads, serial, t)) {
+			free(t);
+			return;
+		}
+	}
+	if (t && ended && !t->ended) {
+		t->ended = 1;
+		t->end = ns;
+	}
+}
+
+static void add_on(struct bthr *t, uint32_t target, uint64_t ns)
+{
+	if (target == t->serial) {
+		t->own += ns;
+		return;
+	}
+	if (target == UNKNOWN_T) {
+		t->unknown += ns;
+		return;
+	}
+	for (uint32_t i = 0; i < t->non; i++)
+		if (t->on[i].target == target) {
+			t->on[i].ns += ns;
+			return;
+		}
+	struct bon *o = realloc(t->on, (t->non + 1) * sizeof *o);
+	if (!o)
+		return;
+	t->on = o;
+	t->on[t->non++] = (struct bon){ target, ns };
+}
+
+/* t's history gains [from, to] on target's behalf (after its last), the oldest dropped when full. */
+static void remember(struct bthr *t, uint64_t from, uint64_t to, uint32_t target)
+{
+	if (to <= from)
+		return;
+	if (t->n) {
+		struct bseg *last = &t->hist[(t->first + t->n - 1) % t->cap];
+		if (last->target == target && last->to == from) {
+			last->to = to;
+			return;
+		}
+	}
+	if (t->n == t->cap && t->cap < BLAME_HISTORY) {
+		uint32_t cap = t->cap ? 2 * t->cap : 16;
+		struct bseg *h = malloc(cap * sizeof *h);
+		if (h) {
+			for (uint32_t i = 0; i < t->n; i++)
+				h[i] = t->hist[(t->first + i) % t->cap];
+			free(t->hist);
+			t->hist = h;
+			t->first = 0;
+			t->cap = cap;
+		}
+	}
+	if (!t->cap)
+		return;
+	if (t->n == t->cap) {
+		t->dropped_to = t->hist[t->first].to;
+		t->first = (t->first + 1) % t->cap;
+		t->n--;
+	}
+	t->hist[(t->first + t->n++) % t->cap] = (struct bseg){ from, to, target };
+}
+
+static void piece(struct blame *b, uint64_t from, uint64_t to, uint32_t target)
+{
+	if (to <= from)
+		return;
+	if (b->nscratch == b->capscratch) {
+		uint32_t cap = b->capscratch ? 2 * b->capscratch : 64;
+		struct bseg *s = realloc(b->scratch, cap * sizeof *s);
+		if (!s)
+			return;
+		b->scratch = s;
+		b->capscratch = cap;
+	}
+	b->scratch[b->nscratch++] = (struct bseg){ from, to, target };
+}
+
+/*
+ * [from, to] of a's wait, ended by e: where e was waiting then, on whose
+ * behalf e waited (its own waits are cascaded already: they ended before the
+ * edge), the rest on e.  Pieces go to scratch from the latest back.
+ */
+static void cascade(struct blame *b, const struct bthr *a, const struct bthr *e, uint64_t from, uint64_t to)
+{
+	uint64_t cursor = to;
+	for (uint32_t i = e->n; i-- > 0 && cursor > from;) {
+		const struct bseg *s = &e->hist[(e->first + i) % e->cap];
+		if (s->to <= from)
+			break;
+		uint64_t x = s->from > from ? s->from : from, y = s->to < cursor ? s->to : cursor;
+		if (x >= y)
+			continue;
+		piece(b, y, cursor, e->serial);
+		/* e waited for a itself (a cycle): that part is e's, a cannot wait on its own behalf */
+		piece(b, x, y, s->target == a->serial ? e->serial : s->target);
+		cursor = x;
+	}
+	if (cursor > from && e->dropped_to > from) /* e's history of then is gone: it stays on e */
+		b->uncascaded += (cursor < e->dropped_to ? cursor : e->dropped_to) - from;
+	piece(b, from, cursor, e->serial);
+}
+
+static void on_wait(void *ctx, const struct critical_wait *w)
+{
+	struct blame *b = ctx;
+	struct bthr *a = thr(b, w->serial);
+	if (!a || w->end <= w->begin)
+		return;
+	b->nscratch = 0;
+	struct bthr *e = w->kind == CRITICAL_WAIT_EDGE ? thr(b, w->edge_serial) : NULL;
+	switch (w->kind) {
+	case CRITICAL_WAIT_OPEN:
+		a->open += w->end - w->begin;
+		return;
+	case CRITICAL_WAIT_SELF:
+		piece(b, w->begin, w->end, a->serial);
+		break;
+	case CRITICAL_WAIT_EDGE:
+		if (e && e != a) {
+			piece(b, w->edge_t > w->begin ? w->edge_t : w->begin, w->end, e->serial); /* the hand-off's latency */
+			if (w->edge_t > w->begin)
+				cascade(b, a, e, w->begin, w->edge_t);
+			break;
+		}
+		/* an edge ptt has no thread for */
+		__attribute__((fallthrough));
+	default:
+		piece(b, w->begin, w->end, UNKNOWN_T);
+	}
+	for (uint32_t i = b->nscratch; i-- > 0;) { /* in time order */
+		const struct bseg *s = &b->scratch[i];
+		add_on(a, s->target, s->to - s->from);
+		remember(a, s->from, s->to, s->target);
+	}
+}
+
+struct blame *blame_new(struct ptt_syms *syms, struct critical *c)
+{
+	struct blame *b = calloc(1, sizeof *b);
+	if (!b)
+		return NULL;
+	b->syms = syms;
+	const struct critical_observer o = { b, on_thread, on_wait };
+	critical_observe(c, &o);
+	return b;
+}
+
+/* A thread's group: its name with each run of digits read as N (pool-0 .. pool-3: pool-N). */
+static void group_name(struct blame *b, const struct bthr *t, char *buf, size_t size)
+{
+	char name[128];
+	ptt_syms_thread_name(b->syms, t->pid, t->tid, name, sizeof name);
+	size_t n = 0;
+	for (const char *p = name; *p && n + 1 < size; p++) {
+		if (*p >= '0' && *p <= '9') {
+			if (p > name && p[-1] >= '0' && p[-1] <= '9')
+				continue;
+			buf[n++] = 'N';
+		} else {
+			buf[n++] = *p;
+		}
+	}
+	buf[n] = 0;
+}
+
+static int group_of(struct blame *b, const char *name)
+{
+	for (unsigned i = 0; i < b->ng; i++)
+		if (!strcmp(b->g[i].name, name))
+			return (int)i;
+	struct bgroup *g = realloc(b->g, (b->ng + 1) * sizeof *g);
+	if (!g)
+		return -1;
+	b->g = g;
+	memset(&g[b->ng], 0, sizeof *g);
+	snprintf(g[b->ng].name, sizeof g->name, "%s", name);
+	return (int)b->ng++;
+}
+
+/* reach[v]: the groups v reaches over the edges kept (v itself included), as bytes. */
+static void reach_from(const struct blame *b, const unsigned char *keep, unsigned v, unsigned char *seen, unsigned *stack)
+{
+	unsigned n = b->ng, top = 0;
+	memset(seen, 0, n);
+	seen[v] = 1;
+	stack[top++] = v;
+	while (top) {
+		unsigned x = stack[--top];
+		for (unsigned y = 0; y < n; y++)
+			if (keep[x * n + y] && !seen[y]) {
+				seen[y] = 1;
+				stack[top++] = y;
+			}
+	}
+}
+
+static int by_in(const void *x, const void *y)
+{
+	const struct bknot *p = x, *q = y;
+	return p->in < q->in ? 1 : p->in > q->in ? -1 : p->first - q->first;
+}
+
+void blame_finish(struct blame *b)
+{
+	struct ptt_map_iter it;
+	void *v;
+	char name[128];
+	for (ptt_map_iter_init(&it, &b->threads); ptt_map_next(&it, NULL, &v);) {
+		struct bthr *t = v;
+		group_name(b, t, name, sizeof name);
+		t->group = group_of(b, name);
+	}
+	unsigned n = b->ng;
+	if (!n)
+		return;
+	b->w = calloc((size_t)n * n, sizeof *b->w);
+	unsigned char *keep = calloc((size_t)n * n, 1), *reach = calloc((size_t)n * n, 1);
+	unsigned *stack = calloc(n, sizeof *stack);
+	if (!b->w || !keep || !reach || !stack)
+		goto out;
+	for (ptt_map_iter_init(&it, &b->threads); ptt_map_next(&it, NULL, &v);) {
+		struct bthr *t = v;
+		if (t->group < 0)
+			continue;
+		struct bgroup *g = &b->g[t->group];
+		g->threads++;
+		g->life += t->end > t->begin ? t->end - t->begin : 0;
+		g->own += t->own;
+		g->unknown += t->unknown;
+		g->open += t->open;
+		g->waited += t->own + t->unknown + t->open;
+		for (uint32_t i = 0; i < t->non; i++) {
+			const struct bthr *to = thr(b, t->on[i].target);
+			g->waited += t->on[i].ns;
+			if (to && to->group >= 0)
+				b->w[(size_t)t->group * n + (unsigned)to->group] += t->on[i].ns;
+		}
+	}
+	/* the graph: edges of at least BLAME_TRIM_PCT of their source's thread time, none from a group to itself */
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = 0; j < n; j++)
+			keep[i * n + j] = i != j && b->w[i * n + j] && b->w[i * n + j] * 100 >= b->g[i].life * BLAME_TRIM_PCT;
+	for (unsigned i = 0; i < n; i++)
+		reach_from(b, keep, i, reach + (size_t)i * n, stack);
+	/* a knot: a vertex every vertex it reaches reaches back; the knot is what it reaches */
+	for (unsigned i = 0; i < n; i++) {
+		if (b->g[i].knot)
+			continue;
+		int knot = 1;
+		for (unsigned j = 0; j < n && knot; j++)
+			if (reach[(size_t)i * n + j] && !reach[(size_t)j * n + i])
+				knot = 0;
+		if (!knot)
+			continue;
+		struct bknot *k = realloc(b->k, (b->nk + 1) * sizeof *k);
+		if (!k)
+			break;
+		b->k = k;
+		k[b->nk] = (struct bknot){ (int)i, 0, 0 };
+		for (unsigned j = 0; j < n; j++)
+			if (reach[(size_t)i * n + j]) {
+				b->g[j].knot = (int)b->nk + 1;
+				k[b->nk].size++;
+			}
+		b->nk++;
+	}
+	for (unsigned x = 0; x < b->nk; x++)
+		for (unsigned i = 0; i < n; i++)
+			for (unsigned j = 0; j < n; j++)
+				if (b->g[i].knot != (int)x + 1 && b->g[j].knot == (int)x + 1)
+					b->k[x].in += b->w[(size_t)i * n + j];
+	/* ranked; the groups' knot numbers follow the ranks */
+	int *rank = calloc(b->nk + 1, sizeof *rank);
+	if (b->nk)
+		qsort(b->k, b->nk, sizeof *b->k, by_in);
+	for (unsigned x = 0; rank && x < b->nk; x++)
+		rank[b->g[b->k[x].first].knot] = (int)x + 1;
+	for (unsigned i = 0; rank && i < n; i++)
+		if (b->g[i].knot)
+			b->g[i].knot = rank[b->g[i].knot];
+	free(rank);
+out:
+	free(keep);
+	free(reach);
+	free(stack);
+}
+
+const char *blame_bound(const struct blame *b)
+{
+	return b->nk && b->k[0].in ? b->g[b->k[0].first].name : NULL;
+}
+
+static double ms(uint64_t ns) { return (double)ns / 1e6; }
+static double pct(uint64_t part, uint64_t whole) { return whole ? 100.0 * (double)part / (double)whole : 0; }
+
+static int by_waited_for(const void *x, const void *y, void *ctx)
+{
+	const struct blame *b = ctx;
+	unsigned i = *(const unsigned *)x, j = *(const unsigned *)y, n = b->ng;
+	uint64_t p = 0, q = 0;
+	for (unsigned k = 0; k < n; k++) {
+		p += k != i ? b->w[(size_t)k * n + i] : 0;
+		q += k != j ? b->w[(size_t)k * n + j] : 0;
+	}
+	return p < q ? 1 : p > q ? -1 : (i > j) - (i < j);
+}
+
+void blame_print(const struct blame *b, unsigned top, FILE *out)
+{
+	unsigned n = b->ng;
+	fprintf(out, "BLAME (per group of threads, one name with its digits as N: the time it waited, on whose behalf,\n"
+		     "cascaded as wPerf does: a wait for B while B waited for C is a wait for C)\n");
+	if (!n || !b->w) {
+		fprintf(out, "(no thread in the trace)\n");
+		return;
+	}
+	unsigned *order = malloc(n * sizeof *order);
+	if (!order)
+		return;
+	for (unsigned i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof *order, by_waited_for, (void *)b);
+	fprintf(out, "%-24s %7s %11s %11s %6s %11s %11s %11s %11s  %s\n", "GROUP", "THREADS", "LIFE ms", "WAITED FOR ms",
+		"KNOT", "RUNNING ms", "OWN ms", "UNKNOWN ms", "AT END ms", "ITS WAITS WERE FOR (cascaded)");
+	for (unsigned r = 0; r < n && (!top || r < top); r++) {
+		unsigned i = order[r];
+		const struct bgroup *g = &b->g[i];
+		uint64_t in = 0;
+		for (unsigned k = 0; k < n; k++)
+			in += k != i ? b->w[(size_t)k * n + i] : 0;
+		char knot[16] = "-";
+		if (g->knot)
+			snprintf(knot, sizeof knot, "%d", g->knot);
+		uint64_t running = g->life > g->waited ? g->life - g->waited : 0;
+		fprintf(out, "%-24s %7u %11.3f %13.3f %4s %11.3f %11.3f %11.3f %11.3f ", g->name, g->threads, ms(g->life), ms(in),
+			knot, ms(running), ms(g->own), ms(g->unknown), ms(g->open));
+		/* its three heaviest edges */
+		uint64_t shown = 0;
+		for (int k = 0; k < 3; k++) {
+			unsigned best = n;
+			for (unsigned j = 0; j < n; j++)
+				if (b->w[(size_t)i * n + j] && b->w[(size_t)i * n + j] < (shown ? shown : UINT64_MAX) &&
+				    (best == n || b->w[(size_t)i * n + j] > b->w[(size_t)i * n + best]))
+					best = j;
+			if (best == n)
+				break;
+			shown = b->w[(size_t)i * n + best];
+			fprintf(out, "%s%s %.3f ms (%.0f %%)", k ? ", " : " ", best == i ? "its own group" : b->g[best].name,
+				ms(shown), pct(shown, g->life));
+		}
+		fprintf(out, "%s\n", shown ? "" : " -");
+	}
+	free(order);
+	fprintf(out, "  (LIFE: its threads' time from start to end or to the trace's end; RUNNING: the rest of it once\n"
+		     "  its waits are counted, with time in calls ptt does not trace (I/O, epoll, sleep without a timeout\n"
+		     "  ptt sees); OWN: its timeouts; AT END: waits still open where the trace ends, blamed on nobody)\n");
+	if (b->uncascaded)
+		fprintf(out, "  %.3f ms of waits reached further back than a thread's last %d waits: left on that thread, "
+			     "not cascaded\n", ms(b->uncascaded), BLAME_HISTORY);
+	fprintf(out, "\nKNOTS (groups waiting only for each other, edges under %d %% of a group's thread time dropped;\n"
+		     "ranked by the time the other groups waited for them)\n", BLAME_TRIM_PCT);
+	for (unsigned x = 0; x < b->nk; x++) {
+		const struct bknot *k = &b->k[x];
+		fprintf(out, "  %u. %.3f ms waited for by the others:", x + 1, ms(k->in));
+		for (unsigned i = 0, c = 0; i < n; i++)
+			if (b->g[i].knot == (int)x + 1) {
+				uint64_t running = b->g[i].life > b->g[i].waited ? b->g[i].life - b->g[i].waited : 0;
+				fprintf(out, "%s %s (running %.1f %% of its life)", c++ ? "," : "", b->g[i].name,
+					pct(running, b->g[i].life));
+			}
+		fprintf(out, "%s\n", k->in ? "" : "  -- nobody waits for it: it bounds nothing else");
+	}
+	const char *bound = blame_bound(b);
+	if (bound) {
+		const struct bknot *k = &b->k[0];
+		fprintf(out, "bound: %s%s, the knot the others' waits end up on (%.3f ms)\n", bound,
+			k->size > 1 ? " and its knot" : "", ms(k->in));
+	} else {
+		fprintf(out, "bound: none named: no group waits for another beyond %d %% of its time (their time is their own:\n"
+			     "running, or in calls ptt does not trace)\n", BLAME_TRIM_PCT);
+	}
+}
+
+void blame_free(struct blame *b)
+{
+	if (!b)
+		return;
+	struct ptt_map_iter it;
+	void *v;
+	for (ptt_map_iter_init(&it, &b->threads); ptt_map_next(&it, NULL, &v);) {
+		struct bthr *t = v;
+		free(t->hist);
+		free(t->on);
+		free(t);
+	}
+	ptt_map_free(&b->threads);
+	free(b->scratch);
+	free(b->g);
+	free(b->w);
+	free(b->k);
+	free(b);
+}
