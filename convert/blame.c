@@ -35,6 +35,7 @@ struct bgroup {
 	unsigned threads;
 	uint64_t life, own, unknown, open, waited;
 	int knot;             /* 1 + the knot it is in, 0: none */
+	int idle;             /* running under BLAME_IDLE_PCT of its life: its waits bound nothing it does */
 };
 
 struct bknot {
@@ -313,10 +314,15 @@ void blame_finish(struct blame *b)
 				b->w[(size_t)t->group * n + (unsigned)to->group] += t->on[i].ns;
 		}
 	}
-	/* the graph: edges of at least BLAME_TRIM_PCT of their source's thread time, none from a group to itself */
-	for (unsigned i = 0; i < n; i++)
+	/* the graph: edges of at least BLAME_TRIM_PCT of their source's thread time, none from a group to itself,
+	 * none from an idle group (waiting for work is not what bounds the work) */
+	for (unsigned i = 0; i < n; i++) {
+		struct bgroup *g = &b->g[i];
+		g->idle = (g->life > g->waited ? g->life - g->waited : 0) * 100 < g->life * BLAME_IDLE_PCT;
 		for (unsigned j = 0; j < n; j++)
-			keep[i * n + j] = i != j && b->w[i * n + j] && b->w[i * n + j] * 100 >= b->g[i].life * BLAME_TRIM_PCT;
+			keep[i * n + j] = i != j && !g->idle && b->w[i * n + j] &&
+					  b->w[i * n + j] * 100 >= g->life * BLAME_TRIM_PCT;
+	}
 	for (unsigned i = 0; i < n; i++)
 		reach_from(b, keep, i, reach + (size_t)i * n, stack);
 	/* a knot: a vertex every vertex it reaches reaches back; the knot is what it reaches */
@@ -344,7 +350,7 @@ void blame_finish(struct blame *b)
 	for (unsigned x = 0; x < b->nk; x++)
 		for (unsigned i = 0; i < n; i++)
 			for (unsigned j = 0; j < n; j++)
-				if (b->g[i].knot != (int)x + 1 && b->g[j].knot == (int)x + 1)
+				if (b->g[i].knot != (int)x + 1 && b->g[j].knot == (int)x + 1 && keep[(size_t)i * n + j])
 					b->k[x].in += b->w[(size_t)i * n + j];
 	/* ranked; the groups' knot numbers follow the ranks */
 	int *rank = calloc(b->nk + 1, sizeof *rank);
@@ -376,8 +382,8 @@ static int by_waited_for(const void *x, const void *y, void *ctx)
 	unsigned i = *(const unsigned *)x, j = *(const unsigned *)y, n = b->ng;
 	uint64_t p = 0, q = 0;
 	for (unsigned k = 0; k < n; k++) {
-		p += k != i ? b->w[(size_t)k * n + i] : 0;
-		q += k != j ? b->w[(size_t)k * n + j] : 0;
+		p += k != i && !b->g[k].idle ? b->w[(size_t)k * n + i] : 0;
+		q += k != j && !b->g[k].idle ? b->w[(size_t)k * n + j] : 0;
 	}
 	return p < q ? 1 : p > q ? -1 : (i > j) - (i < j);
 }
@@ -404,10 +410,12 @@ void blame_print(const struct blame *b, unsigned top, FILE *out)
 		const struct bgroup *g = &b->g[i];
 		uint64_t in = 0;
 		for (unsigned k = 0; k < n; k++)
-			in += k != i ? b->w[(size_t)k * n + i] : 0;
+			in += k != i && !b->g[k].idle ? b->w[(size_t)k * n + i] : 0;
 		char knot[16] = "-";
-		if (g->knot)
+		if (g->knot && b->k[g->knot - 1].in)
 			snprintf(knot, sizeof knot, "%d", g->knot);
+		else if (g->idle)
+			snprintf(knot, sizeof knot, "idle");
 		uint64_t running = g->life > g->waited ? g->life - g->waited : 0;
 		fprintf(out, "%-24s %7u %11.3f %13.3f %4s %11.3f %11.3f %11.3f %11.3f ", g->name, g->threads, ms(g->life), ms(in),
 			knot, ms(running), ms(g->own), ms(g->unknown), ms(g->open));
@@ -430,14 +438,21 @@ void blame_print(const struct blame *b, unsigned top, FILE *out)
 	free(order);
 	fprintf(out, "  (LIFE: its threads' time from start to end or to the trace's end; RUNNING: the rest of it once\n"
 		     "  its waits are counted, with time in calls ptt does not trace (I/O, epoll, sleep without a timeout\n"
-		     "  ptt sees); OWN: its timeouts; AT END: waits still open where the trace ends, blamed on nobody)\n");
+		     "  ptt sees); OWN: its timeouts; AT END: waits still open where the trace ends, blamed on nobody;\n"
+		     "  WAITED FOR: by the other groups but the idle; KNOT: its knot's rank; idle: running under %d %% of\n"
+		     "  its life, its waits left out of the graph)\n",
+		BLAME_IDLE_PCT);
 	if (b->uncascaded)
 		fprintf(out, "  %.3f ms of waits reached further back than a thread's last %d waits: left on that thread, "
 			     "not cascaded\n", ms(b->uncascaded), BLAME_HISTORY);
 	fprintf(out, "\nKNOTS (groups waiting only for each other, edges under %d %% of a group's thread time dropped;\n"
 		     "ranked by the time the other groups waited for them)\n", BLAME_TRIM_PCT);
+	unsigned shown_k = 0;
 	for (unsigned x = 0; x < b->nk; x++) {
 		const struct bknot *k = &b->k[x];
+		if (!k->in)
+			continue; /* a sink nobody waits for: every thread that never waits is one */
+		shown_k++;
 		fprintf(out, "  %u. %.3f ms waited for by the others:", x + 1, ms(k->in));
 		for (unsigned i = 0, c = 0; i < n; i++)
 			if (b->g[i].knot == (int)x + 1) {
@@ -445,16 +460,19 @@ void blame_print(const struct blame *b, unsigned top, FILE *out)
 				fprintf(out, "%s %s (running %.1f %% of its life)", c++ ? "," : "", b->g[i].name,
 					pct(running, b->g[i].life));
 			}
-		fprintf(out, "%s\n", k->in ? "" : "  -- nobody waits for it: it bounds nothing else");
+		fprintf(out, "\n");
 	}
+	if (!shown_k)
+		fprintf(out, "  (none: no group that works waits for another beyond %d %% of its time)\n", BLAME_TRIM_PCT);
 	const char *bound = blame_bound(b);
 	if (bound) {
 		const struct bknot *k = &b->k[0];
 		fprintf(out, "bound: %s%s, the knot the others' waits end up on (%.3f ms)\n", bound,
 			k->size > 1 ? " and its knot" : "", ms(k->in));
 	} else {
-		fprintf(out, "bound: none named: no group waits for another beyond %d %% of its time (their time is their own:\n"
-			     "running, or in calls ptt does not trace)\n", BLAME_TRIM_PCT);
+		fprintf(out, "bound: none named: no group that works waits for another beyond %d %% of its time; each one's time\n"
+			     "is its own: running, or in calls ptt does not trace (I/O, epoll: the load, the network, a disk)\n",
+			BLAME_TRIM_PCT);
 	}
 }
 

@@ -17,11 +17,16 @@
  * group pool-N): a group's row is its threads' time and on whose behalf they
  * waited.  The wait-for graph has the groups as vertices, an edge G -> H
  * weighing the time G's threads waited for H's; edges under a share of G's
- * thread time (5 %) are dropped as noise, as wPerf trims.  A knot is a set
+ * thread time (5 %) are dropped as noise, as wPerf trims, and so are the
+ * edges of an idle group (running under 1 % of its life: a background
+ * thread woken now and then, main joining its workers): waiting for work is
+ * not what bounds the work (wPerf has its user name the threads that
+ * serve requests).  A knot is a set
  * of groups strongly connected and with no edge out of it: whatever waits
  * ends up waiting for it, and making anything outside it faster cannot make
  * it faster.  Knots are ranked by the time the other groups waited for them;
- * the first is named as the bound.  A knot nobody waits for bounds nothing.
+ * the first is named as the bound.  A knot nobody waits for bounds nothing
+ * (every thread that never waits is one): it is not listed.
  *
  * Memory: each thread keeps its last cascaded waits (BLAME_HISTORY) for the
  * waits of others to look into; a wait reaching further back than that stays
@@ -37,6 +42,7 @@
 
 #define BLAME_HISTORY 4096
 #define BLAME_TRIM_PCT 5
+#define BLAME_IDLE_PCT 1
 
 struct blame;
 struct ptt_syms;
