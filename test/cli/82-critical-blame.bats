@@ -86,9 +86,9 @@ fors() { awk -v g="$1" '/^BLAME/ { on = 1; next } on && /^  \(/ { on = 0 } on &&
 	[[ "$output" == *$'\nbound: pipe-stage, the knot the others\' waits end up on ('* ]]
 	[ "$(row pipe-stage | cut -d' ' -f4)" = 1 ]
 	# the consumer waits for the stage, in no knot; main only joins (cascaded: its join of the stage is the
-	# stage's): idle, its waits out of the graph
+	# stage's): idle (its start-up on a busy machine may take it past 1 % of its life: then in no knot)
 	[ "$(row pipe-consumer | cut -d' ' -f4)" = - ]
-	[ "$(row cp_pipeline | cut -d' ' -f4)" = idle ]
+	[[ "$(row cp_pipeline | cut -d' ' -f4)" == @(idle|-) ]]
 	[[ "$(fors pipe-consumer)" == "pipe-stage "* ]]
 	[[ "$(fors cp_pipeline)" == "pipe-stage "* ]]
 }
