@@ -133,6 +133,20 @@ struct critical_observer {
 };
 /* Before the first event; the path is built as before. */
 void critical_observe(struct critical *c, const struct critical_observer *o);
+/*
+ * Spans (ptt.h's ptt_span_begin/ptt_span_end, user events "ptt.span.KIND"):
+ * with critical_spans on (before the first event), each span's critical path
+ * is the path ending where the span ends, from its end back to its begin
+ * (a span handed from thread to thread included), aggregated per kind as
+ * it ends: the span's length and its critical time per object and site,
+ * count, total, p50 and p99.  Percentiles come from log histograms (16
+ * buckets per power of two: within 4.5 %); no path is kept past its span.
+ * A stretch of another thread's that straddles the begin (running from
+ * before it) is split pro rata across its holds, and the report says how
+ * much was.
+ */
+void critical_spans(struct critical *c);
+void critical_print_spans(const struct critical *c, unsigned top, FILE *out);
 /* The path's time per hold or wait stack as folded lines ("frame;frame;object ns"), for flame graphs. */
 void critical_print_folded(const struct critical *c, FILE *out);
 /* The report of ptt-critical: the path, its parts, what to fix first (top rows of each table), what-if. */

@@ -29,6 +29,8 @@ static void usage(void)
 	       "  -b, --blame       for a program that runs until stopped: each group of threads'\n"
 	       "                    waits, on whose behalf (cascaded along chains, as wPerf does),\n"
 	       "                    and the knots of the wait-for graph, the first named as the bound\n"
+	       "  -s, --spans       each span kind's critical paths (ptt_span_begin/end, ptt(3)):\n"
+	       "                    count, length p50/p99, critical time per object and site\n"
 	       "  -t, --thread=TID  the path ends where thread TID ends (default: the last to end)\n"
 	       "      --from=TIME   the path explains the trace from TIME on (1.5s, 200ms, 30us)\n"
 	       "      --to=TIME     ... up to TIME\n"
@@ -46,7 +48,7 @@ static void usage(void)
 struct crit_run {
 	struct critical *c;
 	struct blame *b;
-	int blame;
+	int blame, spans;
 	char **specs;
 	unsigned nspecs, top;
 	int folded;
@@ -60,13 +62,13 @@ static int options(struct crit_run *r, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "blame", no_argument, 0, 'b' }, { "folded", no_argument, 0, 'F' }, { "from", required_argument, 0, OPT_FROM }, { "help", no_argument, 0, 'h' },
-		CLI_SKIP_FRAMES_LONGOPT, { "thread", required_argument, 0, 't' }, { "to", required_argument, 0, OPT_TO },
+		CLI_SKIP_FRAMES_LONGOPT, { "spans", no_argument, 0, 's' }, { "thread", required_argument, 0, 't' }, { "to", required_argument, 0, OPT_TO },
 		{ "top", required_argument, 0, 'n' }, { "version", no_argument, 0, 'V' },
 		{ "what-if", required_argument, 0, 'w' }, { 0, 0, 0, 0 },
 	};
 	int c;
 	char *end;
-	while ((c = getopt_long(argc, argv, "bw:t:n:Fh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "bsw:t:n:Fh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
 			r->specs = realloc(r->specs, (r->nspecs + 1) * sizeof *r->specs);
@@ -98,6 +100,7 @@ static int options(struct crit_run *r, int argc, char **argv)
 			break;
 		case 'F': r->folded = 1; break;
 		case 'b': r->blame = 1; break;
+		case 's': r->spans = 1; break;
 		case 'h': usage(); return -1;
 		case 'V': cli_print_version("ptt-critical"); return -1;
 		default: return cli_usage_error("ptt-critical");
@@ -107,8 +110,9 @@ static int options(struct crit_run *r, int argc, char **argv)
 		fprintf(stderr, "ptt-critical: --from must come before --to\n");
 		return cli_usage_error("ptt-critical");
 	}
-	if (r->blame && (r->nspecs || r->folded || r->tid)) {
-		fprintf(stderr, "ptt-critical: --blame is a view of its own: not with --what-if, --folded or --thread\n");
+	if ((r->blame || r->spans) && (r->nspecs || r->folded || r->tid || (r->blame && r->spans))) {
+		fprintf(stderr, "ptt-critical: --%s is a view of its own: not with --what-if, --folded, --thread or --%s\n",
+			r->blame ? "blame" : "spans", r->blame ? "spans" : "blame");
 		return cli_usage_error("ptt-critical");
 	}
 	if (r->nspecs && (r->from || r->to)) {
@@ -131,6 +135,8 @@ static int start(void *ctx, struct pass *p)
 		}
 	if (r->blame && !(r->b = blame_new(p->syms, r->c)))
 		return PASS_FAIL;
+	if (r->spans)
+		critical_spans(r->c);
 	critical_set_thread(r->c, r->tid);
 	critical_set_window(r->c, r->from, r->to);
 	return PASS_GO;
@@ -179,11 +185,14 @@ static int report(void *ctx, struct pass *p)
 	const char *cost = ptt_reader_meta(p->in.r, "trace_path_ps");
 	if (cost)
 		critical_set_trace_cost(r->c, strtod(cost, NULL));
-	if (r->b) {
+	if (r->b || r->spans) {
 		int lost = loss_print(p->in.loss, stdout);
 		if (lost)
 			printf("\n");
-		blame_print(r->b, r->top, stdout);
+		if (r->b)
+			blame_print(r->b, r->top, stdout);
+		else
+			critical_print_spans(r->c, r->top, stdout);
 		cli_say_limits(&p->in, stdout, "limit: ");
 		return lost ? PASS_FAIL : PASS_GO;
 	}
