@@ -1,4 +1,5 @@
 /* blame.c - cascaded blame and the knots of the wait-for graph (blame.h). */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,9 @@ struct bthr {
 	struct bon *on;
 	uint32_t non;
 	uint64_t own, unknown, open;
+	uint64_t life, running;
+	unsigned vi;          /* its vertex */
+	int comp, idle;
 };
 
 struct bgroup {
@@ -35,13 +39,16 @@ struct bgroup {
 	unsigned threads;
 	uint64_t life, own, unknown, open, waited;
 	int knot;             /* 1 + the knot it is in, 0: none */
-	int idle;             /* running under BLAME_IDLE_PCT of its life: its waits bound nothing it does */
+	int idle;             /* every thread of it idle */
+	unsigned idle_threads; /* running under BLAME_IDLE_PCT of their life: their waits bound nothing they do */
 };
 
-struct bknot {
-	int first;            /* its first group */
-	unsigned size;
-	uint64_t in;          /* the time the other groups waited for it */
+struct bknot {                /* the knots of threads of the same groups */
+	unsigned *groups;     /* their groups, in order */
+	unsigned ngroups, knots, threads;
+	uint64_t in;          /* the time the other threads waited for them */
+	uint64_t life, running;
+	uint32_t pid, tid;    /* its first knot's first thread */
 };
 
 struct blame {
@@ -50,6 +57,7 @@ struct blame {
 	struct bseg *scratch;
 	uint32_t nscratch, capscratch;
 	uint64_t uncascaded, end_ns;
+	uint64_t from, to;    /* the window (0: none) */
 	struct bgroup *g;
 	unsigned ng;
 	uint64_t *w;          /* w[i * ng + j]: group i's time waiting on group j's behalf */
@@ -65,6 +73,10 @@ static struct bthr *thr(struct blame *b, uint32_t serial)
 static void on_thread(void *ctx, uint32_t serial, uint32_t pid, uint32_t tid, uint64_t ns, int ended)
 {
 	struct blame *b = ctx;
+	if (b->from && ns < b->from)
+		ns = b->from;
+	if (b->to && ns > b->to)
+		ns = b->to;
 	struct bthr *t = thr(b, serial);
 	if (!t && !ended && (t = calloc(1, sizeof *t))) {
 		t->serial = serial;
@@ -182,6 +194,12 @@ static void on_wait(void *ctx, const struct critical_wait *w)
 {
 	struct blame *b = ctx;
 	struct bthr *a = thr(b, w->serial);
+	struct critical_wait cw = *w; /* clipped to the window */
+	if (b->from && cw.begin < b->from)
+		cw.begin = b->from;
+	if (b->to && cw.end > b->to)
+		cw.end = b->to;
+	w = &cw;
 	if (!a || w->end <= w->begin)
 		return;
 	b->nscratch = 0;
@@ -212,6 +230,12 @@ static void on_wait(void *ctx, const struct critical_wait *w)
 	}
 }
 
+void blame_set_window(struct blame *b, uint64_t from_ns, uint64_t to_ns)
+{
+	b->from = from_ns;
+	b->to = to_ns;
+}
+
 struct blame *blame_new(struct ptt_syms *syms, struct critical *c)
 {
 	struct blame *b = calloc(1, sizeof *b);
@@ -223,16 +247,17 @@ struct blame *blame_new(struct ptt_syms *syms, struct critical *c)
 	return b;
 }
 
-/* A thread's group: its name with each run of digits read as N (pool-0 .. pool-3: pool-N). */
+/* A thread's group: its name with each run of digits not after a letter read as N (pool-0 .. pool-3: pool-N; apache2 stays). */
 static void group_name(struct blame *b, const struct bthr *t, char *buf, size_t size)
 {
 	char name[128];
 	ptt_syms_thread_name(b->syms, t->pid, t->tid, name, sizeof name);
 	size_t n = 0;
 	for (const char *p = name; *p && n + 1 < size; p++) {
-		if (*p >= '0' && *p <= '9') {
-			if (p > name && p[-1] >= '0' && p[-1] <= '9')
-				continue;
+		static const char digits[] = "0123456789";
+		if (strchr(digits, *p) && !(p > name && isalpha((unsigned char)p[-1]))) {
+			while (p[1] && strchr(digits, p[1]))
+				p++;
 			buf[n++] = 'N';
 		} else {
 			buf[n++] = *p;
@@ -255,27 +280,106 @@ static int group_of(struct blame *b, const char *name)
 	return (int)b->ng++;
 }
 
-/* reach[v]: the groups v reaches over the edges kept (v itself included), as bytes. */
-static void reach_from(const struct blame *b, const unsigned char *keep, unsigned v, unsigned char *seen, unsigned *stack)
+/* Is t's wait on o's behalf an edge of the graph: t works, o is another thread, and it weighs BLAME_TRIM_PCT of t's life? */
+static struct bthr *kept(struct blame *b, const struct bthr *t, const struct bon *o)
 {
-	unsigned n = b->ng, top = 0;
-	memset(seen, 0, n);
-	seen[v] = 1;
-	stack[top++] = v;
-	while (top) {
-		unsigned x = stack[--top];
-		for (unsigned y = 0; y < n; y++)
-			if (keep[x * n + y] && !seen[y]) {
-				seen[y] = 1;
-				stack[top++] = y;
-			}
+	struct bthr *u = thr(b, o->target);
+	return u && u != t && !t->idle && o->ns * 100 >= t->life * BLAME_TRIM_PCT ? u : NULL;
+}
+
+/* Tarjan's strongly connected components of the threads over the kept edges (recursive: as deep as a chain). */
+struct tarjan {
+	struct blame *b;
+	struct bthr **v;
+	unsigned idx, sp, ncomp;
+	unsigned *index, *low, *stack;
+	unsigned char *on;
+};
+
+static void strong(struct tarjan *T, unsigned v)
+{
+	struct bthr *t = T->v[v];
+	T->index[v] = T->low[v] = ++T->idx;
+	T->stack[T->sp++] = v;
+	T->on[v] = 1;
+	for (uint32_t i = 0; i < t->non; i++) {
+		struct bthr *u = kept(T->b, t, &t->on[i]);
+		if (!u)
+			continue;
+		unsigned w = u->vi;
+		if (!T->index[w]) {
+			strong(T, w);
+			if (T->low[w] < T->low[v])
+				T->low[v] = T->low[w];
+		} else if (T->on[w] && T->index[w] < T->low[v]) {
+			T->low[v] = T->index[w];
+		}
 	}
+	if (T->low[v] != T->index[v])
+		return;
+	unsigned x;
+	do {
+		x = T->stack[--T->sp];
+		T->on[x] = 0;
+		T->v[x]->comp = (int)T->ncomp;
+	} while (x != v);
+	T->ncomp++;
 }
 
 static int by_in(const void *x, const void *y)
 {
 	const struct bknot *p = x, *q = y;
-	return p->in < q->in ? 1 : p->in > q->in ? -1 : p->first - q->first;
+	return p->in < q->in ? 1 : p->in > q->in ? -1 : (p->groups[0] > q->groups[0]) - (p->groups[0] < q->groups[0]);
+}
+
+static int by_uint(const void *x, const void *y)
+{
+	unsigned a = *(const unsigned *)x, c = *(const unsigned *)y;
+	return (a > c) - (a < c);
+}
+
+/* The knot of component comp, merged with the knots of the same groups (a stage of each round: one row). */
+static void add_knot(struct blame *b, struct bthr **v, unsigned n, int comp, uint64_t in)
+{
+	unsigned *gs = malloc(b->ng * sizeof *gs), ngs = 0, threads = 0;
+	uint64_t life = 0, running = 0;
+	const struct bthr *first = NULL;
+	if (!gs)
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		if (v[i]->comp != comp)
+			continue;
+		threads++;
+		if (!first)
+			first = v[i];
+		life += v[i]->life;
+		running += v[i]->running;
+		unsigned g = (unsigned)v[i]->group, k = 0;
+		while (k < ngs && gs[k] != g)
+			k++;
+		if (k == ngs)
+			gs[ngs++] = g;
+	}
+	qsort(gs, ngs, sizeof *gs, by_uint);
+	for (unsigned x = 0; x < b->nk; x++) {
+		struct bknot *k = &b->k[x];
+		if (k->ngroups == ngs && !memcmp(k->groups, gs, ngs * sizeof *gs)) {
+			k->knots++;
+			k->threads += threads;
+			k->in += in;
+			k->life += life;
+			k->running += running;
+			free(gs);
+			return;
+		}
+	}
+	struct bknot *k = realloc(b->k, (b->nk + 1) * sizeof *k);
+	if (!k) {
+		free(gs);
+		return;
+	}
+	b->k = k;
+	b->k[b->nk++] = (struct bknot){ gs, ngs, 1, threads, in, life, running, first->pid, first->tid };
 }
 
 void blame_finish(struct blame *b)
@@ -283,94 +387,110 @@ void blame_finish(struct blame *b)
 	struct ptt_map_iter it;
 	void *v;
 	char name[128];
+	unsigned nt = 0;
 	for (ptt_map_iter_init(&it, &b->threads); ptt_map_next(&it, NULL, &v);) {
 		struct bthr *t = v;
 		group_name(b, t, name, sizeof name);
 		t->group = group_of(b, name);
+		nt++;
 	}
 	unsigned n = b->ng;
 	if (!n)
 		return;
+	struct tarjan T = { .b = b };
 	b->w = calloc((size_t)n * n, sizeof *b->w);
-	unsigned char *keep = calloc((size_t)n * n, 1), *reach = calloc((size_t)n * n, 1);
-	unsigned *stack = calloc(n, sizeof *stack);
-	if (!b->w || !keep || !reach || !stack)
-		goto out;
+	T.v = calloc(nt, sizeof *T.v);
+	T.index = calloc(nt, sizeof *T.index);
+	T.low = calloc(nt, sizeof *T.low);
+	T.stack = calloc(nt, sizeof *T.stack);
+	T.on = calloc(nt, 1);
+	unsigned char *out = calloc(nt, 1);
+	uint64_t *in = calloc(nt, sizeof *in);
+	if (!b->w || !T.v || !T.index || !T.low || !T.stack || !T.on || !out || !in || nt > 0x3fffffff)
+		goto done;
+	nt = 0;
 	for (ptt_map_iter_init(&it, &b->threads); ptt_map_next(&it, NULL, &v);) {
 		struct bthr *t = v;
 		if (t->group < 0)
 			continue;
 		struct bgroup *g = &b->g[t->group];
+		uint64_t waited = t->own + t->unknown + t->open;
+		for (uint32_t i = 0; i < t->non; i++)
+			waited += t->on[i].ns;
+		t->life = t->end > t->begin ? t->end - t->begin : 0;
+		t->running = t->life > waited ? t->life - waited : 0;
+		/* an idle thread (running under BLAME_IDLE_PCT of its life): its waits bound nothing it does */
+		t->idle = t->running * 100 < t->life * BLAME_IDLE_PCT;
+		t->vi = nt;
+		T.v[nt++] = t;
 		g->threads++;
-		g->life += t->end > t->begin ? t->end - t->begin : 0;
+		g->idle_threads += (unsigned)t->idle;
+		g->life += t->life;
 		g->own += t->own;
 		g->unknown += t->unknown;
 		g->open += t->open;
-		g->waited += t->own + t->unknown + t->open;
+		g->waited += waited;
 		for (uint32_t i = 0; i < t->non; i++) {
 			const struct bthr *to = thr(b, t->on[i].target);
-			g->waited += t->on[i].ns;
 			if (to && to->group >= 0)
 				b->w[(size_t)t->group * n + (unsigned)to->group] += t->on[i].ns;
 		}
 	}
-	/* the graph: edges of at least BLAME_TRIM_PCT of their source's thread time, none from a group to itself,
-	 * none from an idle group (waiting for work is not what bounds the work) */
-	for (unsigned i = 0; i < n; i++) {
-		struct bgroup *g = &b->g[i];
-		g->idle = (g->life > g->waited ? g->life - g->waited : 0) * 100 < g->life * BLAME_IDLE_PCT;
-		for (unsigned j = 0; j < n; j++)
-			keep[i * n + j] = i != j && !g->idle && b->w[i * n + j] &&
-					  b->w[i * n + j] * 100 >= g->life * BLAME_TRIM_PCT;
-	}
 	for (unsigned i = 0; i < n; i++)
-		reach_from(b, keep, i, reach + (size_t)i * n, stack);
-	/* a knot: a vertex every vertex it reaches reaches back; the knot is what it reaches */
-	for (unsigned i = 0; i < n; i++) {
-		if (b->g[i].knot)
-			continue;
-		int knot = 1;
-		for (unsigned j = 0; j < n && knot; j++)
-			if (reach[(size_t)i * n + j] && !reach[(size_t)j * n + i])
-				knot = 0;
-		if (!knot)
-			continue;
-		struct bknot *k = realloc(b->k, (b->nk + 1) * sizeof *k);
-		if (!k)
-			break;
-		b->k = k;
-		k[b->nk] = (struct bknot){ (int)i, 0, 0 };
-		for (unsigned j = 0; j < n; j++)
-			if (reach[(size_t)i * n + j]) {
-				b->g[j].knot = (int)b->nk + 1;
-				k[b->nk].size++;
+		b->g[i].idle = b->g[i].threads && b->g[i].idle_threads == b->g[i].threads;
+	/* the graph: threads, their kept edges; a knot is a component with no kept edge out of it */
+	for (unsigned i = 0; i < nt; i++)
+		if (!T.index[i])
+			strong(&T, i);
+	for (unsigned i = 0; i < nt; i++) {
+		struct bthr *t = T.v[i];
+		for (uint32_t e = 0; e < t->non; e++) {
+			struct bthr *u = kept(b, t, &t->on[e]);
+			if (u && u->comp != t->comp) {
+				out[t->comp] = 1;
+				in[u->comp] += t->on[e].ns;
 			}
-		b->nk++;
+		}
 	}
-	for (unsigned x = 0; x < b->nk; x++)
-		for (unsigned i = 0; i < n; i++)
-			for (unsigned j = 0; j < n; j++)
-				if (b->g[i].knot != (int)x + 1 && b->g[j].knot == (int)x + 1 && keep[(size_t)i * n + j])
-					b->k[x].in += b->w[(size_t)i * n + j];
-	/* ranked; the groups' knot numbers follow the ranks */
-	int *rank = calloc(b->nk + 1, sizeof *rank);
+	for (unsigned c = 0; c < T.ncomp; c++)
+		if (!out[c] && in[c])
+			add_knot(b, T.v, nt, (int)c, in[c]);
 	if (b->nk)
 		qsort(b->k, b->nk, sizeof *b->k, by_in);
-	for (unsigned x = 0; rank && x < b->nk; x++)
-		rank[b->g[b->k[x].first].knot] = (int)x + 1;
-	for (unsigned i = 0; rank && i < n; i++)
-		if (b->g[i].knot)
-			b->g[i].knot = rank[b->g[i].knot];
-	free(rank);
-out:
-	free(keep);
-	free(reach);
-	free(stack);
+	for (unsigned x = b->nk; x-- > 0;)
+		for (unsigned j = 0; j < b->k[x].ngroups; j++)
+			b->g[b->k[x].groups[j]].knot = (int)x + 1;
+done:
+	free(T.v);
+	free(T.index);
+	free(T.low);
+	free(T.stack);
+	free(T.on);
+	free(out);
+	free(in);
 }
 
 const char *blame_bound(const struct blame *b)
 {
-	return b->nk && b->k[0].in ? b->g[b->k[0].first].name : NULL;
+	return b->nk ? b->g[b->k[0].groups[0]].name : NULL;
+}
+
+/* A knot's name: its groups, and its thread when it is one thread of a group of several. */
+static const char *knot_name(const struct blame *b, const struct bknot *k, char *buf, size_t size)
+{
+	size_t len = 0;
+	buf[0] = 0;
+	for (unsigned j = 0; j < k->ngroups && len < size; j++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", j ? " + " : "", b->g[k->groups[j]].name);
+	if (k->knots == 1 && k->threads == 1 && b->g[k->groups[0]].threads > 1 && len < size) {
+		char t[128];
+		ptt_syms_thread_name(b->syms, k->pid, k->tid, t, sizeof t);
+		if (!strncmp(t, "thread ", 7))
+			snprintf(buf + len, size - len, ": its thread %" PRIu32, k->tid);
+		else
+			snprintf(buf + len, size - len, ": its thread %s (%" PRIu32 ")", t, k->tid);
+	}
+	return buf;
 }
 
 static double ms(uint64_t ns) { return (double)ns / 1e6; }
@@ -412,7 +532,7 @@ void blame_print(const struct blame *b, unsigned top, FILE *out)
 		for (unsigned k = 0; k < n; k++)
 			in += k != i && !b->g[k].idle ? b->w[(size_t)k * n + i] : 0;
 		char knot[16] = "-";
-		if (g->knot && b->k[g->knot - 1].in)
+		if (g->knot)
 			snprintf(knot, sizeof knot, "%d", g->knot);
 		else if (g->idle)
 			snprintf(knot, sizeof knot, "idle");
@@ -445,32 +565,28 @@ void blame_print(const struct blame *b, unsigned top, FILE *out)
 	if (b->uncascaded)
 		fprintf(out, "  %.3f ms of waits reached further back than a thread's last %d waits: left on that thread, "
 			     "not cascaded\n", ms(b->uncascaded), BLAME_HISTORY);
-	fprintf(out, "\nKNOTS (groups waiting only for each other, edges under %d %% of a group's thread time dropped;\n"
-		     "ranked by the time the other groups waited for them)\n", BLAME_TRIM_PCT);
-	unsigned shown_k = 0;
+	fprintf(out, "\nKNOTS (threads waiting only for each other, a thread's edges under %d %% of its life and an idle\n"
+		     "thread's dropped; ranked by the time the other threads waited for them; knots of the same groups\n"
+		     "in one row)\n", BLAME_TRIM_PCT);
+	char names[512];
 	for (unsigned x = 0; x < b->nk; x++) {
 		const struct bknot *k = &b->k[x];
-		if (!k->in)
-			continue; /* a sink nobody waits for: every thread that never waits is one */
-		shown_k++;
-		fprintf(out, "  %u. %.3f ms waited for by the others:", x + 1, ms(k->in));
-		for (unsigned i = 0, c = 0; i < n; i++)
-			if (b->g[i].knot == (int)x + 1) {
-				uint64_t running = b->g[i].life > b->g[i].waited ? b->g[i].life - b->g[i].waited : 0;
-				fprintf(out, "%s %s (running %.1f %% of its life)", c++ ? "," : "", b->g[i].name,
-					pct(running, b->g[i].life));
-			}
-		fprintf(out, "\n");
+		knot_name(b, k, names, sizeof names);
+		fprintf(out, "  %u. %.3f ms waited for by the others: %s (%u knot%s of %u thread%s, running %.1f %% of their life)\n",
+			x + 1, ms(k->in), names, k->knots, k->knots > 1 ? "s" : "", k->threads, k->threads > 1 ? "s" : "",
+			pct(k->running, k->life));
 	}
-	if (!shown_k)
-		fprintf(out, "  (none: no group that works waits for another beyond %d %% of its time)\n", BLAME_TRIM_PCT);
-	const char *bound = blame_bound(b);
-	if (bound) {
+	if (!b->nk)
+		fprintf(out, "  (none: no thread that works waits for another beyond %d %% of its life)\n", BLAME_TRIM_PCT);
+	if (b->nk) {
 		const struct bknot *k = &b->k[0];
-		fprintf(out, "bound: %s%s, the knot the others' waits end up on (%.3f ms)\n", bound,
-			k->size > 1 ? " and its knot" : "", ms(k->in));
+		fprintf(out, "bound: %s, the knot the others' waits end up on (%.3f ms)", knot_name(b, k, names, sizeof names),
+			ms(k->in));
+		if (k->running * 100 >= k->life * 90)
+			fprintf(out, ": its threads' time is their own (running, or in calls ptt does not trace: I/O, epoll)");
+		fprintf(out, "\n");
 	} else {
-		fprintf(out, "bound: none named: no group that works waits for another beyond %d %% of its time; each one's time\n"
+		fprintf(out, "bound: none named: no thread that works waits for another beyond %d %% of its life; each one's time\n"
 			     "is its own: running, or in calls ptt does not trace (I/O, epoll: the load, the network, a disk)\n",
 			BLAME_TRIM_PCT);
 	}
@@ -492,6 +608,8 @@ void blame_free(struct blame *b)
 	free(b->scratch);
 	free(b->g);
 	free(b->w);
+	for (unsigned x = 0; x < b->nk; x++)
+		free(b->k[x].groups);
 	free(b->k);
 	free(b);
 }

@@ -18,10 +18,11 @@
  * waited.  The wait-for graph has the groups as vertices, an edge G -> H
  * weighing the time G's threads waited for H's; edges under a share of G's
  * thread time (5 %) are dropped as noise, as wPerf trims, and so are the
- * edges of an idle group (running under 1 % of its life: a background
- * thread woken now and then, main joining its workers): waiting for work is
- * not what bounds the work (wPerf has its user name the threads that
- * serve requests).  A knot is a set
+ * waits of idle threads (running under 1 % of their life: a background
+ * thread woken now and then, main joining its workers, a spare worker woken
+ * only by the shutdown): waiting for work is not what bounds the work
+ * (wPerf has its user name the threads that serve requests, and record
+ * while they do: here --from/--to).  A knot is a set
  * of groups strongly connected and with no edge out of it: whatever waits
  * ends up waiting for it, and making anything outside it faster cannot make
  * it faster.  Knots are ranked by the time the other groups waited for them;
@@ -49,6 +50,8 @@ struct ptt_syms;
 
 /* A blame view fed by c's waits (critical_observe), naming with syms. */
 struct blame *blame_new(struct ptt_syms *syms, struct critical *c);
+/* The view of [from_ns, to_ns] only (0: no bound), as the path's window. */
+void blame_set_window(struct blame *b, uint64_t from_ns, uint64_t to_ns);
 /* After critical_finish: the groups, the graph and its knots. */
 void blame_finish(struct blame *b);
 /* The report: groups by time waited for them, the graph's edges, the knots and the bound. */

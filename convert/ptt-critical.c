@@ -135,6 +135,8 @@ static int start(void *ctx, struct pass *p)
 		}
 	if (r->blame && !(r->b = blame_new(p->syms, r->c)))
 		return PASS_FAIL;
+	if (r->b)
+		blame_set_window(r->b, r->from, r->to);
 	if (r->spans)
 		critical_spans(r->c);
 	critical_set_thread(r->c, r->tid);
