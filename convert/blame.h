@@ -13,21 +13,22 @@
  * for C.  The hand-off's latency, e to A's return, stays on B.  A timeout or
  * a sleep is the thread's own time; a wait with no edge known stays unknown.
  *
- * Threads are grouped by name, digits read as one (pool-0 .. pool-3 is the
- * group pool-N): a group's row is its threads' time and on whose behalf they
- * waited.  The wait-for graph has the groups as vertices, an edge G -> H
- * weighing the time G's threads waited for H's; edges under a share of G's
- * thread time (5 %) are dropped as noise, as wPerf trims, and so are the
- * waits of idle threads (running under 1 % of their life: a background
- * thread woken now and then, main joining its workers, a spare worker woken
- * only by the shutdown): waiting for work is not what bounds the work
- * (wPerf has its user name the threads that serve requests, and record
- * while they do: here --from/--to).  A knot is a set
- * of groups strongly connected and with no edge out of it: whatever waits
+ * Threads are grouped by name, each run of digits not after a letter read
+ * as one (pool-0 .. pool-3 is the group pool-N): a group's row is its
+ * threads' time and on whose behalf they waited.  The wait-for graph has
+ * the threads as vertices, an edge A -> B weighing the time A waited for B;
+ * edges under 5 % of A's life are dropped as noise, as wPerf trims, and so
+ * are the edges of idle threads (running under 1 % of their life: a
+ * background thread woken now and then, main joining its workers, a spare
+ * worker woken only by the shutdown): waiting for work is not what bounds
+ * the work (wPerf has its user name the threads that serve requests, and
+ * record while they do: here --from/--to clip the waits).  A knot is a
+ * strongly connected set of threads with no edge out of it: whatever waits
  * ends up waiting for it, and making anything outside it faster cannot make
- * it faster.  Knots are ranked by the time the other groups waited for them;
- * the first is named as the bound.  A knot nobody waits for bounds nothing
- * (every thread that never waits is one): it is not listed.
+ * it faster.  Knots of the same groups are one row, ranked by the time the
+ * other threads waited for them; the first is named as the bound.  A knot
+ * nobody waits for bounds nothing (every thread that never waits is one):
+ * it is not listed.
  *
  * Memory: each thread keeps its last cascaded waits (BLAME_HISTORY) for the
  * waits of others to look into; a wait reaching further back than that stays
