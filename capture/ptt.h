@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-#define PTT_API_VERSION 1
+#define PTT_API_VERSION 2 /* 2: spans (ptt_span_kind, ptt_span_begin, ptt_span_end) */
 
 /*
  * Register an event type: name ([A-Za-z0-9_.-], at most 47 bytes), detail
@@ -43,6 +43,19 @@ void ptt_name_thread(const char *name);
 
 /* 1 when the program is being recorded, else 0. */
 int ptt_active(void);
+
+/*
+ * Spans: a request's (or any unit of work's) life, from a begin to an end
+ * with the same kind and key, on one thread or handed from one to another
+ * (begun by the thread that accepts a request, ended by the worker that
+ * answers it).  ptt-critical --spans gives each kind's critical path.
+ * ptt_span_kind registers a kind once (name as ptt_register_event's, at
+ * most 38 bytes): it returns its id, or -1.  Begin and end are user events
+ * of the type "ptt.span.NAME"; when not recorded they return at a branch.
+ */
+int ptt_span_kind(const char *name);
+void ptt_span_begin(int kind, uint64_t key);
+void ptt_span_end(int kind, uint64_t key);
 
 #ifdef __cplusplus
 }

@@ -58,7 +58,7 @@ struct csnap {
 	struct cnode *node; /* referenced */
 	uint64_t t;
 	double nt;
-	uint32_t tid;
+	uint32_t tid, serial;
 	uint8_t valid;
 	int wi;             /* what-if: the thread's replay program, and its steps then */
 	uint32_t wsteps;
@@ -148,9 +148,54 @@ struct critical {
 	uint32_t nlocks;
 	int replay_stuck;           /* threads the replay could not finish (then: order kept) */
 	unsigned replay_forced;     /* takes the new order blocked for ever, let happen as recorded */
+	struct critical_observer obs; /* told of every wait and thread (critical_observe) */
+	/* spans (critical_spans) */
+	int spans;
+	struct skind *kinds;
+	unsigned nkinds;
+	struct ptt_map open_spans;  /* span_key -> sopen */
+	uint64_t span_orphans, span_clashes;
+	struct sacc *sacc;          /* one span's critical time per row, while it is summed */
+	unsigned nsacc, capsacc;
 };
 
 static uint64_t tkey(uint32_t pid, uint32_t tid) { return (uint64_t)pid << 32 | tid; }
+
+/* ---- spans: their kinds, rows and histograms ---- */
+
+#define SPAN_SUB 16                     /* buckets per power of two: a bucket's middle within 3.2 % of its values ... */
+#define SPAN_BUCKETS (41 * SPAN_SUB)    /* ... up to 2^41 ns (36 min) */
+
+struct srow {                           /* an object's or a site's critical time per span of a kind */
+	uint32_t pid, ctx;
+	uint64_t key;
+	uint8_t cls;
+	uint64_t held, waited, n;       /* n: the spans it was on the path of */
+	uint32_t *h;                    /* their times, as a histogram */
+};
+
+struct skind {
+	char name[48];
+	uint64_t count, open, total, prorata;
+	uint64_t part[5];               /* by enum ck */
+	uint64_t free_run;              /* running holding no lock */
+	uint32_t h[SPAN_BUCKETS];       /* span lengths */
+	struct srow *rows[2];           /* objects, sites */
+	unsigned nrows[2];
+	struct ptt_map idx[2];
+};
+
+struct sopen {
+	uint32_t pid, kind;
+	uint64_t key, tb;
+	struct csnap begin;             /* the beginning thread's path then: a reference keeps it a node of its own */
+};
+
+struct sacc {
+	uint8_t table;
+	uint32_t row;
+	uint64_t ns;
+};
 
 /* ---- nodes ---- */
 
@@ -365,7 +410,7 @@ void critical_keep_stretches(struct critical *c) { c->compact_at = 0; }
 
 static struct csnap snap(const struct critical *c, const struct cthr *th)
 {
-	struct csnap s = { th->head, th->at, th->nt, th->tid, 1, th->wi, c->w ? whatif_steps(c->w, th->wi) : 0 };
+	struct csnap s = { th->head, th->at, th->nt, th->tid, th->serial, 1, th->wi, c->w ? whatif_steps(c->w, th->wi) : 0 };
 	if (s.node)
 		s.node->refs++;
 	return s;
@@ -523,6 +568,23 @@ static void advance(struct critical *c, struct cthr *th, uint64_t now)
 
 static int replay_reorders(struct critical *c, uint32_t pid, uint64_t addr);
 
+/* The observer's account of th's wait [begin, end] on ctx, ended by e (or by none): resolve's own choice. */
+static void tell_wait(struct critical *c, const struct cthr *th, const struct csnap *e, uint32_t wctx, uint64_t begin,
+		      uint64_t end, int own)
+{
+	struct critical_wait w = { th->pid, th->tid, th->serial, 0, begin, end, 0, wctx ? c->ctx[wctx].obj : 0,
+				   CRITICAL_WAIT_UNKNOWN };
+	if (th->lost_wait)
+		w.kind = CRITICAL_WAIT_UNKNOWN;
+	else if (e->valid && e->t <= end) {
+		w.kind = CRITICAL_WAIT_EDGE;
+		w.edge_serial = e->serial;
+		w.edge_t = e->t;
+	} else if (own)
+		w.kind = CRITICAL_WAIT_SELF;
+	c->obs.wait(c->obs.ctx, &w);
+}
+
 /* The wait th was in ended at end: its path and new time go on from the edge, or from itself. */
 static void resolve(struct critical *c, struct cthr *th, uint64_t end, int timed_out)
 {
@@ -555,6 +617,8 @@ static void resolve(struct critical *c, struct cthr *th, uint64_t end, int timed
 			whatif_run(c->w, th->wi, end - begin, 1);
 	}
 	th->took_hold = 0;
+	if (c->obs.wait)
+		tell_wait(c, th, &e, wctx, begin, end, timed_out || self_edge);
 	th->pend_latency = e.valid && e.t >= begin && e.t <= end ? end - e.t : 0; /* the replay's take, if one */
 	th->waiting = 0;
 	if (e.valid && e.t >= begin && e.t <= end && !th->lost_wait) {
@@ -606,6 +670,8 @@ static void on_thread_begin(void *ctx, struct mthread *t, struct mprocess *p, ui
 	free(s);
 	ptt_map_put(&c->threads, t->serial, th);
 	ptt_map_put(&c->bytid, tkey(t->pid, t->tid), th);
+	if (c->obs.thread)
+		c->obs.thread(c->obs.ctx, th->serial, th->pid, th->tid, ns, 0);
 }
 
 /* The path ends here if this is the last end so far (the thread whose own event it is first, on a tie). */
@@ -655,6 +721,8 @@ static void on_thread_end(void *ctx, struct mthread *t, struct mprocess *p, uint
 			}
 		}
 	}
+	if (c->obs.thread && !c->over)
+		c->obs.thread(c->obs.ctx, th->serial, th->pid, th->tid, th->at > ns ? th->at : ns, 1);
 	unsnap(c, &th->edge);
 	deref(c, th->head);
 	free(th);
@@ -893,6 +961,7 @@ int critical_what_if(struct critical *c, const char *spec, char *err, size_t err
 }
 
 void critical_set_thread(struct critical *c, uint32_t tid) { c->want_tid = tid; }
+void critical_observe(struct critical *c, const struct critical_observer *o) { c->obs = *o; }
 void critical_set_trace_cost(struct critical *c, double ps) { c->trace_path_ps = ps; }
 
 void critical_set_window(struct critical *c, uint64_t from_ns, uint64_t to_ns)
@@ -929,6 +998,303 @@ static int seal_one(void *ctx, struct mthread *t)
 	return 0;
 }
 
+/* ---- spans ---- */
+
+void critical_spans(struct critical *c) { c->spans = 1; }
+
+static unsigned hbucket(uint64_t ns)
+{
+	if (ns < SPAN_SUB)
+		return (unsigned)ns;
+	unsigned e = 63u - (unsigned)__builtin_clzll(ns);
+	unsigned b = e * SPAN_SUB + (unsigned)((ns >> (e - 4)) & (SPAN_SUB - 1));
+	return b < SPAN_BUCKETS ? b : SPAN_BUCKETS - 1;
+}
+
+/* The middle of bucket b's values. */
+static double hvalue(unsigned b)
+{
+	if (b < SPAN_SUB)
+		return b;
+	unsigned e = b / SPAN_SUB, sub = b % SPAN_SUB;
+	double lo = (double)((uint64_t)(SPAN_SUB + sub) << (e - 4));
+	return lo + (double)(1ull << (e - 4)) / 2;
+}
+
+/* The q-quantile (0..1) of n values, of which zeros are 0 and the rest in h. */
+static double hquantile(const uint32_t *h, uint64_t n, uint64_t zeros, double q)
+{
+	uint64_t rank = (uint64_t)(q * (double)n + 0.999999);
+	if (!rank)
+		rank = 1;
+	if (rank <= zeros || !h)
+		return 0;
+	rank -= zeros;
+	uint64_t seen = 0;
+	for (unsigned b = 0; b < SPAN_BUCKETS; b++)
+		if ((seen += h[b]) >= rank)
+			return hvalue(b);
+	return 0;
+}
+
+static uint64_t span_key(uint32_t pid, uint32_t kind, uint64_t key)
+{
+	uint64_t h = key * 0x9E3779B97F4A7C15ull ^ ((uint64_t)pid << 20 | kind);
+	h = (h ^ (h >> 31)) * 0xbf58476d1ce4e5b9ull;
+	return (h ^ (h >> 29)) | 1;
+}
+
+static struct skind *skind_of(struct critical *c, const char *name)
+{
+	for (unsigned i = 0; i < c->nkinds; i++)
+		if (!strcmp(c->kinds[i].name, name))
+			return &c->kinds[i];
+	struct skind *k = realloc(c->kinds, (c->nkinds + 1) * sizeof *k);
+	if (!k)
+		return NULL;
+	c->kinds = k;
+	k = &c->kinds[c->nkinds++];
+	memset(k, 0, sizeof *k);
+	snprintf(k->name, sizeof k->name, "%s", name);
+	return k;
+}
+
+static struct srow *srow_of(struct skind *k, int t, uint32_t pid, uint64_t key, unsigned cls, uint32_t *index)
+{
+	uint64_t hk = ptt_obj_key(pid, key) * 0x9E3779B97F4A7C15ull | 1;
+	uintptr_t i = (uintptr_t)ptt_map_get(&k->idx[t], hk);
+	if (!i) {
+		struct srow *r = realloc(k->rows[t], (k->nrows[t] + 1) * sizeof *r);
+		if (!r)
+			return NULL;
+		k->rows[t] = r;
+		r[k->nrows[t]] = (struct srow){ pid, 0, key, (uint8_t)cls, 0, 0, 0, NULL };
+		i = ++k->nrows[t];
+		ptt_map_put(&k->idx[t], hk, (void *)i);
+	}
+	*index = (uint32_t)(i - 1);
+	return &k->rows[t][i - 1];
+}
+
+static void sacc_add(struct critical *c, int t, uint32_t row, uint64_t ns)
+{
+	for (unsigned i = 0; i < c->nsacc; i++)
+		if (c->sacc[i].table == t && c->sacc[i].row == row) {
+			c->sacc[i].ns += ns;
+			return;
+		}
+	if (c->nsacc == c->capsacc) {
+		unsigned cap = c->capsacc ? 2 * c->capsacc : 16;
+		struct sacc *a = realloc(c->sacc, cap * sizeof *a);
+		if (!a)
+			return;
+		c->sacc = a;
+		c->capsacc = cap;
+	}
+	c->sacc[c->nsacc++] = (struct sacc){ (uint8_t)t, row, ns };
+}
+
+/* ns of an entry of kind in ctx on a span's path: its parts, and every hold around it (once an object), or the wait. */
+static void span_account(struct critical *c, struct skind *k, unsigned kind, uint32_t ctx, uint64_t ns)
+{
+	k->part[kind] += ns;
+	if (kind == CK_RUN && !ctx)
+		k->free_run += ns;
+	for (uint32_t x = ctx; x; x = c->ctx[x].parent) {
+		const struct cctx *cx = &c->ctx[x];
+		int again = 0;
+		for (uint32_t y = cx->parent; y && !again; y = c->ctx[y].parent)
+			again = c->ctx[y].obj == cx->obj && c->ctx[y].pid == cx->pid;
+		if (again)
+			continue;
+		uint32_t i;
+		struct srow *o = srow_of(k, 0, cx->pid, cx->obj, cx->cls, &i);
+		if (o) {
+			*(kind == CK_RUN ? &o->held : &o->waited) += ns;
+			sacc_add(c, 0, i, ns);
+		}
+		struct srow *st = cx->site ? srow_of(k, 1, cx->pid, cx->site, cx->cls, &i) : NULL;
+		if (st) {
+			*(kind == CK_RUN ? &st->held : &st->waited) += ns;
+			st->ctx = x;
+			sacc_add(c, 1, i, ns);
+		}
+	}
+}
+
+static void hadd(uint32_t **h, uint64_t ns)
+{
+	if (!*h && !(*h = calloc(SPAN_BUCKETS, sizeof **h)))
+		return;
+	(*h)[hbucket(ns)]++;
+}
+
+/*
+ * A span of kind k began at tb ends at th's present: the path ending there,
+ * walked back to tb, summed per part, object and site.  A stretch from
+ * before tb is cut at it: exactly when it is of one kind in one context (a
+ * hand-off, a start), else pro rata over its entries.
+ */
+static void span_close(struct critical *c, struct skind *k, struct cthr *th, uint64_t tb)
+{
+	uint64_t te = th->at, len = te > tb ? te - tb : 0, covered = 0;
+	c->nsacc = 0;
+	for (const struct cnode *n = th->head; n && n->to > tb; n = n->prev) {
+		uint64_t elen = 0;
+		int same = 1;
+		for (uint32_t i = 0; i < n->n; i++) {
+			elen += n->e[i].ns;
+			same = same && n->e[i].kind == n->e[0].kind && n->e[i].ctx == n->e[0].ctx;
+		}
+		uint64_t inside = n->from >= tb ? elen : n->to - tb;
+		if (inside > elen)
+			inside = elen;
+		if (n->from < tb && !same)
+			k->prorata += inside;
+		for (uint32_t i = 0; i < n->n; i++) {
+			uint64_t ns = n->from >= tb ? n->e[i].ns
+						    : (uint64_t)((double)n->e[i].ns * (double)inside / (double)elen + 0.5);
+			span_account(c, k, n->e[i].kind, n->e[i].ctx, ns);
+		}
+		covered += inside;
+	}
+	if (covered < len) /* before the path's first stretch: a start the trace does not show */
+		span_account(c, k, CK_UNKNOWN, 0, len - covered);
+	k->count++;
+	k->total += len;
+	k->h[hbucket(len)]++;
+	for (unsigned i = 0; i < c->nsacc; i++) {
+		struct srow *r = &k->rows[c->sacc[i].table][c->sacc[i].row];
+		r->n++;
+		hadd(&r->h, c->sacc[i].ns);
+	}
+}
+
+/* A span's begin or end (a user event "ptt.span.KIND" of th's). */
+static void span_event(struct critical *c, struct cthr *th, const struct ptt_event *ev)
+{
+	struct skind *k = skind_of(c, ev->type->name + 9);
+	if (!k)
+		return;
+	uint32_t kind = (uint32_t)(k - c->kinds);
+	uint64_t key = ptt_event_arg(ev, "key", 0), h = span_key(ev->pid, kind, key);
+	struct sopen *o = ptt_map_get(&c->open_spans, h);
+	if (o && (o->pid != ev->pid || o->kind != kind || o->key != key)) { /* two spans on one hash: the new one is left out */
+		c->span_clashes++;
+		return;
+	}
+	if (!ptt_event_arg(ev, "end", 0)) {
+		if (o) { /* begun again before its end: the new begin counts */
+			unsnap(c, &o->begin);
+			k->open--;
+		} else if (!(o = calloc(1, sizeof *o)) || ptt_map_put(&c->open_spans, h, o)) {
+			free(o);
+			return;
+		}
+		*o = (struct sopen){ ev->pid, kind, key, ev->ns, snap(c, th) };
+		k->open++;
+		return;
+	}
+	if (!o) {
+		c->span_orphans++;
+		return;
+	}
+	span_close(c, k, th, o->tb);
+	k->open--;
+	unsnap(c, &o->begin);
+	free(ptt_map_del(&c->open_spans, h));
+}
+
+static int by_srow(const void *a, const void *b)
+{
+	const struct srow *x = a, *y = b;
+	uint64_t p = x->held + x->waited, q = y->held + y->waited;
+	return p < q ? 1 : p > q ? -1 : (x->key > y->key) - (x->key < y->key);
+}
+
+static const char *obj_name(const struct critical *c, uint32_t pid, uint64_t addr, unsigned cls, char *buf, size_t size);
+static const char *class_word(const struct critical *c, const struct critical_obj *o);
+static double ms(uint64_t ns);
+static double pct(uint64_t part, uint64_t whole);
+
+void critical_print_spans(const struct critical *c, unsigned top, FILE *out)
+{
+	if (!c->nkinds) {
+		fprintf(out, "spans: none in the trace (ptt_span_begin and ptt_span_end, ptt(3))\n");
+		return;
+	}
+	char name[512];
+	for (unsigned i = 0; i < c->nkinds; i++) {
+		struct skind *k = &c->kinds[i];
+		fprintf(out, "%sSPANS %s: %" PRIu64 " ended", i ? "\n" : "", k->name, k->count);
+		if (k->open)
+			fprintf(out, ", %" PRIu64 " still open where the trace ends (left out)", k->open);
+		fprintf(out, "\n  length      total %.3f ms, p50 %.3f ms, p99 %.3f ms\n", ms(k->total),
+			hquantile(k->h, k->count, 0, 0.5) / 1e6, hquantile(k->h, k->count, 0, 0.99) / 1e6);
+		uint64_t t = k->total;
+		fprintf(out, "  their critical paths: running %.1f %% (holding no lock %.1f %%), waiting for a hand-off %.1f %%, "
+			     "own waits %.1f %%, thread start-up %.1f %%, unknown %.1f %%\n", pct(k->part[CK_RUN], t),
+			pct(k->free_run, t), pct(k->part[CK_HANDOFF], t), pct(k->part[CK_SELF], t), pct(k->part[CK_START], t),
+			pct(k->part[CK_UNKNOWN], t));
+		if (k->prorata)
+			fprintf(out, "  (%.3f ms of it, %.1f %%, in stretches begun before their span: split pro rata over their "
+				     "holds)\n", ms(k->prorata), pct(k->prorata, t));
+		for (int tb = 0; tb < 2; tb++) {
+			if (!k->nrows[tb])
+				continue;
+			qsort(k->rows[tb], k->nrows[tb], sizeof *k->rows[tb], by_srow);
+			fprintf(out, tb ? "  %11s %6s %9s %9s %11s %11s  %s\n" : "  %-34s %-7s %11s %6s %9s %9s %11s %11s\n",
+				tb ? "ON PATHS ms" : "OBJECT", tb ? "%" : "CLASS", tb ? "p50 ms" : "ON PATHS ms", tb ? "p99 ms" : "%",
+				tb ? "HELD ms" : "p50 ms", tb ? "WAITED ms" : "p99 ms", tb ? "SITE (OBJECT)" : "HELD ms", "WAITED ms");
+			for (unsigned r = 0; r < k->nrows[tb] && (!top || r < top); r++) {
+				const struct srow *x = &k->rows[tb][r];
+				uint64_t on = x->held + x->waited, zeros = k->count - x->n;
+				double p50 = hquantile(x->h, k->count, zeros, 0.5) / 1e6, p99 = hquantile(x->h, k->count, zeros, 0.99) / 1e6;
+				if (!tb) {
+					obj_name(c, x->pid, x->key, x->cls, name, sizeof name);
+					fprintf(out, "  %-34s %-7s %11.3f %6.1f %9.3f %9.3f %11.3f %11.3f\n", name, class_word(c, &(struct critical_obj){ .pid = x->pid, .addr = x->key, .cls = x->cls }), ms(on),
+						pct(on, t), p50, p99, ms(x->held), ms(x->waited));
+				} else {
+					char site[512];
+					const struct cctx *cx = &c->ctx[x->ctx];
+					ptt_syms_code_phrase(c->syms, x->pid, x->key, site, sizeof site);
+					obj_name(c, cx->pid, cx->obj, cx->cls, name, sizeof name);
+					fprintf(out, "  %11.3f %6.1f %9.3f %9.3f %11.3f %11.3f  %s (%s)\n", ms(on), pct(on, t), p50, p99,
+						ms(x->held), ms(x->waited), *site == ' ' ? site + 1 : site, name);
+				}
+			}
+		}
+	}
+	if (c->span_orphans)
+		fprintf(out, "\n%" PRIu64 " span end%s without a begin in the trace (left out)\n", c->span_orphans,
+			c->span_orphans > 1 ? "s" : "");
+	if (c->span_clashes)
+		fprintf(out, "%" PRIu64 " span%s left out: two open spans' keys hashed alike\n", c->span_clashes,
+			c->span_clashes > 1 ? "s" : "");
+	fprintf(out, "(p50, p99: over every span of the kind, 0 where the object or site was not on its path; from "
+		     "histograms of %d buckets per power of two, within 3.2 %%)\n", SPAN_SUB);
+}
+
+static void spans_free(struct critical *c)
+{
+	struct ptt_map_iter it;
+	void *v;
+	for (ptt_map_iter_init(&it, &c->open_spans); ptt_map_next(&it, NULL, &v);) {
+		unsnap(c, &((struct sopen *)v)->begin);
+		free(v);
+	}
+	ptt_map_free(&c->open_spans);
+	for (unsigned i = 0; i < c->nkinds; i++)
+		for (int t = 0; t < 2; t++) {
+			for (unsigned r = 0; r < c->kinds[i].nrows[t]; r++)
+				free(c->kinds[i].rows[t][r].h);
+			free(c->kinds[i].rows[t]);
+			ptt_map_free(&c->kinds[i].idx[t]);
+		}
+	free(c->kinds);
+	free(c->sacc);
+}
+
 int critical_event(struct critical *c, const struct ptt_event *ev)
 {
 	if (c->over)
@@ -962,6 +1328,8 @@ int critical_event(struct critical *c, const struct ptt_event *ev)
 	if (!th)
 		return 0;
 	advance(c, th, ev->ns);
+	if (c->spans && ev->id >= PTT_USER_ID_BASE && ev->type && !strncmp(ev->type->name, "ptt.span.", 9))
+		span_event(c, th, ev);
 	if (ev->id == PTT_EV_THREAD_CREATE && ptt_event_argn(ev, PTT_ARGNAME_RET, 1) == 0) {
 		uint32_t child = (uint32_t)ptt_event_argn(ev, PTT_ARGNAME_CHILD, 0);
 		struct csnap *s = child ? malloc(sizeof *s) : NULL;
@@ -1096,6 +1464,13 @@ void critical_finish(struct critical *c, uint64_t end_ns)
 		struct cthr *th = v;
 		if (!th->waiting)
 			maybe_final(c, th, 0);
+		else if (c->obs.wait && end > th->at) { /* still waiting where the trace ends: no edge to know */
+			struct critical_wait w = { th->pid, th->tid, th->serial, 0, th->at, end, 0,
+						   th->wait_ctx ? c->ctx[th->wait_ctx].obj : 0, CRITICAL_WAIT_OPEN };
+			c->obs.wait(c->obs.ctx, &w);
+		}
+		if (c->obs.thread)
+			c->obs.thread(c->obs.ctx, th->serial, th->pid, th->tid, end, 1);
 	}
 	c->over = 1;
 	if (!c->final.valid)
@@ -1353,6 +1728,7 @@ void critical_free(struct critical *c)
 {
 	if (!c)
 		return;
+	spans_free(c);
 	struct ptt_map_iter it;
 	void *v;
 	for (ptt_map_iter_init(&it, &c->threads); ptt_map_next(&it, NULL, &v);) {

@@ -119,6 +119,41 @@ int critical_foreach_stretch(const struct critical *c, int (*fn)(void *ctx, cons
  * and critical_foreach_stretch gives those folded (a stretch per fold).
  */
 void critical_keep_stretches(struct critical *c);
+/*
+ * Every wait as it ends, and every thread's life, told to an observer (the
+ * blame view, blame.h): the wait's edge as the path takes it.  kind: EDGE, the
+ * thread edge_serial let it go at edge_t (in [begin, end], or before begin:
+ * it was woken by an event before the wait); SELF, its own time (a timeout,
+ * the last arrival at a barrier); UNKNOWN, no edge known; OPEN, still waiting
+ * where the trace ends.  obj: the object waited for (0 for none).
+ */
+enum critical_wait_kind { CRITICAL_WAIT_EDGE, CRITICAL_WAIT_SELF, CRITICAL_WAIT_UNKNOWN, CRITICAL_WAIT_OPEN };
+struct critical_wait {
+	uint32_t pid, tid, serial, edge_serial;
+	uint64_t begin, end, edge_t, obj;
+	enum critical_wait_kind kind;
+};
+struct critical_observer {
+	void *ctx;
+	void (*thread)(void *ctx, uint32_t serial, uint32_t pid, uint32_t tid, uint64_t ns, int ended); /* began or ended at ns */
+	void (*wait)(void *ctx, const struct critical_wait *w);
+};
+/* Before the first event; the path is built as before. */
+void critical_observe(struct critical *c, const struct critical_observer *o);
+/*
+ * Spans (ptt.h's ptt_span_begin/ptt_span_end, user events "ptt.span.KIND"):
+ * with critical_spans on (before the first event), each span's critical path
+ * is the path ending where the span ends, from its end back to its begin
+ * (a span handed from thread to thread included), aggregated per kind as
+ * it ends: the span's length and its critical time per object and site,
+ * count, total, p50 and p99.  Percentiles come from log histograms (16
+ * buckets per power of two: within 4.5 %); no path is kept past its span.
+ * A stretch of another thread's that straddles the begin (running from
+ * before it) is split pro rata across its holds, and the report says how
+ * much was.
+ */
+void critical_spans(struct critical *c);
+void critical_print_spans(const struct critical *c, unsigned top, FILE *out);
 /* The path's time per hold or wait stack as folded lines ("frame;frame;object ns"), for flame graphs. */
 void critical_print_folded(const struct critical *c, FILE *out);
 /* The report of ptt-critical: the path, its parts, what to fix first (top rows of each table), what-if. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blame.h"
 #include "cli.h"
 #include "critical.h"
 #include "fidelity.h"
@@ -25,6 +26,11 @@ static void usage(void)
 	       "                    holds taken at the site or under the stack frame NAME) PCT\n"
 	       "                    longer, e.g. queue_lock:-50%%, and print the predicted run\n"
 	       "                    time (repeatable)\n"
+	       "  -b, --blame       for a program that runs until stopped: each group of threads'\n"
+	       "                    waits, on whose behalf (cascaded along chains, as wPerf does),\n"
+	       "                    and the knots of the wait-for graph, the first named as the bound\n"
+	       "  -s, --spans       each span kind's critical paths (ptt_span_begin/end, ptt(3)):\n"
+	       "                    count, length p50/p99, critical time per object and site\n"
 	       "  -t, --thread=TID  the path ends where thread TID ends (default: the last to end)\n"
 	       "      --from=TIME   the path explains the trace from TIME on (1.5s, 200ms, 30us)\n"
 	       "      --to=TIME     ... up to TIME\n"
@@ -41,6 +47,8 @@ static void usage(void)
 
 struct crit_run {
 	struct critical *c;
+	struct blame *b;
+	int blame, spans;
 	char **specs;
 	unsigned nspecs, top;
 	int folded;
@@ -55,14 +63,14 @@ enum { OPT_FROM = 0x2001, OPT_TO };
 static int options(struct crit_run *r, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "folded", no_argument, 0, 'F' }, { "from", required_argument, 0, OPT_FROM }, { "help", no_argument, 0, 'h' },
-		CLI_SKIP_FRAMES_LONGOPT, { "thread", required_argument, 0, 't' }, { "to", required_argument, 0, OPT_TO },
+		{ "blame", no_argument, 0, 'b' }, { "folded", no_argument, 0, 'F' }, { "from", required_argument, 0, OPT_FROM }, { "help", no_argument, 0, 'h' },
+		CLI_SKIP_FRAMES_LONGOPT, { "spans", no_argument, 0, 's' }, { "thread", required_argument, 0, 't' }, { "to", required_argument, 0, OPT_TO },
 		{ "top", required_argument, 0, 'n' }, { "version", no_argument, 0, 'V' },
 		{ "what-if", required_argument, 0, 'w' }, { 0, 0, 0, 0 },
 	};
 	int c;
 	char *end;
-	while ((c = getopt_long(argc, argv, "w:t:n:Fh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "bsw:t:n:Fh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
 			r->specs = realloc(r->specs, (r->nspecs + 1) * sizeof *r->specs);
@@ -93,6 +101,8 @@ static int options(struct crit_run *r, int argc, char **argv)
 				return 2;
 			break;
 		case 'F': r->folded = 1; break;
+		case 'b': r->blame = 1; break;
+		case 's': r->spans = 1; break;
 		case 'h': usage(); return -1;
 		case 'V': cli_print_version("ptt-critical"); return -1;
 		default: return cli_usage_error("ptt-critical");
@@ -100,6 +110,11 @@ static int options(struct crit_run *r, int argc, char **argv)
 	}
 	if (r->to && r->from >= r->to) {
 		fprintf(stderr, "ptt-critical: --from must come before --to\n");
+		return cli_usage_error("ptt-critical");
+	}
+	if ((r->blame || r->spans) && (r->nspecs || r->folded || r->tid || (r->blame && r->spans))) {
+		fprintf(stderr, "ptt-critical: --%s is a view of its own: not with --what-if, --folded, --thread or --%s\n",
+			r->blame ? "blame" : "spans", r->blame ? "spans" : "blame");
 		return cli_usage_error("ptt-critical");
 	}
 	if (r->nspecs && (r->from || r->to)) {
@@ -120,8 +135,14 @@ static int start(void *ctx, struct pass *p)
 			fprintf(stderr, "ptt-critical: --what-if: %s\n", err);
 			return PASS_QUIT;
 		}
-	if (getenv("PTT_DEBUG"))
-		critical_keep_stretches(r->c); /* listed at the end */
+	if (getenv("PTT_DEBUG") || r->spans)
+		critical_keep_stretches(r->c); /* listed at the end; a span's path is walked back stretch by stretch */
+	if (r->blame && !(r->b = blame_new(p->syms, r->c)))
+		return PASS_FAIL;
+	if (r->b)
+		blame_set_window(r->b, r->from, r->to);
+	if (r->spans)
+		critical_spans(r->c);
 	critical_set_thread(r->c, r->tid);
 	critical_set_window(r->c, r->from, r->to);
 	return PASS_GO;
@@ -149,6 +170,8 @@ static int end(void *ctx, struct pass *p)
 {
 	struct crit_run *r = ctx;
 	critical_finish(r->c, p->end_ns);
+	if (r->b)
+		blame_finish(r->b);
 	return PASS_GO;
 }
 
@@ -177,6 +200,17 @@ static int report(void *ctx, struct pass *p)
 	const char *cost = ptt_reader_meta(p->in.r, "trace_path_ps");
 	if (cost)
 		critical_set_trace_cost(r->c, strtod(cost, NULL));
+	if (r->b || r->spans) {
+		int lost = loss_print(p->in.loss, stdout);
+		if (lost)
+			printf("\n");
+		if (r->b)
+			blame_print(r->b, r->top, stdout);
+		else
+			critical_print_spans(r->c, r->top, stdout);
+		cli_say_limits(&p->in, stdout, "limit: ");
+		return lost ? PASS_FAIL : PASS_GO;
+	}
 	if (r->folded) {
 		critical_print_folded(r->c, stdout);
 	} else {
@@ -205,6 +239,7 @@ int main(int argc, char **argv)
 					.need = PASS_SYMS | PASS_NAMES_FIRST | PASS_MODEL | PASS_FINISH | PASS_ORDERED | PASS_LOSS };
 	struct pass p;
 	rc = pass_run(&p, &tool, argc - optind, argv + optind);
+	blame_free(r.b);
 	critical_free(r.c);
 	free(r.specs);
 	return rc;

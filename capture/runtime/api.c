@@ -104,6 +104,28 @@ PTT_EXPORT void ptt_trace(int id, const uint64_t *args, unsigned nargs)
 		ptt_emit((unsigned)id, w, nw);
 }
 
+/* A span kind is a user type "ptt.span.NAME" (key, end): the format is unchanged, decoders need no table. */
+PTT_EXPORT int ptt_span_kind(const char *name)
+{
+	char full[sizeof user_types[0].name];
+	if (!name || strlen(name) + sizeof "ptt.span." > sizeof full)
+		return -1;
+	snprintf(full, sizeof full, "ptt.span.%s", name);
+	return ptt_register_event(full, 1, "key:u64,end:u32");
+}
+
+PTT_EXPORT void ptt_span_begin(int kind, uint64_t key)
+{
+	const uint64_t a[2] = { key, 0 };
+	ptt_trace(kind, a, 2);
+}
+
+PTT_EXPORT void ptt_span_end(int kind, uint64_t key)
+{
+	const uint64_t a[2] = { key, 1 };
+	ptt_trace(kind, a, 2);
+}
+
 PTT_EXPORT void ptt_name_object(const void *object, const char *name)
 {
 	if (!ptt_shm || !name)

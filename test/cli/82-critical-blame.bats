@@ -1,0 +1,112 @@
+#!/usr/bin/env bats
+# ptt-critical --blame (issue 32 item 3): each group's waits, on whose behalf, cascaded along chains
+# as wPerf does, and the knots of the wait-for graph; on a hand-written chain whose cascade is worked
+# out here (exact: ns), then on the ground-truth examples: the pipeline's slow stage is the bound, the
+# pool's idle workers are not.
+bats_require_minimum_version 1.5.0
+load helpers
+
+# row GROUP: "THREADS LIFE WAITED-FOR KNOT RUNNING OWN UNKNOWN AT-END" of the BLAME table
+row() { awk -v g="$1" '/^BLAME/ { on = 1; next } on && /^  \(/ { on = 0 } on && $1 == g { print $2, $3, $4, $5, $6, $7, $8, $9 }' <<<"$output"; }
+# fors GROUP: what its waits were for, as printed
+fors() { awk -v g="$1" '/^BLAME/ { on = 1; next } on && /^  \(/ { on = 0 } on && $1 == g { for (i = 1; i <= 9; i++) sub(/^[^ ]+ +/, ""); print }' <<<"$output"; }
+
+@test "ptt-critical --blame: a wait for B while B waited for C goes on to C; the hand-off's latency stays on B" {
+	# back holds m2 10-100; middle holds m1 from 15 and waits for m2 20-100; client waits for m1 30-125
+	# (middle lets it go at 120): client's 95 us are 70 for back (30-100, while middle waited for back),
+	# 20 for middle (100-120) and 5 of hand-off latency (120-125), middle's; middle's 80 are back's
+	cat >"$BATS_TEST_TMPDIR/c.txt" <<-'E'
+	# ptt-trace 1
+	0.000000000 10 10 pthread process_begin ppid=1 cmd="x"
+	0.000001000 10 10 pthread thread_create handle=0x11 start=0x2 child=11 ret=0
+	0.000002000 10 11 pthread thread_begin handle=0x11 start=0x2 parent=10
+	0.000003000 10 10 pthread thread_create handle=0x12 start=0x2 child=12 ret=0
+	0.000004000 10 12 pthread thread_begin handle=0x12 start=0x2 parent=10
+	0.000005000 10 10 pthread thread_create handle=0x13 start=0x2 child=13 ret=0
+	0.000006000 10 13 pthread thread_begin handle=0x13 start=0x2 parent=10
+	0.000006500 10 11 pthread thread_name target=11 name="client"
+	0.000006600 10 12 pthread thread_name target=12 name="middle"
+	0.000006700 10 13 pthread thread_name target=13 name="back"
+	0.000007000 10 10 pthread thread_end retval=0x0 how=0
+	0.000010000 10 13 pthread mutex_lock mutex=0x200 ret=0
+	0.000015000 10 12 pthread mutex_lock mutex=0x100 ret=0
+	0.000020000 10 12 pthread mutex_lock_req mutex=0x200
+	0.000030000 10 11 pthread mutex_lock_req mutex=0x100
+	0.000100000 10 13 pthread mutex_unlock mutex=0x200 ret=0
+	0.000100000 10 12 pthread mutex_lock mutex=0x200 ret=0
+	0.000110000 10 12 pthread mutex_unlock mutex=0x200 ret=0
+	0.000120000 10 12 pthread mutex_unlock mutex=0x100 ret=0
+	0.000125000 10 11 pthread mutex_lock mutex=0x100 ret=0
+	0.000130000 10 11 pthread mutex_unlock mutex=0x100 ret=0
+	0.000140000 10 11 pthread thread_end retval=0x0 how=0
+	0.000140000 10 12 pthread thread_end retval=0x0 how=0
+	0.000140000 10 13 pthread thread_end retval=0x0 how=0
+	E
+	run -0 --separate-stderr ptt-critical --blame "$BATS_TEST_TMPDIR/c.txt"
+	[ -z "$stderr" ]
+	[ "$(row client)" = "1 0.138 0.000 - 0.043 0.000 0.000 0.000" ]
+	[ "$(fors client)" = "back 0.070 ms (51 %), middle 0.025 ms (18 %)" ]
+	[ "$(row middle)" = "1 0.136 0.025 - 0.056 0.000 0.000 0.000" ]
+	[ "$(fors middle)" = "back 0.080 ms (59 %)" ]
+	[ "$(row back)" = "1 0.134 0.150 1 0.134 0.000 0.000 0.000" ]
+	[[ "$output" == *$'\nbound: back, the knot the others\' waits end up on (0.150 ms)'* ]]
+	# without the cascade client's wait would all be middle's: the first row is back, waited for most
+	[ "$(awk '/^GROUP/ { getline; print $1; exit }' <<<"$output")" = back ]
+}
+
+@test "ptt-critical --blame: a timeout is the thread's own time, a wait open at the end is nobody's" {
+	cat >"$BATS_TEST_TMPDIR/o.txt" <<-'E'
+	# ptt-trace 1
+	0.000000000 10 10 pthread process_begin ppid=1 cmd="x"
+	0.000001000 10 10 pthread thread_create handle=0x11 start=0x2 child=11 ret=0
+	0.000002000 10 11 pthread thread_begin handle=0x11 start=0x2 parent=10
+	0.000003000 10 11 pthread thread_name target=11 name="sleeper"
+	0.000004000 10 10 pthread thread_create handle=0x12 start=0x2 child=12 ret=0
+	0.000005000 10 12 pthread thread_begin handle=0x12 start=0x2 parent=10
+	0.000006000 10 12 pthread thread_name target=12 name="other"
+	0.000010000 10 11 pthread mutex_lock mutex=0x100 ret=0
+	0.000020000 10 11 pthread cond_timedwait_req cond=0x300 mutex=0x100
+	0.000050000 10 11 pthread cond_wait cond=0x300 mutex=0x100 ret=110
+	0.000060000 10 11 pthread cond_wait_req cond=0x300 mutex=0x100
+	0.000100000 10 10 pthread mutex_lock_req mutex=0x400
+	0.000200000 10 12 pthread thread_end retval=0x0 how=0
+	E
+	run -0 --separate-stderr ptt-critical --blame "$BATS_TEST_TMPDIR/o.txt"
+	[ -z "$stderr" ]
+	# sleeper: 30 us timed out (own), 140 us still waiting at the end (200 us), blamed on nobody
+	[ "$(row sleeper | cut -d' ' -f1-3,5-)" = "1 0.198 0.000 0.028 0.030 0.000 0.140" ]
+	[ "$(row x | cut -d' ' -f1-3,5-)" = "1 0.200 0.000 0.100 0.000 0.000 0.100" ]
+	[[ "$output" == *$'\nbound: none named'* ]]
+}
+
+@test "ptt-critical --blame on cp_pipeline: the slow stage is the knot the others' waits end on" {
+	record "$EXAMPLES/cp_pipeline"
+	run -0 --separate-stderr ptt-critical --blame "$BATS_TEST_TMPDIR/t.ptt"
+	[ -z "$stderr" ]
+	[[ "$output" == *$'\nbound: pipe-stage, the knot the others\' waits end up on ('* ]]
+	[ "$(row pipe-stage | cut -d' ' -f4)" = 1 ]
+	# the consumer waits for the stage, in no knot; main only joins (cascaded: its join of the stage is the
+	# stage's): idle (its start-up on a busy machine may take it past 1 % of its life: then in no knot)
+	[ "$(row pipe-consumer | cut -d' ' -f4)" = - ]
+	[[ "$(row cp_pipeline | cut -d' ' -f4)" == @(idle|-) ]]
+	[[ "$(fors pipe-consumer)" == "pipe-stage "* ]]
+	[[ "$(fors cp_pipeline)" == "pipe-stage "* ]]
+}
+
+@test "ptt-critical --blame on cp_pool: idle workers wait for main, and are not the knot" {
+	record "$EXAMPLES/cp_pool"
+	run -0 --separate-stderr ptt-critical --blame "$BATS_TEST_TMPDIR/t.ptt"
+	[ -z "$stderr" ]
+	[[ "$output" == *$'\nbound: cp_pool, the knot the others\' waits end up on ('* ]]
+	[ "$(row pool-N | cut -d' ' -f1,4)" = "4 -" ]
+	[[ "$(fors pool-N)" == "cp_pool "* ]]
+	[ "$(awk '/^KNOTS/ { on = 1; next } on && /^  [0-9]+\./ { n++ } END { print n }' <<<"$output")" = 1 ]
+}
+
+@test "ptt-critical --blame: not with --what-if, --folded or --thread (exit 2)" {
+	for o in --what-if=x:-50% --folded --thread=1; do
+		run -2 --separate-stderr ptt-critical --blame "$o" /dev/null
+		[ -z "$output" ]
+		[[ "$stderr" == "ptt-critical: --blame is a view of its own"* ]]
+	done
+}
