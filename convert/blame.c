@@ -578,13 +578,27 @@ void blame_print(const struct blame *b, unsigned top, FILE *out)
 	}
 	if (!b->nk)
 		fprintf(out, "  (none: no thread that works waits for another beyond %d %% of its life)\n", BLAME_TRIM_PCT);
-	if (b->nk) {
-		const struct bknot *k = &b->k[0];
+	/* the first knot whose threads work: an idle one (a timer in its timed waits) is waited for, but its time
+	 * is waits of its own, not the work that bounds the others */
+	unsigned first = 0;
+	while (first < b->nk && b->k[first].running * 100 < b->k[first].life * BLAME_IDLE_PCT)
+		first++;
+	if (first)
+		fprintf(out, first > 1 ? "  (knots 1 to %u: idle threads, running under %d %% of their life, waiting on timers or on\n"
+					 "  others: waited for, but not what bounds the work; not named as the bound)\n"
+				       : "  (knot %u: idle threads, running under %d %% of their life, waiting on timers or on\n"
+					 "  others: waited for, but not what bounds the work; not named as the bound)\n",
+			first, BLAME_IDLE_PCT);
+	if (first < b->nk) {
+		const struct bknot *k = &b->k[first];
 		fprintf(out, "bound: %s, the knot the others' waits end up on (%.3f ms)", knot_name(b, k, names, sizeof names),
 			ms(k->in));
 		if (k->running * 100 >= k->life * 90)
 			fprintf(out, ": its threads' time is their own (running, or in calls ptt does not trace: I/O, epoll)");
 		fprintf(out, "\n");
+	} else if (b->nk) {
+		fprintf(out, "bound: none named: the knots the others' waits end up on are idle threads; the working threads'\n"
+			     "time is their own: running, or in calls ptt does not trace (I/O, epoll: the load, the network, a disk)\n");
 	} else {
 		fprintf(out, "bound: none named: no thread that works waits for another beyond %d %% of its life; each one's time\n"
 			     "is its own: running, or in calls ptt does not trace (I/O, epoll: the load, the network, a disk)\n",

@@ -43,7 +43,7 @@
 #include "critical.h"
 
 #define BLAME_HISTORY 4096
-#define BLAME_TRIM_PCT 5
+#define BLAME_TRIM_PCT 10
 #define BLAME_IDLE_PCT 1
 
 struct blame;

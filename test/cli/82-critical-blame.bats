@@ -110,3 +110,34 @@ fors() { awk -v g="$1" '/^BLAME/ { on = 1; next } on && /^  \(/ { on = 0 } on &&
 		[[ "$stderr" == "ptt-critical: --blame is a view of its own"* ]]
 	done
 }
+
+@test "ptt-critical --blame: a knot of idle threads (a timer the others wait for) is listed, not named as the bound" {
+	# the worker waits 989 us for the timer's post; the timer spends its life in a timed wait (7 us running
+	# of 993: idle), so its knot is what the worker's wait ends on, but it bounds no work
+	cat >"$BATS_TEST_TMPDIR/t.txt" <<-'E'
+	# ptt-trace 1
+	0.000000000 10 10 pthread process_begin ppid=1 cmd="x"
+	0.000001000 10 10 pthread thread_create handle=0x11 start=0x2 child=11 ret=0
+	0.000002000 10 11 pthread thread_begin handle=0x11 start=0x2 parent=10
+	0.000003000 10 11 pthread thread_name target=11 name="worker"
+	0.000004000 10 10 pthread thread_create handle=0x12 start=0x2 child=12 ret=0
+	0.000005000 10 12 pthread thread_begin handle=0x12 start=0x2 parent=10
+	0.000006000 10 12 pthread thread_name target=12 name="timer"
+	0.000007000 10 10 pthread thread_end retval=0x0 how=0
+	0.000008000 10 12 pthread mutex_lock mutex=0x500 ret=0
+	0.000009000 10 12 pthread cond_timedwait_req cond=0x600 mutex=0x500
+	0.000010000 10 11 pthread sem_wait_req sem=0x300
+	0.000995000 10 12 pthread cond_wait cond=0x600 mutex=0x500 ret=110
+	0.000996000 10 12 pthread mutex_unlock mutex=0x500 ret=0
+	0.000997000 10 12 pthread sem_post sem=0x300 ret=0
+	0.000998000 10 12 pthread thread_end retval=0x0 how=0
+	0.000999000 10 11 pthread sem_wait sem=0x300 ret=0
+	0.005000000 10 11 pthread thread_end retval=0x0 how=0
+	E
+	run -0 --separate-stderr ptt-critical --blame "$BATS_TEST_TMPDIR/t.txt"
+	[ -z "$stderr" ]
+	[ "$(row timer | cut -d" " -f4,5,6)" = "1 0.007 0.986" ]
+	[[ "$output" == *$'\n  1. 0.989 ms waited for by the others: timer '* ]]
+	[[ "$output" == *$'\n  (knot 1: idle threads, running under 1 % of their life'* ]]
+	[[ "$output" == *$'\nbound: none named: the knots the others\' waits end up on are idle threads'* ]]
+}
