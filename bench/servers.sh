@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/servers.sh - servers ptt did not write (memcached, apache2, varnish), recorded under a load made here (loopback only), and
+# bench/servers.sh - servers ptt did not write (memcached, apache2, varnish, and mariadbd by servers_mariadb.sh), recorded under a load made here (loopback only), and
 # what ptt-critical --blame names as the bound of their throughput (issue 32 item 3).
 #
 #   bench/servers.sh [BUILD]        (default build; needs memcached, apache2, apache2-utils, varnish: apt-get install)
@@ -61,4 +61,11 @@ if command -v varnishd >/dev/null; then
 	"$BIN/ptt-critical" --blame $(window "$TMP/vn.ptt" cond_signal) "$TMP/vn.ptt" | sed -n '/^GROUP/,$p'
 else
 	echo "(varnishd not installed: apt-get install varnish)"
+fi
+
+echo "== mariadbd under sysbench: bench/servers_mariadb.sh"
+if command -v mariadbd >/dev/null && command -v sysbench >/dev/null; then
+	"$(dirname "$0")/servers_mariadb.sh" "$BUILD"
+else
+	echo "(mariadbd or sysbench not installed: apt-get install mariadb-server sysbench)"
 fi

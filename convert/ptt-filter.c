@@ -248,11 +248,12 @@ static int open_window(struct out_ctx *o, const struct ptt_event *ev)
 	if (ev->ns == at) {
 		ticks = ev->ticks;
 	} else if (ptt_reader_form(o->r) == PTT_FORM_BINARY) {
-		/* the first tick at or after the start, so that every reader sees the same time */
+		/* the first tick at or after the start, so that every reader sees the same time (found
+		 * tick by tick, a damaged clock rate made this loop for minutes, or for ever) */
 		const struct ptt_clock *clk = ptt_reader_clock(o->r);
-		for (ticks = ptt_clock_ticks(clk, at); ptt_clock_ns(clk, ticks) < at; ticks++)
-			;
-		at = ptt_clock_ns(clk, ticks);
+		ticks = ptt_clock_ticks(clk, at);
+		if (ticks != UINT64_MAX)
+			at = ptt_clock_ns(clk, ticks);
 	}
 	char line[64];
 	snprintf(line, sizeof line, "window_from_ns %llu\n", (unsigned long long)at);

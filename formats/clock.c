@@ -16,7 +16,15 @@ uint64_t ptt_clock_ns(const struct ptt_clock *c, uint64_t ticks)
 	return (uint64_t)(((unsigned __int128)(ticks - c->start_ticks) * c->mult) >> 32);
 }
 
+/*
+ * The first tick whose time is ns or later: start + ceil((ns << 32) / mult), the least t with
+ * ((t - start) * mult) >> 32 >= ns; UINT64_MAX when no tick reaches ns (a time past the last
+ * tick, or a clock rate so high that mult is 0: every tick is then at 0 ns).
+ */
 uint64_t ptt_clock_ticks(const struct ptt_clock *c, uint64_t ns)
 {
-	return c->start_ticks + (uint64_t)(((unsigned __int128)ns * c->hz) / 1000000000u);
+	if (!c->mult)
+		return ns ? UINT64_MAX : c->start_ticks;
+	unsigned __int128 t = c->start_ticks + ((((unsigned __int128)ns << 32) + c->mult - 1) / c->mult);
+	return t > UINT64_MAX ? UINT64_MAX : (uint64_t)t;
 }

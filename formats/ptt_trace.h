@@ -388,7 +388,7 @@ struct ptt_clock {
 };
 void ptt_clock_init(struct ptt_clock *c, uint64_t start_ticks, uint64_t hz);
 uint64_t ptt_clock_ns(const struct ptt_clock *c, uint64_t ticks);
-uint64_t ptt_clock_ticks(const struct ptt_clock *c, uint64_t ns);
+uint64_t ptt_clock_ticks(const struct ptt_clock *c, uint64_t ns); /* the first tick at ns or later; UINT64_MAX: none */
 
 /* ---- reader ------------------------------------------------------------- */
 

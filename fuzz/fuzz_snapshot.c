@@ -7,8 +7,9 @@
  * is made right where checksums would stop a mutation (fuzz_fix_up: block
  * CRCs; the index's offsets hold while compressed payloads keep their
  * length), then read three ways, on a seekable file as a user's:
- *  1. ptt_reader_snapshot for a window's start taken from the input, each
- *     record of the snapshot formatted, then the rest of the trace read;
+ *  1. the whole trace read, then ptt_reader_snapshot for windows that
+ *     start inside it, each record of the snapshot formatted, then the rest
+ *     of the trace read;
  *  2. ptt-filter's main() (built with -Dmain=ptt_filter_main), --from and
  *     --to that window: the snapshot's records restored into the model and
  *     the window's context written (to /dev/null), when the input's last
@@ -44,18 +45,24 @@ static int show(void *ctx, struct ptt_event *ev, unsigned kind)
 	return 0;
 }
 
-static void read_from_snapshot(int fd, uint64_t from_ns)
+/* Read the whole trace (from a snapshot before from_ns when one is asked); the first and last event's times. */
+static void read_trace(int fd, int snap, uint64_t from_ns, uint64_t *first, uint64_t *last)
 {
 	struct ptt_reader *r = NULL;
-	if (ptt_reader_open(&r, fd, "fuzz") == 0 && ptt_reader_snapshot(r, from_ns, 0, show, NULL) >= 0) {
+	if (ptt_reader_open(&r, fd, "fuzz") == 0 && (!snap || ptt_reader_snapshot(r, from_ns, 0, show, NULL) >= 0)) {
 		struct ptt_event ev;
 		char line[4096];
 		for (unsigned long n = 0; n < 10000000ul; n++) { /* a bound: a broken promise of progress is a hang */
 			int rc = ptt_reader_next(r, &ev);
 			if (rc == 0)
 				break;
-			if (rc > 0)
-				ptt_text_format_event(&ev, line, sizeof line);
+			if (rc < 0)
+				continue;
+			ptt_text_format_event(&ev, line, sizeof line);
+			if (first && !*first)
+				*first = ev.ns;
+			if (last)
+				*last = ev.ns;
 		}
 	}
 	ptt_reader_close(r);
@@ -87,13 +94,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(fixed);
 		return 0;
 	}
+	/* windows at a third and two thirds of the trace (the input's last byte moves them): the
+	 * snapshots before them are found through the index, or by walking the blocks without one */
 	unsigned last = data[size - 1];
-	uint64_t from_ns = (uint64_t)(size % 61) * 50000u; /* 0 to 3 ms: the seeds' traces last 2 */
-	read_from_snapshot(input_fd, from_ns);
+	uint64_t t0 = 0, t1 = 0;
+	read_trace(input_fd, 0, 0, &t0, &t1);
+	uint64_t span = t1 > t0 ? t1 - t0 : 1, from_ns = t0 + span / 3 + span * last / 768;
+	read_trace(input_fd, 1, from_ns, NULL, NULL);
+	read_trace(input_fd, 1, t0 + 2 * span / 3, NULL, NULL);
 	char path[64], from[32], to[32];
 	snprintf(path, sizeof path, "/proc/self/fd/%d", input_fd);
 	snprintf(from, sizeof from, "--from=%luns", (unsigned long)from_ns);
-	snprintf(to, sizeof to, "--to=%luns", (unsigned long)(from_ns + (uint64_t)last * 4000u));
+	snprintf(to, sizeof to, "--to=%luns", (unsigned long)(from_ns + span / 4));
 	if (last % 2 == 0) {
 		lseek(input_fd, 0, SEEK_SET);
 		char *argv[] = { "ptt-filter", from, to, path, NULL };
