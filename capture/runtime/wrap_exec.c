@@ -165,14 +165,18 @@ static int spawn_ring_fd(void)
 	return reopened;
 }
 
-PTT_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
-			   const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+typedef int spawn_fn(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
+		     char *const[], char *const[]);
+
+/* posix_spawn or posix_spawnp (real), its process_fork opened before the child exists and closed with its pid. */
+static int spawn_traced(spawn_fn *real, pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
+			const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	struct ptt_rec rec;
 	pid_t child = 0;
 	int reopened = spawn_ring_fd();
 	int open = ptt_fork_open(&rec);
-	int ret = REAL(posix_spawn)(&child, path, actions, attr, argv, envp);
+	int ret = real(&child, path, actions, attr, argv, envp);
 	if (ret == 0 && pid)
 		*pid = child;
 	if (open)
@@ -182,21 +186,16 @@ PTT_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_
 	return ret;
 }
 
+PTT_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
+			   const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return spawn_traced(REAL(posix_spawn), pid, path, actions, attr, argv, envp);
+}
+
 PTT_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *actions,
 			    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	struct ptt_rec rec;
-	pid_t child = 0;
-	int reopened = spawn_ring_fd();
-	int open = ptt_fork_open(&rec);
-	int ret = REAL(posix_spawnp)(&child, file, actions, attr, argv, envp);
-	if (ret == 0 && pid)
-		*pid = child;
-	if (open)
-		ptt_fork_close(&rec, ret == 0 ? child : 0);
-	if (reopened)
-		ptt_exec_ring_fd_close();
-	return ret;
+	return spawn_traced(REAL(posix_spawnp), pid, file, actions, attr, argv, envp);
 }
 
 #if defined(__x86_64__)
