@@ -202,7 +202,10 @@ lost:       0 in what was read" ]
 		run -0 --separate-stderr ptt-record -q -o "$T/t.ptt" -- "$EXAMPLES/prodcons" -n "$n"
 		[ "$stderr" = "" ]
 		read -r size blocks <<<"$(stat -c '%s %b' "$T/t.ptt")"
-		[ "$((blocks * 512))" -le $((size + 4096)) ] || { echo "n $n: $size bytes in $blocks blocks"; return 1; }
+		# slack: the last block, and the file system's own blocks for a fragmented file's map
+		# (ext4 counts its extent tree in st_blocks: 4 KiB more was seen on a CI machine) —
+		# far below the 1 MiB that would be left if the allocation ahead were not given back
+		[ "$((blocks * 512))" -le $((size + 65536)) ] || { echo "n $n: $size bytes in $blocks blocks"; return 1; }
 	done
 	[ "$size" -gt $((1024 * 1024)) ] # the large one: past the first allocation
 	run -0 --separate-stderr ptt-dump --check "$T/t.ptt"
