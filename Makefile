@@ -23,7 +23,7 @@ ZSTD_LIBS   := $(shell pkg-config --libs libzstd 2>/dev/null || echo -lzstd)
 IBERTY_LIBS := -liberty
 # what every program linked with libpttformat.a needs
 FORMAT_LIBS = $(ZLIB_LIBS) $(ZSTD_LIBS) $(IBERTY_LIBS)
-# the readers' symboliser (convert/symbols.c): elfutils' libdw/libdwfl
+# the readers' symboliser (convert/lib/symbols.c): elfutils' libdw/libdwfl
 DW_LIBS     := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf)
 # ptt-sqlite's database: libsqlite3
 SQLITE_CFLAGS := $(shell pkg-config --cflags sqlite3 2>/dev/null)
@@ -32,7 +32,7 @@ TOOL_LIBS_sqlite := $(shell pkg-config --libs sqlite3 2>/dev/null || echo -lsqli
 PROTOC_C  ?= protoc-c
 PB_CFLAGS := $(shell pkg-config --cflags libprotobuf-c 2>/dev/null)
 TOOL_LIBS_stat := $(shell pkg-config --libs libprotobuf-c 2>/dev/null || echo -lprotobuf-c)
-TOOL_OBJ_stat = $(BUILD)/obj/convert/pprof.o $(BUILD)/gen/profile.pb-c.o
+TOOL_OBJ_stat = $(BUILD)/obj/convert/lib/pprof.o $(BUILD)/gen/profile.pb-c.o
 SAN        = $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
 # the language and version every compilation of ours uses (tools, runtime, examples, fuzzers)
 STD_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DPTT_VERSION='"$(VERSION)"'
@@ -44,7 +44,7 @@ TOOL_CFLAGS = $(ALL_CFLAGS) $(SAN)
 # the headers each part's objects depend on
 FORMAT_HDR = $(wildcard formats/*.h formats/*.def)
 CAPTURE_HDR = $(wildcard capture/*.h capture/runtime/*.h capture/recorder/*.h)
-CONVERT_HDR = $(wildcard convert/*.h)
+CONVERT_HDR = $(wildcard convert/lib/*.h)
 FORMAT_SRC = $(wildcard formats/*.c)
 FORMAT_OBJ = $(FORMAT_SRC:%.c=$(BUILD)/obj/%.o)
 RT_SRC     = capture/runtime/trace_path.c capture/runtime/stack.c capture/shm.c capture/runtime/init.c capture/runtime/api.c $(wildcard capture/runtime/wrap_*.c)
@@ -52,8 +52,8 @@ RT_SRC    += capture/runtime/pyframes.c
 RT_OBJ     = $(RT_SRC:%.c=$(BUILD)/rt/%.o) $(BUILD)/rt/formats/types.o $(BUILD)/rt/formats/map.o
 REC_SRC    = $(addprefix capture/recorder/,ptt-record.c record_opts.c record_meta.c drain.c flight.c flight_file.c out_file.c rotate.c keeper.c pace.c) capture/shm.c
 REC_OBJ    = $(REC_SRC:%.c=$(BUILD)/obj/%.o)
-# pprof.c: ptt-stat's alone (TOOL_OBJ_stat), with protobuf-c
-CLI_SRC    = $(filter-out convert/ptt-%.c convert/pprof.c,$(wildcard convert/*.c))
+# convert/lib: the analyses the tools share; pprof.c: ptt-stat's alone (TOOL_OBJ_stat), with protobuf-c
+CLI_SRC    = $(filter-out convert/lib/pprof.c,$(wildcard convert/lib/*.c))
 CLI_OBJ    = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TOOLS      = $(patsubst convert/%.c,$(BUILD)/bin/%,$(wildcard convert/ptt-*.c))
 # ptt-picture: a shell script, with its R script in share/ptt beside bin/ (as installed)
@@ -120,8 +120,8 @@ $(BUILD)/gen/profile.pb-c.c $(BUILD)/gen/profile.pb-c.h &: convert/proto/profile
 $(BUILD)/gen/profile.pb-c.o: $(BUILD)/gen/profile.pb-c.c $(BUILD)/gen/profile.pb-c.h
 	$(CC) $(STD_CFLAGS) $(PB_CFLAGS) $(CFLAGS) $(SAN) -fPIC -I$(BUILD)/gen -c -o $@ $<
 
-$(BUILD)/obj/convert/pprof.o: $(BUILD)/gen/profile.pb-c.h
-$(BUILD)/obj/convert/pprof.o: TOOL_CFLAGS += -I$(BUILD)/gen $(PB_CFLAGS)
+$(BUILD)/obj/convert/lib/pprof.o: $(BUILD)/gen/profile.pb-c.h
+$(BUILD)/obj/convert/lib/pprof.o: TOOL_CFLAGS += -I$(BUILD)/gen $(PB_CFLAGS)
 $(BUILD)/bin/ptt-stat: $(TOOL_OBJ_stat)
 
 # a tool's own objects and libraries beyond every tool's: TOOL_OBJ_stat, TOOL_LIBS_sqlite ...
@@ -154,7 +154,7 @@ $(BUILD)/test/test_stack: test/unit/test_stack.c capture/runtime/stack.c capture
 	$(CC) $(TOOL_CFLAGS) -DPTT_UNIT_TEST -o $@ test/unit/test_stack.c capture/runtime/stack.c capture/runtime/pyframes.c capture/runtime/trace_path.c capture/shm.c $(LIBFORMAT) $(LDFLAGS) -lpthread -lgcc_s
 
 # the runtime's CPython offsets against python3-dev's headers where installed (without them it skips);
-# test/cli/19-python-frames.bats compiles it against every other CPython found
+# test/cli/37-python-frames.bats compiles it against every other CPython found
 PY_INCLUDE ?= $(lastword $(wildcard /usr/include/python3.1[1-3]))
 PY_TEST_CFLAGS = $(if $(wildcard $(PY_INCLUDE)/internal/pycore_frame.h),-DPTT_PY_HEADERS -I$(PY_INCLUDE) -I$(PY_INCLUDE)/internal)
 $(BUILD)/test/test_pylayout: test/unit/test_pylayout.c capture/runtime/pyframes_layout.h

@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blame.h"
-#include "cli.h"
-#include "critical.h"
-#include "fidelity.h"
-#include "filter_spec.h"
-#include "pass.h"
+#include "lib/blame.h"
+#include "lib/cli.h"
+#include "lib/critical.h"
+#include "lib/fidelity.h"
+#include "lib/filter_spec.h"
+#include "lib/pass.h"
 
 static void usage(void)
 {

@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "model.h"
-#include "pass.h"
-#include "symbols.h"
+#include "lib/cli.h"
+#include "lib/model.h"
+#include "lib/pass.h"
+#include "lib/symbols.h"
 
 /* RFC 4180: quote when needed, double the quotes inside. */
 static void field(FILE *out, const char *s)

@@ -6,10 +6,10 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "cli.h"
-#include "fidelity.h"
-#include "lockgraph.h"
-#include "pass.h"
+#include "lib/cli.h"
+#include "lib/fidelity.h"
+#include "lib/lockgraph.h"
+#include "lib/pass.h"
 
 static void usage(void)
 {

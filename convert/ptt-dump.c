@@ -7,14 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "lockframes.h"
-#include "fidelity.h"
-#include "human.h"
-#include "model.h"
-#include "pass.h"
-#include "summary.h"
-#include "symbols.h"
+#include "lib/cli.h"
+#include "lib/lockframes.h"
+#include "lib/fidelity.h"
+#include "lib/human.h"
+#include "lib/model.h"
+#include "lib/pass.h"
+#include "lib/summary.h"
+#include "lib/symbols.h"
 
 enum mode { MODE_TEXT, MODE_HUMAN, MODE_INFO, MODE_CHECK };
 

@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "filter_context.h"
-#include "filter_spec.h"
-#include "pass.h"
-#include "symbols.h"
+#include "lib/cli.h"
+#include "lib/filter_context.h"
+#include "lib/filter_spec.h"
+#include "lib/pass.h"
+#include "lib/symbols.h"
 
 static void usage(void)
 {

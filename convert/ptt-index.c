@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "filter_context.h"
-#include "pass.h"
+#include "lib/cli.h"
+#include "lib/filter_context.h"
+#include "lib/pass.h"
 
 static void usage(void)
 {

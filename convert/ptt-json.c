@@ -16,14 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "critical.h"
-#include "entity_name.h"
-#include "fidelity.h"
-#include "lockframes.h"
-#include "symbols.h"
-#include "model.h"
-#include "pass.h"
+#include "lib/cli.h"
+#include "lib/critical.h"
+#include "lib/entity_name.h"
+#include "lib/fidelity.h"
+#include "lib/lockframes.h"
+#include "lib/symbols.h"
+#include "lib/model.h"
+#include "lib/pass.h"
 
 
 /* An object with a counter track: how often its counter changed, its track's name once chosen. */

@@ -13,15 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "critical.h"
-#include "lockframes.h"
-#include "entity_name.h"
-#include "fidelity.h"
-#include "model.h"
-#include "paje_out.h"
-#include "pass.h"
-#include "symbols.h"
+#include "lib/cli.h"
+#include "lib/critical.h"
+#include "lib/lockframes.h"
+#include "lib/entity_name.h"
+#include "lib/fidelity.h"
+#include "lib/model.h"
+#include "lib/paje_out.h"
+#include "lib/pass.h"
+#include "lib/symbols.h"
 
 /* objects shown by --objects unless told otherwise: enough to see the contention, few enough to read */
 #define PAJE_OBJECTS_DEFAULT 10

@@ -13,11 +13,11 @@
 
 #include <sqlite3.h>
 
-#include "cli.h"
-#include "lockframes.h"
-#include "model.h"
-#include "pass.h"
-#include "symbols.h"
+#include "lib/cli.h"
+#include "lib/lockframes.h"
+#include "lib/model.h"
+#include "lib/pass.h"
+#include "lib/symbols.h"
 
 static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS hosts(host_id INTEGER PRIMARY KEY, hostname TEXT UNIQUE);\n"

@@ -11,13 +11,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "lib/cli.h"
 #include <sys/stat.h>
 
-#include "critical.h"
-#include "pass.h"
-#include "pprof.h"
-#include "stat_table.h"
+#include "lib/critical.h"
+#include "lib/pass.h"
+#include "lib/pprof.h"
+#include "lib/stat_table.h"
 
 static void usage(void)
 {

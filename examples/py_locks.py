@@ -1,4 +1,4 @@
-"""py_locks.py - a Python program's locks, for ptt's Python frames (test/cli/19-python-frames.bats).
+"""py_locks.py - a Python program's locks, for ptt's Python frames (test/cli/37-python-frames.bats).
 
 py_locks.py [contend|queue|deadlock]...   (default: contend queue)
   contend   four threads take one threading.Lock in turn, each holding it 20 ms

@@ -413,7 +413,7 @@ static void infer_released(struct kinfer *inf, const uint32_t *rec, uint64_t obj
 
 /*
  * A record that opens or closes a frame, paired by role as the model does
- * (convert/model.h), without judging it: the model interprets the records
+ * (convert/lib/model.h), without judging it: the model interprets the records
  * when it reads them (a semaphore unit is a hold or not by its rules).
  */
 static void state_take(struct keeper *k, const uint32_t *rec, uint32_t id, uint32_t n)

@@ -10,7 +10,7 @@
  * open (an acquisition that took, a request not yet answered, a cond wait's
  * outcome, which holds its mutex again), paired with what closes them by
  * their role only (a release, an outcome, a semaphore's post, the thread's
- * end, a loss of its events); the model (convert/model.h) interprets them
+ * end, a loss of its events); the model (convert/lib/model.h) interprets them
  * when a reader of the file alone reads them.  A flight snapshot cannot
  * have them: the recorder never sees what its rings overwrote.  What its
  * retained records show of it is told instead (keeper_infer_thread).

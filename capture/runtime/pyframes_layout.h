@@ -5,7 +5,7 @@
  * from each version's headers (Include/cpython/pystate.h, Include/internal/
  * pycore_frame.h, Include/cpython/code.h, Include/cpython/unicodeobject.h)
  * for 64-bit builds with the GIL; test/unit/test_pylayout.c checks them
- * against the headers it is compiled with (test/cli/19-python-frames.bats
+ * against the headers it is compiled with (test/cli/37-python-frames.bats
  * compiles it against every CPython found on the machine).
  */
 #ifndef PTT_PYFRAMES_LAYOUT_H

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The one state model's rules (convert/model.h), seen through the tools, on small hand-written traces.
+# The one state model's rules (convert/lib/model.h), seen through the tools, on small hand-written traces.
 bats_require_minimum_version 1.5.0
 load helpers
 

@@ -3,7 +3,7 @@
  * headers: every offset the runtime reads, for the version of the headers
  * this file is compiled with (-I.../include/python3.X -I.../internal, and
  * -DPTT_PY_HEADERS).  Without them (no python3-dev) it skips.
- * test/cli/19-python-frames.bats compiles it against every CPython found.
+ * test/cli/37-python-frames.bats compiles it against every CPython found.
  */
 #include <stdio.h>
 

@@ -11,7 +11,7 @@
 #ifndef PTT_FILTER_CONTEXT_H
 #define PTT_FILTER_CONTEXT_H
 
-#include "../formats/ptt_trace.h"
+#include "../../formats/ptt_trace.h"
 
 struct fcontext;
 struct model;

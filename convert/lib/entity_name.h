@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../formats/ptt_trace.h"
+#include "../../formats/ptt_trace.h"
 
 /* Object kinds as words, per class (PTT_CLASS_MUTEX .. PTT_CLASS_SPIN): "mutex", "rwlock", ... */
 extern const char *const entity_object_kind[PTT_CLASS_COUNT];

@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "../formats/ptt_trace.h"
+#include "../../formats/ptt_trace.h"
 #include "symbols.h"
 
 #define SPEC_MAX 64

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "../formats/ptt_trace.h"
+#include "../../formats/ptt_trace.h"
 
 enum stat_sort { STAT_SORT_WAIT, STAT_SORT_HOLD, STAT_SORT_COUNT, STAT_SORT_CONTENDED, STAT_SORT_CRITICAL };
 struct stat_opts {

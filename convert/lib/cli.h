@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../formats/ptt_trace.h"
+#include "../../formats/ptt_trace.h"
 
 #ifndef PTT_VERSION
 #define PTT_VERSION "0.1.0"

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "../formats/ptt_trace.h"
+#include "../../formats/ptt_trace.h"
 #include "symbols.h"
 
 struct ptt_pyframes;

@@ -2,7 +2,7 @@
 #ifndef PTT_HUMAN_H
 #define PTT_HUMAN_H
 
-#include "../formats/ptt_trace.h"
+#include "../../formats/ptt_trace.h"
 
 struct model;
 struct ptt_syms;

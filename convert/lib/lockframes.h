@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../formats/ptt_trace.h"
+#include "../../formats/ptt_trace.h"
 #include "symbols.h"
 
 /* Add a pattern (POSIX extended regex, matched against a frame's function name, or its

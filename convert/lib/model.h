@@ -135,7 +135,7 @@
 
 #include <stdint.h>
 
-#include "../formats/ptt_trace.h"
+#include "../../formats/ptt_trace.h"
 
 /* A thread's state: running (outside any traced blocking call), or the frame on top of its stack. */
 enum mstate {

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "../formats/ptt_trace.h"
+#include "../../formats/ptt_trace.h"
 #include "cli.h"
 #include "symbols.h"
 

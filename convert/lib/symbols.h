@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "../formats/ptt_trace.h"
+#include "../../formats/ptt_trace.h"
 
 /* An address, symbolised.  Every string is owned by the cache: valid until ptt_syms_free(). */
 struct ptt_sym {

@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "../formats/ptt_trace.h"
+#include "../../formats/ptt_trace.h"
 
 struct fidelity;
 struct model;

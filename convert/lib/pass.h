@@ -28,7 +28,7 @@
 
 #include <stdint.h>
 
-#include "../formats/ptt_trace.h"
+#include "../../formats/ptt_trace.h"
 #include "cli.h"
 #include "model.h"
 

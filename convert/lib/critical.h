@@ -44,7 +44,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../formats/ptt_trace.h"
+#include "../../formats/ptt_trace.h"
 
 struct critical;
 struct model;
