@@ -136,3 +136,13 @@ LIST
 	[ -n "$seen" ] || skip "rustc not installed (Debian: apt-get install rustc)"
 	echo "# checked with $seen" >&3
 }
+
+@test "test files are numbered once each, and convert/ holds only programs (the shared analyses in convert/lib)" {
+	cd "$PTT_ROOT"
+	run -0 --separate-stderr sh -c 'ls test/cli/*.bats | sed "s|.*/||; s|-.*||" | sort | uniq -d'
+	[ "$output" = "" ]
+	[ "$stderr" = "" ]
+	run -0 --separate-stderr find convert -maxdepth 1 -type f ! -name 'ptt-*.c'
+	[ "$output" = "" ]
+	[ "$stderr" = "" ]
+}
