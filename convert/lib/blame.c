@@ -4,10 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../formats/map.h"
 #include "blame.h"
 #include "symbols.h"
 
 #define UNKNOWN_T 0xffffffffu /* a segment's target when no edge is known */
+#define KNOT_TIDS 16          /* a knot's threads listed by tid, the rest counted */
 
 struct bseg {                 /* [from, to] of a thread's waits, on target's behalf */
 	uint64_t from, to;
@@ -17,6 +19,10 @@ struct bseg {                 /* [from, to] of a thread's waits, on target's beh
 struct bon {                  /* time waited on target's behalf */
 	uint32_t target;
 	uint64_t ns;
+};
+
+struct bsite {                /* time waited at a site for another thread */
+	uint64_t site, ns;
 };
 
 struct bthr {
@@ -32,15 +38,24 @@ struct bthr {
 	uint64_t life, running;
 	unsigned vi;          /* its vertex */
 	int comp, idle;
+	struct bsite *sites;  /* where its waits that another thread ended were made */
+	size_t nsites, capsites;
 };
 
 struct bgroup {
 	char name[128];
 	unsigned threads;
 	uint64_t life, own, unknown, open, waited;
+	uint64_t waited_for;  /* the time other threads but the idle waited on its threads' behalf */
 	int knot;             /* 1 + the knot it is in, 0: none */
 	int idle;             /* every thread of it idle */
 	unsigned idle_threads; /* running under BLAME_IDLE_PCT of their life: their waits bound nothing they do */
+	uint64_t work_life;   /* its working (not idle) threads': their life, */
+	uint64_t work_for;    /* ... their waits on other threads' behalf (cascaded), */
+	uint64_t work_running; /* ... their running time, */
+	struct bsite *sites;  /* ... and where they made the waits others ended */
+	size_t nsites, capsites;
+	uint32_t pid;         /* its first thread's process, to name the sites */
 };
 
 struct bknot {                /* the knots of threads of the same groups */
@@ -49,6 +64,7 @@ struct bknot {                /* the knots of threads of the same groups */
 	uint64_t in;          /* the time the other threads waited for them */
 	uint64_t life, running;
 	uint32_t pid, tid;    /* its first knot's first thread */
+	uint32_t *tids;       /* the threads of its knots, in the order met */
 };
 
 struct blame {
@@ -61,6 +77,7 @@ struct blame {
 	struct bgroup *g;
 	unsigned ng;
 	uint64_t *w;          /* w[i * ng + j]: group i's time waiting on group j's behalf */
+	uint64_t *ww;         /* the same, of its working threads alone, another thread's behalf */
 	struct bknot *k;
 	unsigned nk;
 };
@@ -92,6 +109,18 @@ static void on_thread(void *ctx, uint32_t serial, uint32_t pid, uint32_t tid, ui
 		t->ended = 1;
 		t->end = ns;
 	}
+}
+
+/* ns more waited at site in the array *sites of n (of capacity *cap) */
+static void add_site(struct bsite **sites, size_t *n, size_t *cap, uint64_t site, uint64_t ns)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*sites)[i].site == site) {
+			(*sites)[i].ns += ns;
+			return;
+		}
+	if (PTT_GROW(*sites, cap, *n + 1) == 0)
+		(*sites)[(*n)++] = (struct bsite){ site, ns };
 }
 
 static void add_on(struct bthr *t, uint32_t target, uint64_t ns)
@@ -213,6 +242,7 @@ static void on_wait(void *ctx, const struct critical_wait *w)
 		break;
 	case CRITICAL_WAIT_EDGE:
 		if (e && e != a) {
+			add_site(&a->sites, &a->nsites, &a->capsites, w->site, w->end - w->begin);
 			piece(b, w->edge_t > w->begin ? w->edge_t : w->begin, w->end, e->serial); /* the hand-off's latency */
 			if (w->edge_t > w->begin)
 				cascade(b, a, e, w->begin, w->edge_t);
@@ -247,11 +277,23 @@ struct blame *blame_new(struct ptt_syms *syms, struct critical *c)
 	return b;
 }
 
-/* A thread's group: its name with each run of digits not after a letter read as N (pool-0 .. pool-3: pool-N; apache2 stays). */
+/*
+ * A thread's group: its name with each run of digits not after a letter read as N (pool-0 .. pool-3:
+ * pool-N; apache2 stays); a thread with no name, its start routine's symbol or, where its module has
+ * none for it, the routine's address as addr2line takes it, "mariadbd+0xc7f450()" (one per routine:
+ * mariadbd's connection threads are one group); the last resort, "thread N".
+ */
 static void group_name(struct blame *b, const struct bthr *t, char *buf, size_t size)
 {
 	char name[128];
-	ptt_syms_thread_name(b->syms, t->pid, t->tid, name, sizeof name);
+	uint64_t start;
+	if (!*ptt_syms_thread_known_name(b->syms, t->pid, t->tid, name, sizeof name)) {
+		if ((start = ptt_syms_thread_start(b->syms, t->pid, t->tid)))
+			snprintf(buf, size, "%s()", ptt_syms_code(b->syms, t->pid, start)->where);
+		else
+			snprintf(buf, size, "thread N");
+		return;
+	}
 	size_t n = 0;
 	for (const char *p = name; *p && n + 1 < size; p++) {
 		static const char digits[] = "0123456789";
@@ -344,12 +386,16 @@ static void add_knot(struct blame *b, struct bthr **v, unsigned n, int comp, uin
 	unsigned *gs = malloc(b->ng * sizeof *gs), ngs = 0, threads = 0;
 	uint64_t life = 0, running = 0;
 	const struct bthr *first = NULL;
-	if (!gs)
+	uint32_t *tids = malloc(n * sizeof *tids);
+	if (!gs || !tids) {
+		free(gs);
+		free(tids);
 		return;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		if (v[i]->comp != comp)
 			continue;
-		threads++;
+		tids[threads++] = v[i]->tid;
 		if (!first)
 			first = v[i];
 		life += v[i]->life;
@@ -364,6 +410,14 @@ static void add_knot(struct blame *b, struct bthr **v, unsigned n, int comp, uin
 	for (unsigned x = 0; x < b->nk; x++) {
 		struct bknot *k = &b->k[x];
 		if (k->ngroups == ngs && !memcmp(k->groups, gs, ngs * sizeof *gs)) {
+			uint32_t *all = realloc(k->tids, (k->threads + threads) * sizeof *all);
+			if (all) {
+				memcpy(all + k->threads, tids, threads * sizeof *tids);
+				k->tids = all;
+			}
+			free(tids);
+			if (!all)
+				threads = 0; /* counted, not listed: see the print */
 			k->knots++;
 			k->threads += threads;
 			k->in += in;
@@ -376,10 +430,11 @@ static void add_knot(struct blame *b, struct bthr **v, unsigned n, int comp, uin
 	struct bknot *k = realloc(b->k, (b->nk + 1) * sizeof *k);
 	if (!k) {
 		free(gs);
+		free(tids);
 		return;
 	}
 	b->k = k;
-	b->k[b->nk++] = (struct bknot){ gs, ngs, 1, threads, in, life, running, first->pid, first->tid };
+	b->k[b->nk++] = (struct bknot){ gs, ngs, 1, threads, in, life, running, first->pid, first->tid, tids };
 }
 
 void blame_finish(struct blame *b)
@@ -399,6 +454,7 @@ void blame_finish(struct blame *b)
 		return;
 	struct tarjan T = { .b = b };
 	b->w = calloc((size_t)n * n, sizeof *b->w);
+	b->ww = calloc((size_t)n * n, sizeof *b->ww);
 	T.v = calloc(nt, sizeof *T.v);
 	T.index = calloc(nt, sizeof *T.index);
 	T.low = calloc(nt, sizeof *T.low);
@@ -406,7 +462,7 @@ void blame_finish(struct blame *b)
 	T.on = calloc(nt, 1);
 	unsigned char *out = calloc(nt, 1);
 	uint64_t *in = calloc(nt, sizeof *in);
-	if (!b->w || !T.v || !T.index || !T.low || !T.stack || !T.on || !out || !in || nt > 0x3fffffff)
+	if (!b->w || !b->ww || !T.v || !T.index || !T.low || !T.stack || !T.on || !out || !in || nt > 0x3fffffff)
 		goto done;
 	nt = 0;
 	for (ptt_map_iter_init(&it, &b->threads); ptt_map_next(&it, NULL, &v);) {
@@ -438,6 +494,27 @@ void blame_finish(struct blame *b)
 	}
 	for (unsigned i = 0; i < n; i++)
 		b->g[i].idle = b->g[i].threads && b->g[i].idle_threads == b->g[i].threads;
+	/* WAITED FOR: by every other thread that works, of its own group too (a knot's threads are often of one) */
+	for (unsigned i = 0; i < nt; i++) {
+		const struct bthr *t = T.v[i];
+		struct bgroup *g = &b->g[t->group];
+		if (t->idle)
+			continue;
+		if (!g->work_life)
+			g->pid = t->pid;
+		g->work_life += t->life;
+		g->work_running += t->running;
+		for (uint32_t e = 0; e < t->non; e++) {
+			const struct bthr *u = thr(b, t->on[e].target);
+			if (u && u != t && u->group >= 0) {
+				b->g[u->group].waited_for += t->on[e].ns;
+				g->work_for += t->on[e].ns;
+				b->ww[(size_t)t->group * n + (unsigned)u->group] += t->on[e].ns;
+			}
+		}
+		for (size_t x = 0; x < t->nsites; x++)
+			add_site(&g->sites, &g->nsites, &g->capsites, t->sites[x].site, t->sites[x].ns);
+	}
 	/* the graph: threads, their kept edges; a knot is a component with no kept edge out of it */
 	for (unsigned i = 0; i < nt; i++)
 		if (!T.index[i])
@@ -499,13 +576,71 @@ static double pct(uint64_t part, uint64_t whole) { return whole ? 100.0 * (doubl
 static int by_waited_for(const void *x, const void *y, void *ctx)
 {
 	const struct blame *b = ctx;
-	unsigned i = *(const unsigned *)x, j = *(const unsigned *)y, n = b->ng;
-	uint64_t p = 0, q = 0;
-	for (unsigned k = 0; k < n; k++) {
-		p += k != i && !b->g[k].idle ? b->w[(size_t)k * n + i] : 0;
-		q += k != j && !b->g[k].idle ? b->w[(size_t)k * n + j] : 0;
-	}
+	unsigned i = *(const unsigned *)x, j = *(const unsigned *)y;
+	uint64_t p = b->g[i].waited_for, q = b->g[j].waited_for;
 	return p < q ? 1 : p > q ? -1 : (i > j) - (i < j);
+}
+
+static int by_work_for(const void *x, const void *y, void *ctx)
+{
+	const struct blame *b = ctx;
+	const struct bgroup *p = &b->g[*(const unsigned *)x], *q = &b->g[*(const unsigned *)y];
+	return p->work_running < q->work_running ? 1 : p->work_running > q->work_running ? -1 : 0;
+}
+
+static int by_site_ns(const void *x, const void *y)
+{
+	const struct bsite *p = x, *q = y;
+	return p->ns < q->ns ? 1 : p->ns > q->ns ? -1 : (p->site > q->site) - (p->site < q->site);
+}
+
+/*
+ * The working threads' waits for others, by group, the busiest (most running time) first: in a server,
+ * the threads that serve the requests, whose waits are what would make them faster; and what the graph's
+ * trim hides when a group's threads wait for each other in turn (a group commit's leader, a pool's),
+ * each edge small, their sum not; with where they waited.  Returns the busiest group (-1: none works).
+ */
+static int print_work_waits(const struct blame *b, FILE *out)
+{
+	unsigned n = b->ng, *order = malloc(n * sizeof *order), shown = 0;
+	int heavy = -1;
+	if (!order)
+		return -1;
+	for (unsigned i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof *order, by_work_for, (void *)b);
+	fprintf(out, "\nWAITS OF THE WORKING THREADS FOR OTHERS (by group, its idle threads left out, the busiest first:\n"
+		     "its running time; the time it waited on other threads' behalf, cascaded, and for whom; where it made\n"
+		     "the waits another thread ended, each wait's whole length; threads of a group that wait for each other\n"
+		     "in turn, as for a group commit's leader, make many edges, each under the graph's trim)\n");
+	for (unsigned r = 0; r < n; r++) {
+		struct bgroup *g = &b->g[order[r]];
+		if (!g->work_life)
+			continue;
+		if (heavy < 0)
+			heavy = (int)order[r];
+		fprintf(out, "  %s: running or in untraced calls %.3f ms (%.1f %% of its working threads' life), waited %.3f ms (%.1f %%)%s",
+			g->name, ms(g->work_running), pct(g->work_running, g->work_life), ms(g->work_for),
+			pct(g->work_for, g->work_life), g->work_for ? " for" : "");
+		for (unsigned j = 0, k = 0; j < n; j++) {
+			uint64_t x = b->ww[(size_t)order[r] * n + j];
+			if (x && x * 100 >= g->work_for) /* the targets of 1 % of it or more */
+				fprintf(out, "%s %s %.3f ms", k++ ? "," : "", j == order[r] ? "its own group" : b->g[j].name, ms(x));
+		}
+		if (g->nsites)
+			qsort(g->sites, g->nsites, sizeof *g->sites, by_site_ns);
+		for (size_t x = 0; x < g->nsites && x < 3; x++) {
+			char site[256];
+			ptt_syms_code_phrase(b->syms, g->pid, g->sites[x].site, site, sizeof site);
+			fprintf(out, "\n    %10.3f ms waited%s", ms(g->sites[x].ns), g->sites[x].site ? site : " at an unknown site");
+		}
+		fprintf(out, "\n");
+		shown++;
+	}
+	if (!shown)
+		fprintf(out, "  (none: every thread is idle)\n");
+	free(order);
+	return heavy;
 }
 
 void blame_print(const struct blame *b, unsigned top, FILE *out)
@@ -528,16 +663,13 @@ void blame_print(const struct blame *b, unsigned top, FILE *out)
 	for (unsigned r = 0; r < n && (!top || r < top); r++) {
 		unsigned i = order[r];
 		const struct bgroup *g = &b->g[i];
-		uint64_t in = 0;
-		for (unsigned k = 0; k < n; k++)
-			in += k != i && !b->g[k].idle ? b->w[(size_t)k * n + i] : 0;
 		char knot[16] = "-";
 		if (g->knot)
 			snprintf(knot, sizeof knot, "%d", g->knot);
 		else if (g->idle)
 			snprintf(knot, sizeof knot, "idle");
 		uint64_t running = g->life > g->waited ? g->life - g->waited : 0;
-		fprintf(out, "%-24s %7u %11.3f %13.3f %4s %11.3f %11.3f %11.3f %11.3f ", g->name, g->threads, ms(g->life), ms(in),
+		fprintf(out, "%-24s %7u %11.3f %13.3f %4s %11.3f %11.3f %11.3f %11.3f ", g->name, g->threads, ms(g->life), ms(g->waited_for),
 			knot, ms(running), ms(g->own), ms(g->unknown), ms(g->open));
 		/* its three heaviest edges */
 		uint64_t shown = 0;
@@ -559,8 +691,8 @@ void blame_print(const struct blame *b, unsigned top, FILE *out)
 	fprintf(out, "  (LIFE: its threads' time from start to end or to the trace's end; RUNNING: the rest of it once\n"
 		     "  its waits are counted, with time in calls ptt does not trace (I/O, epoll, sleep without a timeout\n"
 		     "  ptt sees); OWN: its timeouts; AT END: waits still open where the trace ends, blamed on nobody;\n"
-		     "  WAITED FOR: by the other groups but the idle; KNOT: its knot's rank; idle: running under %d %% of\n"
-		     "  its life, its waits left out of the graph)\n",
+		     "  WAITED FOR: by the other threads, of its own group too, but the idle; KNOT: its knot's rank;\n"
+		     "  idle: running under %d %% of its life, its waits left out of the graph)\n",
 		BLAME_IDLE_PCT);
 	if (b->uncascaded)
 		fprintf(out, "  %.3f ms of waits reached further back than a thread's last %d waits: left on that thread, "
@@ -572,9 +704,12 @@ void blame_print(const struct blame *b, unsigned top, FILE *out)
 	for (unsigned x = 0; x < b->nk; x++) {
 		const struct bknot *k = &b->k[x];
 		knot_name(b, k, names, sizeof names);
-		fprintf(out, "  %u. %.3f ms waited for by the others: %s (%u knot%s of %u thread%s, running %.1f %% of their life)\n",
-			x + 1, ms(k->in), names, k->knots, k->knots > 1 ? "s" : "", k->threads, k->threads > 1 ? "s" : "",
-			pct(k->running, k->life));
+		fprintf(out, "  %u. %.3f ms waited for by the others: %s (%u knot%s of %u thread%s, running %.1f %% of their life;"
+			     " tid%s", x + 1, ms(k->in), names, k->knots, k->knots > 1 ? "s" : "", k->threads,
+			k->threads > 1 ? "s" : "", pct(k->running, k->life), k->threads > 1 ? "s" : "");
+		for (unsigned j = 0; j < k->threads && j < KNOT_TIDS; j++)
+			fprintf(out, " %" PRIu32, k->tids[j]);
+		fprintf(out, k->threads > KNOT_TIDS ? " and %u more)\n" : ")\n", k->threads - KNOT_TIDS);
 	}
 	if (!b->nk)
 		fprintf(out, "  (none: no thread that works waits for another beyond %d %% of its life)\n", BLAME_TRIM_PCT);
@@ -589,6 +724,7 @@ void blame_print(const struct blame *b, unsigned top, FILE *out)
 				       : "  (knot %u: idle threads, running under %d %% of their life, waiting on timers or on\n"
 					 "  others: waited for, but not what bounds the work; not named as the bound)\n",
 			first, BLAME_IDLE_PCT);
+	int heavy = print_work_waits(b, out);
 	if (first < b->nk) {
 		const struct bknot *k = &b->k[first];
 		fprintf(out, "bound: %s, the knot the others' waits end up on (%.3f ms)", knot_name(b, k, names, sizeof names),
@@ -596,13 +732,19 @@ void blame_print(const struct blame *b, unsigned top, FILE *out)
 		if (k->running * 100 >= k->life * 90)
 			fprintf(out, ": its threads' time is their own (running, or in calls ptt does not trace: I/O, epoll)");
 		fprintf(out, "\n");
-	} else if (b->nk) {
-		fprintf(out, "bound: none named: the knots the others' waits end up on are idle threads; the working threads'\n"
-			     "time is their own: running, or in calls ptt does not trace (I/O, epoll: the load, the network, a disk)\n");
 	} else {
-		fprintf(out, "bound: none named: no thread that works waits for another beyond %d %% of its life; each one's time\n"
-			     "is its own: running, or in calls ptt does not trace (I/O, epoll: the load, the network, a disk)\n",
-			BLAME_TRIM_PCT);
+		if (b->nk)
+			fprintf(out, "bound: none named: the knots the others' waits end up on are idle threads; the working threads'\n"
+				     "time is mostly their own: running, or in calls ptt does not trace (I/O, epoll: the load, the\n"
+				     "network, a disk)\n");
+		else
+			fprintf(out, "bound: none named: no thread that works waits for another thread beyond %d %% of its life; each\n"
+				     "one's time is mostly its own: running, or in calls ptt does not trace (I/O, epoll: the load, the\n"
+				     "network, a disk)\n", BLAME_TRIM_PCT);
+		if (heavy >= 0)
+			fprintf(out, "the busiest group, %s, running %.1f %% of its working threads' life, waited %.1f %% of it\n"
+				     "for other threads (WAITS OF THE WORKING THREADS above: for whom, and where)\n", b->g[heavy].name,
+				pct(b->g[heavy].work_running, b->g[heavy].work_life), pct(b->g[heavy].work_for, b->g[heavy].work_life));
 	}
 }
 
@@ -616,14 +758,20 @@ void blame_free(struct blame *b)
 		struct bthr *t = v;
 		free(t->hist);
 		free(t->on);
+		free(t->sites);
 		free(t);
 	}
 	ptt_map_free(&b->threads);
 	free(b->scratch);
+	for (unsigned i = 0; i < b->ng; i++)
+		free(b->g[i].sites);
 	free(b->g);
 	free(b->w);
-	for (unsigned x = 0; x < b->nk; x++)
+	free(b->ww);
+	for (unsigned x = 0; x < b->nk; x++) {
 		free(b->k[x].groups);
+		free(b->k[x].tids);
+	}
 	free(b->k);
 	free(b);
 }

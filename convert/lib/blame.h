@@ -14,8 +14,12 @@
  * a sleep is the thread's own time; a wait with no edge known stays unknown.
  *
  * Threads are grouped by name, each run of digits not after a letter read
- * as one (pool-0 .. pool-3 is the group pool-N): a group's row is its
- * threads' time and on whose behalf they waited.  The wait-for graph has
+ * as one (pool-0 .. pool-3 is the group pool-N), a thread with no name by
+ * its start routine (symbols.h: ptt_syms_thread_start): a group's row is its
+ * threads' time and on whose behalf they waited.  Threads of one group that
+ * wait for each other in turn (a group commit's changing leader) make many
+ * edges, each under the trim below: the working threads' waits for others
+ * are also told per group, the busiest first, with where they were made.  The wait-for graph has
  * the threads as vertices, an edge A -> B weighing the time A waited for B;
  * edges under 5 % of A's life are dropped as noise, as wPerf trims, and so
  * are the edges of idle threads (running under 1 % of their life: a

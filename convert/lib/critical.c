@@ -573,7 +573,7 @@ static void tell_wait(struct critical *c, const struct cthr *th, const struct cs
 		      uint64_t end, int own)
 {
 	struct critical_wait w = { th->pid, th->tid, th->serial, 0, begin, end, 0, wctx ? c->ctx[wctx].obj : 0,
-				   CRITICAL_WAIT_UNKNOWN };
+				   CRITICAL_WAIT_UNKNOWN, wctx ? c->ctx[wctx].site : 0 };
 	if (th->lost_wait)
 		w.kind = CRITICAL_WAIT_UNKNOWN;
 	else if (e->valid && e->t <= end) {
@@ -1466,7 +1466,7 @@ void critical_finish(struct critical *c, uint64_t end_ns)
 			maybe_final(c, th, 0);
 		else if (c->obs.wait && end > th->at) { /* still waiting where the trace ends: no edge to know */
 			struct critical_wait w = { th->pid, th->tid, th->serial, 0, th->at, end, 0,
-						   th->wait_ctx ? c->ctx[th->wait_ctx].obj : 0, CRITICAL_WAIT_OPEN };
+						   th->wait_ctx ? c->ctx[th->wait_ctx].obj : 0, CRITICAL_WAIT_OPEN, 0 };
 			c->obs.wait(c->obs.ctx, &w);
 		}
 		if (c->obs.thread)

@@ -132,6 +132,7 @@ struct critical_wait {
 	uint32_t pid, tid, serial, edge_serial;
 	uint64_t begin, end, edge_t, obj;
 	enum critical_wait_kind kind;
+	uint64_t site;        /* where it waited (the first frame past the lock layer), 0 unknown */
 };
 struct critical_observer {
 	void *ctx;

@@ -925,6 +925,12 @@ const char *ptt_syms_thread_known_name(struct ptt_syms *s, uint32_t pid, uint32_
 	return buf;
 }
 
+uint64_t ptt_syms_thread_start(const struct ptt_syms *s, uint32_t pid, uint32_t tid)
+{
+	const struct thread_info *t = ptt_map_get(&s->threads, thread_key(pid, tid));
+	return t ? t->start : 0;
+}
+
 const char *ptt_syms_thread_name(struct ptt_syms *s, uint32_t pid, uint32_t tid, char *buf, size_t size)
 {
 	if (!*ptt_syms_thread_known_name(s, pid, tid, buf, size))

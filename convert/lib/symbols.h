@@ -102,6 +102,9 @@ const char *ptt_syms_process_name(struct ptt_syms *s, uint32_t pid, char *buf, s
 const char *ptt_syms_thread_name(struct ptt_syms *s, uint32_t pid, uint32_t tid, char *buf, size_t size);
 /* The same without the last resort: "" for a thread with no name, start routine or command (a table's NAME column). */
 const char *ptt_syms_thread_known_name(struct ptt_syms *s, uint32_t pid, uint32_t tid, char *buf, size_t size);
+/* The start routine given to the thread's pthread_create (its thread_begin or thread_create event), 0 unknown
+ * (a main thread, a thread begun before the trace). */
+uint64_t ptt_syms_thread_start(const struct ptt_syms *s, uint32_t pid, uint32_t tid);
 const char *ptt_syms_object_name(struct ptt_syms *s, uint32_t pid, uint64_t addr, char *buf, size_t size);
 /* The same without the last resort: "" for an object with no given name, symbol or module (one alone). */
 const char *ptt_syms_object_known_name(struct ptt_syms *s, uint32_t pid, uint64_t addr, char *buf, size_t size);

@@ -50,6 +50,8 @@ fors() { awk -v g="$1" '/^BLAME/ { on = 1; next } on && /^  \(/ { on = 0 } on &&
 	[ "$(fors middle)" = "back 0.080 ms (59 %)" ]
 	[ "$(row back)" = "1 0.134 0.150 1 0.134 0.000 0.000 0.000" ]
 	[[ "$output" == *$'\nbound: back, the knot the others\' waits end up on (0.150 ms)'* ]]
+	# the knot's line lists its threads by tid
+	[[ "$output" == *$'\n  1. 0.150 ms waited for by the others: back (1 knot of 1 thread, running 100.0 % of their life; tid 13)\n'* ]]
 	# without the cascade client's wait would all be middle's: the first row is back, waited for most
 	[ "$(awk '/^GROUP/ { getline; print $1; exit }' <<<"$output")" = back ]
 }
@@ -140,4 +142,63 @@ fors() { awk -v g="$1" '/^BLAME/ { on = 1; next } on && /^  \(/ { on = 0 } on &&
 	[[ "$output" == *$'\n  1. 0.989 ms waited for by the others: timer '* ]]
 	[[ "$output" == *$'\n  (knot 1: idle threads, running under 1 % of their life'* ]]
 	[[ "$output" == *$'\nbound: none named: the knots the others\' waits end up on are idle threads'* ]]
+}
+
+@test "ptt-critical --blame: threads with no name are grouped by start routine; a group's threads waiting for each other in turn" {
+	# 11, 12 and 13 (start routine 0x2, no name) take a lock in turn, each waiting 40 us of its ~995 us for
+	# the one before (4 %: under the trim, no knot); 14 (start routine 0x3) never waits. The group 0x2()
+	# waited 120 us for its own threads: WAITED FOR counts them (not 0 beside its own waits); the working
+	# threads' section tells it, with where (12's wait at 0x5, the others' at no known site)
+	cat >"$BATS_TEST_TMPDIR/r.txt" <<-'E'
+	# ptt-trace 1
+	0.000000000 10 10 pthread process_begin ppid=1 cmd="x"
+	0.000001000 10 10 pthread thread_create handle=0x11 start=0x2 child=11 ret=0
+	0.000002000 10 11 pthread thread_begin handle=0x11 start=0x2 parent=10
+	0.000003000 10 10 pthread thread_create handle=0x12 start=0x2 child=12 ret=0
+	0.000004000 10 12 pthread thread_begin handle=0x12 start=0x2 parent=10
+	0.000005000 10 10 pthread thread_create handle=0x13 start=0x2 child=13 ret=0
+	0.000006000 10 13 pthread thread_begin handle=0x13 start=0x2 parent=10
+	0.000007000 10 10 pthread thread_create handle=0x14 start=0x3 child=14 ret=0
+	0.000008000 10 14 pthread thread_begin handle=0x14 start=0x3 parent=10
+	0.000009000 10 10 pthread thread_end retval=0x0 how=0
+	0.000100000 10 11 pthread mutex_lock mutex=0x100 ret=0
+	0.000110000 10 12 pthread mutex_lock_req mutex=0x100 site=0x5
+	0.000150000 10 11 pthread mutex_unlock mutex=0x100 ret=0
+	0.000150000 10 12 pthread mutex_lock mutex=0x100 ret=0
+	0.000160000 10 13 pthread mutex_lock_req mutex=0x100
+	0.000200000 10 12 pthread mutex_unlock mutex=0x100 ret=0
+	0.000200000 10 13 pthread mutex_lock mutex=0x100 ret=0
+	0.000210000 10 11 pthread mutex_lock_req mutex=0x100
+	0.000250000 10 13 pthread mutex_unlock mutex=0x100 ret=0
+	0.000250000 10 11 pthread mutex_lock mutex=0x100 ret=0
+	0.000260000 10 11 pthread mutex_unlock mutex=0x100 ret=0
+	0.001000000 10 11 pthread thread_end retval=0x0 how=0
+	0.001000000 10 12 pthread thread_end retval=0x0 how=0
+	0.001000000 10 13 pthread thread_end retval=0x0 how=0
+	0.001000000 10 14 pthread thread_end retval=0x0 how=0
+	E
+	run -0 --separate-stderr ptt-critical --blame "$BATS_TEST_TMPDIR/r.txt"
+	[ -z "$stderr" ]
+	[ "$(row '0x2()')" = "3 2.988 0.120 - 2.868 0.000 0.000 0.000" ]
+	[ "$(fors '0x2()')" = "its own group 0.120 ms (4 %)" ]
+	[ "$(row '0x3()')" = "1 0.992 0.000 - 0.992 0.000 0.000 0.000" ]
+	[[ "$output" != *"thread N"* ]]
+	[[ "$output" == *$'\n  (none: no thread that works waits for another beyond 10 % of its life)\n'* ]]
+	[[ "$output" == *$'\n  0x2(): running or in untraced calls 2.868 ms (96.0 % of its working threads\' life), waited 0.120 ms (4.0 %) for its own group 0.120 ms\n         0.080 ms waited at an unknown site\n         0.040 ms waited at 0x5\n  0x3(): '* ]]
+	[[ "$output" == *$'\nbound: none named: no thread that works waits for another thread beyond 10 % of its life;'* ]]
+	[[ "$output" == *$'\nthe busiest group, 0x2(), running 96.0 % of its working threads\' life, waited 4.0 % of it\n'* ]]
+}
+
+@test "ptt-critical --blame: a thread with no name, start routine or command is \"thread N\"" {
+	# 11 begins before the trace (no thread_begin, no create): nothing names it
+	cat >"$BATS_TEST_TMPDIR/n.txt" <<-'E'
+	# ptt-trace 1
+	0.000000000 10 10 pthread process_begin ppid=1 cmd="x"
+	0.000010000 10 11 pthread mutex_lock mutex=0x100 ret=0
+	0.000020000 10 11 pthread mutex_unlock mutex=0x100 ret=0
+	0.000100000 10 11 pthread thread_end retval=0x0 how=0
+	E
+	run -0 --separate-stderr ptt-critical --blame "$BATS_TEST_TMPDIR/n.txt"
+	[ -z "$stderr" ]
+	[ "$(row 'thread')" = "N 1 0.090 0.000 - 0.090 0.000 0.000" ]
 }
