@@ -156,7 +156,7 @@ struct critical {
 	struct ptt_map open_spans;  /* span_key -> sopen */
 	uint64_t span_orphans, span_clashes;
 	struct sacc *sacc;          /* one span's critical time per row, while it is summed */
-	unsigned nsacc, capsacc;
+	size_t nsacc, capsacc;
 };
 
 static uint64_t tkey(uint32_t pid, uint32_t tid) { return (uint64_t)pid << 32 | tid; }
@@ -232,14 +232,10 @@ static void add_entry(struct cnode *n, unsigned kind, uint32_t ctx, uint32_t tid
 			n->e[i].ns += ns;
 			return;
 		}
-	if (n->n == n->cap) {
-		uint32_t cap = n->cap ? 2 * n->cap : 2;
-		struct centry *e = realloc(n->e, cap * sizeof *e);
-		if (!e)
-			return; /* out of memory: the time is missing, and the check at the end says so */
-		n->e = e;
-		n->cap = cap;
-	}
+	size_t cap = n->cap;
+	if (PTT_GROW(n->e, &cap, (size_t)n->n + 1) != 0)
+		return; /* out of memory: the time is missing, and the check at the end says so */
+	n->cap = (uint32_t)cap;
 	n->e[n->n++] = (struct centry){ ns, ctx, tid, (uint8_t)kind };
 }
 
@@ -335,14 +331,10 @@ static void absorb(struct critical *c, struct cnode *n)
 	struct cnode *p;
 	int any = 0;
 	while ((p = n->prev) && foldable(c, p, n)) {
-		if (n->n + p->n > n->cap) {
-			uint32_t cap = n->n + p->n;
-			struct centry *e = realloc(n->e, cap * sizeof *e);
-			if (!e)
-				break;
-			n->e = e;
-			n->cap = cap;
-		}
+		size_t cap = n->cap;
+		if (PTT_GROW(n->e, &cap, (size_t)n->n + p->n) != 0)
+			break;
+		n->cap = (uint32_t)cap;
 		memcpy(n->e + n->n, p->e, p->n * sizeof *p->e);
 		n->n += p->n;
 		n->from = p->from;
@@ -472,14 +464,10 @@ static uint32_t intern(struct critical *c, uint32_t parent, uint32_t pid, unsign
 		    x->wait == wait)
 			return (uint32_t)got;
 	}
-	if (c->nctx + 1 >= c->capctx) {
-		uint32_t cap = c->capctx ? 2 * c->capctx : 64;
-		struct cctx *x = realloc(c->ctx, cap * sizeof *x);
-		if (!x)
-			return 0;
-		c->ctx = x;
-		c->capctx = cap;
-	}
+	size_t cap = c->capctx;
+	if (PTT_GROW(c->ctx, &cap, (size_t)c->nctx + 2) != 0) /* the new one, after the unused 0 */
+		return 0;
+	c->capctx = (uint32_t)cap;
 	if (!c->nctx)
 		c->nctx = 1; /* 0: no context */
 	uint32_t id = c->nctx++;
@@ -1083,14 +1071,8 @@ static void sacc_add(struct critical *c, int t, uint32_t row, uint64_t ns)
 			c->sacc[i].ns += ns;
 			return;
 		}
-	if (c->nsacc == c->capsacc) {
-		unsigned cap = c->capsacc ? 2 * c->capsacc : 16;
-		struct sacc *a = realloc(c->sacc, cap * sizeof *a);
-		if (!a)
-			return;
-		c->sacc = a;
-		c->capsacc = cap;
-	}
+	if (PTT_GROW(c->sacc, &c->capsacc, c->nsacc + 1) != 0)
+		return;
 	c->sacc[c->nsacc++] = (struct sacc){ (uint8_t)t, row, ns };
 }
 
