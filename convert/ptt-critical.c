@@ -10,7 +10,6 @@
 #include "lib/cli.h"
 #include "lib/critical.h"
 #include "lib/fidelity.h"
-#include "lib/filter_spec.h"
 #include "lib/pass.h"
 
 static void usage(void)
@@ -90,11 +89,8 @@ static int options(struct crit_run *r, int argc, char **argv)
 		}
 		case OPT_FROM:
 		case OPT_TO:
-			if (spec_parse_time(optarg, c == OPT_FROM ? &r->from : &r->to)) {
-				fprintf(stderr, "ptt-critical: --%s: not a time (1.5s, 200ms, 30us, 100ns): '%s'\n",
-					c == OPT_FROM ? "from" : "to", optarg);
-				return cli_usage_error("ptt-critical");
-			}
+			if (cli_window_arg("ptt-critical", c == OPT_FROM, optarg, &r->from, &r->to))
+				return 2;
 			break;
 		case CLI_OPT_SKIP_FRAMES:
 			if (cli_skip_frames("ptt-critical", optarg))
@@ -108,10 +104,8 @@ static int options(struct crit_run *r, int argc, char **argv)
 		default: return cli_usage_error("ptt-critical");
 		}
 	}
-	if (r->to && r->from >= r->to) {
-		fprintf(stderr, "ptt-critical: --from must come before --to\n");
-		return cli_usage_error("ptt-critical");
-	}
+	if (cli_window_check("ptt-critical", r->from, r->to))
+		return 2;
 	if ((r->blame || r->spans) && (r->nspecs || r->folded || r->tid || (r->blame && r->spans))) {
 		fprintf(stderr, "ptt-critical: --%s is a view of its own: not with --what-if, --folded, --thread or --%s\n",
 			r->blame ? "blame" : "spans", r->blame ? "spans" : "blame");

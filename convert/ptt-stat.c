@@ -37,6 +37,9 @@ static void usage(void)
 	       "                    speedscope), instead of tables\n"
 	       "  -p, --pprof=WHAT  pprof's profile (gzip-compressed profile.proto) of wait, hold or locks\n"
 	       "                    time, for go tool pprof, Pyroscope or Grafana, instead of tables\n"
+	       "      --from=TIME   count the trace from TIME on (1.5s, 200ms, 30us): a wait, hold or\n"
+	       "                    thread for its part inside, as ptt-critical --from does\n"
+	       "      --to=TIME     ... up to TIME\n"
 	       CLI_SKIP_FRAMES_HELP
 	       "  -h, --help        show this help and exit\n"
 	       "      --version     show the version and exit\n"
@@ -44,9 +47,10 @@ static void usage(void)
 	       "Where events were lost (discard mode, damage, a cut or mid-run start), a 'loss:'\n"
 	       "paragraph says how many, of which threads, when; objects marked * were in use then.\n"
 	       "\n"
-	       "Exit status: 0 success, 1 damaged input (statistics of the intact part are printed),\n"
-	       "2 usage error or unreadable input, 7 not measured: the program's locks are out of\n"
-	       "ptt's sight (a JVM's monitors, Go's runtime, no traced process).\n");
+	       "Exit status: 0 success, 1 damaged input (statistics of the intact part are printed)\n"
+	       "or a window outside the trace, 2 usage error or unreadable input, 7 not measured: the\n"
+	       "program's locks are out of ptt's sight (a JVM's monitors, Go's runtime, no traced\n"
+	       "process).\n");
 }
 
 /* --brief (ptt-record's closing summary) finds the critical path only in inputs up to this size: the
@@ -64,7 +68,12 @@ struct stat_run {
 	char cmd[512];              /* "ptt-critical FILE...": how to see that path */
 	int big;                    /* --brief of inputs over BRIEF_CRITICAL_MAX bytes: no path computed */
 	int blind;                  /* the program's locks are out of sight: exit status 7 */
+	uint64_t from, to;          /* --from/--to (0: no bound) */
+	int any, past_to;           /* an event was read; one past --to (none read after it) */
+	uint64_t first_ns;          /* the first one's time */
 };
+
+enum { OPT_FROM = 0x2001, OPT_TO };
 
 /* Options into s: 0 to go on, else the exit status (help, version: -1 for 0). */
 static int options(struct stat_run *s, int argc, char **argv)
@@ -74,6 +83,7 @@ static int options(struct stat_run *s, int argc, char **argv)
 		{ "brief", no_argument, 0, 'b' }, { "csv", no_argument, 0, 'c' }, { "help", no_argument, 0, 'h' },
 		{ "sites", required_argument, 0, 'S' }, CLI_SKIP_FRAMES_LONGOPT,
 		{ "folded", required_argument, 0, 'F' }, { "pprof", required_argument, 0, 'p' },
+		{ "from", required_argument, 0, OPT_FROM }, { "to", required_argument, 0, OPT_TO },
 		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	int c;
@@ -105,6 +115,11 @@ static int options(struct stat_run *s, int argc, char **argv)
 			if (cli_skip_frames("ptt-stat", optarg))
 				return 2;
 			break;
+		case OPT_FROM:
+		case OPT_TO:
+			if (cli_window_arg("ptt-stat", c == OPT_FROM, optarg, &s->from, &s->to))
+				return 2;
+			break;
 		case 'F':
 		case 'p': {
 			int *what = c == 'F' ? &s->folded : &s->pprof;
@@ -124,6 +139,8 @@ static int options(struct stat_run *s, int argc, char **argv)
 		default: return cli_usage_error("ptt-stat");
 		}
 	}
+	if (cli_window_check("ptt-stat", s->from, s->to))
+		return 2;
 	if (s->pprof >= 0 && s->folded >= 0) {
 		fprintf(stderr, "ptt-stat: --folded and --pprof: one or the other\n");
 		return cli_usage_error("ptt-stat");
@@ -140,6 +157,7 @@ static int start(void *ctx, struct pass *p)
 	struct stat_run *s = ctx;
 	if (!(s->st = stat_new(p->syms, p->model)))
 		return PASS_FAIL;
+	stat_set_window(s->st, s->from, s->to);
 	stat_set_folding(s->st, s->folded >= 0);
 	if (s->pprof >= 0)
 		return (s->pp = pprof_new(p->syms, p->model, s->st, s->pprof)) ? PASS_GO : PASS_FAIL;
@@ -150,6 +168,7 @@ static int start(void *ctx, struct pass *p)
 	else if (s->folded < 0) { /* a second observer of the model (after stat_new's model_observe) */
 		if (!(s->c = critical_new(p->syms, p->model)))
 			return PASS_FAIL;
+		critical_set_window(s->c, s->from, s->to);
 		stat_set_critical(s->st, s->c, s->cmd);
 	}
 	return PASS_GO;
@@ -159,9 +178,17 @@ static int event(void *ctx, struct pass *p, struct ptt_event *ev)
 {
 	struct stat_run *s = ctx;
 	(void)p;
+	if (!s->any) {
+		s->any = 1;
+		s->first_ns = ev->ns;
+	}
+	if (s->to && ev->ns > s->to) { /* past the window: the rest is not read */
+		s->past_to = 1;
+		return PASS_STOP;
+	}
 	stat_event(s->st, ev);
 	if (s->c)
-		critical_event(s->c, ev); /* no window set: never over */
+		critical_event(s->c, ev); /* the window's end stops the reading first */
 	return PASS_GO;
 }
 
@@ -180,6 +207,10 @@ static int end(void *ctx, struct pass *p)
 	uint64_t from = 0, to = 0;
 	struct stat_run *s = ctx;
 	cli_window(p->in.r, &from, &to);
+	if (s->from > from)
+		from = s->from;
+	if (s->past_to) /* the trace goes on past --to: the window's end is its end, where the model closes */
+		p->end_ns = to = s->to;
 	stat_finish(s->st, from, to);
 	if (s->c)
 		critical_finish(s->c, p->end_ns);
@@ -236,7 +267,17 @@ static int report(void *ctx, struct pass *p)
 	const char *next = ptt_reader_saw_end(p->in.r) ? NULL : ptt_reader_meta(p->in.r, "continued");
 	uint64_t from = 0, to = 0;
 	char cut[PATH_MAX + 64];
-	if (next) {
+	if (s->from && (!s->any || p->last_ns < s->from)) {
+		fprintf(stderr, "ptt-stat: the window starts after the trace ends (%.3f ms)\n", (double)p->last_ns / 1e6);
+		return PASS_FAIL;
+	}
+	if (s->to && s->any && s->to < s->first_ns) {
+		fprintf(stderr, "ptt-stat: the window ends before the trace's first event (%.3f ms)\n", (double)s->first_ns / 1e6);
+		return PASS_FAIL;
+	}
+	if (s->past_to) {
+		stat_set_cut(s->st, "at the window's end (--to)");
+	} else if (next) {
 		snprintf(cut, sizeof cut, "where this part of a rotated recording ends (it continues in %s)", next);
 		stat_set_cut(s->st, cut);
 	} else if (cli_window(p->in.r, &from, &to) && to) {

@@ -6,6 +6,7 @@
 
 #include "../../formats/map.h"
 #include "blame.h"
+#include "cli.h"
 #include "symbols.h"
 
 #define UNKNOWN_T 0xffffffffu /* a segment's target when no edge is known */
@@ -224,10 +225,8 @@ static void on_wait(void *ctx, const struct critical_wait *w)
 	struct blame *b = ctx;
 	struct bthr *a = thr(b, w->serial);
 	struct critical_wait cw = *w; /* clipped to the window */
-	if (b->from && cw.begin < b->from)
-		cw.begin = b->from;
-	if (b->to && cw.end > b->to)
-		cw.end = b->to;
+	if (!cli_window_clip(b->from, b->to, &cw.begin, &cw.end))
+		return;
 	w = &cw;
 	if (!a || w->end <= w->begin)
 		return;

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "fidelity.h"
+#include "filter_spec.h"
 #include "lockframes.h"
 
 /* A garbled trace has a damaged record every few hundred bytes: the first few
@@ -247,6 +248,31 @@ int cli_window(const struct ptt_reader *r, uint64_t *from, uint64_t *to)
 	if (t)
 		*to = strtoull(t, NULL, 10);
 	return f || t;
+}
+
+int cli_window_clip(uint64_t from, uint64_t to, uint64_t *b, uint64_t *e)
+{
+	if (from && *b < from)
+		*b = from;
+	if (to && *e > to)
+		*e = to;
+	return *e >= *b;
+}
+
+int cli_window_arg(const char *prog, int is_from, const char *arg, uint64_t *from, uint64_t *to)
+{
+	if (!spec_parse_time(arg, is_from ? from : to))
+		return 0;
+	fprintf(stderr, "%s: --%s: not a time (1.5s, 200ms, 30us, 100ns): '%s'\n", prog, is_from ? "from" : "to", arg);
+	return cli_usage_error(prog);
+}
+
+int cli_window_check(const char *prog, uint64_t from, uint64_t to)
+{
+	if (!to || from < to)
+		return 0;
+	fprintf(stderr, "%s: --from must come before --to\n", prog);
+	return cli_usage_error(prog);
 }
 
 void cli_clock_event(struct cli_clock *c, const struct ptt_reader *r, struct ptt_event *ev)

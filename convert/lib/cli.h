@@ -68,6 +68,16 @@ void cli_print_version(const char *prog);
  * read for the end.
  */
 int cli_window(const struct ptt_reader *r, uint64_t *from, uint64_t *to);
+/*
+ * The one rule of --from/--to (ptt-critical, ptt-stat): an interval [*b, *e]
+ * counts for its part inside [from, to] (0: no bound), clipped in place;
+ * 1 when some of it (an instant too) lies inside, else 0.
+ */
+int cli_window_clip(uint64_t from, uint64_t to, uint64_t *b, uint64_t *e);
+/* The argument of --from (is_from) or --to into *from or *to: 0, or the message on stderr and 2. */
+int cli_window_arg(const char *prog, int is_from, const char *arg, uint64_t *from, uint64_t *to);
+/* --from and --to read: 0, or "PROG: --from must come before --to" and 2. */
+int cli_window_check(const char *prog, uint64_t from, uint64_t to);
 
 /*
  * The time every timeline (ptt-paje, ptt-json, ptt-csv) shows: of a window

@@ -90,7 +90,8 @@ struct pass {
 	struct cli_clock clock;         /* PASS_CLOCK */
 	uint64_t shift;                 /* PASS_CLOCK: how far back the clock moved the event being handed */
 	uint64_t last_ns;               /* the time of the last event handed (before the hooks of the next) */
-	uint64_t end_ns;                /* from the end hook on: the end of the trace, or of its window when later */
+	uint64_t end_ns;                /* from the end hook on: the end of the trace, or of its window when later;
+					   the end hook may set it to the end of a window the tool stopped reading at */
 	int mid_run;                    /* from the first event on: the trace starts mid-run */
 	const char *mid_run_why;        /* with it, how (pass_mid_run) */
 	int unknown_before;             /* with it, whatever came before is unknown (not a window, not a flight's cut threads) */

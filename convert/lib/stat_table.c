@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "critical.h"
 #include "fidelity.h"
 #include "lockframes.h"
@@ -85,6 +86,7 @@ struct stat_table {
 	struct ptt_syms *syms;
 	struct model *model;
 	uint64_t last_ns, first_ns;
+	uint64_t win_from, win_to; /* --from/--to (0: no bound) */
 	int any;
 	const struct loss *loss;    /* where events were lost (fidelity.h): objects whose span it covers are marked */
 	struct fidelity_blind blind; /* what the trace cannot show */
@@ -98,6 +100,21 @@ struct stat_table {
 };
 
 void stat_set_loss(struct stat_table *st, const struct loss *l) { st->loss = l; }
+
+void stat_set_window(struct stat_table *st, uint64_t from_ns, uint64_t to_ns)
+{
+	st->win_from = from_ns;
+	st->win_to = to_ns;
+}
+
+/* The part of [begin, end] inside the window into *d: 1, or 0 when none of it is (an instant at end counts). */
+static int inside(const struct stat_table *st, uint64_t begin, uint64_t end, uint64_t *d)
+{
+	if (!cli_window_clip(st->win_from, st->win_to, &begin, &end))
+		return 0;
+	*d = end - begin;
+	return 1;
+}
 
 /* o was used by thread tid at ns: the span and the users its figures depend on. */
 static void used(struct obj *o, uint32_t tid, uint64_t ns)
@@ -339,7 +356,7 @@ static void on_thread_begin(void *ctx, struct mthread *mt, struct mprocess *p, u
 		return;
 	t->pid = mt->pid;
 	t->tid = mt->tid;
-	t->first_ns = t->ended_ns = ns;
+	t->first_ns = t->ended_ns = ns > st->win_from ? ns : st->win_from;
 	st->thrs[st->nthrs++] = t;
 	mt->user = t;
 }
@@ -351,8 +368,9 @@ static void on_state(void *ctx, struct mthread *mt, const struct mframe *old, co
 	struct stat_table *st = ctx;
 	struct thr *t = mt->user;
 	(void)now;
-	uint64_t start = old->state == MS_RUNNING ? mt->running_since : old->since_ns;
-	if (t && ns >= start) {
+	uint64_t start = old->state == MS_RUNNING ? mt->running_since : old->since_ns, d = 0;
+	if (t && ns >= start && inside(st, start, ns, &d)) {
+		start = ns - d; /* its part inside the window */
 		t->in_state[old->state] += ns - start;
 		if (old->state == MS_SEM_WAIT) {
 			const struct mobject *mo = model_object(st->model, mt->pid, old->obj);
@@ -365,14 +383,14 @@ static void on_state(void *ctx, struct mthread *mt, const struct mframe *old, co
 		if (o && o->known)
 			t->known_lock_wait += ns - start;
 	}
-	if (st && old->state == MS_TRACER_STALL && ns >= old->begin_ns) {
+	if (st && old->state == MS_TRACER_STALL && ns >= old->begin_ns && inside(st, old->begin_ns, ns, &d)) {
 		int holding = 0;
 		for (unsigned i = 0; i < mt->depth; i++)
 			holding |= mstate_is_hold(mt->stack[i].state);
 		st->stalls++;
-		st->stall_ns += ns - old->begin_ns;
+		st->stall_ns += d;
 		if (holding)
-			st->stall_holding_ns += ns - old->begin_ns;
+			st->stall_holding_ns += d;
 	}
 }
 
@@ -388,13 +406,23 @@ static void stalled_wait(struct stat_table *st, struct obj *o, const struct mfra
 
 static void on_thread_end(void *ctx, struct mthread *mt, struct mprocess *p, uint64_t ns)
 {
+	struct stat_table *st = ctx;
 	(void)p;
-	(void)ctx;
 	static const struct mframe running = { .state = MS_RUNNING };
-	on_state(NULL, mt, &running, &running, ns);
+	on_state(st, mt, &running, &running, ns); /* running: no stall, no condition to ask of */
 	struct thr *t = mt->user;
-	if (t)
+	if (t && st->win_from && ns < st->win_from) { /* ended before the window: no row */
+		for (size_t i = st->nthrs; i-- > 0;)
+			if (st->thrs[i] == t) {
+				memmove(&st->thrs[i], &st->thrs[i + 1], (st->nthrs - i - 1) * sizeof *st->thrs);
+				st->nthrs--;
+				break;
+			}
+		free(t);
+		mt->user = NULL;
+	} else if (t) {
 		t->ended_ns = ns;
+	}
 }
 
 /* an acquisition: counted, with the time waited (a cond wait's re-lock of its mutex is no acquisition of it) */
@@ -406,17 +434,20 @@ static void on_acquire(void *ctx, struct mthread *t, struct mobject *mo, const s
 	if (ev->type->role == PTT_ROLE_WAIT_END)
 		return;
 	struct obj *o = obj_of(st, t->pid, mo->addr, ev->type->cls);
+	uint64_t d = 0;
 	if (!o)
 		return;
-	o->acq++;
 	if (o->cls == PTT_CLASS_SEM)
 		o->sem_lock = hold != NULL; /* the model's verdict: a unit taken as a hold */
-	used(o, t->tid, wait ? wait->begin_ns : ev->ns);
+	if (!inside(st, wait ? wait->begin_ns : ev->ns, ev->ns, &d) || ev->ns < st->win_from)
+		return; /* taken before the window */
+	o->acq++;
+	used(o, t->tid, ev->ns - d);
 	used(o, t->tid, ev->ns);
 	add_wait(st, o, t->tid, hold ? frame_site(st, t->pid, hold) : wait ? frame_site(st, t->pid, wait) : ev_site(st, ev),
-		 wait ? ev->ns - wait->begin_ns : 0, wait != NULL);
+		 d, wait != NULL);
 	if (wait)
-		add_fold(st, o, t->tid, wait, ev_site(st, ev), 0, ev->ns - wait->begin_ns);
+		add_fold(st, o, t->tid, wait, ev_site(st, ev), 0, d);
 	stalled_wait(st, o, wait);
 	if (o->last_owner && o->last_owner != t->tid)
 		o->owner_changes++;
@@ -427,9 +458,9 @@ static void on_release(void *ctx, struct mthread *t, struct mobject *mo, const s
 {
 	struct stat_table *st = ctx;
 	struct obj *o = obj_of(st, t->pid, mo->addr, ev->type->cls == PTT_CLASS_COND ? PTT_CLASS_MUTEX : ev->type->cls);
-	uint64_t d = ev->ns - hold->begin_ns;
-	if (o) {
-		used(o, t->tid, hold->begin_ns);
+	uint64_t d = 0;
+	if (o && inside(st, hold->begin_ns, ev->ns, &d) && ev->ns >= st->win_from) {
+		used(o, t->tid, ev->ns - d);
 		used(o, t->tid, ev->ns);
 		o->holds++;
 		o->hold_total += d;
@@ -507,13 +538,15 @@ static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const 
 		return;
 	if (cls == PTT_CLASS_COND)
 		known_lock(ctx, o, t->pid, wait);
+	uint64_t d = 0;
+	if (!inside(ctx, wait ? wait->begin_ns : ev->ns, ev->ns, &d) || ev->ns < ((struct stat_table *)ctx)->win_from)
+		return; /* ended before the window */
 	o->acq++;
-	used(o, t->tid, wait ? wait->begin_ns : ev->ns);
+	used(o, t->tid, ev->ns - d);
 	used(o, t->tid, ev->ns);
-	add_wait(ctx, o, t->tid, wait ? frame_site(ctx, t->pid, wait) : ev_site(ctx, ev), wait ? ev->ns - wait->begin_ns : 0,
-		 wait != NULL);
+	add_wait(ctx, o, t->tid, wait ? frame_site(ctx, t->pid, wait) : ev_site(ctx, ev), d, wait != NULL);
 	if (wait)
-		add_fold(ctx, o, t->tid, wait, ev_site(ctx, ev), 0, ev->ns - wait->begin_ns);
+		add_fold(ctx, o, t->tid, wait, ev_site(ctx, ev), 0, d);
 	stalled_wait(ctx, o, wait);
 }
 
@@ -573,7 +606,7 @@ void stat_event(struct stat_table *st, const struct ptt_event *ev)
 	struct open_ctx oc = { st, ev->ns };
 	model_foreach_cut(st->model, ev, 0, open_wait, &oc);
 	if (!st->any)
-		st->first_ns = ev->ns;
+		st->first_ns = ev->ns > st->win_from ? ev->ns : st->win_from;
 	st->any = 1;
 	st->last_ns = ev->ns;
 }
@@ -591,6 +624,9 @@ static int open_wait(void *ctx, struct mthread *t, const struct mframe *f)
 	struct open_ctx *oc = ctx;
 	struct stat_table *st = oc->st;
 	unsigned cls = mstate_class(f->state);
+	uint64_t d = 0;
+	if (!inside(st, f->begin_ns, oc->end_ns, &d) || oc->end_ns < st->win_from)
+		return 0; /* cut before the window */
 	struct obj *o = obj_of(st, t->pid, f->obj, cls);
 	if (o) {
 		const struct mobject *mo = cls == PTT_CLASS_SEM ? model_object(st->model, t->pid, f->obj) : NULL;
@@ -603,13 +639,13 @@ static int open_wait(void *ctx, struct mthread *t, const struct mframe *f)
 		}
 		if (cls == PTT_CLASS_COND)
 			known_lock(st, o, t->pid, f);
-		used(o, t->tid, f->begin_ns);
+		used(o, t->tid, oc->end_ns - d);
 		used(o, t->tid, oc->end_ns);
 		/* counted in ACQUIRED too, as its site's row counts it (add_wait): a contended call is one of
 		 * the calls made, so that CONTENDED never exceeds ACQUIRED (a futex with one wait open: 0, 1) */
 		o->acq++;
-		add_wait(st, o, t->tid, frame_site(st, t->pid, f), oc->end_ns - f->begin_ns, 1);
-		add_fold(st, o, t->tid, f, open_site(st, t->pid, &f->open), 0, oc->end_ns - f->begin_ns);
+		add_wait(st, o, t->tid, frame_site(st, t->pid, f), d, 1);
+		add_fold(st, o, t->tid, f, open_site(st, t->pid, &f->open), 0, d);
 		stalled_wait(st, o, f);
 		o->open_waits++;
 		st->open_waits++;

@@ -38,6 +38,14 @@ void stat_set_trace_cost(struct stat_table *st, double ps);
  * window): the waits open there are not said to be blocked for ever.  NULL: at the recording's end. */
 void stat_set_cut(struct stat_table *st, const char *where);
 /*
+ * Count [from_ns, to_ns] of the trace only (--from/--to; 0: no bound), by the
+ * rule of cli_window_clip: a wait, hold or thread state for its part inside,
+ * an acquisition or passage when it ends inside, a thread for its life inside
+ * (one ended before from_ns has no row).  The caller reads no event past
+ * to_ns and closes at to_ns (stat_finish); set before the first event.
+ */
+void stat_set_window(struct stat_table *st, uint64_t from_ns, uint64_t to_ns);
+/*
  * The critical path of the same pass (critical.h), asked when printing: each
  * object's time on it (held + waited) in a column, --sort=critical, and
  * --brief's line naming the top object on it; cmd: how to ask ptt-critical

@@ -410,3 +410,60 @@ their holders recorded $((2 * holds)) events: "* ]]
 	[[ "$output" == *$'\n'"1 thread was waiting for work when the program ended (condition variables, semaphores used as signals, barriers: idle, not blocked; counted up to then)"* ]]
 	[[ "$output" != *"blocked for ever"* ]]
 }
+
+@test "ptt-stat --from/--to: each wait, hold and life for its part inside the window, ptt-critical's rule" {
+	# 11, 12, 13 take 0x100 in turn: 11 holds 100-150; 12 waits 110-150, holds 150-200; 13 waits 160-200,
+	# holds 200-250; 11 waits 210-250. Window 150-220 us: 12's wait ends at its start (0 inside), 13's
+	# 40 us, 11's 10 us still open at 220 (counted up to it); holds 11's 0 inside, 12's 50, 13's open at
+	# the end (not counted); main (10) ended at 9 us: no row; every other thread lives 70 us
+	cat >"$BATS_TEST_TMPDIR/r.txt" <<-'E'
+	# ptt-trace 1
+	0.000000000 10 10 pthread process_begin ppid=1 cmd="x"
+	0.000001000 10 10 pthread thread_create handle=0x11 start=0x2 child=11 ret=0
+	0.000002000 10 11 pthread thread_begin handle=0x11 start=0x2 parent=10
+	0.000003000 10 10 pthread thread_create handle=0x12 start=0x2 child=12 ret=0
+	0.000004000 10 12 pthread thread_begin handle=0x12 start=0x2 parent=10
+	0.000005000 10 10 pthread thread_create handle=0x13 start=0x2 child=13 ret=0
+	0.000006000 10 13 pthread thread_begin handle=0x13 start=0x2 parent=10
+	0.000009000 10 10 pthread thread_end retval=0x0 how=0
+	0.000100000 10 11 pthread mutex_lock mutex=0x100 ret=0
+	0.000110000 10 12 pthread mutex_lock_req mutex=0x100
+	0.000150000 10 11 pthread mutex_unlock mutex=0x100 ret=0
+	0.000150000 10 12 pthread mutex_lock mutex=0x100 ret=0
+	0.000160000 10 13 pthread mutex_lock_req mutex=0x100
+	0.000200000 10 12 pthread mutex_unlock mutex=0x100 ret=0
+	0.000200000 10 13 pthread mutex_lock mutex=0x100 ret=0
+	0.000210000 10 11 pthread mutex_lock_req mutex=0x100
+	0.000250000 10 13 pthread mutex_unlock mutex=0x100 ret=0
+	0.000250000 10 11 pthread mutex_lock mutex=0x100 ret=0
+	0.000260000 10 11 pthread mutex_unlock mutex=0x100 ret=0
+	0.001000000 10 11 pthread thread_end retval=0x0 how=0
+	0.001000000 10 12 pthread thread_end retval=0x0 how=0
+	0.001000000 10 13 pthread thread_end retval=0x0 how=0
+	E
+	csvrow() { awk -F, '$1 == "0x100" { print $5, $6, $8, $13 }' <<<"$output"; }
+	life() { awk -F, -v t="$1" '$2 == t { print $4 }' <<<"$output"; }
+	run -0 --separate-stderr ptt-stat --csv "$BATS_TEST_TMPDIR/r.txt"
+	[ "$(csvrow)" = "4 3 120000 160000" ]
+	run -0 --separate-stderr ptt-stat --csv --from=150us --to=220us "$BATS_TEST_TMPDIR/r.txt"
+	[ -z "$stderr" ]
+	# acquired 3 (12 at 150, 13 at 200, 11's open wait), contended 3, waited 0 + 40 + 10 us, held 0 + 50 us
+	[ "$(csvrow)" = "3 3 50000 50000" ]
+	[ -z "$(life 10)" ]
+	[ "$(life 11) $(life 12) $(life 13)" = "70000 70000 70000" ]
+	run -0 --separate-stderr ptt-stat --from=150us --to=220us "$BATS_TEST_TMPDIR/r.txt"
+	[[ "$output" == *$'\ncontention: 0.050 ms waited for locks (mutual exclusion), summed over threads, in 0.070 ms of trace\n'* ]]
+	[[ "$output" == *$'\n1 wait was still open at the window\'s end (--to), counted as contended up to then'* ]]
+	# a window over the whole trace counts what no window does
+	run -0 --separate-stderr ptt-stat --csv --from=1ns --to=1s "$BATS_TEST_TMPDIR/r.txt"
+	[ "$(csvrow)" = "4 3 120000 160000" ]
+	# outside the trace: status 1; the wrong way round: 2
+	run -1 --separate-stderr ptt-stat --from=2ms "$BATS_TEST_TMPDIR/r.txt"
+	[ -z "$output" ]
+	[ "$stderr" = "ptt-stat: the window starts after the trace ends (1.000 ms)" ]
+	run -2 --separate-stderr ptt-stat --from=2ms --to=1ms "$BATS_TEST_TMPDIR/r.txt"
+	[ -z "$output" ]
+	[[ "$stderr" == "ptt-stat: --from must come before --to"* ]]
+	run -2 --separate-stderr ptt-stat --from=soon "$BATS_TEST_TMPDIR/r.txt"
+	[[ "$stderr" == "ptt-stat: --from: not a time"* ]]
+}
