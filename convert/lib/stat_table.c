@@ -1145,6 +1145,84 @@ static void print_open_waits(const struct stat_table *st, int full, FILE *out)
 			full ? "; counted up to then" : "");
 }
 
+/* A thread's time outside traced waits (running, or in calls ptt does not trace), and its life. */
+static uint64_t no_wait(const struct thr *t, uint64_t *life)
+{
+	uint64_t waits = t->in_state[MS_TRACER_STALL]; /* nor is a tracer stall the program's running */
+	*life = t->ended_ns > t->first_ns ? t->ended_ns - t->first_ns : 0;
+	for (unsigned s = 0; s < MS_COUNT; s++)
+		if (mstate_is_wait(s))
+			waits += t->in_state[s];
+	return *life > waits ? *life - waits : 0;
+}
+
+/* Of o's waits by its top waiters, the time waited by threads that work (outside traced waits over half their life). */
+static uint64_t waited_by_working(const struct stat_table *st, const struct obj *o, uint64_t *by_top)
+{
+	uint64_t working = 0;
+	*by_top = 0;
+	for (unsigned k = 0; k < TOPW && o->top[k].tid; k++) {
+		*by_top += o->top[k].ns;
+		for (size_t i = 0; i < st->nthrs; i++) {
+			const struct thr *t = st->thrs[i];
+			uint64_t life, run = t->tid == o->top[k].tid && t->pid == o->pid ? no_wait(t, &life) : 0;
+			if (run && run * 2 > life) {
+				working += o->top[k].ns;
+				break;
+			}
+		}
+	}
+	return working;
+}
+
+/*
+ * The rule of the tables is the kind of object: a condition, a semaphore used as a signal or a barrier
+ * is waiting for work.  A thread that works waits on one for another thread's doing too (a commit for
+ * its log write, MariaDB's net_real_write on its thd_async_state; a pipeline's stage for the one before
+ * it): where most of an object's waits were made by threads that work (outside traced waits over half
+ * their life), it is no idle worker's.  Told after the table, with the objects waited on most.
+ */
+static void print_result_waits(const struct stat_table *st, struct obj *const *work, size_t n, FILE *out)
+{
+	const struct obj *top[3] = { NULL, NULL, NULL };
+	uint64_t waits = 0, ns = 0;
+	size_t objs = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t by_top, working = waited_by_working(st, work[i], &by_top);
+		if (!working || working * 2 <= by_top)
+			continue;
+		objs++;
+		waits += work[i]->waits;
+		ns += work[i]->wait_total;
+		for (unsigned k = 0; k < 3; k++)
+			if (!top[k] || work[i]->wait_total > top[k]->wait_total) {
+				memmove(&top[k + 1], &top[k], (2 - k) * sizeof *top);
+				top[k] = work[i];
+				break;
+			}
+	}
+	if (!objs)
+		return;
+	fprintf(out, "not idle: %zu of these objects (%" PRIu64 " wait%s, %.3f ms) %s waited on mostly by threads that work\n"
+		     "(outside traced waits over half their life): such a wait is for another thread's doing (a commit for\n"
+		     "its log write, a stage for the one before it), as a lock's is; ptt-critical --blame tells whose:",
+		objs, waits, waits > 1 ? "s" : "", ms(ns), objs > 1 ? "were" : "was");
+	for (unsigned k = 0; k < 3 && top[k]; k++) {
+		char name[96], site[256] = "";
+		const struct obj *o = top[k];
+		obj_name(st, o, name, sizeof name);
+		unsigned s = 0;
+		for (unsigned j = 1; j < o->nsites; j++)
+			if (o->sites[j].wait_total > o->sites[s].wait_total)
+				s = j;
+		if (o->nsites && o->sites[s].addr != 1)
+			ptt_syms_code_phrase(st->syms, o->pid, o->sites[s].addr, site, sizeof site);
+		fprintf(out, "\n  %s%s: %" PRIu64 " wait%s, %.3f ms", name, site, o->waits, o->waits > 1 ? "s" : "",
+			ms(o->wait_total));
+	}
+	fprintf(out, "%s\n", objs > 3 ? "\n  ..." : "");
+}
+
 /* One of the two object tables (locks, or waiting for work): its title, header and first shown rows. */
 static size_t print_table(const struct stat_table *st, const struct stat_opts *o, const char *title, struct obj **objs,
 			  size_t shown, size_t n, int locks, FILE *out)
@@ -1187,6 +1265,7 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 				      locks, shown_l, nl, 1, out);
 		marked += print_table(st, o, "\nWAITING FOR WORK: condition variables, semaphores used as signals, barriers "
 					     "(idle, not contention)", work, shown_w, nw, 0, out);
+		print_result_waits(st, work, nw, out);
 	}
 	if (!o->csv && st->stacked)
 		print_site_waits(st, o, out);
@@ -1206,13 +1285,7 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		const struct thr *t = st->thrs[i];
 		char nb[PTT_MAX_STR];
 		const char *n = thr_name(st, t->pid, t->tid, nb, sizeof nb);
-		uint64_t life = t->ended_ns > t->first_ns ? t->ended_ns - t->first_ns : 0;
-		uint64_t waits = 0;
-		for (unsigned s = 0; s < MS_COUNT; s++)
-			if (mstate_is_wait(s))
-				waits += t->in_state[s];
-		waits += t->in_state[MS_TRACER_STALL]; /* nor is a tracer stall the program's running */
-		uint64_t run = life > waits ? life - waits : 0; /* outside any traced blocking call */
+		uint64_t life, run = no_wait(t, &life); /* outside any traced blocking call */
 		uint64_t rw = t->in_state[MS_RW_RD_WAIT] + t->in_state[MS_RW_WR_WAIT];
 		uint64_t semlock = t->sem_lock_wait, semsig = t->in_state[MS_SEM_WAIT] - t->sem_lock_wait;
 		/* a known lock's condition waits are lock waits (the LOCKS table's rule): MUTEX, not COND */

@@ -467,3 +467,37 @@ their holders recorded $((2 * holds)) events: "* ]]
 	run -2 --separate-stderr ptt-stat --from=soon "$BATS_TEST_TMPDIR/r.txt"
 	[[ "$stderr" == "ptt-stat: --from: not a time"* ]]
 }
+
+@test "ptt-stat: a condition waited on by a thread that works is told as not idle; an idle worker's is not" {
+	# 11 works (waits 30 us of its 990) on 0x300 until 12 signals it; 12 waits on 0x400 from 10 to 990 us
+	# (idle: 20 us outside waits) until 11 signals it; both are in WAITING FOR WORK by their kind
+	cat >"$BATS_TEST_TMPDIR/c.txt" <<-'E'
+	# ptt-trace 1
+	0.000000000 10 10 pthread process_begin ppid=1 cmd="x"
+	0.000001000 10 10 pthread thread_create handle=0x11 start=0x2 child=11 ret=0
+	0.000002000 10 11 pthread thread_begin handle=0x11 start=0x2 parent=10
+	0.000003000 10 10 pthread thread_create handle=0x12 start=0x2 child=12 ret=0
+	0.000004000 10 12 pthread thread_begin handle=0x12 start=0x2 parent=10
+	0.000005000 10 10 pthread thread_end retval=0x0 how=0
+	0.000009000 10 12 pthread mutex_lock mutex=0x200 ret=0
+	0.000010000 10 12 pthread cond_wait_req cond=0x400 mutex=0x200
+	0.000099000 10 11 pthread mutex_lock mutex=0x100 ret=0
+	0.000100000 10 11 pthread cond_wait_req cond=0x300 mutex=0x100
+	0.000130000 10 11 pthread cond_wait cond=0x300 mutex=0x100 ret=0
+	0.000131000 10 11 pthread mutex_unlock mutex=0x100 ret=0
+	0.000990000 10 11 pthread cond_signal cond=0x400 ret=0
+	0.000990000 10 12 pthread cond_wait cond=0x400 mutex=0x200 ret=0
+	0.000991000 10 12 pthread mutex_unlock mutex=0x200 ret=0
+	0.000992000 10 11 pthread thread_end retval=0x0 how=0
+	0.000992000 10 12 pthread thread_end retval=0x0 how=0
+	E
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/c.txt"
+	[ -z "$stderr" ]
+	[[ "$output" == *$'\nnot idle: 1 of these objects (1 wait, 0.030 ms) was waited on mostly by threads that work\n'* ]]
+	[[ "$output" == *$'whose:\n  0x300: 1 wait, 0.030 ms\n'* ]]
+	[[ "$output" != *$'\n  0x400: '* ]]
+	# without the working thread's wait, no such line
+	grep -v 'cond=0x300' "$BATS_TEST_TMPDIR/c.txt" >"$BATS_TEST_TMPDIR/i.txt"
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/i.txt"
+	[[ "$output" != *"not idle:"* ]]
+}
