@@ -18,8 +18,11 @@
 #include "map.h" /* the containers: the hash map and the growth of arrays */
 
 /* Binary format versions: 2 adds compact EVENTS blocks, which a writer uses only when asked
- * (ptt_writer_set_compact); a file without them says version 1, which every reader reads. */
-#define PTT_FORMAT_VERSION 2
+ * (ptt_writer_set_compact); a file without them says version 1, which every reader reads.
+ * 3 adds per-thread streams (EVENTS blocks whose header names a stream, each stream in time
+ * order by itself, merged by the reader) and MARK blocks (ptt_writer_set_streams). */
+#define PTT_FORMAT_VERSION 3
+#define PTT_FORMAT_VERSION_COMPACT 2
 #define PTT_FORMAT_VERSION_PLAIN 1
 #define PTT_TEXT_VERSION 1 /* the text form's "# ptt-trace N" */
 #define PTT_FILE_MAGIC "\x89PTT\r\n\x1a\n"   /* 8 bytes, PNG-style: catches text-mode mangling */
@@ -103,6 +106,8 @@ enum ptt_block_kind {
 	PTT_BLOCK_META = 1,   /* text lines: header keys and event types */
 	PTT_BLOCK_EVENTS = 2, /* records in time order */
 	PTT_BLOCK_END = 3,    /* text lines: summary, written when the trace is finalized */
+	PTT_BLOCK_MARK = 4,   /* version 3: 8 bytes, ticks T: every record before T of every stream is in
+			       * the blocks before this one (the reader may release them, merged) */
 };
 #define PTT_BLOCK_ZLIB 0x1u   /* payload is a zlib stream of raw_len bytes */
 #define PTT_BLOCK_CRC 0x2u    /* META/END: count holds the crc32 of the raw_len bytes of text */
@@ -144,7 +149,8 @@ struct ptt_block_header {
 	uint32_t lost;        /* events reported lost by rec_lost records in this block */
 	uint64_t first_ticks; /* timestamp of the first and last record */
 	uint64_t last_ticks;
-	uint32_t stream;      /* 0: merged from every thread, in time order */
+	uint32_t stream;      /* 0: merged from every thread, in time order; else (version 3) one stream's
+			       * records, in time order within the stream only (ptt_writer_span) */
 	uint32_t header_crc;  /* zlib crc32 of the 44 bytes before it */
 };
 _Static_assert(sizeof(struct ptt_block_header) == 48, "block header is 48 bytes");
@@ -508,6 +514,24 @@ int ptt_writer_set_compact(struct ptt_writer *w, int on);
 void ptt_writer_block_counts(const struct ptt_writer *w, uint64_t *blocks, uint64_t *behind);
 /* A META block holding these "key value\n" lines (header or later types). */
 int ptt_writer_meta(struct ptt_writer *w, const char *lines, size_t len);
+/*
+ * Per-thread streams (format version 3, ptt-trace(5)): records are written
+ * as spans of one stream each (ptt_writer_span), the stream in time order by
+ * itself, and readers merge the streams by time, releasing what precedes
+ * each MARK block (ptt_writer_mark).  Not with the compact form.  Before
+ * anything is written: 0, or -EINVAL.
+ */
+int ptt_writer_set_streams(struct ptt_writer *w, int on);
+/*
+ * nwords words of count checksummed records of stream (not 0), as they lie
+ * (pad records excluded), first and last their first and last times, lost
+ * the events their rec_lost records count: copied into the current block
+ * (cut first when it is another stream's or full).  0 or an error.
+ */
+int ptt_writer_span(struct ptt_writer *w, uint32_t stream, const uint32_t *words, size_t nwords, uint32_t count,
+		    uint64_t first, uint64_t last, uint32_t lost);
+/* A MARK block after the blocks written so far: no record before ticks is still to come. */
+int ptt_writer_mark(struct ptt_writer *w, uint64_t ticks);
 /* Append one checksummed record; blocks are cut at the block size. */
 int ptt_writer_record(struct ptt_writer *w, const uint32_t *words, uint32_t nwords);
 /*

@@ -17,6 +17,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "merge.h"
 #include "ptt_trace.h"
 #include "compact.h"
 
@@ -83,6 +84,11 @@ struct ptt_reader {
 	int head_names_only;   /* a part is missing before it: its head's names are delivered */
 	int continued;         /* the current input says the next part follows it */
 	int gap_pending;       /* report the missing parts before the next event */
+	/* version 3: the records of stream blocks, merged (merge.h) */
+	uint32_t blk_stream;   /* the current block's stream (0: records merged already) */
+	uint64_t mark_ticks;   /* the MARK block just read */
+	struct ptt_merge *merge;
+	unsigned merge_inputs; /* the input whose streams are held */
 };
 
 static void set_diag(struct ptt_reader *r, const char *fmt_offset_kind, uint64_t where, const char *what)
@@ -527,6 +533,7 @@ static int load_block(struct ptt_reader *r, const struct ptt_block_header *hp, u
 		return rc;
 	r->blk_offset = r->in_offset;
 	r->blk_first = h.first_ticks;
+	r->blk_stream = h.kind == PTT_BLOCK_EVENTS ? h.stream : 0;
 	r->blk_compact = 0;
 	r->blk_zlib = COMPRESSED(h.flags) != 0;
 	r->compressed |= COMPRESSED(h.flags);
@@ -631,11 +638,17 @@ static int next_block(struct ptt_reader *r)
 			return PTT_E_BADBLOCK;
 		}
 		consume(r, sizeof h);
+		if (h.kind == PTT_BLOCK_MARK && h.payload_len == 8 && fill(r, 8) == 8) {
+			memcpy(&r->mark_ticks, r->in + r->in_start, 8);
+			consume(r, 8);
+			return 2;
+		}
 		if (h.kind > PTT_BLOCK_END || (h.kind == PTT_BLOCK_EVENTS && (h.flags & PTT_BLOCK_SNAPSHOT))) {
 			skip_payload(r, h.payload_len); /* only ptt_reader_snapshot wants it */
 			continue;
 		}
-		if (h.kind == PTT_BLOCK_EVENTS && h.count &&
+		/* a stream's block is never passed over: where its records fall is the merge's to say */
+		if (h.kind == PTT_BLOCK_EVENTS && h.count && !h.stream &&
 		    (r->pos + h.count <= r->skip_pos || ptt_clock_ns(&r->clock, h.last_ticks) < r->skip_ns)) {
 			skip_payload(r, h.payload_len);
 			r->pos += h.count;
@@ -692,11 +705,18 @@ static int gap_reported(struct ptt_reader *r)
 	return 1;
 }
 
-static int next_binary(struct ptt_reader *r, struct ptt_event *ev)
+/*
+ * The next sound record in file order into ev (words, nwords, offset):
+ * 1 (*stream its block's stream, 0 outside streams), 2 a MARK block read
+ * (r->mark_ticks), 0 at the end, or a negative code (diag set).
+ */
+static int next_record(struct ptt_reader *r, struct ptt_event *ev, uint32_t *stream)
 {
 	for (;;) {
 		if (r->blk_pos >= r->blk_len) {
 			int rc = next_block(r);
+			if (rc == 2)
+				return 2;
 			if (rc == 0 && !r->saw_end && !r->continued && !r->end_reported) {
 				/* a recorder always ends its trace: without the END block it was cut short */
 				r->end_reported = 1;
@@ -740,14 +760,24 @@ static int next_binary(struct ptt_reader *r, struct ptt_event *ev)
 		memcpy(ev->words, r->blk + p, (size_t)n * 4);
 		r->blk_pos = p + (size_t)n * 4;
 		ev->nwords = n;
-		ev->id = (uint16_t)ptt_rec_id(ev->words[0]);
-		if (ev->id == PTT_EV_PAD)
+		if (ptt_rec_id(ev->words[0]) == PTT_EV_PAD)
 			continue;
+		ev->offset = r->blk_zlib ? r->blk_offset - sizeof(struct ptt_block_header) : r->blk_offset + p;
+		*stream = r->blk_stream;
+		return 1;
+	}
+}
+
+/* ev's record (words, nwords, offset set) decoded: 1, 0 when it is skipped (a part's head), or a negative code. */
+static int decode_record(struct ptt_reader *r, struct ptt_event *ev)
+{
+	{
+		ev->id = (uint16_t)ptt_rec_id(ev->words[0]);
+		uint32_t n = ev->nwords;
 		ev->ticks = (uint64_t)ev->words[2] << 32 | ev->words[1];
 		ev->ns = ptt_clock_ns(&r->clock, ev->ticks);
 		ev->pid = ev->words[3];
 		ev->tid = ev->words[4];
-		ev->offset = r->blk_zlib ? r->blk_offset - sizeof(struct ptt_block_header) : r->blk_offset + p;
 		ev->type = ptt_types_get(&r->types, ev->id);
 		if (!ev->type) {
 			char what[96];
@@ -760,9 +790,64 @@ static int next_binary(struct ptt_reader *r, struct ptt_event *ev)
 			return PTT_E_BADRECORD;
 		}
 		if (head_skipped(r, ev))
-			continue;
+			return 0;
 		ev->pos = r->pos++;
 		return 1;
+	}
+}
+
+/*
+ * Records in merged order: those outside streams as they come; those of a
+ * version 3 trace's streams through the merge, released by its MARK blocks
+ * and, all of them, at the input's end (merge.h).  Damage is said where it
+ * is met, ahead of the merged records around it.
+ */
+static int next_binary(struct ptt_reader *r, struct ptt_event *ev)
+{
+	for (;;) {
+		int rc;
+		if (r->merge && ptt_merge_next(r->merge, ev->words, &ev->nwords, &ev->offset)) {
+			if ((rc = decode_record(r, ev)) != 0)
+				return rc;
+			continue;
+		}
+		uint32_t stream = 0;
+		rc = next_record(r, ev, &stream);
+		if (rc == 2) {
+			if (r->merge)
+				ptt_merge_mark(r->merge, r->mark_ticks);
+			continue;
+		}
+		int held = ptt_merge_held(r->merge) > 0;
+		if (rc == 1 && held && (!stream || r->inputs != r->merge_inputs)) {
+			/* a record outside the streams, or another input's: what is held goes first */
+			ptt_merge_all(r->merge);
+			if ((rc = ptt_merge_add(r->merge, stream, ev->words, ev->nwords, (uint64_t)ev->words[2] << 32 | ev->words[1],
+						ev->words[4], ev->offset)) != 0)
+				return rc;
+			r->merge_inputs = r->inputs;
+			continue;
+		}
+		if (rc == 1 && stream) {
+			if (!r->merge && !(r->merge = ptt_merge_new()))
+				return PTT_E_NOMEM;
+			if (!held)
+				r->merge_inputs = r->inputs;
+			if ((rc = ptt_merge_add(r->merge, stream, ev->words, ev->nwords, (uint64_t)ev->words[2] << 32 | ev->words[1],
+						ev->words[4], ev->offset)) != 0)
+				return rc;
+			continue;
+		}
+		if (rc == 1) {
+			if ((rc = decode_record(r, ev)) != 0)
+				return rc;
+			continue;
+		}
+		if (rc == 0 && held) { /* the end: everything held goes, in order */
+			ptt_merge_all(r->merge);
+			continue;
+		}
+		return rc;
 	}
 }
 
@@ -1093,5 +1178,6 @@ void ptt_reader_close(struct ptt_reader *r)
 	free(r->blk);
 	free(r->cblk);
 	free(r->cpt);
+	ptt_merge_free(r->merge);
 	free(r);
 }

@@ -69,6 +69,8 @@ struct queued {
 	size_t zlen, zcap;
 	unsigned zflags;
 	uint16_t compact;    /* PTT_BLOCK_COMPACT: its records in the compact form, compressed as they are */
+	uint16_t kind;       /* PTT_BLOCK_EVENTS, or PTT_BLOCK_MARK (never compressed) */
+	uint32_t stream;     /* the block header's stream (ptt_writer_span) */
 };
 
 /*
@@ -101,6 +103,9 @@ struct ptt_writer {
 	int comp;
 	int header_done;
 	int compact;   /* EVENTS blocks in the compact form (ptt_writer_set_compact), compressed as they are with -z */
+	int streams;   /* format version 3: per-stream spans and MARK blocks (ptt_writer_set_streams) */
+	uint32_t stream; /* the current block's stream (0: merged records) */
+	uint16_t kind;   /* the current block's kind: PTT_BLOCK_EVENTS, or PTT_BLOCK_MARK while one is queued */
 	struct ptt_compact *cpt;
 	size_t raw_used; /* compact: bytes of the block's records once expanded */
 	uint32_t *buf; /* pending EVENTS payload */
@@ -335,6 +340,14 @@ int ptt_writer_set_compact(struct ptt_writer *w, int on)
 	return 0;
 }
 
+int ptt_writer_set_streams(struct ptt_writer *w, int on)
+{
+	if (w->header_done || (on && w->compact))
+		return -EINVAL;
+	w->streams = on != 0;
+	return 0;
+}
+
 void ptt_writer_block_counts(const struct ptt_writer *w, uint64_t *blocks, uint64_t *behind)
 {
 	*blocks = w->blocks;
@@ -431,7 +444,8 @@ static int file_header(struct ptt_writer *w)
 		return 0;
 	struct ptt_file_header h;
 	memcpy(h.magic, PTT_FILE_MAGIC, 8);
-	h.version = w->compact ? PTT_FORMAT_VERSION : PTT_FORMAT_VERSION_PLAIN; /* readers of version 1 read the rest */
+	/* readers of version 1 read what is neither compact nor in streams */
+	h.version = w->streams ? PTT_FORMAT_VERSION : w->compact ? PTT_FORMAT_VERSION_COMPACT : PTT_FORMAT_VERSION_PLAIN;
 	h.byte_order = PTT_BYTE_ORDER_MARK;
 	w->header_done = 1;
 	return write_all(w, &h, sizeof h);
@@ -469,13 +483,18 @@ static void events_header(struct ptt_block_header *h, uint32_t count, uint32_t l
 	h->last_ticks = last;
 }
 
-/* A block compressed here, now (every block but the EVENTS blocks of ptt_writer_async). */
-static int put_block(struct ptt_writer *w, unsigned kind, unsigned extra_flags, const void *payload, size_t len,
-		     uint32_t count, uint32_t lost, uint64_t first, uint64_t last)
+/* A block compressed here, now (every block but the EVENTS blocks of ptt_writer_async), of stream. */
+static int put_stream_block(struct ptt_writer *w, unsigned kind, unsigned extra_flags, const void *payload, size_t len,
+			    uint32_t count, uint32_t lost, uint64_t first, uint64_t last)
 {
 	struct ptt_block_header h;
 	events_header(&h, count, lost, first, last);
 	h.kind = (uint16_t)kind;
+	h.stream = kind == PTT_BLOCK_EVENTS ? w->stream : 0;
+	if (kind == PTT_BLOCK_MARK) {
+		h.first_ticks = h.last_ticks = first;
+		return write_block(w, &h, len, payload, len);
+	}
 	if (kind != PTT_BLOCK_EVENTS) {
 		/* the text has no record checksums: a flipped digit of clock_hz would shift every time silently */
 		h.flags = PTT_BLOCK_CRC;
@@ -495,6 +514,12 @@ static int put_block(struct ptt_writer *w, unsigned kind, unsigned extra_flags, 
 		h.flags |= (uint16_t)zflags;
 	}
 	return write_block(w, &h, len, data, stored);
+}
+
+static int put_block(struct ptt_writer *w, unsigned kind, unsigned extra_flags, const void *payload, size_t len,
+		     uint32_t count, uint32_t lost, uint64_t first, uint64_t last)
+{
+	return put_stream_block(w, kind, extra_flags, payload, len, count, lost, first, last);
 }
 
 int ptt_writer_meta(struct ptt_writer *w, const char *lines, size_t len)
@@ -583,6 +608,59 @@ int ptt_writer_record(struct ptt_writer *w, const uint32_t *words, uint32_t nwor
 	w->count++;
 	w->events++;
 	return 0;
+}
+
+static int queue_block(struct ptt_writer *w);
+
+int ptt_writer_span(struct ptt_writer *w, uint32_t stream, const uint32_t *words, size_t nwords, uint32_t count,
+		    uint64_t first, uint64_t last, uint32_t lost)
+{
+	size_t bytes = nwords * 4;
+	if (!w->streams || !stream || bytes > BLOCK_TARGET)
+		return -EINVAL; /* the caller cuts a span at records, a block's size at most */
+	if (w->count && (w->stream != stream || w->used + bytes > BLOCK_TARGET)) {
+		int rc = flush_block(w);
+		if (rc)
+			return rc;
+	}
+	if (!count)
+		return 0;
+	if (w->count == 0) {
+		int rc = block_start(w);
+		if (rc)
+			return rc;
+		w->first = first;
+		w->stream = stream;
+	}
+	w->last = last;
+	w->lost += lost;
+	memcpy(w->payload + w->used, words, bytes);
+	w->used += bytes;
+	w->count += count;
+	w->events += count;
+	return 0;
+}
+
+int ptt_writer_mark(struct ptt_writer *w, uint64_t ticks)
+{
+	if (!w->streams)
+		return -EINVAL;
+	int rc = flush_block(w);
+	if (rc)
+		return rc;
+	if (!w->as)
+		return put_block(w, PTT_BLOCK_MARK, 0, &ticks, sizeof ticks, 0, 0, ticks, ticks);
+	/* through the queue, so that it follows the blocks queued before it in the file */
+	memcpy(w->buf, &ticks, sizeof ticks);
+	w->used = sizeof ticks;
+	w->count = 0;
+	w->lost = 0;
+	w->first = w->last = ticks;
+	w->kind = PTT_BLOCK_MARK;
+	rc = queue_block(w);
+	w->kind = 0;
+	w->used = 0;
+	return rc;
 }
 
 /*
@@ -959,6 +1037,11 @@ static void *async_main(void *arg)
 			pthread_cond_wait(&a->cv, &a->mu);
 			continue;
 		}
+		if (b->kind == PTT_BLOCK_MARK) { /* 8 bytes, stored as they are */
+			b->zflags = 0;
+			b->state = Q_DONE;
+			continue;
+		}
 		b->state = Q_WORK;
 		uint64_t seq = b->seq;
 		const uint32_t *buf = b->buf;
@@ -1038,10 +1121,17 @@ static int write_head(struct ptt_writer *w)
 	a->head = (a->head + 1) % ASYNC_BUFS;
 	a->len--;
 	b->seq = 0; /* the thread's result, if it is working on it, is not wanted */
-	if (!done)
-		w->behind++;
 	struct ptt_block_header h;
 	events_header(&h, b->count, b->lost, b->first, b->last);
+	h.kind = b->kind;
+	h.stream = b->kind == PTT_BLOCK_EVENTS ? b->stream : 0;
+	if (b->kind == PTT_BLOCK_MARK) {
+		h.first_ticks = h.last_ticks = b->first;
+		done = 1; /* never compressed, never behind */
+		b->zflags = 0;
+	}
+	if (!done)
+		w->behind++;
 	pthread_mutex_unlock(&a->mu);
 	int rc;
 	if (done && b->zflags) {
@@ -1073,7 +1163,7 @@ static int drain_queue(struct ptt_writer *w, int finishing)
 			pthread_cond_wait(&a->cv, &a->mu);
 			continue;
 		}
-		if (!finishing || b->state == Q_DONE) {
+		if (!finishing || b->state == Q_DONE || b->kind == PTT_BLOCK_MARK) {
 			rc = write_head(w);
 			continue;
 		}
@@ -1081,7 +1171,10 @@ static int drain_queue(struct ptt_writer *w, int finishing)
 		a->len--;
 		b->seq = 0;
 		pthread_mutex_unlock(&a->mu);
+		uint32_t stream = w->stream; /* the queued block's, for its header */
+		w->stream = b->stream;
 		rc = put_block(w, PTT_BLOCK_EVENTS, b->compact, b->buf, b->used, b->count, b->lost, b->first, b->last);
+		w->stream = stream;
 		pthread_mutex_lock(&a->mu);
 		a->spare[a->nspare++] = b->buf;
 	}
@@ -1127,6 +1220,8 @@ static int queue_block(struct ptt_writer *w)
 		b->first = w->first;
 		b->last = w->last;
 		b->compact = w->compact ? PTT_BLOCK_COMPACT : 0;
+		b->kind = w->kind ? w->kind : PTT_BLOCK_EVENTS;
+		b->stream = w->stream;
 		b->seq = ++a->seq;
 		b->state = Q_WAIT;
 		a->len++;
@@ -1153,6 +1248,7 @@ static int flush_block(struct ptt_writer *w)
 		struct ptt_block_header h;
 		events_header(&h, w->count, w->lost, w->first, w->last);
 		h.flags = compact;
+		h.stream = w->stream;
 		seal_header(w, &h, w->used, w->used);
 		memcpy(w->out + w->out_used, &h, sizeof h);
 		w->out_used += sizeof h + w->used;
@@ -1160,7 +1256,7 @@ static int flush_block(struct ptt_writer *w)
 		w->payload = (unsigned char *)w->buf;
 	} else {
 		rc = w->as ? queue_block(w)
-			   : put_block(w, PTT_BLOCK_EVENTS, compact, w->buf, w->used, w->count, w->lost, w->first, w->last);
+			   : put_stream_block(w, PTT_BLOCK_EVENTS, compact, w->buf, w->used, w->count, w->lost, w->first, w->last);
 	}
 	w->used = 0;
 	w->count = 0;

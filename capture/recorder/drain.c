@@ -92,6 +92,8 @@ struct drain {
 	uint8_t one_by_one[PTT_EV_BUILTIN_COUNT];
 	int (*cut)(void *ctx); /* drain_set_cut */
 	void *cut_ctx;
+	int streams;          /* drain_set_streams: spans copied as they lie, no merge */
+	uint64_t mark;        /* streams: the last MARK written (no record still to come is older) */
 };
 
 void drain_set_cut(struct drain *d, int (*cut)(void *ctx), void *ctx)
@@ -111,6 +113,8 @@ void drain_set_hook(struct drain *d, int (*before)(void *, const uint32_t *, str
 }
 
 void drain_hold_reports(struct drain *d, int on) { d->hold_reports = on; }
+
+void drain_set_streams(struct drain *d, int on) { d->streams = on; }
 
 uint64_t drain_now(const struct drain *d)
 {
@@ -505,32 +509,47 @@ static int put(struct drain *d, uint32_t i, const struct cursor *c)
  * last; those with a record go in the heap.  Returns the heap's size; *wm
  * is what the rings with nothing to write bound the merge by.
  */
-static uint32_t pass_cursors(struct drain *d, int final, uint64_t floor, uint64_t *wm)
+/* A pass's rings: threads may announce and claim more at any time; no ring past the highest claimed
+ * has a record (a program of a few threads walks a few descriptors, not a segment's: a pass costs less). */
+static void pass_rings(struct drain *d)
 {
-	struct ptt_shm *s = d->shm;
-	uint32_t nheap = 0;
-	/* threads may announce and claim more at any time; no ring past the highest claimed has a record
-	 * (a program of a few threads walks a few descriptors, not a segment's: a pass costs less) */
-	uint32_t used = __atomic_load_n(&s->rings_used, __ATOMIC_ACQUIRE);
-	d->nrings = __atomic_load_n(&s->nrings, __ATOMIC_ACQUIRE);
+	uint32_t used = __atomic_load_n(&d->shm->rings_used, __ATOMIC_ACQUIRE);
+	d->nrings = __atomic_load_n(&d->shm->nrings, __ATOMIC_ACQUIRE);
 	if (used < d->nrings)
 		d->nrings = used;
 	d->nbusy = 0;
+}
+
+/* Ring i's cursor at its first record not yet written, up to what was committed (reserved in a
+ * final pass), and what it bounds the pass by: 1, or 0 for a ring no thread writes. */
+static int ring_start(struct drain *d, uint32_t i, int final, uint64_t *committed)
+{
+	struct ptt_ring *r = &d->shm->rings[i];
+	struct cursor *c = &d->cur[i];
+	uint32_t state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+	c->has = c->wrote = 0;
+	if (state < PTT_RING_ACTIVE)
+		return 0;
+	*committed = __atomic_load_n(&r->committed, __ATOMIC_ACQUIRE);
+	uint64_t reserved = __atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE);
+	c->data = ptt_ring_data(d->shm, i);
+	c->pos = c->done = r->consumed;
+	c->limit = c->data ? final ? reserved : *committed : c->pos;
+	c->prev_ts = d->last_ts[i];
+	c->tid = r->tid;
+	c->bounds = final || state == PTT_RING_CLOSED ? BOUND_NONE : reserved != *committed ? BOUND_LAST : BOUND_IDLE;
+	return 1;
+}
+
+static uint32_t pass_cursors(struct drain *d, int final, uint64_t floor, uint64_t *wm)
+{
+	uint32_t nheap = 0;
+	pass_rings(d);
 	for (uint32_t i = 0; i < d->nrings; i++) {
-		struct ptt_ring *r = &s->rings[i];
 		struct cursor *c = &d->cur[i];
-		uint32_t state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
-		c->has = c->wrote = 0;
-		if (state < PTT_RING_ACTIVE)
+		uint64_t committed;
+		if (!ring_start(d, i, final, &committed))
 			continue;
-		uint64_t committed = __atomic_load_n(&r->committed, __ATOMIC_ACQUIRE);
-		uint64_t reserved = __atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE);
-		c->data = ptt_ring_data(s, i);
-		c->pos = c->done = r->consumed;
-		c->limit = c->data ? final ? reserved : committed : c->pos;
-		c->prev_ts = d->last_ts[i];
-		c->tid = r->tid;
-		c->bounds = final || state == PTT_RING_CLOSED ? BOUND_NONE : reserved != committed ? BOUND_LAST : BOUND_IDLE;
 		if (load(d, i, c, final)) {
 			d->heap[nheap++] = i;
 			d->busy[d->nbusy++] = i;
@@ -671,9 +690,27 @@ static long merge_two(struct drain *d, uint32_t i, struct cursor *c, uint32_t up
 	return (long)(a.records + b.records);
 }
 
+static long pass_streams(struct drain *d, int final);
+
+/* A pass's end, merged or not: counted, told to the writers (heartbeat), and noted (rec_drain). */
+static long pass_done(struct drain *d, int final, uint64_t ring_records, uint64_t bytes)
+{
+	d->st.passes++;
+	d->st.ring_bytes += bytes;
+	__atomic_store_n(&d->shm->heartbeat, d->shm->heartbeat + 1, __ATOMIC_RELEASE);
+	if (ring_records > 0 && !final) {
+		uint32_t a[4];
+		ptt_put64(a, ring_records);
+		ptt_put64(a + 2, bytes);
+		drain_note(d, PTT_EV_REC_DRAIN, a, 4);
+	}
+	return (long)ring_records; /* the program's records: what the pacing of passes is about */
+}
+
 long drain_pass(struct drain *d, int final)
 {
-	struct ptt_shm *s = d->shm;
+	if (d->streams)
+		return pass_streams(d, final);
 	uint64_t now = drain_now(d);
 	uint64_t wm = UINT64_MAX, floor = now - d->slack_ticks;
 	uint64_t e0 = ptt_writer_events(d->w);
@@ -795,14 +832,159 @@ merged:;
 	if ((rc = pass_notes_done(d, final)) != 0)
 		return rc;
 	d->st.events += ptt_writer_events(d->w) - e0; /* the hook's own records (object names) count too */
-	d->st.passes++;
-	d->st.ring_bytes += bytes;
-	__atomic_store_n(&s->heartbeat, s->heartbeat + 1, __ATOMIC_RELEASE);
-	if (ring_records > 0 && !final) {
-		uint32_t a[4];
-		ptt_put64(a, ring_records);
-		ptt_put64(a + 2, bytes);
-		drain_note(d, PTT_EV_REC_DRAIN, a, 4);
+	return pass_done(d, final, ring_records, bytes);
+}
+
+/* ---- streams: the rings' spans written as they lie (format version 3) ---- */
+
+#define SPAN_MAX_WORDS (64u * 1024u / 4u) /* a span goes to the writer in pieces of a block at most */
+
+struct span {
+	const uint32_t *at;
+	uint32_t words, count;
+	uint64_t first, last;
+};
+
+static int span_put(struct drain *d, uint32_t stream, struct span *sp)
+{
+	int rc = sp->count ? ptt_writer_span(d->w, stream, sp->at, sp->words, sp->count, sp->first, sp->last, 0) : 0;
+	sp->words = sp->count = 0;
+	return rc;
+}
+
+/*
+ * Ring i's committed span [c->pos, limit) to the writer as it lies, as
+ * stream i + 1, in pieces cut at its records.  Only each record's first
+ * word is read (its length: where the next begins, where a pad wraps to the
+ * ring's start) and the first and last ones' times; nothing is checked or
+ * coded (the readers check every record's checksum).  A record whose first
+ * word is not sound ends the span, as in the merge.  0 or an error.
+ */
+static int copy_span(struct drain *d, uint32_t i, struct cursor *c, uint64_t limit, uint64_t *count)
+{
+	uint32_t size = d->ring_words;
+	struct span sp = { 0 };
+	int rc;
+	while (c->pos < limit) {
+		uint32_t off = (uint32_t)c->pos & (size - 1);
+		const uint32_t *p = c->data + off;
+		uint32_t w0 = p[0];
+		/* a pad, or a record that ended at the ring's end: the span goes on at the ring's start */
+		if (off == 0 && sp.count && (rc = span_put(d, i + 1, &sp)) != 0)
+			return rc;
+		if (w0 == ptt_rec_word0(PTT_EV_PAD, 0)) {
+			if ((rc = span_put(d, i + 1, &sp)) != 0)
+				return rc;
+			c->pos += size - off;
+			continue;
+		}
+		uint32_t n = ptt_rec_len(w0);
+		if (!ptt_rec_marked(w0) || n < PTT_REC_MIN_WORDS || off + n > size || c->pos + n > limit)
+			break;
+		if (sp.words + n > SPAN_MAX_WORDS && (rc = span_put(d, i + 1, &sp)) != 0)
+			return rc;
+		uint64_t ts = (uint64_t)p[2] << 32 | p[1];
+		if (!sp.count) {
+			sp.at = p;
+			sp.first = ts;
+		}
+		uint32_t id = ptt_rec_id(w0);
+		if (__builtin_expect(id == PTT_EV_LIMIT, 0)) /* for the closing summary */
+			ptt_limits_add_record(&d->st.limits, p, n);
+		/* a type the program registered: the hook announces it (META) before its first record */
+		if (__builtin_expect(id >= PTT_USER_ID_BASE, 0) && d->before && (rc = d->before(d->before_ctx, p, d->w)) != 0)
+			return rc;
+		sp.words += n;
+		sp.count++;
+		sp.last = c->prev_ts = ts;
+		c->pos += n;
+		(*count)++;
 	}
-	return (long)ring_records; /* the program's records: what the pacing of passes is about */
+	return span_put(d, i + 1, &sp);
+}
+
+/*
+ * A pass in streams mode: every active ring's committed span copied as it
+ * lies (copy_span), its space given back at once; the recorder's notes as a
+ * stream of their own (after every ring's); then a MARK: no record still to
+ * come is before it.  The mark is the least of the rings' bounds, as the
+ * merge's watermark (a ring with a write open: its last record; an idle one:
+ * that or now minus the slack; a closed one, or any in a final pass: none),
+ * and never later than now minus the slack (a thread whose ring is not
+ * announced yet).  An idle thread does not hold it back; a thread preempted
+ * inside a write holds it at its last record until it commits.  In a final
+ * pass a record torn by the program's death is salvaged or counted lost as
+ * in the merge (load_slow).
+ */
+static long pass_streams(struct drain *d, int final)
+{
+	uint64_t now = drain_now(d), floor = now - d->slack_ticks;
+	uint64_t mark = final ? UINT64_MAX : floor, records = 0, bytes = 0;
+	uint64_t e0 = ptt_writer_events(d->w);
+	int rc;
+	if (!d->hold_reports)
+		report_counters(d);
+	pass_rings(d);
+	for (uint32_t i = 0; i < d->nrings; i++) {
+		struct cursor *c = &d->cur[i];
+		uint64_t committed;
+		if (!ring_start(d, i, final, &committed))
+			continue;
+		if (c->data) {
+			uint64_t k = 0;
+			if ((rc = copy_span(d, i, c, committed, &k)) != 0)
+				return rc;
+			/* torn by the program's death (a final pass's limit is what was reserved): salvaged (a
+			 * release cut short) or counted lost */
+			while (final && c->pos == committed && committed < c->limit && load_slow(d, i, c, 1)) {
+				if ((rc = ptt_writer_span(d->w, i + 1, c->rec, c->n, 1, c->ts, c->ts, 0)) != 0)
+					return rc;
+				c->pos += c->n;
+				c->prev_ts = c->ts;
+				committed = c->pos;
+				k++;
+			}
+			c->has = 0;
+			if (k) {
+				records += k;
+				bytes += (c->pos - c->done) * 4;
+				d->last_ts[i] = c->prev_ts;
+				c->done = c->pos;
+				c->wrote = 1;
+				d->busy[d->nbusy++] = i;
+				release_space(d); /* in the writer's buffer now: the owner may go on */
+				d->nbusy = 0;
+			}
+		}
+		if (c->bounds && ring_bound(c, floor) < mark)
+			mark = ring_bound(c, floor);
+	}
+	pass_free_rings(d, final);
+	/* the recorder's notes: stamped no earlier than the last mark, in time order */
+	uint32_t notes = d->shm->max_rings + 1;
+	for (uint32_t k = 0; k < d->nnotes; k++) {
+		const struct note *nt = &d->notes[k];
+		uint32_t id = ptt_rec_id(nt->words[0]);
+		uint32_t lost = id == PTT_EV_REC_LOST && nt->nwords >= 9 ? nt->words[6] : 0;
+		if (id == PTT_EV_LIMIT)
+			ptt_limits_add_record(&d->st.limits, nt->words, nt->nwords);
+		if ((rc = ptt_writer_span(d->w, notes, nt->words, nt->nwords, 1, nt->ts, nt->ts, lost)) != 0)
+			return rc;
+		if (nt->ts > d->written_ts)
+			d->written_ts = nt->ts;
+	}
+	d->nnotes = 0;
+	if (mark > d->mark || (final && mark == UINT64_MAX)) {
+		if ((rc = ptt_writer_mark(d->w, mark)) != 0)
+			return rc;
+		if (mark != UINT64_MAX)
+			d->mark = mark;
+	}
+	if (d->mark > d->written_ts) /* a note stamped in place comes no earlier than what is released */
+		d->written_ts = d->mark;
+	uint64_t upto = ptt_clock_ns(&d->clk, d->mark < now ? d->mark : now);
+	if (upto > d->st.upto_ns)
+		d->st.upto_ns = upto;
+	d->st.events += ptt_writer_events(d->w) - e0;
+	return pass_done(d, final, records, bytes);
 }

@@ -72,5 +72,13 @@ uint64_t drain_now(const struct drain *d);
  * not yet measured.  off: as usual.
  */
 void drain_hold_reports(struct drain *d, int on);
+/*
+ * Streams mode (format version 3, the writer set with ptt_writer_set_streams):
+ * a pass copies each ring's committed span to the writer as it lies, one
+ * stream per ring, and writes a MARK; the readers merge.  No hook, no cut:
+ * rotation and flight snapshots need the state in force, which only the
+ * merge (drain_pass's default) keeps.
+ */
+void drain_set_streams(struct drain *d, int on);
 
 #endif

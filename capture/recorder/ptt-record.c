@@ -506,7 +506,10 @@ static int setup_writing(struct recorder *r)
 	if (rc)
 		return rc;
 	ptt_writer_set_compressor(r->w, o->compressor);
-	ptt_writer_set_compact(r->w, 1); /* with -z too: the compressor then has a fifth of the bytes */
+	if (o->streams)
+		ptt_writer_set_streams(r->w, 1);
+	else
+		ptt_writer_set_compact(r->w, 1); /* with -z too: the compressor then has a fifth of the bytes */
 	struct ptt_clock unset; /* the real one once the TSC is measured: drain_set_clock */
 	ptt_clock_init(&unset, r->in.shm->start_ticks, 1000000000u);
 	r->d = drain_new(r->in.shm, r->w, &unset);
@@ -518,6 +521,7 @@ static int setup_writing(struct recorder *r)
 	struct record_hook hook = { r->in.shm, &r->types_seen, &r->rot, r->keeper, 0 };
 	r->hook = hook;
 	drain_set_hook(r->d, record_before, &r->hook, record_before_sees(&r->hook));
+	drain_set_streams(r->d, o->streams);
 	if (o->max_size)
 		drain_set_cut(r->d, next_file, r);
 	return 0;

@@ -87,10 +87,10 @@ setup() {
 }
 
 @test "a newer format version is refused clearly" {
-	cp "$T" "$BATS_TEST_TMPDIR/v3"
-	printf '\003' | dd of="$BATS_TEST_TMPDIR/v3" bs=1 seek=8 conv=notrunc 2>/dev/null
-	run -2 --separate-stderr ptt-dump "$BATS_TEST_TMPDIR/v3"
-	[[ "$stderr" == *"format version 3, this tool reads versions 1 to 2" ]]
+	cp "$T" "$BATS_TEST_TMPDIR/v4"
+	printf '\004' | dd of="$BATS_TEST_TMPDIR/v4" bs=1 seek=8 conv=notrunc 2>/dev/null
+	run -2 --separate-stderr ptt-dump "$BATS_TEST_TMPDIR/v4"
+	[[ "$stderr" == *"format version 4, this tool reads versions 1 to 3" ]]
 }
 
 @test "version-1 traces (plain and -z, written before compact blocks) read as they did" {

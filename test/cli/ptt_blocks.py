@@ -4,6 +4,9 @@
   ptt_blocks.py flags FILE      one line per block: KIND FLAGS (decimal)
   ptt_blocks.py counts FILE     one line per EVENTS block: OFFSET RECORDS FLAGS PAYLOAD_BYTES
   ptt_blocks.py meta FILE       the first META block's text, decompressed here (zlib or the zstd CLI)
+  ptt_blocks.py marks FILE      version 3 (streams): "version V streams S marks M late L unordered U":
+                                L stream blocks with a record before a MARK written ahead of them,
+                                U stream blocks that begin before their stream's previous block ends
   ptt_blocks.py mix IN OUT      IN (uncompressed) with its EVENTS blocks stored in turn raw,
                                 zlib (python's) and zstd (the zstd CLI's), unpacked (compact blocks
                                 stay compact, compressed)
@@ -40,6 +43,18 @@ def main():
         for at, h, _ in blocks(data):
             if h[1] == 2:
                 print(at, h[5], h[2], h[3])
+    elif sys.argv[1] == "marks":
+        mark, marks, late, unordered, last = 0, 0, 0, 0, {}
+        for _, h, _ in blocks(data):
+            if h[1] == 4:
+                marks += 1
+                mark = max(mark, h[7])
+            elif h[1] == 2 and h[9] and h[5]:
+                late += h[7] < mark
+                unordered += h[7] < last.get(h[9], 0)
+                last[h[9]] = h[8]
+        print("version", struct.unpack_from("<I", data, 8)[0], "streams", len(last), "marks", marks,
+              "late", late, "unordered", unordered)
     elif sys.argv[1] == "meta":
         for _, h, p in blocks(data):
             if h[1] == 1:

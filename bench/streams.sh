@@ -1,0 +1,42 @@
+#!/bin/bash
+# bench/streams.sh BUILD [REPS]: the recorder's CPU per recorded event and the
+# traced/untraced ratio, ptt-record's default drain against --streams (the
+# rings' spans written as they lie, merged by the readers), run by run
+# interleaved on the lock loop, sqlite3, CPython and node.  The load average
+# is printed with each figure: on a shared machine it says what they are worth.
+# Recorder CPU: its threads' schedstat run time when the program ends (as run.sh).
+BUILD=${1:-build}; REPS=${2:-3}
+SRC=$(cd "$(dirname "$0")" && pwd); BIN=$BUILD/bin
+TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
+cc -O2 -pthread -o "$TMP/lockloop" "$SRC/lockloop.c" || exit 1
+wrap='"$@"; r=$?; cat /proc/$PPID/task/*/schedstat 2>/dev/null | awk '"'"'{ s += $1 } END { print s + 0 }'"'"' >"$PTT_BENCH_CPU"; exit $r'
+MODES="def str"; "$BIN/ptt-record" --help | grep -q -- --streams || MODES=def
+now() { date +%s%N; }
+med() { sort -n | awk '{a[NR] = $1} END {print NR ? a[int((NR + 1) / 2)] : 0}'; }
+run() { # KEY LABEL CMD...
+	local key=$1 label=$2 m s e f ev
+	shift 2
+	for m in base $MODES; do : >"$TMP/$m"; done
+	for _ in $(seq "$REPS"); do
+		sync; s=$(now); PTT_BENCH_CPU=$TMP/cpu sh -c "$wrap" sh "$@" >/dev/null 2>&1; e=$(now); echo $((e - s)) >>"$TMP/base"
+		for m in $MODES; do
+			rm -f "$TMP/$m.ptt"; sync
+			local opt=; [ $m = str ] && opt=--streams
+			s=$(now); PTT_BENCH_CPU=$TMP/cpu "$BIN/ptt-record" -q $opt -o "$TMP/$m.ptt" -- sh -c "$wrap" sh "$@" >/dev/null 2>"$TMP/err"; e=$(now)
+			echo "$((e - s)) $(cat "$TMP/cpu")" >>"$TMP/$m"
+		done
+	done
+	for m in $MODES; do
+		ev=$("$BIN/ptt-dump" --info "$TMP/$m.ptt" 2>/dev/null | awk '$1 == "events:" {print $2}')
+		local cpu=$(awk '{print $2}' "$TMP/$m" | med) t=$(awk '{print $1}' "$TMP/$m" | med)
+		local ratio=$(paste "$TMP/base" "$TMP/$m" | awk '{printf "%.4f\n", $2 / $1}' | med)
+		printf '%-8s %-3s recorder %6.2f ns/event  ratio %.3f  %9d events  %6.2f bytes/event  load %s\n' "$key" "$m" \
+			"$(echo "$cpu / $ev" | bc -l)" "$ratio" "$ev" "$(echo "$(stat -c %s "$TMP/$m.ptt") / $ev" | bc -l)" \
+			"$(cut -d' ' -f1-3 /proc/loadavg)"
+	done
+}
+run lock1 "lock loop, 1 thread" "$TMP/lockloop" 1 1000000 private
+run lock2 "lock loop, 2 threads" "$TMP/lockloop" 2 1000000 private
+command -v sqlite3 >/dev/null && run sqlite "sqlite3 PRAGMA threads=2" sqlite3 :memory: -init "$SRC/sqlite_index.sql" .quit
+run py "CPython" /usr/bin/python3 "$SRC/lockpy.py" 100000
+command -v node >/dev/null && run node "node" node "$SRC/lockjs.js" 400
