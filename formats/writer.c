@@ -1386,6 +1386,14 @@ int ptt_writer_snapshot_end(struct ptt_writer *w)
 		return rc;
 	index_block(w, PTT_SNAP_INDEX_SNAPSHOT, ((uint64_t)w->snap[8] << 32) | w->snap[7], w->snap_ticks);
 	w->nsnaps++;
-	return put_block(w, PTT_BLOCK_EVENTS, PTT_BLOCK_SNAPSHOT, w->snap, w->snap_used * 4, 0, 0, w->snap_ticks,
-			 w->snap_ticks);
+	/* compressed even in an uncompressed trace (level 1 of the writer's compressor): a snapshot repeats
+	 * module paths and names, 2 KiB a snapshot raw in sqlite3's trace and 0.5 KiB compressed, and the copy
+	 * of ptt-index must stay no larger than its input (readers take any block's compression flags) */
+	int z = w->zlevel;
+	if (!z)
+		w->zlevel = 1;
+	rc = put_block(w, PTT_BLOCK_EVENTS, PTT_BLOCK_SNAPSHOT, w->snap, w->snap_used * 4, 0, 0, w->snap_ticks,
+		       w->snap_ticks);
+	w->zlevel = z;
+	return rc;
 }
