@@ -78,7 +78,7 @@ static int put(void *w, unsigned kind, const struct ptt_event *ev)
  * default interval), which the input's own coding leaves no room for.
  * Compressed, records are packed (ptt_block_pack), which zstd takes to a
  * sixth of the compact coding compressed (sqlite3: a 59 MB default trace
- * and its 4.6 MB -z trace give copies of 5 MB and 0.48 MB; compact and zstd:
+ * and its 4.6 MB -z trace give copies of 5.2 MB and 0.48 MB; compact and zstd:
  * 28 MB and 2.8 MB); uncompressed (-z 0), in the compact coding.
  */
 static int open_sink(struct ptt_sink **sink, const struct ptt_reader *r, int zlevel)

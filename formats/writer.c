@@ -1386,9 +1386,9 @@ int ptt_writer_snapshot_end(struct ptt_writer *w)
 		return rc;
 	index_block(w, PTT_SNAP_INDEX_SNAPSHOT, ((uint64_t)w->snap[8] << 32) | w->snap[7], w->snap_ticks);
 	w->nsnaps++;
-	/* compressed even in an uncompressed trace (level 1 of the writer's compressor): a snapshot repeats
-	 * module paths and names, 2 KiB a snapshot raw in sqlite3's trace and 0.5 KiB compressed, and the copy
-	 * of ptt-index must stay no larger than its input (readers take any block's compression flags) */
+	/* compressed even in an uncompressed trace (level 1 of the writer's compressor; readers take any
+	 * block's compression flags): a snapshot repeats module paths and names and its records' wrapping,
+	 * 2.6 KiB raw in sqlite3's trace, 1.1 KiB compressed */
 	int z = w->zlevel;
 	if (!z)
 		w->zlevel = 1;
