@@ -97,20 +97,42 @@ json_figures() {
 	read -r secs rss <<<"$(timed "$BIN/ptt-json" "$t")"
 	pos "$secs" || secs=0.01
 	say "ptt-json size, $label" "$(calc "$bytes / $n")" "bytes/event" \
-		"$((bytes / 1048576)) MiB of JSON for $n events; $(tail -1 "$TMP/t.json" | tr -d '{}"\n')"
+		"$((bytes / 1048576)) MiB of JSON for $n events, $(calc "$bytes / $(stat -c %s "$t")")x the trace; $(tail -1 "$TMP/t.json" | tr -d '{}"\n')"
 	say "ptt-json, $label" "$(calc "$n / $secs")" "events/s" "$secs s, peak RSS $((rss / 1024)) MiB"
 	"$BIN/ptt-json" -p "$t" >"$TMP/t.json" 2>>"$TMP/err"
 	say "ptt-json -p size, $label" "$(calc "$(stat -c %s "$TMP/t.json") / $n")" "bytes/event"
 	rm -f "$TMP/t.json"
 }
-json_section() { # the traces of PTT_BENCH_ONLY=json: prodcons (4 threads) and the 2-thread lock loop
-	section "ptt-json (JSON size per trace event)"
+# ptt-index on TRACE (LABEL): the copy's size against the trace's (ptt-index(1): no bigger), default and -z 0
+index_figures() {
+	local t=$1 label=$2 in out raw
+	in=$(stat -c %s "$t")
+	"$BIN/ptt-index" "$t" >"$TMP/t.idx" 2>>"$TMP/err" && out=$(stat -c %s "$TMP/t.idx")
+	"$BIN/ptt-index" -z 0 "$t" >"$TMP/t.idx" 2>>"$TMP/err" && raw=$(stat -c %s "$TMP/t.idx")
+	say "ptt-index copy / trace, $label" "$(calc "${out:-0} / $in")" "x" \
+		"$in bytes of trace, a copy of ${out:-?} (${raw:-?} with -z 0: the compact coding, uncompressed)"
+	rm -f "$TMP/t.idx"
+}
+json_section() { # the traces of PTT_BENCH_ONLY=json: prodcons (4 threads), the 2-thread lock loop, sqlite3, CPython
+	local py
+	section "ptt-json (JSON size per trace event) and ptt-index (copy size)"
 	[ -x "$BUILD/examples/prodcons" ] &&
 		"$BIN/ptt-record" -q -o "$TMP/jpc.ptt" -- "$BUILD/examples/prodcons" -n 50000 >/dev/null 2>>"$TMP/err" &&
-		json_figures "$TMP/jpc.ptt" "prodcons"
+		json_figures "$TMP/jpc.ptt" "prodcons" && index_figures "$TMP/jpc.ptt" "prodcons"
 	"$BIN/ptt-record" -q -o "$TMP/jll.ptt" -- "$LL" 2 250000 private >/dev/null 2>>"$TMP/err" &&
 		json_figures "$TMP/jll.ptt" "lock loop, 2 threads"
-	rm -f "$TMP/jpc.ptt" "$TMP/jll.ptt"
+	# real programs: sqlite3 building indexes with PRAGMA threads=2 (100 K rows), CPython's queue and Lock
+	if command -v sqlite3 >/dev/null; then
+		sed 's/i < 300000/i < 100000/' "$SRC/sqlite_index.sql" >"$TMP/jsq.sql"
+		"$BIN/ptt-record" -q -o "$TMP/jsq.ptt" -- sqlite3 :memory: -init "$TMP/jsq.sql" .quit >/dev/null 2>>"$TMP/err" &&
+			json_figures "$TMP/jsq.ptt" "sqlite3, PRAGMA threads=2" && index_figures "$TMP/jsq.ptt" "sqlite3"
+		"$BIN/ptt-record" -q -z -o "$TMP/jsq.ptt" -- sqlite3 :memory: -init "$TMP/jsq.sql" .quit >/dev/null 2>>"$TMP/err" &&
+			index_figures "$TMP/jsq.ptt" "sqlite3, -z"
+	fi
+	py=$(command -v /usr/bin/python3 python3 | head -1)
+	[ -n "$py" ] && "$BIN/ptt-record" -q -o "$TMP/jpy.ptt" -- "$py" "$SRC/lockpy.py" 30000 >/dev/null 2>>"$TMP/err" &&
+		json_figures "$TMP/jpy.ptt" "CPython, queue + Lock"
+	rm -f "$TMP/jpc.ptt" "$TMP/jll.ptt" "$TMP/jsq.ptt" "$TMP/jsq.sql" "$TMP/jpy.ptt"
 }
 if [ "${PTT_BENCH_ONLY:-}" = json ]; then
 	json_section

@@ -115,17 +115,32 @@ static void json_string(FILE *out, const char *s)
 	putc('"', out);
 }
 
-/* Microseconds, exact: "SECONDS*1e6.NNN" */
+/* Microseconds, exact to the nanosecond and without trailing zeros: "12", "12.5", "12.05", "12.345" */
 static void json_ts(FILE *out, uint64_t ns)
 {
-	fprintf(out, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+	uint64_t us = ns / 1000, f = ns % 1000;
+	if (!f)
+		fprintf(out, "%" PRIu64, us);
+	else if (f % 100 == 0)
+		fprintf(out, "%" PRIu64 ".%" PRIu64, us, f / 100);
+	else if (f % 10 == 0)
+		fprintf(out, "%" PRIu64 ".%02" PRIu64, us, f / 10);
+	else
+		fprintf(out, "%" PRIu64 ".%03" PRIu64, us, f);
 }
 
-/* Begin an event: the separator, then {"ph":"PH","pid":PID,"tid":TID */
-static void begin(struct json *js, const char *ph, uint32_t pid, uint32_t tid)
+/* Begin an event of a process: the separator (one event a line), then {"ph":"PH","pid":PID */
+static void begin_process(struct json *js, const char *ph, uint32_t pid)
 {
 	fputs(js->events++ ? ",\n{\"ph\":\"" : "\n{\"ph\":\"", js->out);
-	fprintf(js->out, "%s\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32, ph, pid, tid);
+	fprintf(js->out, "%s\",\"pid\":%" PRIu32, ph, pid);
+}
+
+/* Begin an event of a thread: {"ph":"PH","pid":PID,"tid":TID */
+static void begin(struct json *js, const char *ph, uint32_t pid, uint32_t tid)
+{
+	begin_process(js, ph, pid);
+	fprintf(js->out, ",\"tid\":%" PRIu32, tid);
 }
 
 /* A metadata event naming a process (tid 0) or a thread. */
@@ -175,8 +190,8 @@ static void site_arg(struct json *js, const char *prefix, uint32_t pid, uint64_t
 static void close_state(struct json *js, struct mthread *t, struct jthread *jt, uint64_t ns)
 {
 	struct mframe f = { .state = jt->state, .obj = jt->obj, .since_ns = jt->since_ns };
-	begin(js, "X", t->pid, t->tid);
-	fputs(",\"cat\":\"state\",\"name\":", js->out);
+	begin(js, "X", t->pid, t->tid); /* no "cat": a state is the X event without one (--critical's have one) */
+	fputs(",\"name\":", js->out);
 	json_string(js->out, mstate_name[f.state]);
 	fputs(",\"ts\":", js->out);
 	json_ts(js->out, f.since_ns);
@@ -185,9 +200,14 @@ static void close_state(struct json *js, struct mthread *t, struct jthread *jt, 
 	fprintf(js->out, ",\"cname\":\"%s\"", state_colour(&f));
 	if (f.obj && f.state != MS_RUNNING) {
 		char given[PTT_MAX_STR];
+		char addr[32];
 		ptt_syms_object_name(js->syms, t->pid, f.obj, given, sizeof given);
-		fprintf(js->out, ",\"args\":{\"object\":\"0x%" PRIx64 "\",\"object_name\":", f.obj);
-		json_string(js->out, given);
+		snprintf(addr, sizeof addr, "0x%" PRIx64, f.obj);
+		fprintf(js->out, ",\"args\":{\"object\":\"%s\"", addr);
+		if (strcmp(given, addr) != 0) { /* a name, not the address again */
+			fputs(",\"object_name\":", js->out);
+			json_string(js->out, given);
+		}
 		if (jt->site)
 			site_arg(js, ",\"site\":", t->pid, jt->site);
 		putc('}', js->out);
@@ -281,7 +301,7 @@ static void on_link_end(void *ctx, struct mprocess *p, uint32_t to, const char *
 static void counter_event(struct json *js, const char *name, uint32_t pid, uint8_t cls, uint32_t holders,
 			  uint32_t waiters, uint64_t ns)
 {
-	begin(js, "C", pid, 0);
+	begin_process(js, "C", pid); /* a counter is the process's: no tid */
 	fputs(",\"name\":", js->out);
 	json_string(js->out, name);
 	fputs(",\"ts\":", js->out);

@@ -138,22 +138,26 @@ print(min(e["ts"] for e in ev), max(e["ts"] + e.get("dur", 0) for e in ev))')" =
 }
 
 @test "ptt-index: the snapshot is what a window reads (damage before it is never seen)" {
-	ptt-index -i 20000 "$T" >"$BATS_TEST_TMPDIR/i.ptt"
-	# spoil a record inside the first EVENTS block of some size (the first may hold only the
-	# recorder's first records, shorter than the offset chosen), long before the first snapshot
-	at=$(python3 "$BATS_TEST_DIRNAME/ptt_blocks.py" counts "$BATS_TEST_TMPDIR/i.ptt" | awk '$4 > 1024 { print $1 + 48 + 200; exit }')
-	[ -n "$at" ]
-	printf '\377\377\377\377' | dd of="$BATS_TEST_TMPDIR/i.ptt" bs=1 seek="$at" conv=notrunc status=none
-	# a window that begins after the first snapshot (event 20000): at event 30001, not at a
-	# share of the duration (a program that stalls early puts event 20000 late in time)
-	read -r a b < <(ptt-dump -n "$T" | awk 'NR == 30001 { printf "%s %.9f\n", $1, $1 + 0.001; exit }')
-	w="--from=${a}s --to=${b}s"
-	# from the file: the last snapshot before the window, the damage is not read
-	run -0 --separate-stderr ptt-filter $w "$BATS_TEST_TMPDIR/i.ptt"
-	[ -z "$stderr" ]
-	# from a pipe the whole trace is read: the damage is reported
-	run -1 --separate-stderr sh -c "cat '$BATS_TEST_TMPDIR/i.ptt' | ptt-filter $w >/dev/null"
-	[[ "$stderr" == *"bad checksum"* ]]
+	# uncompressed (-z 0: the compact coding, a record's checksum is spoilt) and compressed (the default:
+	# the zstd frame of the block is)
+	for z in "0 bad checksum" "1 corrupt compressed block"; do
+		ptt-index -z "${z%% *}" -i 20000 "$T" >"$BATS_TEST_TMPDIR/i.ptt"
+		# spoil a record inside the first EVENTS block of some size (the first may hold only the
+		# recorder's first records, shorter than the offset chosen), long before the first snapshot
+		at=$(python3 "$BATS_TEST_DIRNAME/ptt_blocks.py" counts "$BATS_TEST_TMPDIR/i.ptt" | awk '$4 > 1024 { print $1 + 48 + 200; exit }')
+		[ -n "$at" ]
+		printf '\377\377\377\377' | dd of="$BATS_TEST_TMPDIR/i.ptt" bs=1 seek="$at" conv=notrunc status=none
+		# a window that begins after the first snapshot (event 20000): at event 30001, not at a
+		# share of the duration (a program that stalls early puts event 20000 late in time)
+		read -r a b < <(ptt-dump -n "$T" | awk 'NR == 30001 { printf "%s %.9f\n", $1, $1 + 0.001; exit }')
+		w="--from=${a}s --to=${b}s"
+		# from the file: the last snapshot before the window, the damage is not read
+		run -0 --separate-stderr ptt-filter $w "$BATS_TEST_TMPDIR/i.ptt"
+		[ -z "$stderr" ]
+		# from a pipe the whole trace is read: the damage is reported
+		run -1 --separate-stderr sh -c "cat '$BATS_TEST_TMPDIR/i.ptt' | ptt-filter $w >/dev/null"
+		[[ "$stderr" == *"${z#* }"* ]]
+	done
 }
 
 @test "ptt-index: snapshots of the recorded examples give byte-identical windows" {

@@ -9,7 +9,8 @@ import collections
 import json
 import sys
 
-STATE_KEYS = {"ph", "pid", "tid", "cat", "name", "ts", "dur", "cname", "args"}
+STATE_KEYS = {"ph", "pid", "tid", "name", "ts", "dur", "cname", "args"}  # a state has no "cat"
+CRITICAL_KEYS = STATE_KEYS | {"cat"}
 COLOURS = {"thread_state_running", "good", "terrible", "black"}  # black: a tracer stall
 FLOW_KINDS = {"create", "handoff", "wake", "barrier", "post", "join", "critical"}  # critical: --critical's hand-offs
 
@@ -32,10 +33,14 @@ def check(path):
     counters = set()
     for i, e in enumerate(doc["traceEvents"]):
         where = f"event {i}"
-        if not isinstance(e.get("pid"), int) or not isinstance(e.get("tid"), int):
+        ph = e.get("ph")
+        # a counter is its process's: no tid (Perfetto puts it on the process, not on a thread 0)
+        if not isinstance(e.get("pid"), int) or (ph != "C" and not isinstance(e.get("tid"), int)):
             bad.append(f"{where}: pid/tid not integers: {e}")
             continue
-        ph = e.get("ph")
+        if ph == "C" and "tid" in e:
+            bad.append(f"{where}: a counter with a tid: {e}")
+            continue
         if ph == "M":
             name = e.get("args", {}).get("name")
             if not isinstance(name, str) or not name:
@@ -48,7 +53,7 @@ def check(path):
                 bad.append(f"{where}: unknown metadata {e.get('name')}")
         elif ph == "X" and e.get("cat") == "critical":  # --critical: a stretch of the path on its own track
             args = e.get("args", {})
-            if set(e) - STATE_KEYS or not isinstance(e.get("name"), str) or not e["name"] \
+            if set(e) - CRITICAL_KEYS or not isinstance(e.get("name"), str) or not e["name"] \
                     or not number(e.get("ts")) or not number(e.get("dur")) \
                     or not all(isinstance(args.get(k), int) and args[k] >= 0
                                for k in ("tid", "from_tid", "running_ns", "waiting_ns")):
@@ -56,7 +61,7 @@ def check(path):
             else:
                 states[(e["pid"], e["tid"])].append((e["ts"], e["dur"]))
         elif ph == "X":
-            if set(e) - STATE_KEYS or e.get("cat") != "state" or not isinstance(e.get("name"), str) or not e["name"]:
+            if set(e) - STATE_KEYS or not isinstance(e.get("name"), str) or not e["name"]:
                 bad.append(f"{where}: bad state event {e}")
             elif not number(e.get("ts")) or not number(e.get("dur")):
                 bad.append(f"{where}: bad ts/dur {e}")
@@ -64,6 +69,8 @@ def check(path):
                 bad.append(f"{where}: bad cname {e}")
             elif "args" in e and not str(e["args"].get("object", "")).startswith("0x"):
                 bad.append(f"{where}: bad args.object {e}")
+            elif "args" in e and e["args"].get("object_name") == e["args"]["object"]:
+                bad.append(f"{where}: args.object_name repeats the address {e}")
             else:
                 states[(e["pid"], e["tid"])].append((e["ts"], e["dur"]))
         elif ph in ("s", "f"):
