@@ -63,4 +63,4 @@ echo "window: $win"
 # thd_decrement_pending_ops; the waiter in thd_async_state::wait_for_pending_ops, inlined at net_real_write),
 # and the group_commit_lock's per-thread park (log0sync.cc, at mariadbd+0xd5e38d); the leader changes every
 # round, so each thread-to-thread edge is under the graph's trim and no knot is named
-"$BIN/ptt-stat" -n 6 -S 1 $win "$TMP/m.ptt" | sed -n '/^LOCKS/,/more locks;/p; /^not idle:/,/^$/p'
+"$BIN/ptt-stat" -n 6 -S 1 $win "$TMP/m.ptt" | sed -n '/^LOCKS/,/more locks;/p; /^not idle:/,/^  \.\.\./p'
