@@ -612,10 +612,15 @@ static int print_work_waits(const struct blame *b, FILE *out)
 		     "its running time; the time it waited on other threads' behalf, cascaded, and for whom; where it made\n"
 		     "the waits another thread ended, each wait's whole length; threads of a group that wait for each other\n"
 		     "in turn, as for a group commit's leader, make many edges, each under the graph's trim)\n");
+	unsigned quiet = 0; /* working groups that waited for no other thread, not listed but the busiest */
 	for (unsigned r = 0; r < n; r++) {
 		struct bgroup *g = &b->g[order[r]];
 		if (!g->work_life)
 			continue;
+		if (heavy >= 0 && !g->work_for) {
+			quiet++;
+			continue;
+		}
 		if (heavy < 0)
 			heavy = (int)order[r];
 		fprintf(out, "  %s: running or in untraced calls %.3f ms (%.1f %% of its working threads' life), waited %.3f ms (%.1f %%)%s",
@@ -638,6 +643,8 @@ static int print_work_waits(const struct blame *b, FILE *out)
 	}
 	if (!shown)
 		fprintf(out, "  (none: every thread is idle)\n");
+	if (quiet)
+		fprintf(out, "  (%u more group%s of working threads that waited for no other thread)\n", quiet, quiet > 1 ? "s" : "");
 	free(order);
 	return heavy;
 }

@@ -1180,7 +1180,7 @@ static uint64_t waited_by_working(const struct stat_table *st, const struct obj 
  * is waiting for work.  A thread that works waits on one for another thread's doing too (a commit for
  * its log write, MariaDB's net_real_write on its thd_async_state; a pipeline's stage for the one before
  * it): where most of an object's waits were made by threads that work (outside traced waits over half
- * their life), it is no idle worker's.  Told after the table, with the objects waited on most.
+ * their life), it is no idle worker's.  Told after the totals, with the objects waited on most.
  */
 static void print_result_waits(const struct stat_table *st, struct obj *const *work, size_t n, FILE *out)
 {
@@ -1203,9 +1203,10 @@ static void print_result_waits(const struct stat_table *st, struct obj *const *w
 	}
 	if (!objs)
 		return;
-	fprintf(out, "not idle: %zu of these objects (%" PRIu64 " wait%s, %.3f ms) %s waited on mostly by threads that work\n"
-		     "(outside traced waits over half their life): such a wait is for another thread's doing (a commit for\n"
-		     "its log write, a stage for the one before it), as a lock's is; ptt-critical --blame tells whose:",
+	fprintf(out, "not idle: %zu of the objects of WAITING FOR WORK (%" PRIu64 " wait%s, %.3f ms) %s waited on mostly by\n"
+		     "threads that work (outside traced waits over half their life): such a wait is for another thread's\n"
+		     "doing (a commit for its log write, a stage for the one before it), as a lock's is; ptt-critical\n"
+		     "--blame tells whose:",
 		objs, waits, waits > 1 ? "s" : "", ms(ns), objs > 1 ? "were" : "was");
 	for (unsigned k = 0; k < 3 && top[k]; k++) {
 		char name[96], site[256] = "";
@@ -1265,7 +1266,6 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 				      locks, shown_l, nl, 1, out);
 		marked += print_table(st, o, "\nWAITING FOR WORK: condition variables, semaphores used as signals, barriers "
 					     "(idle, not contention)", work, shown_w, nw, 0, out);
-		print_result_waits(st, work, nw, out);
 	}
 	if (!o->csv && st->stacked)
 		print_site_waits(st, o, out);
@@ -1327,6 +1327,7 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 			ms(contention), ms(st->last_ns - st->first_ns));
 		fprintf(out, "waiting for work: %.3f ms in condition variables, semaphores used as signals and barriers,"
 			     " %.3f ms in joins\n", ms(idle), ms(joins));
+		print_result_waits(st, work, nw, out);
 		print_open_waits(st, 1, out);
 		print_observer(st, out);
 		print_stalls(st, locks, shown_l, out);

@@ -493,8 +493,8 @@ their holders recorded $((2 * holds)) events: "* ]]
 	E
 	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/c.txt"
 	[ -z "$stderr" ]
-	[[ "$output" == *$'\nnot idle: 1 of these objects (1 wait, 0.030 ms) was waited on mostly by threads that work\n'* ]]
-	[[ "$output" == *$'whose:\n  0x300: 1 wait, 0.030 ms\n'* ]]
+	[[ "$output" == *$'\nnot idle: 1 of the objects of WAITING FOR WORK (1 wait, 0.030 ms) was waited on mostly by\n'* ]]
+	[[ "$output" == *$'whose:\n  0x300: 1 wait, 0.030 ms'* ]]
 	[[ "$output" != *$'\n  0x400: '* ]]
 	# without the working thread's wait, no such line
 	grep -v 'cond=0x300' "$BATS_TEST_TMPDIR/c.txt" >"$BATS_TEST_TMPDIR/i.txt"
