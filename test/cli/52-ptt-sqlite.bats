@@ -69,7 +69,7 @@ contention_trace() {
 		# buckets of 10 ms in time order, each of hot_lock, let in by workers
 		sum=$(printf '%s\n' "${lines[@]}" | awk -F"|" 'NR > 1 && $1 + 0 <= prev { exit 1 } { prev = $1; s += $3 } END { print s + 0 }')
 		[ "$sum" -eq "$blocked" ] || { echo "thread $tid: $sum ns in the waits, ptt-stat: $blocked"; return 1; }
-		[[ "${lines[0]}" == *"|hot_lock|worker" ]]
+		[[ "${lines[0]}" == *"|hot_lock|worker" ]] || { echo "thread $tid: ${lines[0]}"; return 1; }
 	done <"$BATS_TEST_TMPDIR/threads"
 }
 
