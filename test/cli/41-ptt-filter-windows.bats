@@ -85,11 +85,11 @@ setup() {
 	# CSV states: from 0 to 5 ms; event rows within them
 	[ "$(ptt-csv --states "$W" | awk -F, 'NR > 1 { if (mn == "" || $7 < mn) mn = $7; if ($8 > mx) mx = $8 } END { print mn, mx }')" = "0 5000000" ]
 	[ "$(ptt-csv "$W" | awk -F, 'NR > 1 && ($1 < 0 || $1 > 5000000) { n++ } END { print n + 0 }')" = 0 ]
-	# JSON (microseconds): the same
+	# JSON (microseconds, integers where the nanoseconds are 0): the same
 	[ "$(ptt-json "$W" | python3 -c '
 import json, sys
 ev = [e for e in json.load(sys.stdin)["traceEvents"] if "ts" in e]
-print(min(e["ts"] for e in ev), max(e["ts"] + e.get("dur", 0) for e in ev))')" = "0.0 5000.0" ]
+print("%g %g" % (min(e["ts"] for e in ev), max(e["ts"] + e.get("dur", 0) for e in ev)))')" = "0 5000" ]
 	# ptt-stat: the window's length
 	[[ "$(ptt-stat "$W")" == *" in 5.000 ms of trace"* ]]
 }
