@@ -230,7 +230,7 @@ int main(int argc, char **argv)
 	}
 	const struct pass_tool tool = { .prog = "ptt-critical", .ctx = &r, .start = start, .event = event, .after = after,
 					.end = end, .report = report,
-					.need = PASS_SYMS | PASS_NAMES_FIRST | PASS_MODEL | PASS_FINISH | PASS_ORDERED | PASS_LOSS };
+					.need = PASS_SHARED | PASS_SYMS | PASS_NAMES_FIRST | PASS_MODEL | PASS_FINISH | PASS_ORDERED | PASS_LOSS };
 	struct pass p;
 	rc = pass_run(&p, &tool, argc - optind, argv + optind);
 	blame_free(r.b);

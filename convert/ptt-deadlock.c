@@ -107,7 +107,7 @@ int main(int argc, char **argv)
 		}
 	}
 	const struct pass_tool tool = { .prog = "ptt-deadlock", .ctx = &d, .start = start, .event = event,
-					.report = report, .need = PASS_SYMS | PASS_NAMES_FIRST | PASS_MODEL | PASS_LOSS };
+					.report = report, .need = PASS_SHARED | PASS_SYMS | PASS_NAMES_FIRST | PASS_MODEL | PASS_LOSS };
 	struct pass p;
 	int rc = pass_run(&p, &tool, argc - optind, argv + optind);
 	lockgraph_free(d.g);

@@ -682,7 +682,7 @@ int main(int argc, char **argv)
 	/* durations are never negative (ordered); a window's times from its start, as in ptt-paje and ptt-csv */
 	const struct pass_tool tool = {
 		.prog = "ptt-json", .ctx = &js, .start = start, .event = event, .after = after, .end = end, .report = report,
-		.need = PASS_SYMS | PASS_NAMES_FIRST | PASS_MODEL | PASS_FINISH | PASS_ORDERED | PASS_LOSS | PASS_LOSS_NOTE | PASS_CLOCK |
+		.need = PASS_SHARED | PASS_SYMS | PASS_NAMES_FIRST | PASS_MODEL | PASS_FINISH | PASS_ORDERED | PASS_LOSS | PASS_LOSS_NOTE | PASS_CLOCK |
 			PASS_BUFFERED,
 		.ops = { .ctx = &js, .process_begin = on_process_begin, .thread_begin = on_thread_begin,
 			 .thread_end = on_thread_end, .state = on_state, .link = on_link, .point = on_point,

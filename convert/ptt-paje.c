@@ -909,7 +909,7 @@ int main(int argc, char **argv)
 	/* names first: a container's name is fixed when it is made; ordered: Paje readers reject time going back */
 	const struct pass_tool tool = {
 		.prog = "ptt-paje", .ctx = &pj, .start = start, .event = event, .end = end, .report = report,
-		.need = PASS_NAMES_FIRST | PASS_MODEL | PASS_FINISH | PASS_ORDERED | PASS_LOSS | PASS_LOSS_NOTE |
+		.need = PASS_SHARED | PASS_NAMES_FIRST | PASS_MODEL | PASS_FINISH | PASS_ORDERED | PASS_LOSS | PASS_LOSS_NOTE |
 			PASS_CLOCK | PASS_BUFFERED,
 		.first_ops = pj.objects ? &first : pj.critical ? &path_only : NULL, .first_event = first_event,
 		.first_start = pj.critical ? crit_start : NULL, .first_after = pj.critical ? crit_after : NULL,

@@ -674,7 +674,7 @@ int main(int argc, char **argv)
 		return sq_close(&s, dbpath, 0), 1;
 	const struct pass_tool tool = {
 		.prog = "ptt-sqlite", .ctx = &s, .start = start, .event = event, .end = end, .report = report,
-		.need = PASS_SYMS | PASS_MODEL | PASS_FINISH | PASS_ORDERED,
+		.need = PASS_SHARED | PASS_SYMS | PASS_MODEL | PASS_FINISH | PASS_ORDERED,
 		.ops = { .ctx = &s, .process_begin = on_process_begin, .process_end = on_process_end,
 			 .thread_begin = on_thread_begin, .thread_end = on_thread_end, .wait_begin = on_wait_begin,
 			 .acquire = on_acquire, .point = on_point, .release = on_release, .wait_end = on_wait_end } };

@@ -58,6 +58,9 @@ static int say(const struct ptt_limits *l, unsigned t, char *buf, size_t size)
 	case PTT_LIMIT_EXEC_UNTRACED:
 		return snprintf(buf, size, "%" PRIu64 " exec%s of a new image not traced: the program had closed the shared ring's descriptor, or used its number",
 				n, s);
+	case PTT_LIMIT_SHARED_MAPS:
+		return snprintf(buf, size, "shared mapping table full after %" PRIu64 " mappings: %" PRIu64 " shared mapping%s not told to forked "
+				"children (their objects there are per process)", lim, n, s);
 	default:
 		return snprintf(buf, size, "%" PRIu64 " limit event%s of a kind this reader does not know", n, s);
 	}

@@ -28,10 +28,13 @@ struct ptt_map {
  * The key of a synchronisation object: its address in its process.  Exact
  * (no two objects share a key) for pids below 2^17 with user addresses below
  * 2^47; above, two objects collide only if their pids agree in the low 17
- * bits and their addresses differ by less than 32.
+ * bits and their addresses differ by less than 32.  An object in shared
+ * memory (PTT_SHARED_ADDR, ptt_trace.h) has one key in every process.
  */
 static inline uint64_t ptt_obj_key(uint32_t pid, uint64_t addr)
 {
+	if (addr >> 56 == 0xfd) /* PTT_SHARED_ADDR: one object whichever process uses it */
+		return addr;
 	return addr ^ ((uint64_t)pid << 47) ^ ((uint64_t)pid >> 17);
 }
 

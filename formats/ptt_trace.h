@@ -233,7 +233,8 @@ enum ptt_event_id {
 	X(TIMEOUT_NS, "timeout_ns") X(WOKEN, "woken") X(STACK, "stack") X(AT, "at") \
 	X(A, "a") X(B, "b") X(C, "c") X(D, "d") X(E, "e") X(F, "f") \
 	X(LO, "lo") X(HI, "hi") X(BUILD_ID, "build_id") \
-	X(CODE, "code") X(FIRST, "first") X(VERSION, "version") X(FRAMES, "frames")
+	X(CODE, "code") X(FIRST, "first") X(VERSION, "version") X(FRAMES, "frames") \
+	X(ADDR, "addr") X(LEN, "len") X(DEV, "dev") X(INO, "ino") X(OFF, "off")
 enum ptt_argname {
 	PTT_ARGNAME_NONE, /* a name not in the list (a user type's own) */
 #define PTT_ARGNAME_ENUM(e, s) PTT_ARGNAME_##e,
@@ -348,6 +349,7 @@ enum ptt_limit {
 	PTT_LIMIT_RINGS = 5,          /* count events of threads that found every one of limit rings taken */
 	PTT_LIMIT_RING_MAP = 6,       /* count events of threads whose ring the kernel refused to map (limit: rings announced) */
 	PTT_LIMIT_EXEC_UNTRACED = 7,  /* count execs whose new image cannot attach: the ring's descriptor is gone or its number reused */
+	PTT_LIMIT_SHARED_MAPS = 8,    /* count shared mappings a process could not remember for its forked children (limit: held) */
 	PTT_LIMIT_COUNT
 };
 /*
@@ -668,6 +670,19 @@ void ptt_names_free(struct ptt_names *n);
  * runtime writes a stack's Python frames after its native ones, innermost
  * first.
  */
+/*
+ * An object in shared memory, as a reader names it (convert/lib/shmap.h, ptt-trace(5), SHARED OBJECTS):
+ * top byte 0xfd (never a user-space address), the mapping's identity (its file, or the anonymous
+ * mapping's maker) in bits 40..55, the object's offset in that file in bits 0..39.  Never written in
+ * a trace: readers make it from map_shared events, the same in every process that maps the object.
+ */
+#define PTT_SHARED_TAG 0xfdu
+#define PTT_SHARED_IDS 0xffffu
+#define PTT_SHARED_OFF_MAX ((UINT64_C(1) << 40) - 1)
+#define PTT_SHARED_ADDR(id, off) ((uint64_t)PTT_SHARED_TAG << 56 | (uint64_t)((id) & 0xffffu) << 40 | (uint64_t)(off))
+#define PTT_IS_SHARED(a) ((uint64_t)(a) >> 56 == PTT_SHARED_TAG)
+#define PTT_SHARED_ID(a) ((uint32_t)((uint64_t)(a) >> 40) & 0xffffu)
+#define PTT_SHARED_OFF(a) ((uint64_t)(a) & PTT_SHARED_OFF_MAX)
 #define PTT_PYFRAME_TAG 0xfeu
 #define PTT_PYFRAME(code, line) \
 	((uint64_t)PTT_PYFRAME_TAG << 56 | (uint64_t)((code) & 0xffffffu) << 32 | (uint64_t)(uint32_t)(line))

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "runtime.h"
@@ -124,7 +125,30 @@ static long boot_syscall(long n, ...)
 	return r;
 }
 
+static void *boot_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	long r = raw_syscall(SYS_mmap, (long)addr, (long)len, prot, flags, fd, (long)off);
+	if (r < 0 && r > -4096) {
+		errno = (int)-r;
+		return MAP_FAILED;
+	}
+	return (void *)r;
+}
+
+static int boot_munmap(void *addr, size_t len)
+{
+	long r = raw_syscall(SYS_munmap, (long)addr, (long)len, 0, 0, 0, 0);
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return 0;
+}
+
 static const struct ptt_real stand_in = {
+	.mmap = boot_mmap,
+	.mmap64 = boot_mmap,
+	.munmap = boot_munmap,
 	.pthread_mutex_unlock = boot_mutex,
 	.pthread_mutex_trylock = boot_mutex,
 	.pthread_mutex_lock = boot_mutex,
@@ -165,6 +189,7 @@ static void enable_events(const struct ptt_shm *s)
 	/* bookkeeping the decoders rely on is always recorded */
 	ptt_on[PTT_EV_PROCESS_BEGIN] = ptt_on[PTT_EV_THREAD_BEGIN] = ptt_on[PTT_EV_THREAD_END] = 1;
 	ptt_on[PTT_EV_THREAD_NAME] = ptt_on[PTT_EV_OBJECT_NAME] = 1;
+	ptt_on[PTT_EV_MAP_SHARED] = ptt_on[PTT_EV_UNMAP_SHARED] = 1; /* objects in shared memory are one (wrap_mmap.c) */
 	ptt_stack_init(s->stacks);
 	/* the wrappers' fast path (runtime.h): recorded, no stack, rdtsc; serialized or not */
 	for (unsigned id = 0; id < PTT_EV_BUILTIN_COUNT; id++)
@@ -435,6 +460,7 @@ static void child_after_fork(void)
 	modules_busy = 0;
 	ptt_stack_after_fork();
 	process_begin();
+	ptt_maps_after_fork();
 }
 
 /*
@@ -451,6 +477,11 @@ static void child_after_fork(void)
 static int attach_fd = -1;
 static dev_t attach_dev;
 static ino_t attach_ino;
+
+int ptt_is_ring_file(dev_t dev, ino_t ino)
+{
+	return attach_fd >= 0 && dev == attach_dev && ino == attach_ino;
+}
 
 static int is_ring_fd(int fd)
 {

@@ -407,6 +407,10 @@ void ptt_exec_ring_fd_close(void) PTT_HIDDEN;
 /* process_fork around a call that starts a child sharing the parent's memory (wrap_exec.c): opened
  * before (1: open), closed with the child's pid after (0 or less: the start failed, no event). */
 int ptt_fork_open(struct ptt_rec *rec) PTT_HIDDEN;
+/* The ring's file (init.c): the runtime's own mappings of it are no program's shared memory. */
+int ptt_is_ring_file(dev_t dev, ino_t ino) PTT_HIDDEN;
+/* In a forked child: its parent's shared mappings told again under its pid (wrap_mmap.c). */
+void ptt_maps_after_fork(void) PTT_HIDDEN;
 void ptt_fork_close(struct ptt_rec *rec, pid_t pid) PTT_HIDDEN;
 
 void ptt_debug(const char *msg) PTT_HIDDEN;
@@ -439,6 +443,9 @@ void ptt_die(const char *msg) PTT_HIDDEN;
 	X(pthread_mutex_trylock, int, (pthread_mutex_t *), NULL) \
 	X(pthread_mutex_lock, int, (pthread_mutex_t *), NULL) \
 	X(syscall, long, (long, ...), NULL) \
+	X(mmap, void *, (void *, size_t, int, int, int, off_t), NULL) \
+	X(mmap64, void *, (void *, size_t, int, int, int, off_t), NULL) \
+	X(munmap, int, (void *, size_t), NULL) \
 	X(pthread_mutex_init, int, (pthread_mutex_t *, const pthread_mutexattr_t *), NULL) \
 	X(pthread_mutex_destroy, int, (pthread_mutex_t *), NULL) \
 	X(pthread_mutex_timedlock, int, (pthread_mutex_t *, const struct timespec *), NULL) \

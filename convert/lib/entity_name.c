@@ -35,3 +35,35 @@ void entity_object_name(char *buf, size_t size, struct ptt_syms *syms, uint32_t 
 	ptt_syms_object_name(syms, pid, addr, given, sizeof given);
 	snprintf(buf, size, "%s %s", kind, given);
 }
+
+int entity_many_processes(const struct ptt_syms *syms) { return ptt_syms_processes(syms) > 1; }
+
+void entity_process_tag(char *buf, size_t size, uint32_t pid)
+{
+	snprintf(buf, size, "pid %" PRIu32, pid);
+}
+
+void entity_thread_label(char *buf, size_t size, struct ptt_syms *syms, uint32_t pid, uint32_t tid)
+{
+	char given[PTT_MAX_STR], proc[48] = "";
+	const char *s = ptt_syms_thread_known_name(syms, pid, tid, given, sizeof given);
+	if (entity_many_processes(syms))
+		entity_process_tag(proc, sizeof proc, pid);
+	if (*s && *proc)
+		snprintf(buf, size, "%" PRIu32 " (%s, %s)", tid, s, proc);
+	else if (*s || *proc)
+		snprintf(buf, size, "%" PRIu32 " (%s)", tid, *s ? s : proc);
+	else
+		snprintf(buf, size, "%" PRIu32, tid);
+}
+
+void entity_object_process(char *buf, size_t size, struct ptt_syms *syms, uint32_t pid, uint64_t addr)
+{
+	if (PTT_IS_SHARED(addr) || !entity_many_processes(syms))
+		return;
+	char proc[48];
+	entity_process_tag(proc, sizeof proc, pid);
+	size_t l = strlen(buf);
+	if (l < size)
+		snprintf(buf + l, size - l, " (%s)", proc);
+}

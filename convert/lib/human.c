@@ -47,6 +47,8 @@ static const struct phrase phrases[] = {
 	{ "object_name", "object %O is named %S", NULL },
 	{ "module", "process %P maps %S at %X", NULL },
 	{ "module_build_id", "process %P's object at %X has build-id %S", NULL },
+	{ "map_shared", "process %P maps shared memory %S at %X (%{len} bytes)", NULL },
+	{ "unmap_shared", "process %P unmaps %{len} bytes at %X, shared memory among them", NULL },
 	{ "mutex_init", "%T initialises mutex %O", "%T fails to initialise mutex %O" },
 	{ "mutex_destroy", "%T destroys mutex %O", "%T fails to destroy mutex %O" },
 	{ "mutex_lock_req", "%T waits for mutex %O%H", NULL },

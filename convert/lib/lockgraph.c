@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "entity_name.h"
 #include "fidelity.h"
 #include "knownlock.h"
 #include "lockframes.h"
@@ -48,6 +49,7 @@ struct edge {
 	struct occurrence seen[SAMPLES]; /* the first SAMPLES threads that took it */
 	unsigned nseen;
 	uint32_t first_tid, other_tid; /* a second thread that took the same order, if any */
+	uint32_t first_pid;            /* first_tid's process (its sites and stacks are that process's) */
 	uint64_t first_ns;
 	uint64_t held_site, taken_site; /* the first time: where A was taken, then where B was asked for */
 	uint32_t held_stack, taken_stack; /* their stacks (model_stacks), 0 unknown */
@@ -188,8 +190,9 @@ static void add_edge(struct lockgraph *g, struct node *a, const struct mframe *a
 	e->to = b;
 	add_occurrence(e, ev->tid, a_hold->begin_ns, ev->ns);
 	e->first_tid = ev->tid;
+	e->first_pid = ev->pid;
 	e->first_ns = ev->ns;
-	e->held_site = lockframes_call_site(g->syms, a->pid, ptt_syms_site_addr(g->syms, a_hold->open.id, a_hold->open.arg));
+	e->held_site = lockframes_call_site(g->syms, ev->pid, ptt_syms_site_addr(g->syms, a_hold->open.id, a_hold->open.arg));
 	e->taken_site = lockframes_call_site(g->syms, ev->pid, ptt_syms_site_addr(g->syms, ev->id, ev->arg));
 	/* with stacks, the sites are the first frames past the lock layer (lockframes.h) */
 	const struct ptt_stacks *st = model_stacks(g->model);
@@ -197,10 +200,10 @@ static void add_edge(struct lockgraph *g, struct node *a, const struct mframe *a
 	const struct mframe *w = t ? model_waiting(t) : NULL;
 	e->held_stack = a_hold->stack;
 	e->taken_stack = t && t->pending_stack ? t->pending_stack : w && w->obj == b->addr ? w->stack : 0;
-	uint64_t site = lockframes_site(g->syms, st, a->pid, e->held_stack);
+	uint64_t site = lockframes_site(g->syms, st, ev->pid, e->held_stack);
 	if (site)
 		e->held_site = site;
-	if ((site = lockframes_site(g->syms, st, b->pid, e->taken_stack)))
+	if ((site = lockframes_site(g->syms, st, ev->pid, e->taken_stack)))
 		e->taken_site = site;
 	edge_modes(e, a_shared, b_shared);
 	if (try)
@@ -411,21 +414,44 @@ static void name_of(struct lockgraph *g, const struct node *n, char *buf, size_t
 {
 	char given[PTT_MAX_STR];
 	const char *s = ptt_syms_object_known_name(g->syms, n->pid, n->addr, given, sizeof given);
-	if (*s)
+	if (PTT_IS_SHARED(n->addr)) /* in shared memory: its mapping is its name, the address is no process's */
+		snprintf(buf, size, "%s", *s ? s : "shared object");
+	else if (*s)
 		snprintf(buf, size, "%s (0x%" PRIx64 ")", s, n->addr);
 	else
 		snprintf(buf, size, "0x%" PRIx64, n->addr);
+	entity_object_process(buf, size, g->syms, n->pid, n->addr);
 }
 
-/* "TID (NAME)" by the one rule of thread names (symbols.h), or "TID" */
+/* "process N" or "processes N, M" (entity_process_tag's pids): the processes of n threads */
+static void processes_of(const uint32_t *pids, size_t n, char *buf, size_t size)
+{
+	size_t at = 0, distinct = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+		while (j < i && pids[j] != pids[i])
+			j++;
+		if (j < i)
+			continue;
+		distinct++;
+		at += (size_t)snprintf(buf + at, at < size ? size - at : 0, "%s%" PRIu32, at ? ", " : "", pids[i]);
+		if (at >= size)
+			break;
+	}
+	const char *word = distinct > 1 ? "processes " : "process ";
+	size_t w = strlen(word), l = strlen(buf);
+	if (l + w + 1 > size)
+		l = size - w - 1;
+	memmove(buf + w, buf, l);
+	memcpy(buf, word, w);
+	buf[w + l] = 0;
+}
+
+/* "TID (NAME)" by the one rule of thread names (symbols.h), or "TID"; with its process where there are several (entity_name.h) */
 static void thread_name(struct lockgraph *g, uint32_t pid, uint32_t tid, char *buf, size_t size)
 {
-	char given[PTT_MAX_STR];
-	const char *s = ptt_syms_thread_known_name(g->syms, pid, tid, given, sizeof given);
-	if (*s)
-		snprintf(buf, size, "%" PRIu32 " (%s)", tid, s);
-	else
-		snprintf(buf, size, "%" PRIu32, tid);
+	entity_thread_label(buf, size, g->syms, pid, tid);
 }
 
 /* A path from -> ... -> target inside component comp (depth-first); fills path, returns its length. */
@@ -457,13 +483,13 @@ static void edge_sites(struct lockgraph *g, const struct edge *e, FILE *out)
 		return;
 	ptt_syms_object_name(g->syms, e->from->pid, e->from->addr, a, sizeof a);
 	ptt_syms_object_name(g->syms, e->to->pid, e->to->addr, b, sizeof b);
-	ptt_syms_code_phrase(g->syms, e->from->pid, e->held_site, at_a, sizeof at_a);
-	ptt_syms_code_phrase(g->syms, e->to->pid, e->taken_site, at_b, sizeof at_b);
+	ptt_syms_code_phrase(g->syms, e->first_pid, e->held_site, at_a, sizeof at_a);
+	ptt_syms_code_phrase(g->syms, e->first_pid, e->taken_site, at_b, sizeof at_b);
 	fprintf(out, "    %s taken%s, then %s%s\n", a, *at_a ? at_a : " (site unknown)", b, *at_b ? at_b : " (site unknown)");
 	const struct ptt_stacks *st = model_stacks(g->model);
-	if (lockframes_past(g->syms, st, e->from->pid, e->held_stack, 4, at_a, sizeof at_a))
+	if (lockframes_past(g->syms, st, e->first_pid, e->held_stack, 4, at_a, sizeof at_a))
 		fprintf(out, "      %s: %s\n", a, at_a);
-	if (lockframes_past(g->syms, st, e->to->pid, e->taken_stack, 4, at_b, sizeof at_b))
+	if (lockframes_past(g->syms, st, e->first_pid, e->taken_stack, 4, at_b, sizeof at_b))
 		fprintf(out, "      %s: %s\n", b, at_b);
 }
 
@@ -541,23 +567,29 @@ int lockgraph_report_cycles(struct lockgraph *g, FILE *out, int *unverified)
 			found++;
 		if (!out)
 			continue;
+		uint32_t pids[16];
+		size_t np = 0;
+		for (size_t k = 0; k < len && np < sizeof pids / sizeof *pids; k++)
+			pids[np++] = path[k]->first_pid;
+		char procs[180];
+		processes_of(pids, np, procs, sizeof procs);
 		if (weak < len) {
-			char a[128], t[64];
+			char a[160], t[96];
 			name_of(g, path[weak]->from, a, sizeof a);
-			thread_name(g, n->pid, why->tid, t, sizeof t);
-			fprintf(out, "unverifiable cycle %d: lock-order cycle of %zu objects in process %" PRIu32 ", not reported as a "
+			thread_name(g, why->tid == path[weak]->first_tid ? path[weak]->first_pid : n->pid, why->tid, t, sizeof t);
+			fprintf(out, "unverifiable cycle %d: lock-order cycle of %zu objects in %s, not reported as a "
 				"potential deadlock: events of thread %s may be lost while it held %s (%" PRIu64 ".%09" PRIu64 " s to %"
-				PRIu64 ".%09" PRIu64 " s), a release of it among them\n", *unverified, len, n->pid, t, a,
+				PRIu64 ".%09" PRIu64 " s), a release of it among them\n", *unverified, len, procs, t, a,
 				why->from[0] / 1000000000u, why->from[0] % 1000000000u, why->to[0] / 1000000000u,
 				why->to[0] % 1000000000u);
 		} else {
-			fprintf(out, "potential deadlock %d: lock-order cycle of %zu objects in process %" PRIu32 "\n", found, len, n->pid);
+			fprintf(out, "potential deadlock %d: lock-order cycle of %zu objects in %s\n", found, len, procs);
 		}
 		for (size_t k = 0; k < len; k++) {
-			char a[128], b[128], t[64];
+			char a[160], b[160], t[96];
 			name_of(g, path[k]->from, a, sizeof a);
 			name_of(g, path[k]->to, b, sizeof b);
-			thread_name(g, n->pid, path[k]->first_tid, t, sizeof t);
+			thread_name(g, path[k]->first_pid, path[k]->first_tid, t, sizeof t);
 			fprintf(out, "  %s taken while holding %s: first by thread %s at %" PRIu64 ".%09" PRIu64 " s\n", b, a, t,
 				path[k]->first_ns / 1000000000u, path[k]->first_ns % 1000000000u);
 			edge_sites(g, path[k], out);
@@ -593,7 +625,7 @@ static int releasers(struct lockgraph *g, struct mthread *t, const struct mframe
 	case MS_SEM_WAIT:
 		if (o && o->sem_lock) {
 			*how = "held by";
-			struct mthread *h = o->owner ? model_thread(g->model, t->pid, o->owner) : NULL;
+			struct mthread *h = o->owner ? model_object_user(g->model, o, t->pid, o->owner) : NULL;
 			if (h && h != t)
 				who[n++] = h;
 			return n;
@@ -601,7 +633,7 @@ static int releasers(struct lockgraph *g, struct mthread *t, const struct mframe
 		*how = "a semaphore posted only by";
 		if (!o || o->posters != 1)
 			return -1;
-		who[0] = model_thread(g->model, t->pid, o->poster);
+		who[0] = model_object_user(g->model, o, t->pid, o->poster);
 		return who[0] ? 1 : 0;
 	case MS_JOIN:
 		*how = "to join";
@@ -771,10 +803,24 @@ static int report_blocked(struct lockgraph *g, uint32_t pid, FILE *out, int *unv
 		struct mthread *start = b.t[i];
 		if (!ptt_map_get(&b.in, (uint64_t)(uintptr_t)start) || ptt_map_get(&shown, (uint64_t)(uintptr_t)start))
 			continue;
+		/* the chain from start: in shared memory (shmap.h) it may go through several processes */
+		uint32_t pids[16];
+		size_t np = 0;
+		struct ptt_map chain = { 0 };
+		for (struct mthread *t = start; t && !ptt_map_get(&chain, (uint64_t)(uintptr_t)t);) {
+			struct mthread *who[SIGNALLERS];
+			const char *how;
+			ptt_map_put(&chain, (uint64_t)(uintptr_t)t, t);
+			if (np < sizeof pids / sizeof *pids)
+				pids[np++] = t->pid;
+			t = releasers(g, t, model_waiting(t), who, SIGNALLERS, &how) > 0 ? who[0] : NULL;
+		}
+		char procs[180];
+		processes_of(pids, np, procs, sizeof procs);
 		int weak = 0; /* a wait of the set that events lost after it began could have ended */
 		for (size_t k = 0; k < b.n; k++)
-			weak |= b.t[k]->pid == start->pid && ptt_map_get(&b.in, (uint64_t)(uintptr_t)b.t[k]) &&
-				wait_unverified(b.t[k], loss);
+			weak |= (b.t[k]->pid == start->pid || ptt_map_get(&chain, (uint64_t)(uintptr_t)b.t[k])) &&
+				ptt_map_get(&b.in, (uint64_t)(uintptr_t)b.t[k]) && wait_unverified(b.t[k], loss);
 		if (pid) /* judged at the end, with the loss known then: exit_heading */
 			defer_exit_cycle(g, &b, start->pid, out);
 		else if (weak)
@@ -782,13 +828,13 @@ static int report_blocked(struct lockgraph *g, uint32_t pid, FILE *out, int *unv
 		else
 			found++;
 		if (out && !pid && weak)
-			fprintf(out, "unverifiable deadlock: threads blocked in a cycle at the end of the trace (process %" PRIu32
-				"), but events may be lost since their waits began: a wake-up among them\n", start->pid);
+			fprintf(out, "unverifiable deadlock: threads blocked in a cycle at the end of the trace (%s), but events "
+				"may be lost since their waits began: a wake-up among them\n", procs);
 		else if (out && !pid)
-			fprintf(out, "deadlock: threads blocked in a cycle at the end of the trace (process %" PRIu32 ")\n",
-				start->pid);
+			fprintf(out, "deadlock: threads blocked in a cycle at the end of the trace (%s)\n", procs);
 		for (size_t k = 0; k < b.n; k++)
-			if (b.t[k]->pid == start->pid && ptt_map_get(&b.in, (uint64_t)(uintptr_t)b.t[k]))
+			if ((b.t[k]->pid == start->pid || ptt_map_get(&chain, (uint64_t)(uintptr_t)b.t[k])) &&
+			    ptt_map_get(&b.in, (uint64_t)(uintptr_t)b.t[k]))
 				ptt_map_put(&g->cycled, ptt_obj_key(b.t[k]->pid, b.t[k]->tid), b.t[k]);
 		for (struct mthread *t = start; t && !ptt_map_get(&shown, (uint64_t)(uintptr_t)t);) {
 			struct mthread *who[SIGNALLERS];
@@ -806,6 +852,7 @@ static int report_blocked(struct lockgraph *g, uint32_t pid, FILE *out, int *unv
 			if (out)
 				print_wait(g, t, out);
 		}
+		ptt_map_free(&chain);
 	}
 	if (out && !pid) {
 		int header = 0;

@@ -219,7 +219,7 @@ static void count(struct model *m, const struct mthread *t, const struct mframe 
 	if (cls == PTT_CLASS_META)
 		return;
 	struct mobject *o = ptt_map_get(&m->objects, ptt_obj_key(t->pid, f->obj));
-	if (!o || o->addr != f->obj || o->pid != t->pid || (m->objects_on && o->cls != cls))
+	if (!o || !model_object_is(o, t->pid, f->obj) || (m->objects_on && o->cls != cls))
 		return;
 	int waits = !mstate_is_hold(f->state);
 	uint32_t *n = waits ? &o->waiters : &o->holders;
@@ -251,7 +251,20 @@ struct mthread *model_thread_of_tid(const struct model *m, uint32_t pid, uint32_
 struct mobject *model_object(const struct model *m, uint32_t pid, uint64_t addr)
 {
 	struct mobject *o = ptt_map_get(&m->objects, ptt_obj_key(pid, addr));
-	return o && o->pid == pid && o->addr == addr ? o : NULL;
+	return o && model_object_is(o, pid, addr) ? o : NULL;
+}
+
+int model_object_is(const struct mobject *o, uint32_t pid, uint64_t addr)
+{
+	return o->addr == addr && (o->pid == pid || PTT_IS_SHARED(addr));
+}
+
+struct mthread *model_object_user(const struct model *m, const struct mobject *o, uint32_t pid, uint32_t tid)
+{
+	if (!tid)
+		return NULL;
+	/* in shared memory, the thread may be another process's (tids are unique system-wide) */
+	return PTT_IS_SHARED(o->addr) ? model_thread_of_tid(m, pid, tid) : model_thread(m, pid, tid);
 }
 
 static const struct mframe running = { .state = MS_RUNNING };
@@ -431,8 +444,8 @@ static void end_process(struct model *m, uint32_t pid, uint64_t ns)
 			end_thread(m, v, ns); /* deletes the current entry only: safe */
 	/* objects after the threads (their counts are back to 0), before the process */
 	for (ptt_map_iter_init(&it, &m->objects); ptt_map_next(&it, NULL, &v);)
-		if (((struct mobject *)v)->pid == pid)
-			end_object(m, v, ns);
+		if (((struct mobject *)v)->pid == pid && !PTT_IS_SHARED(((struct mobject *)v)->addr))
+			end_object(m, v, ns); /* a shared object lives on with its other processes */
 	struct mprocess *p = ptt_map_get(&m->processes, pid);
 	if (!p)
 		return;
@@ -465,7 +478,7 @@ static void link_from_last(struct model *m, struct mthread *t, struct mobject *o
 {
 	if (!o || !o->last_tid || o->last_tid == t->tid || !m->ops.link)
 		return;
-	struct mthread *from = ptt_map_get(&m->threads, tkey(t->pid, o->last_tid));
+	struct mthread *from = model_object_user(m, o, t->pid, o->last_tid);
 	if (from)
 		m->ops.link(m->ops.ctx, from, t, kind, o->addr, ns);
 }
@@ -867,7 +880,7 @@ static void post(struct model *m, struct mthread *t, const struct ptt_event *ev,
 	for (unsigned i = 0; i < t->depth && !mine; i++)
 		mine = t->stack[i].state == MS_SEM_HOLD && t->stack[i].obj == obj;
 	if (!mine && o->taker)
-		h = ptt_map_get(&m->threads, tkey(t->pid, o->taker));
+		h = model_object_user(m, o, t->pid, o->taker);
 	if (o->owner == (h ? h->tid : 0)) {
 		o->owner = 0;
 		o->depth = 0;
@@ -928,7 +941,7 @@ struct stall_span {
 static int lengthen_wait(void *ctx, struct mthread *u, const struct mframe *f)
 {
 	const struct stall_span *sp = ctx;
-	if (u == sp->holder || u->pid != sp->o->pid || f->obj != sp->o->addr || !mstate_is_wait(f->state) ||
+	if (u == sp->holder || !model_object_is(sp->o, u->pid, f->obj) || !mstate_is_wait(f->state) ||
 	    f->state == MS_JOIN || f->begin_ns >= sp->to)
 		return 0;
 	((struct mframe *)f)->stalled_ns += sp->to - (f->begin_ns > sp->from ? f->begin_ns : sp->from);
@@ -1197,14 +1210,14 @@ struct mthread *model_any_holder(const struct model *m, uint32_t pid, uint64_t a
 {
 	struct mobject *o = model_object(m, pid, addr);
 	if (o && o->owner) {
-		struct mthread *t = model_thread(m, pid, o->owner);
+		struct mthread *t = model_object_user(m, o, pid, o->owner);
 		return t != not ? t : NULL;
 	}
 	struct ptt_map_iter it;
 	void *v;
 	for (ptt_map_iter_init(&it, &m->threads); ptt_map_next(&it, NULL, &v);) {
 		struct mthread *t = v;
-		if (t == not || t->pid != pid)
+		if (t == not || (t->pid != pid && !PTT_IS_SHARED(addr)))
 			continue;
 		for (unsigned k = 0; k < t->depth; k++)
 			if (t->stack[k].obj == addr && mstate_is_hold(t->stack[k].state))

@@ -127,7 +127,10 @@
  *    process_begin reuses the pid, rather than starting the threads again
  *    (a second row of the same thread, living a few microseconds).
  *  - Objects are per process (a forked child has copies at the same
- *    addresses).  A successful destroy (role DESTROY) forgets an idle object
+ *    addresses), but for those in shared memory (shmap.h: their address,
+ *    PTT_SHARED_ADDR, is their mapping's, the same in every process): one
+ *    object, held and waited for by threads of several processes, its
+ *    hand-offs across them; not forgotten when one of them ends.  A successful destroy (role DESTROY) forgets an idle object
  *    (the address may be reused by a new one); INIT resets its ownership.
  */
 #ifndef PTT_MODEL_H
@@ -329,6 +332,11 @@ struct mthread *model_thread(const struct model *m, uint32_t pid, uint32_t tid);
 /* Thread tid of process pid, else of any process (the recorder's notes, rec_lost, name a thread by tid only). */
 struct mthread *model_thread_of_tid(const struct model *m, uint32_t pid, uint32_t tid);
 struct mobject *model_object(const struct model *m, uint32_t pid, uint64_t addr);
+/* Is o the object at addr in process pid?  Its own process's, or in shared memory (PTT_SHARED_ADDR: shmap.h) any process's. */
+int model_object_is(const struct mobject *o, uint32_t pid, uint64_t addr);
+/* The live thread tid that used o (its owner, last releaser, taker), asked from process pid: in that
+ * process, or for an object in shared memory in whichever process has it; NULL if none. */
+struct mthread *model_object_user(const struct model *m, const struct mobject *o, uint32_t pid, uint32_t tid);
 /* The live thread holding addr in any mode (a reader too), other than not, or NULL. */
 struct mthread *model_any_holder(const struct model *m, uint32_t pid, uint64_t addr, const struct mthread *not);
 /* The frame on top of t's stack, or NULL when it runs; the topmost wait frame, or NULL. */

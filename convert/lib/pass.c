@@ -10,6 +10,7 @@
 #include "fidelity.h"
 #include "lockframes.h"
 #include "pass.h"
+#include "shmap.h"
 #include "symbols.h"
 
 const char *pass_mid_run(const struct ptt_reader *r, char *buf, size_t size, int *unknown_before)
@@ -66,6 +67,7 @@ static void first_pass_fd(struct pass *p, struct first_run *f, int fd, const cha
 			if (ordered && ev.ns < f->last_ns)
 				ev.ns = f->last_ns; /* as cli_next moves it, silently: the real pass says it */
 			f->last_ns = ev.ns;
+			shmap_event(p->shmap, &ev);
 			ptt_syms_update(p->syms, &ev);
 			lockframes_learn(p->syms, &ev);
 			if (t->first_event)
@@ -149,6 +151,7 @@ static int first_pass(struct pass *p, int npaths, char **paths)
 	if (f.m && t->first_end)
 		t->first_end(t->ctx, p, f.end_ns > f.last_ns ? f.end_ns : f.last_ns);
 	model_free(f.m); /* without model_finish: nothing more waits */
+	shmap_restart(p->shmap); /* the real pass learns the mappings again, in order: the same addresses */
 	return 0;
 }
 
@@ -181,6 +184,8 @@ static int read_all(struct pass *p)
 			cli_clock_event(&p->clock, p->in.r, &ev);
 			p->shift = raw - ev.ns;
 		}
+		if (p->shmap)
+			shmap_event(p->shmap, &ev);
 		if (syms)
 			ptt_syms_update(p->syms, &ev);
 		step = event ? event(ctx, p, &ev) : PASS_GO;
@@ -238,10 +243,13 @@ int pass_run(struct pass *p, const struct pass_tool *t, int npaths, char **paths
 	p->tool = t;
 	if (t->need & PASS_BUFFERED)
 		setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-	if ((t->need & (PASS_SYMS | PASS_NAMES_FIRST)) && !(p->syms = ptt_syms_new())) {
+	if (((t->need & PASS_SHARED) && !(p->shmap = shmap_new())) ||
+	    ((t->need & (PASS_SYMS | PASS_NAMES_FIRST)) && !(p->syms = ptt_syms_new()))) {
 		fprintf(stderr, "%s: %s\n", t->prog, strerror(ENOMEM));
+		shmap_free(p->shmap);
 		return 1;
 	}
+	ptt_syms_set_shmap(p->syms, p->shmap);
 	if ((t->need & PASS_NAMES_FIRST) && first_pass(p, npaths, paths) != 0) {
 		ptt_syms_free(p->syms);
 		return 1;
@@ -252,6 +260,7 @@ int pass_run(struct pass *p, const struct pass_tool *t, int npaths, char **paths
 		int rc = (p->syms = ptt_syms_new()) ? 0 : -1;
 		if (!rc) {
 			ptt_syms_set_warn(p->syms, NULL, NULL);
+			ptt_syms_set_shmap(p->syms, p->shmap);
 			rc = first_pass(p, npaths, paths);
 		}
 		ptt_syms_free(p->syms);
@@ -278,6 +287,8 @@ int pass_run(struct pass *p, const struct pass_tool *t, int npaths, char **paths
 	p->in.loss = NULL;
 	model_free(p->model);
 	ptt_syms_free(p->syms);
+	shmap_free(p->shmap);
+	p->shmap = NULL;
 	p->damaged = cli_close(&p->in);
 	if (step == PASS_QUIT)
 		return 2;

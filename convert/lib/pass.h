@@ -43,6 +43,8 @@
 #define PASS_LOSS_NOTE   0x040 /* with it, a line on stderr when events are known lost (loss_note) */
 #define PASS_CLOCK       0x080 /* a window's times from its start (cli_clock_event) */
 #define PASS_BUFFERED    0x100 /* stdout fully buffered in a large buffer */
+#define PASS_SHARED      0x400 /* objects in shared memory made one across processes (shmap.h): their arguments
+				  rewritten before the tool, the names and the model see the event */
 #define PASS_WRAPPERS    0x200 /* the program's lock wrappers learnt by a first pass (lockframes_learn), which
 				  PASS_NAMES_FIRST does too, without learning the names before the real pass */
 
@@ -86,6 +88,7 @@ struct pass {
 	const struct pass_tool *tool;
 	struct cli_input in;            /* in.r: the reader; in.loss: the loss account (PASS_LOSS) */
 	struct ptt_syms *syms;          /* PASS_SYMS or PASS_NAMES_FIRST */
+	struct shmap *shmap;            /* PASS_SHARED */
 	struct model *model;            /* PASS_MODEL */
 	struct cli_clock clock;         /* PASS_CLOCK */
 	uint64_t shift;                 /* PASS_CLOCK: how far back the clock moved the event being handed */

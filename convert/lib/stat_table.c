@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "critical.h"
+#include "entity_name.h"
 #include "fidelity.h"
 #include "lockframes.h"
 #include "knownlock.h"
@@ -43,7 +44,7 @@ struct obj {
 	uint64_t hold_events;       /* the holders' own events inside its holds, acquisition and release included */
 	uint32_t last_owner;
 	uint32_t hist[HIST];
-	struct { uint32_t tid; uint64_t ns; } top[TOPW];
+	struct { uint32_t pid, tid; uint64_t ns; } top[TOPW]; /* pid: an object in shared memory has waiters in several */
 	struct site *sites;
 	unsigned nsites;
 	uint64_t first_ns, last_ns;  /* its first and last acquisition, release or wait: the span its figures cover */
@@ -74,8 +75,7 @@ struct stat_table {
 	struct ptt_map site_waits;     /* (pid, site) -> struct site_wait */
 	int stacked;                /* a wait or hold had a stack: the sites are frames past the lock layer */
 	struct ptt_map objs_by_key;
-	struct ptt_map name_pids;   /* object name hash -> its pid + 1, UINTPTR_MAX when two processes have it */
-	int names_done, multi_pid, csv_names;
+	int csv_names;
 	struct obj **objs;
 	size_t nobjs, cap_objs;
 	struct thr **thrs;
@@ -312,7 +312,7 @@ static void add_site_wait(struct stat_table *st, const struct obj *o, uint64_t s
 		w->wait_max = d;
 }
 
-static void add_wait(struct stat_table *st, struct obj *o, uint32_t tid, uint64_t site, uint64_t d, int contended)
+static void add_wait(struct stat_table *st, struct obj *o, uint32_t pid, uint32_t tid, uint64_t site, uint64_t d, int contended)
 {
 	struct site *at = site_of(o, site);
 	if (contended)
@@ -342,6 +342,7 @@ static void add_wait(struct stat_table *st, struct obj *o, uint32_t tid, uint64_
 			return;
 		o->top[k].ns = 0;
 	}
+	o->top[k].pid = pid;
 	o->top[k].tid = tid;
 	o->top[k].ns += d;
 }
@@ -444,7 +445,7 @@ static void on_acquire(void *ctx, struct mthread *t, struct mobject *mo, const s
 	o->acq++;
 	used(o, t->tid, ev->ns - d);
 	used(o, t->tid, ev->ns);
-	add_wait(st, o, t->tid, hold ? frame_site(st, t->pid, hold) : wait ? frame_site(st, t->pid, wait) : ev_site(st, ev),
+	add_wait(st, o, t->pid, t->tid, hold ? frame_site(st, t->pid, hold) : wait ? frame_site(st, t->pid, wait) : ev_site(st, ev),
 		 d, wait != NULL);
 	if (wait)
 		add_fold(st, o, t->tid, wait, ev_site(st, ev), 0, d);
@@ -544,7 +545,7 @@ static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const 
 	o->acq++;
 	used(o, t->tid, ev->ns - d);
 	used(o, t->tid, ev->ns);
-	add_wait(ctx, o, t->tid, wait ? frame_site(ctx, t->pid, wait) : ev_site(ctx, ev), d, wait != NULL);
+	add_wait(ctx, o, t->pid, t->tid, wait ? frame_site(ctx, t->pid, wait) : ev_site(ctx, ev), d, wait != NULL);
 	if (wait)
 		add_fold(ctx, o, t->tid, wait, ev_site(ctx, ev), 0, d);
 	stalled_wait(ctx, o, wait);
@@ -644,7 +645,7 @@ static int open_wait(void *ctx, struct mthread *t, const struct mframe *f)
 		/* counted in ACQUIRED too, as its site's row counts it (add_wait): a contended call is one of
 		 * the calls made, so that CONTENDED never exceeds ACQUIRED (a futex with one wait open: 0, 1) */
 		o->acq++;
-		add_wait(st, o, t->tid, frame_site(st, t->pid, f), d, 1);
+		add_wait(st, o, t->pid, t->tid, frame_site(st, t->pid, f), d, 1);
 		add_fold(st, o, t->tid, f, open_site(st, t->pid, &f->open), 0, d);
 		stalled_wait(st, o, f);
 		o->open_waits++;
@@ -866,45 +867,9 @@ static const char *thr_name(const struct stat_table *st, uint32_t pid, uint32_t 
 	return buf;
 }
 
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
-/*
- * Is an object's name also the name of another process's object (a forked child's copy of a static
- * lock, two children of one server)?  Then its rows carry its pid: no two rows read the same.  The
- * names of every object are hashed once, at the first question, when the trace has several processes.
- */
-static int name_shared(const struct stat_table *st, const struct obj *o, const char *name)
-{
-	struct stat_table *w = (struct stat_table *)st;
-	if (!w->names_done) {
-		w->names_done = 1;
-		for (size_t i = 1; i < st->nobjs && !w->multi_pid; i++)
-			w->multi_pid = st->objs[i]->pid != st->objs[0]->pid;
-		for (size_t i = 0; w->multi_pid && i < st->nobjs; i++) {
-			char n[96];
-			ptt_syms_object_name(st->syms, st->objs[i]->pid, st->objs[i]->addr, n, sizeof n);
-			uint64_t h = str_hash(n);
-			uintptr_t seen = (uintptr_t)ptt_map_get(&w->name_pids, h), pid = (uintptr_t)st->objs[i]->pid + 1;
-			if (!seen)
-				ptt_map_put(&w->name_pids, h, (void *)pid); /* no memory: that name is told without its pid */
-			else if (seen != pid)
-				ptt_map_put(&w->name_pids, h, (void *)UINTPTR_MAX);
-		}
-	}
-	(void)o;
-	return w->multi_pid && (uintptr_t)ptt_map_get(&st->name_pids, str_hash(name)) == UINTPTR_MAX;
-}
-
 static void obj_name(const struct stat_table *st, const struct obj *o, char *buf, size_t size)
 {
 	ptt_syms_object_name(st->syms, o->pid, o->addr, buf, size); /* given name, symbol, module+0xoff or address */
-	int shared = !st->csv_names && name_shared(st, o, buf); /* the CSV form has a pid column */
 	const char *kind = knownlock_name(o->known);
 	size_t k = kind ? strlen(kind) : 0, n = strlen(buf);
 	if (kind && strncmp(buf, kind, k) != 0 && n + k + 4 <= size) { /* "Java monitor (0x7f...)": a thread's park */
@@ -913,10 +878,8 @@ static void obj_name(const struct stat_table *st, const struct obj *o, char *buf
 		memcpy(buf + k, " (", 2);
 		memcpy(buf + k + 2 + n, ")", 2);
 	}
-	if (shared) {
-		size_t l = strlen(buf);
-		snprintf(buf + l, size - l, " (pid %" PRIu32 ")", o->pid);
-	}
+	if (!st->csv_names) /* the CSV form has a pid column */
+		entity_object_process(buf, size, st->syms, o->pid, o->addr); /* "(pid N)" with several processes */
 	for (char *p = buf; *p; p++)
 		if (*p == ',' || *p == '"' || *p == '\n')
 			*p = '_';
@@ -1045,12 +1008,13 @@ static size_t print_objects(const struct stat_table *st, const struct stat_opts 
 			snprintf(name + (l < sizeof name - 2 ? l : sizeof name - 2), 2, "*");
 			marked++;
 		}
-		uint32_t topw = 0;
+		uint32_t topw = 0, topp = b->pid;
 		uint64_t topns = 0;
 		for (unsigned k = 0; k < TOPW; k++)
 			if (b->top[k].tid && b->top[k].ns > topns) {
 				topns = b->top[k].ns;
 				topw = b->top[k].tid;
+				topp = b->top[k].pid;
 			}
 		double pct = b->acq ? 100.0 * (double)b->contended / (double)b->acq : 0;
 		uint64_t wmean = b->waits ? b->wait_total / b->waits : 0, hmean = b->holds ? b->hold_total / b->holds : 0;
@@ -1063,12 +1027,16 @@ static size_t print_objects(const struct stat_table *st, const struct stat_opts 
 			continue;
 		}
 		char tnb[64];
-		const char *tn = topw ? thr_name(st, b->pid, topw, tnb, sizeof tnb) : NULL;
+		const char *tn = topw ? thr_name(st, topp, topw, tnb, sizeof tnb) : NULL;
 		if (tn && !*tn)
 			tn = NULL;
-		char tw[sizeof tnb + 16]; /* "TID (NAME)": a tid of up to 10 digits, " (", the name, ")" */
+		char tw[sizeof tnb + 48]; /* "TID (NAME)": a tid of up to 10 digits, " (", the name, ")", ", pid N" */
+		char proc[32] = "";
+		if (topw && entity_many_processes(st->syms))
+			entity_process_tag(proc, sizeof proc, topp);
 		if (topw)
-			snprintf(tw, sizeof tw, "%" PRIu32 "%s%s%s", topw, tn ? " (" : "", tn ? tn : "", tn ? ")" : "");
+			snprintf(tw, sizeof tw, "%" PRIu32 "%s%s%s%s%s", topw, tn || *proc ? " (" : "", tn ? tn : "",
+				 tn && *proc ? ", " : "", proc, tn || *proc ? ")" : "");
 		else
 			snprintf(tw, sizeof tw, "-");
 		fprintf(out, "%-20s %-7s %9" PRIu64 " %9" PRIu64 " %6.1f %11.3f %10.2f %10.2f %10.2f %10.2f %11.3f %10.2f %10.2f %11.3f %7" PRIu64 " %s\n",
@@ -1535,7 +1503,6 @@ void stat_free(struct stat_table *st)
 	free(st->objs);
 	free(st->thrs);
 	ptt_map_free(&st->objs_by_key);
-	ptt_map_free(&st->name_pids);
 	free(st);
 }
 

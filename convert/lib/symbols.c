@@ -14,6 +14,7 @@
 
 #include "pyframes.h"
 #include "symbols.h"
+#include "shmap.h"
 
 /* A file named by module events, checked once against the build-id recorded with it. */
 struct file_check {
@@ -83,7 +84,17 @@ struct ptt_syms {
 	int8_t site_arg[PTT_MAX_TYPES]; /* index of each type's "site" argument: -1 none, -2 type not seen yet */
 	struct stripped *stripped; /* files with code named by offset for want of any symbol table */
 	size_t nstripped;
+	const struct shmap *shmap; /* names of objects in shared memory (ptt_syms_set_shmap) */
+	struct ptt_map pids;       /* pid + 1 -> 1: the processes seen begin (ptt_syms_processes) */
 };
+
+size_t ptt_syms_processes(const struct ptt_syms *s) { return s ? s->pids.used : 0; }
+
+void ptt_syms_set_shmap(struct ptt_syms *s, const struct shmap *m)
+{
+	if (s)
+		s->shmap = m;
+}
 
 /* A file whose code has no symbol: no .symtab, and no debug information found for it here. */
 struct stripped {
@@ -155,6 +166,7 @@ void ptt_syms_free(struct ptt_syms *s)
 	if (!s)
 		return;
 	ptt_map_free_with(&s->spaces, free_space);
+	ptt_map_free(&s->pids);
 	ptt_map_free_with(&s->threads, free);
 	while (s->all) {
 		struct sym_entry *e = s->all;
@@ -332,6 +344,8 @@ void ptt_syms_update(struct ptt_syms *s, const struct ptt_event *ev)
 	struct space *sp, *parent;
 	ptt_names_update(s->names, ev);
 	ptt_pyframes_update(s->py, ev);
+	if (ev->id == PTT_EV_PROCESS_BEGIN && !ptt_map_get(&s->pids, (uint64_t)ev->pid + 1))
+		ptt_map_put(&s->pids, (uint64_t)ev->pid + 1, s); /* no memory: counted short, names without their pid */
 	if (ev->id < PTT_MAX_TYPES && s->site_arg[ev->id] == -2 && ev->type)
 		s->site_arg[ev->id] = (int8_t)site_index(ev->type);
 	if (ev->id == PTT_EV_MODULE || ev->id == PTT_EV_MODULE_BUILD_ID || ev->id == PTT_EV_PROCESS_BEGIN ||
@@ -940,6 +954,8 @@ const char *ptt_syms_thread_name(struct ptt_syms *s, uint32_t pid, uint32_t tid,
 
 const char *ptt_syms_object_known_name(struct ptt_syms *s, uint32_t pid, uint64_t addr, char *buf, size_t size)
 {
+	if (PTT_IS_SHARED(addr)) /* in shared memory: by its mapping, whichever process asks */
+		return shmap_name(s->shmap, addr, buf, size);
 	const char *given = ptt_names_object(s->names, addr);
 	if (given && *given) {
 		snprintf(buf, size, "%s", given);

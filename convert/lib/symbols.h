@@ -43,6 +43,11 @@ void ptt_syms_free(struct ptt_syms *s);
 void ptt_syms_set_warn(struct ptt_syms *s, void (*warn)(void *ctx, const char *path, const char *reason), void *ctx);
 /* Learn from an event (module, module_build_id, process_begin/exec/fork, thread_begin/create, name events). */
 void ptt_syms_update(struct ptt_syms *s, const struct ptt_event *ev);
+/* Objects in shared memory (PTT_SHARED_ADDR) named by their mapping (shmap.h): "PATH+0xOFF". */
+struct shmap;
+void ptt_syms_set_shmap(struct ptt_syms *s, const struct shmap *m);
+/* How many processes were seen begin (process_begin) so far: several, and names carry their process (entity_name.h). */
+size_t ptt_syms_processes(const struct ptt_syms *s);
 /* The names learnt from thread_name and object_name events. */
 const struct ptt_names *ptt_syms_names(const struct ptt_syms *s);
 

@@ -1,0 +1,74 @@
+#!/usr/bin/env bats
+# Objects in shared memory (ptt-trace(5), SHARED OBJECTS): a process-shared mutex used by two processes
+# is one object, with its hand-offs across them as the program counted them; a deadlock across two
+# processes is found (exit 3), each thread named with its process; one process's objects carry their pid
+# where several processes are traced.
+bats_require_minimum_version 1.5.0
+load helpers
+
+teardown() { stop_recorder_left; }
+
+said() { sed -n "s/^$1 //p" "$BATS_TEST_TMPDIR/out.txt"; }
+
+@test "shm_contend: one mutex in shm_open'd memory, mapped by each process, hand-offs both ways as counted" {
+	record "$EXAMPLES/shm_contend" 2000
+	parent=$(sed -n 's/^parent \([0-9]*\): .*/\1/p' "$BATS_TEST_TMPDIR/out.txt")
+	child=$(sed -n 's/^child \([0-9]*\): .*/\1/p' "$BATS_TEST_TMPDIR/out.txt")
+	to_parent=$(sed -n 's/^parent .*taken from the child //p' "$BATS_TEST_TMPDIR/out.txt")
+	to_child=$(sed -n 's/^child .*taken from the parent //p' "$BATS_TEST_TMPDIR/out.txt")
+	[ "$to_parent" -gt 0 ] && [ "$to_child" -gt 0 ]
+	# the trace: each process told its own mapping of the same file, and the hand-offs are in it both ways
+	ptt-dump "$BATS_TEST_TMPDIR/t.ptt" >"$BATS_TEST_TMPDIR/t.txt"
+	[ "$(grep -c " $child $child pthread map_shared .*path=\"/dev/shm/ptt_shm_contend.$parent\"" "$BATS_TEST_TMPDIR/t.txt")" -ge 1 ]
+	[ "$(grep -c " $parent $parent pthread map_shared .*path=\"/dev/shm/ptt_shm_contend.$parent\"" "$BATS_TEST_TMPDIR/t.txt")" -ge 2 ]
+	run -0 awk -v p="$parent" -v c="$child" '$5 == "mutex_lock" { if (last == c && $2 == p) pc++; if (last == p && $2 == c) cp++; last = $2 }
+		END { print pc + 0, cp + 0 }' "$BATS_TEST_TMPDIR/t.txt"
+	[ "$output" = "$to_parent $to_child" ]
+	# ptt-stat: one row for the mutex, named by its file, 4000 acquisitions, the owner changing as counted
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$(grep -c ' mutex ' <<<"$output")" -eq 1 ]
+	row=$(grep "^/dev/shm/ptt_shm_contend.$parent+0x0 *mutex " <<<"$output")
+	[ "$(awk '{ print $3 }' <<<"$row")" -eq 4000 ]
+	[ "$(awk '{ print $15 }' <<<"$row")" -eq $((to_parent + to_child)) ]
+	# the threads' table and the summary name both processes
+	grep -q "^ *$parent  *$parent shm_contend" <<<"$output"
+	grep -q "^ *$child  *$child shm_contend" <<<"$output"
+	[ -z "$stderr" ]
+	# ptt-deadlock: nothing to say; a Paje file PajeNG reads whole
+	run -0 ptt-deadlock "$BATS_TEST_TMPDIR/t.ptt"
+	ptt-paje "$BATS_TEST_TMPDIR/t.ptt" >"$BATS_TEST_TMPDIR/t.paje"
+	assert_paje_valid "$BATS_TEST_TMPDIR/t.paje"
+}
+
+@test "shm_deadlock: two processes, two shared mutexes taken in opposite orders: exit 3, threads named with their processes" {
+	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/shm_deadlock" 2>"$BATS_TEST_TMPDIR/err.txt" 3>&- &
+	rec=$!
+	wait_blocked "$rec" 1
+	parent=$prog
+	child=$(sed -n 's/.*child \([0-9]*\) takes A$/\1/p' "$BATS_TEST_TMPDIR/err.txt")
+	[ -n "$child" ]
+	kill -INT "$child" "$rec"
+	wait "$rec" || true
+	run -3 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *"potential deadlock 1: lock-order cycle of 2 objects in processes "* ]]
+	[[ "$output" == *"deadlock: threads blocked in a cycle at the end of the trace (processes "* ]]
+	a="shared-anon.$parent."
+	[[ "$output" == *"thread $parent (shm_deadlock, pid $parent) waits since "*" for $a"*"+0x28, held by thread $child (shm_deadlock, pid $child)"* ]]
+	[[ "$output" == *"thread $child (shm_deadlock, pid $child) waits since "*" for $a"*"+0x0, held by thread $parent (shm_deadlock, pid $parent)"* ]]
+	[ -z "$stderr" ]
+	# ptt-stat: two mutexes (and the barrier) in the one mapping, not four
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$(grep -c "^$a[0-9a-f]*+0x[0-9a-f]* *mutex " <<<"$output")" -eq 2 ]
+	[ "$(grep -c "^$a[0-9a-f]*+0x50 *barrier " <<<"$output")" -eq 1 ]
+}
+
+@test "objects of one process carry their pid where several processes are traced, and only there" {
+	record "$EXAMPLES/fork_contend"
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
+	rows=$(sed -n '/^LOCKS/,/^$/p' <<<"$output" | grep -v '^ *site \|^OBJECT\|^LOCKS\|^$')
+	[ -n "$rows" ]
+	[ -z "$(grep -v ' (pid [0-9]*) ' <<<"$rows")" ]
+	record "$EXAMPLES/contention" -t 2 -n 100
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" != *"(pid "* ]]
+}
