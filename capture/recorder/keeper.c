@@ -40,13 +40,13 @@ struct kept {
 	uint64_t sub;     /* what it is about: tid, target, base, object (0: the process) */
 	uint32_t *words;  /* NULL: dropped */
 	uint32_t n;
+	uint32_t next;    /* 1 + the index of the next live record whose key agrees (kept_key), 0 none */
 };
 
 struct keeper {
 	struct kept *v;   /* oldest first; dropped ones stay until compacted */
 	size_t n, cap, dropped;
-	uint32_t *map;    /* open addressing: 1 + index in v of a live record, 0 empty */
-	size_t map_cap;
+	struct ptt_map map; /* kept_key -> 1 + index in v of the newest live record with that key (a chain by next) */
 	uint64_t serial;  /* for records never replaced (process_exec) */
 	struct kthread *thr; /* threads that had a frame (their entries stay; tids are reused) */
 	size_t nthr, capthr;
@@ -132,7 +132,7 @@ void keeper_free(struct keeper *k)
 	for (size_t i = 0; i < k->n; i++)
 		free(k->v[i].words);
 	free(k->v);
-	free(k->map);
+	ptt_map_free(&k->map);
 	for (size_t i = 0; i < k->nthr; i++) {
 		keeper_npending -= k->thr[i].pending != 0;
 		free(k->thr[i].f);
@@ -149,27 +149,40 @@ void keeper_free(struct keeper *k)
 	free(k);
 }
 
-static size_t slot_of(uint32_t id, uint32_t pid, uint64_t sub, size_t cap)
+/* The map key of (id, pid, sub): a mix of the three (records whose keys agree share a chain, struct kept's next). */
+static uint64_t kept_key(uint32_t id, uint32_t pid, uint64_t sub)
 {
 	uint64_t h = (sub * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)pid << 20) ^ id;
 	h ^= h >> 29;
-	return (size_t)(h * 0xBF58476D1CE4E5B9ull >> 17) & (cap - 1);
+	return h * 0xBF58476D1CE4E5B9ull;
 }
 
-/* The map slot of (id, pid, sub): where it is, or the empty slot where it would go. */
-static size_t find(const struct keeper *k, uint32_t id, uint32_t pid, uint64_t sub)
+/* 1 + the index in v of the live record (id, pid, sub), 0 none; *prev: 1 + the one before it in its chain, 0 the head
+ * (a dropped record may stay in a chain: skipped). */
+static size_t find(const struct keeper *k, uint32_t id, uint32_t pid, uint64_t sub, size_t *prev)
 {
-	size_t j = slot_of(id, pid, sub, k->map_cap);
-	while (k->map[j]) {
-		const struct kept *e = &k->v[k->map[j] - 1];
-		if (e->id == id && e->pid == pid && e->sub == sub)
-			break;
-		j = (j + 1) & (k->map_cap - 1);
+	size_t p = 0;
+	for (size_t i = (uintptr_t)ptt_map_get(&k->map, kept_key(id, pid, sub)); i; p = i, i = k->v[i - 1].next) {
+		const struct kept *e = &k->v[i - 1];
+		if (e->words && e->id == id && e->pid == pid && e->sub == sub) {
+			if (prev)
+				*prev = p;
+			return i;
+		}
 	}
-	return j;
+	return 0;
 }
 
-/* Rebuild the map (and drop the dropped records) with room for twice the live ones. */
+/* Put record i (0-based) at the head of its key's chain: 0, or PTT_E_NOMEM. */
+static int link_kept(struct keeper *k, size_t i)
+{
+	struct kept *e = &k->v[i];
+	uint64_t key = kept_key(e->id, e->pid, e->sub);
+	e->next = (uint32_t)(uintptr_t)ptt_map_get(&k->map, key);
+	return ptt_map_put(&k->map, key, (void *)(uintptr_t)(i + 1));
+}
+
+/* Drop the dropped records from v and index the live ones again. */
 static int rebuild(struct keeper *k)
 {
 	size_t live = 0;
@@ -178,52 +191,31 @@ static int rebuild(struct keeper *k)
 			k->v[live++] = k->v[i];
 	k->n = live;
 	k->dropped = 0;
-	size_t cap = 64;
-	while (cap < (live + 1) * 2)
-		cap *= 2;
-	uint32_t *m = calloc(cap, sizeof *m);
-	if (!m)
-		return -1;
-	free(k->map);
-	k->map = m;
-	k->map_cap = cap;
+	ptt_map_free(&k->map);
 	for (size_t i = 0; i < live; i++)
-		k->map[find(k, k->v[i].id, k->v[i].pid, k->v[i].sub)] = (uint32_t)i + 1;
+		if (link_kept(k, i) != 0)
+			return -1;
 	return 0;
-}
-
-static void drop_at(struct keeper *k, size_t j)
-{
-	struct kept *e = &k->v[k->map[j] - 1];
-	free(e->words);
-	e->words = NULL;
-	k->dropped++;
-	/* backward-shift deletion keeps every probe chain whole */
-	size_t i = j;
-	for (;;) {
-		k->map[i] = 0;
-		size_t n = i;
-		for (;;) {
-			n = (n + 1) & (k->map_cap - 1);
-			if (!k->map[n])
-				return;
-			const struct kept *o = &k->v[k->map[n] - 1];
-			size_t home = slot_of(o->id, o->pid, o->sub, k->map_cap);
-			if ((n > i && (home <= i || home > n)) || (n < i && home <= i && home > n))
-				break;
-		}
-		k->map[i] = k->map[n];
-		i = n;
-	}
 }
 
 static void drop(struct keeper *k, uint32_t id, uint32_t pid, uint64_t sub)
 {
-	if (!k->map_cap)
+	size_t prev, i = find(k, id, pid, sub, &prev);
+	if (!i)
 		return;
-	size_t j = find(k, id, pid, sub);
-	if (k->map[j])
-		drop_at(k, j);
+	struct kept *e = &k->v[i - 1];
+	int unlinked = 1;
+	if (prev)
+		k->v[prev - 1].next = e->next;
+	else if (e->next) /* no memory to grow the map: e stays in its chain, dropped, until rebuild */
+		unlinked = ptt_map_put(&k->map, kept_key(id, pid, sub), (void *)(uintptr_t)e->next) == 0;
+	else
+		ptt_map_del(&k->map, kept_key(id, pid, sub));
+	free(e->words);
+	e->words = NULL;
+	if (unlinked)
+		e->next = 0;
+	k->dropped++;
 }
 
 static void drop_process(struct keeper *k, uint32_t pid)
@@ -235,20 +227,21 @@ static void drop_process(struct keeper *k, uint32_t pid)
 
 static void add(struct keeper *k, uint32_t id, uint32_t pid, uint64_t sub, const uint32_t *rec, uint32_t n)
 {
-	if (k->map_cap)
-		drop(k, id, pid, sub); /* the newer one replaces it, at the end of the order */
-	if ((k->n + 1) * 2 > k->map_cap || (k->dropped > 64 && k->dropped * 2 > k->n)) {
-		if (rebuild(k))
-			return;
-	}
-	if (PTT_GROW(k->v, &k->cap, k->n + 1) != 0)
+	drop(k, id, pid, sub); /* the newer one replaces it, at the end of the order */
+	if (k->dropped > 64 && k->dropped * 2 > k->n && rebuild(k) != 0)
+		return;
+	if (k->n >= UINT32_MAX - 1 || PTT_GROW(k->v, &k->cap, k->n + 1) != 0)
 		return;
 	uint32_t *w = malloc((size_t)n * 4);
 	if (!w)
 		return; /* memory is short: that name is not told again */
 	memcpy(w, rec, (size_t)n * 4);
-	k->v[k->n] = (struct kept){ id, pid, sub, w, n };
-	k->map[find(k, id, pid, sub)] = (uint32_t)++k->n;
+	k->v[k->n] = (struct kept){ id, pid, sub, w, n, 0 };
+	if (link_kept(k, k->n) != 0) {
+		free(w);
+		return;
+	}
+	k->n++;
 }
 
 static uint64_t arg64(const uint32_t *rec) { return (uint64_t)rec[PTT_REC_HDR_WORDS + 1] << 32 | rec[PTT_REC_HDR_WORDS]; }
@@ -575,9 +568,9 @@ void keeper_unpend(struct keeper *k, const uint32_t *rec)
 /* The keeper's own account of live threads: tid if its thread_begin is kept, else one of pid's that is, else 0. */
 static uint32_t own_teller(const struct keeper *k, uint32_t pid, uint32_t tid)
 {
-	if (k->map_cap && k->map[find(k, PTT_EV_THREAD_BEGIN, pid, tid)])
+	if (find(k, PTT_EV_THREAD_BEGIN, pid, tid, NULL))
 		return tid;
-	if (k->map_cap && k->map[find(k, PTT_EV_THREAD_BEGIN, pid, pid)])
+	if (find(k, PTT_EV_THREAD_BEGIN, pid, pid, NULL))
 		return pid;
 	for (size_t i = 0; i < k->n; i++)
 		if (k->v[i].words && k->v[i].id == PTT_EV_THREAD_BEGIN && k->v[i].pid == pid)
