@@ -208,7 +208,7 @@ deps-check:
 # (30, 31, 32, 33) and the install test (96).
 QUICK_CLI = $(addprefix test/cli/,11-ptt-dump.bats 12-ptt-record-rings.bats 14-ptt-dump-human.bats 15-sites.bats \
 	20-coverage.bats 21-c11-clockjoin.bats 25-frozen-outputs.bats 26-model-rules.bats 40-ptt-filter.bats \
-	50-ptt-csv.bats 52-ptt-sqlite.bats 60-ptt-stat.bats 61-ptt-stat-pprof.bats 90-manpages.bats 91-numbers.bats 95-write-errors.bats 97-setup.bats)
+	50-ptt-csv.bats 52-ptt-sqlite.bats 60-ptt-stat.bats 61-ptt-stat-pprof.bats 65-structure.bats 90-manpages.bats 91-numbers.bats 95-write-errors.bats 97-setup.bats)
 TEST_FILES = $(foreach t,$(TESTS),$(or $(firstword $(wildcard $(t) $(t).bats $(t).c test/cli/$(t) test/cli/$(t).bats \
 	test/unit/$(t) test/unit/$(t).c)),$(error TESTS: no test file named $(t))))
 UNIT_RUN   = $(if $(TESTS),$(patsubst test/unit/%.c,$(BUILD)/test/%,$(filter test/unit/test_%.c,$(TEST_FILES))),$(UNIT))
@@ -251,7 +251,7 @@ check-asan:
 # fuzz/regress with a plain driver (this compiler, under ASan+UBSan in check-asan);
 # make fuzz builds the libFuzzer harnesses with clang and runs each in turn.
 .SECONDEXPANSION:
-FUZZ_NAMES  = reader text paje compact snapshot
+FUZZ_NAMES  = reader text paje compact snapshot blocks
 FUZZ_REPLAY = $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
 FUZZ_SRC_reader = fuzz/fuzz_reader.c
 FUZZ_SRC_text   = fuzz/fuzz_text.c
@@ -259,6 +259,7 @@ FUZZ_SRC_paje   = fuzz/fuzz_paje.c convert/ptt-paje.c $(CLI_SRC)
 FUZZ_OBJ_paje   = $(BUILD)/fuzz/ptt-paje-main.o $(CLI_OBJ)
 FUZZ_SRC_compact  = fuzz/fuzz_compact.c
 FUZZ_SRC_snapshot = fuzz/fuzz_snapshot.c convert/ptt-filter.c $(CLI_SRC)
+FUZZ_SRC_blocks   = fuzz/fuzz_blocks.c
 FUZZ_OBJ_snapshot = $(BUILD)/fuzz/ptt-filter-main.o $(CLI_OBJ)
 $(BUILD)/fuzz/replay_snapshot $(BUILD)/fuzz/libfuzzer_snapshot: convert/ptt-index.c # included by the harness
 # a tool's main() built under another name, for the harnesses that run it whole
@@ -278,6 +279,8 @@ FUZZ_MAXLEN_paje   = 8192
 # whose snapshots repeat the definitions in force (the v1-index seeds are 17-26 KiB)
 FUZZ_MAXLEN_compact  = 8192
 FUZZ_MAXLEN_snapshot = 32768
+# blocks: whole traces whose blocks are moved about (the fixtures are 5-30 KiB)
+FUZZ_MAXLEN_blocks   = 32768
 # a smaller quarantine than ASan's 256 MiB: freed memory comes back while still
 # in cache (a use after free is still caught within the last 32 MiB freed)
 FUZZ_ASAN_OPTIONS ?= quarantine_size_mb=32
@@ -294,7 +297,7 @@ $(BUILD)/fuzz/replay_%: fuzz/replay.c fuzz/fuzz_common.c fuzz/fuzz_%.c fuzz/fuzz
 
 # the binary fixtures of every format version (test/cli/fixtures) are seeds of the
 # harnesses that read whole traces, replayed with their corpora
-FUZZ_FIXTURES = case $$n in reader|paje) echo test/cli/fixtures;; esac
+FUZZ_FIXTURES = case $$n in reader|paje|blocks) echo test/cli/fixtures;; esac
 check-fuzz: $(if $(TESTS),,$(FUZZ_REPLAY))
 	@set -e; for n in $(if $(TESTS),,$(FUZZ_NAMES)); do echo "# replay $$n: fuzz/corpus/$$n fuzz/regress/$$n $$($(FUZZ_FIXTURES))"; \
 		$(BUILD)/fuzz/replay_$$n fuzz/corpus/$$n fuzz/regress/$$n $$($(FUZZ_FIXTURES)); done
@@ -314,7 +317,8 @@ fuzz: all $(FUZZ_NAMES:%=$(BUILD)/fuzz/libfuzzer_%)
 		echo "== fuzz $$n: $(FUZZ_RUNS) runs or $(FUZZ_TIME) s"; \
 		ASAN_OPTIONS=$(FUZZ_ASAN_OPTIONS) $(BUILD)/fuzz/libfuzzer_$$n -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_TIME) \
 			-max_len=$$(case $$n in reader) echo $(FUZZ_MAXLEN_reader);; text) echo $(FUZZ_MAXLEN_text);; \
-				compact) echo $(FUZZ_MAXLEN_compact);; snapshot) echo $(FUZZ_MAXLEN_snapshot);; *) echo $(FUZZ_MAXLEN_paje);; esac) \
+				compact) echo $(FUZZ_MAXLEN_compact);; snapshot) echo $(FUZZ_MAXLEN_snapshot);; blocks) echo $(FUZZ_MAXLEN_blocks);; \
+				*) echo $(FUZZ_MAXLEN_paje);; esac) \
 			-timeout=$(FUZZ_TIMEOUT) -artifact_prefix=$(BUILD)/fuzz/crash-$$n/ $(FUZZ_FLAGS) \
 			$(BUILD)/fuzz/corpus-$$n $(BUILD)/fuzz/seeds/$$n fuzz/corpus/$$n fuzz/regress/$$n $$($(FUZZ_FIXTURES)); done
 

@@ -19,6 +19,7 @@ const char *ptt_strerror(int err)
 	case PTT_E_ZLIB: return "corrupt compressed block";
 	case PTT_E_UNKNOWN_TYPE: return "unknown event type";
 	case PTT_E_NOMEM: return "out of memory";
+	case PTT_E_STRUCTURE: return "blocks out of place or a header that contradicts the data";
 	default: return err < 0 && err > -4096 ? strerror(-err) : "unknown error";
 	}
 }

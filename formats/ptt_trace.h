@@ -316,6 +316,7 @@ enum {
 	PTT_E_BADMAGIC = -1000, PTT_E_VERSION, PTT_E_BYTEORDER, PTT_E_TRUNCATED,
 	PTT_E_CHECKSUM, PTT_E_BADBLOCK, PTT_E_BADRECORD, PTT_E_BADTYPE,
 	PTT_E_BADTEXT, PTT_E_ZLIB, PTT_E_UNKNOWN_TYPE, PTT_E_NOMEM,
+	PTT_E_STRUCTURE, /* blocks out of place, a header contradicting the data: what no checksum sees */
 };
 const char *ptt_strerror(int err);
 

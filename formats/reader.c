@@ -35,6 +35,24 @@ struct meta_chunk {
 	char text[];
 };
 
+/*
+ * The structure of the current input as read so far (structure_*): a META
+ * block before its events, EVENTS blocks in time order and each once, a
+ * clock rate that is one, each block's record count true.
+ */
+struct ptt_structure {
+	int meta_seen;          /* a META block was read in this input */
+	int events_seen;        /* an EVENTS block was read in this input: last_ticks, last_crc are its */
+	uint64_t last_ticks;    /* the last EVENTS block's last timestamp */
+	uint32_t last_crc;      /* ... and its header's crc: the same block again has the same */
+	int clock_bad, clock_said; /* the header's clock_hz is no clock rate (times are ticks taken as ns) */
+	char clock_text[24];
+	uint32_t blk_count;     /* the current EVENTS block's header count */
+	uint32_t blk_records;   /* records found in it so far */
+	int blk_damaged;        /* damage was found in it: its count cannot be checked */
+	int blk_open;           /* an EVENTS block whose count is still to check */
+};
+
 struct ptt_reader {
 	int fd;
 	int form;
@@ -89,6 +107,7 @@ struct ptt_reader {
 	uint64_t mark_ticks;   /* the MARK block just read */
 	struct ptt_merge *merge;
 	unsigned merge_inputs; /* the input whose streams are held */
+	struct ptt_structure st; /* what no checksum sees: blocks out of place, headers that contradict the data */
 };
 
 static void set_diag(struct ptt_reader *r, const char *fmt_offset_kind, uint64_t where, const char *what)
@@ -190,6 +209,114 @@ static void consume(struct ptt_reader *r, size_t n)
 		r->in_start = 0;
 }
 
+/* ---- structure: what no checksum sees (ptt-trace(5), "Structure") -------- */
+
+/* A clock rate outside these is no clock a trace was timed with (a damaged or hand-made header). */
+#define CLOCK_HZ_MIN 1000u                /* 1 kHz: no lock is timed by a slower one */
+#define CLOCK_HZ_MAX 100000000000ull      /* 100 GHz */
+
+static void structure_begin_input(struct ptt_reader *r)
+{
+	memset(&r->st, 0, sizeof r->st);
+}
+
+/* The value of a clock_hz line: the rate, or 0 (the times are then ticks taken as ns), said once by structure_said. */
+static uint64_t structure_clock(struct ptt_reader *r, const char *text)
+{
+	char *end;
+	errno = 0;
+	uint64_t hz = strtoull(text, &end, 10);
+	int bad = errno || end == text || *end || text[0] == '-' || hz < CLOCK_HZ_MIN || hz > CLOCK_HZ_MAX;
+	r->st.clock_bad = bad;
+	if (bad) {
+		snprintf(r->st.clock_text, sizeof r->st.clock_text, "%s", text);
+		r->st.clock_said = 0;
+	}
+	return bad ? 0 : hz;
+}
+
+/*
+ * Where the block whose header h (at offset at) was just consumed belongs:
+ * 0 it is read; 1 it is passed over unsaid (a snapshot: ptt_reader_snapshot's);
+ * PTT_E_STRUCTURE it is passed over and said (diag set): a kind or flag this
+ * version does not know, events before the header, a block out of order or
+ * repeated.  Whatever such a block holds is lost: no finding rests on it.
+ */
+static int structure_block(struct ptt_reader *r, const struct ptt_block_header *h, uint64_t at)
+{
+	struct ptt_structure *st = &r->st;
+	const char *s = h->count == 1 ? "" : "s";
+	char what[200];
+	if (h->kind > PTT_BLOCK_MARK) {
+		snprintf(what, sizeof what, "block of kind %u, which this version does not know, skipped: %" PRIu32 " record%s lost",
+			 h->kind, h->count, s);
+	} else if (h->kind == PTT_BLOCK_MARK) { /* a good one was read before (next_block) */
+		snprintf(what, sizeof what, "MARK block of %" PRIu32 " bytes, not 8, skipped", h->payload_len);
+	} else if (h->kind != PTT_BLOCK_EVENTS) {
+		return 0;
+	} else if (h->flags & PTT_BLOCK_SNAPSHOT) {
+		if (h->count == 0)
+			return 1;
+		snprintf(what, sizeof what, "snapshot block that counts events, skipped: %" PRIu32 " event%s lost", h->count, s);
+	} else if (!st->meta_seen) {
+		snprintf(what, sizeof what, "EVENTS block before the trace's header (META block), skipped: %" PRIu32
+			 " event%s lost (no clock known yet)", h->count, s);
+	} else if (h->count && st->events_seen && h->header_crc == st->last_crc) {
+		snprintf(what, sizeof what, "EVENTS block repeated (the block before it again), skipped: its %" PRIu32
+			 " event%s read once", h->count, s);
+	} else if (h->count && st->events_seen && h->stream == 0 && h->last_ticks < st->last_ticks) {
+		/* a block that ends before the one before it ends (swapped, spliced); times that go back a little
+		 * across a block's start are the records' to show (cli_next), not a block out of place */
+		snprintf(what, sizeof what, "EVENTS block out of order (it ends %" PRIu64 " ticks before the block before it), skipped: %" PRIu32
+			 " event%s lost", st->last_ticks - h->last_ticks, h->count, s);
+	} else {
+		if (h->count && h->stream == 0) {
+			st->events_seen = 1;
+			st->last_ticks = h->last_ticks;
+			st->last_crc = h->header_crc;
+		}
+		return 0;
+	}
+	set_diag(r, "offset", at, what);
+	return PTT_E_STRUCTURE;
+}
+
+/* An EVENTS block was loaded: count its records against its header's count (trunc: it cannot be). */
+static void structure_count_begin(struct ptt_reader *r, uint32_t count, int trunc)
+{
+	r->st.blk_count = count;
+	r->st.blk_records = 0;
+	r->st.blk_damaged = trunc;
+	r->st.blk_open = 1;
+}
+
+/* The block's records are all read: 1 when its header's count said otherwise (diag set), else 0. */
+static int structure_count_end(struct ptt_reader *r)
+{
+	struct ptt_structure *st = &r->st;
+	st->blk_open = 0;
+	if (st->blk_damaged || st->blk_records == st->blk_count)
+		return 0;
+	char what[160];
+	snprintf(what, sizeof what, "EVENTS block counts %" PRIu32 " records in its header and holds %" PRIu32
+		 " (each read: the header is wrong)", st->blk_count, st->blk_records);
+	set_diag(r, "block at offset", r->blk_offset - sizeof(struct ptt_block_header), what);
+	return 1;
+}
+
+/* The header's clock rate is no rate (structure_clock): 1 the first time after it was read (diag set). */
+static int structure_said(struct ptt_reader *r)
+{
+	if (!r->st.clock_bad || r->st.clock_said)
+		return 0;
+	r->st.clock_said = 1;
+	char what[160];
+	snprintf(what, sizeof what, "clock_hz %s is no clock rate: the times shown are its ticks taken as nanoseconds",
+		 r->st.clock_text);
+	set_diag(r, "offset", r->in_offset, what);
+	return 1;
+}
+
 static int add_meta(struct ptt_reader *r, const char *line, size_t len)
 {
 	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
@@ -234,7 +361,7 @@ static int add_meta(struct ptt_reader *r, const char *line, size_t len)
 	/* the last definition wins (ptt_reader_meta): this one */
 	int hz = strncmp(copy, "clock_hz ", 9) == 0, st = strncmp(copy, "start_ticks ", 12) == 0;
 	if (hz)
-		r->clock_hz = strtoull(copy + 9, NULL, 10);
+		r->clock_hz = structure_clock(r, copy + 9);
 	if (st)
 		r->start_ticks = strtoull(copy + 12, NULL, 10);
 	if (hz || st)
@@ -377,6 +504,7 @@ static void begin_input(struct ptt_reader *r)
 	r->part = 1;
 	r->head_left = 0;
 	r->continued = 0;
+	structure_begin_input(r);
 }
 
 static int next_input(struct ptt_reader *r)
@@ -571,14 +699,18 @@ static int load_block(struct ptt_reader *r, const struct ptt_block_header *hp, u
 			/* deliver the records that made it; the diag comes with the cut record */
 			r->blk_len = n & ~(size_t)3;
 		}
-		if (r->blk_len)
+		if (r->blk_len) {
+			structure_count_begin(r, h.count, trunc);
 			return 1;
+		}
 		if (trunc) {
 			set_diag(r, "offset", at, "truncated block, trace ends here");
 			return PTT_E_TRUNCATED;
 		}
 		return 0;
 	}
+	if (h.kind == PTT_BLOCK_META)
+		r->st.meta_seen = 1;
 	if (h.kind == PTT_BLOCK_END) {
 		r->saw_end = 1;
 		add_meta(r, "end", 3);
@@ -632,6 +764,7 @@ static int next_block(struct ptt_reader *r)
 		}
 		if (!header_ok(&h)) {
 			uint64_t skipped = resync_block(r);
+			r->st.meta_seen = 1; /* the header may be what was lost: said already, its events not lost again */
 			char what[128];
 			snprintf(what, sizeof what, "bad block header, %" PRIu64 " bytes skipped", skipped);
 			set_diag(r, "offset", at, what);
@@ -643,8 +776,11 @@ static int next_block(struct ptt_reader *r)
 			consume(r, 8);
 			return 2;
 		}
-		if (h.kind > PTT_BLOCK_END || (h.kind == PTT_BLOCK_EVENTS && (h.flags & PTT_BLOCK_SNAPSHOT))) {
-			skip_payload(r, h.payload_len); /* only ptt_reader_snapshot wants it */
+		int out = structure_block(r, &h, at);
+		if (out) {
+			skip_payload(r, h.payload_len); /* a snapshot: only ptt_reader_snapshot wants it */
+			if (out < 0)
+				return out;
 			continue;
 		}
 		/* a stream's block is never passed over: where its records fall is the merge's to say */
@@ -714,6 +850,8 @@ static int next_record(struct ptt_reader *r, struct ptt_event *ev, uint32_t *str
 {
 	for (;;) {
 		if (r->blk_pos >= r->blk_len) {
+			if (r->st.blk_open && structure_count_end(r))
+				return PTT_E_STRUCTURE;
 			int rc = next_block(r);
 			if (rc == 2)
 				return 2;
@@ -729,6 +867,8 @@ static int next_record(struct ptt_reader *r, struct ptt_event *ev, uint32_t *str
 		}
 		if (__builtin_expect(r->gap_pending, 0) && gap_reported(r))
 			return PTT_E_TRUNCATED;
+		if (__builtin_expect(r->st.clock_bad, 0) && structure_said(r))
+			return PTT_E_STRUCTURE;
 		size_t p = r->blk_pos;
 		uint32_t n = valid_record_at(r, p);
 		if (n == 0) {
@@ -737,6 +877,7 @@ static int next_record(struct ptt_reader *r, struct ptt_event *ev, uint32_t *str
 			while (q < r->blk_len && !valid_record_at(r, q))
 				q += 4;
 			r->blk_pos = q;
+			r->st.blk_damaged = 1;
 			uint64_t where = r->blk_offset + p;
 			if (r->in_damage)
 				continue;
@@ -759,6 +900,7 @@ static int next_record(struct ptt_reader *r, struct ptt_event *ev, uint32_t *str
 			r->in_damage = 0;
 		memcpy(ev->words, r->blk + p, (size_t)n * 4);
 		r->blk_pos = p + (size_t)n * 4;
+		r->st.blk_records++;
 		ev->nwords = n;
 		if (ptt_rec_id(ev->words[0]) == PTT_EV_PAD)
 			continue;
