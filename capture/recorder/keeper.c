@@ -88,7 +88,8 @@ struct keeper *keeper_new(void)
 	/* the namings, and what a stack needs to be read: its frames, and CPython's code objects */
 	static const unsigned ids[] = { PTT_EV_PROCESS_BEGIN, PTT_EV_PROCESS_EXEC, PTT_EV_PROCESS_EXIT, PTT_EV_MODULE,
 					PTT_EV_MODULE_BUILD_ID, PTT_EV_THREAD_BEGIN, PTT_EV_THREAD_END, PTT_EV_THREAD_NAME, PTT_EV_OBJECT_NAME,
-					PTT_EV_STACK_FRAMES, PTT_EV_PY_RUNTIME, PTT_EV_PY_CODE, PTT_EV_STACK };
+					PTT_EV_STACK_FRAMES, PTT_EV_PY_RUNTIME, PTT_EV_PY_CODE, PTT_EV_STACK, PTT_EV_MAP_SHARED,
+					PTT_EV_UNMAP_SHARED };
 	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
 		keeper_takes[ids[i]] = TAKES_NAME;
 	keeper_takes[PTT_EV_REC_LOST] = TAKES_NAME; /* not a name: it makes the keeper forget a thread's frames */
@@ -523,7 +524,11 @@ void keeper_take(struct keeper *k, const uint32_t *rec)
 	case PTT_EV_MODULE:
 	case PTT_EV_MODULE_BUILD_ID:
 	case PTT_EV_OBJECT_NAME:
+	case PTT_EV_MAP_SHARED: /* by its address: a later part still knows the process's shared memory */
 		add(k, id, pid, arg64(rec), rec, n);
+		break;
+	case PTT_EV_UNMAP_SHARED: /* the mapping at that address (a part of one unmapped stays told whole) */
+		drop(k, PTT_EV_MAP_SHARED, pid, arg64(rec));
 		break;
 	case PTT_EV_STACK_FRAMES: /* a stack's frames, six a record: by (stack, at) */
 		add(k, id, pid, (uint64_t)rec[PTT_REC_HDR_WORDS] << 32 | rec[PTT_REC_HDR_WORDS + 1], rec, n);

@@ -72,3 +72,13 @@ said() { sed -n "s/^$1 //p" "$BATS_TEST_TMPDIR/out.txt"; }
 	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
 	[[ "$output" != *"(pid "* ]]
 }
+
+@test "a later file of a rotated recording still knows the shared mappings (its head repeats them)" {
+	ptt-record -q -m 64k -o "$BATS_TEST_TMPDIR/r.ptt" -- "$EXAMPLES/shm_contend" 3000 >"$BATS_TEST_TMPDIR/out.txt"
+	parent=$(sed -n 's/^parent \([0-9]*\): .*/\1/p' "$BATS_TEST_TMPDIR/out.txt")
+	last=$(ls "$BATS_TEST_TMPDIR"/r.ptt.* | tail -1)
+	[ "$last" != "$BATS_TEST_TMPDIR/r.ptt.0001" ]
+	run -0 --separate-stderr ptt-stat "$last"
+	[ "$(grep -c ' mutex ' <<<"$output")" -eq 1 ]
+	grep -q "^/dev/shm/ptt_shm_contend.$parent+0x0\*\? *mutex " <<<"$output"
+}
