@@ -70,7 +70,7 @@ struct top {
 	enum top_sort sort;
 	unsigned top;
 	/* what is followed */
-	char path[PATH_MAX];    /* the trace file */
+	char path[2 * PATH_MAX + 2]; /* the trace file */
 	pid_t writer;           /* the process writing it (0: none, the file is complete) */
 	int writer_gone;        /* seen gone: one more read, then the end */
 	/* the pass */
@@ -165,7 +165,7 @@ static int fd_writes(pid_t pid, const char *n)
 }
 
 /* Does the file start as a binary trace (or is it still empty, its header not written yet)? */
-static int looks_like_trace(const char *path)
+static int looks_like_trace(const char *path, int empty_too)
 {
 	char magic[8];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -173,7 +173,7 @@ static int looks_like_trace(const char *path)
 		return 0;
 	ssize_t n = read(fd, magic, sizeof magic);
 	close(fd);
-	return n == 0 || (n == 8 && !memcmp(magic, PTT_FILE_MAGIC, 8));
+	return (n == 0 && empty_too) || (n == 8 && !memcmp(magic, PTT_FILE_MAGIC, 8));
 }
 
 /*
@@ -190,6 +190,31 @@ static int recorder_file(struct top *t, pid_t pid, const char *arg)
 				"until it ends: ptt-top cannot follow it yet\n", arg);
 			return TOP_CANNOT;
 		}
+	/* its -o FILE (ptt-record(1): default trace.ptt), up to the program's command */
+	const char *out = "trace.ptt";
+	for (ssize_t i = (ssize_t)strlen(cmd) + 1; i < n; i += (ssize_t)strlen(cmd + i) + 1) {
+		const char *a = cmd + i, *next = i + (ssize_t)strlen(a) + 1 < n ? a + strlen(a) + 1 : NULL;
+		if (!strcmp(a, "--"))
+			break;
+		if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && next)
+			out = next;
+		else if (!strncmp(a, "--output=", 9))
+			out = a + 9;
+		else if (a[0] == '-' && a[1] == 'o' && a[2])
+			out = a + 2;
+	}
+	if (!strcmp(out, "-")) {
+		fprintf(stderr, "ptt-top: %s: ptt-record writes its trace to a pipe or terminal (-o -), not to a file: "
+			"ptt-top cannot follow it yet\n", arg);
+		return TOP_CANNOT;
+	}
+	char want[2 * PATH_MAX + 2], cwd[PATH_MAX], link0[64];
+	snprintf(link0, sizeof link0, "/proc/%d/cwd", (int)pid);
+	ssize_t c = out[0] == '/' ? 0 : readlink(link0, cwd, sizeof cwd - 1);
+	cwd[c > 0 ? c : 0] = 0;
+	snprintf(want, sizeof want, "%s%s%s", cwd, *cwd ? "/" : "", out);
+	struct stat ws;
+	int have_want = stat(want, &ws) == 0;
 	char dir[64];
 	snprintf(dir, sizeof dir, "/proc/%d/fd", (int)pid);
 	DIR *d = opendir(dir);
@@ -199,29 +224,27 @@ static int recorder_file(struct top *t, pid_t pid, const char *arg)
 	}
 	struct dirent *de;
 	int found = 0;
-	while (!found && (de = readdir(d))) {
+	while (found != 1 && (de = readdir(d))) {
 		char link[PATH_MAX], target[PATH_MAX];
 		struct stat sb;
 		snprintf(link, sizeof link, "%s/%s", dir, de->d_name);
 		ssize_t k = readlink(link, target, sizeof target - 1);
-		if (k <= 0 || stat(link, &sb) != 0 || !S_ISREG(sb.st_mode) || !fd_writes(pid, de->d_name))
+		if (atoi(de->d_name) <= 2 || k <= 0 || stat(link, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+		    !fd_writes(pid, de->d_name)) /* not its standard streams: -o - is a pipe's, or a terminal's */
 			continue;
 		target[k] = 0;
-		if (target[0] != '/' || strstr(target, " (deleted)") || !looks_like_trace(link))
-			continue;
-		snprintf(t->path, sizeof t->path, "%s", target);
-		found = 1;
+		if (have_want && sb.st_dev == ws.st_dev && sb.st_ino == ws.st_ino) { /* its -o FILE */
+			snprintf(t->path, sizeof t->path, "%s", want);
+			found = 1;
+		} else if (target[0] == '/' && !strstr(target, " (deleted)") && looks_like_trace(link, 0)) {
+			snprintf(t->path, sizeof t->path, "%s", target); /* a trace it writes: the next part of -m */
+			found = 2;
+		}
 	}
 	closedir(d);
 	if (found)
 		return 0;
-	struct stat out;
-	snprintf(dir, sizeof dir, "/proc/%d/fd/1", (int)pid);
-	if (stat(dir, &out) == 0 && !S_ISREG(out.st_mode))
-		fprintf(stderr, "ptt-top: %s: ptt-record writes its trace to a pipe or terminal (-o -), not to a file: "
-			"ptt-top cannot follow it yet\n", arg);
-	else
-		fprintf(stderr, "ptt-top: %s: ptt-record has no trace file open\n", arg);
+	fprintf(stderr, "ptt-top: %s: ptt-record has no trace file open (%s)\n", arg, want);
 	return TOP_CANNOT;
 }
 
@@ -287,7 +310,7 @@ static int find_trace(struct top *t, const char *arg)
 		fprintf(stderr, "ptt-top: %s: not a regular file: ptt-top follows a trace file or a process\n", arg);
 		return 2;
 	}
-	if (!looks_like_trace(arg)) {
+	if (!looks_like_trace(arg, 1)) {
 		fprintf(stderr, "ptt-top: %s: not a ptt trace (a binary trace, as ptt-record writes, is followed)\n", arg);
 		return 2;
 	}
