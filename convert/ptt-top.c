@@ -402,7 +402,7 @@ static void print_who(struct top *t, FILE *out, const struct who *w, int stacks)
 }
 
 /* One frame: the interval's and the whole run's figures of the locks, their holders and waiters. */
-static void frame(struct top *t, FILE *out)
+static void frame(struct top *t, FILE *out, int advance)
 {
 	struct pass *p = t->p;
 	size_t n = stat_count(t->st);
@@ -470,18 +470,27 @@ static void frame(struct top *t, FILE *out)
 			us(l->hp99), r->contended, (double)r->wait_total / 1e6,
 			us(stat_hist_percentile(r->wait_hist, r->waits, r->wait_max, 0.5)),
 			us(stat_hist_percentile(r->wait_hist, r->waits, r->wait_max, 0.99)), (double)r->hold_total / 1e6);
+		unsigned told = 0;
 		for (int hold = 1; hold >= 0; hold--)
 			for (size_t k = 0; k < ws.n; k++)
 				if (ws.w[k].pid == r->pid && ws.w[k].obj == r->addr && ws.w[k].hold == hold &&
 				    (hold || mstate_class(ws.w[k].f.state) == r->cls || r->cls == PTT_CLASS_FUTEX ||
-				     mstate_class(ws.w[k].f.state) == PTT_CLASS_MUTEX))
+				     mstate_class(ws.w[k].f.state) == PTT_CLASS_MUTEX)) {
 					print_who(t, out, &ws.w[k], t->detail != 0);
+					told++;
+				}
+		if (t->detail && !told)
+			fprintf(out, "    (no holder seen and no waiter now)\n");
 	}
 	if (!shown)
 		fprintf(out, "  (no lock waited for yet)\n");
 	fflush(out);
 	free(ws.w);
 	free(lines);
+	if (!advance) { /* redrawn for a key: the interval goes on */
+		free(rows);
+		return;
+	}
 	free(t->prev); /* the rows now are the next interval's start */
 	t->prev = rows;
 	t->nprev = n;
@@ -523,16 +532,17 @@ static void tty_open(struct top *t)
 	fputs("\033[?25l", stdout);
 }
 
-static void show(struct top *t)
+/* A frame; advance 0: the same interval redrawn (a key changed the view). */
+static void show(struct top *t, int advance)
 {
 	if (t->batch) {
 		if (t->shown)
 			putchar('\n');
-		frame(t, stdout);
+		frame(t, stdout, advance);
 		return;
 	}
 	fputs("\033[H\033[2J", stdout);
-	frame(t, stdout);
+	frame(t, stdout, advance);
 	printf("\nkeys: s sort (%s), 1-9 stacks of that lock, 0 the list, q quit\n", sort_name[t->sort]);
 	fflush(stdout);
 }
@@ -567,14 +577,10 @@ static void tick(struct top *t)
 		t->problems_then = t->p->in.problems;
 	}
 	double now = now_s();
-	if (changed && !t->quit && t->shown) { /* the same interval again, shown as asked: no new interval */
-		t->shown--;
-		free(t->prev);
-		t->prev = NULL; /* shown since the start until the next frame */
-		t->nprev = 0;
-	}
-	if ((changed && !t->quit) || now >= t->next_frame) {
-		show(t);
+	if (changed && !t->quit && now < t->next_frame)
+		show(t, 0);
+	else if (now >= t->next_frame) {
+		show(t, 1);
 		t->next_frame = now + t->delay;
 		if (t->frames > 0 && t->shown >= t->frames)
 			t->quit = 1;
@@ -659,12 +665,12 @@ static int end(void *ctx, struct pass *p)
 		return PASS_GO;
 	t->ended = 1;
 	if (t->frames <= 0 || t->shown < t->frames)
-		show(t);
+		show(t, 1);
 	while (t->tty >= 0 && !t->quit && !stop) { /* the last view stays until q */
 		struct pollfd pf = { t->tty, POLLIN, 0 };
 		poll(&pf, 1, 200);
 		if (keys(t) && !t->quit)
-			show(t);
+			show(t, 0);
 	}
 	return PASS_GO;
 }
