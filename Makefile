@@ -333,6 +333,7 @@ picture: demo
 
 bench: all bench-nosite
 	@sh bench/run.sh $(BUILD)
+	@sh bench/top.sh $(BUILD)
 
 # make bench's second runtime and recorder, without the call-site argument (PTT_NO_SITE,
 # capture/runtime/runtime.h): bench/site.sh times the real wrappers with and without it in one run.

@@ -455,6 +455,15 @@ void ptt_reader_skip(struct ptt_reader *r, uint64_t min_ns, uint64_t min_pos);
  */
 void ptt_reader_set_next(struct ptt_reader *r, int (*next)(void *arg), void *arg);
 /*
+ * Follow an input that is still being written (ptt-top): where read(2)
+ * finds its end, wait(arg) is asked; 1 when it waited and more may have
+ * come (read again), 0 when the input ends there, -1 when the caller stops
+ * reading there by choice (an input without its end block is then not
+ * reported cut short).  A block whose bytes are not all written yet is so
+ * waited for rather than read as damage.
+ */
+void ptt_reader_set_wait(struct ptt_reader *r, int (*wait)(void *arg), void *arg);
+/*
  * Start from a snapshot (ptt-trace(5), ptt-index(1)) instead of the trace's
  * beginning, for a window that begins at time min_ns and position min_pos
  * (the same promise as ptt_reader_skip): on a seekable binary file, before

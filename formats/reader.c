@@ -94,6 +94,9 @@ struct ptt_reader {
 	/* ptt_reader_set_next: the inputs that follow this one */
 	int (*next)(void *arg);
 	void *next_arg;
+	/* ptt_reader_set_wait: asked at the end of the input whether more will come (a file being written) */
+	int (*wait)(void *arg);
+	void *wait_arg;
 	uint64_t bytes_before; /* bytes consumed in the inputs before this one */
 	/* the parts of a rotated recording (ptt-trace(5)): "part N", "head K", "continued FILE" */
 	unsigned inputs;       /* inputs begun: files, and traces concatenated in one */
@@ -149,6 +152,13 @@ static size_t fill(struct ptt_reader *r, size_t n)
 			r->eof = 1;
 			snprintf(r->diag, sizeof r->diag, "offset %" PRIu64 ": %s", r->in_offset + r->in_len, strerror(errno));
 			break;
+		}
+		if (k == 0 && r->wait) {
+			int more = r->wait(r->wait_arg);
+			if (more > 0)
+				continue; /* the writer has more to come: a block half-written is waited for, not damage */
+			if (more < 0)
+				r->end_reported = 1; /* left by choice: no cut to report */
 		}
 		if (k == 0)
 			r->eof = 1;
@@ -482,6 +492,12 @@ void ptt_reader_set_next(struct ptt_reader *r, int (*next)(void *arg), void *arg
 {
 	r->next = next;
 	r->next_arg = arg;
+}
+
+void ptt_reader_set_wait(struct ptt_reader *r, int (*wait)(void *arg), void *arg)
+{
+	r->wait = wait;
+	r->wait_arg = arg;
 }
 
 /* Leave the rest of the current input unread: reading goes on with the next one. */

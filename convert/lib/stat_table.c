@@ -44,6 +44,7 @@ struct obj {
 	uint64_t hold_events;       /* the holders' own events inside its holds, acquisition and release included */
 	uint32_t last_owner;
 	uint32_t hist[HIST];
+	uint32_t hold_hist[HIST];   /* the holds' log histogram (ptt-top's p50/p99 hold) */
 	struct { uint32_t pid, tid; uint64_t ns; } top[TOPW]; /* pid: an object in shared memory has waiters in several */
 	struct site *sites;
 	unsigned nsites;
@@ -181,20 +182,22 @@ static uint64_t bucket_value(unsigned b)
 	return ((uint64_t)(4 + sub) << (lg - 2)) + ((uint64_t)1 << (lg - 2)) / 2; /* middle of the bucket */
 }
 
-static uint64_t percentile(const struct obj *o, double p)
+uint64_t stat_hist_percentile(const uint32_t *hist, uint64_t n, uint64_t max, double p)
 {
-	uint64_t want = (uint64_t)((double)o->waits * p + 0.5), seen = 0;
-	if (!o->waits)
+	uint64_t want = (uint64_t)((double)n * p + 0.5), seen = 0;
+	if (!n)
 		return 0;
 	if (want < 1)
 		want = 1;
 	for (unsigned b = 0; b < HIST; b++) {
-		seen += o->hist[b];
+		seen += hist[b];
 		if (seen >= want)
-			return bucket_value(b) < o->wait_max ? bucket_value(b) : o->wait_max;
+			return bucket_value(b) < max ? bucket_value(b) : max;
 	}
-	return o->wait_max;
+	return max;
 }
+
+static uint64_t percentile(const struct obj *o, double p) { return stat_hist_percentile(o->hist, o->waits, o->wait_max, p); }
 
 /* The row of a call site of o (NULL without a site): the first SITES sites each, then one row for the rest. */
 static struct site *site_of(struct obj *o, uint64_t addr)
@@ -468,6 +471,7 @@ static void on_release(void *ctx, struct mthread *t, struct mobject *mo, const s
 		o->hold_events += t->events - hold->events + 1;
 		if (d > o->hold_max)
 			o->hold_max = d;
+		o->hold_hist[bucket(d)]++;
 		add_fold(st, o, t->tid, hold, open_site(st, t->pid, &hold->open), 1, d);
 		struct site *at = site_of(o, frame_site(st, t->pid, hold)); /* where it was taken */
 		if (at) {
@@ -1504,6 +1508,36 @@ void stat_free(struct stat_table *st)
 	free(st->thrs);
 	ptt_map_free(&st->objs_by_key);
 	free(st);
+}
+
+size_t stat_count(const struct stat_table *st) { return st->nobjs; }
+
+void stat_row(const struct stat_table *st, size_t i, struct stat_row *r)
+{
+	const struct obj *o = st->objs[i];
+	r->pid = o->pid;
+	r->addr = o->addr;
+	r->cls = o->cls;
+	r->lock = is_lock(o);
+	r->acq = o->acq;
+	r->contended = o->contended;
+	r->waits = o->waits;
+	r->wait_total = o->wait_total;
+	r->wait_max = o->wait_max;
+	r->holds = o->holds;
+	r->hold_total = o->hold_total;
+	r->hold_max = o->hold_max;
+	memcpy(r->wait_hist, o->hist, sizeof o->hist);
+	memcpy(r->hold_hist, o->hold_hist, sizeof o->hold_hist);
+	obj_name(st, o, r->name, sizeof r->name);
+	snprintf(r->kind, sizeof r->kind, "%s", kind_name(o));
+}
+
+void stat_stalls(const struct stat_table *st, uint64_t *n, uint64_t *ns, uint64_t *lengthened_ns)
+{
+	*n = st->stalls;
+	*ns = st->stall_ns;
+	*lengthened_ns = st->stalled_ns;
 }
 
 int stat_is_lock(const struct stat_table *st, uint32_t pid, uint64_t obj)

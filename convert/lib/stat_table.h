@@ -73,6 +73,27 @@ struct stat_sample {
 void stat_set_sampler(struct stat_table *st, void (*fn)(void *ctx, const struct stat_sample *s), void *ctx);
 /* Is the object a lock (the LOCKS table: mutual exclusion), as the tables say once the input is read? */
 int stat_is_lock(const struct stat_table *st, uint32_t pid, uint64_t obj);
+/*
+ * The accounts as they are so far, an object at a time, for a live view (ptt-top, which takes the
+ * difference of two copies for an interval): stat_count objects, row i copied into r.
+ */
+#define STAT_HIST 256
+struct stat_row {
+	uint32_t pid;
+	uint64_t addr;
+	unsigned cls;
+	int lock;                   /* mutual exclusion (the LOCKS table), as far as the trace says so far */
+	uint64_t acq, contended, waits, wait_total, wait_max, holds, hold_total, hold_max;
+	uint32_t wait_hist[STAT_HIST], hold_hist[STAT_HIST]; /* log histograms of the waits (every acquisition's,
+							       0 when it did not block) and of the holds */
+	char name[96], kind[16];
+};
+size_t stat_count(const struct stat_table *st);
+void stat_row(const struct stat_table *st, size_t i, struct stat_row *r);
+/* The p-th fraction (0.5, 0.99) of the n values of a STAT_HIST histogram whose largest is max. */
+uint64_t stat_hist_percentile(const uint32_t *hist, uint64_t n, uint64_t max, double p);
+/* Tracer stalls so far: how many, their ns summed, and the ns of waits they lengthened. */
+void stat_stalls(const struct stat_table *st, uint64_t *n, uint64_t *ns, uint64_t *lengthened_ns);
 void stat_free(struct stat_table *st);
 
 #endif

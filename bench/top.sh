@@ -1,0 +1,45 @@
+#!/bin/sh
+# bench/top.sh - what ptt-top attached costs the recorded program (issue 35 item 1): the program's
+# wall time under ptt-record alone, and with ptt-top -b following the trace (its frames to /dev/null),
+# runs alternated, the median of each; with the load average, as the machine is shared.
+#
+#   sh bench/top.sh [BUILD]     knobs: PTT_BENCH_TOP_REPS (runs per mode, default 5),
+#                               PTT_BENCH_TOP_ARGS (contention's arguments, default -t 4 -n 20000 -u 20)
+set -eu
+BUILD=$(cd "${1:-build}" && pwd)
+BIN=$BUILD/bin
+REPS=${PTT_BENCH_TOP_REPS:-5}
+ARGS=${PTT_BENCH_TOP_ARGS:--t 4 -n 20000 -u 20}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+# one run: the program's wall time in ms (ptt-record's start and end not counted: the program's own
+# start-to-exit, from its process_begin to process_exit in the trace); $1: "alone" or "top"
+run() {
+	rm -f "$TMP/t.ptt"
+	"$BIN/ptt-record" -q -o "$TMP/t.ptt" -- "$BUILD/examples/contention" $ARGS >/dev/null 2>&1 &
+	rec=$!
+	if [ "$1" = top ]; then
+		for _ in $(seq 200); do [ -s "$TMP/t.ptt" ] && break; sleep 0.01; done
+		"$BIN/ptt-top" -b -d 0.5 "$TMP/t.ptt" >/dev/null 2>&1 &
+		top=$!
+	fi
+	wait "$rec"
+	[ "$1" = top ] && wait "$top"
+	"$BIN/ptt-dump" "$TMP/t.ptt" | awk '$5 == "process_begin" && !b { b = $1 } $5 == "process_exit" { e = $1 }
+		END { printf "%.1f\n", (e - b) * 1000 }'
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+: >"$TMP/alone"
+: >"$TMP/top"
+for _ in $(seq "$REPS"); do
+	run alone >>"$TMP/alone"
+	run top >>"$TMP/top"
+done
+a=$(median <"$TMP/alone")
+t=$(median <"$TMP/top")
+echo "ptt-top attached: contention $ARGS under ptt-record, median of $REPS runs each (ms):" \
+	"alone $a, with ptt-top -b -d 0.5 following the trace $t ($(awk -v a="$a" -v t="$t" 'BEGIN { printf "%+.1f %%", 100 * (t - a) / a }'))," \
+	"load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) processors"
