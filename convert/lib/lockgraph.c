@@ -411,10 +411,14 @@ static void name_of(struct lockgraph *g, const struct node *n, char *buf, size_t
 {
 	char given[PTT_MAX_STR];
 	const char *s = ptt_syms_object_known_name(g->syms, n->pid, n->addr, given, sizeof given);
-	if (*s)
-		snprintf(buf, size, "%s (0x%" PRIx64 ")", s, n->addr);
-	else
-		snprintf(buf, size, "0x%" PRIx64, n->addr);
+	char tail[32];
+	int t = snprintf(tail, sizeof tail, "0x%" PRIx64, n->addr);
+	if (*s && size > (size_t)t + 8) { /* a name cut keeps its address: "NAME… (0xADDR)" */
+		size_t l = ptt_name_printf(buf, size - (size_t)t - 3, "%s", s);
+		snprintf(buf + l, size - l, " (%s)", tail);
+	} else {
+		ptt_name_printf(buf, size, "%s", tail);
+	}
 }
 
 /* "TID (NAME)" by the one rule of thread names (symbols.h), or "TID" */
@@ -422,10 +426,12 @@ static void thread_name(struct lockgraph *g, uint32_t pid, uint32_t tid, char *b
 {
 	char given[PTT_MAX_STR];
 	const char *s = ptt_syms_thread_known_name(g->syms, pid, tid, given, sizeof given);
-	if (*s)
-		snprintf(buf, size, "%" PRIu32 " (%s)", tid, s);
-	else
-		snprintf(buf, size, "%" PRIu32, tid);
+	int h = snprintf(buf, size, "%" PRIu32, tid);
+	if (*s && h > 0 && size > (size_t)h + 8) { /* a name cut keeps its parenthesis: "TID (NAME…)" */
+		size_t l = (size_t)h + 2 + ptt_name_printf(buf + h + 2, size - (size_t)h - 3, "%s", s);
+		memcpy(buf + h, " (", 2);
+		memcpy(buf + l, ")", 2);
+	}
 }
 
 /* A path from -> ... -> target inside component comp (depth-first); fills path, returns its length. */
