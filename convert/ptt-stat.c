@@ -291,7 +291,7 @@ static int report(void *ctx, struct pass *p)
 		stat_print_brief(s->st, &s->o, stdout);
 	else
 		stat_print(s->st, &s->o, stdout);
-	if (!s->o.csv) /* the limits the trace met, with the figures they affect (CSV: on stderr) */
+	if (!s->o.csv && s->folded < 0) /* the limits the trace met, with the figures they affect (CSV, folded: on stderr) */
 		cli_say_limits(&p->in, stdout, "limit: ");
 	if (!s->o.csv && !s->brief && s->folded < 0)
 		say_recorder(p);

@@ -55,6 +55,15 @@ static int say(const struct ptt_limits *l, unsigned t, char *buf, size_t size)
 	case PTT_LIMIT_RING_MAP:
 		return snprintf(buf, size, "the kernel refused to map a ring (no address space: ulimit -v?): %" PRIu64 " event%s of threads without a ring lost",
 				n, s);
+	case PTT_LIMIT_STACK_DEPTH:
+		return snprintf(buf, size, "%" PRIu64 " stack%s cut at %" PRIu64 " frames: the frames past it are not known (shown as \u2026(cut at %" PRIu64 " frames))",
+				n, s, lim, lim);
+	case PTT_LIMIT_MODEL_FRAMES:
+		return snprintf(buf, size, "a thread held or waited on more than %" PRIu64 " objects at once: the oldest of %" PRIu64 " forgotten, their holds and waits end early in the figures",
+				lim, n);
+	case PTT_LIMIT_PY_CODES:
+		return snprintf(buf, size, "CPython code table full after %" PRIu64 " code objects (in %" PRIu64 " process%s): the frames of later ones are shown as \"python code not described\"",
+				lim, n, n == 1 ? "" : "es");
 	case PTT_LIMIT_EXEC_UNTRACED:
 		return snprintf(buf, size, "%" PRIu64 " exec%s of a new image not traced: the program had closed the shared ring's descriptor, or used its number",
 				n, s);

@@ -351,6 +351,9 @@ enum ptt_limit {
 	PTT_LIMIT_RING_MAP = 6,       /* count events of threads whose ring the kernel refused to map (limit: rings announced) */
 	PTT_LIMIT_EXEC_UNTRACED = 7,  /* count execs whose new image cannot attach: the ring's descriptor is gone or its number reused */
 	PTT_LIMIT_SHARED_MAPS = 8,    /* count shared mappings a process could not remember for its forked children (limit: held) */
+	PTT_LIMIT_STACK_DEPTH = 9,    /* count distinct stacks cut at limit frames (their last frame PTT_FRAME_CUT) */
+	PTT_LIMIT_MODEL_FRAMES = 10,  /* a reader's, never written: count frames (holds, waits) of a thread past limit forgotten */
+	PTT_LIMIT_PY_CODES = 11,      /* count processes whose table of limit CPython code objects filled (later frames: code 0) */
 	PTT_LIMIT_COUNT
 };
 /*
@@ -699,6 +702,15 @@ void ptt_names_free(struct ptt_names *n);
 #define PTT_IS_PYFRAME(f) ((uint64_t)(f) >> 56 == PTT_PYFRAME_TAG)
 #define PTT_PYFRAME_CODE(f) ((uint32_t)((uint64_t)(f) >> 32) & 0xffffffu)
 #define PTT_PYFRAME_LINE(f) ((uint32_t)(f))
+/*
+ * The last frame of a stack the runtime cut at its depth (ptt-trace(5)):
+ * top byte 0xfd (never a user-space address, nor an inline level of one),
+ * the depth kept in bits 0..31.  It follows the frames kept (the Python
+ * frames, if any, after it); readers show it as "\u2026(cut at N frames)".
+ */
+#define PTT_FRAME_CUT_TAG 0xfdu
+#define PTT_FRAME_CUT(depth) ((uint64_t)PTT_FRAME_CUT_TAG << 56 | (uint64_t)(uint32_t)(depth))
+#define PTT_IS_FRAME_CUT(f) ((uint64_t)(f) >> 56 == PTT_FRAME_CUT_TAG)
 struct ptt_stacks;
 struct ptt_stacks *ptt_stacks_new(void);
 /* Learn from a stack_frames event: 1 if it was one, 0 if not, or PTT_E_NOMEM. */

@@ -63,7 +63,7 @@ static uintptr_t code_type, str_type, bytes_type;
 static unsigned long version;
 static int wanted, detected, announced;
 static struct code_slot *codes;
-static uint32_t next_code, codes_used;
+static uint32_t next_code, codes_used, full_said; /* full_said: the limit event of a full table is written */
 
 #define AT(p, off, T) (*(T const *)((const char *)(p) + (off)))
 
@@ -206,8 +206,12 @@ static struct code_slot *code_slot(uintptr_t co)
 		struct code_slot *s = &codes[i];
 		uint64_t sh = __atomic_load_n(&s->hash, __ATOMIC_ACQUIRE);
 		if (sh == 0) {
-			if (__atomic_load_n(&codes_used, __ATOMIC_RELAXED) >= PTT_PY_SLOTS / 4 * 3)
+			if (__atomic_load_n(&codes_used, __ATOMIC_RELAXED) >= PTT_PY_SLOTS / 4 * 3) {
+				/* said once per process: later code objects' frames are "not described" (code id 0) */
+				if (!__atomic_exchange_n(&full_said, 1, __ATOMIC_RELAXED))
+					ptt_emit_limit(PTT_LIMIT_PY_CODES, 1, PTT_PY_SLOTS / 4 * 3, 0);
 				return NULL;
+			}
 			if (__atomic_compare_exchange_n(&s->hash, &sh, h, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 				__atomic_fetch_add(&codes_used, 1, __ATOMIC_RELAXED);
 				uint32_t id = __atomic_add_fetch(&next_code, 1, __ATOMIC_RELAXED) & 0xffffffu;
@@ -367,5 +371,5 @@ void ptt_py_after_fork(void)
 	announced = 0;
 	if (codes)
 		madvise(codes, sizeof(struct code_slot) * PTT_PY_SLOTS, MADV_DONTNEED);
-	next_code = codes_used = 0;
+	next_code = codes_used = full_said = 0;
 }

@@ -134,6 +134,7 @@ void ptt_emit_plain(unsigned id, const uint32_t *args, unsigned nargw) PTT_HIDDE
  * Never allocates; may write stack_frames records (a new stack).
  */
 #define PTT_STACK_DEPTH 24
+#define PTT_STACK_WALK (PTT_STACK_DEPTH + 1) /* frames unwound: one past the depth tells a stack cut (PTT_FRAME_CUT) */
 #define PTT_STACK_NONE 0u
 #define PTT_STACK_FULL 0xffffffffu
 extern uint8_t ptt_stack_on[PTT_MAX_TYPES] PTT_HIDDEN;

@@ -48,7 +48,7 @@ struct stack_slot {
 	uint32_t depth;
 	uint32_t id;
 	uint32_t pad;
-	uintptr_t f[PTT_STACK_DEPTH + PTT_PY_DEPTH];
+	uintptr_t f[PTT_STACK_WALK + PTT_PY_DEPTH];
 };
 
 uint8_t ptt_stack_on[PTT_MAX_TYPES];
@@ -71,7 +71,7 @@ static _Unwind_Reason_Code step(struct _Unwind_Context *ctx, void *arg)
 		return _URC_NO_REASON; /* the tracer's own frames: the wrapper, a thread's start trampoline */
 	w->f[w->n++] = ip;
 	/* in a CPython, the interpreter loop's first frame ends the native part (ptt_py_eval_lo) */
-	if (w->n == PTT_STACK_DEPTH || (ip - 1 >= ptt_py_eval_lo && ip - 1 < ptt_py_eval_hi))
+	if (w->n == PTT_STACK_WALK || (ip - 1 >= ptt_py_eval_lo && ip - 1 < ptt_py_eval_hi))
 		return _URC_END_OF_STACK;
 	return _URC_NO_REASON;
 }
@@ -127,6 +127,8 @@ uint32_t ptt_stack_intern(const uintptr_t *f, unsigned n)
 				s->id = id;
 				write_frames(id, f, n); /* stamped before any use of id can be */
 				__atomic_store_n(&s->ready, 1, __ATOMIC_RELEASE);
+				if (n > PTT_STACK_DEPTH && PTT_IS_FRAME_CUT(f[PTT_STACK_DEPTH]))
+					ptt_emit_limit(PTT_LIMIT_STACK_DEPTH, 1, PTT_STACK_DEPTH, 0); /* once per stack cut */
 				return id;
 			}
 			/* lost the race for the slot: sh is now the winner's hash */
@@ -155,9 +157,11 @@ uint32_t ptt_stack_here(void)
 		return PTT_STACK_NONE;
 	int saved = errno; /* the program's, across the unwinder and a first record's ring set-up */
 	t->unwinding = 1;
-	uintptr_t f[PTT_STACK_DEPTH + PTT_PY_DEPTH];
+	uintptr_t f[PTT_STACK_WALK + PTT_PY_DEPTH];
 	struct walk w = { f, 0 };
 	_Unwind_Backtrace(step, &w);
+	if (w.n == PTT_STACK_WALK) /* a frame past the depth kept: the stack is cut, and says so */
+		f[PTT_STACK_DEPTH] = (uintptr_t)PTT_FRAME_CUT(PTT_STACK_DEPTH);
 	w.n += ptt_py_frames(f + w.n, PTT_PY_DEPTH); /* a CPython's: after the native frames (pyframes.c) */
 	uint32_t id = ptt_stack_intern(f, w.n);
 	t->unwinding = 0;
@@ -203,7 +207,7 @@ void ptt_stack_init(unsigned mode)
 	}
 	ptt_on[PTT_EV_STACK] = ptt_on[PTT_EV_STACK_FRAMES] = 1;
 	/* the unwinder's one-time set-up now, not inside the program's first wait */
-	uintptr_t f[PTT_STACK_DEPTH];
+	uintptr_t f[PTT_STACK_WALK];
 	struct walk w = { f, 0 };
 	_Unwind_Backtrace(step, &w);
 	table = m;

@@ -23,9 +23,9 @@ void entity_thread_name(char *buf, size_t size, struct ptt_syms *syms, uint32_t 
 	ptt_syms_thread_name(syms, pid, tid, given, sizeof given);
 	/* the tid first: rows of threads with the same start routine stay apart */
 	if (strncmp(given, "thread ", 7) != 0)
-		snprintf(buf, size, "%" PRIu32 " %s", tid, given);
+		ptt_name_printf(buf, size, "%" PRIu32 " %s", tid, given);
 	else
-		snprintf(buf, size, "%" PRIu32, tid);
+		ptt_name_printf(buf, size, "%" PRIu32, tid);
 }
 
 void entity_object_name(char *buf, size_t size, struct ptt_syms *syms, uint32_t pid, unsigned cls, uint64_t addr)
@@ -33,7 +33,7 @@ void entity_object_name(char *buf, size_t size, struct ptt_syms *syms, uint32_t 
 	const char *kind = cls < PTT_CLASS_COUNT && entity_object_kind[cls] ? entity_object_kind[cls] : "object";
 	char given[PTT_MAX_STR];
 	ptt_syms_object_name(syms, pid, addr, given, sizeof given);
-	snprintf(buf, size, "%s %s", kind, given);
+	ptt_name_printf(buf, size, "%s %s", kind, given);
 }
 
 int entity_many_processes(const struct ptt_syms *syms) { return ptt_syms_processes(syms) > 1; }

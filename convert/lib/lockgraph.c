@@ -414,12 +414,16 @@ static void name_of(struct lockgraph *g, const struct node *n, char *buf, size_t
 {
 	char given[PTT_MAX_STR];
 	const char *s = ptt_syms_object_known_name(g->syms, n->pid, n->addr, given, sizeof given);
+	char tail[32];
+	int t = snprintf(tail, sizeof tail, "0x%" PRIx64, n->addr);
 	if (PTT_IS_SHARED(n->addr)) /* in shared memory: its mapping is its name, the address is no process's */
-		snprintf(buf, size, "%s", *s ? s : "shared object");
-	else if (*s)
-		snprintf(buf, size, "%s (0x%" PRIx64 ")", s, n->addr);
-	else
-		snprintf(buf, size, "0x%" PRIx64, n->addr);
+		ptt_name_printf(buf, size, "%s", *s ? s : "shared object");
+	else if (*s && size > (size_t)t + 8) { /* a name cut keeps its address: "NAME… (0xADDR)" */
+		size_t l = ptt_name_printf(buf, size - (size_t)t - 3, "%s", s);
+		snprintf(buf + l, size - l, " (%s)", tail);
+	} else {
+		ptt_name_printf(buf, size, "%s", tail);
+	}
 	entity_object_process(buf, size, g->syms, n->pid, n->addr);
 }
 

@@ -1255,7 +1255,7 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		joins += st->thrs[i]->in_state[MS_JOIN];
 	for (size_t i = 0; i < tshown; i++) {
 		const struct thr *t = st->thrs[i];
-		char nb[PTT_MAX_STR];
+		char nb[PTT_MAX_STR], cut[19]; /* cut: 16 columns of a name in the table */
 		const char *n = thr_name(st, t->pid, t->tid, nb, sizeof nb);
 		uint64_t life, run = no_wait(t, &life); /* outside any traced blocking call */
 		uint64_t rw = t->in_state[MS_RW_RD_WAIT] + t->in_state[MS_RW_WR_WAIT];
@@ -1267,8 +1267,10 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", t->pid, t->tid, n ? n : "", life, run,
 				mutex, cond, t->in_state[MS_BARRIER], t->in_state[MS_JOIN],
 				t->in_state[MS_SEM_WAIT], rw, t->in_state[MS_OTHER_WAIT], semlock, t->in_state[MS_FUTEX_WAIT]);
-		else
-			fprintf(out, "%8" PRIu32 " %8" PRIu32 " %-16.16s %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f\n",
+		else if (n && strlen(n) > 16 && ptt_name_printf(cut, sizeof cut, "%s", n) && ptt_name_cut(cut, 15))
+			n = cut; /* 16 columns: 15 bytes and the mark */
+		if (!o->csv)
+			fprintf(out, "%8" PRIu32 " %8" PRIu32 " %-16s %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f\n",
 				t->pid, t->tid, n ? n : "", ms(life), ms(run), ms(mutex), ms(rw), ms(semlock),
 				ms(cond), ms(semsig), ms(t->in_state[MS_BARRIER]), ms(t->in_state[MS_JOIN]),
 				ms(t->in_state[MS_OTHER_WAIT]), ms(t->in_state[MS_FUTEX_WAIT]));

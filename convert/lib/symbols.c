@@ -1,5 +1,6 @@
 /* symbols.c - addresses to function+offset (module) and file:line with libdwfl; display names. */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -722,6 +723,19 @@ static struct ptt_sym *entry_new(struct ptt_syms *s, const char *func, const cha
 	return &e->sym;
 }
 
+/* The frame that ends a stack the runtime cut at its depth (PTT_FRAME_CUT): said in every output that shows it. */
+static const struct ptt_sym *cut_frame(struct ptt_syms *s, struct space *sp, uint64_t key, uint64_t addr)
+{
+	static const struct ptt_sym nomem = { NULL, "\u2026(cut)", NULL, "\u2026(cut)", 1, NULL };
+	char where[64];
+	snprintf(where, sizeof where, "\u2026(cut at %" PRIu32 " frames)", (uint32_t)addr);
+	struct ptt_sym *e = entry_new(s, NULL, where, NULL);
+	if (!e)
+		return &nomem;
+	ptt_map_put(&sp->cache, key, e);
+	return e;
+}
+
 /*
  * Symbolise addr (a return address when code: the call is the byte before,
  * so symbol and line are looked up at addr - 1 while the offset shown is
@@ -739,6 +753,8 @@ static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t a
 	struct ptt_sym *hit = ptt_map_get(&sp->cache, key);
 	if (hit)
 		return hit;
+	if (code && PTT_IS_FRAME_CUT(addr))
+		return cut_frame(s, sp, key, addr);
 	char where[512], line[300], *linep = NULL, *readable = NULL, *inl = NULL, *next = NULL;
 	const char *func = NULL;
 	unsigned level = (unsigned)(addr >> PTT_SYMS_LEVEL_SHIFT), levels = 1;
@@ -754,7 +770,7 @@ static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t a
 	if (unread) {
 		/* in an object the trace names but this machine cannot give: its offset, what addr2line
 		 * takes on a machine that has the file, and why once */
-		snprintf(where, sizeof where, "%s+0x%" PRIx64, base_name(unread->path), addr - unread->base);
+		ptt_name_printf(where, sizeof where, "%s+0x%" PRIx64, base_name(unread->path), addr - unread->base);
 		tell(s, unread->file);
 	} else if (!mod) {
 		snprintf(where, sizeof where, "0x%" PRIx64, addr);
@@ -775,9 +791,9 @@ static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t a
 			readable = ptt_demangle(name); /* C++: as written, not as mangled */
 			func = readable ? readable : name;
 			if (shown)
-				snprintf(where, sizeof where, "%s+0x%" PRIx64 " (%s)", func, shown, mname);
+				ptt_name_printf(where, sizeof where, "%s+0x%" PRIx64 " (%s)", func, shown, mname);
 			else
-				snprintf(where, sizeof where, "%s (%s)", func, mname);
+				ptt_name_printf(where, sizeof where, "%s (%s)", func, mname);
 		} else {
 			/* offset in the file's address space: what objdump and addr2line take */
 			Dwarf_Addr bias = 0;
@@ -786,7 +802,7 @@ static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t a
 				note_stripped(s, mod);
 				next = next_function(mod, at);
 			}
-			snprintf(where, sizeof where, "%s+0x%" PRIx64, mname, addr - bias);
+			ptt_name_printf(where, sizeof where, "%s+0x%" PRIx64, mname, addr - bias);
 		}
 		Dwfl_Line *l = dwfl_module_getsrc(mod, at);
 		int lineno = 0;
@@ -807,8 +823,7 @@ static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t a
 				if (i + 1 < (unsigned)n && (inl = die_name(&chain[i]))) {
 					char phys[sizeof where];
 					memcpy(phys, where, sizeof phys);
-					if (snprintf(where, sizeof where, "%.200s inlined in %.280s", inl, phys) < 0)
-						where[0] = 0;
+					ptt_name_printf(where, sizeof where, "%s inlined in %s", inl, phys);
 					func = inl;
 				}
 			}
@@ -912,13 +927,43 @@ size_t ptt_syms_code_phrase(struct ptt_syms *s, uint32_t pid, uint64_t addr, cha
 	return phrase(addr ? ptt_syms_code(s, pid, addr) : NULL, buf, size);
 }
 
+size_t ptt_name_printf(char *buf, size_t size, const char *fmt, ...)
+{
+	static const char mark[] = "\u2026"; /* … (3 bytes in UTF-8: ptt_name_cut's) */
+	if (size == 0)
+		return 0;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		buf[0] = 0;
+		return 0;
+	}
+	if ((size_t)n < size)
+		return (size_t)n;
+	if (size < sizeof mark)
+		return size - 1; /* no room for the mark: a buffer this small holds no name */
+	return ptt_name_cut(buf, size - sizeof mark);
+}
+
+size_t ptt_name_cut(char *buf, size_t keep)
+{
+	static const char mark[] = "\u2026";
+	size_t at = keep;
+	while (at > 0 && ((unsigned char)buf[at] & 0xc0) == 0x80)
+		at--; /* not inside a character */
+	memcpy(buf + at, mark, sizeof mark);
+	return at + sizeof mark - 1;
+}
+
 const char *ptt_syms_process_name(struct ptt_syms *s, uint32_t pid, char *buf, size_t size)
 {
 	struct space *sp = space_get(s, pid, 0);
 	if (sp && sp->cmd && *sp->cmd)
-		snprintf(buf, size, "%s %" PRIu32, sp->cmd, pid);
+		ptt_name_printf(buf, size, "%s %" PRIu32, sp->cmd, pid);
 	else
-		snprintf(buf, size, "process %" PRIu32, pid);
+		ptt_name_printf(buf, size, "process %" PRIu32, pid);
 	return buf;
 }
 
@@ -929,11 +974,11 @@ const char *ptt_syms_thread_known_name(struct ptt_syms *s, uint32_t pid, uint32_
 	struct space *sp;
 	const struct ptt_sym *start;
 	if (given && *given)
-		snprintf(buf, size, "%s", given);
+		ptt_name_printf(buf, size, "%s", given);
 	else if (t && t->start && (start = lookup(s, pid, t->start, 0))->func)
-		snprintf(buf, size, "%s", start->func);
+		ptt_name_printf(buf, size, "%s", start->func);
 	else if (tid == pid && (sp = space_get(s, pid, 0)) && sp->cmd && *sp->cmd)
-		snprintf(buf, size, "%s", sp->cmd);
+		ptt_name_printf(buf, size, "%s", sp->cmd);
 	else if (size)
 		buf[0] = 0;
 	return buf;
@@ -948,7 +993,7 @@ uint64_t ptt_syms_thread_start(const struct ptt_syms *s, uint32_t pid, uint32_t 
 const char *ptt_syms_thread_name(struct ptt_syms *s, uint32_t pid, uint32_t tid, char *buf, size_t size)
 {
 	if (!*ptt_syms_thread_known_name(s, pid, tid, buf, size))
-		snprintf(buf, size, "thread %" PRIu32, tid);
+		ptt_name_printf(buf, size, "thread %" PRIu32, tid);
 	return buf;
 }
 
@@ -958,23 +1003,23 @@ const char *ptt_syms_object_known_name(struct ptt_syms *s, uint32_t pid, uint64_
 		return shmap_name(s->shmap, addr, buf, size);
 	const char *given = ptt_names_object(s->names, addr);
 	if (given && *given) {
-		snprintf(buf, size, "%s", given);
+		ptt_name_printf(buf, size, "%s", given);
 		return buf;
 	}
 	const struct ptt_sym *sym = lookup(s, pid, addr, 0);
 	if (sym->func && strcmp(sym->func, "_PyRuntime") == 0) {
 		/* CPython's GIL, where the interpreter keeps it (ptt_syms_is_gil) */
 		const char *paren = strchr(sym->where, ' ');
-		snprintf(buf, size, "CPython GIL (%.*s)", (int)(paren ? paren - sym->where : (long)strlen(sym->where)), sym->where);
+		ptt_name_printf(buf, size, "CPython GIL (%.*s)", (int)(paren ? paren - sym->where : (long)strlen(sym->where)), sym->where);
 	} else if (sym->func) {
 		/* a data symbol: "queue_lock", or "table+0x40" inside an array or struct */
 		const char *plus = strchr(sym->where, '+'), *paren = strchr(sym->where, ' ');
 		if (plus && (!paren || plus < paren))
-			snprintf(buf, size, "%.*s", (int)(paren ? paren - sym->where : (long)strlen(sym->where)), sym->where);
+			ptt_name_printf(buf, size, "%.*s", (int)(paren ? paren - sym->where : (long)strlen(sym->where)), sym->where);
 		else
-			snprintf(buf, size, "%s", sym->func);
+			ptt_name_printf(buf, size, "%s", sym->func);
 	} else if (strncmp(sym->where, "0x", 2) != 0) {
-		snprintf(buf, size, "%s", sym->where); /* module+0xoff */
+		ptt_name_printf(buf, size, "%s", sym->where); /* module+0xoff */
 	} else if (size) {
 		buf[0] = 0;
 	}
@@ -990,7 +1035,7 @@ int ptt_syms_is_gil(struct ptt_syms *s, uint32_t pid, uint64_t addr)
 const char *ptt_syms_object_name(struct ptt_syms *s, uint32_t pid, uint64_t addr, char *buf, size_t size)
 {
 	if (!*ptt_syms_object_known_name(s, pid, addr, buf, size))
-		snprintf(buf, size, "0x%" PRIx64, addr);
+		ptt_name_printf(buf, size, "0x%" PRIx64, addr);
 	return buf;
 }
 

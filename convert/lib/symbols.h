@@ -103,6 +103,15 @@ size_t ptt_syms_code_phrase(struct ptt_syms *s, uint32_t pid, uint64_t addr, cha
  *            "module+0xoff", else the address in hex.
  * Returns buf.
  */
+/*
+ * The one way a name is cut: as snprintf into buf, but a name longer than
+ * size - 1 bytes ends with "\u2026" (at a character's boundary), so that every tool's
+ * cut name shows it is one.  Returns the length written.
+ */
+size_t ptt_name_printf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The same mark put after the first keep bytes of buf (at a character's boundary; buf holds keep + 4 bytes at
+ * least): a name cut to a column's width.  Returns the length. */
+size_t ptt_name_cut(char *buf, size_t keep);
 const char *ptt_syms_process_name(struct ptt_syms *s, uint32_t pid, char *buf, size_t size);
 const char *ptt_syms_thread_name(struct ptt_syms *s, uint32_t pid, uint32_t tid, char *buf, size_t size);
 /* The same without the last resort: "" for a thread with no name, start routine or command (a table's NAME column). */

@@ -126,3 +126,27 @@ object_words() {
 	[ "$stderr" = "ptt-stat: $T/bin/lossy_order: No such file or directory; its addresses are named by offset" ]
 	[[ "$output" == *"lossy_order+0x"* ]]
 }
+
+@test "a name too long for its place is cut one way by every tool, with a visible mark" {
+	# the inversion's lock_a and thread "first" given names of 281 and 211 characters
+	local a b t="$BATS_TEST_TMPDIR/long.txt"
+	a=$(printf 'lock_a_%.0s' $(seq 40))x
+	b=$(printf 'worker_%.0s' $(seq 30))y
+	sed -e "s/name=\"lock_a\"/name=\"$a\"/" -e "s/name=\"first\"/name=\"$b\"/" \
+		"$BATS_TEST_DIRNAME/frozen/inversion.txt" >"$t"
+	# ptt-deadlock: the object cut keeps its address, the thread cut its parenthesis
+	run -1 --separate-stderr ptt-deadlock "$t"
+	[ "$stderr" = "" ]
+	[ "${lines[1]}" = "  lock_b (0x5560609e3080) taken while holding ${a:0:107}… (0x5560609e30c0): first by thread 4127 (${b:0:53}…) at 0.008189490 s" ]
+	[ "${lines[2]}" = "  ${a:0:107}… (0x5560609e30c0) taken while holding lock_b (0x5560609e3080): first by thread 4128 (second) at 0.008510235 s" ]
+	# ptt-stat: the object in its table, the thread in its 16 columns
+	run -0 --separate-stderr ptt-stat "$t"
+	[ "$stderr" = "" ]
+	[[ "$output" == *$'\n'"${a:0:92}… mutex "* ]]
+	[[ "$output" == *" 4127 ${b:0:15}…       0.092 "* ]]
+	# a name that fits is never cut, nor marked
+	[[ "$output" != *"lock_b…"* ]]
+	run -0 --separate-stderr ptt-csv "$t"
+	[[ "$output" == *",\"$b\""* || "$output" == *",$b,"* || "$output" == *",$b"* ]]
+	[[ "$output" != *"…"* ]]
+}

@@ -222,3 +222,60 @@ EOF
 	[ "$(awk '$5 == "lock" && / wait_second\+/ { print $1 }' <<<"$sites")" = 1 ]
 	[ "$(awk '$1 ~ /^[0-9]+$/ { n += $1; r++ } END { print n, r }' <<<"$sites")" = "2 2" ]
 }
+
+# deep.c N: a wait for a held mutex at N calls of deep() below main
+write_deep() {
+	cat >"$BATS_TEST_TMPDIR/deep.c" <<'C'
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static void *holder(void *a) { (void)a; pthread_mutex_lock(&m); usleep(20000); pthread_mutex_unlock(&m); return NULL; }
+__attribute__((noinline)) static int deep(int n)
+{
+	if (n == 0) {
+		pthread_mutex_lock(&m);
+		pthread_mutex_unlock(&m);
+		return 0;
+	}
+	return deep(n - 1) + 1;
+}
+int main(int argc, char **argv)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, holder, NULL);
+	usleep(5000);
+	printf("depth %d\n", deep(argc > 1 ? atoi(argv[1]) : 40));
+	pthread_join(t, NULL);
+	return 0;
+}
+C
+	cc -O0 -g -pthread -o "$BATS_TEST_TMPDIR/deep" "$BATS_TEST_TMPDIR/deep.c"
+}
+
+@test "a stack cut at its depth (24 frames) ends with a mark in every output, and a limit said once" {
+	write_deep
+	run -0 --separate-stderr ptt-record -q --stacks=all -o "$T" -- "$BATS_TEST_TMPDIR/deep" 40
+	[ "$output" = "depth 40" ]
+	note="1 stack cut at 24 frames: the frames past it are not known (shown as …(cut at 24 frames))"
+	# the flame graph: the mark is the root of the hold's stack, the 24 frames kept below it
+	# (--stacks=all: every acquisition has its stack, contended or not)
+	run -0 --separate-stderr ptt-stat --folded=hold "$T"
+	[ "$stderr" = "ptt-stat: $T: note: $note" ]
+	grep -qE '^…\(cut at 24 frames\)(;deep){24};\[mutex m\] [0-9]+$' <<<"$output"
+	run -0 --separate-stderr ptt-stat "$T"
+	[[ "$output" == *"limit: $note"* ]]
+	[ "$stderr" = "" ]
+	run -0 --separate-stderr ptt-deadlock "$T"
+	[ "$stderr" = "ptt-deadlock: $T: note: $note" ]
+	# the stack's frames as written: 24 return addresses, then the mark (top byte 0xfd, the depth)
+	run -0 --separate-stderr ptt-dump -n "$T"
+	grep -qE " stack_frames stack=[0-9]+ at=24 a=0xfd00000000000018 " <<<"$output"
+	# a stack within the depth: no mark, nothing said
+	run -0 --separate-stderr ptt-record -q --stacks=all -o "$T" -- "$BATS_TEST_TMPDIR/deep" 10
+	run -0 --separate-stderr ptt-stat --folded=hold "$T"
+	[ "$stderr" = "" ]
+	[[ "$output" != *"cut at"* ]]
+	grep -qE ';main(;deep){11};\[mutex m\] [0-9]+$' <<<"$output"
+}

@@ -344,3 +344,28 @@ C
 	run -0 --separate-stderr ptt-stat --brief "$BATS_TEST_TMPDIR/g.ptt"
 	[[ "${lines[1]}" == "  CPython GIL (_PyRuntime+$off) cond   $waits of $waits acquisitions waited, "* ]]
 }
+
+@test "a full table of code objects is said once by every tool; the frames past it are not described" {
+	need_python
+	# 7000 functions, each taking a lock once: more code objects than the runtime describes (6144)
+	cat >"$BATS_TEST_TMPDIR/many.py" <<'PY'
+import threading
+lock = threading.Lock()
+ns = {"lock": lock}
+for i in range(7000):
+    exec("def f%d():\n    with lock:\n        pass\n" % i, ns)
+for i in range(7000):
+    ns["f%d" % i]()
+print("called 7000")
+PY
+	run -0 --separate-stderr ptt-record -q --stacks=all -o "$T" -- "$PY" "$BATS_TEST_TMPDIR/many.py"
+	[ "$output" = "called 7000" ]
+	note="CPython code table full after 6144 code objects (in 1 process): the frames of later ones are shown as \"python code not described\""
+	[ "$(ptt-dump -n "$T" | grep -c ' limit table=11 ')" -eq 1 ]
+	run -0 --separate-stderr ptt-deadlock "$T"
+	[ "$stderr" = "ptt-deadlock: $T: note: $note" ]
+	# the frames of the functions past the table's end: their stacks say they are not described
+	run -0 --separate-stderr ptt-dump "$T"
+	[[ "$output" == *"python code not described"* ]]
+	[ "$stderr" = "ptt-dump: $T: note: $note" ]
+}
