@@ -34,6 +34,13 @@ int ptt_limits_add_record(struct ptt_limits *l, const uint32_t *w, uint32_t n)
 	return 1;
 }
 
+void ptt_limits_met(struct ptt_limits *l, unsigned table, uint64_t count, uint64_t limit, uint64_t need)
+{
+	if (table == 0 || table >= PTT_LIMIT_COUNT || count <= l->count[table])
+		return;
+	add(l, table, count - l->count[table], limit, need);
+}
+
 static int say(const struct ptt_limits *l, unsigned t, char *buf, size_t size)
 {
 	uint64_t n = l->count[t], lim = l->limit[t], need = l->need[t];
@@ -58,6 +65,9 @@ static int say(const struct ptt_limits *l, unsigned t, char *buf, size_t size)
 	case PTT_LIMIT_EXEC_UNTRACED:
 		return snprintf(buf, size, "%" PRIu64 " exec%s of a new image not traced: the program had closed the shared ring's descriptor, or used its number",
 				n, s);
+	case PTT_LIMIT_FRAMES:
+		return snprintf(buf, size, "%" PRIu64 " hold%s and wait%s in force forgotten: a thread had more than the %" PRIu64
+				" kept at once (the oldest forgotten)", n, s, s, lim);
 	default:
 		return snprintf(buf, size, "%" PRIu64 " limit event%s of a kind this reader does not know", n, s);
 	}

@@ -314,6 +314,8 @@ void model_free(struct model *m);
 const struct ptt_stacks *model_stacks(const struct model *m);
 /* Stack events that said the runtime's stack table was full (those events have no stack). */
 uint64_t model_stacks_full(const struct model *m);
+/* Frames forgotten, the oldest of a thread holding and waiting on more than PTT_FRAMES_MAX at once (a limit, said as one). */
+uint64_t model_frames_forgotten(const struct model *m);
 /* Stack events whose stack the trace had not defined (its frames lost, overwritten in a flight
  * recording, or in a damaged block): those events are named at their call sites. */
 uint64_t model_stacks_unknown(const struct model *m);
