@@ -34,6 +34,13 @@ int ptt_limits_add_record(struct ptt_limits *l, const uint32_t *w, uint32_t n)
 	return 1;
 }
 
+void ptt_limits_met(struct ptt_limits *l, unsigned table, uint64_t count, uint64_t limit, uint64_t need)
+{
+	if (table == 0 || table >= PTT_LIMIT_COUNT || count <= l->count[table])
+		return;
+	add(l, table, count - l->count[table], limit, need);
+}
+
 static int say(const struct ptt_limits *l, unsigned t, char *buf, size_t size)
 {
 	uint64_t n = l->count[t], lim = l->limit[t], need = l->need[t];
@@ -58,9 +65,6 @@ static int say(const struct ptt_limits *l, unsigned t, char *buf, size_t size)
 	case PTT_LIMIT_STACK_DEPTH:
 		return snprintf(buf, size, "%" PRIu64 " stack%s cut at %" PRIu64 " frames: the frames past it are not known (shown as \u2026(cut at %" PRIu64 " frames))",
 				n, s, lim, lim);
-	case PTT_LIMIT_MODEL_FRAMES:
-		return snprintf(buf, size, "a thread held or waited on more than %" PRIu64 " objects at once: the oldest of %" PRIu64 " forgotten, their holds and waits end early in the figures",
-				lim, n);
 	case PTT_LIMIT_PY_CODES:
 		return snprintf(buf, size, "CPython code table full after %" PRIu64 " code objects (in %" PRIu64 " process%s): the frames of later ones are shown as \"python code not described\"",
 				lim, n, n == 1 ? "" : "es");
@@ -70,6 +74,9 @@ static int say(const struct ptt_limits *l, unsigned t, char *buf, size_t size)
 	case PTT_LIMIT_SHARED_MAPS:
 		return snprintf(buf, size, "shared mapping table full after %" PRIu64 " mappings: %" PRIu64 " shared mapping%s not told to forked "
 				"children (their objects there are per process)", lim, n, s);
+	case PTT_LIMIT_FRAMES:
+		return snprintf(buf, size, "%" PRIu64 " hold%s and wait%s in force forgotten: a thread had more than the %" PRIu64
+				" kept at once (the oldest forgotten)", n, s, s, lim);
 	default:
 		return snprintf(buf, size, "%" PRIu64 " limit event%s of a kind this reader does not know", n, s);
 	}

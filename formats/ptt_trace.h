@@ -352,10 +352,20 @@ enum ptt_limit {
 	PTT_LIMIT_EXEC_UNTRACED = 7,  /* count execs whose new image cannot attach: the ring's descriptor is gone or its number reused */
 	PTT_LIMIT_SHARED_MAPS = 8,    /* count shared mappings a process could not remember for its forked children (limit: held) */
 	PTT_LIMIT_STACK_DEPTH = 9,    /* count distinct stacks cut at limit frames (their last frame PTT_FRAME_CUT) */
-	PTT_LIMIT_MODEL_FRAMES = 10,  /* a reader's, never written: count frames (holds, waits) of a thread past limit forgotten */
+	PTT_LIMIT_FRAMES = 10,        /* count holds and waits in force forgotten, the oldest of a thread that had more than
+					 limit at once */
 	PTT_LIMIT_PY_CODES = 11,      /* count processes whose table of limit CPython code objects filled (later frames: code 0) */
 	PTT_LIMIT_COUNT
 };
+/*
+ * The holds and waits in force per thread that the recorder (the heads of
+ * rotated files) and the readers' model keep at most: one cap for both, far
+ * above real nesting, a guard against hostile traces (a release looks
+ * through its thread's frames).  Deeper, the oldest is forgotten and counted
+ * (PTT_LIMIT_FRAMES): the recorder writes a limit event where the frames
+ * would have been told, a reader says it with the trace's limits.
+ */
+#define PTT_FRAMES_MAX 1024
 /*
  * The limit events of a trace summed up, one entry per table: every reader
  * reports them through this, once, however many limit events there were.
@@ -367,6 +377,9 @@ struct ptt_limits {
 int ptt_limits_add(struct ptt_limits *l, const struct ptt_event *ev);
 /* The same for a record of n words as written (a writer's view: PTT_EV_LIMIT of this table). */
 int ptt_limits_add_record(struct ptt_limits *l, const uint32_t *rec, uint32_t n);
+/* A limit a reader met itself (count things of table dropped): said as the trace's own, the larger count kept
+ * (the reader's model forgets again the frames the recorder forgot). */
+void ptt_limits_met(struct ptt_limits *l, unsigned table, uint64_t count, uint64_t limit, uint64_t need);
 /* The i-th table met (i from 0), as a plain sentence in buf: 1, or 0 when there are no more. */
 int ptt_limits_sentence(const struct ptt_limits *l, unsigned i, char *buf, size_t size);
 

@@ -32,8 +32,6 @@ struct kthread {
 	unsigned n, cap;
 	uint32_t pending;   /* a stack record's stack, for the thread's next event (keeper_npending counts them) */
 };
-/* Frames kept per thread at most (a guard, far above real nesting): deeper, the oldest is forgotten. */
-#define KEEPER_FRAMES_MAX 64
 
 struct kept {
 	uint32_t id, pid;
@@ -55,6 +53,8 @@ struct keeper {
 	struct kthread *last; /* the thread looked up last (a thread's records come in runs) */
 	struct ptt_map signals; /* ptt_obj_key of the semaphores posted for another thread -> 1 */
 	struct kinfer *inf;     /* keeper_infer_thread's: the holds found in force before the records taken */
+	uint64_t forgotten, told; /* frames forgotten at PTT_FRAMES_MAX; of them, told in a limit event */
+	uint32_t forgot_pid, forgot_tid; /* the thread that forgot one last */
 };
 
 /*
@@ -295,8 +295,12 @@ static void kpush(struct keeper *k, struct kthread *t, const uint32_t *rec, uint
 {
 	if (n > KFRAME_WORDS)
 		return; /* none is: a reader would take the frame's end as a release never taken */
-	if (t->n == KEEPER_FRAMES_MAX)
+	if (t->n >= PTT_FRAMES_MAX) { /* the one cap (ptt_trace.h): the oldest is forgotten, told as a limit */
 		kremove(t, 0);
+		k->forgotten++;
+		k->forgot_pid = t->pid;
+		k->forgot_tid = t->tid;
+	}
 	if (t->n == t->cap) {
 		unsigned cap = t->cap ? t->cap * 2 : 4;
 		struct kframe *nf = realloc(t->f, cap * sizeof *nf);
@@ -655,6 +659,20 @@ static long write_state(const struct keeper *k, struct ptt_writer *w, uint64_t t
 	return written;
 }
 
+/* A limit event (PTT_LIMIT_FRAMES) for the frames forgotten since the last one, by the thread that forgot one last. */
+static int write_limit(struct ptt_writer *w, const struct keeper *k, uint64_t ticks)
+{
+	enum { A = PTT_REC_HDR_WORDS, N = PTT_REC_MIN_WORDS + 7 };
+	uint64_t count = k->forgotten - k->told;
+	uint32_t r[N] = { ptt_rec_word0(PTT_EV_LIMIT, N), (uint32_t)ticks, (uint32_t)(ticks >> 32), k->forgot_pid, k->forgot_tid };
+	r[A] = PTT_LIMIT_FRAMES;
+	r[A + 1] = (uint32_t)count;
+	r[A + 2] = (uint32_t)(count >> 32);
+	r[A + 3] = PTT_FRAMES_MAX;
+	r[N - 1] = ptt_rec_checksum(r, N - 1);
+	return ptt_writer_record(w, r, N);
+}
+
 long keeper_write(struct keeper *k, struct ptt_writer *w, uint64_t ticks,
 		  uint32_t (*teller)(void *ctx, const uint32_t *rec, uint32_t pid, uint32_t tid), void *ctx)
 {
@@ -685,7 +703,19 @@ long keeper_write(struct keeper *k, struct ptt_writer *w, uint64_t ticks,
 		written++;
 	}
 	long rc = write_state(k, w, ticks);
-	return rc < 0 ? rc : written + rc;
+	if (rc < 0)
+		return rc;
+	written += rc;
+	if (k && k->forgotten > k->told) { /* frames not told at this head: a limit event for those forgotten since the last */
+		if (w) {
+			int lrc = write_limit(w, k, ticks);
+			if (lrc)
+				return lrc;
+			k->told = k->forgotten;
+		}
+		written++;
+	}
+	return written;
 }
 
 int keeper_infer_thread(struct keeper *k, uint32_t pid, uint32_t tid, uint64_t first)

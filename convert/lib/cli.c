@@ -197,15 +197,6 @@ int cli_next(struct cli_input *in, struct ptt_event *ev)
 	}
 }
 
-void cli_limit(struct cli_input *in, unsigned table, uint64_t count, uint64_t limit)
-{
-	if (table >= PTT_LIMIT_COUNT)
-		return;
-	in->limits.count[table] += count;
-	if (limit > in->limits.limit[table])
-		in->limits.limit[table] = limit;
-}
-
 void cli_say_limits(struct cli_input *in, FILE *out, const char *prefix)
 {
 	char line[256];

@@ -55,8 +55,6 @@ int cli_next(struct cli_input *in, struct ptt_event *ev);
  * Call after the whole input is read.
  */
 void cli_say_limits(struct cli_input *in, FILE *out, const char *prefix);
-/* A limit a reader met (PTT_LIMIT_MODEL_FRAMES), said with the trace's own. */
-void cli_limit(struct cli_input *in, unsigned table, uint64_t count, uint64_t limit);
 /* Close; when more problems were seen than shown, one line sums them all up; the limits not said yet
  * are said on stderr.  Returns 1 if the input had problems, else 0 (limits are not problems). */
 int cli_close(struct cli_input *in);

@@ -59,7 +59,7 @@ struct model {
 	struct ptt_stacks *stacks; /* stack_frames learnt */
 	uint64_t stacks_full;      /* stack events saying the runtime's table was full */
 	uint64_t stacks_unknown;   /* stack events whose frames the trace did not give before them */
-	uint64_t frames_forgotten; /* frames forgotten past MODEL_STACK_MAX (model_frames_forgotten) */
+	uint64_t frames_forgotten; /* frames forgotten past PTT_FRAMES_MAX (model_frames_forgotten) */
 	uint64_t npending;         /* threads with a pending_stack */
 	uint32_t inherit_stack;    /* for push: the stack of the wait a hold follows */
 	uint64_t held_before;      /* objects whose first event is a release (of a hold not seen) */
@@ -68,10 +68,6 @@ struct model {
 
 /* Ended, unjoined threads are remembered until joined or until their tid is taken again (then they
  * cannot be joined any more): at most one per tid of a process, however many threads the trace has. */
-
-/* Frames per thread at most (locks held at once, nested waits): deeper, the oldest is forgotten (and said).
- * A guard against hostile traces (each release looks through the frames), far above real nesting. */
-#define MODEL_STACK_MAX 1024
 
 /* Two observers of one model (model_observe_also, at the end of this file). */
 struct model_tee {
@@ -288,7 +284,7 @@ static void push(struct model *m, struct mthread *t, enum mstate s, uint64_t obj
 	uint64_t ns = ev->ns;
 	struct mframe old = *top(t);
 	if (t->depth == t->cap) {
-		if (t->cap >= MODEL_STACK_MAX) { /* absurdly deep: forget the oldest frame, and say so (pass.c) */
+		if (t->cap >= PTT_FRAMES_MAX) { /* absurdly deep: forget the oldest frame, counted (model_frames_forgotten) */
 			m->frames_forgotten++;
 			count(m, t, &t->stack[0], -1, ns);
 			memmove(t->stack, t->stack + 1, (t->depth - 1) * sizeof t->stack[0]);
@@ -1038,9 +1034,8 @@ void model_event(struct model *m, const struct ptt_event *ev)
 
 const struct ptt_stacks *model_stacks(const struct model *m) { return m->stacks; }
 uint64_t model_stacks_full(const struct model *m) { return m->stacks_full; }
-uint64_t model_stacks_unknown(const struct model *m) { return m->stacks_unknown; }
 uint64_t model_frames_forgotten(const struct model *m) { return m->frames_forgotten; }
-unsigned model_frames_max(void) { return MODEL_STACK_MAX; }
+uint64_t model_stacks_unknown(const struct model *m) { return m->stacks_unknown; }
 uint64_t model_held_before(const struct model *m) { return m->held_before; }
 uint64_t model_after_exit(const struct model *m) { return m->after_exit; }
 

@@ -317,13 +317,11 @@ void model_free(struct model *m);
 const struct ptt_stacks *model_stacks(const struct model *m);
 /* Stack events that said the runtime's stack table was full (those events have no stack). */
 uint64_t model_stacks_full(const struct model *m);
+/* Frames forgotten, the oldest of a thread holding and waiting on more than PTT_FRAMES_MAX at once (a limit, said as one). */
+uint64_t model_frames_forgotten(const struct model *m);
 /* Stack events whose stack the trace had not defined (its frames lost, overwritten in a flight
  * recording, or in a damaged block): those events are named at their call sites. */
 uint64_t model_stacks_unknown(const struct model *m);
-/* Frames per thread at most (locks held at once, nested waits: model.c's MODEL_STACK_MAX), and the frames
- * forgotten past it (the oldest): their holds and waits end early in every figure (said once: pass.c). */
-unsigned model_frames_max(void);
-uint64_t model_frames_forgotten(const struct model *m);
 /* The objects whose first event is a release: held when the trace starts (a flight recording, a file
  * without the state at its head) or taken where events are lost; their holds before are unknown. */
 uint64_t model_held_before(const struct model *m);

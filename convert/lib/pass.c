@@ -214,9 +214,9 @@ static int finish(struct pass *p)
 {
 	const struct pass_tool *t = p->tool;
 	loss_finish(p->in.loss, p->in.r);
-	if (p->model && model_frames_forgotten(p->model)) /* the model's own cap: said with the trace's limits */
-		cli_limit(&p->in, PTT_LIMIT_MODEL_FRAMES, model_frames_forgotten(p->model), model_frames_max());
 	p->end_ns = end_of(p);
+	if (p->model && model_frames_forgotten(p->model)) /* the one frame cap, said with the trace's limits */
+		ptt_limits_met(&p->in.limits, PTT_LIMIT_FRAMES, model_frames_forgotten(p->model), PTT_FRAMES_MAX, 0);
 	int step = t->end ? t->end(t->ctx, p) : PASS_GO;
 	if ((t->need & PASS_FINISH) && p->model)
 		model_finish(p->model, p->end_ns);

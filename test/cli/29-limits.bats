@@ -144,3 +144,25 @@ limit:      $cut" ]
 	[ "$(echo "$output" | grep '^cmdline ')" = "cmdline     \"$EXAMPLES/many_types\" \"0\" \"1\" \"$long\" \"$long\"" ]
 	[ "$(echo "$output" | grep -cx "limit:      1 string (names, paths, commands) cut to 511 bytes, the longest was $((${#EXAMPLES} + 11 + 2 * 5000 + 6))")" -eq 1 ]
 }
+
+@test "a thread holding more than the 1024 frames kept: the oldest forgotten is said once by each tool" {
+	{ echo '# ptt-trace 1'; echo '0.000000001 10 10 pthread process_begin ppid=1 cmd="x"'
+	  awk 'BEGIN { for (i = 1; i <= 1030; i++) printf "0.%09d 10 10 pthread mutex_lock mutex=0x%x ret=0\n", i + 1, 4096 + 64 * i }'
+	} >"$BATS_TEST_TMPDIR/deep.txt"
+	local f="$BATS_TEST_TMPDIR/deep.txt" say="6 holds and waits in force forgotten: a thread had more than the 1024 kept at once (the oldest forgotten)"
+	run -0 --separate-stderr ptt-stat "$f"
+	[ "$(echo "$output" | grep -c "limit: $say")" -eq 1 ]
+	[ "$stderr" = "" ]
+	run -0 --separate-stderr ptt-dump --check "$f"
+	[ "${lines[1]}" = "$f: limit: $say" ]
+	[ "$stderr" = "" ]
+	run -0 --separate-stderr ptt-paje "$f"
+	[ "$stderr" = "ptt-paje: $f: note: $say" ]
+	run -0 --separate-stderr ptt-deadlock "$f"
+	[ "$stderr" = "ptt-deadlock: $f: note: $say" ]
+	# 1024 held: nothing forgotten, nothing said
+	head -n 1026 "$f" >"$BATS_TEST_TMPDIR/kept.txt"
+	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/kept.txt"
+	[[ "$output" != *"limit:"* ]]
+	[ "$stderr" = "" ]
+}

@@ -5,7 +5,9 @@
  * and the holds it finds in force where a flight recording's cut thread begins.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../capture/recorder/keeper.h"
 #include "tap.h"
@@ -133,8 +135,45 @@ static void held_at_start(void)
 	keeper_free(k);
 }
 
+/* A thread holding PTT_FRAMES_MAX + 6 locks: the oldest 6 are forgotten, and the head says so in a limit event. */
+static void past_the_cap(void)
+{
+	struct keeper *k = keeper_new();
+	for (uint32_t i = 0; i < PTT_FRAMES_MAX + 6; i++)
+		obj_ret(k, PTT_EV_MUTEX_LOCK, 31, 0x1000 + 64 * i, 0);
+	ok(keeper_count(k) == PTT_FRAMES_MAX, "a thread keeps PTT_FRAMES_MAX frames in force");
+	ok(keeper_write(k, NULL, 0, NULL, NULL) == PTT_FRAMES_MAX + 1, "the head would tell them and one limit event");
+	char path[] = "/tmp/ptt-keeper-XXXXXX";
+	int fd = mkstemp(path);
+	unlink(path);
+	struct ptt_writer *w = NULL;
+	const char *meta = "clock ns\nclock_hz 1000000000\nstart_ticks 0\n";
+	int rc = fd < 0 || ptt_writer_open(&w, fd, 0) != 0 || ptt_writer_meta(w, meta, strlen(meta)) != 0;
+	long n = rc ? -1 : keeper_write(k, w, 9000, NULL, NULL);
+	ok(ptt_writer_close(w) == 0 && n == PTT_FRAMES_MAX + 1, "the head is written: %ld records", n);
+	ok(keeper_write(k, NULL, 0, NULL, NULL) == PTT_FRAMES_MAX, "the next head does not say them again");
+	struct ptt_limits lim = { 0 };
+	struct ptt_reader *r = NULL;
+	struct ptt_event *ev = malloc(sizeof *ev);
+	unsigned locks = 0, first = 0;
+	if (ev && lseek(fd, 0, SEEK_SET) == 0 && ptt_reader_open(&r, fd, "head") == 0)
+		while (ptt_reader_next(r, ev) > 0) {
+			ptt_limits_add(&lim, ev);
+			if (ev->id == PTT_EV_MUTEX_LOCK && locks++ == 0)
+				first = (uint32_t)ev->arg[0];
+		}
+	ptt_reader_close(r);
+	free(ev);
+	close(fd);
+	ok(locks == PTT_FRAMES_MAX && first == 0x1000 + 64 * 6, "the head holds the newest %u locks (first 0x%x)", locks, first);
+	ok(lim.count[PTT_LIMIT_FRAMES] == 6 && lim.limit[PTT_LIMIT_FRAMES] == PTT_FRAMES_MAX,
+	   "its limit event counts the 6 forgotten, at %u", PTT_FRAMES_MAX);
+	keeper_free(k);
+}
+
 int main(void)
 {
+	past_the_cap();
 	struct keeper *k = keeper_new();
 	ok(k && keeper_count(k) == 0, "a new keeper keeps nothing");
 
