@@ -156,7 +156,7 @@ load helpers
 		echo '0.000009000 100 100 pthread process_exit status=0'
 		echo '0.000009100 100 100 pthread thread_end retval=0x0 how=3'
 	} >"$t"
-	note="a thread held or waited on more than 1024 objects at once: the oldest of 6 forgotten, their holds and waits end early in the figures"
+	note="6 holds and waits in force forgotten: a thread had more than the 1024 kept at once (the oldest forgotten)"
 	run -0 --separate-stderr ptt-stat "$t"
 	[[ "$output" == *"limit: $note"* ]]
 	run -0 --separate-stderr ptt-deadlock "$t"

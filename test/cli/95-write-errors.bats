@@ -22,6 +22,8 @@ load helpers
 	ptt-dump "$BATS_TEST_TMPDIR/t.ptt" >"$BATS_TEST_TMPDIR/t.txt"
 	for input in t.ptt t.txt; do
 		for tool in "${tools[@]}"; do
+			# ptt-top follows a binary trace as it is written; a text one it refuses (66-ptt-top)
+			[ "$tool $input" != "ptt-top t.txt" ] || continue
 			run -1 --separate-stderr bash -c "$tool '$BATS_TEST_TMPDIR/$input' >/dev/full"
 			[ "$stderr" = "$tool: write error: No space left on device" ] || { echo "$tool $input: $stderr"; return 1; }
 		done
