@@ -177,7 +177,7 @@ static int hold_stack(struct out_ctx *o, const struct ptt_event *ev)
 		return 0;
 	if (ev->id == PTT_EV_STACK && role == PTT_ROLE_META && ev->nargs == 1)
 		return hold(o, ev);
-	if (o->stacks.used && role != PTT_ROLE_NAME && role != PTT_ROLE_META && ptt_map_get(&o->stacks, thread_key(ev)))
+	if (o->stacks.used && ptt_role_takes_stack(role) && ptt_map_get(&o->stacks, thread_key(ev)))
 		return stack_before(o, ev, 0); /* its event is before the window: the stack goes with it */
 	return 0;
 }
@@ -190,7 +190,7 @@ static int write_event(struct out_ctx *o, struct ptt_event *ev, int keep)
 	 * (without, it is an event like any other: --no-context keeps what was asked for, raw) */
 	if (o->hold_stacks && !o->replaying && ev->id == PTT_EV_STACK && role == PTT_ROLE_META && ev->nargs == 1)
 		return hold(o, ev);
-	if (o->stacks.used && !o->replaying && role != PTT_ROLE_NAME && role != PTT_ROLE_META &&
+	if (o->stacks.used && !o->replaying && ptt_role_takes_stack(role) &&
 	    ptt_map_get(&o->stacks, thread_key(ev)))
 		rc = stack_before(o, ev, keep);
 	if (rc)

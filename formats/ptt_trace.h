@@ -280,6 +280,17 @@ static inline int ptt_role_is_request(unsigned role)
 	return role == PTT_ROLE_REQUEST || role == PTT_ROLE_REQUEST_SHARED;
 }
 int ptt_role_stamped_before(unsigned role);
+/*
+ * A stack record (PTT_EV_STACK) describes its thread's next event: the next
+ * one of that thread whose role takes it, not a name (the recorder's
+ * object_name, stamped as the event it names) nor another meta record.  The
+ * one statement of that pairing, for the recorder's keeper, the model and
+ * ptt-filter's windows.
+ */
+static inline int ptt_role_takes_stack(unsigned role)
+{
+	return role != PTT_ROLE_NAME && role != PTT_ROLE_META;
+}
 int ptt_source_from_name(const char *name);
 const char *ptt_arg_kind_name(unsigned kind);
 unsigned ptt_arg_kind_words(unsigned kind); /* 0 for str */

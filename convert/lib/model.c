@@ -1023,7 +1023,7 @@ void model_event(struct model *m, const struct ptt_event *ev)
 	}
 	apply(m, ev);
 	/* a name (the recorder's object_name, stamped as the event it names) is not the next event */
-	if (m->npending && ev->type && ev->type->role != PTT_ROLE_NAME && ev->type->role != PTT_ROLE_META) { /* the thread's next event took its stack, or did not want it */
+	if (m->npending && ev->type && ptt_role_takes_stack(ev->type->role)) { /* the thread's next event took its stack, or did not want it */
 		struct mthread *t = ptt_map_get(&m->threads, tkey(ev->pid, ev->tid));
 		if (t && t->pending_stack) {
 			t->pending_stack = 0;
