@@ -207,7 +207,7 @@ static struct site *site_of(struct obj *o, uint64_t addr)
 	for (unsigned k = 0; k < o->nsites; k++)
 		if (o->sites[k].addr == addr)
 			return &o->sites[k];
-	if (o->nsites == SITES)
+	if (o->nsites >= SITES - 1 && addr != 1) /* the last slot is kept for the others: never a loop when full */
 		return site_of(o, 1); /* "other sites": 1 is no return address */
 	if (!o->sites && !(o->sites = calloc(SITES, sizeof *o->sites)))
 		return NULL;

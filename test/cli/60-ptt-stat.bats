@@ -510,3 +510,20 @@ their holders recorded $((2 * holds)) events: "* ]]
 	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/i.txt"
 	[[ "$output" != *"not idle:"* ]]
 }
+
+@test "an object taken at more than 64 call sites: the rest in one 'other sites' row, at once (it looped for ever)" {
+	local t="$BATS_TEST_TMPDIR/sites.txt"
+	{
+		printf '# ptt-trace 1\n# clock ns\n# clock_hz 1000000000\n# start_ticks 0\n'
+		echo '0.000001000 100 100 pthread process_begin ppid=1 cmd="sites"'
+		echo '0.000001100 100 100 pthread thread_begin handle=0x1 start=0x0 parent=0'
+		awk 'BEGIN { for (i = 0; i < 100; i++) printf "0.%09d 100 100 pthread mutex_lock mutex=0x10 ret=0 site=0x%x\n0.%09d 100 100 pthread mutex_unlock mutex=0x10 ret=0\n", 2000 + 2 * i, 4096 + 16 * i, 2001 + 2 * i }'
+		echo '0.000009000 100 100 pthread process_exit status=0'
+		echo '0.000009100 100 100 pthread thread_end retval=0x0 how=3'
+	} >"$t"
+	run -0 --separate-stderr timeout 60 ptt-stat --top=0 -S 64 "$t"
+	[ -z "$stderr" ]
+	# 63 sites of their own and one row for the 37 others: 100 acquisitions in all
+	[ "$(printf '%s\n' "${lines[@]}" | awk '/^  site / { n++; s += $3 } END { print n, s }')" = "64 100" ]
+	[ "$(printf '%s\n' "${lines[@]}" | awk '/^  site .*\(other sites\)$/ { print $3 }')" = 37 ]
+}
