@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "entity_name.h"
+#include "host.h"
 #include "symbols.h"
 
 const char *const entity_object_kind[PTT_CLASS_COUNT] = {
@@ -23,9 +24,9 @@ void entity_thread_name(char *buf, size_t size, struct ptt_syms *syms, uint32_t 
 	ptt_syms_thread_name(syms, pid, tid, given, sizeof given);
 	/* the tid first: rows of threads with the same start routine stay apart */
 	if (strncmp(given, "thread ", 7) != 0)
-		snprintf(buf, size, "%" PRIu32 " %s", tid, given);
+		snprintf(buf, size, "%" PRIu32 " %s", host_local(tid), given);
 	else
-		snprintf(buf, size, "%" PRIu32, tid);
+		snprintf(buf, size, "%" PRIu32, host_local(tid));
 }
 
 void entity_object_name(char *buf, size_t size, struct ptt_syms *syms, uint32_t pid, unsigned cls, uint64_t addr)

@@ -36,6 +36,9 @@ struct hosts {
 };
 /* The hosts a merged trace's META lines name (r's header read): 0, or PTT_E_NOMEM / PTT_E_BADTEXT. */
 int hosts_read(struct hosts *hs, const struct ptt_reader *r);
+/* The same before reading: from the trace at fd (a file: ptt-paje's input, spooled when a pipe), read
+ * apart through a descriptor of its own; a trace that cannot be peeked at reads as one host.  0 or as above. */
+int hosts_peek(struct hosts *hs, int fd);
 void hosts_free(struct hosts *hs);
 /* "NAME" of the host of id (a pid or tid), or NULL when the trace is not merged. */
 const char *hosts_name(const struct hosts *hs, uint32_t id);

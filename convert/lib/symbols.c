@@ -12,6 +12,7 @@
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 
+#include "host.h"
 #include "pyframes.h"
 #include "symbols.h"
 
@@ -902,9 +903,9 @@ const char *ptt_syms_process_name(struct ptt_syms *s, uint32_t pid, char *buf, s
 {
 	struct space *sp = space_get(s, pid, 0);
 	if (sp && sp->cmd && *sp->cmd)
-		snprintf(buf, size, "%s %" PRIu32, sp->cmd, pid);
+		snprintf(buf, size, "%s %" PRIu32, sp->cmd, host_local(pid)); /* the pid as its host gave it */
 	else
-		snprintf(buf, size, "process %" PRIu32, pid);
+		snprintf(buf, size, "process %" PRIu32, host_local(pid));
 	return buf;
 }
 
@@ -928,7 +929,7 @@ const char *ptt_syms_thread_known_name(struct ptt_syms *s, uint32_t pid, uint32_
 const char *ptt_syms_thread_name(struct ptt_syms *s, uint32_t pid, uint32_t tid, char *buf, size_t size)
 {
 	if (!*ptt_syms_thread_known_name(s, pid, tid, buf, size))
-		snprintf(buf, size, "thread %" PRIu32, tid);
+		snprintf(buf, size, "thread %" PRIu32, host_local(tid));
 	return buf;
 }
 

@@ -115,3 +115,23 @@ meta() { ptt-dump "$1" | sed -n "s/^# $2 //p" | head -1; }
 	run -0 --separate-stderr ptt-merge --help
 	[[ "$output" == "Usage: ptt-merge "* ]] && [ -z "$stderr" ]
 }
+
+@test "Paje: host above process above thread; PajeNG and ViTE read it cleanly" {
+	ptt-merge -O hostb:2000000000 "$T/a.ptt" "$T/b.ptt" >"$T/m.ptt"
+	ptt-paje --objects --critical "$T/m.ptt" >"$T/m.paje"
+	grep -qx '0 CT_Host CT_Program "Host"' "$T/m.paje"
+	grep -qx '0 CT_Process CT_Host "Process"' "$T/m.paje"
+	pb=$(meta "$T/b.ptt" pid)
+	grep -qE "^6 [0-9.]+ H1 CT_Host C_prog \"hostb\"$" "$T/m.paje"
+	# hostb's process under hostb's container, named by the pid hostb gave it
+	grep -qE "^6 [0-9.]+ P[0-9]+ CT_Process H1 \"prodcons $pb\"$" "$T/m.paje"
+	grep -qE "^6 [0-9.]+ P[0-9]+ CT_Process H0 \"contention $(meta "$T/a.ptt" pid)\"$" "$T/m.paje"
+	assert_paje_valid "$T/m.paje"
+	run -0 pj_dump "$T/m.paje"
+	echo "$output" | grep -qE "^Container, Program, Host, .*, hostb$"
+	echo "$output" | grep -qE "^Container, hostb, Process, .*, prodcons $pb$"
+	assert_vite_clean "$T/m.paje"
+	# a trace of one host keeps Program > Process > Thread
+	ptt-paje "$T/a.ptt" >"$T/a.paje"
+	run ! grep -q CT_Host "$T/a.paje"
+}
