@@ -87,3 +87,10 @@ int hosts_peek(struct hosts *hs, int fd)
 	close(own);
 	return rc;
 }
+
+size_t host_id_phrase(const struct hosts *hs, uint32_t id, char *buf, size_t size)
+{
+	const char *h = hs ? hosts_name(hs, id) : NULL;
+	int n = h ? snprintf(buf, size, "%" PRIu32 " on %s", host_local(id), h) : snprintf(buf, size, "%" PRIu32, id);
+	return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size ? size - 1 : 0;
+}

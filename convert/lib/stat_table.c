@@ -6,6 +6,7 @@
 
 #include "critical.h"
 #include "fidelity.h"
+#include "host.h"
 #include "lockframes.h"
 #include "knownlock.h"
 #include "model.h"
@@ -75,6 +76,7 @@ struct stat_table {
 	struct ptt_map objs_by_key;
 	struct ptt_map name_pids;   /* object name hash -> its pid + 1, UINTPTR_MAX when two processes have it */
 	int names_done, multi_pid, csv_names;
+	const struct hosts *hosts;  /* a merged trace's (stat_set_hosts): pids and tids said with their host */
 	struct obj **objs;
 	size_t nobjs, cap_objs;
 	struct thr **thrs;
@@ -525,6 +527,7 @@ void stat_set_sampler(struct stat_table *st, void (*fn)(void *ctx, const struct 
 	st->sampler_ctx = ctx;
 }
 void stat_set_trace_cost(struct stat_table *st, double ps) { st->trace_path_ps = ps; }
+void stat_set_hosts(struct stat_table *st, const struct hosts *hs) { st->hosts = hs && hs->n ? hs : NULL; }
 
 void stat_set_cut(struct stat_table *st, const char *where)
 {
@@ -877,9 +880,15 @@ static void obj_name(const struct stat_table *st, const struct obj *o, char *buf
 		memcpy(buf + k, " (", 2);
 		memcpy(buf + k + 2 + n, ")", 2);
 	}
+	if (!shared && st->hosts && !st->csv_names) { /* a merged trace: the row's host */
+		size_t l = strlen(buf);
+		snprintf(buf + l, size - l, " (on %s)", hosts_name(st->hosts, o->pid));
+	}
 	if (shared) {
 		size_t l = strlen(buf);
-		snprintf(buf + l, size - l, " (pid %" PRIu32 ")", o->pid);
+		char pid[120];
+		host_id_phrase(st->hosts, o->pid, pid, sizeof pid);
+		snprintf(buf + l, size - l, " (pid %s)", pid);
 	}
 	for (char *p = buf; *p; p++)
 		if (*p == ',' || *p == '"' || *p == '\n')
@@ -1030,9 +1039,10 @@ static size_t print_objects(const struct stat_table *st, const struct stat_opts 
 		const char *tn = topw ? thr_name(st, b->pid, topw, tnb, sizeof tnb) : NULL;
 		if (tn && !*tn)
 			tn = NULL;
-		char tw[sizeof tnb + 16]; /* "TID (NAME)": a tid of up to 10 digits, " (", the name, ")" */
+		char tw[sizeof tnb + 140], tid[120]; /* "TID (NAME)": " (", the name, ")"; "TID on HOST (NAME)" merged */
+		host_id_phrase(st->hosts, topw, tid, sizeof tid);
 		if (topw)
-			snprintf(tw, sizeof tw, "%" PRIu32 "%s%s%s", topw, tn ? " (" : "", tn ? tn : "", tn ? ")" : "");
+			snprintf(tw, sizeof tw, "%s%s%s%s", tid, tn ? " (" : "", tn ? tn : "", tn ? ")" : "");
 		else
 			snprintf(tw, sizeof tw, "-");
 		fprintf(out, "%-20s %-7s %9" PRIu64 " %9" PRIu64 " %6.1f %11.3f %10.2f %10.2f %10.2f %10.2f %11.3f %10.2f %10.2f %11.3f %7" PRIu64 " %s\n",
@@ -1159,7 +1169,7 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		fprintf(out, "\npid,tid,name,lifetime_ns,no_wait_ns,blocked_mutex_ns,cond_wait_ns,barrier_ns,join_ns,sem_ns,rwlock_ns,"
 			     "other_wait_ns,sem_lock_ns,futex_wait_ns\n");
 	else
-		fprintf(out, "\n%8s %8s %-16s %11s %11s %11s %11s %11s %11s %11s %11s %11s %11s %11s\n", "PID", "TID", "NAME",
+		fprintf(out, "\n%s%8s %8s %-16s %11s %11s %11s %11s %11s %11s %11s %11s %11s %11s %11s\n", st->hosts ? "HOST         " : "", "PID", "TID", "NAME",
 			"LIFE(ms)", "NO-WAIT(ms)", "MUTEX(ms)", "RWLOCK(ms)", "SEMLOCK(ms)", "COND(ms)", "SEM(ms)", "BARRIER(ms)", "JOIN(ms)",
 			"OTHER(ms)", "FUTEX(ms)");
 	size_t tshown = o->top && o->top < st->nthrs ? o->top : st->nthrs;
@@ -1187,8 +1197,9 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 				mutex, cond, t->in_state[MS_BARRIER], t->in_state[MS_JOIN],
 				t->in_state[MS_SEM_WAIT], rw, t->in_state[MS_OTHER_WAIT], semlock, t->in_state[MS_FUTEX_WAIT]);
 		else
-			fprintf(out, "%8" PRIu32 " %8" PRIu32 " %-16.16s %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f\n",
-				t->pid, t->tid, n ? n : "", ms(life), ms(run), ms(mutex), ms(rw), ms(semlock),
+			fprintf(out, "%-*.*s%s%8" PRIu32 " %8" PRIu32 " %-16.16s %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f\n",
+				st->hosts ? 12 : 0, st->hosts ? 12 : 0, st->hosts ? hosts_name(st->hosts, t->pid) : "", st->hosts ? " " : "",
+				host_local(t->pid), host_local(t->tid), n ? n : "", ms(life), ms(run), ms(mutex), ms(rw), ms(semlock),
 				ms(cond), ms(semsig), ms(t->in_state[MS_BARRIER]), ms(t->in_state[MS_JOIN]),
 				ms(t->in_state[MS_OTHER_WAIT]), ms(t->in_state[MS_FUTEX_WAIT]));
 	}

@@ -135,3 +135,16 @@ meta() { ptt-dump "$1" | sed -n "s/^# $2 //p" | head -1; }
 	ptt-paje "$T/a.ptt" >"$T/a.paje"
 	run ! grep -q CT_Host "$T/a.paje"
 }
+
+@test "ptt-stat: each row of a merged trace says its host; threads with a HOST column, ids as their host gave them" {
+	ptt-merge -O hostb:2000000000 "$T/a.ptt" "$T/b.ptt" >"$T/m.ptt"
+	run -0 --separate-stderr ptt-stat "$T/m.ptt"
+	pb=$(meta "$T/b.ptt" pid)
+	echo "$output" | grep -qE "^hot_lock \(on $(hostname)\) +mutex "
+	echo "$output" | grep -qE "^queue_lock \(on hostb\) +mutex .* [0-9]+ on hostb \((producer|consumer)-[01]\)$"
+	echo "$output" | grep -qE "^HOST +PID +TID NAME"
+	echo "$output" | grep -qE "^hostb +$pb +$pb prodcons "
+	# a trace of one host: no HOST column, no host in the rows
+	run -0 --separate-stderr ptt-stat "$T/a.ptt"
+	run ! grep -qE "HOST|\(on " <<<"$output"
+}
