@@ -62,7 +62,7 @@ struct merge {
 	struct ptt_types types; /* the user types written so far, and the input that defined each */
 	int *type_from;
 	uint64_t events;
-	int failed;
+	int werr;              /* the writer's error: negative errno or PTT_E_* */
 };
 
 static int add_offset(struct merge *m, const char *host, const char *ns, const char *where)
@@ -225,7 +225,7 @@ static int user_type(struct merge *m, int i, const struct ptt_type *t)
 	m->type_from[t->id] = i;
 	size_t len = strlen(mine);
 	mine[len++] = '\n';
-	return ptt_writer_meta(m->w, mine, len) ? -1 : 0;
+	return (m->werr = ptt_writer_meta(m->w, mine, len)) ? -1 : 0;
 }
 
 /* The event of input i with its host's ids and the merged clock, written. */
@@ -255,7 +255,7 @@ static int write_event(struct merge *m, int i)
 	if (ptt_event_encode(ev))
 		return 0; /* a record that cannot be written again: the reader has said what it was */
 	m->events++;
-	return ptt_writer_record(m->w, ev->words, ev->nwords) ? -1 : 0;
+	return (m->werr = ptt_writer_record(m->w, ev->words, ev->nwords)) ? -1 : 0;
 }
 
 /* After the last event: an END block when every input had one (else the merged trace has none either). */
@@ -301,7 +301,8 @@ static int merge_run(struct merge *m, int npaths, char **paths)
 	m->base = INT64_MAX;
 	for (int i = 0; i < m->n; i++)
 		m->base = m->inp[i].start < m->base ? m->inp[i].start : m->base;
-	if (ptt_writer_open(&m->w, 1, PTT_ZLEVEL_FAST) || ptt_writer_set_compact(m->w, 1) || write_header(m))
+	if ((m->werr = ptt_writer_open(&m->w, 1, PTT_ZLEVEL_FAST)) || (m->werr = ptt_writer_set_compact(m->w, 1)) ||
+	    (m->werr = write_header(m)))
 		goto write_failed;
 	for (;;) {
 		int best = -1;
@@ -314,12 +315,12 @@ static int merge_run(struct merge *m, int npaths, char **paths)
 			goto write_failed;
 		advance(&m->inp[best]);
 	}
-	if (write_end(m))
+	if ((m->werr = write_end(m)))
 		goto write_failed;
 	return 0;
 write_failed:
-	if (!m->failed)
-		fprintf(stderr, "%s: stdout: the merged trace could not be written\n", PROG);
+	if (m->werr) /* else: reported where it was found (an input's fault) */
+		fprintf(stderr, "%s: write error: %s\n", PROG, ptt_strerror(m->werr));
 	return 1;
 }
 
@@ -353,10 +354,10 @@ int main(int argc, char **argv)
 	int damaged = 0;
 	for (int i = 0; i < m.n; i++)
 		damaged |= m.inp[i].in.r ? cli_close(&m.inp[i].in) : 1;
-	if (m.w) {
-		rc = ptt_writer_close(m.w) && !rc ? 1 : rc;
+	if (m.w && ptt_writer_close(m.w) && !rc) {
+		fprintf(stderr, "%s: write error: %s\n", PROG, strerror(errno));
+		rc = 1;
 	}
-	rc = cli_finish_output(PROG) && !rc ? 1 : rc;
 	ptt_types_free(&m.types);
 	free(m.type_from);
 	free(m.inp);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "host.h"
@@ -70,7 +71,10 @@ const char *hosts_name(const struct hosts *hs, uint32_t id)
 int hosts_peek(struct hosts *hs, int fd)
 {
 	char path[64];
+	struct stat sb;
 	memset(hs, 0, sizeof *hs);
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode))
+		return 0; /* a pipe read here would be read for the caller no more */
 	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
 	int own = open(path, O_RDONLY | O_CLOEXEC); /* an offset of its own: the caller's reader is not moved */
 	if (own < 0)

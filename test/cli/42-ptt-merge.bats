@@ -148,3 +148,17 @@ meta() { ptt-dump "$1" | sed -n "s/^# $2 //p" | head -1; }
 	run -0 --separate-stderr ptt-stat "$T/a.ptt"
 	run ! grep -qE "HOST|\(on " <<<"$output"
 }
+
+@test "ptt-csv: a merged trace's rows start with their host, ids as their host gave them; piped in too" {
+	ptt-merge -O hostb:2000000000 "$T/a.ptt" "$T/b.ptt" >"$T/m.ptt"
+	pb=$(meta "$T/b.ptt" pid)
+	run -0 --separate-stderr ptt-csv "$T/m.ptt"
+	[ "${lines[0]}" = "host,time_ns,time_s,pid,tid,thread_name,source,event,class,object,object_name,args,site,site_line" ]
+	echo "$output" | grep -qE "^hostb,[0-9]+,[0-9.]+,$pb,$pb,prodcons,pthread,process_begin,"
+	[ "$(echo "$output" | sed 1d | cut -d, -f1 | sort -u | tr '\n' ' ')" = "$(printf '%s\n' hostb "$(hostname)" | sort | tr '\n' ' ')" ]
+	run -0 --separate-stderr sh -c "cat '$T/m.ptt' | ptt-csv --states"
+	[ "${lines[0]}" = "host,pid,tid,thread_name,state,object,object_name,start_ns,end_ns,duration_ns,complete" ]
+	echo "$output" | grep -qE "^hostb,$pb,[0-9]+,(producer|consumer)-[01],"
+	run -0 --separate-stderr ptt-csv "$T/a.ptt"
+	[[ "${lines[0]}" == time_ns,* ]]
+}
