@@ -98,3 +98,11 @@ size_t host_id_phrase(const struct hosts *hs, uint32_t id, char *buf, size_t siz
 	int n = h ? snprintf(buf, size, "%" PRIu32 " on %s", host_local(id), h) : snprintf(buf, size, "%" PRIu32, id);
 	return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size ? size - 1 : 0;
 }
+
+void host_append(const struct hosts *hs, uint32_t id, char *buf, size_t size)
+{
+	const char *h = hs ? hosts_name(hs, id) : NULL;
+	size_t l = strlen(buf);
+	if (h && l < size)
+		snprintf(buf + l, size - l, " on %s", h);
+}

@@ -44,6 +44,9 @@ void hosts_free(struct hosts *hs);
 const char *hosts_name(const struct hosts *hs, uint32_t id);
 /* "PID" as its host gave it, then " on HOST" in a merged trace (hs NULL or of no host: the id alone) */
 size_t host_id_phrase(const struct hosts *hs, uint32_t id, char *buf, size_t size);
+/* Append " on HOST" to the name in buf (of size bytes) in a merged trace: a process's name where the
+ * output has no host level of its own (a JSON track) */
+void host_append(const struct hosts *hs, uint32_t id, char *buf, size_t size);
 /* The "host" META line of host i (without newline), and its parse: 0 or PTT_E_BADTEXT. */
 size_t host_format_meta(unsigned i, const struct host_info *h, const char *file, char *buf, size_t size);
 int host_parse_meta(const char *value, unsigned *i, struct host_info *h);

@@ -29,9 +29,8 @@ meta() { ptt-dump "$1" | sed -n "s/^# $2 //p" | head -1; }
 }
 
 @test "merged with the offset the events are in their true order; without it, 2 s off; --check clean" {
-	run -0 --separate-stderr ptt-merge --offset=hostb:2000000000 "$T/a.ptt" "$T/b.ptt"
-	[ -z "$stderr" ]
-	ptt-merge --offset=hostb:2000000000 "$T/a.ptt" "$T/b.ptt" >"$T/m.ptt"
+	run --separate-stderr sh -c 'ptt-merge --offset=hostb:2000000000 "$1" "$2" >"$3"' - "$T/a.ptt" "$T/b.ptt" "$T/m.ptt"
+	[ "$status" -eq 0 ] && [ -z "$stderr" ] && [ -z "$output" ] || { echo "exit $status: $stderr"; return 1; }
 	# b was recorded after a ended: with its clock put right, all of a's events, then all of b's
 	[ "$(host_order "$T/m.ptt")" = "0 1" ]
 	run -0 --separate-stderr ptt-dump --check "$T/m.ptt"
@@ -161,4 +160,14 @@ meta() { ptt-dump "$1" | sed -n "s/^# $2 //p" | head -1; }
 	echo "$output" | grep -qE "^hostb,$pb,[0-9]+,(producer|consumer)-[01],"
 	run -0 --separate-stderr ptt-csv "$T/a.ptt"
 	[[ "${lines[0]}" == time_ns,* ]]
+}
+
+@test "ptt-json: a merged trace's processes are named with their host; the file is valid Chrome JSON" {
+	ptt-merge -O hostb:2000000000 "$T/a.ptt" "$T/b.ptt" >"$T/m.ptt"
+	ptt-json "$T/m.ptt" >"$T/m.json"
+	python3 "$BATS_TEST_DIRNAME/chrome_json_check.py" "$T/m.json"
+	grep -q "\"process_name\",\"args\":{\"name\":\"prodcons $(meta "$T/b.ptt" pid) on hostb\"}" "$T/m.json"
+	grep -q "\"process_name\",\"args\":{\"name\":\"contention $(meta "$T/a.ptt" pid) on $(hostname)\"}" "$T/m.json"
+	ptt-json "$T/a.ptt" >"$T/a.json"
+	run ! grep -qE '"process_name","args":\{"name":"[^"]* on ' "$T/a.json"
 }
