@@ -336,9 +336,9 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'O': rc = offset_arg(&m, optarg) ? 2 : 0; break;
 		case 'F': rc = offsets_file(&m, optarg) ? 2 : 0; break;
-		case 'h': usage(); return 0;
-		case 'V': cli_print_version(PROG); return 0;
-		default: return cli_usage_error(PROG);
+		case 'h': free(m.off); usage(); return 0;
+		case 'V': free(m.off); cli_print_version(PROG); return 0;
+		default: free(m.off); return cli_usage_error(PROG);
 		}
 	}
 	if (!rc && argc - optind < 1) {
@@ -348,8 +348,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: stdout is a terminal: redirect the merged (binary) trace to a file\n", PROG);
 		rc = 2;
 	}
-	if (rc)
+	if (rc) {
+		free(m.off);
 		return rc == 2 ? cli_usage_error(PROG) : rc;
+	}
 	rc = merge_run(&m, argc - optind, argv + optind);
 	int damaged = 0;
 	for (int i = 0; i < m.n; i++)

@@ -105,6 +105,9 @@ meta() { ptt-dump "$1" | sed -n "s/^# $2 //p" | head -1; }
 	[[ "$stderr" == "ptt-merge: --offset: expected HOST:NS (NS an integer of nanoseconds)"* ]]
 	run -2 --separate-stderr ptt-merge
 	[[ "$stderr" == "ptt-merge: no FILE to merge"* ]]
+	printf 'hostb 5\nhostb 7 extra\n' >"$T/offsets"
+	run -2 --separate-stderr ptt-merge --offsets="$T/offsets" "$T/a.ptt" "$T/b.ptt"
+	[[ "$stderr" == "ptt-merge: $T/offsets:2: expected HOST NS"* ]] && [ -z "$output" ]
 	ptt-merge "$T/a.ptt" "$T/b.ptt" >"$T/m.ptt"
 	run -1 --separate-stderr ptt-merge "$T/m.ptt" "$T/a.ptt"
 	[ "$stderr" = "ptt-merge: $T/m.ptt: already a merged trace: merge the traces it was made of" ]
