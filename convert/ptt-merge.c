@@ -344,6 +344,9 @@ int main(int argc, char **argv)
 	if (!rc && argc - optind < 1) {
 		fprintf(stderr, "%s: no FILE to merge\n", PROG);
 		rc = 2;
+	} else if (!rc && argc - optind > (int)HOST_MAX + 1) {
+		fprintf(stderr, "%s: at most %u FILEs: a merged trace's ids have room for no more hosts\n", PROG, HOST_MAX + 1);
+		rc = 2;
 	} else if (!rc && isatty(1)) {
 		fprintf(stderr, "%s: stdout is a terminal: redirect the merged (binary) trace to a file\n", PROG);
 		rc = 2;

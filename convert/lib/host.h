@@ -17,7 +17,7 @@
 
 #define HOST_ID_BITS 22
 #define HOST_ID_MASK ((1u << HOST_ID_BITS) - 1)
-#define HOST_MAX 1023u /* hosts of a merged trace: the bits left above the kernel's ids */
+#define HOST_MAX 1022u /* hosts of a merged trace: the bits left above the kernel's ids (all ones: -1 stays -1) */
 
 static inline unsigned host_of(uint32_t id) { return id >> HOST_ID_BITS; }
 static inline uint32_t host_local(uint32_t id) { return id & HOST_ID_MASK; }

@@ -174,3 +174,14 @@ meta() { ptt-dump "$1" | sed -n "s/^# $2 //p" | head -1; }
 	ptt-json "$T/a.ptt" >"$T/a.json"
 	run ! grep -qE '"process_name","args":\{"name":"[^"]* on ' "$T/a.json"
 }
+
+@test "ptt-dump --human: each sentence of a merged trace says its host, pids and tids as their host gave them" {
+	ptt-merge -O hostb:2000000000 "$T/a.ptt" "$T/b.ptt" >"$T/m.ptt"
+	pb=$(meta "$T/b.ptt" pid)
+	run -0 --separate-stderr ptt-dump --human "$T/m.ptt"
+	echo "$output" | grep -qE "^[0-9.]+ \[hostb\] process $pb starts \(parent [0-9]+\): \".*prodcons\"$"
+	echo "$output" | grep -qE "^[0-9.]+ \[$(hostname)\] thread $(meta "$T/a.ptt" pid) \(contention\) begins"
+	run ! grep -qE "(process|thread|parent) 4[0-9]{6}" <<<"$output"
+	run -0 --separate-stderr ptt-dump --human "$T/a.ptt"
+	run ! grep -q "\[$(hostname)\]" <<<"$output"
+}
