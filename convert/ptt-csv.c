@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lib/cli.h"
+#include "lib/host.h"
 #include "lib/model.h"
 #include "lib/pass.h"
 #include "lib/symbols.h"
@@ -64,7 +65,7 @@ static const char *object_name(struct ptt_syms *syms, uint32_t pid, uint64_t obj
 
 /* One row, built in a buffer (printf was most of the time): the arguments
  * as name=value;... are one field, quoted as a whole when needed. */
-static void event_row(FILE *out, const struct ptt_event *ev, struct ptt_syms *syms)
+static void event_row(FILE *out, const struct ptt_event *ev, struct ptt_syms *syms, const struct hosts *hs)
 {
 	const struct ptt_type *t = ev->type;
 	char tname[PTT_MAX_STR]; /* as the pictures name it: given name, start routine, command (main thread) */
@@ -91,13 +92,18 @@ static void event_row(FILE *out, const struct ptt_event *ev, struct ptt_syms *sy
 		}
 	}
 	*q = 0;
-	char *p = ptt_fmt_u64(line, ev->ns);
+	char *p = line;
+	if (hs->n) { /* a merged trace: its host first, the ids as the host gave them */
+		p = put_field(p, hosts_name(hs, ev->pid));
+		*p++ = ',';
+	}
+	p = ptt_fmt_u64(p, ev->ns);
 	*p++ = ',';
 	p = ptt_fmt_time(p, ev->ns);
 	*p++ = ',';
-	p = ptt_fmt_u64(p, ev->pid);
+	p = ptt_fmt_u64(p, hs->n ? host_local(ev->pid) : ev->pid);
 	*p++ = ',';
-	p = ptt_fmt_u64(p, ev->tid);
+	p = ptt_fmt_u64(p, hs->n ? host_local(ev->tid) : ev->tid);
 	*p++ = ',';
 	p = put_field(p, tname);
 	*p++ = ',';
@@ -127,7 +133,19 @@ struct states {
 	FILE *out;
 	struct ptt_syms *syms;
 	int complete;
+	int header_done;
+	struct hosts hosts; /* a merged trace's (ptt-merge): a host column first */
 };
+
+/* "HOST," before a row's pid in a merged trace, and the ids as their host gave them */
+static void row_ids(struct states *st, uint32_t pid, uint32_t tid)
+{
+	if (st->hosts.n) {
+		field(st->out, hosts_name(&st->hosts, pid));
+		putc(',', st->out);
+	}
+	fprintf(st->out, "%" PRIu32 ",%" PRIu32 ",", st->hosts.n ? host_local(pid) : pid, st->hosts.n ? host_local(tid) : tid);
+}
 
 static void state_row(void *ctx, struct mthread *t, const struct mframe *old, const struct mframe *now, uint64_t ns)
 {
@@ -136,7 +154,7 @@ static void state_row(void *ctx, struct mthread *t, const struct mframe *old, co
 	uint64_t start = old->state == MS_RUNNING ? t->running_since : old->since_ns;
 	char tname[PTT_MAX_STR];
 	ptt_syms_thread_known_name(st->syms, t->pid, t->tid, tname, sizeof tname);
-	fprintf(st->out, "%" PRIu32 ",%" PRIu32 ",", t->pid, t->tid);
+	row_ids(st, t->pid, t->tid);
 	field(st->out, tname);
 	fprintf(st->out, ",%s,", mstate_key[old->state]);
 	if (old->state != MS_RUNNING && old->state != MS_JOIN && old->obj)
@@ -177,7 +195,7 @@ static void lost_row(struct states *st, const struct model *m, const struct ptt_
 	uint32_t pid = t ? t->pid : ev->pid;
 	char tname[PTT_MAX_STR];
 	ptt_syms_thread_known_name(st->syms, pid, tid, tname, sizeof tname);
-	fprintf(st->out, "%" PRIu32 ",%" PRIu32 ",", pid, tid);
+	row_ids(st, pid, tid);
 	field(st->out, tname);
 	fprintf(st->out, ",lost,,,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",1\n", from, to, to - from);
 }
@@ -192,6 +210,7 @@ static void usage(void)
 	       "  -h, --help        show this help and exit\n"
 	       "      --version     show the version and exit\n"
 	       "\n"
+	       "A trace of several hosts (ptt-merge) has a first column host, and each host's own pids and tids.\n"
 	       "Event columns: time_ns,time_s,pid,tid,thread_name,source,event,class,object,object_name,args,site,site_line\n"
 	       "  (site: the call site as function+offset (module), or module+offset; site_line: file:line)\n"
 	       "State columns: pid,tid,thread_name,state,object,object_name,start_ns,end_ns,duration_ns,complete\n"
@@ -202,18 +221,31 @@ static int start(void *ctx, struct pass *p)
 {
 	struct states *st = ctx;
 	st->syms = p->syms;
+	return PASS_GO;
+}
+
+/* The columns, once the trace's header is read (its first event, or its end): a merged trace's start with host. */
+static void header(struct states *st, struct pass *p)
+{
+	if (st->header_done++)
+		return;
+	if (hosts_read(&st->hosts, p->in.r))
+		st->hosts.n = 0;
+	if (st->hosts.n)
+		fputs("host,", stdout);
 	if (p->model)
 		puts("pid,tid,thread_name,state,object,object_name,start_ns,end_ns,duration_ns,complete");
 	else
 		puts("time_ns,time_s,pid,tid,thread_name,source,event,class,object,object_name,args,site,site_line");
-	return PASS_GO;
 }
 
 /* A row per event, or with --states a lost stretch's row before the model takes the rest */
 static int event(void *ctx, struct pass *p, struct ptt_event *ev)
 {
+	struct states *st = ctx;
+	header(st, p);
 	if (!p->model)
-		event_row(stdout, ev, p->syms);
+		event_row(stdout, ev, p->syms, &st->hosts);
 	else if (ev->id == PTT_EV_REC_LOST)
 		lost_row(ctx, p->model, ev, p->shift);
 	return PASS_GO;
@@ -222,7 +254,7 @@ static int event(void *ctx, struct pass *p, struct ptt_event *ev)
 /* What is still open is cut by the end of the trace (a window's states end at its end). */
 static int end(void *ctx, struct pass *p)
 {
-	(void)p;
+	header(ctx, p);
 	((struct states *)ctx)->complete = 0;
 	return PASS_GO;
 }
@@ -244,12 +276,14 @@ int main(int argc, char **argv)
 	}
 	/* a window's times from its start, as in ptt-paje and ptt-json; with states, intervals are differences
 	 * of times (ordered), event rows stay as read */
-	struct states st = { stdout, NULL, 1 };
+	struct states st = { .out = stdout, .complete = 1 };
 	struct pass_tool tool = { .prog = "ptt-csv", .ctx = &st, .start = start, .event = event, .end = end,
 				  .need = PASS_SYMS | PASS_LOSS | PASS_LOSS_NOTE | PASS_CLOCK | PASS_BUFFERED,
 				  .ops = { .ctx = &st, .thread_end = end_row, .state = state_row } };
 	if (states)
 		tool.need |= PASS_MODEL | PASS_FINISH | PASS_ORDERED;
 	struct pass p;
-	return pass_run(&p, &tool, argc - optind, argv + optind);
+	int rc = pass_run(&p, &tool, argc - optind, argv + optind);
+	hosts_free(&st.hosts);
+	return rc;
 }

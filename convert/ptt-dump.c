@@ -10,6 +10,7 @@
 #include "lib/cli.h"
 #include "lib/lockframes.h"
 #include "lib/fidelity.h"
+#include "lib/host.h"
 #include "lib/human.h"
 #include "lib/model.h"
 #include "lib/pass.h"
@@ -81,6 +82,8 @@ static unsigned long judge_violations(struct violations *v, const struct fidelit
 /* What the options ask for, and what the mode keeps. */
 struct dump {
 	enum mode mode;
+	struct hosts hosts;         /* --human on a merged trace (ptt-merge): each sentence says its host */
+	int hosts_read;
 	int no_header;
 	struct ptt_sink *sink;      /* the text form, with its header */
 	struct summary *sum;        /* --info, --check: the counts */
@@ -96,6 +99,17 @@ static char line[PTT_MAX_STR * 4 + 1024];
 static void human_begin(struct dump *d, struct pass *p, const struct ptt_event *ev)
 {
 	human_sentence(ev, p->syms, p->model, line, sizeof line);
+	if (!d->hosts_read++ && hosts_read(&d->hosts, p->in.r))
+		d->hosts.n = 0;
+	const char *host = hosts_name(&d->hosts, ev->pid);
+	size_t at = strcspn(line, " "), len = strlen(line), hl = host ? strlen(host) + 3 : 0;
+	if (host && line[at] && len + hl < sizeof line) { /* "TIME [HOST] sentence" */
+		memmove(line + at + hl, line + at, len - at + 1);
+		line[at] = ' ';
+		line[at + 1] = '[';
+		memcpy(line + at + 2, host, hl - 3);
+		line[at + hl - 1] = ']';
+	}
 	struct mthread *t = model_thread(p->model, ev->pid, ev->tid);
 	d->stack = t ? t->pending_stack : 0;
 }
@@ -252,5 +266,6 @@ int main(int argc, char **argv)
 	int rc = pass_run(&p, &tool, argc - optind, argv + optind);
 	fidelity_free(d.fid);
 	summary_free(d.sum);
+	hosts_free(&d.hosts);
 	return rc == 0 && d.unverified ? 5 : rc;
 }

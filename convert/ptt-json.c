@@ -19,6 +19,7 @@
 #include "lib/cli.h"
 #include "lib/critical.h"
 #include "lib/entity_name.h"
+#include "lib/host.h"
 #include "lib/fidelity.h"
 #include "lib/lockframes.h"
 #include "lib/symbols.h"
@@ -44,6 +45,9 @@ struct jcount {
 struct json {
 	FILE *out;
 	struct ptt_syms *syms; /* names and symbols, learnt as the events come */
+	const struct ptt_reader *r;
+	struct hosts hosts;         /* a merged trace's (ptt-merge), read with the first process: its processes say their host */
+	int hosts_read;
 	int exec;                   /* the event being handed is an exec */
 	int points;                 /* instant events for unlocks, signals, posts, ... */
 	long counters;              /* counter tracks for this many objects, the most active; -1: all, inline */
@@ -159,13 +163,21 @@ static void thread_meta(struct json *js, uint32_t pid, uint32_t tid)
 	name_meta(js, "thread_name", pid, tid, name);
 }
 
+/* A process's track name: "COMMAND PID", then " on HOST" in a merged trace. */
+static void process_meta(struct json *js, uint32_t pid)
+{
+	char name[PTT_MAX_STR + 128];
+	if (!js->hosts_read++ && hosts_read(&js->hosts, js->r))
+		js->hosts.n = 0;
+	entity_process_name(name, sizeof name, js->syms, pid);
+	host_append(js->hosts.n ? &js->hosts : NULL, pid, name, sizeof name);
+	name_meta(js, "process_name", pid, 0, name);
+}
+
 static void on_process_begin(void *ctx, struct mprocess *p, uint64_t ns)
 {
-	struct json *js = ctx;
-	char name[PTT_MAX_STR + 32];
 	(void)ns;
-	entity_process_name(name, sizeof name, js->syms, p->pid);
-	name_meta(js, "process_name", p->pid, 0, name);
+	process_meta(ctx, p->pid);
 }
 
 /* Chrome's reserved colour names, by what a state means for the thread: waiting, holding or running
@@ -554,6 +566,7 @@ static int start(void *ctx, struct pass *p)
 {
 	struct json *js = ctx;
 	js->syms = p->syms;
+	js->r = p->in.r;
 	if (js->counters >= 0 && !(js->spool = tmpfile())) {
 		fprintf(stderr, "ptt-json: a temporary file for the counters: %s\n", strerror(errno));
 		return PASS_FAIL;
@@ -591,9 +604,7 @@ static int after(void *ctx, struct pass *p, struct ptt_event *ev)
 	if (ev->id == PTT_EV_THREAD_NAME && model_thread(p->model, ev->pid, target))
 		thread_meta(js, ev->pid, target);
 	if (js->exec) {
-		char name[PTT_MAX_STR + 32];
-		entity_process_name(name, sizeof name, js->syms, ev->pid);
-		name_meta(js, "process_name", ev->pid, 0, name);
+		process_meta(js, ev->pid);
 		thread_meta(js, ev->pid, ev->tid);
 	}
 	return PASS_GO;
@@ -690,6 +701,7 @@ int main(int argc, char **argv)
 			 .object_end = on_object_end, .object_count = on_object_count } };
 	struct pass p;
 	rc = pass_run(&p, &tool, argc - optind, argv + optind);
+	hosts_free(&js.hosts);
 	jobj_free(&js);
 	critical_free(js.crit);
 	ptt_map_free(&js.serial_tid);

@@ -17,6 +17,7 @@
 #include "lib/critical.h"
 #include "lib/lockframes.h"
 #include "lib/entity_name.h"
+#include "lib/host.h"
 #include "lib/fidelity.h"
 #include "lib/model.h"
 #include "lib/paje_out.h"
@@ -47,6 +48,7 @@ struct paje {
 	struct model *model;    /* for the stacks of states (model_stacks) */
 	struct ptt_syms *syms; /* names and symbols, learnt by a first pass */
 	int program_created;
+	struct hosts hosts;     /* a merged trace's (ptt-merge): a container each, above their processes */
 	uint64_t links;
 	int objects;            /* draw object containers */
 	long max_objects;       /* the most contended shown; 0: all */
@@ -164,6 +166,12 @@ static void program(struct paje *pj, uint64_t ns)
 		fputs(" C_crit CT_Critical C_prog \"critical path\"\n", pj->out);
 		pj->row_state = 1;
 	}
+	for (unsigned h = 0; h < pj->hosts.n; h++) {
+		line_start(pj, PJ_CREATE_CONTAINER, ns);
+		fprintf(pj->out, " H%u CT_Host C_prog ", h);
+		paje_name(pj->out, pj->hosts.h[h].name[0] ? pj->hosts.h[h].name : "?");
+		putc('\n', pj->out);
+	}
 }
 
 static void thread_container(struct paje *pj, uint32_t serial, uint32_t pid, uint32_t tid, uint32_t p_serial, uint64_t ns)
@@ -227,7 +235,10 @@ static void on_process_begin(void *ctx, struct mprocess *p, uint64_t ns)
 	entity_process_name(name, sizeof name, pj->syms, p->pid);
 	fprintf(pj->out, "%d ", PJ_CREATE_CONTAINER);
 	paje_time(pj->out, ns);
-	fprintf(pj->out, " P%" PRIu32 " CT_Process C_prog ", p->serial);
+	if (pj->hosts.n)
+		fprintf(pj->out, " P%" PRIu32 " CT_Process H%u ", p->serial, host_of(p->pid));
+	else
+		fprintf(pj->out, " P%" PRIu32 " CT_Process C_prog ", p->serial);
 	paje_name(pj->out, name);
 	fprintf(pj->out, "\n%d ", PJ_SET_VARIABLE);
 	paje_time(pj->out, ns);
@@ -846,7 +857,9 @@ static int start(void *ctx, struct pass *p)
 	pj->model = p->model;
 	if (pj->objects)
 		choose_objects(pj);
-	paje_header(pj->out, pj->objects);
+	if (hosts_peek(&pj->hosts, p->in.fd))
+		pj->hosts.n = 0;
+	paje_header(pj->out, pj->objects, pj->hosts.n > 0);
 	if (pj->lost_seen) {
 		fprintf(pj->out, "%d E_Lost CT_Thread \"Events lost\"\n", PJ_DEF_EVENT_TYPE);
 		fprintf(pj->out, "%d E_LostP CT_Process \"Events lost\"\n", PJ_DEF_EVENT_TYPE);
@@ -891,6 +904,10 @@ static int report(void *ctx, struct pass *p)
 		line_start(pj, PJ_DESTROY_CONTAINER, p->end_ns);
 		fputs(" CT_Critical C_crit\n", pj->out);
 	}
+	for (unsigned h = 0; h < pj->hosts.n; h++) {
+		line_start(pj, PJ_DESTROY_CONTAINER, p->end_ns);
+		fprintf(pj->out, " CT_Host H%u\n", h);
+	}
 	fprintf(pj->out, "%d ", PJ_DESTROY_CONTAINER);
 	paje_time(pj->out, p->end_ns);
 	fputs(" CT_Program C_prog\n", pj->out);
@@ -922,5 +939,6 @@ int main(int argc, char **argv)
 	struct pass p;
 	rc = pass_run(&p, &tool, argc - optind, argv + optind);
 	free_stats(&pj);
+	hosts_free(&pj.hosts);
 	return rc;
 }

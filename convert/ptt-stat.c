@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/cli.h"
+#include "lib/host.h"
 #include <sys/stat.h>
 
 #include "lib/critical.h"
@@ -283,14 +284,23 @@ static int report(void *ctx, struct pass *p)
 	} else if (cli_window(p->in.r, &from, &to) && to) {
 		stat_set_cut(s->st, "at the window's end");
 	}
-	if (s->pprof >= 0)
-		return write_pprof(s, p);
+	struct hosts hs;
+	if (hosts_read(&hs, p->in.r))
+		hs.n = 0;
+	stat_set_hosts(s->st, &hs);
+	if (s->pprof >= 0) {
+		int rc = write_pprof(s, p);
+		hosts_free(&hs);
+		return rc;
+	}
 	if (s->folded >= 0)
 		stat_print_folded(s->st, s->folded, stdout);
 	else if (s->brief)
 		stat_print_brief(s->st, &s->o, stdout);
 	else
 		stat_print(s->st, &s->o, stdout);
+	stat_set_hosts(s->st, NULL);
+	hosts_free(&hs);
 	if (!s->o.csv && s->folded < 0) /* the limits the trace met, with the figures they affect (CSV, folded: on stderr) */
 		cli_say_limits(&p->in, stdout, "limit: ");
 	if (!s->o.csv && !s->brief && s->folded < 0)

@@ -1,5 +1,6 @@
 /* record_meta.c - ptt-record's header, user types and per-record hook (record_meta.h). */
 
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,13 +18,31 @@ size_t record_header_size(char **cmd)
 	return size;
 }
 
+/* The first word of a small file (/etc/machine-id, the kernel's boot id) into buf, "" when unreadable:
+ * which machine and which boot a trace was recorded on, so that ptt-merge can tell hosts apart. */
+static void read_id(const char *path, char *buf, size_t size)
+{
+	buf[0] = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, buf, size - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	buf[strcspn(buf, " \t\n")] = 0;
+}
+
 void record_header(char *buf, size_t size, const struct record_info *in)
 {
 	const struct record_opts *o = in->o;
 	const struct ptt_shm *s = in->shm;
 	size_t n = 0;
 	char host[256] = "";
+	char machine[64], boot[64];
 	gethostname(host, sizeof host - 1);
+	host[strcspn(host, " \t\n")] = 0; /* a META value is one line; a host name has no blanks */
+	read_id("/etc/machine-id", machine, sizeof machine);
+	read_id("/proc/sys/kernel/random/boot_id", boot, sizeof boot);
 	n += (size_t)snprintf(buf + n, size - n,
 		"clock %s\nclock_hz %" PRIu64 "\nstart_ticks %" PRIu64 "\nrealtime_ns %" PRIu64 "\n"
 		"pid %d\nhostname %s\nrecorder ptt-record %s\nring_bytes %" PRIu64 "\nmode %s\nlevel %d\nclasses %s\ncmdline",
@@ -36,6 +55,10 @@ void record_header(char *buf, size_t size, const struct record_info *in)
 		n = n + q < size ? n + q : size - 1;
 	}
 	n += (size_t)snprintf(buf + n, size - n, "\n");
+	if (machine[0])
+		n += (size_t)snprintf(buf + n, size - n, "machine_id %s\n", machine);
+	if (boot[0])
+		n += (size_t)snprintf(buf + n, size - n, "boot_id %s\n", boot);
 	if (o->flight) /* a flight recording: each thread's last ring_bytes of events, starting mid-run */
 		n += (size_t)snprintf(buf + n, size - n, "flight %" PRIu64 "\n", o->ring_bytes);
 	for (unsigned id = 0; id < PTT_EV_BUILTIN_COUNT && n < size - 512; id++) {

@@ -7,6 +7,7 @@
 #include "../../formats/map.h"
 #include "blame.h"
 #include "cli.h"
+#include "host.h"
 #include "symbols.h"
 
 #define UNKNOWN_T 0xffffffffu /* a segment's target when no edge is known */
@@ -564,7 +565,7 @@ static const char *knot_name(const struct blame *b, const struct bknot *k, char 
 		if (!strncmp(t, "thread ", 7))
 			snprintf(buf + len, size - len, ": its thread %" PRIu32, k->tid);
 		else
-			snprintf(buf + len, size - len, ": its thread %s (%" PRIu32 ")", t, k->tid);
+			snprintf(buf + len, size - len, ": its thread %s (%" PRIu32 ")", t, host_local(k->tid));
 	}
 	return buf;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "critical.h"
+#include "host.h"
 #include "knownlock.h"
 #include "lockframes.h"
 #include "model.h"
@@ -1631,7 +1632,7 @@ void critical_print(const struct critical *c, unsigned top, FILE *out)
 	}
 	ptt_syms_thread_name(c->syms, s->end_pid, s->end_tid, tname, sizeof tname);
 	fprintf(out, "critical path: %.3f ms, from %.3f to %.3f ms, ending where %s (%" PRIu32 ") ends\n", ms(s->length),
-		ms(s->from_ns), ms(s->to_ns), tname, s->end_tid);
+		ms(s->from_ns), ms(s->to_ns), tname, host_local(s->end_tid)); /* as its host gave it (ptt-merge) */
 	fprintf(out, "  check: %s\n",
 		s->checked ? "its stretches cover the window end to end, each once"
 			   : "its stretches do NOT cover the window exactly (out of memory?): figures are partial");
@@ -1682,7 +1683,8 @@ void critical_print(const struct critical *c, unsigned top, FILE *out)
 	for (unsigned i = 0; i < c->nthr && (!top || i < top); i++) {
 		const struct crow *r = &c->thr[i];
 		ptt_syms_thread_name(c->syms, r->pid, (uint32_t)r->key, tname, sizeof tname);
-		fprintf(out, "%11.3f %6.1f  %s (%" PRIu64 ")\n", ms(r->held), pct(r->held, s->length), tname, r->key);
+		fprintf(out, "%11.3f %6.1f  %s (%" PRIu64 ")\n", ms(r->held), pct(r->held, s->length), tname,
+			r->key <= UINT32_MAX ? host_local((uint32_t)r->key) : r->key);
 	}
 	for (unsigned i = 0; i < c->nspecs; i++) {
 		const struct cspec *sp = &c->specs[i];

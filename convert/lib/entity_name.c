@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "entity_name.h"
+#include "host.h"
 #include "symbols.h"
 
 const char *const entity_object_kind[PTT_CLASS_COUNT] = {
@@ -23,9 +24,9 @@ void entity_thread_name(char *buf, size_t size, struct ptt_syms *syms, uint32_t 
 	ptt_syms_thread_name(syms, pid, tid, given, sizeof given);
 	/* the tid first: rows of threads with the same start routine stay apart */
 	if (strncmp(given, "thread ", 7) != 0)
-		ptt_name_printf(buf, size, "%" PRIu32 " %s", tid, given);
+		ptt_name_printf(buf, size, "%" PRIu32 " %s", host_local(tid), given);
 	else
-		ptt_name_printf(buf, size, "%" PRIu32, tid);
+		ptt_name_printf(buf, size, "%" PRIu32, host_local(tid));
 }
 
 void entity_object_name(char *buf, size_t size, struct ptt_syms *syms, uint32_t pid, unsigned cls, uint64_t addr)
@@ -40,7 +41,7 @@ int entity_many_processes(const struct ptt_syms *syms) { return ptt_syms_process
 
 void entity_process_tag(char *buf, size_t size, uint32_t pid)
 {
-	snprintf(buf, size, "pid %" PRIu32, pid);
+	snprintf(buf, size, "pid %" PRIu32, host_local(pid)); /* as its host gave it */
 }
 
 void entity_thread_label(char *buf, size_t size, struct ptt_syms *syms, uint32_t pid, uint32_t tid)
@@ -50,11 +51,11 @@ void entity_thread_label(char *buf, size_t size, struct ptt_syms *syms, uint32_t
 	if (entity_many_processes(syms))
 		entity_process_tag(proc, sizeof proc, pid);
 	if (*s && *proc)
-		snprintf(buf, size, "%" PRIu32 " (%s, %s)", tid, s, proc);
+		snprintf(buf, size, "%" PRIu32 " (%s, %s)", host_local(tid), s, proc);
 	else if (*s || *proc)
-		snprintf(buf, size, "%" PRIu32 " (%s)", tid, *s ? s : proc);
+		snprintf(buf, size, "%" PRIu32 " (%s)", host_local(tid), *s ? s : proc);
 	else
-		snprintf(buf, size, "%" PRIu32, tid);
+		snprintf(buf, size, "%" PRIu32, host_local(tid));
 }
 
 void entity_object_process(char *buf, size_t size, struct ptt_syms *syms, uint32_t pid, uint64_t addr)

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "host.h"
 #include "human.h"
 #include "model.h"
 #include "symbols.h"
@@ -168,7 +169,8 @@ static size_t thread_words(struct ptt_syms *syms, uint32_t pid, uint64_t tid, ch
 		ptt_syms_thread_known_name(syms, pid, (uint32_t)tid, n, sizeof n);
 	else
 		n[0] = 0;
-	int w = *n ? snprintf(buf, size, "%" PRIu64 " (%s)", tid, n) : snprintf(buf, size, "%" PRIu64, tid);
+	uint64_t id = tid <= UINT32_MAX ? host_local((uint32_t)tid) : tid; /* as its host gave it (a merged trace) */
+	int w = *n ? snprintf(buf, size, "%" PRIu64 " (%s)", id, n) : snprintf(buf, size, "%" PRIu64, id);
 	return w < 0 ? 0 : (size_t)w;
 }
 
@@ -320,12 +322,16 @@ void human_sentence(const struct ptt_event *ev, struct ptt_syms *syms, const str
 			n += (size_t)snprintf(buf + n, size - n, "thread ");
 			n += thread_words(syms, ev->pid, ev->tid, buf + n, size - n);
 			break;
-		case 'P': n += (size_t)snprintf(buf + n, size - n, "%" PRIu32, ev->pid); break;
+		case 'P': n += (size_t)snprintf(buf + n, size - n, "%" PRIu32, host_local(ev->pid)); break;
 		case 'O': n += object_words(syms, ev->pid, nth_arg(ev, PTT_ARG_PTR, 0), buf + n, size - n); break;
 		case 'X': n += (size_t)snprintf(buf + n, size - n, "0x%" PRIx64, nth_arg(ev, PTT_ARG_PTR, 0)); break;
 		case 'A': n += object_words(syms, ev->pid, nth_arg(ev, PTT_ARG_PTR, 1), buf + n, size - n); break;
 		case 'S': n += ptt_text_quote(ev->str, buf + n, size - n); break;
-		case 'a': n += (size_t)snprintf(buf + n, size - n, "%" PRIu64, ev->nargs ? ev->arg[0] : 0); break;
+		case 'a': { /* a pid (parent, forked child), as its host gave it in a merged trace; -1 (failed) kept */
+			uint64_t v = ev->nargs ? ev->arg[0] : 0;
+			n += (size_t)snprintf(buf + n, size - n, "%" PRIu64, v < UINT32_MAX ? host_local((uint32_t)v) : v);
+			break;
+		}
 		case 'c': n += thread_words(syms, ev->pid, ptt_event_argn(ev, PTT_ARGNAME_PARENT, 0), buf + n, size - n); break;
 		case 'k': n += thread_words(syms, ev->pid, ptt_event_argn(ev, PTT_ARGNAME_CHILD, 0), buf + n, size - n); break;
 		case 'H': n += holder_words(ev, syms, m, buf + n, size - n); break;
@@ -345,7 +351,7 @@ void human_sentence(const struct ptt_event *ev, struct ptt_syms *syms, const str
 				n += (size_t)snprintf(buf + n, size - n, "%" PRIu64, ev->arg[ai]);
 			break;
 		}
-		case 'J': n += (size_t)snprintf(buf + n, size - n, "%" PRIu64, ptt_event_argn(ev, PTT_ARGNAME_TARGET, 0)); break;
+		case 'J': n += (size_t)snprintf(buf + n, size - n, "%" PRIu32, host_local((uint32_t)ptt_event_argn(ev, PTT_ARGNAME_TARGET, 0))); break;
 		case 'j': {
 			uint64_t t = ptt_event_argn(ev, PTT_ARGNAME_TARGET, UINT64_MAX);
 			if (t == UINT64_MAX)

@@ -30,8 +30,9 @@ static const char *const header =
 	"%EndEventDef\n"
 	"%EventDef PajeNewEvent 16\n% Time date\n% Type string\n% Container string\n% Value string\n% Site string\n"
 	"%EndEventDef\n"
-	"0 CT_Program 0 \"Program\"\n"
-	"0 CT_Process CT_Program \"Process\"\n"
+	"0 CT_Program 0 \"Program\"\n";
+/* then the process's type: under the program, or under the host in a merged trace (host.h) */
+static const char *const header_threads =
 	"0 CT_Thread CT_Process \"Thread\"\n"
 	"1 ST_Thread CT_Thread \"Thread state\"\n"
 	"2 E_Thread CT_Thread \"Thread event\"\n"
@@ -165,9 +166,12 @@ const char *paje_state_colour(unsigned state)
 	return "0.78 0.78 0.78"; /* a state this table does not know yet: neutral, never mistaken for running */
 }
 
-void paje_header(FILE *out, int objects)
+void paje_header(FILE *out, int objects, int hosts)
 {
 	fputs(header, out);
+	fputs(hosts ? "0 CT_Host CT_Program \"Host\"\n0 CT_Process CT_Host \"Process\"\n" :
+		      "0 CT_Process CT_Program \"Process\"\n", out);
+	fputs(header_threads, out);
 	if (objects)
 		fputs(object_header, out);
 	for (unsigned s = 0; s < MS_COUNT; s++) {

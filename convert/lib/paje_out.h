@@ -5,8 +5,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* The header: event definitions and the type hierarchy Program > Process > Thread (> objects too). */
-void paje_header(FILE *out, int objects);
+/* The header: event definitions and the type hierarchy Program > Process > Thread (> objects too);
+ * with hosts (a merged trace), Program > Host > Process > Thread. */
+void paje_header(FILE *out, int objects, int hosts);
 /* Per class of object (PTT_CLASS_MUTEX .. PTT_CLASS_SPIN): container type,
  * and the holders and waiters variables (NULL where the kind has none). */
 extern const char *const paje_object_type[];

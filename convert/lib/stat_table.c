@@ -8,6 +8,7 @@
 #include "critical.h"
 #include "entity_name.h"
 #include "fidelity.h"
+#include "host.h"
 #include "lockframes.h"
 #include "knownlock.h"
 #include "model.h"
@@ -77,6 +78,7 @@ struct stat_table {
 	int stacked;                /* a wait or hold had a stack: the sites are frames past the lock layer */
 	struct ptt_map objs_by_key;
 	int csv_names;
+	const struct hosts *hosts;  /* a merged trace's (stat_set_hosts): pids and tids said with their host */
 	struct obj **objs;
 	size_t nobjs, cap_objs;
 	struct thr **thrs;
@@ -563,6 +565,7 @@ void stat_set_sampler(struct stat_table *st, void (*fn)(void *ctx, const struct 
 	st->sampler_ctx = ctx;
 }
 void stat_set_trace_cost(struct stat_table *st, double ps) { st->trace_path_ps = ps; }
+void stat_set_hosts(struct stat_table *st, const struct hosts *hs) { st->hosts = hs && hs->n ? hs : NULL; }
 
 void stat_set_cut(struct stat_table *st, const char *where)
 {
@@ -882,8 +885,19 @@ static void obj_name(const struct stat_table *st, const struct obj *o, char *buf
 		memcpy(buf + k, " (", 2);
 		memcpy(buf + k + 2 + n, ")", 2);
 	}
-	if (!st->csv_names) /* the CSV form has a pid column */
+	if (!st->csv_names) { /* the CSV form has a pid column */
+		size_t l = strlen(buf);
 		entity_object_process(buf, size, st->syms, o->pid, o->addr); /* "(pid N)" with several processes */
+		if (st->hosts && !PTT_IS_SHARED(o->addr)) { /* a merged trace: "(pid N on HOST)", or "(on HOST)" */
+			size_t e = strlen(buf);
+			if (e > l && buf[e - 1] == ')')
+				buf[e - 1] = '\0';
+			else
+				snprintf(buf + e, size - e, " (");
+			e = strlen(buf);
+			snprintf(buf + e, size - e, "%son %s)", buf[e - 1] == '(' ? "" : " ", hosts_name(st->hosts, o->pid));
+		}
+	}
 	for (char *p = buf; *p; p++)
 		if (*p == ',' || *p == '"' || *p == '\n')
 			*p = '_';
@@ -1034,12 +1048,13 @@ static size_t print_objects(const struct stat_table *st, const struct stat_opts 
 		const char *tn = topw ? thr_name(st, topp, topw, tnb, sizeof tnb) : NULL;
 		if (tn && !*tn)
 			tn = NULL;
-		char tw[sizeof tnb + 48]; /* "TID (NAME)": a tid of up to 10 digits, " (", the name, ")", ", pid N" */
+		char tw[sizeof tnb + 180], tid[120]; /* "TID (NAME, pid N)"; "TID on HOST (NAME)" merged */
 		char proc[32] = "";
+		host_id_phrase(st->hosts, topw, tid, sizeof tid);
 		if (topw && entity_many_processes(st->syms))
 			entity_process_tag(proc, sizeof proc, topp);
 		if (topw)
-			snprintf(tw, sizeof tw, "%" PRIu32 "%s%s%s%s%s", topw, tn || *proc ? " (" : "", tn ? tn : "",
+			snprintf(tw, sizeof tw, "%s%s%s%s%s%s", tid, tn || *proc ? " (" : "", tn ? tn : "",
 				 tn && *proc ? ", " : "", proc, tn || *proc ? ")" : "");
 		else
 			snprintf(tw, sizeof tw, "-");
@@ -1246,7 +1261,7 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		fprintf(out, "\npid,tid,name,lifetime_ns,no_wait_ns,blocked_mutex_ns,cond_wait_ns,barrier_ns,join_ns,sem_ns,rwlock_ns,"
 			     "other_wait_ns,sem_lock_ns,futex_wait_ns\n");
 	else
-		fprintf(out, "\n%8s %8s %-16s %11s %11s %11s %11s %11s %11s %11s %11s %11s %11s %11s\n", "PID", "TID", "NAME",
+		fprintf(out, "\n%s%8s %8s %-16s %11s %11s %11s %11s %11s %11s %11s %11s %11s %11s %11s\n", st->hosts ? "HOST         " : "", "PID", "TID", "NAME",
 			"LIFE(ms)", "NO-WAIT(ms)", "MUTEX(ms)", "RWLOCK(ms)", "SEMLOCK(ms)", "COND(ms)", "SEM(ms)", "BARRIER(ms)", "JOIN(ms)",
 			"OTHER(ms)", "FUTEX(ms)");
 	size_t tshown = o->top && o->top < st->nthrs ? o->top : st->nthrs;
@@ -1270,8 +1285,9 @@ void stat_print(const struct stat_table *st, const struct stat_opts *o, FILE *ou
 		else if (n && strlen(n) > 16 && ptt_name_printf(cut, sizeof cut, "%s", n) && ptt_name_cut(cut, 15))
 			n = cut; /* 16 columns: 15 bytes and the mark */
 		if (!o->csv)
-			fprintf(out, "%8" PRIu32 " %8" PRIu32 " %-16s %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f\n",
-				t->pid, t->tid, n ? n : "", ms(life), ms(run), ms(mutex), ms(rw), ms(semlock),
+			fprintf(out, "%-*.*s%s%8" PRIu32 " %8" PRIu32 " %-16s %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f\n",
+				st->hosts ? 12 : 0, st->hosts ? 12 : 0, st->hosts ? hosts_name(st->hosts, t->pid) : "", st->hosts ? " " : "",
+				host_local(t->pid), host_local(t->tid), n ? n : "", ms(life), ms(run), ms(mutex), ms(rw), ms(semlock),
 				ms(cond), ms(semsig), ms(t->in_state[MS_BARRIER]), ms(t->in_state[MS_JOIN]),
 				ms(t->in_state[MS_OTHER_WAIT]), ms(t->in_state[MS_FUTEX_WAIT]));
 	}

@@ -34,6 +34,9 @@ void stat_set_loss(struct stat_table *st, const struct loss *l);
 void stat_set_folding(struct stat_table *st, int on);
 /* What the trace path adds per event in ps, when the trace says (END trace_path_ps): the holds' share of it. */
 void stat_set_trace_cost(struct stat_table *st, double ps);
+struct hosts;
+/* A merged trace's hosts (host.h): each row says its host, pids and tids as their host gave them. */
+void stat_set_hosts(struct stat_table *st, const struct hosts *hs);
 /* Where what was read stops before the recording does (a rotated part continued in another file, a
  * window): the waits open there are not said to be blocked for ever.  NULL: at the recording's end. */
 void stat_set_cut(struct stat_table *st, const char *where);

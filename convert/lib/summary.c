@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "host.h"
 #include "summary.h"
 
 struct thread_count {
@@ -97,7 +98,7 @@ static void print_date(FILE *out, uint64_t ns)
 void summary_print_info(const struct summary *s, struct cli_input *in, struct ptt_syms *syms, const char *mid_run, FILE *out)
 {
 	const struct ptt_reader *r = in->r;
-	static const char *const keys[] = { "cmdline", "pid", "hostname", "recorder", "clock", "clock_hz",
+	static const char *const keys[] = { "cmdline", "pid", "hostname", "machine_id", "boot_id", "recorder", "clock", "clock_hz",
 		"mode", "flight", "flight_from", "level", "classes", "ring_bytes", "exit_status", "processes" };
 	fprintf(out, "format:     %s\n", ptt_reader_form(r) == PTT_FORM_BINARY ? "binary" : "text");
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
@@ -108,6 +109,9 @@ void summary_print_info(const struct summary *s, struct cli_input *in, struct pt
 	const char *rt = ptt_reader_meta(r, "realtime_ns");
 	if (rt)
 		print_date(out, strtoull(rt, NULL, 10));
+	for (size_t l = 0; l < ptt_reader_meta_count(r); l++) /* a merged trace's hosts (ptt-merge) */
+		if (!strncmp(ptt_reader_meta_line(r, l), "host ", 5))
+			fprintf(out, "%-11s %s\n", "host", ptt_reader_meta_line(r, l) + 5);
 	uint64_t first = s->first_ns, last = s->last_ns;
 	if (cli_window(r, &first, &last)) { /* a window: its bounds, not its first and last events' */
 		fprintf(out, "window:     %" PRIu64 ".%09" PRIu64 " s to %" PRIu64 ".%09" PRIu64 " s\n", first / 1000000000u,
@@ -129,16 +133,25 @@ void summary_print_info(const struct summary *s, struct cli_input *in, struct pt
 	if (s->stalls) /* ptt's own doing: threads waited for room in their rings (ptt-stat shows the waits it lengthened) */
 		fprintf(out, "stalls:     %" PRIu64 " by the tracer, %" PRIu64 ".%06" PRIu64 " ms summed over threads\n", s->stalls,
 			s->stall_ns / 1000000u, s->stall_ns % 1000000u);
-	fprintf(out, "threads:    %zu\n\n%8s %8s %12s %14s %14s  %s\n", s->nthreads, "PID", "TID", "EVENTS", "FIRST", "LAST", "NAME");
+	struct hosts hs;
+	if (hosts_read(&hs, r))
+		hs.n = 0;
+	fprintf(out, "threads:    %zu\n\n", s->nthreads);
+	if (hs.n) /* a merged trace: the host above the process, pids and tids as each host gave them */
+		fprintf(out, "%-16s ", "HOST");
+	fprintf(out, "%8s %8s %12s %14s %14s  %s\n", "PID", "TID", "EVENTS", "FIRST", "LAST", "NAME");
 	for (size_t i = 0; i < s->nthreads; i++) {
 		const struct thread_count *t = &s->threads[i];
 		char n[PTT_MAX_STR];
 		/* as the pictures name it: its given name, else its start routine, else the command (main thread) */
 		ptt_syms_thread_known_name(syms, t->pid, t->tid, n, sizeof n);
+		if (hs.n)
+			fprintf(out, "%-16s ", hosts_name(&hs, t->pid));
 		fprintf(out, "%8" PRIu32 " %8" PRIu32 " %12" PRIu64 " %4" PRIu64 ".%09" PRIu64 " %4" PRIu64 ".%09" PRIu64 "  %s\n",
-			t->pid, t->tid, t->events, t->first_ns / 1000000000u, t->first_ns % 1000000000u,
+			hs.n ? host_local(t->pid) : t->pid, hs.n ? host_local(t->tid) : t->tid, t->events, t->first_ns / 1000000000u, t->first_ns % 1000000000u,
 			t->last_ns / 1000000000u, t->last_ns % 1000000000u, n);
 	}
+	hosts_free(&hs);
 	fprintf(out, "\n%-24s %12s\n", "EVENT", "COUNT");
 	const struct ptt_types *ts = ptt_reader_types(r);
 	for (unsigned id = 0; id < PTT_MAX_TYPES; id++) {

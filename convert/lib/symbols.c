@@ -13,6 +13,7 @@
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 
+#include "host.h"
 #include "pyframes.h"
 #include "symbols.h"
 #include "shmap.h"
@@ -961,9 +962,9 @@ const char *ptt_syms_process_name(struct ptt_syms *s, uint32_t pid, char *buf, s
 {
 	struct space *sp = space_get(s, pid, 0);
 	if (sp && sp->cmd && *sp->cmd)
-		ptt_name_printf(buf, size, "%s %" PRIu32, sp->cmd, pid);
+		ptt_name_printf(buf, size, "%s %" PRIu32, sp->cmd, host_local(pid)); /* the pid as its host gave it */
 	else
-		ptt_name_printf(buf, size, "process %" PRIu32, pid);
+		ptt_name_printf(buf, size, "process %" PRIu32, host_local(pid));
 	return buf;
 }
 
@@ -993,7 +994,7 @@ uint64_t ptt_syms_thread_start(const struct ptt_syms *s, uint32_t pid, uint32_t 
 const char *ptt_syms_thread_name(struct ptt_syms *s, uint32_t pid, uint32_t tid, char *buf, size_t size)
 {
 	if (!*ptt_syms_thread_known_name(s, pid, tid, buf, size))
-		ptt_name_printf(buf, size, "thread %" PRIu32, tid);
+		ptt_name_printf(buf, size, "thread %" PRIu32, host_local(tid));
 	return buf;
 }
 

@@ -10,6 +10,10 @@
   ptt_blocks.py mix IN OUT      IN (uncompressed) with its EVENTS blocks stored in turn raw,
                                 zlib (python's) and zstd (the zstd CLI's), unpacked (compact blocks
                                 stay compact, compressed)
+  ptt_blocks.py anchor IN OUT NS HOST
+                                IN with its first META block's realtime_ns moved by NS (may be
+                                negative) and its hostname made HOST, stored uncompressed: a
+                                recording as another host with a clock NS off would have made it
 """
 import struct, subprocess, sys, zlib
 
@@ -60,6 +64,30 @@ def main():
             if h[1] == 1:
                 sys.stdout.write((zlib.decompress(p) if h[2] & ZLIB else unzstd(p) if h[2] & ZSTD else p).decode())
                 break
+    elif sys.argv[1] == "anchor":
+        out, done = bytearray(data[:16]), False
+        for _, h, p in blocks(data):
+            if h[1] == 1 and not done:
+                done = True
+                text = (zlib.decompress(p) if h[2] & ZLIB else unzstd(p) if h[2] & ZSTD else p).decode()
+                lines = []
+                for line in text.split("\n"):
+                    if line.startswith("realtime_ns "):
+                        line = "realtime_ns %d" % (int(line.split()[1]) + int(sys.argv[4]))
+                    elif line.startswith("hostname "):
+                        line = "hostname " + sys.argv[5]
+                    elif line.startswith("machine_id ") or line.startswith("boot_id "):
+                        line = line.split()[0] + " " + "%032x" % zlib.crc32(sys.argv[5].encode() + line.encode())
+                    lines.append(line)
+                p = "\n".join(lines).encode()
+                h[2] &= ~(ZLIB | ZSTD)
+                h[3] = h[4] = len(p)
+                if h[2] & 2:
+                    h[5] = zlib.crc32(p)
+            h[10] = zlib.crc32(HDR.pack(*h)[:44])
+            out += HDR.pack(*h) + p
+        with open(sys.argv[3], "wb") as f:
+            f.write(out)
     elif sys.argv[1] == "mix":
         out, n = bytearray(data[:16]), 0
         for _, h, p in blocks(data):
