@@ -289,8 +289,10 @@ static int merge_run(struct merge *m, int npaths, char **paths)
 			return 1;
 		p->in.ordered = 1;
 		advance(p);
-		if (place(m, i) < 0)
+		if (place(m, i) < 0) {
+			m->n++; /* opened: closed with the others */
 			return 1;
+		}
 		p->at += p->start;
 	}
 	for (size_t k = 0; k < m->noff; k++)

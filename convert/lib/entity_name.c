@@ -50,12 +50,18 @@ void entity_thread_label(char *buf, size_t size, struct ptt_syms *syms, uint32_t
 	const char *s = ptt_syms_thread_known_name(syms, pid, tid, given, sizeof given);
 	if (entity_many_processes(syms))
 		entity_process_tag(proc, sizeof proc, pid);
-	if (*s && *proc)
-		snprintf(buf, size, "%" PRIu32 " (%s, %s)", host_local(tid), s, proc);
-	else if (*s || *proc)
-		snprintf(buf, size, "%" PRIu32 " (%s)", host_local(tid), *s ? s : proc);
-	else
-		snprintf(buf, size, "%" PRIu32, host_local(tid));
+	int h = snprintf(buf, size, "%" PRIu32, host_local(tid));
+	if ((!*s && !*proc) || h < 0 || size < (size_t)h + 8)
+		return;
+	/* "TID (NAME, pid N)": a name too long is cut one way (with its mark), the parenthesis kept */
+	char tail[64];
+	int tl = snprintf(tail, sizeof tail, "%s%s)", *s && *proc ? ", " : "", proc);
+	if (tl < 0 || size < (size_t)h + 2 + (size_t)tl + 1)
+		return;
+	size_t room = size - (size_t)h - 2 - (size_t)tl;
+	memcpy(buf + h, " (", 3);
+	size_t l = (size_t)h + 2 + (*s && room > 4 ? ptt_name_printf(buf + h + 2, room, "%s", s) : 0);
+	snprintf(buf + l, size - l, "%s", tail);
 }
 
 void entity_object_process(char *buf, size_t size, struct ptt_syms *syms, uint32_t pid, uint64_t addr)

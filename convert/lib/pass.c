@@ -254,6 +254,7 @@ int pass_run(struct pass *p, const struct pass_tool *t, int npaths, char **paths
 	ptt_syms_set_shmap(p->syms, p->shmap);
 	if ((t->need & PASS_NAMES_FIRST) && first_pass(p, npaths, paths) != 0) {
 		ptt_syms_free(p->syms);
+		shmap_free(p->shmap);
 		return 1;
 	}
 	if ((t->need & (PASS_WRAPPERS | PASS_NAMES_FIRST)) == PASS_WRAPPERS) {
@@ -269,11 +270,13 @@ int pass_run(struct pass *p, const struct pass_tool *t, int npaths, char **paths
 		p->syms = keep;
 		if (rc != 0) {
 			ptt_syms_free(p->syms);
+			shmap_free(p->shmap);
 			return 1;
 		}
 	}
 	if (cli_open(&p->in, t->prog, npaths, paths) != 0) {
 		ptt_syms_free(p->syms);
+		shmap_free(p->shmap);
 		return 2;
 	}
 	int step = make(p) != 0 ? PASS_FAIL : t->start ? t->start(t->ctx, p) : PASS_GO;

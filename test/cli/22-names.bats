@@ -137,8 +137,8 @@ object_words() {
 	# ptt-deadlock: the object cut keeps its address, the thread cut its parenthesis
 	run -1 --separate-stderr ptt-deadlock "$t"
 	[ "$stderr" = "" ]
-	[ "${lines[1]}" = "  lock_b (0x5560609e3080) taken while holding ${a:0:107}… (0x5560609e30c0): first by thread 4127 (${b:0:53}…) at 0.008189490 s" ]
-	[ "${lines[2]}" = "  ${a:0:107}… (0x5560609e30c0) taken while holding lock_b (0x5560609e3080): first by thread 4128 (second) at 0.008510235 s" ]
+	[ "${lines[1]}" = "  lock_b (0x5560609e3080) taken while holding ${a:0:139}… (0x5560609e30c0): first by thread 4127 (${b:0:85}…) at 0.008189490 s" ]
+	[ "${lines[2]}" = "  ${a:0:139}… (0x5560609e30c0) taken while holding lock_b (0x5560609e3080): first by thread 4128 (second) at 0.008510235 s" ]
 	# ptt-stat: the object in its table, the thread in its 16 columns
 	run -0 --separate-stderr ptt-stat "$t"
 	[ "$stderr" = "" ]

@@ -97,7 +97,8 @@ site_row() { sed -n '/^WAITS BY SITE: locks/,/^$/p' <<<"$output" | grep " $1 (py
 	run timeout -k 20 -s INT 5 ptt-record -q --stacks=all -o "$T" -- "$PY" "$SRC" deadlock
 	[ "$status" -eq 124 ]
 	run -3 --separate-stderr ptt-deadlock "$T"
-	[ -z "$stderr" ]
+	# the interpreter's C stacks can be deeper than the runtime keeps: said once, as a limit
+	[[ -z "$stderr" || "$stderr" =~ ^"ptt-deadlock: $T: note: "[0-9]+" stacks cut at 24 frames" ]] || { echo "$stderr"; return 1; }
 	ab=$(marked AB-SITE)
 	ba=$(marked BA-SITE)
 	[[ "$(src_line "$ab")" == *"with lock_b:"* ]]
@@ -251,7 +252,8 @@ site_row() { sed -n '/^WAITS BY SITE: locks/,/^$/p' <<<"$output" | grep " $1 (py
 }
 
 @test "CPython's GIL is a lock: ThreadPoolExecutor workers' waits for it are contention, named CPython GIL" {
-	py=$(command -v python3) || skip "python3 not installed"
+	# the interpreter itself, not a wrapper such as pyenv's shim (a shell script: its processes would be traced too)
+	py=$(python3 -c 'import sys; print(sys.executable)') || skip "python3 not installed"
 	run -0 ptt-record -q -o "$BATS_TEST_TMPDIR/g.ptt" -- "$py" "$PTT_ROOT/examples/py_gil.py"
 	[ "$output" = "sum 4799984" ]
 	run -0 --separate-stderr ptt-stat --brief "$BATS_TEST_TMPDIR/g.ptt"
@@ -269,7 +271,8 @@ site_row() { sed -n '/^WAITS BY SITE: locks/,/^$/p' <<<"$output" | grep " $1 (py
 gil_classes() { sed -n '/^WHAT TO FIX FIRST/,/^$/p' <<<"$output" | awk '/^CPython GIL \(_PyRuntime\+0x[0-9a-f]+\) / { print $4 }' | sort -u; }
 
 @test "ptt-critical: CPython's GIL is a lock on the path, named CPython GIL, never a condition" {
-	py=$(command -v python3) || skip "python3 not installed"
+	# the interpreter itself, not a wrapper such as pyenv's shim (a shell script: its processes would be traced too)
+	py=$(python3 -c 'import sys; print(sys.executable)') || skip "python3 not installed"
 	run -0 ptt-record -q -o "$BATS_TEST_TMPDIR/g.ptt" -- "$py" "$PTT_ROOT/examples/py_gil.py"
 	[ "$output" = "sum 4799984" ]
 	run --separate-stderr ptt-critical -n 0 "$BATS_TEST_TMPDIR/g.ptt"
