@@ -29,13 +29,19 @@ in_force() {
 	files=("$T"/r.ptt.*)
 	[ "${#files[@]}" -ge 3 ]
 	# every point where a file ends and the next begins (the last file may hold only the notes)
-	before=0
+	before=0 compared=0
 	for ((i = 0; i + 2 < ${#files[@]}; i++)); do
 		k=$(ptt-dump --info "${files[i]}" | awk '/^events:/ { print $2 }')
 		before=$((before + k))
 		# the head is stamped with the time of the file before's last event
 		t=$(ptt-dump -n "${files[i]}" | tail -n 1 | awk '{ print $1 }')
 		ptt-dump -n "${files[i + 1]}" | in_force "$t" >"$T/head"
+		# the program's own events stamped at that same nanosecond cannot be told from the head's
+		# in text (seen once on a fresh machine: a lock and its unlock there): not a point to compare
+		if ptt-dump -n "${files[i + 1]}" | awk -v t="$t" '$1 != t { exit } $5 ~ /(unlock|signal|broadcast|post)$/ { f = 1 } END { exit !f }'; then
+			continue
+		fi
+		compared=$((compared + 1))
 		# the main thread's outer and the two threads' waits at least, the waits with their stacks
 		[ "$(grep -c ' mutex_lock mutex=' "$T/head")" -ge 1 ]
 		grep -qE '^[0-9]+ [0-9]+ stack=[0-9]+ mutex_lock_req ' "$T/head"
@@ -57,4 +63,5 @@ in_force() {
 		run -0 --separate-stderr ptt-dump --check "${files[i + 1]}"
 		[[ "$output" == *" 0 violations: ok" ]] || { echo "$output $stderr"; return 1; }
 	done
+	[ "$compared" -ge 1 ]
 }
