@@ -98,7 +98,7 @@ site_row() { sed -n '/^WAITS BY SITE: locks/,/^$/p' <<<"$output" | grep " $1 (py
 	[ "$status" -eq 124 ]
 	run -3 --separate-stderr ptt-deadlock "$T"
 	# the interpreter's C stacks can be deeper than the runtime keeps: said once, as a limit
-	[[ -z "$stderr" || "$stderr" =~ ^"ptt-deadlock: $T: note: "[0-9]+" stacks cut at 24 frames" ]] || { echo "$stderr"; return 1; }
+	[[ -z "$stderr" || "$stderr" =~ ^"ptt-deadlock: $T: note: "[0-9]+" stack"s?" cut at 24 frames" ]] || { echo "$stderr"; return 1; }
 	ab=$(marked AB-SITE)
 	ba=$(marked BA-SITE)
 	[[ "$(src_line "$ab")" == *"with lock_b:"* ]]

@@ -453,7 +453,7 @@ Y
 	[ "$output" = "both blocked, exiting" ]
 	run -7 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/j.ptt"
 	# the JVM's C stacks can be deeper than the runtime keeps: said once, as a limit
-	[[ -z "$stderr" || "$stderr" =~ ^"ptt-deadlock: $BATS_TEST_TMPDIR/j.ptt: note: "[0-9]+" stacks cut at 24 frames" ]] || { echo "$stderr"; return 1; }
+	[[ -z "$stderr" || "$stderr" =~ ^"ptt-deadlock: $BATS_TEST_TMPDIR/j.ptt: note: "[0-9]+" stack"s?" cut at 24 frames" ]] || { echo "$stderr"; return 1; }
 	[[ "$output" == *"blocked for ever: waiting for locks when their process exited (process "* ]]
 	for t in left right; do
 		grep -qE "^  thread [0-9]+ \\($t\\) waits since .* s to enter a Java monitor \\(parked on 0x[0-9a-f]+; owner unknown\\)" <<<"$output"
