@@ -64,7 +64,7 @@ meta() { ptt-dump "$1" | sed -n "s/^# $2 //p" | head -1; }
 	run -0 --separate-stderr ptt-dump --info "$T/m.ptt"
 	pa=$(meta "$T/a.ptt" pid) pb=$(meta "$T/b.ptt" pid)
 	echo "$output" | grep -qE "^host +0 $(hostname) ([0-9a-f]{32}|-) [0-9a-f-]{36} 0 \"$T/a.ptt\"$"
-	echo "$output" | grep -qE "^host +1 hostb [0-9a-f]{32} [0-9a-f]{32} 2000000000 \"$T/b.ptt\"$"
+	echo "$output" | grep -qE "^host +1 hostb ([0-9a-f]{32}|-) ([0-9a-f]{32}|[0-9a-f-]{36}) 2000000000 \"$T/b.ptt\"$"
 	echo "$output" | grep -qE "^hostb +$pb +$pb .* prodcons$"
 	echo "$output" | grep -qE "^$(hostname) +$pa +$pa .* contention$"
 	# every event of each input is in the merged trace
