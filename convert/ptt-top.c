@@ -339,14 +339,8 @@ static int collect(void *ctx, struct mthread *t, const struct mframe *f)
 	struct whos *ws = ctx;
 	if (!mstate_is_hold(f->state) && !mstate_is_wait(f->state))
 		return 0;
-	if (ws->n == ws->cap) {
-		size_t cap = ws->cap ? ws->cap * 2 : 64;
-		struct who *nw = realloc(ws->w, cap * sizeof *nw);
-		if (!nw)
-			return 1;
-		ws->w = nw;
-		ws->cap = cap;
-	}
+	if (PTT_GROW(ws->w, &ws->cap, ws->n + 1) != 0)
+		return 1;
 	ws->w[ws->n++] = (struct who){ t->pid, t->tid, f->obj, f->begin_ns, f->stack, mstate_is_hold(f->state), *f };
 	return 0;
 }

@@ -66,14 +66,8 @@ static long identity(struct shmap *m, uint64_t dev, uint64_t ino, uint64_t base,
 		}
 	if (m->nids >= PTT_SHARED_IDS)
 		return -1;
-	if (m->nids == m->capids) {
-		size_t cap = m->capids ? 2 * m->capids : 8;
-		struct identity *n = realloc(m->ids, cap * sizeof *n);
-		if (!n)
-			return -1;
-		m->ids = n;
-		m->capids = cap;
-	}
+	if (PTT_GROW(m->ids, &m->capids, m->nids + 1) != 0)
+		return -1;
 	struct identity *id = &m->ids[m->nids];
 	id->dev = dev;
 	id->ino = ino;
@@ -143,14 +137,8 @@ static void map_range(struct shmap *m, const struct ptt_event *ev)
 	cut(m, s, addr, addr + len); /* MAP_FIXED over what was there */
 	if (id < 0)
 		return;
-	if (s->n + 1 >= s->cap) { /* room for one more, and for a cut in two */
-		size_t cap = s->cap ? 2 * s->cap : 8;
-		struct range *n = realloc(s->r, cap * sizeof *n);
-		if (!n)
-			return;
-		s->r = n;
-		s->cap = cap;
-	}
+	if (PTT_GROW(s->r, &s->cap, s->n + 2) != 0) /* room for one more, and for a cut in two */
+		return;
 	s->r[s->n++] = (struct range){ addr, addr + len, off, (uint32_t)id };
 	m->ranges++;
 }
