@@ -73,7 +73,7 @@ struct blame {
 	struct ptt_syms *syms;
 	struct ptt_map threads; /* serial -> bthr */
 	struct bseg *scratch;
-	uint32_t nscratch, capscratch;
+	size_t nscratch, capscratch;
 	uint64_t uncascaded, end_ns;
 	uint64_t from, to;    /* the window (0: none) */
 	struct bgroup *g;
@@ -185,14 +185,8 @@ static void piece(struct blame *b, uint64_t from, uint64_t to, uint32_t target)
 {
 	if (to <= from)
 		return;
-	if (b->nscratch == b->capscratch) {
-		uint32_t cap = b->capscratch ? 2 * b->capscratch : 64;
-		struct bseg *s = realloc(b->scratch, cap * sizeof *s);
-		if (!s)
-			return;
-		b->scratch = s;
-		b->capscratch = cap;
-	}
+	if (PTT_GROW(b->scratch, &b->capscratch, b->nscratch + 1))
+		return;
 	b->scratch[b->nscratch++] = (struct bseg){ from, to, target };
 }
 
@@ -253,7 +247,7 @@ static void on_wait(void *ctx, const struct critical_wait *w)
 	default:
 		piece(b, w->begin, w->end, UNKNOWN_T);
 	}
-	for (uint32_t i = b->nscratch; i-- > 0;) { /* in time order */
+	for (size_t i = b->nscratch; i-- > 0;) { /* in time order */
 		const struct bseg *s = &b->scratch[i];
 		add_on(a, s->target, s->to - s->from);
 		remember(a, s->from, s->to, s->target);
