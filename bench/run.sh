@@ -79,6 +79,7 @@ LL=$OUT/lockloop PPB=$OUT/pingpong
 $CC -O2 -pthread -o "$LL" "$SRC/lockloop.c" || exit 1
 $CC -O2 -pthread -o "$PPB" "$SRC/pingpong.c" || exit 1
 $CC -O2 -o "$OUT/floor" "$SRC/floor.c" || exit 1
+$CC -O2 -pthread -o "$OUT/filepages" "$SRC/filepages.c" || exit 1
 
 echo "ptt bench: $(nproc) CPUs, $(uname -r), median of $REPS runs per figure, $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
@@ -86,6 +87,13 @@ echo "CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 section "floor"
 say "rdtsc + 36-byte record store into a private ring" "$(reps "$OUT/floor" 20000000 | median)" "ns/event"
 say "lfence;rdtsc + the same store (as for acquisitions)" "$(reps "$OUT/floor" 20000000 lfence | median)" "ns/event"
+# issue 36's "rings that are the file's own pages": the same records stored into a shared mapping
+# of the trace file (no recorder reads them); field 2: wall, 5: the process's CPU, 9: kernel threads
+fp() { reps "$OUT/filepages" "$1" 10000000 "$TMP/fp" | awk -v f="$2" '{ print $f }' | median; }
+say "the same into the file's mapped pages: process CPU" "$(fp file 5)" "ns/event" "each page faulted by its first store"
+say "  a thread populating 4 MiB ahead: process CPU" "$(fp populate 5)" "ns/event" "the writer's own: $(fp populate 2) ns wall"
+say "  coded compactly by the writer first: process CPU" "$(fp compact 8)" "ns/event" "the writer's own: $(fp compact 5) ns wall, 8 bytes/event"
+say "  the kernel threads meanwhile (the writeback)" "$(fp compact 12)" "ns/event"
 # ptt-json on TRACE (LABEL): JSON bytes per trace event and events/s, by default (counter
 # tracks for the 64 most active objects) and with -p (an instant event per point event too)
 json_figures() {
