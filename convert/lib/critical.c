@@ -1665,6 +1665,22 @@ void critical_print(const struct critical *c, unsigned top, FILE *out)
 	}
 	if (!c->nobjs)
 		fprintf(out, "(no lock is held or waited for on the path)\n");
+	unsigned unwaited = 0, listed = 0;
+	for (unsigned i = 0; i < c->nobjs && (!top || i < top); i++, listed++)
+		unwaited += !c->objs[i].waited_ns && c->objs[i].cls != PTT_CLASS_THREAD;
+	if (unwaited) { /* their time is work done under them: a faster lock would not shorten it */
+		char who[64];
+		if (unwaited == listed)
+			snprintf(who, sizeof who, "%s", listed > 1 ? "none of these was" : "it was never");
+		else
+			snprintf(who, sizeof who, "%u of these %s never", unwaited, unwaited > 1 ? "were" : "was");
+		fprintf(out, "(%s waited for on the path: %s time on it is the work done holding %s, which only faster code "
+			     "shortens, not a better lock)\n",
+			who, unwaited > 1 ? "their" : "its", unwaited > 1 ? "them" : "it");
+	}
+	if (c->nobjs && s->length && pct(s->handoff, s->length) < 1.0 && pct(s->unknown, s->length) < 1.0)
+		fprintf(out, "(waiting for hand-offs is only %.1f %% of the path: no lock's waits set this run's length, its "
+			     "threads' own work does)\n", pct(s->handoff, s->length));
 	if (c->nsites) {
 		fprintf(out, "\nSITES ON THE PATH (first frame past the lock layer: where a lock on the path was taken or waited for)\n");
 		fprintf(out, "%11s %11s %11s  %s\n", "ON PATH ms", "HELD ms", "WAITED ms", "SITE (OBJECT)");

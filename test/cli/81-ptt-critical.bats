@@ -223,6 +223,44 @@ x;[running, no lock] 12000
 	[ "$(folded_sum)" -eq 90000 ]
 }
 
+@test "a lock never waited for on the path is said to be work under it; a path with no waits, that no lock bounds it" {
+	# thread 11 holds 0x100 20-60 with nobody waiting, then 0x200 70-80 while 12 waits for it from 65 and
+	# gets it at 80: 0x100 is on the path only by the work under it; 0x200 was waited for
+	ctrace quiet <<-'E'
+	1 10 thread_create handle=0x11 start=0x2 child=11 ret=0
+	2 11 thread_begin handle=0x11 start=0x2 parent=10
+	3 10 thread_end retval=0x0 how=0
+	20 11 mutex_lock mutex=0x100 ret=0
+	60 11 mutex_unlock mutex=0x100 ret=0
+	100 11 thread_end retval=0x0 how=0
+	E
+	run -0 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/quiet.txt"
+	[ -z "$stderr" ]
+	[ "$(obj_row 0x100)" = "mutex 0.040 0.040 0.000 0.000 0" ]
+	[[ "$output" == *$'\n(it was never waited for on the path: its time on it is the work done holding it, which only faster code shortens, not a better lock)\n'* ]]
+	[[ "$output" == *$'\n(waiting for hand-offs is only 0.0 % of the path: no lock\'s waits set this run\'s length, its threads\' own work does)\n'* ]]
+	# the same with a second thread waiting 0x100 20 us of the path: neither line
+	ctrace waited <<-'E'
+	1 10 thread_create handle=0x11 start=0x2 child=11 ret=0
+	2 11 thread_begin handle=0x11 start=0x2 parent=10
+	3 10 thread_create handle=0x12 start=0x2 child=12 ret=0
+	4 12 thread_begin handle=0x12 start=0x2 parent=10
+	5 10 thread_end retval=0x0 how=0
+	20 11 mutex_lock mutex=0x100 ret=0
+	40 12 mutex_lock_req mutex=0x100
+	60 11 mutex_unlock mutex=0x100 ret=0
+	60 11 thread_end retval=0x0 how=0
+	61 12 mutex_lock mutex=0x100 ret=0
+	62 12 mutex_unlock mutex=0x100 ret=0
+	100 12 thread_end retval=0x0 how=0
+	E
+	run -0 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/waited.txt"
+	[ -z "$stderr" ]
+	[ "$(obj_row 0x100)" = "mutex 0.042 0.041 0.001 0.021 1" ]
+	[[ "$output" != *"never waited for on the path"* ]]
+	[[ "$output" != *"waiting for hand-offs is only"* ]]
+}
+
 @test "rwlock: a writer after readers is let in by the last reader's unlock" {
 	# readers 11 (20-60) and 12 (22-40); writer 13 asks at 30, gets it at 65: the edge is 11's unlock
 	# at 60 (not 12's at 40).  Path: 13 65-80 (held 65-70), hand-off 60-65, 11 11-60 (held 20-60),
