@@ -1370,7 +1370,9 @@ static void print_critical_top(const struct stat_table *st, FILE *out)
 			obj_name(st, o, name, sizeof name); /* with its pid where another process's has its name */
 		snprintf(kind, sizeof kind, " (%s)", o ? kind_name(o) : ptt_class_name(co->cls));
 	}
-	fprintf(out, "on the critical path: %s%s %.1f %% of the run (%s for what to fix first)\n", name, kind, pct, st->crit_cmd);
+	fprintf(out, "on the critical path: %s%s %.1f %% of the run%s (%s for what to fix first)\n", name, kind, pct,
+		!co->waited_ns && co->cls != PTT_CLASS_THREAD ? ", the work done holding it: never waited for on the path" : "",
+		st->crit_cmd);
 }
 
 /*
