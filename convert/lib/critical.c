@@ -1395,7 +1395,13 @@ static void account(struct critical *c, const struct cnode *n, const struct cent
 	struct critical_sum *s = &c->sum;
 	switch (e->kind) {
 	case CK_RUN: s->running += e->ns; if (!e->ctx) s->running_free += e->ns; break;
-	case CK_HANDOFF: s->handoff += e->ns; break;
+	case CK_HANDOFF:
+		s->handoff += e->ns;
+		if (e->ns > CRITICAL_WAKE_SLOW_NS) {
+			s->slow_wake += e->ns - CRITICAL_WAKE_SLOW_NS;
+			s->slow_wakes++;
+		}
+		break;
 	case CK_SELF: s->self += e->ns; break;
 	case CK_UNKNOWN: s->unknown += e->ns; break;
 	default: s->start += e->ns; break;
@@ -1408,8 +1414,14 @@ static void account(struct critical *c, const struct cnode *n, const struct cent
 				t->waited += e->ns; /* a thread's row: waited counts its running holding no lock */
 		}
 	}
+	/* what the objects on it are given: no unknown time (never guessed), a hand-off's latency up to a
+	 * wake-up's (the rest is the scheduler's: the parts say it) */
+	uint64_t ns = e->kind == CK_UNKNOWN ? 0
+		    : e->kind == CK_HANDOFF && e->ns > CRITICAL_WAKE_SLOW_NS ? CRITICAL_WAKE_SLOW_NS : e->ns;
+	if (!ns)
+		return;
 	if (c->ctx_ns && e->ctx && (e->kind == CK_RUN || e->kind == CK_HANDOFF))
-		c->ctx_ns[e->ctx] += e->ns;
+		c->ctx_ns[e->ctx] += ns;
 	/* every hold around the time (once per object), or the wait */
 	for (uint32_t x = e->ctx; x; x = c->ctx[x].parent) {
 		const struct cctx *cx = &c->ctx[x];
@@ -1422,9 +1434,9 @@ static void account(struct critical *c, const struct cnode *n, const struct cent
 		struct crow *st = cx->site ? row_of(&c->sites, &c->nsites, sidx, cx->pid, cx->site, 0) : NULL;
 		uint64_t *ho = o ? (e->kind == CK_RUN ? &o->held : &o->waited) : NULL;
 		if (ho)
-			*ho += e->ns;
+			*ho += ns;
 		if (st) {
-			*(e->kind == CK_RUN ? &st->held : &st->waited) += e->ns;
+			*(e->kind == CK_RUN ? &st->held : &st->waited) += ns;
 			st->cls = cx->cls;
 			st->ctx = x; /* its object, named with the site */
 		}
@@ -1572,6 +1584,8 @@ void critical_print_folded(const struct critical *c, FILE *out)
 			ptt_syms_thread_name(c->syms, c->thr[i].pid, (uint32_t)c->thr[i].key, name, sizeof name);
 			fprintf(out, "%s;[running, no lock] %" PRIu64 "\n", lockframes_fold_word(name), c->thr[i].waited);
 		}
+	if (c->sum.slow_wake)
+		fprintf(out, "[slow wake-ups] %" PRIu64 "\n", c->sum.slow_wake);
 	uint64_t other = c->sum.self + c->sum.start;
 	if (other)
 		fprintf(out, "[own waits and thread start-up] %" PRIu64 "\n", other);
@@ -1642,6 +1656,10 @@ void critical_print(const struct critical *c, unsigned top, FILE *out)
 	fprintf(out, "  running                 %10.3f ms %5.1f %%  (holding no lock: %.3f ms)\n", ms(s->running),
 		pct(s->running, s->length), ms(s->running_free));
 	fprintf(out, "  waiting for a hand-off  %10.3f ms %5.1f %%\n", ms(s->handoff), pct(s->handoff, s->length));
+	if (s->slow_wake)
+		fprintf(out, "    of it, wake-ups past 1 ms: %.3f ms (%.1f %%) in %" PRIu64 " hand-off%s: the scheduler's time (a busy "
+			     "machine, a thread slow to exit), given to no object below\n",
+			ms(s->slow_wake), pct(s->slow_wake, s->length), s->slow_wakes, s->slow_wakes > 1 ? "s" : "");
 	fprintf(out, "  own waits (timeouts)    %10.3f ms %5.1f %%\n", ms(s->self), pct(s->self, s->length));
 	fprintf(out, "  thread start-up         %10.3f ms %5.1f %%\n", ms(s->start), pct(s->start, s->length));
 	fprintf(out, "  unknown                 %10.3f ms %5.1f %%%s\n", ms(s->unknown), pct(s->unknown, s->length),

@@ -84,10 +84,20 @@ struct critical_obj {
 /* The path's object of rank i (by held + waited on the path), or NULL past the last. */
 const struct critical_obj *critical_object(const struct critical *c, unsigned i);
 /* The path's length and its parts (ns): 0 when no path was built. */
+/*
+ * A hand-off's latency (from the release, signal, post, exit or wake that
+ * ended a wait to the waiter running again) past this is the scheduler's
+ * time, not the object's: a busy machine, or a joined thread slow to exit.
+ * An idle CPU wakes a thread in tens of microseconds.
+ */
+#define CRITICAL_WAKE_SLOW_NS 1000000u
+
 struct critical_sum {
 	uint64_t from_ns, to_ns, length;
 	uint64_t running, running_free; /* running; of it, holding no lock */
 	uint64_t handoff, self, unknown, start;
+	uint64_t slow_wake;   /* of handoff, the part of each hand-off's latency past CRITICAL_WAKE_SLOW_NS */
+	uint64_t slow_wakes;  /* the hand-offs that took longer */
 	uint64_t events;      /* the path's threads' events on it (each lengthened it by the trace path's cost) */
 	uint32_t end_tid, end_pid;
 	int checked;          /* the segments cover the window end to end, each once */
