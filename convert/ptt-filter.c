@@ -36,7 +36,7 @@ static void usage(void)
 	       "  -f, --from=TIME       events at or after TIME since the start (units ns, us, ms, s; default s)\n"
 	       "  -T, --to=TIME         events at or before TIME\n"
 	       "  -F, --first=N         events from position N on (0-based over the input)\n"
-	       "  -c, --count=N         at most N events from there\n"
+	       "  -c, --count=N         at most N events from the window's start\n"
 	       "  -v, --invert          keep the events that do not match instead\n"
 	       "  -n, --no-context      keep only matching events: no process and thread definitions,\n"
 	       "                        no locks and waits in force at a window's start; binary\n"
@@ -67,7 +67,8 @@ struct out_ctx {
 	/* the run */
 	struct pass *pass;
 	int no_context, force;
-	uint64_t end_pos;                /* --first + --count */
+	uint64_t seen_n;                 /* the input's events from the window's start on (--count counts them) */
+	uint64_t delivered;              /* the events read so far, of several inputs (a rotated set) */
 	int in_window, seen, stopped_early, past_to, empty, failed, werr;
 	int names_checked;               /* the names of the selection were checked by a first pass */
 	int any;                         /* an event was read */
@@ -375,12 +376,11 @@ static int start(void *ctx, struct pass *p)
 		return PASS_FAIL; /* nothing written */
 	o->ctx = o->context ? fcontext_new(p->model) : NULL;
 	o->failed = o->context && !o->ctx;
-	o->end_pos = spec->count == UINT64_MAX ? UINT64_MAX : spec->first + spec->count;
 	o->in_window = !spec->has_window;
 	/* with context and a selection, a stack goes with its event; a copy of the whole trace keeps each as it is */
 	o->hold_stacks = o->context && (o->site || !spec_selects_all(spec));
-	if (!o->context)
-		ptt_reader_skip(p->in.r, spec->from_ns, spec->first);
+	if (!o->context) /* by position only in one file: several are counted as read (event()) */
+		ptt_reader_skip(p->in.r, spec->from_ns, p->in.npaths > 1 ? 0 : spec->first);
 	else if (o->ctx && spec->has_window && p->in.npaths <= 1) /* a snapshot of the state before the window, if any */
 		o->failed |= ptt_reader_snapshot(p->in.r, spec->from_ns, spec->first, restore, o) < 0;
 	if ((o->empty = spec->from_ns > spec->to_ns))
@@ -393,18 +393,20 @@ static int event(void *ctx, struct pass *p, struct ptt_event *ev)
 {
 	struct out_ctx *o = ctx;
 	struct filter_spec *spec = o->spec;
-	(void)p;
 	spec_note_seen(spec, ev, o->names, o->syms);
 	if (!o->any) {
 		o->any = 1;
 		o->first_ns = ev->ns;
 	}
-	if (ev->ns > spec->to_ns || ev->pos >= o->end_pos) {
+	/* counting every event of the input from 0; of several files (a rotated set), as they are read as one
+	 * (the state each file's head repeats is read once), as ptt-dump lists them */
+	uint64_t pos = p->in.npaths > 1 ? o->delivered++ : ev->pos;
+	if (ev->ns > spec->to_ns || (o->in_window && o->seen_n >= spec->count)) {
 		o->stopped_early = 1;
-		o->past_to = ev->ns > spec->to_ns;
+		o->past_to = ev->ns > spec->to_ns || o->in_window;
 		return PASS_STOP; /* past the window: nothing more to keep */
 	}
-	if (!o->in_window && ev->ns >= spec->from_ns && ev->pos >= spec->first) {
+	if (!o->in_window && ev->ns >= spec->from_ns && pos >= spec->first) {
 		o->in_window = 1;
 		o->failed |= (o->werr = open_sink(o)) != 0 || (o->werr = open_window(o, ev)) != 0;
 	}
@@ -413,6 +415,7 @@ static int event(void *ctx, struct pass *p, struct ptt_event *ev)
 	if (!o->sink)
 		o->failed |= (o->werr = open_sink(o)) != 0;
 	o->seen = 1;
+	o->seen_n++;
 	o->last_ns = ev->ns;
 	int keep = selected(o, ev) || (o->context && spec_is_definition(ev));
 	if (!o->failed && (o->werr = write_event(o, ev, keep)) != 0)

@@ -64,6 +64,32 @@ setup() {
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/w.txt")" -eq "$(ptt-dump -n "$T" | awk '$1 >= 0.005 && $1 <= 0.006' | wc -l)" ]
 }
 
+@test "--count counts from the window's start, in one file and in a rotated set; --first over a set counts as it is read" {
+	R=$BATS_TEST_TMPDIR/r.ptt
+	ptt-record -q -m 200k -o "$R" -- "$EXAMPLES/prodcons" -p 2 -c 2 -n 20000 >/dev/null
+	[ -e "$R.0003" ] # rotated: at least three files
+	from=$(ptt-dump -n "$R".* | awk 'NR == 150000 { print $1 * 1000 "ms"; exit }')
+	# --from in a later file, with --count: that many events from there (it said the window began after
+	# the trace's last event: the count ran from position 0 of the first file)
+	run -0 --separate-stderr bash -c "ptt-filter -n --from=$from --count=700 $R.* | ptt-dump -n | sed 's/  # .*//'"
+	[ -z "$stderr" ]
+	[ "${#lines[@]}" -eq 700 ]
+	last=${lines[-1]}
+	# with the context (the state in force first): the same last event
+	run -0 --separate-stderr bash -c "ptt-filter --from=$from --count=700 $R.* | ptt-dump -n | sed 's/  # .*//'"
+	[ -z "$stderr" ]
+	[ "${lines[-1]}" = "$last" ]
+	[ "${#lines[@]}" -gt 700 ]
+	# the 120001st to 120003rd events of the set, as ptt-dump lists them
+	run -0 --separate-stderr bash -c "ptt-filter -n --first=120000 --count=3 $R.* | ptt-dump -n | sed 's/  # .*//'"
+	[ -z "$stderr" ]
+	[ "$output" = "$(ptt-dump -n "$R".* | sed -n '120001,120003p' | sed 's/  # .*//')" ]
+	# one file: --from with --count past position --count
+	run -0 --separate-stderr bash -c "ptt-filter -n --from=5ms --count=10 '$T' | ptt-dump -n | wc -l"
+	[ -z "$stderr" ]
+	[ "$output" -eq 10 ]
+}
+
 @test "a window starts with the locks and waits in force" {
 	# 11 holds 0x10 and 12 waits for it; 13 waits on cond 0x30 (its mutex 0x20 released);
 	# 14 took and released 0x40 (nothing in force) and holds 0x50
