@@ -65,6 +65,9 @@ static int say(const struct ptt_limits *l, unsigned t, char *buf, size_t size)
 	case PTT_LIMIT_STACK_DEPTH:
 		return snprintf(buf, size, "%" PRIu64 " stack%s cut at %" PRIu64 " frames: the frames past it are not known (shown as \u2026(cut at %" PRIu64 " frames))",
 				n, s, lim, lim);
+	case PTT_LIMIT_PY_DEPTH:
+		return snprintf(buf, size, "%" PRIu64 " stack%s with Python frames cut at %" PRIu64 ": the outer Python frames are not known (shown as \u2026(cut at %" PRIu64 " frames))",
+				n, s, lim, lim);
 	case PTT_LIMIT_PY_CODES:
 		return snprintf(buf, size, "CPython code table full after %" PRIu64 " code objects (in %" PRIu64 " process%s): the frames of later ones are shown as \"python code not described\"",
 				lim, n, n == 1 ? "" : "es");

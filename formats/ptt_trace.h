@@ -366,6 +366,8 @@ enum ptt_limit {
 	PTT_LIMIT_FRAMES = 10,        /* count holds and waits in force forgotten, the oldest of a thread that had more than
 					 limit at once */
 	PTT_LIMIT_PY_CODES = 11,      /* count processes whose table of limit CPython code objects filled (later frames: code 0) */
+	PTT_LIMIT_PY_DEPTH = 12,      /* count distinct stacks whose Python frames were cut at limit (their last frame
+					 PTT_FRAME_CUT(limit)) */
 	PTT_LIMIT_COUNT
 };
 /*

@@ -153,6 +153,7 @@ void ptt_emit_stacked(unsigned id, const uint32_t *args, unsigned nargw, uint32_
  * read).  May write py_code records (a new code object); never allocates, locks or calls the kernel.
  */
 #define PTT_PY_DEPTH 16
+#define PTT_PY_WALK (PTT_PY_DEPTH + 1) /* Python frames walked: one past the depth tells a cut (PTT_FRAME_CUT, limit table 12) */
 void ptt_py_init(void) PTT_HIDDEN; /* from ptt_stack_init, when stacks are recorded */
 void ptt_py_announce(void) PTT_HIDDEN;
 unsigned ptt_py_frames(uintptr_t *out, unsigned max) PTT_HIDDEN;

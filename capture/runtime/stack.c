@@ -48,7 +48,7 @@ struct stack_slot {
 	uint32_t depth;
 	uint32_t id;
 	uint32_t pad;
-	uintptr_t f[PTT_STACK_WALK + PTT_PY_DEPTH];
+	uintptr_t f[PTT_STACK_WALK + PTT_PY_WALK];
 };
 
 uint8_t ptt_stack_on[PTT_MAX_TYPES];
@@ -127,8 +127,10 @@ uint32_t ptt_stack_intern(const uintptr_t *f, unsigned n)
 				s->id = id;
 				write_frames(id, f, n); /* stamped before any use of id can be */
 				__atomic_store_n(&s->ready, 1, __ATOMIC_RELEASE);
-				if (n > PTT_STACK_DEPTH && PTT_IS_FRAME_CUT(f[PTT_STACK_DEPTH]))
+				if (n > PTT_STACK_DEPTH && f[PTT_STACK_DEPTH] == (uintptr_t)PTT_FRAME_CUT(PTT_STACK_DEPTH))
 					ptt_emit_limit(PTT_LIMIT_STACK_DEPTH, 1, PTT_STACK_DEPTH, 0); /* once per stack cut */
+				if (f[n - 1] == (uintptr_t)PTT_FRAME_CUT(PTT_PY_DEPTH)) /* its Python frames cut */
+					ptt_emit_limit(PTT_LIMIT_PY_DEPTH, 1, PTT_PY_DEPTH, 0);
 				return id;
 			}
 			/* lost the race for the slot: sh is now the winner's hash */
@@ -157,12 +159,15 @@ uint32_t ptt_stack_here(void)
 		return PTT_STACK_NONE;
 	int saved = errno; /* the program's, across the unwinder and a first record's ring set-up */
 	t->unwinding = 1;
-	uintptr_t f[PTT_STACK_WALK + PTT_PY_DEPTH];
+	uintptr_t f[PTT_STACK_WALK + PTT_PY_WALK];
 	struct walk w = { f, 0 };
 	_Unwind_Backtrace(step, &w);
 	if (w.n == PTT_STACK_WALK) /* a frame past the depth kept: the stack is cut, and says so */
 		f[PTT_STACK_DEPTH] = (uintptr_t)PTT_FRAME_CUT(PTT_STACK_DEPTH);
-	w.n += ptt_py_frames(f + w.n, PTT_PY_DEPTH); /* a CPython's: after the native frames (pyframes.c) */
+	unsigned py = ptt_py_frames(f + w.n, PTT_PY_WALK); /* a CPython's: after the native frames (pyframes.c) */
+	if (py == PTT_PY_WALK) /* a Python frame past the depth: cut, and said as the native stack's cut is */
+		f[w.n + PTT_PY_DEPTH] = (uintptr_t)PTT_FRAME_CUT(PTT_PY_DEPTH);
+	w.n += py;
 	uint32_t id = ptt_stack_intern(f, w.n);
 	t->unwinding = 0;
 	errno = saved;

@@ -49,6 +49,32 @@ site_row() { sed -n '/^WAITS BY SITE: locks/,/^$/p' <<<"$output" | grep " $1 (py
 	[ "$(awk '{ print $1 }' <<<"$row")" -ge 2 ]
 }
 
+@test "Python frames deeper than 16 are cut with a mark in every output that shows them, and a limit said once" {
+	need_python
+	printf '%s\n' 'import threading, time' 'lock = threading.Lock()' 'def deep(n):' '    if n == 0:' \
+		'        with lock:' '            pass' '        return' '    deep(n - 1)' 'lock.acquire()' \
+		't = threading.Thread(target=deep, args=(30,))' 't.start()' 'time.sleep(0.3)' 'lock.release()' 't.join()' \
+		'print("depth 30")' >"$BATS_TEST_TMPDIR/deep.py"
+	run -0 --separate-stderr ptt-record -q -o "$T" -- "$PY" "$BATS_TEST_TMPDIR/deep.py"
+	[ "$output" = "depth 30" ]
+	note="stack* with Python frames cut at 16: the outer Python frames are not known (shown as …(cut at 16 frames))"
+	run -0 --separate-stderr ptt-stat --folded=wait "$T"
+	[[ "$stderr" == "ptt-stat: $T: note: "[0-9]" "$note ]]
+	# the wait for the lock: the mark is the root, the 16 Python frames kept below it (deep's)
+	grep -qE '^…\(cut at 16 frames\)(;deep){16};.*;\[mutex ' <<<"$output" ||
+		grep -qE '^…\(cut at 16 frames\)(;deep){16};.*;\[(sem|lock) ' <<<"$output"
+	run -0 --separate-stderr ptt-stat "$T"
+	[[ "$output" == *"limit: "[0-9]" "$note* ]]
+	[ -z "$stderr" ]
+	# 10 deep: within the depth, no mark
+	sed -i 's/args=(30,)/args=(10,)/' "$BATS_TEST_TMPDIR/deep.py"
+	run -0 --separate-stderr ptt-record -q -o "$T" -- "$PY" "$BATS_TEST_TMPDIR/deep.py"
+	run -0 --separate-stderr ptt-stat --folded=wait "$T"
+	[ -z "$stderr" ]
+	[[ "$output" != *"cut at"* ]]
+	grep -qE '(;deep){11};' <<<"$output"
+}
+
 @test "py_code describes each code object once; the frames are tagged in stack_frames" {
 	need_python
 	ptt-record -q -o "$T" -- "$PY" "$SRC" contend >/dev/null
@@ -365,10 +391,15 @@ PY
 	[ "$output" = "called 7000" ]
 	note="CPython code table full after 6144 code objects (in 1 process): the frames of later ones are shown as \"python code not described\""
 	[ "$(ptt-dump -n "$T" | grep -c ' limit table=11 ')" -eq 1 ]
+	# (the interpreter's start-up imports nest deeper than 16 Python frames: those stacks are cut, and said)
+	deep="stacks with Python frames cut at 16: the outer Python frames are not known (shown as …(cut at 16 frames))"
 	run -0 --separate-stderr ptt-deadlock "$T"
-	[ "$stderr" = "ptt-deadlock: $T: note: $note" ]
+	[ "${stderr_lines[0]}" = "ptt-deadlock: $T: note: $note" ]
+	[[ "${stderr_lines[1]}" == "ptt-deadlock: $T: note: "[0-9]*" $deep" ]]
+	[ "${#stderr_lines[@]}" -eq 2 ]
 	# the frames of the functions past the table's end: their stacks say they are not described
 	run -0 --separate-stderr ptt-dump "$T"
 	[[ "$output" == *"python code not described"* ]]
-	[ "$stderr" = "ptt-dump: $T: note: $note" ]
+	[ "${stderr_lines[0]}" = "ptt-dump: $T: note: $note" ]
+	[[ "${stderr_lines[1]}" == "ptt-dump: $T: note: "[0-9]*" $deep" ]]
 }
