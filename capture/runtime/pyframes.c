@@ -44,7 +44,6 @@
 #include "runtime.h"
 
 #define PTT_PY_SLOTS 8192u /* code objects described per process; a power of two */
-#define PTT_PY_PROBE 32u
 
 struct code_slot {
 	uint64_t hash;  /* 0: empty; claimed by compare-and-swap */
@@ -202,7 +201,9 @@ static struct code_slot *code_slot(uintptr_t co)
 	int32_t first = AT(co, layout->co_firstlineno, int32_t);
 	/* the address with what names it: a code object freed and another made at its address is another */
 	uint64_t h = mix(mix(mix(mix(0xcbf29ce484222325ull, co), file), name), (uint32_t)first) | 1;
-	for (unsigned k = 0, i = (unsigned)h & (PTT_PY_SLOTS - 1); k < PTT_PY_PROBE; k++, i = (i + 1) & (PTT_PY_SLOTS - 1)) {
+	/* probed to the end: at most 3/4 of the slots are used, so a code object not there meets an empty one
+	 * (a probe that gave up after 32 slots left a code object "not described", silently) */
+	for (unsigned k = 0, i = (unsigned)h & (PTT_PY_SLOTS - 1); k < PTT_PY_SLOTS; k++, i = (i + 1) & (PTT_PY_SLOTS - 1)) {
 		struct code_slot *s = &codes[i];
 		uint64_t sh = __atomic_load_n(&s->hash, __ATOMIC_ACQUIRE);
 		if (sh == 0) {
