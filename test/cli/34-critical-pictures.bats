@@ -6,13 +6,6 @@ load helpers
 
 teardown() { stop_recorder_left; }
 
-# ctrace NAME: the lines of stdin, "US TID EVENT ARGS..." (US in microseconds), as the text trace
-# $BATS_TEST_TMPDIR/NAME.txt of process 10, begun at 0 by its thread 10 (as in 81-ptt-critical.bats)
-ctrace() {
-	awk 'BEGIN { print "# ptt-trace 1"; print "0.000000000 10 10 pthread process_begin ppid=1 cmd=\"x\"" }
-	     NF { ns = $1 * 1000; $1 = sprintf("%d.%09d 10", ns / 1e9, ns % 1e9); $2 = $2 " pthread"; print }' \
-		>"$BATS_TEST_TMPDIR/$1.txt"
-}
 
 # A relay: 10 creates 11 at 10 and 12 at 12 (each begins 1 us later); 12 waits on a semaphore from 20,
 # which 11 posts at 40; 12 gets it at 42 and ends at 60; 10, joining 12 from 25, returns at 63 and ends

@@ -5,14 +5,6 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
-# ctrace NAME: the lines of stdin, "US TID EVENT ARGS..." (US in microseconds), as the text trace
-# $BATS_TEST_TMPDIR/NAME.txt of process 10, begun at 0 by its thread 10 (rec_* events: the recorder's)
-ctrace() {
-	awk 'BEGIN { print "# ptt-trace 1"; print "0.000000000 10 10 pthread process_begin ppid=1 cmd=\"x\"" }
-	     NF { ns = $1 * 1000; src = $3 ~ /^rec_/ ? "recorder" : "pthread"
-		  $1 = sprintf("%d.%09d 10", ns / 1e9, ns % 1e9); $2 = $2 " " src; print }' >"$BATS_TEST_TMPDIR/$1.txt"
-}
-
 # spawn US TID...: thread 10 creates each TID at US, US+2, ...; each begins 1 us after its creation
 spawn() {
 	local t=$1

@@ -6,13 +6,6 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
-# ctrace NAME: the lines of stdin, "US TID EVENT ARGS..." (US in microseconds), as the text trace
-# $BATS_TEST_TMPDIR/NAME.txt of process 10, begun at 0 by its thread 10
-ctrace() {
-	awk 'BEGIN { print "# ptt-trace 1"; print "0.000000000 10 10 pthread process_begin ppid=1 cmd=\"x\"" }
-	     NF { ns = $1 * 1000; $1 = sprintf("%d.%09d 10", ns / 1e9, ns % 1e9); $2 = $2 " pthread"; print }' \
-		>"$BATS_TEST_TMPDIR/$1.txt"
-}
 # obj_row OBJECT: "CLASS ON-PATH HELD WAITED ALL-WAITS WAITS" of WHAT TO FIX FIRST
 obj_row() { awk -v o="$1" '/^WHAT TO FIX FIRST/ { on = 1; next } on && /^$/ { on = 0 } on && $0 ~ "^" o "  " { print $(NF-6), $(NF-5), $(NF-3), $(NF-2), $(NF-1), $NF }' <<<"$output"; }
 first_row() { awk '/^OBJECT/ { getline; print; exit }' <<<"$output"; }
