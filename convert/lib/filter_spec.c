@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "filter_spec.h"
+#include "host.h"
 
 void spec_init(struct filter_spec *s)
 {
@@ -198,11 +199,18 @@ static int match_event(const char *want, const struct ptt_event *ev)
 	return strncmp(ev->type->name, want, strlen(want)) == 0;
 }
 
+/* --pid=N: the process N, as every output names it; in a merged trace (ptt-merge) on every host that has
+ * one, and the merged number (host << HOST_ID_BITS | N, ptt-dump's) names the one of that host alone */
+static int pid_is(uint32_t want, uint32_t pid)
+{
+	return want == pid || (!host_of(want) && host_local(pid) == want);
+}
+
 int spec_match(const struct filter_spec *s, const struct ptt_event *ev, const struct ptt_names *names, struct ptt_syms *syms)
 {
 	unsigned i;
 	if (s->npids) {
-		for (i = 0; i < s->npids && s->pids[i] != ev->pid; i++)
+		for (i = 0; i < s->npids && !pid_is(s->pids[i], ev->pid); i++)
 			;
 		if (i == s->npids)
 			return 0;
@@ -231,7 +239,7 @@ int spec_match(const struct filter_spec *s, const struct ptt_event *ev, const st
 void spec_note_seen(struct filter_spec *s, const struct ptt_event *ev, const struct ptt_names *names, struct ptt_syms *syms)
 {
 	for (unsigned i = 0; i < s->npids; i++)
-		s->pid_seen[i] |= s->pids[i] == ev->pid;
+		s->pid_seen[i] |= pid_is(s->pids[i], ev->pid);
 	for (unsigned i = 0; i < s->nthreads; i++)
 		s->thread_seen[i] |= !s->thread_seen[i] && match_thread(s->threads[i], ev, names, syms);
 	for (unsigned i = 0; i < s->nobjects; i++)

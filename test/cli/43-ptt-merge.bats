@@ -91,6 +91,12 @@ meta() { ptt-dump "$1" | sed -n "s/^# $2 //p" | head -1; }
 	ptt-filter -n --pid=$((4194304 + $(meta "$T/b.ptt" pid))) "$T/m.ptt" >"$T/f.ptt"
 	run -0 --separate-stderr ptt-dump --check "$T/f.ptt"
 	[ "$(host_order "$T/f.ptt")" = 1 ]
+	# ... and by its own pid, as every output names it ("pid N on hostb"): the same events
+	ptt-filter -n --pid="$(meta "$T/b.ptt" pid)" "$T/m.ptt" >"$T/g.ptt"
+	cmp "$T/f.ptt" "$T/g.ptt"
+	# host a's process by its own pid: only host a's events
+	ptt-filter -n --pid="$(meta "$T/a.ptt" pid)" "$T/m.ptt" >"$T/h.ptt"
+	[ "$(host_order "$T/h.ptt")" = 0 ]
 	ptt-paje "$T/m.ptt" >"$T/m.paje"
 	assert_paje_valid "$T/m.paje"
 	# the two runs are apart on the timeline: the path between them is unknown, and ptt-critical says so (exit 1)
