@@ -14,6 +14,7 @@
 #include <sqlite3.h>
 
 #include "lib/cli.h"
+#include "lib/host.h"
 #include "lib/lockframes.h"
 #include "lib/model.h"
 #include "lib/pass.h"
@@ -86,6 +87,7 @@ struct sq {
 	sqlite3_stmt *st[S_COUNT];
 	int events_too;
 	int64_t trace, host;
+	struct hosts hosts;   /* a merged trace's (ptt-merge): its processes' and threads' hosts */
 	int64_t next_proc, next_thread, next_object, next_stack;
 	struct ptt_map procs, threads, objects, stacks; /* (pid), (pid, tid), (pid, addr), (pid, stack) -> row */
 	struct ptt_map holders;     /* (pid, tid) -> the holder's row when its open wait began (one open per thread) */
@@ -467,19 +469,35 @@ static int start(void *ctx, struct pass *p)
 	return s->failed ? PASS_FAIL : PASS_GO;
 }
 
-/* The host's row (made the first time its name is met): the trace's hostname, known once its header is read. */
-static int host_row(struct sq *s, struct pass *p)
+/* The row of the host named host (made the first time its name is met): its id, or -1 (said). */
+static int64_t host_id_of(struct sq *s, const char *host)
 {
-	const char *host = ptt_reader_meta(p->in.r, "hostname");
-	host = host && *host ? host : "unknown";
 	bind_text(s->st[S_HOST], 1, host);
 	sq_step(s, S_HOST);
 	bind_text(s->st[S_HOST_ID], 1, host);
-	if (sqlite3_step(s->st[S_HOST_ID]) != SQLITE_ROW)
-		return sq_fail(s, "hosts");
-	s->host = sqlite3_column_int64(s->st[S_HOST_ID], 0);
+	if (sqlite3_step(s->st[S_HOST_ID]) != SQLITE_ROW) {
+		sq_fail(s, "hosts");
+		return -1;
+	}
+	int64_t id = sqlite3_column_int64(s->st[S_HOST_ID], 0);
 	sqlite3_reset(s->st[S_HOST_ID]);
+	return id;
+}
+
+/* The trace's host: its hostname, known once its header is read; a merged trace's (ptt-merge) first host's. */
+static int host_row(struct sq *s, struct pass *p)
+{
+	const char *host = s->hosts.n ? hosts_name(&s->hosts, 0) : ptt_reader_meta(p->in.r, "hostname");
+	host = host && *host ? host : "unknown";
+	s->host = host_id_of(s, host);
 	return s->failed ? PASS_FAIL : PASS_GO;
+}
+
+/* The host of process or thread id: in a merged trace, the one its number says (host.h); else the trace's. */
+static int64_t host_of_id(struct sq *s, uint32_t id)
+{
+	const char *name = hosts_name(&s->hosts, id);
+	return name ? host_id_of(s, name) : s->host;
 }
 
 static int event(void *ctx, struct pass *p, struct ptt_event *ev)
@@ -510,6 +528,9 @@ static int report(void *ctx, struct pass *p)
 {
 	struct sq *s = ctx;
 	char name[PTT_MAX_STR + 64];
+	hosts_free(&s->hosts);
+	if (hosts_read(&s->hosts, p->in.r))
+		return sq_fail(s, "hosts");
 	if (host_row(s, p) != PASS_GO)
 		return PASS_FAIL;
 	const char *pid = ptt_reader_meta(p->in.r, "pid"), *cmd = ptt_reader_meta(p->in.r, "cmdline");
@@ -532,8 +553,8 @@ static int report(void *ctx, struct pass *p)
 		st = s->st[S_PROCESS];
 		sqlite3_bind_int64(st, 1, pr->id);
 		sqlite3_bind_int64(st, 2, s->trace);
-		sqlite3_bind_int64(st, 3, s->host);
-		sqlite3_bind_int64(st, 4, pr->pid);
+		sqlite3_bind_int64(st, 3, host_of_id(s, pr->pid));
+		sqlite3_bind_int64(st, 4, host_local(pr->pid)); /* as the host knew it; the host is its column */
 		bind_text(st, 5, ptt_syms_process_name(p->syms, pr->pid, name, sizeof name));
 		bind_text(st, 6, pr->cmd ? pr->cmd : pid && strtoul(pid, NULL, 10) == pr->pid && cmd ? cmd + strspn(cmd, " ") : NULL);
 		sqlite3_bind_int64(st, 7, (int64_t)pr->begin_ns);
@@ -545,8 +566,8 @@ static int report(void *ctx, struct pass *p)
 		st = s->st[S_THREAD];
 		sqlite3_bind_int64(st, 1, t->id);
 		sqlite3_bind_int64(st, 2, t->proc);
-		sqlite3_bind_int64(st, 3, t->pid);
-		sqlite3_bind_int64(st, 4, t->tid);
+		sqlite3_bind_int64(st, 3, host_local(t->pid));
+		sqlite3_bind_int64(st, 4, host_local(t->tid));
 		bind_text(st, 5, ptt_syms_thread_name(p->syms, t->pid, t->tid, name, sizeof name));
 		sqlite3_bind_int64(st, 6, (int64_t)t->begin_ns);
 		sqlite3_bind_int64(st, 7, (int64_t)(t->ended ? t->end_ns : p->end_ns));
@@ -557,7 +578,7 @@ static int report(void *ctx, struct pass *p)
 		st = s->st[S_OBJECT];
 		sqlite3_bind_int64(st, 1, o->id);
 		sqlite3_bind_int64(st, 2, o->proc);
-		sqlite3_bind_int64(st, 3, o->pid);
+		sqlite3_bind_int64(st, 3, host_local(o->pid));
 		sqlite3_bind_int64(st, 4, (int64_t)o->addr);
 		sqlite3_bind_text(st, 5, o->cls == PTT_CLASS_FUTEX && model_futex_use(&o->futex) == MF_PARK ? "park"
 					 : ptt_class_name(o->cls), -1, SQLITE_STATIC);
@@ -614,6 +635,7 @@ static int sq_open(struct sq *s, const char *path)
 static int sq_close(struct sq *s, const char *path, int ok)
 {
 	int rc = 0;
+	hosts_free(&s->hosts);
 	for (int i = 0; i < S_COUNT; i++)
 		sqlite3_finalize(s->st[i]);
 	if (s->db && sqlite3_exec(s->db, ok ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL) != SQLITE_OK && ok) {

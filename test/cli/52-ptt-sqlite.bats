@@ -115,6 +115,32 @@ contention_trace() {
 	[ "${lines[*]}" = "hot_lock queue_lock" ]
 }
 
+@test "a merged trace of two hosts: each process under its host, with the pid its host gave it; the README's top locks per host" {
+	ptt-record -q -o "$BATS_TEST_TMPDIR/a.ptt" -- "$EXAMPLES/contention" -t 4 -n 300 -u 20 >/dev/null 2>&1
+	ptt-record -q -o "$BATS_TEST_TMPDIR/b.ptt" -- "$EXAMPLES/contention" -t 4 -n 300 -u 20 >/dev/null 2>&1
+	ptt-merge "$BATS_TEST_TMPDIR/a.ptt" "$BATS_TEST_TMPDIR/b.ptt" >"$BATS_TEST_TMPDIR/m.ptt"
+	pa=$(ptt-dump --info "$BATS_TEST_TMPDIR/a.ptt" | awk '$1 == "pid" { print $2 }')
+	pb=$(ptt-dump --info "$BATS_TEST_TMPDIR/b.ptt" | awk '$1 == "pid" { print $2 }')
+	h=$(hostname)
+	run -0 --separate-stderr ptt-sqlite "$BATS_TEST_TMPDIR/m.ptt" "$BATS_TEST_TMPDIR/m.db"
+	# two hosts (two runs of this one: NAME and NAME#2, as ptt-merge names them), one process each
+	run -0 sqlite3 "$BATS_TEST_TMPDIR/m.db" "SELECT h.hostname, p.pid FROM processes p JOIN hosts h USING (host_id) ORDER BY h.hostname"
+	[ "$output" = "$h|$pa
+$h#2|$pb" ]
+	# threads keep their own pids and tids, not the merged numbers
+	run -0 sqlite3 "$BATS_TEST_TMPDIR/m.db" "SELECT count(*) FROM threads WHERE pid NOT IN ($pa, $pb) OR tid >= 4194304"
+	[ "$output" = 0 ]
+	# the README's top 5 locks: hot_lock on each host, with each run's own waits
+	readme_query 1 >"$BATS_TEST_TMPDIR/q1.sql"
+	run -0 --separate-stderr sqlite3 "$BATS_TEST_TMPDIR/m.db" <"$BATS_TEST_TMPDIR/q1.sql"
+	[ -z "$stderr" ]
+	wa=$(ptt-stat --csv "$BATS_TEST_TMPDIR/a.ptt" | awk -F, 'NR > 1 && $2 == "hot_lock" { print $6; exit }')
+	wb=$(ptt-stat --csv "$BATS_TEST_TMPDIR/b.ptt" | awk -F, 'NR > 1 && $2 == "hot_lock" { print $6; exit }')
+	[ "$(grep -c '^hot_lock|mutex|' <<<"$output")" -eq 2 ]
+	grep -q "^hot_lock|mutex|contention $pa|$h|$wa|" <<<"$output"
+	grep -q "^hot_lock|mutex|contention $pb|$h#2|$wb|" <<<"$output"
+}
+
 @test "--one: the parts of a rotated recording are one trace, with ptt-stat's figures for them" {
 	ptt-record -q -m 100K -o "$BATS_TEST_TMPDIR/rot.ptt" -- "$EXAMPLES/prodcons" -n 20000 >/dev/null
 	[ -e "$BATS_TEST_TMPDIR/rot.ptt.0003" ]
