@@ -179,14 +179,21 @@ folded_sum() { awk '{ n += $NF } END { print n + 0 }'; }
 	# R replaced by a script that keeps the title and the unit it is given (the PNG's text is not read back)
 	printf '#!/bin/sh\n[ "$1" = -e ] && exit 0\nprintf "%%s\\n" "$4" >"%s/title"\n: >"$3"\n' "$BATS_TEST_TMPDIR" >"$BATS_TEST_TMPDIR/fakeR"
 	chmod +x "$BATS_TEST_TMPDIR/fakeR"
-	record "$EXAMPLES/prodcons" -p 2 -c 2 -n 2000
 	T=$BATS_TEST_TMPDIR/t.ptt
+	# a run where some thread waited for the queue's lock (on a loaded machine a run can have none:
+	# "no thread waited for a lock" is then the note, which the test below checks with contention's)
+	for try in 1 2 3 4 5 6; do
+		record "$EXAMPLES/prodcons" -p 2 -c 2 -n 2000
+		locks=$(ptt-stat --folded=locks "$T" | awk '{ n += $NF } END { print n + 0 }')
+		[ "$locks" -eq 0 ] || break
+	done
+	[ "$locks" -gt 0 ]
 	idle=$(ptt-stat --folded=wait "$T" | awk '{ n += $NF } END { print n }')
-	locks=$(ptt-stat --folded=locks "$T" | awk '{ n += $NF } END { print n }')
 	pct=$(awk -v a="$idle" -v l="$locks" 'BEGIN { printf "%d", (a - l) * 100 / a }')
 	[ "$pct" -gt 50 ]
 	run -0 --separate-stderr env RSCRIPT="$BATS_TEST_TMPDIR/fakeR" ptt-picture --flame "$T" "$BATS_TEST_TMPDIR/f.png"
-	[ "$stderr" = "ptt-picture: $T: $pct % of the time drawn is idle waiting for work (condition variables, semaphores used as signals, barriers): --flame=locks draws the waits for locks alone" ]
+	# the line, and nothing else but what the trace's own notes say (a loaded machine's tracer stalls)
+	[ "$(grep -v "^ptt-stat: $T: note: " <<<"$stderr")" = "ptt-picture: $T: $pct % of the time drawn is idle waiting for work (condition variables, semaphores used as signals, barriers): --flame=locks draws the waits for locks alone" ]
 	[ "$(cat "$BATS_TEST_TMPDIR/title")" = "$T: where threads waited, by stack: locks (red) and waiting for work (blue)
 $pct % of it is idle waiting for work (no contention): --flame=locks draws the waits for locks alone" ]
 	# the locks alone: their title, nothing on stderr
