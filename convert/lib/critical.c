@@ -87,6 +87,7 @@ struct cthr {
 	uint8_t pend_take, pend_shared;
 	uint32_t pend_lock; /* a take made while its wait was open: written after the wait */
 	uint64_t pend_latency; /* ... the hand-off's latency, from the release to the take */
+	uint64_t fx;        /* what-if: a futex word a --what-if names whose woken wait it ended last (futex_after) */
 };
 
 struct cobj {
@@ -151,6 +152,7 @@ struct critical {
 	int replay_stuck;           /* threads the replay could not finish (then: order kept) */
 	unsigned replay_forced;     /* takes the new order blocked for ever, let happen as recorded */
 	struct critical_observer obs; /* told of every wait and thread (critical_observe) */
+	uint64_t fx_whole, fx_part; /* what-if: futex locks' holds seen from a wait's end, and known from a waiter's arrival */
 	/* spans (critical_spans) */
 	int spans;
 	struct skind *kinds;
@@ -555,6 +557,60 @@ static void holds_of(struct critical *c, struct cthr *th)
 	}
 	th->hold = ctx;
 	th->factor = ctx ? c->ctx[ctx].factor : 1;
+}
+
+static void advance(struct critical *c, struct cthr *th, uint64_t now);
+
+/*
+ * What-if on a futex lock (Rust's std Mutex, GLib's, InnoDB's: no event takes or releases them): a thread
+ * that wakes a word a --what-if names is letting it go (the unlock that found waiters).  Its hold is known
+ * from its own woken wait's end on the word (futex_after), or else, taken uncontended where no event says,
+ * from the first wait on the word still open (a waiter found it held): a lower bound.  That time, from
+ * its last event on, is replayed at the named factor; a hold let go with no waiter (no wake) is not seen,
+ * and keeps its length: the prediction is at most that shorter.  Before the event's time is accounted.
+ */
+static void futex_before(struct critical *c, struct cthr *th, const struct ptt_event *ev)
+{
+	if (ev->id != PTT_EV_FUTEX_WAKE || th->waiting)
+		return;
+	uint64_t w = ptt_event_argn(ev, PTT_ARGNAME_FUTEX, 0);
+	double f = spec_factor(c, th->pid, w, 0, 0);
+	if (f == 1)
+		return;
+	uint64_t from = th->at; /* held since its woken wait on w ended, at or before its last event */
+	if (th->fx == w) {
+		c->fx_whole++;
+	} else {
+		uint64_t first = 0; /* the earliest wait on w still open: the word was held then */
+		struct ptt_map_iter it;
+		void *v;
+		for (ptt_map_iter_init(&it, &c->threads); ptt_map_next(&it, NULL, &v);) {
+			const struct cthr *o = v;
+			if (o != th && o->waiting && o->pid == th->pid && o->wait_ctx && c->ctx[o->wait_ctx].obj == w &&
+			    (!first || o->at < first))
+				first = o->at;
+		}
+		if (!first || first >= ev->ns)
+			return;
+		c->fx_part++;
+		from = first > th->at ? first : th->at;
+	}
+	advance(c, th, from); /* before the hold: as it was */
+	double was = th->factor;
+	th->factor = f < was ? f : was;
+	advance(c, th, ev->ns);
+	th->factor = was;
+}
+
+/* After the model took ev: the futex word whose woken wait th ended, until it wakes it or waits again. */
+static void futex_after(struct critical *c, struct cthr *th, const struct ptt_event *ev)
+{
+	if (ev->id == PTT_EV_FUTEX_WAIT && !th->waiting && ptt_event_argn(ev, PTT_ARGNAME_RET, 1) == 0)
+		th->fx = ptt_event_argn(ev, PTT_ARGNAME_FUTEX, 0);
+	else if (th->fx && (ev->id == PTT_EV_FUTEX_WAKE || ev->id == PTT_EV_FUTEX_WAIT_REQ) &&
+		 ptt_event_argn(ev, PTT_ARGNAME_FUTEX, 0) == th->fx)
+		th->fx = 0; /* let go (its wake), or it waits again: it did not get the word */
+	(void)c;
 }
 
 /* ---- threads and objects ---- */
@@ -1360,6 +1416,8 @@ int critical_event(struct critical *c, const struct ptt_event *ev)
 	struct cthr *th = thr_of(c, ev->pid, ev->tid);
 	if (!th)
 		return 0;
+	if (c->nspecs)
+		futex_before(c, th, ev);
 	advance(c, th, ev->ns);
 	if (c->spans && ev->id >= PTT_USER_ID_BASE && ev->type && !strncmp(ev->type->name, "ptt.span.", 9))
 		span_event(c, th, ev);
@@ -1402,6 +1460,8 @@ void critical_after(struct critical *c, const struct ptt_event *ev)
 	}
 	count_event(th, ev->ns);
 	th->closed = 0;
+	if (c->nspecs)
+		futex_after(c, th, ev);
 	holds_of(c, th);
 }
 
@@ -1778,6 +1838,10 @@ void critical_print(const struct critical *c, unsigned top, FILE *out)
 		fprintf(out, "  %s: holds %s%.0f %%%s\n", sp->name, sp->factor >= 1 ? "+" : "", (sp->factor - 1) * 100,
 			sp->matched ? "" : "  -- no lock or site of that name in the trace: nothing changed");
 	}
+	if (c->fx_whole || c->fx_part)
+		fprintf(out, "  (a futex lock: %" PRIu64 " hold%s seen from a woken wait's end to the wake, %" PRIu64 " known only "
+			     "from a waiter's arrival, taken before it where no event says: the prediction is at most that "
+			     "shorter)\n", c->fx_whole, c->fx_whole == 1 ? "" : "s", c->fx_part);
 	if (c->replay_forced)
 		fprintf(out, "  (uncertain: %u take%s of a lock held across another wait would block for ever in the new order; "
 			     "the replay let %s happen as recorded, holds overlapping)\n", c->replay_forced,
