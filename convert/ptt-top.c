@@ -456,9 +456,10 @@ static void frame(struct top *t, FILE *out, int advance)
 	uint64_t read = ptt_reader_bytes(p->in.r), size = stat(t->path, &sb) == 0 ? (uint64_t)sb.st_size : read;
 	fprintf(out, "ptt-top %s  %s%s\n", t->path,
 		t->ended ? "recording ended" : t->writer ? "recording" : "complete file", t->quit && !t->ended ? " (left)" : "");
-	fprintf(out, "trace %.3f s, %" PRIu64 " events (%" PRIu64 " in the interval %.3f-%.3f s), %.1f MB read, %.1f MB behind\n",
+	fprintf(out, "trace %.3f s, %" PRIu64 " events (%" PRIu64 " in the interval %.3f-%.3f s), %.1f MB %s, %.1f MB behind\n",
 		(double)p->last_ns / 1e9, t->events, t->events - t->events_then, (double)t->then_ns / 1e9,
-		(double)p->last_ns / 1e9, (double)read / 1e6, size > read ? (double)(size - read) / 1e6 : 0.0);
+		(double)p->last_ns / 1e9, (double)read / 1e6, t->attach_ns ? "passed over or read" : "read",
+		size > read ? (double)(size - read) / 1e6 : 0.0);
 	uint64_t live = t->writer && !t->ended ? live_ns(t) : 0;
 	if (live)
 		fprintf(out, "live end %.3f s: %.3f s behind it\n", (double)live / 1e9,

@@ -35,6 +35,7 @@ program_events() {
 	grep -qE "^\(sort: wait\) .*\| -- since $at s --$" <<<"$output"
 	# how far it is from the live end, said
 	grep -qE '^live end [0-9.]+ s: [0-9.]+ s behind it$' <<<"$output"
+	grep -qE '^trace .* MB passed over or read, [0-9.]+ MB behind$' <<<"$output"
 	# the trace it read ends after the attach point; what it counts is from there
 	last=$(sed -n 's/^trace \([0-9.]*\) s, .* in the interval \([0-9.]*\)-.*/\1 \2/p' <<<"$output")
 	awk -v l="$last" -v a="$at" 'BEGIN { split(l, x, " "); exit !(x[1] > a && x[2] == a) }'
