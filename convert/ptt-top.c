@@ -39,6 +39,8 @@ static void usage(void)
 	       "A live view of the locks of a running ptt recording: PID is ptt-record's or the traced\n"
 	       "program's process, TRACE the file ptt-record is writing (followed as it grows).\n"
 	       "\n"
+	       "  -a, --from-start     replay a live recording from its start (default: from 1 s before\n"
+	       "                       its live end, what was in force before that unknown)\n"
 	       "  -d, --delay=SECONDS  the interval between frames (default 1)\n"
 	       "  -b, --batch          a plain-text frame per interval on stdout, for scripts (also\n"
 	       "                       when stdout is not a terminal)\n"
@@ -79,6 +81,10 @@ struct top {
 	uint64_t lost;          /* events the recorder said it lost (rec_lost) */
 	uint64_t events, events_then;
 	uint64_t then_ns;       /* the trace time of the previous frame */
+	int from_start;         /* -a: replay the trace from its start, not from near its live end */
+	int attached;           /* the first event seen: the attach point decided */
+	uint64_t attach_ns;     /* events before this trace time were skipped (0: none) */
+	uint64_t realtime_ns;   /* the trace's time zero on the wall clock (meta realtime_ns; 0: unknown) */
 	struct stat_row *prev;  /* the rows at the previous frame, by index */
 	size_t nprev, cap_prev;
 	/* frames */
@@ -395,6 +401,16 @@ static void print_who(struct top *t, FILE *out, const struct who *w, int stacks)
 	}
 }
 
+/* The trace time now, on the wall clock from the trace's start (0: its start is not known). */
+static uint64_t live_ns(const struct top *t)
+{
+	struct timespec ts;
+	if (!t->realtime_ns || clock_gettime(CLOCK_REALTIME, &ts) != 0)
+		return 0;
+	uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return now > t->realtime_ns ? now - t->realtime_ns : 0;
+}
+
 /* One frame: the interval's and the whole run's figures of the locks, their holders and waiters. */
 static void frame(struct top *t, FILE *out, int advance)
 {
@@ -440,16 +456,27 @@ static void frame(struct top *t, FILE *out, int advance)
 	uint64_t read = ptt_reader_bytes(p->in.r), size = stat(t->path, &sb) == 0 ? (uint64_t)sb.st_size : read;
 	fprintf(out, "ptt-top %s  %s%s\n", t->path,
 		t->ended ? "recording ended" : t->writer ? "recording" : "complete file", t->quit && !t->ended ? " (left)" : "");
-	fprintf(out, "trace %.3f s, %" PRIu64 " events (%" PRIu64 " in the interval %.3f-%.3f s), %.1f MB read, %.1f MB behind\n",
+	fprintf(out, "trace %.3f s, %" PRIu64 " events (%" PRIu64 " in the interval %.3f-%.3f s), %.1f MB %s, %.1f MB behind\n",
 		(double)p->last_ns / 1e9, t->events, t->events - t->events_then, (double)t->then_ns / 1e9,
-		(double)p->last_ns / 1e9, (double)read / 1e6, size > read ? (double)(size - read) / 1e6 : 0.0);
+		(double)p->last_ns / 1e9, (double)read / 1e6, t->attach_ns ? "passed over or read" : "read",
+		size > read ? (double)(size - read) / 1e6 : 0.0);
+	uint64_t live = t->writer && !t->ended ? live_ns(t) : 0;
+	if (live)
+		fprintf(out, "live end %.3f s: %.3f s behind it\n", (double)live / 1e9,
+			live > p->last_ns ? (double)(live - p->last_ns) / 1e9 : 0.0);
+	if (t->attach_ns)
+		fprintf(out, "attached at %.3f s: the events before are not read (a hold or wait begun before is seen "
+			"from its end on; names given before are unknown)\n", (double)t->attach_ns / 1e9);
 	fprintf(out, "tracer stalls %" PRIu64 " (%.3f ms; waits lengthened %.3f ms), lost events %" PRIu64
 		", damaged stretches %lu\n", stalls, (double)stall_ns / 1e6, (double)stalled_ns / 1e6, t->lost, p->in.problems);
 	char sorted[32];
 	snprintf(sorted, sizeof sorted, "(sort: %s)", sort_name[t->sort]);
 	fprintf(out, "\n%-24s %-6s %7s %9s %8s %8s %8s %8s | %8s %10s %8s %8s %10s\n", "LOCK", "KIND", "WAITS",
 		"WAIT(ms)", "P50(us)", "P99(us)", "HP50(us)", "HP99(us)", "WAITS", "WAIT(ms)", "P50(us)", "P99(us)", "HOLD(ms)");
-	fprintf(out, "%-31s %-52s | %s\n", sorted, "-- last interval --", "-- since the start --");
+	char since[40] = "-- since the start --";
+	if (t->attach_ns)
+		snprintf(since, sizeof since, "-- since %.3f s --", (double)t->attach_ns / 1e9);
+	fprintf(out, "%-31s %-52s | %s\n", sorted, "-- last interval --", since);
 	unsigned shown = 0;
 	for (size_t i = 0; i < nl && shown < t->top; i++) {
 		const struct line *l = &lines[i];
@@ -630,10 +657,36 @@ static int start(void *ctx, struct pass *p)
 	return PASS_GO;
 }
 
+/*
+ * At the first event: attach 1 s before the live end of a recording being written.  The reader
+ * passes over the EVENTS blocks before that by their headers (ptt_reader_skip), and the model is
+ * told the trace starts mid-run there: a hold or wait begun before is known from its end on, a
+ * name given before is not known.
+ */
+static void attach(struct top *t, struct pass *p, const struct ptt_event *ev)
+{
+	const char *rt = ptt_reader_meta(p->in.r, "realtime_ns");
+	t->attached = 1;
+	t->realtime_ns = rt ? strtoull(rt, NULL, 10) : 0;
+	uint64_t live = live_ns(t);
+	if (t->from_start || !t->writer || live < 1000000000u + ev->ns)
+		return;
+	t->attach_ns = t->then_ns = live - 1000000000u;
+	ptt_reader_skip(p->in.r, t->attach_ns, 0);
+	if (!p->mid_run) {
+		p->mid_run = 1;
+		p->mid_run_why = "ptt-top attached: the events before are not read";
+		model_starts_mid_run(p->model, p->in.r);
+	}
+}
+
 static int event(void *ctx, struct pass *p, struct ptt_event *ev)
 {
 	struct top *t = ctx;
-	(void)p;
+	if (!t->attached)
+		attach(t, p, ev);
+	if (ev->ns < t->attach_ns)
+		return PASS_SKIP; /* the first blocks' events, before the attach point */
 	if (ev->id == PTT_EV_REC_LOST && ev->nargs >= 2)
 		t->lost += ev->arg[1];
 	stat_event(t->st, ev);
@@ -673,14 +726,16 @@ static int options(struct top *t, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "batch", no_argument, 0, 'b' }, { "delay", required_argument, 0, 'd' },
-		{ "frames", required_argument, 0, 'n' }, { "help", no_argument, 0, 'h' },
+		{ "frames", required_argument, 0, 'n' }, { "from-start", no_argument, 0, 'a' },
+		{ "help", no_argument, 0, 'h' },
 		CLI_SKIP_FRAMES_LONGOPT, { "sort", required_argument, 0, 's' }, { "top", required_argument, 0, 't' },
 		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, "bd:n:s:t:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "abd:n:s:t:h", longopts, NULL)) != -1) {
 		char *end;
 		switch (c) {
+		case 'a': t->from_start = 1; break;
 		case 'b': t->batch = 1; break;
 		case 'd':
 			t->delay = strtod(optarg, &end);
