@@ -137,7 +137,7 @@ folded_sum() { awk '{ n += $NF } END { print n + 0 }'; }
 
 @test "ptt-picture --flame: a flame graph of waiting, its frames spanning what ptt-stat --folded says" {
 	command -v Rscript >/dev/null || skip "R not installed"
-	record "$EXAMPLES/prodcons" -p 2 -c 2 -n 2000
+	record_contended "$EXAMPLES/prodcons" -p 2 -c 2 -n 2000
 	run -0 --separate-stderr ptt-picture --flame -l "$BATS_TEST_TMPDIR/t.ptt" "$BATS_TEST_TMPDIR/f.png"
 	# prodcons waits for work far more than for its lock: said, with where the locks are
 	[[ "$stderr" =~ ^"ptt-picture: $BATS_TEST_TMPDIR/t.ptt: "[0-9]+" % of the time drawn is idle waiting for work (condition variables, semaphores used as signals, barriers): --flame=locks draws the waits for locks alone"$ ]]
@@ -180,13 +180,8 @@ folded_sum() { awk '{ n += $NF } END { print n + 0 }'; }
 	printf '#!/bin/sh\n[ "$1" = -e ] && exit 0\nprintf "%%s\\n" "$4" >"%s/title"\n: >"$3"\n' "$BATS_TEST_TMPDIR" >"$BATS_TEST_TMPDIR/fakeR"
 	chmod +x "$BATS_TEST_TMPDIR/fakeR"
 	T=$BATS_TEST_TMPDIR/t.ptt
-	# a run where some thread waited for the queue's lock (on a loaded machine a run can have none:
-	# "no thread waited for a lock" is then the note, which the test below checks with contention's)
-	for try in 1 2 3 4 5 6; do
-		record "$EXAMPLES/prodcons" -p 2 -c 2 -n 2000
-		locks=$(ptt-stat --folded=locks "$T" | awk '{ n += $NF } END { print n + 0 }')
-		[ "$locks" -eq 0 ] || break
-	done
+	record_contended "$EXAMPLES/prodcons" -p 2 -c 2 -n 2000
+	locks=$(ptt-stat --folded=locks "$T" | awk '{ n += $NF } END { print n + 0 }')
 	[ "$locks" -gt 0 ]
 	idle=$(ptt-stat --folded=wait "$T" | awk '{ n += $NF } END { print n }')
 	pct=$(awk -v a="$idle" -v l="$locks" 'BEGIN { printf "%d", (a - l) * 100 / a }')

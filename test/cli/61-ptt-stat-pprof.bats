@@ -66,7 +66,8 @@ need_go() {
 	[ "$(pprof_total "$BATS_TEST_TMPDIR/w.pb.gz" -unit=ns)" = "$all" ]
 	[ "$(pprof_total "$BATS_TEST_TMPDIR/l.pb.gz" -unit=ns)" = "$locks" ]
 	run -0 go tool pprof -tags "$BATS_TEST_TMPDIR/l.pb.gz"
-	[[ "$output" == *"(  100%): queue_lock"* ]]
+	# the lock waited for most is queue_lock (on a loaded machine another lock can have some too)
+	[ "$(awk '$1 == "object:" { getline; print $NF; exit }' <<<"$output")" = queue_lock ]
 	# from a pipe too, and the text form gives the same profile's totals
 	ptt-dump "$BATS_TEST_TMPDIR/p.ptt" | ptt-stat --pprof=locks >"$BATS_TEST_TMPDIR/t.pb.gz"
 	[ "$(pprof_total "$BATS_TEST_TMPDIR/t.pb.gz" -unit=ns)" = "$locks" ]
