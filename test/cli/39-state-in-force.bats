@@ -41,14 +41,19 @@ in_force() {
 		if ptt-dump -n "${files[i + 1]}" | awk -v t="$t" '$1 != t { exit } $5 ~ /(unlock|signal|broadcast|post)$/ { f = 1 } END { exit !f }'; then
 			continue
 		fi
+		# nor a point with an event of the program 1 ns after it, where the window's context is stamped
+		# (seen once in CI: an unlock there, listed with the window's context)
+		ns=$(awk -v t="$t" 'BEGIN { split(t, a, "."); printf "%d", a[1] * 1000000000 + a[2] + 1 }')
+		t1=$(awk -v n="$ns" 'BEGIN { printf "%d.%09d", n / 1000000000, n % 1000000000 }')
+		if ptt-dump -n "${files[i + 1]}" | awk -v t="$t1" '$1 == t { f = 1; exit } END { exit !f }'; then
+			continue
+		fi
 		compared=$((compared + 1))
 		# the main thread's outer and the two threads' waits at least, the waits with their stacks
 		[ "$(grep -c ' mutex_lock mutex=' "$T/head")" -ge 1 ]
 		grep -qE '^[0-9]+ [0-9]+ stack=[0-9]+ mutex_lock_req ' "$T/head"
 		grep -qE '^[0-9]+ [0-9]+ stack=[0-9]+ cond_wait_req ' "$T/head"
 		# a window of the whole set from 1 ns after that point: its context is stamped there
-		ns=$(awk -v t="$t" 'BEGIN { split(t, a, "."); printf "%d", a[1] * 1000000000 + a[2] + 1 }')
-		t1=$(awk -v n="$ns" 'BEGIN { printf "%d.%09d", n / 1000000000, n % 1000000000 }')
 		ptt-filter --from="${ns}ns" -- "${files[@]}" >"$T/w.ptt" 2>"$T/err"
 		[ ! -s "$T/err" ]
 		ptt-dump -n "$T/w.ptt" | in_force "$t1" >"$T/window"
