@@ -245,21 +245,28 @@ static int by_entry(const void *a, const void *b)
  * whole again (a sqlite3 trace's head nodes grew to 163 000 entries, sorted
  * whole: 18 % of ptt-critical's time).
  */
+/* e[0, n) sorted in by_entry's order and each entry summed into one: their number now. */
+static uint32_t sort_sum(struct centry *e, uint32_t n)
+{
+	qsort(e, n, sizeof *e, by_entry);
+	uint32_t k = 0;
+	for (uint32_t i = 1; i < n; i++) {
+		if (!by_entry(&e[k], &e[i]))
+			e[k].ns += e[i].ns;
+		else
+			e[++k] = e[i];
+	}
+	return k + 1;
+}
+
 static void tidy(struct cnode *n)
 {
 	if (n->n - n->sorted < 1 || n->n < 2) {
 		n->sorted = n->n;
 		return;
 	}
-	uint32_t s0 = n->sorted, k = s0;
-	qsort(n->e + s0, n->n - s0, sizeof *n->e, by_entry);
-	for (uint32_t i = s0 + 1; i < n->n; i++) {
-		if (!by_entry(&n->e[k], &n->e[i]))
-			n->e[k].ns += n->e[i].ns;
-		else
-			n->e[++k] = n->e[i];
-	}
-	uint32_t m = k + 1; /* e[s0, m): the new run */
+	uint32_t s0 = n->sorted;
+	uint32_t m = s0 + sort_sum(n->e + s0, n->n - s0); /* e[s0, m): the new run */
 	if (s0 && s0 < m) {
 		struct centry *t = malloc((size_t)m * sizeof *t);
 		if (t) {
@@ -279,15 +286,7 @@ static void tidy(struct cnode *n)
 			free(t);
 			m = o;
 		} else { /* out of memory: sorted whole in place, as before */
-			qsort(n->e, m, sizeof *n->e, by_entry);
-			k = 0;
-			for (uint32_t i = 1; i < m; i++) {
-				if (!by_entry(&n->e[k], &n->e[i]))
-					n->e[k].ns += n->e[i].ns;
-				else
-					n->e[++k] = n->e[i];
-			}
-			m = k + 1;
+			m = sort_sum(n->e, m);
 		}
 	}
 	n->n = m;
