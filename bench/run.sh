@@ -645,6 +645,15 @@ if [ -x "$BIN/ptt-critical" ]; then
 	say "ptt-critical" "$(calc "$N / $secs")" "events/s" "$secs s, peak RSS $((rss / 1024)) MiB"
 	echo "  ptt-critical: $CRIT_RATE M events/s, peak RSS $((rss / 1024)) MiB over $(calc "$N / 1e6") M events"
 	[ "$((rss / 1024))" -gt "$MAXRSS" ] && MAXRSS=$((rss / 1024))
+	# and on a real program's trace: sqlite3 building indexes (PRAGMA threads=2): longer paths, more contexts
+	if command -v sqlite3 >/dev/null &&
+		"$BIN/ptt-record" -q -o "$TMP/csq.ptt" -- sqlite3 :memory: -init "$SRC/sqlite_index.sql" .quit >/dev/null 2>>"$TMP/err"; then
+		n=$("$BIN/ptt-dump" --info "$TMP/csq.ptt" | awk '$1 == "events:" { print $2 }')
+		read -r secs rss <<<"$(timed "$BIN/ptt-critical" "$TMP/csq.ptt")"
+		pos "$secs" || secs=0.01
+		say "ptt-critical, sqlite3's trace" "$(calc "$n / $secs")" "events/s" "$n events, $secs s, peak RSS $((rss / 1024)) MiB"
+		rm -f "$TMP/csq.ptt"
+	fi
 fi
 if [ -x "$BIN/ptt-filter" ]; then
 	read -r full _ <<<"$(timed "$BIN/ptt-filter" -n --event=rec_stop "$TMP/big.ptt")" # reads all, keeps one

@@ -139,6 +139,10 @@ static int start(void *ctx, struct pass *p)
 		critical_spans(r->c);
 	critical_set_thread(r->c, r->tid);
 	critical_set_window(r->c, r->from, r->to);
+	if ((p->tool->need & PASS_WRAPPERS_ASREAD) && !critical_late_sites(r->c)) {
+		fprintf(stderr, "ptt-critical: internal error: sites asked before the lock layer is learnt\n");
+		return PASS_FAIL;
+	}
 	return PASS_GO;
 }
 
@@ -228,9 +232,13 @@ int main(int argc, char **argv)
 		free(r.specs);
 		return rc < 0 ? 0 : rc;
 	}
+	/* the path and its report name sites only at the end: one read, the lock layer learnt meanwhile; what-if,
+	 * --blame and --spans name them as the events come, once a first pass has learnt the layer */
+	const int first = r.nspecs || r.blame || r.spans;
 	const struct pass_tool tool = { .prog = "ptt-critical", .ctx = &r, .start = start, .event = event, .after = after,
 					.end = end, .report = report,
-					.need = PASS_SHARED | PASS_SYMS | PASS_NAMES_FIRST | PASS_MODEL | PASS_FINISH | PASS_ORDERED | PASS_LOSS };
+					.need = PASS_SHARED | PASS_SYMS | (first ? PASS_NAMES_FIRST : PASS_WRAPPERS_ASREAD) |
+						PASS_MODEL | PASS_FINISH | PASS_ORDERED | PASS_LOSS };
 	struct pass p;
 	rc = pass_run(&p, &tool, argc - optind, argv + optind);
 	blame_free(r.b);

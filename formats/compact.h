@@ -383,6 +383,16 @@ static inline __attribute__((always_inline)) unsigned char *cpt_encode(struct pt
 	return cpt_encode_rest(c, out, p, p != out + 1 ? CPT_NEW : slot, slot, c->last_key, &c->prev_ts, rec, n, &ref, &tag);
 }
 
+/* The bits set in x, without the library call __builtin_popcountll makes for a plain x86-64 (no POPCNT):
+ * 2 % of a reader's time on a sqlite3 trace. */
+static inline unsigned cpt_popcount(uint64_t x)
+{
+	x -= (x >> 1) & 0x5555555555555555ull;
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (unsigned)((x * 0x0101010101010101ull) >> 56);
+}
+
 /*
  * Expand the coded records in[0, n) into plain records at out (room for
  * cap words).  Returns the words written; *bad is set when the input does
@@ -431,7 +441,7 @@ static inline size_t cpt_expand(struct ptt_compact *c, const unsigned char *in, 
 			rn = (uint32_t)(r->key >> 16 & 0xff);
 			if (cpt_get_pv(&p, end, &mask, rn - PTT_REC_MIN_WORDS) || o + rn > cap)
 				goto damaged;
-			if ((size_t)(end - p) < 4u * (unsigned)__builtin_popcountll(mask))
+			if ((size_t)(end - p) < 4u * cpt_popcount(mask))
 				goto damaged;
 			for (uint32_t i = 0; mask; i++, mask >>= 1)
 				if (mask & 1) {

@@ -6,24 +6,6 @@
 #include "ptt_trace.h"
 
 /* The home slot of key k: murmur3's finaliser, half of it */
-static size_t slot(uint64_t k, size_t cap)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	k ^= k >> 33;
-	return (size_t)k & (cap - 1);
-}
-
-void *ptt_map_get(const struct ptt_map *m, uint64_t key)
-{
-	if (!m->cap)
-		return NULL;
-	for (size_t j = slot(key, m->cap); m->vals[j]; j = (j + 1) & (m->cap - 1))
-		if (m->keys[j] == key)
-			return m->vals[j];
-	return NULL;
-}
-
 /* Double the table (64 slots at first), every entry put again in slot order. */
 static int grow(struct ptt_map *m)
 {
@@ -37,7 +19,7 @@ static int grow(struct ptt_map *m)
 	}
 	for (size_t i = 0; i < m->cap; i++)
 		if (m->vals[i]) {
-			size_t j = slot(m->keys[i], cap);
+			size_t j = ptt_map_slot(m->keys[i], cap);
 			while (vals[j])
 				j = (j + 1) & (cap - 1);
 			keys[j] = m->keys[i];
@@ -56,7 +38,7 @@ int ptt_map_put(struct ptt_map *m, uint64_t key, void *val)
 	int rc;
 	if ((m->used + 1) * 2 > m->cap && (rc = grow(m)) != 0)
 		return rc;
-	size_t j = slot(key, m->cap);
+	size_t j = ptt_map_slot(key, m->cap);
 	while (m->vals[j] && m->keys[j] != key)
 		j = (j + 1) & (m->cap - 1);
 	if (!m->vals[j])
@@ -70,7 +52,7 @@ void *ptt_map_del(struct ptt_map *m, uint64_t key)
 {
 	if (!m->cap)
 		return NULL;
-	size_t i = slot(key, m->cap);
+	size_t i = ptt_map_slot(key, m->cap);
 	while (m->vals[i] && m->keys[i] != key)
 		i = (i + 1) & (m->cap - 1);
 	void *gone = m->vals[i];
@@ -80,7 +62,7 @@ void *ptt_map_del(struct ptt_map *m, uint64_t key)
 	m->used--;
 	/* backward shift: move back each later entry of the cluster that may sit in the hole */
 	for (size_t j = (i + 1) & (m->cap - 1); m->vals[j]; j = (j + 1) & (m->cap - 1)) {
-		size_t h = slot(m->keys[j], m->cap);
+		size_t h = ptt_map_slot(m->keys[j], m->cap);
 		if ((j > i && (h <= i || h > j)) || (j < i && h <= i && h > j)) {
 			m->keys[i] = m->keys[j];
 			m->vals[i] = m->vals[j];
@@ -140,7 +122,7 @@ void ptt_map_iter_init(struct ptt_map_iter *it, const struct ptt_map *m)
 	unsigned n = 0;
 	if (head && m->vals[m->cap - 1]) /* a cluster may wrap around the end */
 		for (size_t p = 0; p < head; p++)
-			if (slot(m->keys[p], m->cap) > p) { /* its home is at the end of the table */
+			if (ptt_map_slot(m->keys[p], m->cap) > p) { /* its home is at the end of the table */
 				if (n < PTT_MAP_ITER_WRAP)
 					it->wrap[n] = m->keys[p];
 				n++;
@@ -176,9 +158,9 @@ static int wanted(const struct ptt_map_iter *it, size_t p)
 				return 0;
 		return 1;
 	case PTT_MAP_HOME_BEFORE:
-		return slot(m->keys[p], m->cap) <= p;
+		return ptt_map_slot(m->keys[p], m->cap) <= p;
 	case PTT_MAP_HOME_AFTER:
-		return slot(m->keys[p], m->cap) > p;
+		return ptt_map_slot(m->keys[p], m->cap) > p;
 	default:
 		return 1;
 	}

@@ -38,7 +38,26 @@ static inline uint64_t ptt_obj_key(uint32_t pid, uint64_t addr)
 	return addr ^ ((uint64_t)pid << 47) ^ ((uint64_t)pid >> 17);
 }
 
-void *ptt_map_get(const struct ptt_map *m, uint64_t key);            /* NULL if absent */
+/* The slot a key's probe starts at (a power-of-two table). */
+static inline size_t ptt_map_slot(uint64_t k, size_t cap)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	return (size_t)k & (cap - 1);
+}
+
+/* NULL if absent.  Inline: the readers ask several maps for every event (ptt-critical: 11 % of its time in
+ * the call before, sqlite3's trace). */
+static inline void *ptt_map_get(const struct ptt_map *m, uint64_t key)
+{
+	if (!m->cap)
+		return NULL;
+	for (size_t j = ptt_map_slot(key, m->cap); m->vals[j]; j = (j + 1) & (m->cap - 1))
+		if (m->keys[j] == key)
+			return m->vals[j];
+	return NULL;
+}
 int ptt_map_put(struct ptt_map *m, uint64_t key, void *val);         /* 0 or PTT_E_NOMEM; val not NULL */
 void *ptt_map_del(struct ptt_map *m, uint64_t key);                  /* the value removed, or NULL */
 void ptt_map_free(struct ptt_map *m); /* the table, not the values; leaves an empty map */

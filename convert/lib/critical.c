@@ -25,6 +25,7 @@ struct cctx {
 	uint32_t pid, stack;
 	uint8_t cls, wait;
 	uint64_t obj, site;
+	uint64_t call;      /* the call address of the event that opened it: the site where the stack has none */
 	double factor;      /* what-if: running time in these holds is scaled by this */
 };
 
@@ -132,6 +133,7 @@ struct critical {
 	uint32_t want_tid;
 	uint64_t from_ns, to_ns, first_ns, last_ns;
 	int any, sealed, over;
+	int late_sites;             /* sites named at critical_finish, the lock layer learnt meanwhile (critical_late_sites) */
 	const struct ptt_event *cur;
 	double trace_path_ps;       /* what ptt's trace path adds per event (0: unknown) */
 	struct csnap final;         /* where the path ends */
@@ -144,6 +146,8 @@ struct critical {
 	struct crow *sites, *thr;
 	unsigned nsites, nthr;
 	uint64_t nodes, max_nodes;
+	struct cnode *spare;        /* nodes let go, for the next (node_drop) */
+	unsigned nspare;
 	uint64_t compact_at;        /* compact() when nodes exceed it (0: never: the stretches are kept) */
 	uint32_t epoch;
 	uint64_t *ctx_ns;           /* the path's time per context (a hold's innermost, or a wait) */
@@ -203,11 +207,37 @@ struct sacc {
 
 /* ---- nodes ---- */
 
+/*
+ * Nodes let go are kept for the next ones with their entry arrays (a node per
+ * hand-off: a lock loop makes and frees millions; malloc and free were 9 % of
+ * ptt-critical's time on a sqlite3 trace), up to CNODE_SPARE of them, each
+ * array up to CNODE_SPARE_ENTRIES: bounded memory.
+ */
+#define CNODE_SPARE 4096
+#define CNODE_SPARE_ENTRIES 64
+
+static void node_drop(struct critical *c, struct cnode *n)
+{
+	if (c->nspare < CNODE_SPARE && n->cap <= CNODE_SPARE_ENTRIES) {
+		n->prev = c->spare;
+		c->spare = n;
+		c->nspare++;
+		return;
+	}
+	free(n->e);
+	free(n);
+}
+
 static struct cnode *node_new(struct critical *c, const struct cthr *th, struct cnode *prev, uint64_t from)
 {
-	struct cnode *n = calloc(1, sizeof *n);
-	if (!n)
+	struct cnode *n = c->spare;
+	if (n) {
+		c->spare = n->prev;
+		c->nspare--;
+		*n = (struct cnode){ .e = n->e, .cap = n->cap };
+	} else if (!(n = calloc(1, sizeof *n))) {
 		return NULL;
+	}
 	n->prev = prev;
 	n->refs = 1;
 	n->pid = th->pid;
@@ -222,8 +252,7 @@ static void deref(struct critical *c, struct cnode *n)
 {
 	while (n && --n->refs == 0) {
 		struct cnode *prev = n->prev;
-		free(n->e);
-		free(n);
+		node_drop(c, n);
 		c->nodes--;
 		n = prev;
 	}
@@ -245,10 +274,59 @@ static int by_entry(const void *a, const void *b)
  * whole again (a sqlite3 trace's head nodes grew to 163 000 entries, sorted
  * whole: 18 % of ptt-critical's time).
  */
+static inline int entry_before(const struct centry *x, const struct centry *y)
+{
+	if (x->tid != y->tid)
+		return x->tid < y->tid;
+	if (x->ctx != y->ctx)
+		return x->ctx < y->ctx;
+	return x->kind < y->kind;
+}
+
+/* e[0, n) in by_entry's order: runs of 16 by insertion, then merged bottom-up, the comparison inline (qsort's
+ * call per comparison was 7 % of ptt-critical's time on a sqlite3 trace); qsort without the memory. */
+static void sort_entries(struct centry *e, uint32_t n)
+{
+	enum { RUN = 16 };
+	struct centry *tmp = n > RUN ? malloc((size_t)n * sizeof *tmp) : NULL;
+	if (n > RUN && !tmp) {
+		qsort(e, n, sizeof *e, by_entry);
+		return;
+	}
+	for (uint32_t i = 0; i < n; i += RUN) {
+		uint32_t hi = i + RUN < n ? i + RUN : n;
+		for (uint32_t k = i + 1; k < hi; k++) {
+			struct centry v = e[k];
+			uint32_t j = k;
+			for (; j > i && entry_before(&v, &e[j - 1]); j--)
+				e[j] = e[j - 1];
+			e[j] = v;
+		}
+	}
+	struct centry *a = e, *b = tmp;
+	for (uint32_t w = RUN; w < n; w *= 2) {
+		for (uint32_t i = 0; i < n; i += 2 * w) {
+			uint32_t m = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, x = i, y = m, o = i;
+			while (x < m && y < hi)
+				b[o++] = entry_before(&a[y], &a[x]) ? a[y++] : a[x++];
+			while (x < m)
+				b[o++] = a[x++];
+			while (y < hi)
+				b[o++] = a[y++];
+		}
+		struct centry *t = a;
+		a = b;
+		b = t;
+	}
+	if (a != e)
+		memcpy(e, a, (size_t)n * sizeof *e);
+	free(tmp);
+}
+
 /* e[0, n) sorted in by_entry's order and each entry summed into one: their number now. */
 static uint32_t sort_sum(struct centry *e, uint32_t n)
 {
-	qsort(e, n, sizeof *e, by_entry);
+	sort_entries(e, n);
 	uint32_t k = 0;
 	for (uint32_t i = 1; i < n; i++) {
 		if (!by_entry(&e[k], &e[i]))
@@ -319,8 +397,7 @@ static void merge_prev(struct critical *c, struct cnode *n)
 	n->from = p->from;
 	n->events += p->events;
 	n->prev = p->prev; /* p's reference to it moves to n */
-	free(p->e);
-	free(p);
+	node_drop(c, p);
 	c->nodes--;
 }
 
@@ -398,8 +475,7 @@ static void absorb(struct critical *c, struct cnode *n)
 		n->from = p->from;
 		n->events += p->events;
 		n->prev = p->prev; /* p's reference to it moves to n */
-		free(p->e);
-		free(p);
+		node_drop(c, p);
 		c->nodes--;
 		any = 1;
 		if (n->n - n->sorted >= 256 && n->n - n->sorted >= n->sorted)
@@ -502,17 +578,24 @@ static double spec_factor(struct critical *c, uint32_t pid, uint64_t obj, uint64
 	return 1;
 }
 
+/* A context's site (cctx): named from its stack and call address, once the lock layer is known. */
+static void name_site(struct critical *c, struct cctx *x)
+{
+	x->site = lockframes_site_or_call(c->syms, model_stacks(c->m), x->pid, x->stack, x->call);
+}
+
+/* The context of a hold or wait (parent: the holds around it) opened by a call at call with stack. */
 static uint32_t intern(struct critical *c, uint32_t parent, uint32_t pid, unsigned cls, int wait, uint64_t obj,
-		       uint64_t site, uint32_t stack)
+		       uint64_t call, uint32_t stack)
 {
 	uint64_t h = ((uint64_t)parent * 0x9E3779B97F4A7C15ull) ^ ptt_obj_key(pid, obj);
-	h = (h ^ (h >> 29)) * 0xbf58476d1ce4e5b9ull ^ site;
+	h = (h ^ (h >> 29)) * 0xbf58476d1ce4e5b9ull ^ call;
 	h = (h ^ (h >> 31)) * 0x94d049bb133111ebull ^ ((uint64_t)stack << 2 | (uint64_t)wait << 1);
 	h = (h ^ (h >> 32)) | 1;
 	uintptr_t got;
 	for (; (got = (uintptr_t)ptt_map_get(&c->ctxmap, h)); h += 2) { /* a collision: the next odd key */
 		const struct cctx *x = &c->ctx[got];
-		if (x->parent == parent && x->pid == pid && x->obj == obj && x->site == site && x->stack == stack &&
+		if (x->parent == parent && x->pid == pid && x->obj == obj && x->call == call && x->stack == stack &&
 		    x->wait == wait)
 			return (uint32_t)got;
 	}
@@ -524,19 +607,21 @@ static uint32_t intern(struct critical *c, uint32_t parent, uint32_t pid, unsign
 		c->nctx = 1; /* 0: no context */
 	uint32_t id = c->nctx++;
 	struct cctx *x = &c->ctx[id];
-	*x = (struct cctx){ parent, pid, stack, (uint8_t)cls, (uint8_t)wait, obj, site, 1 };
+	*x = (struct cctx){ parent, pid, stack, (uint8_t)cls, (uint8_t)wait, obj, 0, call, 1 };
+	if (!c->late_sites)
+		name_site(c, x);
 	if (!wait) {
-		double f = spec_factor(c, pid, obj, site, stack), pf = parent ? c->ctx[parent].factor : 1;
+		double f = spec_factor(c, pid, obj, x->site, stack), pf = parent ? c->ctx[parent].factor : 1;
 		x->factor = f < pf ? f : pf;
 	}
 	ptt_map_put(&c->ctxmap, h, (void *)(uintptr_t)id);
 	return id;
 }
 
-/* The site of a frame: its first frame past the lock layer, else its call site. */
-static uint64_t frame_site(struct critical *c, uint32_t pid, const struct mframe *f)
+/* The call address of the event that opened a frame (its site, where its stack is none: name_site). */
+static uint64_t frame_call(struct critical *c, const struct mframe *f)
 {
-	return lockframes_frame_site(c->syms, model_stacks(c->m), pid, f);
+	return ptt_syms_site_addr(c->syms, f->open.id, f->open.arg);
 }
 
 /* th's holds, from the model's frames, as a context. */
@@ -552,7 +637,7 @@ static void holds_of(struct critical *c, struct cthr *th)
 	for (unsigned i = 0; t && i < t->depth; i++) {
 		const struct mframe *f = &t->stack[i];
 		if (mstate_is_hold(f->state))
-			ctx = intern(c, ctx, th->pid, mstate_class(f->state), 0, f->obj, frame_site(c, th->pid, f), f->stack);
+			ctx = intern(c, ctx, th->pid, mstate_class(f->state), 0, f->obj, frame_call(c, f), f->stack);
 	}
 	th->hold = ctx;
 	th->factor = ctx ? c->ctx[ctx].factor : 1;
@@ -698,7 +783,7 @@ static void resolve(struct critical *c, struct cthr *th, uint64_t end, int timed
 			if (e.node)
 				e.node->refs++;
 			const struct cctx *w = &c->ctx[wctx];
-			wctx = intern(c, 0, th->pid, PTT_CLASS_MUTEX, 1, th->wait_mutex, w->site, w->stack);
+			wctx = intern(c, 0, th->pid, PTT_CLASS_MUTEX, 1, th->wait_mutex, w->call, w->stack);
 		}
 	}
 	if (c->w && !th->took_hold) {
@@ -875,7 +960,7 @@ static void on_wait_begin(void *ctx, struct mthread *t, struct mobject *mo, cons
 	struct cobj *o = cls == PTT_CLASS_COND ? obj_of(c, t->pid, wait->obj, cls) : NULL;
 	if (o && !o->known) /* one wait a lock's makes the condition a lock's: ptt-stat's rule (knownlock.h) */
 		o->known = (uint8_t)knownlock_of_wait(c->syms, model_stacks(c->m), t->pid, wait);
-	th->wait_ctx = intern(c, 0, t->pid, cls, 1, wait->obj, frame_site(c, t->pid, wait), wait->stack);
+	th->wait_ctx = intern(c, 0, t->pid, cls, 1, wait->obj, frame_call(c, wait), wait->stack);
 	th->wait_mutex = ev->type->cls == PTT_CLASS_COND ? ptt_event_argn(ev, PTT_ARGNAME_MUTEX, 0) : 0;
 }
 
@@ -1056,6 +1141,12 @@ int critical_what_if(struct critical *c, const char *spec, char *err, size_t err
 
 void critical_set_thread(struct critical *c, uint32_t tid) { c->want_tid = tid; }
 void critical_observe(struct critical *c, const struct critical_observer *o) { c->obs = *o; }
+
+int critical_late_sites(struct critical *c)
+{
+	c->late_sites = !c->nspecs && !c->obs.wait && !c->spans;
+	return c->late_sites;
+}
 void critical_set_trace_cost(struct critical *c, double ps) { c->trace_path_ps = ps; }
 
 void critical_set_window(struct critical *c, uint64_t from_ns, uint64_t to_ns)
@@ -1577,6 +1668,9 @@ void critical_finish(struct critical *c, uint64_t end_ns)
 			c->obs.thread(c->obs.ctx, th->serial, th->pid, th->tid, end, 1);
 	}
 	c->over = 1;
+	for (uint32_t x = 1; c->late_sites && x < c->nctx; x++)
+		name_site(c, &c->ctx[x]);
+	c->late_sites = 0;
 	if (!c->final.valid)
 		return;
 	struct critical_sum *s = &c->sum;
@@ -1894,5 +1988,10 @@ void critical_free(struct critical *c)
 	free(c->ctx_ns);
 	free(c->sites);
 	free(c->thr);
+	for (struct cnode *n = c->spare, *next; n; n = next) {
+		next = n->prev;
+		free(n->e);
+		free(n);
+	}
 	free(c);
 }

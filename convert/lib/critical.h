@@ -152,6 +152,14 @@ struct critical_observer {
 /* Before the first event; the path is built as before. */
 void critical_observe(struct critical *c, const struct critical_observer *o);
 /*
+ * Sites named once the whole trace is read (at critical_finish), the lock
+ * layer's wrappers learnt in the same pass (pass.h: PASS_WRAPPERS_ASREAD):
+ * one read instead of two.  Not with what-if specs, an observer or spans,
+ * which name sites as the events come (then the first pass learns the layer):
+ * called after those are set, returns whether it is on.
+ */
+int critical_late_sites(struct critical *c);
+/*
  * Spans (ptt.h's ptt_span_begin/ptt_span_end, user events "ptt.span.KIND"):
  * with critical_spans on (before the first event), each span's critical path
  * is the path ending where the span ends, from its end back to its begin

@@ -337,10 +337,16 @@ char *lockframes_fold_word(char *name)
 	return name;
 }
 
+uint64_t lockframes_site_or_call(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, uint32_t stack,
+				 uint64_t call)
+{
+	uint64_t site = stack ? lockframes_site(syms, st, pid, stack) : 0;
+	return site ? site : lockframes_call_site(syms, pid, call);
+}
+
 uint64_t lockframes_frame_site(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, const struct mframe *f)
 {
-	uint64_t site = f->stack ? lockframes_site(syms, st, pid, f->stack) : 0;
-	return site ? site : lockframes_call_site(syms, pid, ptt_syms_site_addr(syms, f->open.id, f->open.arg));
+	return lockframes_site_or_call(syms, st, pid, f->stack, ptt_syms_site_addr(syms, f->open.id, f->open.arg));
 }
 
 /* (pid, call site) -> its inline level past the lock layer, found once */
@@ -384,7 +390,7 @@ struct wfunc {
 	int wrapper;
 	struct wfunc *next;
 };
-struct whold { uint64_t site; uint32_t stack, pid; };
+struct whold { uint64_t site; uint32_t stack, pid; struct whold *next; };
 
 /* A release's functions (lockframes_learn): the acquisition's and the release's, by their sites. */
 struct wpair {
@@ -400,6 +406,7 @@ static struct {
 	struct ptt_map holds;       /* (tid, object) -> whold: the acquisition of a lock held */
 	struct ptt_map pending;     /* (pid, tid) -> the stack of the thread's next event */
 	struct ptt_map unlockers;   /* name hash -> the name of a wrapper's unlocker */
+	struct whold *spare;        /* holds let go, for the next (one per lock taken: malloc was a third of learning) */
 	struct ptt_stacks *stacks;
 	int decided;
 	char note[512];
@@ -469,6 +476,24 @@ static uint64_t hold_key(const struct ptt_event *ev, uint64_t obj)
 static void learn_release(struct ptt_syms *syms, const struct ptt_event *ev, const struct whold *h, uint32_t stack,
 			  struct wfunc *w, const char *u);
 
+/* The hold of obj by ev's thread, made if new (NULL: no memory). */
+static struct whold *hold_of(const struct ptt_event *ev, uint64_t obj)
+{
+	struct whold *h = ptt_map_get(&learn.holds, hold_key(ev, obj));
+	if (h)
+		return h;
+	if ((h = learn.spare))
+		learn.spare = h->next;
+	else if (!(h = malloc(sizeof *h)))
+		return NULL;
+	*h = (struct whold){ 0 };
+	if (ptt_map_put(&learn.holds, hold_key(ev, obj), h)) {
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
 void lockframes_learn(struct ptt_syms *syms, const struct ptt_event *ev)
 {
 	const struct ptt_type *ty = ev->type;
@@ -492,7 +517,7 @@ void lockframes_learn(struct ptt_syms *syms, const struct ptt_event *ev)
 		ptt_map_free_with(&learn.pairs, free); /* a site may name another function now */
 	if (ty->role == PTT_ROLE_META || ty->role == PTT_ROLE_NAME)
 		return;
-	uint32_t stack = (uint32_t)(uintptr_t)ptt_map_del(&learn.pending, tk);
+	uint32_t stack = learn.pending.used ? (uint32_t)(uintptr_t)ptt_map_del(&learn.pending, tk) : 0;
 	if (ty->cls != PTT_CLASS_MUTEX && ty->cls != PTT_CLASS_RWLOCK && ty->cls != PTT_CLASS_SPIN)
 		return;
 	uint64_t obj = ty->nargs && ty->argkind[0] == PTT_ARG_PTR ? ev->arg[0] : 0;
@@ -502,11 +527,7 @@ void lockframes_learn(struct ptt_syms *syms, const struct ptt_event *ev)
 	unsigned role = ty->role;
 	if (role == PTT_ROLE_REQUEST || role == PTT_ROLE_REQUEST_SHARED) {
 		/* the acquisition after a wait has no stack of its own: the request's */
-		struct whold *h = ptt_map_get(&learn.holds, hold_key(ev, obj));
-		if (!h && (h = calloc(1, sizeof *h)) && ptt_map_put(&learn.holds, hold_key(ev, obj), h)) {
-			free(h);
-			h = NULL;
-		}
+		struct whold *h = hold_of(ev, obj);
 		if (h) {
 			h->site = site;
 			h->stack = stack;
@@ -517,11 +538,7 @@ void lockframes_learn(struct ptt_syms *syms, const struct ptt_event *ev)
 	if (role == PTT_ROLE_ACQUIRE || role == PTT_ROLE_SHARED || role == PTT_ROLE_TRY || role == PTT_ROLE_TRY_SHARED) {
 		if ((int64_t)ptt_event_argn(ev, PTT_ARGNAME_RET, 0) != 0)
 			return;
-		struct whold *h = ptt_map_get(&learn.holds, hold_key(ev, obj));
-		if (!h && (h = calloc(1, sizeof *h)) && ptt_map_put(&learn.holds, hold_key(ev, obj), h)) {
-			free(h);
-			return;
-		}
+		struct whold *h = hold_of(ev, obj);
 		if (!h)
 			return;
 		if (h->pid || !h->stack)
@@ -553,7 +570,8 @@ void lockframes_learn(struct ptt_syms *syms, const struct ptt_event *ev)
 			pr = &np; /* no memory: worked out again next time */
 	}
 	learn_release(syms, ev, h, stack, pr->w, pr->u);
-	free(h);
+	h->next = learn.spare;
+	learn.spare = h;
 }
 
 /* A release of a hold h taken in w's function, by u (lockframes_learn): the evidence counted. */
@@ -607,6 +625,11 @@ static void learn_done(void)
 			if (w->wrapper && !ptt_map_get(&learn.unlockers, name_hash(w->unlocker)))
 				ptt_map_put(&learn.unlockers, name_hash(w->unlocker), w->unlocker); /* no memory: not skipped */
 	ptt_map_free_with(&learn.holds, free);
+	for (struct whold *h = learn.spare, *next; h; h = next) {
+		next = h->next;
+		free(h);
+	}
+	learn.spare = NULL;
 	ptt_map_free_with(&learn.pairs, free);
 	ptt_map_free(&learn.pending);
 	ptt_stacks_free(learn.stacks);

@@ -39,7 +39,10 @@ int lockframes_futex_use(struct ptt_syms *syms, uint32_t pid, uint64_t site);
 /* The first frame of stack past the lock layer (its last frame if all are in it); 0 without a stack. */
 uint64_t lockframes_site(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, uint32_t stack);
 /* The site of a model frame (a hold or a wait, model.h): with a stack, its first frame past the lock
- * layer; else the call site of the event that opened it (0: none). */
+ * layer; else the call site of the event that opened it (0: none).  lockframes_site_or_call: the same from
+ * the frame's stack and its opening event's call address (ptt_syms_site_addr), kept to be named later. */
+uint64_t lockframes_site_or_call(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, uint32_t stack,
+				 uint64_t call);
 struct mframe;
 uint64_t lockframes_frame_site(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, const struct mframe *f);
 /* A call site without a stack (the return address into the lock call), with the program's debug information

@@ -172,6 +172,7 @@ static int read_all(struct pass *p)
 	int (*const after)(void *, struct pass *, struct ptt_event *) = t->after;
 	void *const ctx = t->ctx;
 	const int clock = (t->need & PASS_CLOCK) != 0, syms = (t->need & PASS_SYMS) != 0;
+	const int wrappers = (t->need & PASS_WRAPPERS_ASREAD) && p->syms;
 	struct model *const model = p->model;
 	static struct ptt_event ev;
 	int step = PASS_GO, first = 1;
@@ -188,6 +189,8 @@ static int read_all(struct pass *p)
 			shmap_event(p->shmap, &ev);
 		if (syms)
 			ptt_syms_update(p->syms, &ev);
+		if (wrappers)
+			lockframes_learn(p->syms, &ev);
 		step = event ? event(ctx, p, &ev) : PASS_GO;
 		if (step == PASS_GO && model)
 			model_event(model, &ev);
@@ -214,6 +217,8 @@ static int finish(struct pass *p)
 {
 	const struct pass_tool *t = p->tool;
 	loss_finish(p->in.loss, p->in.r);
+	if (t->need & PASS_WRAPPERS_ASREAD)
+		lockframes_learn_end(); /* before the end hook names a site */
 	p->end_ns = end_of(p);
 	if (p->model && model_frames_forgotten(p->model)) /* the one frame cap, said with the trace's limits */
 		ptt_limits_met(&p->in.limits, PTT_LIMIT_FRAMES, model_frames_forgotten(p->model), PTT_FRAMES_MAX, 0);

@@ -47,6 +47,8 @@
 				  rewritten before the tool, the names and the model see the event */
 #define PASS_WRAPPERS    0x200 /* the program's lock wrappers learnt by a first pass (lockframes_learn), which
 				  PASS_NAMES_FIRST does too, without learning the names before the real pass */
+#define PASS_WRAPPERS_ASREAD 0x800 /* the same learnt as the real pass reads the events, decided before the end
+				  hook: one read, for a tool that names no site before its end (critical_late_sites) */
 
 /*
  * What a hook returns.  PASS_SKIP (event hook): neither the model nor the
