@@ -88,7 +88,10 @@ struct cthr {
 	uint8_t pend_take, pend_shared;
 	uint32_t pend_lock; /* a take made while its wait was open: written after the wait */
 	uint64_t pend_latency; /* ... the hand-off's latency, from the release to the take */
-	uint64_t fx;        /* what-if: a futex word a --what-if names whose woken wait it ended last (futex_after) */
+	uint64_t fx;        /* the futex word whose woken wait it ended last, until it wakes it or waits again (futex_after) */
+	uint32_t fx_ctx;    /* ... that wait's context (its site: the lock's) */
+	uint64_t fhold;     /* a futex lock's word it holds, inferred (futex_hold): in its holds' context */
+	uint64_t hfx;       /* fhold when hold was made */
 };
 
 struct cobj {
@@ -630,14 +633,19 @@ static void holds_of(struct critical *c, struct cthr *th)
 	uint32_t ctx = 0;
 	const struct mthread *t = th->mt;
 	uint64_t top = t && t->depth ? t->stack[t->depth - 1].open.pos ^ t->stack[t->depth - 1].obj : 0;
-	if (!t || (t->depth == th->hdepth && top == th->htop))
+	if (!t || (t->depth == th->hdepth && top == th->htop && th->hfx == th->fhold))
 		return;
 	th->hdepth = t->depth;
 	th->htop = top;
+	th->hfx = th->fhold;
 	for (unsigned i = 0; t && i < t->depth; i++) {
 		const struct mframe *f = &t->stack[i];
 		if (mstate_is_hold(f->state))
 			ctx = intern(c, ctx, th->pid, mstate_class(f->state), 0, f->obj, frame_call(c, f), f->stack);
+	}
+	if (th->fhold) { /* innermost: taken after the holds the model saw (a lower bound of what it knows) */
+		const struct cctx *w = th->fx_ctx ? &c->ctx[th->fx_ctx] : NULL;
+		ctx = intern(c, ctx, th->pid, PTT_CLASS_FUTEX, 0, th->fhold, w ? w->call : 0, w ? w->stack : 0);
 	}
 	th->hold = ctx;
 	th->factor = ctx ? c->ctx[ctx].factor : 1;
@@ -646,39 +654,56 @@ static void holds_of(struct critical *c, struct cthr *th)
 static void advance(struct critical *c, struct cthr *th, uint64_t now);
 
 /*
- * What-if on a futex lock (Rust's std Mutex, GLib's, InnoDB's: no event takes or releases them): a thread
- * that wakes a word a --what-if names is letting it go (the unlock that found waiters).  Its hold is known
- * from its own woken wait's end on the word (futex_after), or else, taken uncontended where no event says,
- * from the first wait on the word still open (a waiter found it held): a lower bound.  That time, from
- * its last event on, is replayed at the named factor; a hold let go with no waiter (no wake) is not seen,
- * and keeps its length: the prediction is at most that shorter.  Before the event's time is accounted.
+ * Futex locks (Rust's std Mutex, GLib's, InnoDB's): no event takes or
+ * releases them.  A thread that wakes the word whose woken wait it ended
+ * last is letting the lock go (the unlock of a lock it took contended: the
+ * model's evidence that the word is a lock's, model.h), and held it since
+ * that wait's end: from its last event on (at the wait's end, or later:
+ * its time before is accounted already, and a hold whose wake never comes
+ * is none seen) the time is in a hold of the word (holds_of), on the path
+ * and in the what-if.  A hold taken uncontended is not seen (no event): the
+ * futex's held time is a lower bound.  Before the event's time is accounted.
  */
+static void futex_hold(struct critical *c, struct cthr *th, uint64_t w)
+{
+	th->fhold = w;
+	holds_of(c, th);
+}
+
 static void futex_before(struct critical *c, struct cthr *th, const struct ptt_event *ev)
 {
 	if (ev->id != PTT_EV_FUTEX_WAKE || th->waiting)
 		return;
 	uint64_t w = ptt_event_argn(ev, PTT_ARGNAME_FUTEX, 0);
-	double f = spec_factor(c, th->pid, w, 0, 0);
+	if (th->fhold == w || th->fx == w) {
+		if (th->fhold != w)
+			futex_hold(c, th, w); /* from its last event on */
+		if (c->nspecs && spec_factor(c, th->pid, w, 0, 0) != 1)
+			c->fx_whole++;
+		return;
+	}
+	/*
+	 * What-if only, on a word a --what-if names, taken uncontended where no event says: held since
+	 * the first wait on the word still open (a waiter found it held), a lower bound; that time,
+	 * from its last event on, is replayed at the named factor.  A hold let go with no waiter (no
+	 * wake) is not seen, and keeps its length: the prediction is at most that shorter.
+	 */
+	double f = c->nspecs ? spec_factor(c, th->pid, w, 0, 0) : 1;
 	if (f == 1)
 		return;
-	uint64_t from = th->at; /* held since its woken wait on w ended, at or before its last event */
-	if (th->fx == w) {
-		c->fx_whole++;
-	} else {
-		uint64_t first = 0; /* the earliest wait on w still open: the word was held then */
-		struct ptt_map_iter it;
-		void *v;
-		for (ptt_map_iter_init(&it, &c->threads); ptt_map_next(&it, NULL, &v);) {
-			const struct cthr *o = v;
-			if (o != th && o->waiting && o->pid == th->pid && o->wait_ctx && c->ctx[o->wait_ctx].obj == w &&
-			    (!first || o->at < first))
-				first = o->at;
-		}
-		if (!first || first >= ev->ns)
-			return;
-		c->fx_part++;
-		from = first > th->at ? first : th->at;
+	uint64_t first = 0; /* the earliest wait on w still open: the word was held then */
+	struct ptt_map_iter it;
+	void *v;
+	for (ptt_map_iter_init(&it, &c->threads); ptt_map_next(&it, NULL, &v);) {
+		const struct cthr *o = v;
+		if (o != th && o->waiting && o->pid == th->pid && o->wait_ctx && c->ctx[o->wait_ctx].obj == w &&
+		    (!first || o->at < first))
+			first = o->at;
 	}
+	if (!first || first >= ev->ns)
+		return;
+	c->fx_part++;
+	uint64_t from = first > th->at ? first : th->at;
 	advance(c, th, from); /* before the hold: as it was */
 	double was = th->factor;
 	th->factor = f < was ? f : was;
@@ -686,15 +711,25 @@ static void futex_before(struct critical *c, struct cthr *th, const struct ptt_e
 	th->factor = was;
 }
 
-/* After the model took ev: the futex word whose woken wait th ended, until it wakes it or waits again. */
+/* After the model took ev: the futex word whose woken wait th ended, until it wakes it (let go: futex_before) or
+ * waits on it again (it did not get it). */
 static void futex_after(struct critical *c, struct cthr *th, const struct ptt_event *ev)
 {
-	if (ev->id == PTT_EV_FUTEX_WAIT && !th->waiting && ptt_event_argn(ev, PTT_ARGNAME_RET, 1) == 0)
-		th->fx = ptt_event_argn(ev, PTT_ARGNAME_FUTEX, 0);
-	else if (th->fx && (ev->id == PTT_EV_FUTEX_WAKE || ev->id == PTT_EV_FUTEX_WAIT_REQ) &&
-		 ptt_event_argn(ev, PTT_ARGNAME_FUTEX, 0) == th->fx)
-		th->fx = 0; /* let go (its wake), or it waits again: it did not get the word */
-	(void)c;
+	if (ev->id == PTT_EV_FUTEX_WAIT && !th->waiting && ptt_event_argn(ev, PTT_ARGNAME_RET, 1) == 0) {
+		uint64_t w = ptt_event_argn(ev, PTT_ARGNAME_FUTEX, 0);
+		const struct cctx *x = th->wait_ctx ? &c->ctx[th->wait_ctx] : NULL;
+		th->fx = w;
+		th->fx_ctx = x && x->obj == w ? th->wait_ctx : 0;
+		/* a library's function that says the word a signal (GLib's g_cond_wait): no lock */
+		if (x && x->obj == w && lockframes_futex_use(c->syms, th->pid, x->call) == MF_SIGNAL)
+			th->fx = 0;
+	} else if ((th->fx || th->fhold) && (ev->id == PTT_EV_FUTEX_WAKE || ev->id == PTT_EV_FUTEX_WAIT_REQ)) {
+		uint64_t w = ptt_event_argn(ev, PTT_ARGNAME_FUTEX, 0);
+		if (w == th->fx)
+			th->fx = 0;
+		if (w == th->fhold)
+			futex_hold(c, th, 0);
+	}
 }
 
 /* ---- threads and objects ---- */
@@ -1506,8 +1541,7 @@ int critical_event(struct critical *c, const struct ptt_event *ev)
 	struct cthr *th = thr_of(c, ev->pid, ev->tid);
 	if (!th)
 		return 0;
-	if (c->nspecs)
-		futex_before(c, th, ev);
+	futex_before(c, th, ev);
 	advance(c, th, ev->ns);
 	if (c->spans && ev->id >= PTT_USER_ID_BASE && ev->type && !strncmp(ev->type->name, "ptt.span.", 9))
 		span_event(c, th, ev);
@@ -1550,8 +1584,7 @@ void critical_after(struct critical *c, const struct ptt_event *ev)
 	}
 	count_event(th, ev->ns);
 	th->closed = 0;
-	if (c->nspecs)
-		futex_after(c, th, ev);
+	futex_after(c, th, ev);
 	holds_of(c, th);
 }
 
@@ -1899,9 +1932,27 @@ void critical_print(const struct critical *c, unsigned top, FILE *out)
 			     "shortens, not a better lock)\n",
 			who, unwaited > 1 ? "their" : "its", unwaited > 1 ? "them" : "it");
 	}
-	if (c->nobjs && s->length && pct(s->handoff, s->length) < 1.0 && pct(s->unknown, s->length) < 1.0)
+	const struct critical_obj *most = NULL; /* the object the path's work held most */
+	unsigned futex_held = 0;
+	for (unsigned i = 0; i < c->nobjs; i++) {
+		const struct critical_obj *o = &c->objs[i];
+		if (o->cls != PTT_CLASS_THREAD && (!most || o->held_ns > most->held_ns))
+			most = o;
+		futex_held += o->cls == PTT_CLASS_FUTEX && o->held_ns;
+	}
+	if (futex_held)
+		fprintf(out, "(a futex lock's HELD: from a woken wait on it to the wake that let it go, the holds taken after "
+			     "waiting; a hold taken without waiting is not seen: at least that)\n");
+	if (c->nobjs && s->length && pct(s->handoff, s->length) < 1.0 && pct(s->unknown, s->length) < 1.0) {
 		fprintf(out, "(waiting for hand-offs is only %.1f %% of the path: no lock's waits set this run's length, its "
-			     "threads' own work does)\n", pct(s->handoff, s->length));
+			     "threads' own work does", pct(s->handoff, s->length));
+		if (most && pct(most->held_ns, s->length) >= 1.0) {
+			obj_name(c, most->pid, most->addr, most->cls, name, sizeof name);
+			fprintf(out, "; %.1f %% of the path is that work done holding %s: shorter holds would shorten it, a "
+				     "faster lock would not", pct(most->held_ns, s->length), name);
+		}
+		fprintf(out, ")\n");
+	}
 	if (c->nsites) {
 		fprintf(out, "\nSITES ON THE PATH (first frame past the lock layer: where a lock on the path was taken or waited for)\n");
 		fprintf(out, "%11s %11s %11s  %s\n", "ON PATH ms", "HELD ms", "WAITED ms", "SITE (OBJECT)");

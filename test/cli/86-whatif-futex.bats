@@ -33,13 +33,19 @@ load helpers
 	111 10 thread_join handle=0x13 target=13 ret=0 retval=0x0
 	112 10 thread_end retval=0x0 how=0
 	E
+	# the path itself: 12's hold (its woken wait's end at 52 to its wake at 80) is 0x300's HELD, said a
+	# lower bound; 11's (unseen start) and 13's (no wake) are not
+	run -0 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/fx.txt"
+	[ -z "$stderr" ]
+	[ "$(awk '$1 == "0x300" { print $2, $3, $5, $6 }' <<<"$output")" = "futex 0.032 0.028 0.004" ]
+	[[ "$output" == *$'\n(a futex lock\'s HELD: from a woken wait on it to the wake that let it go, the holds taken after waiting; a hold taken without waiting is not seen: at least that)\n'* ]]
 	run -0 --separate-stderr ptt-critical --what-if=0x300:-50% "$BATS_TEST_TMPDIR/fx.txt"
 	[ -z "$stderr" ]
 	[ "${lines[-2]}" = "  (a futex lock: 1 hold seen from a woken wait's end to the wake, 1 known only from a waiter's arrival, taken before it where no event says: the prediction is at most that shorter)" ]
 	[ "${lines[-1]}" = "predicted: 0.083 ms (the run as recorded: 0.112 ms; -25.9 %)" ]
 	# not named: no line, the run as recorded
 	run -0 --separate-stderr ptt-critical --what-if=0x400:-50% "$BATS_TEST_TMPDIR/fx.txt"
-	[[ "$output" != *"futex lock"* ]]
+	[[ "$output" != *"(a futex lock: "* ]]
 	[ "${lines[-1]}" = "predicted: 0.112 ms (the run as recorded: 0.112 ms; +0.0 %)" ]
 	# a wait that timed out is no hold: 12's wait ends with ETIMEDOUT (110), its wake at 80 is then
 	# a hold known from 13's arrival (30-80) only
@@ -61,4 +67,12 @@ load helpers
 	pct=$(sed -n 's/^predicted: .*; \(-[0-9.]*\) %)$/\1/p' <<<"$output")
 	[ -n "$pct" ]
 	awk -v p="$pct" 'BEGIN { exit !(p < -25 && p > -48) }'
+	# the path: the lock first, its holds after a wait (rust-B's and rust-C's, 40 of each round's 70 ms) as
+	# HELD, not "holding no lock"
+	run -0 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$(awk '/^OBJECT/ { getline; print $1, $2; exit }' <<<"$output")" = "cp_rust_chain::CHAIN_LOCK futex" ]
+	held=$(awk '$1 == "cp_rust_chain::CHAIN_LOCK" { print int($5) }' <<<"$output")
+	[ "$held" -ge 72 ]
+	[ "$held" -le 88 ]
+	[[ "$output" == *"of the path is that work done holding cp_rust_chain::CHAIN_LOCK: shorter holds would shorten it, a faster lock would not)"* ]]
 }
