@@ -55,6 +55,7 @@ wait
 win=$("$BIN/ptt-dump" --info "$TMP/m.ptt" | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $4 > 0.5 && $3 > 10000 {
 	if (!f || $4 < f) f = $4; if ($5 > l) l = $5 } END { printf "--from=%.0fms --to=%.0fms", f * 1000 + 500, l * 1000 - 500 }')
 echo "window: $win"
+"$BIN/ptt-critical" $win "$TMP/m.ptt" | sed -n '/^critical path/,/^  unknown/p; /^WHAT TO FIX FIRST/,/^SITES/p'
 "$BIN/ptt-critical" --blame $win "$TMP/m.ptt" | sed -n '/^GROUP/,$p'
 # the connection threads are one group, their start routine (performance schema's pfs_spawn_thread, stripped:
 # mariadbd+0xc7f450() in Debian's 10.11.19 build); with FLUSH=1 they wait ~11 % of their life for each other:

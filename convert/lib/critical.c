@@ -1621,6 +1621,20 @@ static int by_running(const void *a, const void *b)
 	return x->held < y->held ? 1 : x->held > y->held ? -1 : (x->key > y->key) - (x->key < y->key);
 }
 
+/*
+ * A timed wait for a signal or a thread's end that timed out (a condition of
+ * no known lock, a join): a timer the thread set (a period, a poll), not
+ * another thread's doing; a lock's timed wait that gave up (timedlock, a
+ * semaphore or futex, CPython's GIL, a Java monitor) was contention.
+ */
+static int timer_wait(const struct critical *c, const struct cctx *cx)
+{
+	if (!cx->wait || (cx->cls != PTT_CLASS_COND && cx->cls != PTT_CLASS_THREAD))
+		return 0;
+	const struct cobj *o = cx->cls == PTT_CLASS_COND ? ptt_map_get(&c->objects, ptt_obj_key(cx->pid, cx->obj)) : NULL;
+	return !o || !o->known;
+}
+
 /* One entry of the path into the tables. */
 static void account(struct critical *c, const struct cnode *n, const struct centry *e, struct crow **objs, unsigned *nobjs,
 		    struct ptt_map *oidx, struct ptt_map *sidx, struct ptt_map *tidx)
@@ -1635,7 +1649,11 @@ static void account(struct critical *c, const struct cnode *n, const struct cent
 			s->slow_wakes++;
 		}
 		break;
-	case CK_SELF: s->self += e->ns; break;
+	case CK_SELF:
+		s->self += e->ns;
+		if (e->ctx && timer_wait(c, &c->ctx[e->ctx]))
+			s->self_timer += e->ns;
+		break;
 	case CK_UNKNOWN: s->unknown += e->ns; break;
 	default: s->start += e->ns; break;
 	}
@@ -1648,8 +1666,8 @@ static void account(struct critical *c, const struct cnode *n, const struct cent
 		}
 	}
 	/* what the objects on it are given: no unknown time (never guessed), a hand-off's latency up to a
-	 * wake-up's (the rest is the scheduler's: the parts say it) */
-	uint64_t ns = e->kind == CK_UNKNOWN ? 0
+	 * wake-up's (the rest is the scheduler's: the parts say it), no timer's time (timer_wait) */
+	uint64_t ns = e->kind == CK_UNKNOWN || (e->kind == CK_SELF && e->ctx && timer_wait(c, &c->ctx[e->ctx])) ? 0
 		    : e->kind == CK_HANDOFF && e->ns > CRITICAL_WAKE_SLOW_NS ? CRITICAL_WAKE_SLOW_NS : e->ns;
 	if (!ns)
 		return;
@@ -1897,6 +1915,10 @@ void critical_print(const struct critical *c, unsigned top, FILE *out)
 			     "machine, a thread slow to exit), given to no object below\n",
 			ms(s->slow_wake), pct(s->slow_wake, s->length), s->slow_wakes, s->slow_wakes > 1 ? "s" : "");
 	fprintf(out, "  own waits (timeouts)    %10.3f ms %5.1f %%\n", ms(s->self), pct(s->self, s->length));
+	if (s->self_timer)
+		fprintf(out, "    of it, timed waits for a signal or a thread's end that timed out: %.3f ms (%.1f %%): timers the "
+			     "threads set (a period, a poll), no other thread's doing, given to no object below\n",
+			ms(s->self_timer), pct(s->self_timer, s->length));
 	fprintf(out, "  thread start-up         %10.3f ms %5.1f %%\n", ms(s->start), pct(s->start, s->length));
 	fprintf(out, "  unknown                 %10.3f ms %5.1f %%%s\n", ms(s->unknown), pct(s->unknown, s->length),
 		s->unknown ? "  (lost events, wakers ptt cannot see, a start the trace does not show)" : "");

@@ -96,6 +96,7 @@ struct critical_sum {
 	uint64_t from_ns, to_ns, length;
 	uint64_t running, running_free; /* running; of it, holding no lock */
 	uint64_t handoff, self, unknown, start;
+	uint64_t self_timer;  /* of self, timed waits for a signal or a thread's end that timed out: timers (no object's) */
 	uint64_t slow_wake;   /* of handoff, the part of each hand-off's latency past CRITICAL_WAKE_SLOW_NS */
 	uint64_t slow_wakes;  /* the hand-offs that took longer */
 	uint64_t events;      /* the path's threads' events on it (each lengthened it by the trace path's cost) */
