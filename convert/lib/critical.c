@@ -1960,7 +1960,7 @@ void critical_print(const struct critical *c, unsigned top, FILE *out)
 		const struct critical_obj *o = &c->objs[i];
 		if (o->cls != PTT_CLASS_THREAD && (!most || o->held_ns > most->held_ns))
 			most = o;
-		futex_held += o->cls == PTT_CLASS_FUTEX && o->held_ns;
+		futex_held += o->cls == PTT_CLASS_FUTEX && o->held_ns && (!top || i < top); /* a row shown */
 	}
 	if (futex_held)
 		fprintf(out, "(a futex lock's HELD: from a woken wait on it to the wake that let it go, the holds taken after "
