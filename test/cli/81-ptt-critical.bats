@@ -669,3 +669,19 @@ unknown_ns() { awk '/^  unknown / { printf "%.0f\n", $2 * 1e6 }' <<<"$output"; }
 	[[ "$stderr" == "ptt-critical: the window starts after the trace ends ("*" ms)" ]]
 	[ -z "$output" ]
 }
+
+@test "read once: the program's lock wrappers learnt as the trace is read, a pipe the same as the file" {
+	# wrapped_locks takes stats_lock through my_lock/my_unlock: the wrapper is learnt from the whole trace
+	# before any site is named (at the end, the trace read once), the same from a file or a pipe (which
+	# is not kept in a temporary file any more)
+	record "$EXAMPLES/wrapped_locks"
+	run -0 --separate-stderr ptt-critical --folded "$BATS_TEST_TMPDIR/t.ptt"
+	[ -z "$stderr" ]
+	file=$output
+	run -0 --separate-stderr bash -c 'cat "$1" | ptt-critical --folded' _ "$BATS_TEST_TMPDIR/t.ptt"
+	[ -z "$stderr" ]
+	[ "$output" = "$file" ]
+	run -0 --separate-stderr bash -c 'cat "$1" | ptt-critical' _ "$BATS_TEST_TMPDIR/t.ptt"
+	[ "$output" = "$(ptt-critical "$BATS_TEST_TMPDIR/t.ptt")" ]
+	[[ "$output" == *"stats_lock"* ]]
+}
