@@ -41,10 +41,14 @@ need_go() {
 	[ "$(pprof_total "$BATS_TEST_TMPDIR/w.pb.gz" -unit=ns)" = "$want" ]
 	# the count: the contended acquisitions
 	[ "$(pprof_total "$BATS_TEST_TMPDIR/w.pb.gz" -sample_index=contentions)" = "$(stat_sum "$BATS_TEST_TMPDIR/c.ptt" 6)" ]
-	# the leaf is the example's worker() at its line, under start_thread
+	# every leaf is the example's worker() at a line of it, under start_thread (one line quiet; the waits
+	# of a loaded machine may come at two of its lines)
 	run -0 go tool pprof -top -lines "$BATS_TEST_TMPDIR/w.pb.gz"
-	leaf=$(echo "$output" | awk '$1 ~ /^[0-9.]+m?s$/ && $2 == "100%" { print $6, $7; exit }')
-	[[ "$leaf" == "worker contention.c:"[0-9]* ]] || { echo "leaf: $leaf"; return 1; }
+	leaves=$(echo "$output" | awk '$1 ~ /^[0-9.]+[mun]?s$/ && $2 != "0%" { print $6, $7 }' | sort -u)
+	echo "leaves: $leaves"
+	[ -n "$leaves" ]
+	run ! grep -v '^worker contention\.c:[0-9]*$' <<<"$leaves"
+	run -0 go tool pprof -top -lines "$BATS_TEST_TMPDIR/w.pb.gz"
 	[[ "$output" == *" start_thread pthread_create.c:"* ]]
 	# labels: the object (all of it hot_lock), its four waiting threads by tid
 	run -0 go tool pprof -tags "$BATS_TEST_TMPDIR/w.pb.gz"

@@ -127,7 +127,9 @@ rust() {
 	locks=$(sed -n '/^LOCKS/,/^$/p' <<<"$stat")
 	read -r name kind acq _ <<<"$(grep '^rust_queue::NOT_EMPTY ' <<<"$work")"
 	[ "$kind" = futex ]
-	[ "$acq" -ge 100 ]
+	# a wait for most items (an item every 2 ms; a worker preempted under load finds one queued and waits
+	# not: 100 of 100 quiet, fewer on a busy machine)
+	[ "$acq" -ge 50 ]
 	run ! grep -q 'NOT_EMPTY' <<<"$locks"
 	# its wait time is counted as waiting for work, not as contention
 	wait=$(awk '$1 == "rust_queue::NOT_EMPTY" { print $6 }' <<<"$work")
