@@ -28,7 +28,7 @@
 
 static pthread_mutex_t path_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
-static sem_t started;
+static sem_t started, held;
 #define WAITERS 4
 static long rounds = 40, hold_us = 500, idle_ms = -1;
 
@@ -53,12 +53,17 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-/* the holder sleeps inside idle_lock; the waiters come a little later and wait for it */
+/*
+ * the holder sleeps inside idle_lock; the waiters ask for it once it is held (`held`): a loaded machine
+ * that started them late or slept them long made them come after its release (17.7 ms waited, not 80)
+ */
 static void *idle_holder(void *arg)
 {
 	(void)arg;
 	sem_post(&started); /* before the lock: main's wait for it ends here, not inside a hold */
 	pthread_mutex_lock(&idle_lock);
+	for (int i = 0; i < WAITERS; i++)
+		sem_post(&held);
 	usleep((useconds_t)(idle_ms * 1000));
 	pthread_mutex_unlock(&idle_lock);
 	return NULL;
@@ -68,7 +73,8 @@ static void *idle_waiter(void *arg)
 {
 	(void)arg;
 	sem_post(&started);
-	usleep(2000);
+	while (sem_wait(&held) != 0)
+		;
 	pthread_mutex_lock(&idle_lock);
 	pthread_mutex_unlock(&idle_lock);
 	return NULL;
@@ -92,6 +98,7 @@ int main(int argc, char **argv)
 		idle_ms = (long)(0.5 * run_ms); /* done well before the workers */
 	pthread_t w[2], idle[1 + WAITERS];
 	sem_init(&started, 0, 0);
+	sem_init(&held, 0, 0);
 	if (pthread_create(&idle[0], NULL, idle_holder, NULL) != 0)
 		return 1;
 	for (int i = 1; i <= WAITERS; i++)
