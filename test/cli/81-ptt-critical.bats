@@ -685,3 +685,13 @@ unknown_ns() { awk '/^  unknown / { printf "%.0f\n", $2 * 1e6 }' <<<"$output"; }
 	[ "$output" = "$(ptt-critical "$BATS_TEST_TMPDIR/t.ptt")" ]
 	[[ "$output" == *"stats_lock"* ]]
 }
+
+@test "the recorder's start, stamped before the program's under load, starts no path: no unknown time before the program" {
+	# a loaded machine stamped rec_start 0.6 ms before the program's process_begin: that time was unknown on
+	# the path (exit 1 on a clean trace of cp_rust_chain); the path starts at the program's first event
+	printf '# ptt-trace 1\n0.000000000 9 9 recorder rec_start child=10 ring_bytes=1024\n0.001000000 10 10 pthread process_begin ppid=9 cmd="x"\n0.002000000 10 10 pthread thread_end retval=0x0 how=0\n' >"$BATS_TEST_TMPDIR/rs.txt"
+	run -0 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/rs.txt"
+	[ -z "$stderr" ]
+	[ "${lines[0]}" = "critical path: 1.000 ms, from 1.000 to 2.000 ms, ending where x (10) ends" ]
+	[[ "$output" == *$'\n  unknown                      0.000 ms   0.0 %\n'* ]]
+}
