@@ -830,8 +830,12 @@ static uint32_t valid_record_at(const struct ptt_reader *r, size_t p)
 
 /*
  * A part's head (the names in force at its start, "head K") read after the
- * part before it: already known, skipped (its positions counted all the
- * same).  After a missing part, its names are delivered, the rest skipped.
+ * part before it: already known, skipped, and not counted: positions are
+ * those of the events delivered, so that a rotated set and its one-file copy
+ * (ptt-index) number every event alike (a snapshot's state, numbered as the
+ * set was read, came after the copy's own events in a window's context: a
+ * hold before the waits whose mutex it took).  After a missing part, its
+ * names are delivered, the rest skipped.
  */
 static int head_skipped(struct ptt_reader *r, const struct ptt_event *ev)
 {
@@ -840,7 +844,6 @@ static int head_skipped(struct ptt_reader *r, const struct ptt_event *ev)
 	r->head_left--;
 	if (r->head_names_only && ev->type && ev->type->role == PTT_ROLE_NAME)
 		return 0;
-	r->pos++;
 	return 1;
 }
 
