@@ -31,8 +31,8 @@ in_force() {
 	# every point where a file ends and the next begins (the last file may hold only the notes)
 	before=0 compared=0
 	for ((i = 0; i + 2 < ${#files[@]}; i++)); do
-		k=$(ptt-dump --info "${files[i]}" | awk '/^events:/ { print $2 }')
-		before=$((before + k))
+		# the events of the set up to that point as read (each part's head skipped): ptt-index counts those
+		before=$(ptt-dump -n -- "${files[@]:0:i+1}" | wc -l)
 		# the head is stamped with the time of the file before's last event
 		t=$(ptt-dump -n "${files[i]}" | tail -n 1 | awk '{ print $1 }')
 		ptt-dump -n "${files[i + 1]}" | in_force "$t" >"$T/head"

@@ -71,8 +71,11 @@ load helpers
 	# HELD, not "holding no lock"
 	run -0 --separate-stderr ptt-critical "$BATS_TEST_TMPDIR/t.ptt"
 	[ "$(awk '/^OBJECT/ { getline; print $1, $2; exit }' <<<"$output")" = "cp_rust_chain::CHAIN_LOCK futex" ]
+	# (at least the 80 ms asked of those holds, less 10 %; a loaded machine lengthens holds, never its
+	# running time on the path)
 	held=$(awk '$1 == "cp_rust_chain::CHAIN_LOCK" { print int($5) }' <<<"$output")
+	running=$(awk '$1 == "running" { print int($2); exit }' <<<"$output")
 	[ "$held" -ge 72 ]
-	[ "$held" -le 88 ]
+	[ "$held" -le "$running" ]
 	[[ "$output" == *"of the path is that work done holding cp_rust_chain::CHAIN_LOCK: shorter holds would shorten it, a faster lock would not)"* ]]
 }
