@@ -27,6 +27,9 @@ struct cctx {
 	uint64_t obj, site;
 	uint64_t call;      /* the call address of the event that opened it: the site where the stack has none */
 	double factor;      /* what-if: running time in these holds is scaled by this */
+	uint64_t *frames;   /* its process's image was replaced (an exec numbers stacks anew): its stack's frames, kept */
+	uint32_t nframes;
+	uint8_t gone;       /* ... and it is never found again for a new hold or wait */
 };
 
 /* Time of one kind in one context of one thread, within a node. */
@@ -584,7 +587,29 @@ static double spec_factor(struct critical *c, uint32_t pid, uint64_t obj, uint64
 /* A context's site (cctx): named from its stack and call address, once the lock layer is known. */
 static void name_site(struct critical *c, struct cctx *x)
 {
-	x->site = lockframes_site_or_call(c->syms, model_stacks(c->m), x->pid, x->stack, x->call);
+	uint64_t site = x->gone ? lockframes_site_of(c->syms, x->pid, x->frames, x->nframes) : 0;
+	x->site = site ? site : lockframes_site_or_call(c->syms, model_stacks(c->m), x->pid, x->gone ? 0 : x->stack, x->call);
+}
+
+/*
+ * Process pid's image is replaced (an exec, or a process_begin of a pid seen before): its contexts keep
+ * their stacks' frames (the new image numbers its stacks from 1 again) and are not found again, so that
+ * their sites, named at the end (critical_late_sites) or in --folded, are the old image's.
+ */
+static void image_gone(struct critical *c, uint32_t pid)
+{
+	for (uint32_t i = 1; i < c->nctx; i++) {
+		struct cctx *x = &c->ctx[i];
+		if (x->pid != pid || x->gone)
+			continue;
+		const uint64_t *f = NULL;
+		unsigned n = x->stack ? ptt_stacks_get(model_stacks(c->m), pid, x->stack, &f) : 0;
+		if (n && (x->frames = malloc(n * sizeof *f))) {
+			memcpy(x->frames, f, n * sizeof *f);
+			x->nframes = n;
+		}
+		x->gone = 1;
+	}
 }
 
 /* The context of a hold or wait (parent: the holds around it) opened by a call at call with stack. */
@@ -599,7 +624,7 @@ static uint32_t intern(struct critical *c, uint32_t parent, uint32_t pid, unsign
 	for (; (got = (uintptr_t)ptt_map_get(&c->ctxmap, h)); h += 2) { /* a collision: the next odd key */
 		const struct cctx *x = &c->ctx[got];
 		if (x->parent == parent && x->pid == pid && x->obj == obj && x->call == call && x->stack == stack &&
-		    x->wait == wait)
+		    x->wait == wait && !x->gone)
 			return (uint32_t)got;
 	}
 	size_t cap = c->capctx;
@@ -610,7 +635,7 @@ static uint32_t intern(struct critical *c, uint32_t parent, uint32_t pid, unsign
 		c->nctx = 1; /* 0: no context */
 	uint32_t id = c->nctx++;
 	struct cctx *x = &c->ctx[id];
-	*x = (struct cctx){ parent, pid, stack, (uint8_t)cls, (uint8_t)wait, obj, 0, call, 1 };
+	*x = (struct cctx){ parent, pid, stack, (uint8_t)cls, (uint8_t)wait, obj, 0, call, 1, NULL, 0, 0 };
 	if (!c->late_sites)
 		name_site(c, x);
 	if (!wait) {
@@ -1531,6 +1556,8 @@ int critical_event(struct critical *c, const struct ptt_event *ev)
 		c->last_ns = ev->ns;
 	}
 	c->cur = ev;
+	if (ev->id == PTT_EV_PROCESS_EXEC || ev->id == PTT_EV_PROCESS_BEGIN)
+		image_gone(c, ev->pid);
 	if (c->compact_at && c->nodes > c->compact_at)
 		compact(c);
 	if (ev->id == PTT_EV_REC_LOST) { /* the thread ran up to the stretch's start: only the stretch is unknown */
@@ -1831,7 +1858,10 @@ void critical_print_folded(const struct critical *c, FILE *out)
 		const struct cctx *cx = &c->ctx[x];
 		if (!c->ctx_ns[x])
 			continue;
-		lockframes_fold(c->syms, stacks, cx->pid, cx->stack, cx->site, out);
+		if (cx->gone)
+			lockframes_fold_frames(c->syms, cx->pid, cx->frames, cx->nframes, cx->site, out);
+		else
+			lockframes_fold(c->syms, stacks, cx->pid, cx->stack, cx->site, out);
 		obj_name(c, cx->pid, cx->obj, cx->cls, name, sizeof name);
 		fprintf(out, "[%s %s] %" PRIu64 "\n", cx->wait ? "waited" : "held", lockframes_fold_word(name), c->ctx_ns[x]);
 	}
@@ -2057,6 +2087,8 @@ void critical_free(struct critical *c)
 		free(c->specs[i].name);
 	free(c->specs);
 	whatif_free(c->w);
+	for (uint32_t i = 1; i < c->nctx; i++)
+		free(c->ctx[i].frames);
 	free(c->ctx);
 	free(c->objs);
 	ptt_map_free(&c->objs_by_key);

@@ -245,8 +245,13 @@ static uint64_t first_level(struct ptt_syms *syms, uint32_t pid, uint64_t addr, 
 
 uint64_t lockframes_site(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, uint32_t stack)
 {
-	const uint64_t *f;
+	const uint64_t *f = NULL;
 	unsigned n = stack ? ptt_stacks_get(st, pid, stack, &f) : 0;
+	return lockframes_site_of(syms, pid, f, n);
+}
+
+uint64_t lockframes_site_of(struct ptt_syms *syms, uint32_t pid, const uint64_t *f, unsigned n)
+{
 	if (!n)
 		return 0;
 	uint64_t key = frames_key(pid, f, n);
@@ -316,9 +321,14 @@ size_t lockframes_past(struct ptt_syms *syms, const struct ptt_stacks *st, uint3
 void lockframes_fold(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, uint32_t stack, uint64_t site,
 		     FILE *out)
 {
-	char name[512];
 	const uint64_t *f = NULL;
 	unsigned n = stack ? ptt_stacks_get(st, pid, stack, &f) : 0;
+	lockframes_fold_frames(syms, pid, f, n, site, out);
+}
+
+void lockframes_fold_frames(struct ptt_syms *syms, uint32_t pid, const uint64_t *f, unsigned n, uint64_t site, FILE *out)
+{
+	char name[512];
 	for (unsigned k = n; k-- > 0;) {
 		/* a frame's inline levels are frames too, outermost (the physical function) first */
 		unsigned levels = ptt_syms_code(syms, pid, f[k])->levels;

@@ -36,8 +36,10 @@ int lockframes_is_lock(struct ptt_syms *syms, uint32_t pid, uint64_t addr);
 /* The use of a futex word that a library's function at site (a futex wait's call site) waits on, where the
  * function says it (GLib's g_cond_wait: MF_SIGNAL, model.h); -1 where it does not. */
 int lockframes_futex_use(struct ptt_syms *syms, uint32_t pid, uint64_t site);
-/* The first frame of stack past the lock layer (its last frame if all are in it); 0 without a stack. */
+/* The first frame of stack past the lock layer (its last frame if all are in it); 0 without a stack.
+ * lockframes_site_of: the same of frames f[0, n) (a copy kept past an exec, which numbers stacks anew). */
 uint64_t lockframes_site(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, uint32_t stack);
+uint64_t lockframes_site_of(struct ptt_syms *syms, uint32_t pid, const uint64_t *f, unsigned n);
 /* The site of a model frame (a hold or a wait, model.h): with a stack, its first frame past the lock
  * layer; else the call site of the event that opened it (0: none).  lockframes_site_or_call: the same from
  * the frame's stack and its opening event's call address (ptt_syms_site_addr), kept to be named later. */
@@ -62,6 +64,7 @@ const char *lockframes_name(struct ptt_syms *syms, uint32_t pid, uint64_t addr, 
  * without a stack, the site alone (or "[no site]"). */
 void lockframes_fold(struct ptt_syms *syms, const struct ptt_stacks *st, uint32_t pid, uint32_t stack, uint64_t site,
 		     FILE *out);
+void lockframes_fold_frames(struct ptt_syms *syms, uint32_t pid, const uint64_t *f, unsigned n, uint64_t site, FILE *out);
 /* A name made a folded line's leaf word: ';', ' ' and line breaks become '_' (in place). */
 char *lockframes_fold_word(char *name);
 

@@ -70,6 +70,8 @@ struct fold {
 	uint64_t site, obj;
 	uint8_t cls, hold;
 	uint64_t ns;
+	uint64_t *frames;           /* the stack's frames when it came (an exec numbers stacks from 1 again) */
+	uint32_t nframes;
 };
 
 struct stat_table {
@@ -251,8 +253,9 @@ static void add_fold(struct stat_table *st, const struct obj *o, uint32_t tid, c
 {
 	if ((!st->folding || !d) && !st->sampler)
 		return;
-	uint32_t stack = f && f->stack && ptt_stacks_get(model_stacks(st->model), o->pid, f->stack, &(const uint64_t *){ 0 })
-				 ? f->stack : 0;
+	const uint64_t *fr = NULL;
+	unsigned nfr = f && f->stack ? ptt_stacks_get(model_stacks(st->model), o->pid, f->stack, &fr) : 0;
+	uint32_t stack = nfr ? f->stack : 0;
 	if (stack)
 		site = 0;
 	if (st->sampler)
@@ -262,13 +265,19 @@ static void add_fold(struct stat_table *st, const struct obj *o, uint32_t tid, c
 	uint64_t key = fold_key(o->pid, stack, site, o->addr, hold);
 	struct fold *head = ptt_map_get(&st->folds, key), *x;
 	for (x = head; x; x = x->next)
-		if (x->pid == o->pid && x->stack == stack && x->site == site && x->obj == o->addr && x->hold == hold)
+		if (x->pid == o->pid && x->stack == stack && x->site == site && x->obj == o->addr && x->hold == hold &&
+		    x->nframes == nfr && (!nfr || !memcmp(x->frames, fr, nfr * sizeof *fr)))
 			break;
 	if (!x) {
-		if (!(x = calloc(1, sizeof *x)))
+		if (!(x = calloc(1, sizeof *x)) || (nfr && !(x->frames = malloc(nfr * sizeof *fr)))) {
+			free(x);
 			return;
-		*x = (struct fold){ head, o->pid, stack, site, o->addr, o->cls, (uint8_t)hold, 0 };
+		}
+		*x = (struct fold){ head, o->pid, stack, site, o->addr, o->cls, (uint8_t)hold, 0, x->frames, nfr };
+		if (nfr)
+			memcpy(x->frames, fr, nfr * sizeof *fr);
 		if (ptt_map_put(&st->folds, key, x)) {
+			free(x->frames);
 			free(x);
 			return;
 		}
@@ -1476,7 +1485,6 @@ const char *stat_blind_locks(const struct stat_table *st)
  */
 void stat_print_folded(const struct stat_table *st, enum stat_fold what, FILE *out)
 {
-	const struct ptt_stacks *stacks = model_stacks(st->model);
 	struct ptt_map_iter it;
 	void *chain;
 	for (ptt_map_iter_init(&it, &st->folds); ptt_map_next(&it, NULL, &chain);)
@@ -1487,7 +1495,7 @@ void stat_print_folded(const struct stat_table *st, enum stat_fold what, FILE *o
 			if (what == STAT_FOLD_LOCKS && !(ob && is_lock(ob)))
 				continue;
 			char name[512];
-			lockframes_fold(st->syms, stacks, x->pid, x->stack, x->site, out);
+			lockframes_fold_frames(st->syms, x->pid, x->frames, x->nframes, x->site, out);
 			ptt_syms_object_name(st->syms, x->pid, x->obj, name, sizeof name);
 			lockframes_fold_word(name);
 			fprintf(out, "[%s %s] %" PRIu64 "\n", ob ? kind_name(ob) : ptt_class_name(x->cls), name, x->ns);
@@ -1508,6 +1516,7 @@ static void free_folds(void *x)
 {
 	for (struct fold *f = x, *next; f; f = next) {
 		next = f->next;
+		free(f->frames);
 		free(f);
 	}
 }
