@@ -233,8 +233,9 @@ int main(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	}
 	/* the path and its report name sites only at the end: one read, the lock layer learnt meanwhile; what-if,
-	 * --blame and --spans name them as the events come, once a first pass has learnt the layer */
-	const int first = r.nspecs || r.blame || r.spans;
+	 * --blame and --spans name them as the events come, once a first pass has learnt the layer, and a window
+	 * that ends before the trace stops reading there: the layer is learnt from the whole trace all the same */
+	const int first = r.nspecs || r.blame || r.spans || r.to;
 	const struct pass_tool tool = { .prog = "ptt-critical", .ctx = &r, .start = start, .event = event, .after = after,
 					.end = end, .report = report,
 					.need = PASS_SHARED | PASS_SYMS | (first ? PASS_NAMES_FIRST : PASS_WRAPPERS_ASREAD) |
