@@ -260,7 +260,7 @@ static inline __attribute__((always_inline)) unsigned char *cpt_code_ref(struct 
 {
 	uint32_t bucket = cpt_bucket(a, k);
 	struct cpt_ref *r = cpt_ref_of(c, slot, ptt_rec_id(w0), bucket);
-	uint64_t key = key0 | (w0 & 0xffffffu); /* cpt_key(c, n, slot, id) */
+	uint64_t key = key0 | ptt_rec_idlen(w0); /* cpt_key(c, n, slot, id) */
 	*tag |= bucket << CPT_BUCKET_SHIFT;
 	*refp = r;
 	if (r->key == key) {

@@ -56,6 +56,7 @@ static inline uint32_t ptt_rec_word0(uint32_t id, uint32_t nwords)
 static inline uint32_t ptt_rec_id(uint32_t w0) { return w0 & 0xffffu; }
 static inline uint32_t ptt_rec_len(uint32_t w0) { return (w0 >> 16) & 0xffu; }
 static inline int ptt_rec_marked(uint32_t w0) { return (w0 >> 24) == PTT_REC_MARK; }
+static inline uint32_t ptt_rec_idlen(uint32_t w0) { return w0 & 0xffffffu; } /* id and length, no mark */
 
 /*
  * The record checksum: a rotate-xor over the words, finished with one
@@ -98,6 +99,19 @@ static inline uint32_t ptt_rec_sum_term(uint32_t w, unsigned k)
 static inline uint32_t ptt_rec_sum_term64(uint64_t v, unsigned k)
 {
 	return ptt_rotl32(ptt_rotl32((uint32_t)v, 7) ^ (uint32_t)(v >> 32), 7 * k);
+}
+/*
+ * The header's part of the closed form, stated here once for every writer
+ * that sums from registers (the runtime's trace path and its fast lock
+ * record): ptt_rec_sum_seed(m), the seed's term in a sum of m words;
+ * ptt_rec_sum_ids(pid, tid), the term of words 3-4 as last header words;
+ * ptt_rec_sum_hdr(w0, ts, ids, k): words 0-4 followed by k more words.
+ */
+static inline uint32_t ptt_rec_sum_seed(unsigned m) { return ptt_rotl32(PTT_REC_SUM_SEED, 7 * m); }
+static inline uint32_t ptt_rec_sum_ids(uint32_t pid, uint32_t tid) { return ptt_rotl32(pid, 7) ^ tid; }
+static inline uint32_t ptt_rec_sum_hdr(uint32_t w0, uint64_t ts, uint32_t ids, unsigned k)
+{
+	return ptt_rec_sum_term(w0, k + 4) ^ ptt_rec_sum_term64(ts, k + 2) ^ ptt_rec_sum_term(ids, k);
 }
 
 /* ---- blocks ------------------------------------------------------------- */

@@ -729,7 +729,7 @@ static inline __attribute__((always_inline)) int code_one(struct ptt_compact *cp
 	/* the call site's low word first (the last argument of most events): where records seldom
 	 * repeat the one before the last (sqlite3's, 12 %), the look stops there */
 	if (s->r2 && w0 == s->r2[0] && n <= left && p[n - 3] == s->r2[n - 3] && s->ref2 && s->ref2 != s->ref1 &&
-	    s->ref2->key == (s->key0 | (w0 & 0xffffffu)) && cpt_same_args(p + PTT_REC_HDR_WORDS, s->r2 + PTT_REC_HDR_WORDS, n)) {
+	    s->ref2->key == (s->key0 | ptt_rec_idlen(w0)) && cpt_same_args(p + PTT_REC_HDR_WORDS, s->r2 + PTT_REC_HDR_WORDS, n)) {
 		if (tn > max_ticks || ptn != s->pt)
 			return 0;
 		tag = s->tag2 | CPT_REF;

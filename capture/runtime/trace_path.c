@@ -126,7 +126,7 @@ static int claim_ring(struct ptt_tls *t, struct ptt_shm *s)
 		t->ring = r;
 		t->data = data;
 		t->fast_end = 0; /* set by the first reservation */
-		t->id_term = ptt_rotl32(t->pid, 7) ^ t->tid;
+		t->id_term = ptt_rec_sum_ids(t->pid, t->tid);
 		t->ring_words = s->ring_words;
 		t->ring_room = s->ring_words - (s->flags & (PTT_SHM_FLIGHT | PTT_SHM_DISCARD) ? 0 : PTT_STALL_SLACK);
 		return 0;
@@ -528,8 +528,7 @@ static inline __attribute__((always_inline)) void put_header(struct ptt_rec *rec
 	rec->nwords = n;
 	/* the checksum's state after these 5 words, in closed form (ptt_rec_sum_term):
 	 * independent terms, added to by the writer of the arguments */
-	rec->sum = ptt_rotl32(PTT_REC_SUM_SEED, 7 * 5) ^ ptt_rec_sum_term(w0, 4) ^ ptt_rec_sum_term64(ts, 2) ^
-		   ptt_rec_sum_term(t->pid, 1) ^ t->tid;
+	rec->sum = ptt_rec_sum_seed(PTT_REC_HDR_WORDS) ^ ptt_rec_sum_hdr(w0, ts, ptt_rec_sum_ids(t->pid, t->tid), 0);
 	if (with_site) {
 		uint64_t a = (uint64_t)(uintptr_t)site;
 		ptt_put64(p + n - 3, a);
