@@ -220,7 +220,7 @@ PTT_ALWAYS_INLINE int ptt_objret_open(struct ptt_rec *rec, unsigned id, const vo
 	uint64_t o = (uint64_t)(uintptr_t)obj;
 	ptt_put64(a, o);
 	a[2] = 0;
-	rec->terms = PTT_SITE_TERM(rec) ^ ptt_rotl32(rec->sum, 7 * PTT_OBJRET_WORDS) ^ ptt_rec_sum_term64(o, PTT_OBJRET_WORDS - 2);
+	rec->terms = PTT_SITE_TERM(rec) ^ ptt_rec_sum_more(rec->sum, PTT_OBJRET_WORDS) ^ ptt_rec_sum_term64(o, PTT_OBJRET_WORDS - 2);
 	return 0;
 }
 PTT_ALWAYS_INLINE void ptt_objret_close(struct ptt_rec *rec, int ret)
@@ -287,6 +287,7 @@ PTT_ALWAYS_INLINE int ptt_fast_objret_open(struct ptt_fast_rec *f, unsigned id, 
 	uint64_t o = (uint64_t)(uintptr_t)obj, ids;
 	uint32_t w0 = ptt_rec_word0(id, N);
 	__builtin_memcpy(&ids, &t->pid, 8); /* pid, tid */
+	/* ptt_rec_put_header's words, pid and tid as one 64-bit load and store */
 	p[0] = w0;
 	ptt_put64(p + 1, ts);
 	__builtin_memcpy(p + 3, &ids, 8);
