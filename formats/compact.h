@@ -426,7 +426,7 @@ static inline size_t cpt_expand(struct ptt_compact *c, const unsigned char *in, 
 			if (slot == CPT_NEW)
 				goto damaged;
 			struct cpt_ref *r = cpt_ref_of(c, slot, (uint32_t)id, tag >> CPT_BUCKET_SHIFT);
-			if ((r->key ^ cpt_key(c, 0, slot, (uint32_t)id)) & ~0xff0000ull)
+			if ((r->key ^ cpt_key(c, 0, slot, (uint32_t)id)) & ~(uint64_t)ptt_rec_idlen(ptt_rec_word0(0, 0xff))) /* but the length */
 				goto damaged;
 			rn = ptt_rec_len((uint32_t)r->key);
 			if (cpt_get_pv(&p, end, &mask, rn - PTT_REC_MIN_WORDS) || o + rn > cap)
