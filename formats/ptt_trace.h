@@ -42,7 +42,7 @@
  * Stated here once, in the functions below, and in ptt-trace(5) (Records):
  * every writer (the runtime's trace path and fast lock record, the
  * recorder, the coders) and every reader packs and unpacks the words with
- * them (test_format's "layout" tests hold the runtime's writers to them).
+ * them (test_format's and test_ring's "layout" tests hold the runtime's writers to them).
  */
 #define PTT_REC_MARK 0xA7u
 #define PTT_REC_HDR_WORDS 5
