@@ -229,7 +229,7 @@ int drain_salvage(uint32_t *rec, uint32_t n, uint32_t pid, uint32_t tid, uint64_
 	if (!t || (t->role != PTT_ROLE_RELEASE && t->role != PTT_ROLE_POST) || n != (uint32_t)PTT_REC_MIN_WORDS + t->words ||
 	    rec[3] != pid || rec[4] != tid)
 		return 0;
-	uint64_t ts = (uint64_t)rec[2] << 32 | rec[1];
+	uint64_t ts = ptt_rec_ticks(rec);
 	if (ts < prev_ts || ts > now)
 		return 0;
 	rec[n - 2] = 0; /* ret */

@@ -421,7 +421,7 @@ static uint32_t snapshot_teller(void *ctx, const uint32_t *rec, uint32_t pid, ui
 {
 	const struct tellers *t = ctx;
 	long own = teller_at(t, pid, rec[4]);
-	if (own >= 0 && t->v[own].first <= ((uint64_t)rec[2] << 32 | rec[1]))
+	if (own >= 0 && t->v[own].first <= ptt_rec_ticks(rec))
 		return 0; /* the snapshot has it in its place */
 	if (teller_at(t, pid, by) >= 0)
 		return by;

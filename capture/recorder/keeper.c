@@ -359,7 +359,7 @@ static void clear_process(struct keeper *k, uint32_t pid)
 
 /* ---- the holds in force at a cut thread's start (keeper_infer_thread, keeper.h) ---- */
 
-static uint64_t ticks_of(const uint32_t *rec) { return (uint64_t)rec[2] << 32 | rec[1]; }
+static uint64_t ticks_of(const uint32_t *rec) { return ptt_rec_ticks(rec); }
 
 static struct kobj *kobj_of(struct kinfer *inf, uint32_t pid, uint64_t obj)
 {
