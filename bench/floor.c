@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 	for (long i = 0; i < n; i++) {
 		uint32_t *p = ring + (pos & (WORDS - 1));
 		uint64_t ts = fenced ? ptt_rdtsc() : ptt_rdtsc_early();
-		p[0] = 0xA7090000u | 18;
+		p[0] = ptt_rec_word0(18, 9); /* header words stored one by one, as the runtime does */
 		p[1] = (uint32_t)ts;
 		p[2] = (uint32_t)(ts >> 32);
 		p[3] = 1;

@@ -92,7 +92,7 @@ static inline uint32_t cpt_bucket(const uint32_t *a, uint32_t k)
 /* A reference's key: the block's generation, the slot, and the record's first word's low 24 bits (words, id). */
 static inline uint64_t cpt_key(const struct ptt_compact *c, uint32_t n, uint32_t slot, uint32_t id)
 {
-	return (uint64_t)c->gen << 32 | slot << 24 | n << 16 | id;
+	return (uint64_t)c->gen << 32 | slot << 24 | ptt_rec_idlen(ptt_rec_word0(id, n));
 }
 
 /*
@@ -213,7 +213,7 @@ static inline int cpt_thread_known(struct ptt_compact *c, const uint32_t *rec, u
 {
 	if (__builtin_expect(pt == c->last_pt && c->last_slot != CPT_NEW, 1))
 		return 1;
-	uint32_t pid = rec[3], tid = rec[4], slot = c->slot_of[tid & 63];
+	uint32_t pid = ptt_rec_pid(rec), tid = ptt_rec_tid(rec), slot = c->slot_of[tid & 63];
 	if (slot >= c->nslots || c->tid[slot] != tid || c->pid[slot] != pid)
 		return 0;
 	c->last_pt = pt;
@@ -260,7 +260,7 @@ static inline __attribute__((always_inline)) unsigned char *cpt_code_ref(struct 
 {
 	uint32_t bucket = cpt_bucket(a, k);
 	struct cpt_ref *r = cpt_ref_of(c, slot, ptt_rec_id(w0), bucket);
-	uint64_t key = key0 | (w0 & 0xffffffu); /* cpt_key(c, n, slot, id) */
+	uint64_t key = key0 | ptt_rec_idlen(w0); /* cpt_key(c, n, slot, id) */
 	*tag |= bucket << CPT_BUCKET_SHIFT;
 	*refp = r;
 	if (r->key == key) {
@@ -436,9 +436,9 @@ static inline size_t cpt_expand(struct ptt_compact *c, const unsigned char *in, 
 			if (slot == CPT_NEW)
 				goto damaged;
 			struct cpt_ref *r = cpt_ref_of(c, slot, (uint32_t)id, tag >> CPT_BUCKET_SHIFT);
-			if ((r->key ^ cpt_key(c, 0, slot, (uint32_t)id)) & ~0xff0000ull)
+			if ((r->key ^ cpt_key(c, 0, slot, (uint32_t)id)) & ~(uint64_t)ptt_rec_idlen(ptt_rec_word0(0, 0xff))) /* but the length */
 				goto damaged;
-			rn = (uint32_t)(r->key >> 16 & 0xff);
+			rn = ptt_rec_len((uint32_t)r->key);
 			if (cpt_get_pv(&p, end, &mask, rn - PTT_REC_MIN_WORDS) || o + rn > cap)
 				goto damaged;
 			if ((size_t)(end - p) < 4u * cpt_popcount(mask))
@@ -465,11 +465,7 @@ static inline size_t cpt_expand(struct ptt_compact *c, const unsigned char *in, 
 		}
 		if (end - p < 4)
 			goto damaged;
-		w[0] = ptt_rec_word0((uint32_t)id, rn);
-		w[1] = (uint32_t)ts;
-		w[2] = (uint32_t)(ts >> 32);
-		w[3] = pid;
-		w[4] = tid;
+		ptt_rec_put_header(w, ptt_rec_word0((uint32_t)id, rn), ts, pid, tid);
 		memcpy(&w[rn - 1], p, 4);
 		p += 4;
 		o += rn;

@@ -31,6 +31,6 @@ void ptt_block_unpack(uint32_t *w, size_t nwords, uint64_t first_ticks)
 		ts += (uint64_t)w[p + 2] << 32 | w[p + 1];
 		w[p + 1] = (uint32_t)ts;
 		w[p + 2] = (uint32_t)(ts >> 32);
-		w[p + len - 1] = ptt_rec_checksum(w + p, len - 1);
+		ptt_rec_seal(w + p, len);
 	}
 }

@@ -39,6 +39,10 @@
  *   w3 = pid, w4 = tid (kernel thread id)
  *   w5 .. wN-2 = arguments (64-bit values as two words, low first)
  *   wN-1 = checksum of w0 .. wN-2 (ptt_rec_checksum)
+ * Stated here once, in the functions below, and in ptt-trace(5) (Records):
+ * every writer (the runtime's trace path and fast lock record, the
+ * recorder, the coders) and every reader packs and unpacks the words with
+ * them (test_format's and test_ring's "layout" tests hold the runtime's writers to them).
  */
 #define PTT_REC_MARK 0xA7u
 #define PTT_REC_HDR_WORDS 5
@@ -56,6 +60,24 @@ static inline uint32_t ptt_rec_word0(uint32_t id, uint32_t nwords)
 static inline uint32_t ptt_rec_id(uint32_t w0) { return w0 & 0xffffu; }
 static inline uint32_t ptt_rec_len(uint32_t w0) { return (w0 >> 16) & 0xffu; }
 static inline int ptt_rec_marked(uint32_t w0) { return (w0 >> 24) == PTT_REC_MARK; }
+/* marked and at least PTT_REC_MIN_WORDS long, in one compare: what falls short wraps around */
+static inline int ptt_rec_w0_sound(uint32_t w0)
+{
+	return (w0 >> 16) - (PTT_REC_MARK << 8 | PTT_REC_MIN_WORDS) <= 255u - PTT_REC_MIN_WORDS;
+}
+static inline uint32_t ptt_rec_idlen(uint32_t w0) { return w0 & 0xffffffu; } /* id and length, no mark */
+/* Words 1-4, written and read through these only (the runtime, the recorder, the coders, the reader). */
+static inline void ptt_rec_put_header(uint32_t *w, uint32_t w0, uint64_t ticks, uint32_t pid, uint32_t tid)
+{
+	w[0] = w0;
+	w[1] = (uint32_t)ticks;
+	w[2] = (uint32_t)(ticks >> 32);
+	w[3] = pid;
+	w[4] = tid;
+}
+static inline uint64_t ptt_rec_ticks(const uint32_t *w) { return (uint64_t)w[2] << 32 | w[1]; }
+static inline uint32_t ptt_rec_pid(const uint32_t *w) { return w[3]; }
+static inline uint32_t ptt_rec_tid(const uint32_t *w) { return w[4]; }
 
 /*
  * The record checksum: a rotate-xor over the words, finished with one
@@ -74,13 +96,18 @@ static inline uint32_t ptt_rec_sum_finish(uint32_t h)
 	h *= 0x9E3779B1u;
 	return h ^ (h >> 16);
 }
+/* One word into the running sum h (a writer that has the header's state and adds the arguments). */
+static inline uint32_t ptt_rec_sum_word(uint32_t h, uint32_t w) { return ptt_rotl32(h, 7) ^ w; }
 static inline uint32_t ptt_rec_checksum(const uint32_t *w, uint32_t nwords_without_sum)
 {
 	uint32_t h = PTT_REC_SUM_SEED;
 	for (uint32_t i = 0; i < nwords_without_sum; i++)
-		h = ptt_rotl32(h, 7) ^ w[i];
+		h = ptt_rec_sum_word(h, w[i]);
 	return ptt_rec_sum_finish(h);
 }
+/* The last word of an n-word record: written (seal), checked (sound). */
+static inline void ptt_rec_seal(uint32_t *w, uint32_t n) { w[n - 1] = ptt_rec_checksum(w, n - 1); }
+static inline int ptt_rec_sound(const uint32_t *w, uint32_t n) { return ptt_rec_checksum(w, n - 1) == w[n - 1]; }
 /*
  * The same sum in closed form: rotation distributes over xor, so after m
  * words h = rotl(seed, 7m) ^ (xor over i of rotl(w[i], 7(m-1-i))).  Each
@@ -98,6 +125,21 @@ static inline uint32_t ptt_rec_sum_term(uint32_t w, unsigned k)
 static inline uint32_t ptt_rec_sum_term64(uint64_t v, unsigned k)
 {
 	return ptt_rotl32(ptt_rotl32((uint32_t)v, 7) ^ (uint32_t)(v >> 32), 7 * k);
+}
+/*
+ * The header's part of the closed form, stated here once for every writer
+ * that sums from registers (the runtime's trace path and its fast lock
+ * record): ptt_rec_sum_seed(m), the seed's term in a sum of m words;
+ * ptt_rec_sum_ids(pid, tid), the term of words 3-4 as last header words;
+ * ptt_rec_sum_hdr(w0, ts, ids, k): words 0-4 followed by k more words.
+ */
+static inline uint32_t ptt_rec_sum_seed(unsigned m) { return ptt_rotl32(PTT_REC_SUM_SEED, 7 * m); }
+/* a state h (the sum of some words) as a term: followed by k more words */
+static inline uint32_t ptt_rec_sum_more(uint32_t h, unsigned k) { return ptt_rotl32(h, 7 * k); }
+static inline uint32_t ptt_rec_sum_ids(uint32_t pid, uint32_t tid) { return ptt_rotl32(pid, 7) ^ tid; }
+static inline uint32_t ptt_rec_sum_hdr(uint32_t w0, uint64_t ts, uint32_t ids, unsigned k)
+{
+	return ptt_rec_sum_term(w0, k + 4) ^ ptt_rec_sum_term64(ts, k + 2) ^ ptt_rec_sum_term(ids, k);
 }
 
 /* ---- blocks ------------------------------------------------------------- */

@@ -825,7 +825,7 @@ static uint32_t valid_record_at(const struct ptt_reader *r, size_t p)
 	/* summed where it lies (p is a multiple of 4 in the malloc'd block, which ptt_block_unpack reads as
 	 * words too): a copy to the stack first was a rep movs for a few words, more than the sum itself */
 	const uint32_t *words = (const uint32_t *)(const void *)(r->blk + p);
-	return ptt_rec_checksum(words, n - 1) == words[n - 1] ? n : 0;
+	return ptt_rec_sound(words, n) ? n : 0;
 }
 
 /*
@@ -935,10 +935,10 @@ static int decode_record(struct ptt_reader *r, struct ptt_event *ev)
 	{
 		ev->id = (uint16_t)ptt_rec_id(ev->words[0]);
 		uint32_t n = ev->nwords;
-		ev->ticks = (uint64_t)ev->words[2] << 32 | ev->words[1];
+		ev->ticks = ptt_rec_ticks(ev->words);
 		ev->ns = ptt_clock_ns(&r->clock, ev->ticks);
-		ev->pid = ev->words[3];
-		ev->tid = ev->words[4];
+		ev->pid = ptt_rec_pid(ev->words);
+		ev->tid = ptt_rec_tid(ev->words);
 		ev->type = ptt_types_get(&r->types, ev->id);
 		if (!ev->type) {
 			char what[96];
@@ -983,8 +983,8 @@ static int next_binary(struct ptt_reader *r, struct ptt_event *ev)
 		if (rc == 1 && held && (!stream || r->inputs != r->merge_inputs)) {
 			/* a record outside the streams, or another input's: what is held goes first */
 			ptt_merge_all(r->merge);
-			if ((rc = ptt_merge_add(r->merge, stream, ev->words, ev->nwords, (uint64_t)ev->words[2] << 32 | ev->words[1],
-						ev->words[4], ev->offset)) != 0)
+			if ((rc = ptt_merge_add(r->merge, stream, ev->words, ev->nwords, ptt_rec_ticks(ev->words),
+						ptt_rec_tid(ev->words), ev->offset)) != 0)
 				return rc;
 			r->merge_inputs = r->inputs;
 			continue;
@@ -994,8 +994,8 @@ static int next_binary(struct ptt_reader *r, struct ptt_event *ev)
 				return PTT_E_NOMEM;
 			if (!held)
 				r->merge_inputs = r->inputs;
-			if ((rc = ptt_merge_add(r->merge, stream, ev->words, ev->nwords, (uint64_t)ev->words[2] << 32 | ev->words[1],
-						ev->words[4], ev->offset)) != 0)
+			if ((rc = ptt_merge_add(r->merge, stream, ev->words, ev->nwords, ptt_rec_ticks(ev->words),
+						ptt_rec_tid(ev->words), ev->offset)) != 0)
 				return rc;
 			continue;
 		}

@@ -80,12 +80,8 @@ int ptt_event_encode(struct ptt_event *ev)
 			ev->words[i++] = (uint32_t)(ev->arg[a] >> 32);
 	}
 	ev->nwords = i + 1;
-	ev->words[0] = ptt_rec_word0(ev->id, ev->nwords);
-	ev->words[1] = (uint32_t)ev->ticks;
-	ev->words[2] = (uint32_t)(ev->ticks >> 32);
-	ev->words[3] = ev->pid;
-	ev->words[4] = ev->tid;
-	ev->words[i] = ptt_rec_checksum(ev->words, i);
+	ptt_rec_put_header(ev->words, ptt_rec_word0(ev->id, ev->nwords), ev->ticks, ev->pid, ev->tid);
+	ptt_rec_seal(ev->words, ev->nwords);
 	return 0;
 }
 
@@ -97,9 +93,9 @@ int ptt_event_decode(const struct ptt_types *ts, struct ptt_event *ev)
 	ev->type = ptt_types_get(ts, ev->id);
 	if (!ev->type)
 		return PTT_E_UNKNOWN_TYPE;
-	ev->ticks = (uint64_t)ev->words[2] << 32 | ev->words[1];
-	ev->pid = ev->words[3];
-	ev->tid = ev->words[4];
+	ev->ticks = ptt_rec_ticks(ev->words);
+	ev->pid = ptt_rec_pid(ev->words);
+	ev->tid = ptt_rec_tid(ev->words);
 	if ((uint32_t)PTT_REC_MIN_WORDS + ev->type->words > ev->nwords || ptt__decode_args(ev) != 0)
 		return PTT_E_BADRECORD;
 	return 0;

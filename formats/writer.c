@@ -563,7 +563,7 @@ static int record_compact(struct ptt_writer *w, const uint32_t *words, uint32_t 
 		if (rc)
 			return rc;
 	}
-	uint64_t ticks = (uint64_t)words[2] << 32 | words[1];
+	uint64_t ticks = ptt_rec_ticks(words);
 	if (w->count == 0) {
 		int rc = block_start(w);
 		if (rc)
@@ -597,7 +597,7 @@ int ptt_writer_record(struct ptt_writer *w, const uint32_t *words, uint32_t nwor
 		if (rc)
 			return rc;
 	}
-	uint64_t ticks = (uint64_t)words[2] << 32 | words[1];
+	uint64_t ticks = ptt_rec_ticks(words);
 	if (w->count == 0)
 		w->first = ticks;
 	w->last = ticks;
@@ -671,8 +671,7 @@ int ptt_writer_mark(struct ptt_writer *w, uint64_t ticks)
 static inline int run_takes(uint32_t w0, size_t left, const uint8_t *stop, uint32_t nstop)
 {
 	uint32_t n = ptt_rec_len(w0), id = ptt_rec_id(w0);
-	/* marked and n >= PTT_REC_MIN_WORDS in one compare: what falls short wraps around */
-	return (w0 >> 16) - (PTT_REC_MARK << 8 | PTT_REC_MIN_WORDS) <= 255u - PTT_REC_MIN_WORDS && n <= left &&
+	return ptt_rec_w0_sound(w0) && n <= left &&
 	       id < nstop && !stop[id];
 }
 
@@ -729,7 +728,7 @@ static inline __attribute__((always_inline)) int code_one(struct ptt_compact *cp
 	/* the call site's low word first (the last argument of most events): where records seldom
 	 * repeat the one before the last (sqlite3's, 12 %), the look stops there */
 	if (s->r2 && w0 == s->r2[0] && n <= left && p[n - 3] == s->r2[n - 3] && s->ref2 && s->ref2 != s->ref1 &&
-	    s->ref2->key == (s->key0 | (w0 & 0xffffffu)) && cpt_same_args(p + PTT_REC_HDR_WORDS, s->r2 + PTT_REC_HDR_WORDS, n)) {
+	    s->ref2->key == (s->key0 | ptt_rec_idlen(w0)) && cpt_same_args(p + PTT_REC_HDR_WORDS, s->r2 + PTT_REC_HDR_WORDS, n)) {
 		if (tn > max_ticks || ptn != s->pt)
 			return 0;
 		tag = s->tag2 | CPT_REF;
@@ -846,7 +845,7 @@ static int run_compact(struct ptt_writer *w, struct ptt_run *run)
 		uint32_t w0 = p[0], n = ptt_rec_len(w0), id = ptt_rec_id(w0);
 		if (!run_takes(w0, (size_t)(end - p), stop, nstop))
 			break;
-		t = (uint64_t)p[2] << 32 | p[1];
+		t = ptt_rec_ticks(p);
 		if (t > max_ticks) {
 			past = 1;
 			break;
@@ -999,7 +998,7 @@ int ptt_writer_run(struct ptt_writer *w, struct ptt_run *run)
 		uint32_t w0 = p[0], n = ptt_rec_len(w0);
 		if (!run_takes(w0, left, run->stop, run->nstop))
 			break;
-		uint64_t t = (uint64_t)p[2] << 32 | p[1];
+		uint64_t t = ptt_rec_ticks(p);
 		if (t > run->max_ticks) {
 			run->next_ticks = t;
 			run->past = 1;
@@ -1439,17 +1438,14 @@ static void snap_wrap(struct ptt_writer *w, unsigned kind, uint64_t pos, const u
 		return;
 	}
 	uint32_t *r = w->snap + w->snap_used;
-	r[0] = ptt_rec_word0(PTT_EV_PAD, n);
-	r[1] = (uint32_t)w->snap_ticks;
-	r[2] = (uint32_t)(w->snap_ticks >> 32);
-	r[3] = r[4] = 0;
+	ptt_rec_put_header(r, ptt_rec_word0(PTT_EV_PAD, n), w->snap_ticks, 0, 0);
 	r[5] = PTT_SNAP_MAGIC;
 	r[6] = kind;
 	r[7] = (uint32_t)pos;
 	r[8] = (uint32_t)(pos >> 32);
 	if (nwords)
 		memcpy(r + 9, words, (size_t)nwords * 4);
-	r[n - 1] = ptt_rec_checksum(r, n - 1);
+	ptt_rec_seal(r, n);
 	w->snap_used += n;
 }
 

@@ -203,13 +203,9 @@ static int note_at(struct drain *d, unsigned id, const uint32_t *args, unsigned 
 	struct note *n = &d->notes[at];
 	n->ts = ts;
 	n->nwords = PTT_REC_HDR_WORDS + nargw + 1;
-	n->words[0] = ptt_rec_word0(id, n->nwords);
-	n->words[1] = (uint32_t)ts;
-	n->words[2] = (uint32_t)(ts >> 32);
-	n->words[3] = d->pid;
-	n->words[4] = d->tid;
+	ptt_rec_put_header(n->words, ptt_rec_word0(id, n->nwords), ts, d->pid, d->tid);
 	memcpy(n->words + PTT_REC_HDR_WORDS, args, nargw * 4);
-	n->words[n->nwords - 1] = ptt_rec_checksum(n->words, n->nwords - 1);
+	ptt_rec_seal(n->words, n->nwords);
 	return 0;
 }
 
@@ -233,11 +229,11 @@ int drain_salvage(uint32_t *rec, uint32_t n, uint32_t pid, uint32_t tid, uint64_
 	if (!t || (t->role != PTT_ROLE_RELEASE && t->role != PTT_ROLE_POST) || n != (uint32_t)PTT_REC_MIN_WORDS + t->words ||
 	    rec[3] != pid || rec[4] != tid)
 		return 0;
-	uint64_t ts = (uint64_t)rec[2] << 32 | rec[1];
+	uint64_t ts = ptt_rec_ticks(rec);
 	if (ts < prev_ts || ts > now)
 		return 0;
 	rec[n - 2] = 0; /* ret */
-	rec[n - 1] = ptt_rec_checksum(rec, n - 1);
+	ptt_rec_seal(rec, n);
 	return 1;
 }
 
@@ -271,7 +267,7 @@ static __attribute__((noinline)) int load_slow(struct drain *d, uint32_t i, stru
 		}
 		uint32_t n = ptt_rec_len(w0);
 		int sound = ptt_rec_marked(w0) && n >= PTT_REC_MIN_WORDS && off + n <= size && c->pos + n <= c->limit;
-		if (final && sound && ptt_rec_checksum(p, n - 1) != p[n - 1]) {
+		if (final && sound && !ptt_rec_sound(p, n)) {
 			const struct ptt_ring *r = &d->shm->rings[i];
 			if (drain_salvage(p, n, r->pid, r->tid, c->prev_ts, drain_now(d)))
 				d->st.salvaged++;
@@ -289,7 +285,7 @@ static __attribute__((noinline)) int load_slow(struct drain *d, uint32_t i, stru
 		}
 		c->rec = p;
 		c->n = n;
-		c->ts = (uint64_t)p[2] << 32 | p[1];
+		c->ts = ptt_rec_ticks(p);
 		return c->has = 1;
 	}
 	return 0;
@@ -308,7 +304,7 @@ static inline int load(struct drain *d, uint32_t i, struct cursor *c, int final)
 		return load_slow(d, i, c, final); /* a pad, or unsound */
 	c->rec = p;
 	c->n = n;
-	c->ts = (uint64_t)p[2] << 32 | p[1];
+	c->ts = ptt_rec_ticks(p);
 	return c->has = 1;
 }
 
@@ -883,7 +879,7 @@ static int copy_span(struct drain *d, uint32_t i, struct cursor *c, uint64_t lim
 			break;
 		if (sp.words + n > SPAN_MAX_WORDS && (rc = span_put(d, i + 1, &sp)) != 0)
 			return rc;
-		uint64_t ts = (uint64_t)p[2] << 32 | p[1];
+		uint64_t ts = ptt_rec_ticks(p);
 		if (!sp.count) {
 			sp.at = p;
 			sp.first = ts;

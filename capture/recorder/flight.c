@@ -257,14 +257,14 @@ static int read_copy(struct flight *f, uint32_t i, struct ring_copy *rc, struct 
 		uint32_t n = ptt_rec_len(p[0]);
 		uint64_t prev = *nrecs > before ? (*recs)[*nrecs - 1].ts : 0;
 		if (!ptt_rec_marked(p[0]) || n < PTT_REC_MIN_WORDS || off + n > size || pos + n > end ||
-		    (ptt_rec_checksum(p, n - 1) != p[n - 1] && (live || !drain_salvage(p, n, rc->pid, rc->tid, prev, rc->now))) ||
-		    p[3] != rc->pid || p[4] != rc->tid) {
+		    (!ptt_rec_sound(p, n) && (live || !drain_salvage(p, n, rc->pid, rc->tid, prev, rc->now))) ||
+		    ptt_rec_pid(p) != rc->pid || ptt_rec_tid(p) != rc->tid) {
 			(*torn)++;
 			break;
 		}
 		if (PTT_GROW(*recs, cap, *nrecs + 1) != 0)
 			return PTT_E_NOMEM;
-		(*recs)[(*nrecs)++] = (struct frec){ (uint64_t)p[2] << 32 | p[1], rc->tid, i, seq++, p };
+		(*recs)[(*nrecs)++] = (struct frec){ ptt_rec_ticks(p), rc->tid, i, seq++, p };
 		pos += n;
 	}
 	*cut = *nrecs > before && (rc->c1 > rc->c0 ? rc->c1 : rc->c0) != rc->first;
@@ -421,7 +421,7 @@ static uint32_t snapshot_teller(void *ctx, const uint32_t *rec, uint32_t pid, ui
 {
 	const struct tellers *t = ctx;
 	long own = teller_at(t, pid, rec[4]);
-	if (own >= 0 && t->v[own].first <= ((uint64_t)rec[2] << 32 | rec[1]))
+	if (own >= 0 && t->v[own].first <= ptt_rec_ticks(rec))
 		return 0; /* the snapshot has it in its place */
 	if (teller_at(t, pid, by) >= 0)
 		return by;

@@ -359,7 +359,7 @@ static void clear_process(struct keeper *k, uint32_t pid)
 
 /* ---- the holds in force at a cut thread's start (keeper_infer_thread, keeper.h) ---- */
 
-static uint64_t ticks_of(const uint32_t *rec) { return (uint64_t)rec[2] << 32 | rec[1]; }
+static uint64_t ticks_of(const uint32_t *rec) { return ptt_rec_ticks(rec); }
 
 static struct kobj *kobj_of(struct kinfer *inf, uint32_t pid, uint64_t obj)
 {
@@ -596,9 +596,10 @@ static int by_seq(const void *a, const void *b)
 /* A stack record of thread (pid, tid), stamped at ticks: 0 or an error. */
 static int write_stack(struct ptt_writer *w, uint32_t pid, uint32_t tid, uint32_t stack, uint64_t ticks)
 {
-	uint32_t s[PTT_REC_MIN_WORDS + 1] = { ptt_rec_word0(PTT_EV_STACK, PTT_REC_MIN_WORDS + 1), (uint32_t)ticks,
-					      (uint32_t)(ticks >> 32), pid, tid, stack, 0 };
-	s[PTT_REC_MIN_WORDS] = ptt_rec_checksum(s, PTT_REC_MIN_WORDS);
+	uint32_t s[PTT_REC_MIN_WORDS + 1];
+	ptt_rec_put_header(s, ptt_rec_word0(PTT_EV_STACK, PTT_REC_MIN_WORDS + 1), ticks, pid, tid);
+	s[PTT_REC_HDR_WORDS] = stack;
+	ptt_rec_seal(s, PTT_REC_MIN_WORDS + 1);
 	return ptt_writer_record(w, s, PTT_REC_MIN_WORDS + 1);
 }
 
@@ -630,7 +631,7 @@ static long write_state(const struct keeper *k, struct ptt_writer *w, uint64_t t
 	for (size_t i = 0; i < n; i++) {
 		const struct kframe *f = v[i];
 		if (f->stack) { /* the stack record that went before it, as the runtime writes it */
-			int rc = write_stack(w, f->words[3], f->words[4], f->stack, ticks);
+			int rc = write_stack(w, ptt_rec_pid(f->words), ptt_rec_tid(f->words), f->stack, ticks);
 			if (rc) {
 				free(v);
 				return rc;
@@ -638,9 +639,8 @@ static long write_state(const struct keeper *k, struct ptt_writer *w, uint64_t t
 			written++;
 		}
 		memcpy(buf, f->words, (size_t)f->n * 4);
-		buf[1] = (uint32_t)ticks;
-		buf[2] = (uint32_t)(ticks >> 32);
-		buf[f->n - 1] = ptt_rec_checksum(buf, f->n - 1);
+		ptt_rec_put_header(buf, buf[0], ticks, ptt_rec_pid(buf), ptt_rec_tid(buf));
+		ptt_rec_seal(buf, f->n);
 		int rc = ptt_writer_record(w, buf, f->n);
 		if (rc) {
 			free(v);
@@ -669,7 +669,7 @@ static int write_limit(struct ptt_writer *w, const struct keeper *k, uint64_t ti
 	r[A + 1] = (uint32_t)count;
 	r[A + 2] = (uint32_t)(count >> 32);
 	r[A + 3] = PTT_FRAMES_MAX;
-	r[N - 1] = ptt_rec_checksum(r, N - 1);
+	ptt_rec_seal(r, N);
 	return ptt_writer_record(w, r, N);
 }
 
@@ -682,7 +682,7 @@ long keeper_write(struct keeper *k, struct ptt_writer *w, uint64_t ticks,
 		const struct kept *e = &k->v[i];
 		if (!e->words || e->n > PTT_REC_MAX_WORDS)
 			continue;
-		uint32_t by = e->words[4];
+		uint32_t by = ptt_rec_tid(e->words);
 		if (e->id == PTT_EV_THREAD_BEGIN || e->id == PTT_EV_THREAD_NAME)
 			by = (uint32_t)e->sub; /* about one thread: told by that thread, while it lives */
 		uint32_t t = teller ? teller(ctx, e->words, e->pid, by) : own_teller(k, e->pid, by);
@@ -693,10 +693,8 @@ long keeper_write(struct keeper *k, struct ptt_writer *w, uint64_t ticks,
 			continue;
 		}
 		memcpy(buf, e->words, (size_t)e->n * 4);
-		buf[1] = (uint32_t)ticks;
-		buf[2] = (uint32_t)(ticks >> 32);
-		buf[4] = t;
-		buf[e->n - 1] = ptt_rec_checksum(buf, e->n - 1);
+		ptt_rec_put_header(buf, buf[0], ticks, ptt_rec_pid(buf), t);
+		ptt_rec_seal(buf, e->n);
 		int rc = ptt_writer_record(w, buf, e->n);
 		if (rc)
 			return rc;
@@ -774,14 +772,10 @@ long keeper_infer_write(struct keeper *k, int (*tell)(void *ctx, const uint32_t 
 		uint32_t rec[PTT_REC_MAX_WORDS] = { 0 }, n = min_words[id];
 		if (!id || n < PTT_REC_HDR_WORDS + 3)
 			continue;
-		rec[0] = ptt_rec_word0(id, n);
-		rec[1] = (uint32_t)f->first;
-		rec[2] = (uint32_t)(f->first >> 32);
-		rec[3] = f->pid;
-		rec[4] = f->tid;
+		ptt_rec_put_header(rec, ptt_rec_word0(id, n), f->first, f->pid, f->tid);
 		rec[PTT_REC_HDR_WORDS] = (uint32_t)f->obj; /* ret 0 (it took), site 0 (not known) */
 		rec[PTT_REC_HDR_WORDS + 1] = (uint32_t)(f->obj >> 32);
-		rec[n - 1] = ptt_rec_checksum(rec, n - 1);
+		ptt_rec_seal(rec, n);
 		int rc = tell(ctx, rec, n);
 		if (rc) {
 			free(v);
@@ -812,7 +806,7 @@ uint64_t keeper_from_log(struct keeper *k, const struct ptt_shm_log *log, const 
 			break; /* a record still being written: the ones after it wait for the next snapshot */
 		const uint32_t *rec = words + pos;
 		pos += n;
-		if (ptt_rec_checksum(rec, n - 1) != rec[n - 1] || ptt_rec_id(w0) >= PTT_EV_BUILTIN_COUNT ||
+		if (!ptt_rec_sound(rec, n) || ptt_rec_id(w0) >= PTT_EV_BUILTIN_COUNT ||
 		    !keeper_takes[ptt_rec_id(w0)]) {
 			unread++;
 			continue;

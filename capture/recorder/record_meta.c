@@ -128,7 +128,7 @@ int record_before(void *hook, const uint32_t *rec, struct ptt_writer *w)
 	}
 	if (b->keeper) {
 		keeper_see(b->keeper, rec);
-		b->last_ticks = (uint64_t)rec[2] << 32 | rec[1];
+		b->last_ticks = ptt_rec_ticks(rec);
 	}
 	return 0;
 }

@@ -35,7 +35,7 @@ struct ptt_tls {
 	/* ptt_fast_objret_open: a record may end at or before fast_end without a look at the ring's end
 	 * or at `consumed` (set by reserve; 0, e.g. without a ring: take the slow path) */
 	uint64_t fast_end;
-	uint32_t id_term;  /* the checksum term of pid and tid: ptt_rotl32(pid, 7) ^ tid */
+	uint32_t id_term;  /* the checksum term of pid and tid: ptt_rec_sum_ids(pid, tid) */
 	int guard;     /* inside the tracer: nested events (signal handlers) are counted, not written */
 	int ended;     /* thread_end written: later events are counted as late */
 	int no_ring;   /* no ring: 1 every ring was taken, 2 the kernel refused to map one */
@@ -220,7 +220,7 @@ PTT_ALWAYS_INLINE int ptt_objret_open(struct ptt_rec *rec, unsigned id, const vo
 	uint64_t o = (uint64_t)(uintptr_t)obj;
 	ptt_put64(a, o);
 	a[2] = 0;
-	rec->terms = PTT_SITE_TERM(rec) ^ ptt_rotl32(rec->sum, 7 * PTT_OBJRET_WORDS) ^ ptt_rec_sum_term64(o, PTT_OBJRET_WORDS - 2);
+	rec->terms = PTT_SITE_TERM(rec) ^ ptt_rec_sum_more(rec->sum, PTT_OBJRET_WORDS) ^ ptt_rec_sum_term64(o, PTT_OBJRET_WORDS - 2);
 	return 0;
 }
 PTT_ALWAYS_INLINE void ptt_objret_close(struct ptt_rec *rec, int ret)
@@ -287,6 +287,7 @@ PTT_ALWAYS_INLINE int ptt_fast_objret_open(struct ptt_fast_rec *f, unsigned id, 
 	uint64_t o = (uint64_t)(uintptr_t)obj, ids;
 	uint32_t w0 = ptt_rec_word0(id, N);
 	__builtin_memcpy(&ids, &t->pid, 8); /* pid, tid */
+	/* ptt_rec_put_header's words, pid and tid as one 64-bit load and store */
 	p[0] = w0;
 	ptt_put64(p + 1, ts);
 	__builtin_memcpy(p + 3, &ids, 8);
@@ -295,9 +296,7 @@ PTT_ALWAYS_INLINE int ptt_fast_objret_open(struct ptt_fast_rec *f, unsigned id, 
 	ptt_put_site(p + PTT_REC_HDR_WORDS + 3, site);
 	/* ptt_rec_checksum over words 0..N-2 in closed form (ptt_rec_sum_term: word i counts
 	 * N-2-i times), the result's term left to ptt_fast_objret_close */
-	uint32_t h = ptt_rotl32(PTT_REC_SUM_SEED, 7 * (N - 1)) ^ ptt_rec_sum_term(w0, N - 2) ^
-		     ptt_rec_sum_term64(ts, N - 4) ^ ptt_rotl32(t->id_term, 7 * (N - 6)) ^
-		     ptt_rec_sum_term64(o, K - 2);
+	uint32_t h = ptt_rec_sum_seed(N - 1) ^ ptt_rec_sum_hdr(w0, ts, t->id_term, N - 6) ^ ptt_rec_sum_term64(o, K - 2);
 #ifndef PTT_NO_SITE
 	h ^= ptt_rec_sum_term64((uint64_t)(uintptr_t)site, 0);
 #endif

@@ -126,7 +126,7 @@ static int claim_ring(struct ptt_tls *t, struct ptt_shm *s)
 		t->ring = r;
 		t->data = data;
 		t->fast_end = 0; /* set by the first reservation */
-		t->id_term = ptt_rotl32(t->pid, 7) ^ t->tid;
+		t->id_term = ptt_rec_sum_ids(t->pid, t->tid);
 		t->ring_words = s->ring_words;
 		t->ring_room = s->ring_words - (s->flags & (PTT_SHM_FLIGHT | PTT_SHM_DISCARD) ? 0 : PTT_STALL_SLACK);
 		return 0;
@@ -398,13 +398,15 @@ static void put_stall(struct ptt_tls *t, unsigned id, uint32_t arg)
 	}
 	uint32_t *p = t->data + off;
 	uint64_t ts = now_ticks();
+	/* ptt_rec_put_header's words, stored one by one: through the function, whose arguments are all
+	 * loaded before the first store, gcc 12 merged them into SSE stores, 33 bytes longer */
 	p[0] = ptt_rec_word0(id, STALL_WORDS);
 	p[1] = (uint32_t)ts;
 	p[2] = (uint32_t)(ts >> 32);
 	p[3] = t->pid;
 	p[4] = t->tid;
 	p[5] = arg;
-	p[6] = ptt_rec_checksum(p, STALL_WORDS - 1);
+	ptt_rec_seal(p, STALL_WORDS);
 	r->reserved = pos + pad + STALL_WORDS;
 	__atomic_store_n(&r->committed, r->reserved, __ATOMIC_RELEASE);
 }
@@ -519,6 +521,7 @@ static inline __attribute__((always_inline)) void put_header(struct ptt_rec *rec
 {
 	uint64_t ts = now_ticks_for(id);
 	uint32_t w0 = ptt_rec_word0(id, n);
+	/* ptt_rec_put_header's words, stored one by one (as put_stall's: 32-48 bytes shorter) */
 	p[0] = w0;
 	p[1] = (uint32_t)ts;
 	p[2] = (uint32_t)(ts >> 32);
@@ -528,8 +531,7 @@ static inline __attribute__((always_inline)) void put_header(struct ptt_rec *rec
 	rec->nwords = n;
 	/* the checksum's state after these 5 words, in closed form (ptt_rec_sum_term):
 	 * independent terms, added to by the writer of the arguments */
-	rec->sum = ptt_rotl32(PTT_REC_SUM_SEED, 7 * 5) ^ ptt_rec_sum_term(w0, 4) ^ ptt_rec_sum_term64(ts, 2) ^
-		   ptt_rec_sum_term(t->pid, 1) ^ t->tid;
+	rec->sum = ptt_rec_sum_seed(PTT_REC_HDR_WORDS) ^ ptt_rec_sum_hdr(w0, ts, ptt_rec_sum_ids(t->pid, t->tid), 0);
 	if (with_site) {
 		uint64_t a = (uint64_t)(uintptr_t)site;
 		ptt_put64(p + n - 3, a);
@@ -608,7 +610,7 @@ static uint32_t rec_checksum(const struct ptt_rec *rec)
 {
 	uint32_t h = rec->sum;
 	for (uint32_t i = PTT_REC_HDR_WORDS; i < rec->nwords - 1; i++)
-		h = ptt_rotl32(h, 7) ^ rec->p[i];
+		h = ptt_rec_sum_word(h, rec->p[i]);
 	return ptt_rec_sum_finish(h);
 }
 
@@ -866,6 +868,6 @@ void ptt_obj_only(unsigned id, const void *obj, const void *site)
 	uint32_t *a = rec.p + PTT_REC_HDR_WORDS;
 	uint64_t o = (uint64_t)(uintptr_t)obj;
 	ptt_put64(a, o);
-	a[N] = ptt_rec_sum_finish(PTT_SITE_TERM(&rec) ^ ptt_rotl32(rec.sum, 7 * N) ^ ptt_rec_sum_term64(o, N - 2));
+	a[N] = ptt_rec_sum_finish(PTT_SITE_TERM(&rec) ^ ptt_rec_sum_more(rec.sum, N) ^ ptt_rec_sum_term64(o, N - 2));
 	ptt_rec_publish(&rec);
 }

@@ -288,9 +288,8 @@ static int emit_at(struct ptt_event *ev, uint64_t at_ns, uint64_t at_ticks,
 {
 	ev->ns = at_ns;
 	ev->ticks = at_ticks;
-	ev->words[1] = (uint32_t)at_ticks;
-	ev->words[2] = (uint32_t)(at_ticks >> 32);
-	ev->words[ev->nwords - 1] = ptt_rec_checksum(ev->words, ev->nwords - 1);
+	ptt_rec_put_header(ev->words, ev->words[0], at_ticks, ptt_rec_pid(ev->words), ptt_rec_tid(ev->words));
+	ptt_rec_seal(ev->words, ev->nwords);
 	return emit(ctx, ev);
 }
 

@@ -204,6 +204,90 @@ static void test_checksum(void)
 	ok(differ == 0, "the checksum's closed form (32- and 64-bit terms) equals the word-by-word sum");
 }
 
+/*
+ * The record layout, stated once in ptt_trace.h: a record the runtime writes (its header words
+ * stored one by one, its checksum summed in closed form from registers: trace_path.c's put_header
+ * and rec_checksum, runtime.h's fast lock record) must be the record every reader decodes
+ * (ptt_event_decode, ptt_rec_sound), for every length; and the words of one record are pinned,
+ * so that a change to the one statement (which old traces could not be read through) fails too.
+ */
+static void test_layout(void)
+{
+	struct ptt_types ts;
+	ptt_types_init_builtin(&ts);
+	int differ = 0, undecoded = 0;
+	srand(34);
+	for (uint32_t n = PTT_REC_MIN_WORDS; n <= PTT_REC_MAX_WORDS; n++) {
+		uint32_t w[PTT_REC_MAX_WORDS], id = n % 3 ? PTT_EV_MUTEX_LOCK : PTT_EV_STACK;
+		uint64_t ts0 = (uint64_t)rand() << 33 ^ (uint64_t)rand(), site = (uint64_t)rand() << 20;
+		uint32_t pid = (uint32_t)rand(), tid = (uint32_t)rand();
+		/* as trace_path.c's put_header: words one by one, the header's state in closed form */
+		uint32_t w0 = ptt_rec_word0(id, n);
+		w[0] = w0;
+		w[1] = (uint32_t)ts0;
+		w[2] = (uint32_t)(ts0 >> 32);
+		w[3] = pid;
+		w[4] = tid;
+		uint32_t h = ptt_rec_sum_seed(PTT_REC_HDR_WORDS) ^ ptt_rec_sum_hdr(w0, ts0, ptt_rec_sum_ids(pid, tid), 0);
+		for (uint32_t i = PTT_REC_HDR_WORDS; i < n - 1; i++)
+			w[i] = (uint32_t)rand();
+		if (n >= PTT_REC_HDR_WORDS + 4) { /* the site in the last argument words, as rec_open_site */
+			w[n - 3] = (uint32_t)site;
+			w[n - 2] = (uint32_t)(site >> 32);
+		}
+		uint32_t g = h;
+		for (uint32_t i = PTT_REC_HDR_WORDS; i < n - 1; i++)
+			g = ptt_rec_sum_word(g, w[i]);
+		w[n - 1] = ptt_rec_sum_finish(g);
+		/* as ptt_objret_open/close and ptt_obj_event: the header's state moved past the arguments */
+		uint32_t k = n - 1 - PTT_REC_HDR_WORDS, terms = ptt_rec_sum_more(h, k);
+		for (uint32_t i = PTT_REC_HDR_WORDS; i < n - 1; i++)
+			terms ^= ptt_rec_sum_term(w[i], n - 2 - i);
+		/* as ptt_fast_objret_open: the whole closed form, pid and tid as one term */
+		uint32_t fast = ptt_rec_sum_seed(n - 1) ^ ptt_rec_sum_hdr(w0, ts0, ptt_rec_sum_ids(pid, tid), n - 6);
+		for (uint32_t i = PTT_REC_HDR_WORDS; i < n - 1; i++)
+			fast ^= ptt_rec_sum_term(w[i], n - 2 - i);
+		uint32_t ref[PTT_REC_MAX_WORDS];
+		memcpy(ref, w, n * 4);
+		ptt_rec_put_header(ref, ptt_rec_word0(id, n), ts0, pid, tid);
+		ptt_rec_seal(ref, n);
+		differ += memcmp(ref, w, n * 4) != 0 || !ptt_rec_sound(w, n) || ptt_rec_sum_finish(terms) != w[n - 1] ||
+			  ptt_rec_sum_finish(fast) != w[n - 1] || !ptt_rec_w0_sound(w0) || ptt_rec_len(w0) != n ||
+			  ptt_rec_idlen(w0) != (id | n << 16);
+		struct ptt_event ev;
+		memset(&ev, 0, sizeof ev);
+		memcpy(ev.words, w, n * 4);
+		ev.nwords = n;
+		int rc = ptt_event_decode(&ts, &ev);
+		if (n < (uint32_t)PTT_REC_MIN_WORDS + ptt_types_get(&ts, id)->words) { /* shorter than its arguments */
+			undecoded += rc != PTT_E_BADRECORD;
+			continue;
+		}
+		undecoded += rc != 0 || ev.id != id || ev.ticks != ts0 || ev.pid != pid || ev.tid != tid ||
+			     ev.arg[0] != (id == PTT_EV_STACK ? w[5] : ((uint64_t)w[6] << 32 | w[5])) ||
+			     ptt_rec_ticks(w) != ts0 || ptt_rec_pid(w) != pid || ptt_rec_tid(w) != tid;
+	}
+	ok(differ == 0, "layout: the runtime's header and closed-form checksums equal ptt_rec_put_header + ptt_rec_seal, lengths 6-255");
+	ok(undecoded == 0, "layout: the reader decodes id, ticks, pid, tid and the first argument of every length back (too short: refused)");
+	uint32_t bad = ptt_rec_word0(1, PTT_REC_MIN_WORDS - 1);
+	ok(!ptt_rec_w0_sound(bad) && !ptt_rec_w0_sound(ptt_rec_word0(1, 6) ^ 1u << 30) && ptt_rec_w0_sound(ptt_rec_word0(1, 255)),
+	   "layout: a first word too short or unmarked is not sound");
+	/* one record's words, pinned: mutex_lock of object 0x1000, ret 0, no site, at tick 2^32+5 */
+	uint32_t one[9];
+	ptt_rec_put_header(one, ptt_rec_word0(PTT_EV_MUTEX_LOCK, 9), 0x100000005ull, 7, 8);
+	one[5] = 0x1000;
+	one[6] = one[7] = 0;
+	ptt_rec_seal(one, 9);
+	uint32_t pinned[9] = { 0xA7090000u | PTT_EV_MUTEX_LOCK, 5, 1, 7, 8, 0x1000, 0, 0, 0 };
+	uint32_t hh = 0x50545431u;
+	for (int i = 0; i < 8; i++)
+		hh = (hh << 7 | hh >> 25) ^ pinned[i];
+	hh *= 0x9E3779B1u;
+	pinned[8] = hh ^ hh >> 16;
+	ok(memcmp(one, pinned, sizeof one) == 0, "layout: a record's words as ptt-trace(5) states them (0x%08x)", one[8]);
+	ptt_types_free(&ts);
+}
+
 /* text form: a round trip, including a hostile string; what the writer never writes is rejected */
 static void test_text_events(void)
 {
@@ -1047,6 +1131,7 @@ int main(void)
 {
 	test_types();
 	test_checksum();
+	test_layout();
 	test_text_events();
 	test_limits();
 	test_number_writers();

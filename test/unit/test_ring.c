@@ -364,8 +364,100 @@ static void merge_order(uint32_t rings)
 	ptt_shm = NULL;
 }
 
+/*
+ * The record layout through the runtime's own writers (ptt_emit_plain for every argument length,
+ * ptt_emit_stacked's stack record and event, ptt_objret_open/close, the fast lock record), read
+ * back from the ring with formats' ptt_trace.h (ptt_rec_sound, ptt_rec_len/id, ptt_rec_ticks/
+ * pid/tid): a writer that restated the layout or the checksum otherwise fails here.
+ */
+static uint32_t layout_bad, layout_seen, layout_fast;
+static void *layout_writer(void *arg)
+{
+	(void)arg;
+	uint32_t a[PTT_REC_MAX_WORDS] = { 0 };
+	for (unsigned k = 0; k <= PTT_REC_MAX_WORDS - PTT_REC_MIN_WORDS; k++) {
+		for (unsigned i = 0; i < k; i++)
+			a[i] = k * 1000 + i;
+		ptt_emit_plain(PTT_EV_MUTEX_LOCK, a, k);
+	}
+	ptt_emit_stacked(PTT_EV_MUTEX_UNLOCK, a, 5, 77);
+	struct ptt_rec rec;
+	if (ptt_objret_open(&rec, PTT_EV_MUTEX_LOCK, (const void *)0x1234567890ull, (const void *)0x401000u) == 0)
+		ptt_objret_close(&rec, -3);
+	struct ptt_fast_rec fr;
+	if (PTT_HAVE_TSC && ptt_fast_objret_open(&fr, PTT_EV_MUTEX_LOCK, PTT_FAST_SERIAL, (const void *)0x1234567890ull,
+						 (const void *)0x401000u) == 0) {
+		ptt_fast_objret_close(&fr, -4);
+		layout_fast = 1;
+	}
+	struct ptt_tls *t = &ptt_tls;
+	uint64_t end = t->ring ? __atomic_load_n(&t->ring->committed, __ATOMIC_ACQUIRE) : 0, last = 0;
+	unsigned k = 0, objrets = 0;
+	for (uint64_t pos = 0; pos < end;) {
+		const uint32_t *w = t->data + pos;
+		uint32_t n = ptt_rec_len(w[0]), id = ptt_rec_id(w[0]);
+		if (!ptt_rec_w0_sound(w[0]) || pos + n > end) {
+			layout_bad++;
+			break;
+		}
+		layout_seen++;
+		int bad = !ptt_rec_sound(w, n) || ptt_rec_pid(w) != t->pid || ptt_rec_tid(w) != t->tid || ptt_rec_ticks(w) < last;
+		last = ptt_rec_ticks(w);
+		if (id == PTT_EV_MUTEX_LOCK && k <= PTT_REC_MAX_WORDS - PTT_REC_MIN_WORDS) { /* ptt_emit_plain's, in turn */
+			bad |= n != PTT_REC_MIN_WORDS + k;
+			for (unsigned i = 0; i < k && !bad; i++)
+				bad |= w[PTT_REC_HDR_WORDS + i] != k * 1000 + i;
+			k++;
+		} else if (id == PTT_EV_STACK) {
+			bad |= n != PTT_REC_MIN_WORDS + 1 || w[PTT_REC_HDR_WORDS] != 77;
+		} else if (id == PTT_EV_MUTEX_UNLOCK) {
+			bad |= n != PTT_REC_MIN_WORDS + 5 || ptt_rec_id(w[-(PTT_REC_MIN_WORDS + 1)]) != PTT_EV_STACK;
+		} else if (id == PTT_EV_MUTEX_LOCK) { /* the two (object, result, site) records */
+			bad |= n != PTT_REC_MIN_WORDS + PTT_OBJRET_WORDS || w[PTT_REC_HDR_WORDS] != 0x34567890u ||
+			       w[PTT_REC_HDR_WORDS + 1] != 0x12u || (int32_t)w[PTT_REC_HDR_WORDS + 2] != -3 - (int32_t)objrets;
+			objrets++;
+		}
+		layout_bad += bad;
+		pos += n;
+	}
+	layout_bad += k != PTT_REC_MAX_WORDS - PTT_REC_MIN_WORDS + 1 || objrets != 1 + layout_fast;
+	if (t->ring)
+		__atomic_store_n(&t->ring->state, PTT_RING_CLOSED, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void layout(void)
+{
+	uint64_t off;
+	uint32_t words = 65536; /* every length once (32 625 words) and the rest, without a wrap */
+	uint64_t size = ptt_shm_bytes(1, 1, words, &off);
+	struct ptt_shm *s = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	s->magic = PTT_SHM_MAGIC;
+	s->version = PTT_SHM_VERSION;
+	s->size = size;
+	s->nrings = s->max_rings = s->seg_rings = 1;
+	s->ring_words = words;
+	s->ring_offset = off;
+	s->flags = PTT_SHM_DISCARD;
+	s->use_tsc = PTT_HAVE_TSC;
+	s->start_ticks = PTT_HAVE_TSC ? ptt_rdtsc() : 0;
+	ptt_shm = s;
+	memset(ptt_on, 1, PTT_EV_BUILTIN_COUNT);
+	ptt_fast[PTT_EV_MUTEX_LOCK] = PTT_HAVE_TSC ? PTT_FAST_SERIAL : PTT_FAST_NO;
+	pthread_t th;
+	pthread_create(&th, NULL, layout_writer, NULL);
+	pthread_join(th, NULL);
+	ok(layout_seen >= PTT_REC_MAX_WORDS - PTT_REC_MIN_WORDS + 4 && layout_bad == 0,
+	   "layout: %u records of the runtime's writers (lengths 6-255, a stack record and its event, %u (object, result, "
+	   "site) records) read back through ptt_trace.h's layout and checksum, %u wrong",
+	   layout_seen, 1 + layout_fast, layout_bad);
+	munmap(s, size);
+	ptt_shm = NULL;
+}
+
 int main(void)
 {
+	layout();
 	merge_order(3);
 	merge_order(2); /* without a third ring's head to stop at */
 	run(0, 1, EVENTS);
