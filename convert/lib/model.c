@@ -1009,7 +1009,8 @@ void model_event(struct model *m, const struct ptt_event *ev)
 		ptt_stacks_update(m->stacks, ev);
 		return;
 	}
-	if (ev->id == PTT_EV_STACK && ev->type && ev->type->role == PTT_ROLE_META && ev->nargs >= 1) {
+	int pairing = ptt_stack_pairing(ev->id, ev->type != NULL, ev->type ? ev->type->role : 0, ev->nargs);
+	if (pairing == PTT_STACK_HOLD) {
 		/* the stack of the thread's next event */
 		struct mthread *t = ptt_map_get(&m->threads, tkey(ev->pid, ev->tid));
 		uint64_t id = ptt_event_argn(ev, PTT_ARGNAME_STACK, 0);
@@ -1026,7 +1027,7 @@ void model_event(struct model *m, const struct ptt_event *ev)
 	}
 	apply(m, ev);
 	/* a name (the recorder's object_name, stamped as the event it names) is not the next event */
-	if (m->npending && ev->type && ptt_role_takes_stack(ev->type->role)) { /* the thread's next event took its stack, or did not want it */
+	if (m->npending && pairing == PTT_STACK_TAKE) { /* the thread's next event took its stack, or did not want it */
 		struct mthread *t = ptt_map_get(&m->threads, tkey(ev->pid, ev->tid));
 		if (t && t->pending_stack) {
 			t->pending_stack = 0;
