@@ -173,12 +173,12 @@ static int stack_before(struct out_ctx *o, const struct ptt_event *ev, int keep)
 /* Before the window: a thread's stack event is held for its next event, which may be the window's. */
 static int hold_stack(struct out_ctx *o, const struct ptt_event *ev)
 {
-	unsigned role = ev->type ? ev->type->role : PTT_ROLE_POINT;
+	int pairing = ptt_stack_pairing(ev->id, ev->type != NULL, ev->type ? ev->type->role : 0, ev->nargs);
 	if (!o->hold_stacks)
 		return 0;
-	if (ev->id == PTT_EV_STACK && role == PTT_ROLE_META && ev->nargs == 1)
+	if (pairing == PTT_STACK_HOLD)
 		return hold(o, ev);
-	if (o->stacks.used && ptt_role_takes_stack(role) && ptt_map_get(&o->stacks, thread_key(ev)))
+	if (o->stacks.used && pairing == PTT_STACK_TAKE && ptt_map_get(&o->stacks, thread_key(ev)))
 		return stack_before(o, ev, 0); /* its event is before the window: the stack goes with it */
 	return 0;
 }
@@ -187,12 +187,12 @@ static int write_event(struct out_ctx *o, struct ptt_event *ev, int keep)
 {
 	int rc = 0;
 	unsigned role = ev->type->role;
+	int pairing = ptt_stack_pairing(ev->id, 1, role, ev->nargs);
 	/* with context, a stack event goes with its thread's next event, kept or not with it
 	 * (without, it is an event like any other: --no-context keeps what was asked for, raw) */
-	if (o->hold_stacks && !o->replaying && ev->id == PTT_EV_STACK && role == PTT_ROLE_META && ev->nargs == 1)
+	if (o->hold_stacks && !o->replaying && pairing == PTT_STACK_HOLD)
 		return hold(o, ev);
-	if (o->stacks.used && !o->replaying && ptt_role_takes_stack(role) &&
-	    ptt_map_get(&o->stacks, thread_key(ev)))
+	if (o->stacks.used && !o->replaying && pairing == PTT_STACK_TAKE && ptt_map_get(&o->stacks, thread_key(ev)))
 		rc = stack_before(o, ev, keep);
 	if (rc)
 		return rc;

@@ -333,6 +333,22 @@ static inline int ptt_role_takes_stack(unsigned role)
 {
 	return role != PTT_ROLE_NAME && role != PTT_ROLE_META;
 }
+/*
+ * What a record of its thread does to the thread's stack record waiting for
+ * its event: PTT_STACK_HOLD, it is one (a later one replaces it);
+ * PTT_STACK_TAKE, it is that event (the stack is its, or it did not want
+ * one); PTT_STACK_PASS, neither (a name or another meta record).  typed: the
+ * record's type is known (an unknown one is an event of its thread, and
+ * takes it).  The one pairing of a stack with its event, called by the
+ * recorder's keeper, the model and ptt-filter.
+ */
+enum { PTT_STACK_PASS, PTT_STACK_HOLD, PTT_STACK_TAKE };
+static inline int ptt_stack_pairing(unsigned id, int typed, unsigned role, unsigned nargs)
+{
+	if (id == PTT_EV_STACK && typed && role == PTT_ROLE_META && nargs >= 1)
+		return PTT_STACK_HOLD;
+	return !typed || ptt_role_takes_stack(role) ? PTT_STACK_TAKE : PTT_STACK_PASS;
+}
 int ptt_source_from_name(const char *name);
 const char *ptt_arg_kind_name(unsigned kind);
 unsigned ptt_arg_kind_words(unsigned kind); /* 0 for str */

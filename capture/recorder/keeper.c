@@ -570,7 +570,7 @@ void keeper_take(struct keeper *k, const uint32_t *rec)
 void keeper_unpend(struct keeper *k, const uint32_t *rec)
 {
 	const struct ptt_type *ty = ptt_builtin_type(ptt_rec_id(rec[0]));
-	if (k && (!ty || ptt_role_takes_stack(ty->role)))
+	if (k && ptt_stack_pairing(ptt_rec_id(rec[0]), ty != NULL, ty ? ty->role : 0, ty ? ty->nargs : 0) == PTT_STACK_TAKE)
 		take_pending(kthread_of(k, rec[3], rec[4], 0));
 }
 

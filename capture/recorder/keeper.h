@@ -15,7 +15,8 @@
  * have them: the recorder never sees what its rings overwrote.  What its
  * retained records show of it is told instead (keeper_infer_thread).
  * Memory: one record per live process, thread, module and named object,
- * and per frame in force (at most KEEPER_FRAMES_MAX a thread).
+ * and per frame in force (at most PTT_FRAMES_MAX a thread, ptt_trace.h: past it the oldest is
+ * forgotten and the next head says so in a limit event, table PTT_LIMIT_FRAMES).
  */
 #ifndef PTT_KEEPER_H
 #define PTT_KEEPER_H

@@ -293,6 +293,28 @@ static int emit_at(struct ptt_event *ev, uint64_t at_ns, uint64_t at_ticks,
 	return emit(ctx, ev);
 }
 
+/*
+ * The frames the model forgot before this point (a thread past PTT_FRAMES_MAX),
+ * as the limit event (PTT_LIMIT_FRAMES) the recorder's keeper writes at a
+ * rotated head, in ev: 0, or -1 when none was forgotten.  Without it a window
+ * read alone would show the newest PTT_FRAMES_MAX in force as all there was.
+ */
+static int frames_limit_event(const struct fcontext *c, const struct ptt_types *types, struct ptt_event *ev)
+{
+	uint64_t forgotten = model_frames_forgotten(c->model);
+	memset(ev, 0, sizeof *ev);
+	ev->type = forgotten ? ptt_types_get(types, PTT_EV_LIMIT) : NULL;
+	if (!ev->type || ev->type->nargs < 3)
+		return -1;
+	ev->id = PTT_EV_LIMIT;
+	ev->nargs = ev->type->nargs;
+	model_frames_forgot_by(c->model, &ev->pid, &ev->tid);
+	ev->arg[0] = PTT_LIMIT_FRAMES;
+	ev->arg[1] = forgotten;
+	ev->arg[2] = PTT_FRAMES_MAX;
+	return ptt_event_encode(ev) == 0 ? 0 : -1;
+}
+
 int fcontext_replay(struct fcontext *c, uint64_t at_ns, uint64_t at_ticks, const struct ptt_types *types,
 		    int (*emit)(void *ctx, struct ptt_event *ev), void *ctx)
 {
@@ -305,6 +327,8 @@ int fcontext_replay(struct fcontext *c, uint64_t at_ns, uint64_t at_ticks, const
 		if (item_event(&l.v[i], types, ev) == 0)
 			rc = emit_at(ev, at_ns, at_ticks, emit, ctx);
 	}
+	if (!rc && ev && frames_limit_event(c, types, ev) == 0)
+		rc = emit_at(ev, at_ns, at_ticks, emit, ctx);
 	free(l.v);
 	free(ev);
 	return rc;

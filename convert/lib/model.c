@@ -60,6 +60,7 @@ struct model {
 	uint64_t stacks_full;      /* stack events saying the runtime's table was full */
 	uint64_t stacks_unknown;   /* stack events whose frames the trace did not give before them */
 	uint64_t frames_forgotten; /* frames forgotten past PTT_FRAMES_MAX (model_frames_forgotten) */
+	uint32_t forgot_pid, forgot_tid; /* the thread that forgot one last */
 	uint64_t npending;         /* threads with a pending_stack */
 	uint32_t inherit_stack;    /* for push: the stack of the wait a hold follows */
 	uint64_t held_before;      /* objects whose first event is a release (of a hold not seen) */
@@ -286,6 +287,8 @@ static void push(struct model *m, struct mthread *t, enum mstate s, uint64_t obj
 	if (t->depth == t->cap) {
 		if (t->cap >= PTT_FRAMES_MAX) { /* absurdly deep: forget the oldest frame, counted (model_frames_forgotten) */
 			m->frames_forgotten++;
+			m->forgot_pid = t->pid;
+			m->forgot_tid = t->tid;
 			count(m, t, &t->stack[0], -1, ns);
 			memmove(t->stack, t->stack + 1, (t->depth - 1) * sizeof t->stack[0]);
 			t->depth--;
@@ -1006,7 +1009,8 @@ void model_event(struct model *m, const struct ptt_event *ev)
 		ptt_stacks_update(m->stacks, ev);
 		return;
 	}
-	if (ev->id == PTT_EV_STACK && ev->type && ev->type->role == PTT_ROLE_META && ev->nargs >= 1) {
+	int pairing = ptt_stack_pairing(ev->id, ev->type != NULL, ev->type ? ev->type->role : 0, ev->nargs);
+	if (pairing == PTT_STACK_HOLD) {
 		/* the stack of the thread's next event */
 		struct mthread *t = ptt_map_get(&m->threads, tkey(ev->pid, ev->tid));
 		uint64_t id = ptt_event_argn(ev, PTT_ARGNAME_STACK, 0);
@@ -1023,7 +1027,7 @@ void model_event(struct model *m, const struct ptt_event *ev)
 	}
 	apply(m, ev);
 	/* a name (the recorder's object_name, stamped as the event it names) is not the next event */
-	if (m->npending && ev->type && ptt_role_takes_stack(ev->type->role)) { /* the thread's next event took its stack, or did not want it */
+	if (m->npending && pairing == PTT_STACK_TAKE) { /* the thread's next event took its stack, or did not want it */
 		struct mthread *t = ptt_map_get(&m->threads, tkey(ev->pid, ev->tid));
 		if (t && t->pending_stack) {
 			t->pending_stack = 0;
@@ -1035,6 +1039,11 @@ void model_event(struct model *m, const struct ptt_event *ev)
 const struct ptt_stacks *model_stacks(const struct model *m) { return m->stacks; }
 uint64_t model_stacks_full(const struct model *m) { return m->stacks_full; }
 uint64_t model_frames_forgotten(const struct model *m) { return m->frames_forgotten; }
+void model_frames_forgot_by(const struct model *m, uint32_t *pid, uint32_t *tid)
+{
+	*pid = m->forgot_pid;
+	*tid = m->forgot_tid;
+}
 uint64_t model_stacks_unknown(const struct model *m) { return m->stacks_unknown; }
 uint64_t model_held_before(const struct model *m) { return m->held_before; }
 uint64_t model_after_exit(const struct model *m) { return m->after_exit; }

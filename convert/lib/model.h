@@ -319,6 +319,8 @@ const struct ptt_stacks *model_stacks(const struct model *m);
 uint64_t model_stacks_full(const struct model *m);
 /* Frames forgotten, the oldest of a thread holding and waiting on more than PTT_FRAMES_MAX at once (a limit, said as one). */
 uint64_t model_frames_forgotten(const struct model *m);
+/* The thread that forgot a frame last (0, 0: none did). */
+void model_frames_forgot_by(const struct model *m, uint32_t *pid, uint32_t *tid);
 /* Stack events whose stack the trace had not defined (its frames lost, overwritten in a flight
  * recording, or in a damaged block): those events are named at their call sites. */
 uint64_t model_stacks_unknown(const struct model *m);

@@ -110,6 +110,8 @@ same() { [ "$2" = "$3" ] || { echo "$1: the text says $2, the code $3"; return 1
 	same "ptt-record.1: a segment" "$(says man/ptt-record.1 'segment of ([0-9]+) rings')" "$(code seg_rings)"
 	same "ptt-record.1: frames" "$(says man/ptt-record.1 'Readers hold at most ([0-9]+) frames')" \
 		"$(private PTT_FRAMES_MAX formats/ptt_trace.h)"
+	same "ptt-filter.1: frames" "$(says man/ptt-filter.1 'more than ([0-9]+) at once')" \
+		"$(private PTT_FRAMES_MAX formats/ptt_trace.h)"
 	mb=$(( $(private SUMMARY_READ_MAX capture/recorder/ptt-record.c) >> 20 ))
 	same "ptt-record.1: no summary for a trace larger than" "$(says man/ptt-record.1 'larger than ([0-9]+) MB')" "$mb"
 	same "ptt-record.1: limits said past" "$(says man/ptt-record.1 'past ([0-9]+) MB\)')" "$mb"
