@@ -53,8 +53,8 @@ mc() {
 	rm -f "$TMP/mc.ptt"
 	"$BIN/ptt-record" -q -o "$TMP/mc.ptt" -- memcached -u root -t 4 -p $MCPORT -l 127.0.0.1 -U 0 >/dev/null 2>&1 &
 	rec=$!
-	hex=$(printf ':%04X ' $MCPORT)
-	for _ in $(seq 100); do grep -q "$hex" /proc/net/tcp && break; sleep 0.05; done
+	listen=$(printf '0100007F:%04X 00000000:0000 0A' $MCPORT) # listening (a closed run's TIME_WAIT is not)
+	for _ in $(seq 200); do grep -q "$listen" /proc/net/tcp && break; sleep 0.05; done
 	if [ "$1" = top ]; then
 		"$BIN/ptt-top" -b -d 1 "$TMP/mc.ptt" >"$TMP/frames" 2>&1 &
 		top=$!
