@@ -906,5 +906,6 @@ int main(int argc, char **argv)
 		rc = 0; /* left before the end: the part not read is not damage */
 	stat_free(t.st);
 	free(t.prev);
+	free(t.wd);
 	return rc;
 }
