@@ -3,7 +3,8 @@
  * trace ptt-record is writing (like tail -f: what is written is read, a
  * block half-written is waited for) through the one reading pipeline
  * (pass.h), and every interval shows ptt-stat's accounts (stat_table.h) of
- * the locks most waited for, with each one's holder and waiters (model.h)
+ * the locks most waited for, with each one's holder and waiters now (model.h) and the threads
+ * that waited on it most in the interval (waited_add),
  * named at their first frame past the lock layer (lockframes.h).  It only
  * reads the file: the recording is the same with or without it.
  */
@@ -38,6 +39,8 @@ static void usage(void)
 	printf("Usage: ptt-top [OPTION]... PID|TRACE\n"
 	       "A live view of the locks of a running ptt recording: PID is ptt-record's or the traced\n"
 	       "program's process, TRACE the file ptt-record is writing (followed as it grows).\n"
+	       "Under each lock: its holder and waiters now, and the threads that waited on it most\n"
+	       "in the last interval.\n"
 	       "\n"
 	       "  -a, --from-start     replay a live recording from its start (default: from 1 s before\n"
 	       "                       its live end, what was in force before that unknown)\n"
@@ -63,6 +66,16 @@ static void usage(void)
 
 enum top_sort { SORT_WAIT, SORT_TOTAL, SORT_HOLD, SORT_COUNT, SORT_N };
 static const char *const sort_name[SORT_N] = { "wait", "total", "hold", "count" };
+
+/* A thread's waits on a lock ended in the interval: their time, and the latest one's frame. */
+struct waited {
+	uint32_t pid, tid;
+	uint64_t obj;
+	uint8_t cls;
+	uint64_t ns, n;
+	struct mframe f;
+	int next;               /* the hash chain: index + 1, 0 none */
+};
 
 struct top {
 	/* options */
@@ -94,6 +107,9 @@ struct top {
 	int left;               /* quit before the end, when problems_then damaged stretches had been read */
 	unsigned long problems_then;
 	unsigned detail;        /* 1-9: the stacks of that row; 0 the list */
+	struct waited *wd;      /* the waits ended in the interval, by lock and thread (waited_add) */
+	size_t nwd, cap_wd;
+	int wd_head[1024];      /* hash of (pid, lock, tid): index + 1 into wd, 0 none */
 	int tty;                /* /dev/tty in raw mode, for keys (-1: none) */
 	struct termios saved;
 };
@@ -401,6 +417,37 @@ static void print_who(struct top *t, FILE *out, const struct who *w, int stacks)
 	}
 }
 
+/*
+ * Under a lock's row: the threads that waited on it most in the interval (of the waits ended in it,
+ * counted whole, as the row's WAIT is), where the latest one was opened.
+ */
+static void print_waited(struct top *t, FILE *out, const struct stat_row *r)
+{
+	enum { TOPW = 3 };
+	const struct waited *best[TOPW] = { 0 };
+	for (size_t k = 0; k < t->nwd; k++) {
+		const struct waited *w = &t->wd[k];
+		if (w->pid != r->pid || w->obj != r->addr ||
+		    !(w->cls == r->cls || r->cls == PTT_CLASS_FUTEX || w->cls == PTT_CLASS_MUTEX))
+			continue;
+		for (int b = 0; b < TOPW; b++)
+			if (!best[b] || w->ns > best[b]->ns || (w->ns == best[b]->ns && w->n > best[b]->n)) {
+				memmove(&best[b + 1], &best[b], (size_t)(TOPW - 1 - b) * sizeof *best);
+				best[b] = w;
+				break;
+			}
+	}
+	for (int b = 0; b < TOPW && best[b]; b++) {
+		char tn[64], site[160];
+		const struct waited *w = best[b];
+		const char *name = ptt_syms_thread_name(t->p->syms, w->pid, w->tid, tn, sizeof tn);
+		struct who x = { w->pid, w->tid, w->obj, w->f.begin_ns, w->f.stack, 0, w->f };
+		fprintf(out, "    waited  %" PRIu32 "%s%s%s %.3f ms in %" PRIu64 " wait%s ended in the last interval, at %s\n", w->tid,
+			name && *name ? " (" : "", name && *name ? name : "", name && *name ? ")" : "", (double)w->ns / 1e6,
+			w->n, w->n == 1 ? "" : "s", site_name(t->p, &x, site, sizeof site));
+	}
+}
+
 /* The trace time now, on the wall clock from the trace's start (0: its start is not known). */
 static uint64_t live_ns(const struct top *t)
 {
@@ -502,6 +549,7 @@ static void frame(struct top *t, FILE *out, int advance)
 				}
 		if (t->detail && !told)
 			fprintf(out, "    (no holder seen and no waiter now)\n");
+		print_waited(t, out, r);
 	}
 	if (!shown)
 		fprintf(out, "  (no lock waited for yet)\n");
@@ -512,6 +560,8 @@ static void frame(struct top *t, FILE *out, int advance)
 		free(rows);
 		return;
 	}
+	t->nwd = 0; /* the next interval's waits */
+	memset(t->wd_head, 0, sizeof t->wd_head);
 	free(t->prev); /* the rows now are the next interval's start */
 	t->prev = rows;
 	t->nprev = n;
@@ -645,12 +695,53 @@ static int wait_more(void *arg)
 	}
 }
 
+/* A wait on o ended at ev: added to (pid, lock, tid)'s waits ended in the interval. */
+static void waited_add(struct top *t, struct mthread *th, struct mobject *o, const struct mframe *wait, const struct ptt_event *ev)
+{
+	if (!o || ev->ns < t->attach_ns)
+		return; /* o: none for a join */
+	unsigned h = (unsigned)((o->addr >> 3) ^ (o->addr >> 13) ^ th->tid * 2654435761u ^ th->pid) % 1024;
+	int i = t->wd_head[h];
+	while (i && !(t->wd[i - 1].tid == th->tid && t->wd[i - 1].obj == o->addr && t->wd[i - 1].pid == th->pid &&
+		      t->wd[i - 1].cls == ev->type->cls))
+		i = t->wd[i - 1].next;
+	if (!i) {
+		if (PTT_GROW(t->wd, &t->cap_wd, t->nwd + 1) != 0)
+			return;
+		t->wd[t->nwd] = (struct waited){ th->pid, th->tid, o->addr, ev->type->cls, 0, 0, *wait, t->wd_head[h] };
+		i = t->wd_head[h] = (int)++t->nwd;
+	}
+	struct waited *w = &t->wd[i - 1];
+	w->ns += ev->ns > wait->begin_ns ? ev->ns - wait->begin_ns : 0; /* its whole time, as the row's WAIT */
+	w->n++;
+	w->f = *wait;
+}
+
+static void on_acquire(void *ctx, struct mthread *th, struct mobject *o, const struct mframe *hold, const struct mframe *wait,
+		       const struct ptt_event *ev)
+{
+	(void)hold;
+	if (wait && ev->type->role != PTT_ROLE_WAIT_END) /* a cond wait's re-lock is the cond's wait */
+		waited_add(ctx, th, o, wait, ev);
+}
+
+static void on_wait_end(void *ctx, struct mthread *th, struct mobject *o, const struct mframe *wait, int ok,
+			const struct ptt_event *ev)
+{
+	(void)ok;
+	if (wait)
+		waited_add(ctx, th, o, wait, ev);
+}
+
 static int start(void *ctx, struct pass *p)
 {
 	struct top *t = ctx;
 	t->p = p;
 	p->in.progress = 0;
 	if (!(t->st = stat_new(p->syms, p->model)))
+		return PASS_FAIL;
+	struct model_ops ops = { .ctx = t, .acquire = on_acquire, .wait_end = on_wait_end };
+	if (model_observe_also(p->model, &ops) != 0)
 		return PASS_FAIL;
 	ptt_reader_set_wait(p->in.r, wait_more, t);
 	t->next_frame = now_s() + t->delay;
@@ -815,5 +906,6 @@ int main(int argc, char **argv)
 		rc = 0; /* left before the end: the part not read is not damage */
 	stat_free(t.st);
 	free(t.prev);
+	free(t.wd);
 	return rc;
 }

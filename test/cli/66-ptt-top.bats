@@ -38,6 +38,8 @@ program_events() {
 	# under it, now: one holder and waiters, named at the program's function that took it
 	grep -qE '^    holder  [0-9]+ \(worker\) for [0-9.]+ ms at worker$' <<<"$output"
 	[ "$(grep -cE '^    waiter  [0-9]+ \(worker\) for [0-9.]+ ms at worker$' <<<"$output")" -ge 2 ]
+	# and the threads that waited most in the interval (a hand-off every 200 ms: waits end in each 0.5 s)
+	[ "$(grep -cE '^    waited  [0-9]+ \(worker\) [0-9.]+ ms in [0-9]+ waits? ended in the last interval, at worker$' <<<"$output")" -ge 2 ]
 	wait "$REC"
 }
 
@@ -80,6 +82,19 @@ program_events() {
 	stat=$(ptt-stat "$BATS_TEST_TMPDIR/t.ptt" | awk '$1 == "hot_lock" { print $4; exit }')
 	top=$(awk '$2 == "hot_lock" { print $11 }' <<<"$output")
 	[ -n "$stat" ] && [ "$stat" = "$top" ]
+}
+
+@test "ptt-top's waiters of the interval: 3 threads, each one's waits; together the row's waits and wait time" {
+	# holds of 100 us, as a server's: a frame rarely catches a waiter at its instant
+	record "$EXAMPLES/contention" -t 3 -n 300 -u 100
+	run -0 --separate-stderr ptt-top -b "$BATS_TEST_TMPDIR/t.ptt"
+	[ -z "$stderr" ]
+	tids=$(ptt-dump "$BATS_TEST_TMPDIR/t.ptt" | awk '$5 == "mutex_lock_req" { print $3 }' | sort -u | wc -l)
+	[ "$(grep -cE '^    waited  [0-9]+ \(worker\) [0-9.]+ ms in [0-9]+ waits? ended in the last interval, at worker$' <<<"$output")" -eq "$tids" ]
+	# the row's interval WAITS and WAIT(ms) are the sums of its waiters' (the whole run is the one interval)
+	awk '$2 == "hot_lock" { waits = $4; ms = $5 }
+	     $1 == "waited" { n += $7; t += $4 }
+	     END { d = t - ms; if (d < 0) d = -d; exit !(n == waits && d < 0.005 && n > 0) }' <<<"$output"
 }
 
 @test "ptt-top on a trace cut short by no writer: said on stderr, exit status 1" {

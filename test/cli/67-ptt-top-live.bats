@@ -76,6 +76,7 @@ program_events() {
 	pane >"$BATS_TEST_TMPDIR/first"
 	grep -qE '^1 hot_lock +mutex' "$BATS_TEST_TMPDIR/first"
 	grep -qE '^    waiter  [0-9]+ \(worker\)' "$BATS_TEST_TMPDIR/first"
+	grep -qE '^    waited  [0-9]+ \(worker\) [0-9.]+ ms in [0-9]+ waits? ended in the last interval, at worker$' "$BATS_TEST_TMPDIR/first"
 	grep -qE '^live end [0-9.]+ s: [0-9.]+ s behind it$' "$BATS_TEST_TMPDIR/first"
 	tmux -S "$sock" send-keys q
 	for _ in $(seq 100); do [ -s "$BATS_TEST_TMPDIR/status" ] && break; sleep 0.1; done
