@@ -412,6 +412,10 @@ int ptt_fork_open(struct ptt_rec *rec) PTT_HIDDEN;
 int ptt_is_ring_file(dev_t dev, ino_t ino) PTT_HIDDEN;
 /* In a forked child: its parent's shared mappings told again under its pid (wrap_mmap.c). */
 void ptt_maps_after_fork(void) PTT_HIDDEN;
+/* A named semaphore's mapping, made inside libc: told after sem_open, and after the sem_close that unmapped it
+ * (wrap_mmap.c). */
+void ptt_maps_sem_open(const void *sem, const char *name) PTT_HIDDEN;
+void ptt_maps_sem_close(const void *sem) PTT_HIDDEN;
 void ptt_fork_close(struct ptt_rec *rec, pid_t pid) PTT_HIDDEN;
 
 void ptt_debug(const char *msg) PTT_HIDDEN;

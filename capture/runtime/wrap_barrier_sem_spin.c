@@ -149,19 +149,28 @@ PTT_EXPORT sem_t *sem_open(const char *name, int oflag, ...)
 	} else {
 		s = REAL(sem_open)(name, oflag);
 	}
-	if (ptt_on[PTT_EV_SEM_OPEN] && s != SEM_FAILED) {
-		int saved = errno;
+	if (s == SEM_FAILED)
+		return s;
+	int saved = errno;
+	ptt_maps_sem_open(s, name); /* before sem_open's event: the object is the file's from its first event */
+	if (ptt_on[PTT_EV_SEM_OPEN]) {
 		uint32_t a[2];
 		ptt_put64(a, (uint64_t)(uintptr_t)s);
 		ptt_emit_str(PTT_EV_SEM_OPEN, a, 2, name);
-		errno = saved;
 	}
+	errno = saved;
 	return s;
 }
 
 PTT_EXPORT int sem_close(sem_t *s)
 {
-	return sem_result(PTT_EV_SEM_CLOSE, s, REAL(sem_close)(s), PTT_SITE);
+	int rc = sem_result(PTT_EV_SEM_CLOSE, s, REAL(sem_close)(s), PTT_SITE);
+	if (rc == 0) {
+		int saved = errno;
+		ptt_maps_sem_close(s);
+		errno = saved;
+	}
+	return rc;
 }
 
 PTT_EXPORT int sem_unlink(const char *name)

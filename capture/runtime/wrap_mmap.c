@@ -24,9 +24,13 @@
  * (a limit event, PTT_LIMIT_SHARED_MAPS, says how many).
  *
  * glibc's own mappings (sem_open's, made inside libc) do not come through
- * here: a named semaphore is one object by its name (sem_open's event).
+ * here: sem_open's wrapper tells its mapping with ptt_maps_sem_open (the
+ * file under /dev/shm that holds the semaphore), and sem_close's with
+ * ptt_maps_sem_close when libc unmapped it, so that a named semaphore is
+ * one object in every process that opened it or inherited it.
  */
 #include <errno.h>
+#include <semaphore.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -85,6 +89,25 @@ static void fd_path(int fd, char *path, size_t size)
 	path[got > 0 ? got : 0] = 0;
 }
 
+/* m told, and kept for the children. */
+static void keep_map(const struct shared_map *in)
+{
+	struct shared_map m = *in;
+	lock_maps();
+	int kept = 0;
+	for (unsigned i = 0; i < nmaps && !kept; i++)
+		if (maps[i].addr == m.addr) /* MAP_FIXED over one we knew */
+			maps[i] = m, kept = 1;
+	if (!kept && nmaps < PTT_SHARED_MAPS)
+		maps[nmaps++] = m, kept = 1;
+	int dropped = !kept;
+	maps_dropped += (uint64_t)dropped;
+	unlock_maps();
+	emit_map(&m);
+	if (dropped)
+		ptt_emit_limit(PTT_LIMIT_SHARED_MAPS, 1, PTT_SHARED_MAPS, 0);
+}
+
 /* A MAP_SHARED mapping made at addr: told, and kept for the children. */
 static void note_map(void *addr, size_t len, int flags, int fd, off_t off)
 {
@@ -102,19 +125,57 @@ static void note_map(void *addr, size_t len, int flags, int fd, off_t off)
 		m.off = (uint64_t)off;
 		fd_path(fd, m.path, sizeof m.path);
 	}
-	lock_maps();
-	int kept = 0;
-	for (unsigned i = 0; i < nmaps && !kept; i++)
-		if (maps[i].addr == m.addr) /* MAP_FIXED over one we knew */
-			maps[i] = m, kept = 1;
-	if (!kept && nmaps < PTT_SHARED_MAPS)
-		maps[nmaps++] = m, kept = 1;
-	int dropped = !kept;
-	maps_dropped += (uint64_t)dropped;
-	unlock_maps();
-	emit_map(&m);
-	if (dropped)
-		ptt_emit_limit(PTT_LIMIT_SHARED_MAPS, 1, PTT_SHARED_MAPS, 0);
+	keep_map(&m);
+}
+
+/* Up to size - 1 characters of s at out + at, NUL-terminated; the new length. */
+static size_t put_str(char *out, size_t at, size_t size, const char *s)
+{
+	while (*s && at + 1 < size)
+		out[at++] = *s++;
+	out[at] = 0;
+	return at;
+}
+
+/* "0x..." digits of v (lower-case hex, no leading zeros) at out + at; the new length. */
+static size_t put_hex(char *out, size_t at, size_t size, uint64_t v)
+{
+	char d[16];
+	int n = 0;
+	do
+		d[n++] = "0123456789abcdef"[v & 15];
+	while ((v >>= 4) != 0);
+	while (n && at + 1 < size)
+		out[at++] = d[--n];
+	out[at] = 0;
+	return at;
+}
+
+void ptt_maps_sem_open(const void *s, const char *name)
+{
+	if (!ptt_shm || !ptt_on[PTT_EV_MAP_SHARED] || !name)
+		return;
+	/* glibc maps the file /dev/shm/sem.NAME (NAME without its leading slashes) from its offset 0,
+	 * one sem_t at a page's start. The mapping's own file first (/proc/self/map_files: the one mapped,
+	 * even if the name was unlinked or made again since); its name where that cannot be read. */
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t lo = (uintptr_t)s & ~(uint64_t)(page - 1);
+	struct shared_map m = { .addr = (uintptr_t)s, .len = sizeof(sem_t), .off = (uintptr_t)s - lo };
+	while (*name == '/')
+		name++;
+	size_t at = put_str(m.path, 0, sizeof m.path, "/dev/shm/sem.");
+	put_str(m.path, at, sizeof m.path, name);
+	char link[64];
+	at = put_str(link, 0, sizeof link, "/proc/self/map_files/");
+	at = put_hex(link, at, sizeof link, lo);
+	at = put_str(link, at, sizeof link, "-");
+	put_hex(link, at, sizeof link, lo + (uint64_t)page);
+	struct stat st;
+	if (stat(link, &st) != 0 && stat(m.path, &st) != 0)
+		return;
+	m.dev = st.st_dev;
+	m.ino = st.st_ino;
+	keep_map(&m);
 }
 
 static void *mmap_common(void *(*real)(void *, size_t, int, int, int, off_t), void *addr, size_t len, int prot,
@@ -139,13 +200,11 @@ PTT_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off
 	return mmap_common(REAL(mmap64), addr, len, prot, flags, fd, off);
 }
 
-PTT_EXPORT int munmap(void *addr, size_t len)
+/* [lo, lo + len) unmapped: the shared mappings in it forgotten, unmap_shared told if any was. */
+static void forget_maps(uint64_t lo, uint64_t len)
 {
-	int ret = REAL(munmap)(addr, len);
-	if (ret != 0 || !ptt_shm || !ptt_on[PTT_EV_UNMAP_SHARED])
-		return ret;
-	int saved = errno, told = 0;
-	uint64_t lo = (uintptr_t)addr, hi = lo + len;
+	int told = 0;
+	uint64_t hi = lo + len;
 	lock_maps();
 	for (unsigned i = 0; i < nmaps;) {
 		struct shared_map *m = &maps[i];
@@ -165,8 +224,32 @@ PTT_EXPORT int munmap(void *addr, size_t len)
 		ptt_put64(a + 2, len);
 		ptt_emit(PTT_EV_UNMAP_SHARED, a, 4);
 	}
+}
+
+PTT_EXPORT int munmap(void *addr, size_t len)
+{
+	int ret = REAL(munmap)(addr, len);
+	if (ret != 0 || !ptt_shm || !ptt_on[PTT_EV_UNMAP_SHARED])
+		return ret;
+	int saved = errno;
+	forget_maps((uintptr_t)addr, len);
 	errno = saved;
 	return ret;
+}
+
+void ptt_maps_sem_close(const void *s)
+{
+	if (!ptt_shm || !ptt_on[PTT_EV_UNMAP_SHARED])
+		return;
+	/* libc unmaps a named semaphore at its last sem_close in the process (an earlier one only counts
+	 * down): told when its page is gone (mincore says ENOMEM for an address nothing maps; msync would
+	 * too, but it is a cancellation point and sem_close is none) */
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t lo = (uintptr_t)s & ~(uint64_t)(page - 1);
+	unsigned char in;
+	if (mincore((void *)(uintptr_t)lo, (size_t)page, &in) == 0 || errno != ENOMEM)
+		return;
+	forget_maps((uintptr_t)s, sizeof(sem_t));
 }
 
 void ptt_maps_after_fork(void)

@@ -1000,13 +1000,14 @@ const char *ptt_syms_thread_name(struct ptt_syms *s, uint32_t pid, uint32_t tid,
 
 const char *ptt_syms_object_known_name(struct ptt_syms *s, uint32_t pid, uint64_t addr, char *buf, size_t size)
 {
-	if (PTT_IS_SHARED(addr)) /* in shared memory: by its mapping, whichever process asks */
-		return shmap_name(s->shmap, addr, buf, size);
+	/* a given name first (object_name, sem_open's: a shared object's is keyed by its shared address) */
 	const char *given = ptt_names_object(s->names, addr);
 	if (given && *given) {
 		ptt_name_printf(buf, size, "%s", given);
 		return buf;
 	}
+	if (PTT_IS_SHARED(addr)) /* in shared memory: by its mapping, whichever process asks */
+		return shmap_name(s->shmap, addr, buf, size);
 	const struct ptt_sym *sym = lookup(s, pid, addr, 0);
 	if (sym->func && strcmp(sym->func, "_PyRuntime") == 0) {
 		/* CPython's GIL, where the interpreter keeps it (ptt_syms_is_gil) */

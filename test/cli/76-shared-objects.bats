@@ -62,6 +62,29 @@ said() { sed -n "s/^$1 //p" "$BATS_TEST_TMPDIR/out.txt"; }
 	[ "$(grep -c "^$a[0-9a-f]*+0x50 *barrier " <<<"$output")" -eq 1 ]
 }
 
+@test "sem_named: a named semaphore (libc maps it, not the program) is one object across processes, hand-offs as counted" {
+	for how in inherit each; do
+		record "$EXAMPLES/sem_named" "$how" 2000
+		parent=$(sed -n 's/^parent \([0-9]*\): .*/\1/p' "$BATS_TEST_TMPDIR/out.txt")
+		child=$(sed -n 's/^child \([0-9]*\): .*/\1/p' "$BATS_TEST_TMPDIR/out.txt")
+		handoffs=$(sed -n 's/^hand-offs across processes //p' "$BATS_TEST_TMPDIR/out.txt")
+		[ "$handoffs" -gt 0 ]
+		# each process told the semaphore's file as a shared mapping, and its unmapping at its sem_close
+		ptt-dump "$BATS_TEST_TMPDIR/t.ptt" >"$BATS_TEST_TMPDIR/t.txt"
+		for p in "$parent" "$child"; do
+			[ "$(grep -c " $p $p pthread map_shared .*path=\"/dev/shm/sem.ptt_sem_named.$parent\"" "$BATS_TEST_TMPDIR/t.txt")" -eq 1 ]
+			[ "$(grep -c " $p $p pthread unmap_shared .*len=32" "$BATS_TEST_TMPDIR/t.txt")" -eq 1 ]
+		done
+		# ptt-stat: one row, named by the file, 4000 acquisitions, the owner changing as the program counted
+		run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
+		[ -z "$stderr" ]
+		[ "$(sed -n '/^LOCKS/,/^$/p' <<<"$output" | grep -c ' sem ')" -eq 1 ]
+		row=$(grep "^/dev/shm/sem.ptt_sem_named.$parent+0x0 *sem " <<<"$output")
+		[ "$(awk '{ print $3 }' <<<"$row")" -eq 4000 ]
+		[ "$(awk '{ print $15 }' <<<"$row")" -eq "$handoffs" ]
+	done
+}
+
 @test "objects of one process carry their pid where several processes are traced, and only there" {
 	record "$EXAMPLES/fork_contend"
 	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"

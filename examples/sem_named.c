@@ -1,0 +1,89 @@
+/*
+ * sem_named - two processes taking turns on one named semaphore (sem_open)
+ * used as a lock: ptt must see one semaphore, handed over between the
+ * processes in both directions, although libc maps it itself (not through
+ * the program's mmap).  It prints its own ground truth, kept in an
+ * anonymous shared mapping: each process's acquisitions, and how many
+ * times each took the semaphore last held by the other.
+ *
+ * sem_named [inherit|each] [ROUNDS]
+ *   inherit  the parent opens it, the child inherits it at fork (default)
+ *   each     each process opens it itself after the fork
+ * Both processes close it at the end (libc unmaps it then).
+ */
+#include <fcntl.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct truth {
+	int last;      /* which process held it last: 0 the parent, 1 the child, -1 none yet */
+	long locks[2]; /* each process's acquisitions */
+	long taken[2]; /* each process's acquisitions of the semaphore the other held last */
+	volatile long work;
+};
+
+static sem_t *open_sem(const char *name)
+{
+	sem_t *s = sem_open(name, O_CREAT, 0600, 1);
+	if (s == SEM_FAILED) {
+		perror("sem_open");
+		exit(1);
+	}
+	return s;
+}
+
+static void run(sem_t *s, struct truth *t, int me, long rounds)
+{
+	for (long i = 0; i < rounds; i++) {
+		while (sem_wait(s) != 0)
+			;
+		if (t->last >= 0 && t->last != me)
+			t->taken[me]++;
+		t->last = me;
+		t->locks[me]++;
+		for (int k = 0; k < 2000; k++) /* hold it a while: the other process comes to wait */
+			t->work++;
+		sem_post(s);
+		if (i % 8 == 0)
+			nanosleep(&(struct timespec){ 0, 1000 }, NULL);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int each = argc > 1 && strcmp(argv[1], "each") == 0;
+	long rounds = argc > 2 ? strtol(argv[2], NULL, 10) : 2000;
+	char name[64];
+	snprintf(name, sizeof name, "/ptt_sem_named.%d", (int)getpid());
+	struct truth *t = mmap(NULL, sizeof *t, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (t == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	t->last = -1;
+	sem_t *s = each ? NULL : open_sem(name);
+	pid_t child = fork();
+	if (child < 0) {
+		perror("fork");
+		return 1;
+	}
+	if (each)
+		s = open_sem(name);
+	run(s, t, child == 0, rounds);
+	sem_close(s);
+	if (child == 0)
+		return 0;
+	int status;
+	waitpid(child, &status, 0);
+	sem_unlink(name);
+	printf("parent %d: locks %ld, taken from the child %ld\n", (int)getpid(), t->locks[0], t->taken[0]);
+	printf("child %d: locks %ld, taken from the parent %ld\n", (int)child, t->locks[1], t->taken[1]);
+	printf("hand-offs across processes %ld\n", t->taken[0] + t->taken[1]);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
