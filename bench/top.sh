@@ -35,14 +35,19 @@ run() {
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-: >"$TMP/alone"
-: >"$TMP/top"
-for _ in $(seq "$REPS"); do
-	run alone >>"$TMP/alone"
-	run top >>"$TMP/top"
-done
-a=$(median <"$TMP/alone")
-t=$(median <"$TMP/top")
+# alternated: FUNCTION's figure alone and with ptt-top, REPS runs each; the medians into $a and $t
+alternated() {
+	: >"$TMP/alone"
+	: >"$TMP/top"
+	for _ in $(seq "$REPS"); do
+		"$1" alone >>"$TMP/alone"
+		"$1" top >>"$TMP/top"
+	done
+	a=$(median <"$TMP/alone")
+	t=$(median <"$TMP/top")
+}
+
+alternated run
 echo "ptt-top attached: contention $ARGS under ptt-record, median of $REPS runs each (ms):" \
 	"alone $a, with ptt-top -b -d 0.5 following the trace $t ($(awk -v a="$a" -v t="$t" 'BEGIN { printf "%+.1f %%", 100 * (t - a) / a }'))," \
 	"load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) processors"
@@ -71,14 +76,7 @@ if ! command -v memcached >/dev/null; then
 fi
 MCSECONDS=${PTT_BENCH_TOP_SECONDS:-3}
 cc -O2 -pthread -o "$TMP/mcload" "$(dirname "$0")/mcload.c"
-: >"$TMP/mcalone"
-: >"$TMP/mctop"
-for _ in $(seq "$REPS"); do
-	mc alone >>"$TMP/mcalone"
-	mc top >>"$TMP/mctop"
-done
-a=$(median <"$TMP/mcalone")
-t=$(median <"$TMP/mctop")
+alternated mc
 frames=$(grep -c '^ptt-top ' "$TMP/frames" || true)
 echo "ptt-top attached: memcached -t 4 under ptt-record, mcload 8 clients for $MCSECONDS s, median of $REPS runs each" \
 	"(requests/s): alone $a, with ptt-top -b -d 1 following the trace $t (ratio $(awk -v a="$a" -v t="$t" 'BEGIN { printf "%.3f", t / a }');" \
