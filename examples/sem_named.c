@@ -10,8 +10,15 @@
  *   inherit  the parent opens it, the child inherits it at fork (default)
  *   each     each process opens it itself after the fork
  * Both processes close it at the end (libc unmaps it then).
+ *
+ * sem_named deadlock
+ *   two named semaphores (value 1) taken by the two processes in opposite
+ *   orders: both block for ever (stop it with SIGINT).  Neither is ever
+ *   posted, so only their first value (sem_open's, not in a trace) says
+ *   they are locks.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +29,7 @@
 #include <unistd.h>
 
 struct truth {
+	pthread_barrier_t both_hold; /* deadlock: both processes hold their first semaphore */
 	int last;      /* which process held it last: 0 the parent, 1 the child, -1 none yet */
 	long locks[2]; /* each process's acquisitions */
 	long taken[2]; /* each process's acquisitions of the semaphore the other held last */
@@ -55,6 +63,34 @@ static void run(sem_t *s, struct truth *t, int me, long rounds)
 	}
 }
 
+static int deadlock(struct truth *t, const char *name)
+{
+	char a[80], b[80];
+	snprintf(a, sizeof a, "%s.a", name);
+	snprintf(b, sizeof b, "%s.b", name);
+	pthread_barrierattr_t ba;
+	pthread_barrierattr_init(&ba);
+	pthread_barrierattr_setpshared(&ba, PTHREAD_PROCESS_SHARED);
+	pthread_barrier_init(&t->both_hold, &ba, 2);
+	pid_t child = fork();
+	if (child < 0) {
+		perror("fork");
+		return 1;
+	}
+	sem_t *mine = open_sem(child ? a : b), *theirs = open_sem(child ? b : a);
+	while (sem_wait(mine) != 0)
+		;
+	pthread_barrier_wait(&t->both_hold);
+	if (child) {
+		sem_unlink(a); /* open in both processes by now: no name is left behind */
+		sem_unlink(b);
+		fprintf(stderr, "deadlocking now: parent %d takes %s, child %d takes %s\n", (int)getpid(), b, (int)child, a);
+	}
+	while (sem_wait(theirs) != 0) /* never returns */
+		;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int each = argc > 1 && strcmp(argv[1], "each") == 0;
@@ -67,6 +103,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	t->last = -1;
+	if (argc > 1 && strcmp(argv[1], "deadlock") == 0)
+		return deadlock(t, name);
 	sem_t *s = each ? NULL : open_sem(name);
 	pid_t child = fork();
 	if (child < 0) {

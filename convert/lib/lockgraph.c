@@ -70,6 +70,7 @@ struct lockgraph {
 	struct model *model;
 	struct ptt_map nodes, edges;
 	struct ptt_map signallers;  /* (pid, cond) -> struct signallers */
+	struct ptt_map takers;      /* (pid, semaphore) -> struct signallers: the threads that took a unit of it */
 	struct ptt_map pending;     /* (pid, tid) -> struct pending */
 	struct ptt_map fast_sites;  /* (pid, site) of tries that are fast paths of blocking acquisitions */
 	char *exited;            /* the deadlocks found as processes exited, printed with the others */
@@ -323,12 +324,13 @@ struct signallers {
 	unsigned n, many;
 };
 
-static void note_signaller(struct lockgraph *g, uint32_t pid, uint64_t cond, uint32_t tid)
+/* tid into the set of obj's threads kept in map (a condition's signallers, a semaphore's takers) */
+static void note_thread(struct ptt_map *map, uint32_t pid, uint64_t obj, uint32_t tid)
 {
-	struct signallers *s = ptt_map_get(&g->signallers, ptt_obj_key(pid, cond));
+	struct signallers *s = ptt_map_get(map, ptt_obj_key(pid, obj));
 	if (!s) {
 		s = calloc(1, sizeof *s);
-		if (!s || ptt_map_put(&g->signallers, ptt_obj_key(pid, cond), s)) {
+		if (!s || ptt_map_put(map, ptt_obj_key(pid, obj), s)) {
 			free(s);
 			return;
 		}
@@ -378,7 +380,13 @@ void lockgraph_event(struct lockgraph *g, const struct ptt_event *ev)
 	if (role == PTT_ROLE_POST && ev->type->cls == PTT_CLASS_SEM && ptt_event_argn(ev, PTT_ARGNAME_RET, 0) == 0)
 		node_of(g, ev->pid, obj);
 	if (role == PTT_ROLE_POST && ev->type->cls == PTT_CLASS_COND)
-		note_signaller(g, ev->pid, obj, ev->tid);
+		note_thread(&g->signallers, ev->pid, obj, ev->tid);
+	if (ev->type->cls == PTT_CLASS_SEM && (role == PTT_ROLE_ACQUIRE || role == PTT_ROLE_TRY) &&
+	    ptt_event_argn(ev, PTT_ARGNAME_RET, 0) == 0)
+		note_thread(&g->takers, ev->pid, obj, ev->tid);
+	if (ev->type->cls == PTT_CLASS_SEM && (role == PTT_ROLE_INIT || role == PTT_ROLE_DESTROY) &&
+	    ptt_event_argn(ev, PTT_ARGNAME_RET, 0) == 0)
+		free(ptt_map_del(&g->takers, ptt_obj_key(ev->pid, obj))); /* a new semaphore there */
 }
 
 static void strongconnect(struct lockgraph *g, struct node *v, int *comp)
@@ -633,6 +641,20 @@ static int releasers(struct lockgraph *g, struct mthread *t, const struct mframe
 			if (h && h != t)
 				who[n++] = h;
 			return n;
+		}
+		if (o && o->posters == 0) {
+			/* never posted, yet taken: its first value let its takers in, as a lock's does (sem_open's
+			 * value is not in the trace); a post can only be the takers' giving theirs back */
+			*how = "a semaphore never posted, taken by";
+			struct signallers *s = ptt_map_get(&g->takers, ptt_obj_key(t->pid, w->obj));
+			if (!s || s->many)
+				return -1;
+			for (unsigned i = 0; i < s->n && n < max; i++) {
+				struct mthread *h = model_object_user(g->model, o, t->pid, s->tid[i]);
+				if (h && h != t)
+					who[n++] = h;
+			}
+			return n ? n : -1; /* only itself took it: who would post it cannot be told */
 		}
 		*how = "a semaphore posted only by";
 		if (!o || o->posters != 1)
@@ -1057,6 +1079,7 @@ void lockgraph_free(struct lockgraph *g)
 	ptt_map_free_with(&g->pending, free);
 	ptt_map_free(&g->fast_sites);
 	ptt_map_free_with(&g->signallers, free);
+	ptt_map_free_with(&g->takers, free);
 	free(g->all);
 	ptt_map_free(&g->nodes);
 	ptt_map_free_with(&g->edges, free_edge);

@@ -85,6 +85,23 @@ said() { sed -n "s/^$1 //p" "$BATS_TEST_TMPDIR/out.txt"; }
 	done
 }
 
+@test "sem_named deadlock: two named semaphores never posted, taken in opposite orders by two processes: exit 3" {
+	ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/sem_named" deadlock 2>"$BATS_TEST_TMPDIR/err.txt" 3>&- &
+	rec=$!
+	wait_blocked "$rec" 1
+	parent=$prog
+	child=$(sed -n 's/.*child \([0-9]*\) takes .*/\1/p' "$BATS_TEST_TMPDIR/err.txt")
+	[ -n "$child" ]
+	kill -INT "$child" "$rec"
+	wait "$rec" || true
+	run -3 --separate-stderr ptt-deadlock "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *"deadlock: threads blocked in a cycle at the end of the trace (processes "* ]]
+	s=/dev/shm/sem.ptt_sem_named.$parent
+	[[ "$output" == *"thread $parent (sem_named, pid $parent) waits since "*" for $s.b+0x0, a semaphore never posted, taken by thread $child (sem_named, pid $child)"* ]]
+	[[ "$output" == *"thread $child (sem_named, pid $child) waits since "*" for $s.a+0x0, a semaphore never posted, taken by thread $parent (sem_named, pid $parent)"* ]]
+	[ -z "$stderr" ]
+}
+
 @test "objects of one process carry their pid where several processes are traced, and only there" {
 	record "$EXAMPLES/fork_contend"
 	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
