@@ -26,6 +26,7 @@
 
 /* objects shown by --objects unless told otherwise: enough to see the contention, few enough to read */
 #define PAJE_OBJECTS_DEFAULT 10
+#define SHARED_SERIAL(h) (UINT32_MAX - (uint32_t)(h)) /* no process's: the model's serials count up from 1 */
 
 /* What the first pass learns of an object (all incarnations at one address in one process). */
 struct obj_stat {
@@ -63,6 +64,10 @@ struct paje {
 	struct ptt_map unclaimed;  /* thread serial -> tid, created early and not begun yet in this pass */
 	struct ptt_map kinds;      /* process serial -> 1 + bit mask of the kinds of its objects shown */
 	struct ptt_map rows;       /* process serial -> struct serials, its object rows as row << 4 | kind */
+	/* objects in shared memory (shmap.h): one row for every process that uses them, under a container
+	 * "shared memory" of the program (of each host) that lives as long as it: not under the process that
+	 * used one first, whose end would end the row while others still use the object */
+	struct mprocess *shared; /* one per host (1 without hosts); serial SHARED_SERIAL(host), pid 0 */
 	uint32_t nrows;
 	int lost_seen;          /* a rec_lost record in the first pass: the header declares "Events lost" */
 	/* the first pass's rec_lost records, drawn in the second at the time of the loss (in order of it) */
@@ -485,6 +490,26 @@ static void set_life(struct paje *pj, const struct mobject *o, int live, uint64_
  * a process, whatever the number of its lifetimes (init .. destroy), each
  * drawn on it as a "live" state.  The rows end with their process.
  */
+/* The container "shared memory" of pid's host (made at its first object), as the process its objects go under. */
+static struct mprocess *shared_memory(struct paje *pj, uint32_t pid, uint64_t ns)
+{
+	unsigned h = pj->hosts.n ? host_of(pid) : 0, n = pj->hosts.n ? pj->hosts.n : 1;
+	if (h >= n)
+		h = 0;
+	if (!pj->shared && !(pj->shared = calloc(n, sizeof *pj->shared)))
+		return NULL;
+	struct mprocess *p = &pj->shared[h];
+	if (!p->serial) {
+		p->serial = SHARED_SERIAL(h);
+		line_start(pj, PJ_CREATE_CONTAINER, ns);
+		if (pj->hosts.n)
+			fprintf(pj->out, " P%" PRIu32 " CT_Process H%u \"shared memory\"\n", p->serial, h);
+		else
+			fprintf(pj->out, " P%" PRIu32 " CT_Process C_prog \"shared memory\"\n", p->serial);
+	}
+	return p;
+}
+
 static void on_object_begin(void *ctx, struct mobject *o, struct mprocess *p, uint64_t ns)
 {
 	struct paje *pj = ctx;
@@ -493,6 +518,10 @@ static void on_object_begin(void *ctx, struct mobject *o, struct mprocess *p, ui
 	o->user = st && (pj->max_objects == 0 || st->shown) && o->cls < PTT_CLASS_COUNT ? st : NULL;
 	if (!o->user)
 		return;
+	if (PTT_IS_SHARED(o->addr) && !(p = shared_memory(pj, o->pid, ns))) {
+		o->user = NULL;
+		return;
+	}
 	if (st->row_process != p->serial) { /* rows of an earlier image of the process (exec) are gone */
 		memset(st->row, 0, sizeof st->row);
 		st->row_process = p->serial;
@@ -635,7 +664,7 @@ static void stat_begin(void *ctx, struct mobject *o, struct mprocess *p, uint64_
 	(void)ns;
 	if (st) {
 		st->waiters = 0;
-		st->p_serial = p->serial;
+		st->p_serial = PTT_IS_SHARED(o->addr) ? 0 : p->serial; /* 0: under "shared memory", made when needed */
 		st->cls = o->cls;
 	}
 	o->user = st;
@@ -688,7 +717,7 @@ static void choose_objects(struct paje *pj)
 	for (size_t i = 0; i < n; i++) {
 		all[i]->shown = pj->max_objects == 0 || i < (size_t)pj->max_objects;
 		uintptr_t mask = (uintptr_t)ptt_map_get(&pj->kinds, all[i]->p_serial);
-		if (all[i]->shown && all[i]->cls < PTT_CLASS_COUNT)
+		if (all[i]->shown && all[i]->cls < PTT_CLASS_COUNT && all[i]->p_serial)
 			ptt_map_put(&pj->kinds, all[i]->p_serial, (void *)(mask | 1 | (uintptr_t)2 << all[i]->cls));
 	}
 	free(all);
@@ -904,6 +933,10 @@ static int report(void *ctx, struct pass *p)
 		line_start(pj, PJ_DESTROY_CONTAINER, p->end_ns);
 		fputs(" CT_Critical C_crit\n", pj->out);
 	}
+	for (unsigned h = 0; pj->shared && h < (pj->hosts.n ? pj->hosts.n : 1); h++)
+		if (pj->shared[h].serial) /* its objects' rows, kinds and the container, as a process's at its end */
+			on_process_end(pj, &pj->shared[h], p->end_ns);
+	free(pj->shared);
 	for (unsigned h = 0; h < pj->hosts.n; h++) {
 		line_start(pj, PJ_DESTROY_CONTAINER, p->end_ns);
 		fprintf(pj->out, " CT_Host H%u\n", h);

@@ -11,6 +11,11 @@
  *   each     each process opens it itself after the fork
  * Both processes close it at the end (libc unmaps it then).
  *
+ * sem_named early [ROUNDS]
+ *   the parent opens it, takes it ROUNDS times and exits; its child takes
+ *   it ROUNDS times once the parent is gone (a shared object outlives the
+ *   process that used it first)
+ *
  * sem_named deadlock
  *   two named semaphores (value 1) taken by the two processes in opposite
  *   orders: both block for ever (stop it with SIGINT).  Neither is ever
@@ -91,6 +96,29 @@ static int deadlock(struct truth *t, const char *name)
 	return 0;
 }
 
+static int early(const char *name, long rounds)
+{
+	sem_t *s = open_sem(name);
+	pid_t parent = getpid(), child = fork();
+	if (child < 0) {
+		perror("fork");
+		return 1;
+	}
+	if (child == 0)
+		while (getppid() == parent) /* the parent gone: the child is the semaphore's only user */
+			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	for (long i = 0; i < rounds; i++) {
+		while (sem_wait(s) != 0)
+			;
+		sem_post(s);
+	}
+	if (child == 0) {
+		sem_unlink(name);
+		printf("child %d: %ld locks after its parent %d exited\n", (int)getpid(), rounds, (int)parent);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int each = argc > 1 && strcmp(argv[1], "each") == 0;
@@ -105,6 +133,8 @@ int main(int argc, char **argv)
 	t->last = -1;
 	if (argc > 1 && strcmp(argv[1], "deadlock") == 0)
 		return deadlock(t, name);
+	if (argc > 1 && strcmp(argv[1], "early") == 0)
+		return early(name, argc > 2 ? strtol(argv[2], NULL, 10) : 2000);
 	sem_t *s = each ? NULL : open_sem(name);
 	pid_t child = fork();
 	if (child < 0) {

@@ -102,6 +102,29 @@ said() { sed -n "s/^$1 //p" "$BATS_TEST_TMPDIR/out.txt"; }
 	[ -z "$stderr" ]
 }
 
+@test "ptt-paje -o: an object in shared memory has one row under \"shared memory\", living on after the process that used it first" {
+	record "$EXAMPLES/sem_named" early 200
+	parent=$(sed -n 's/.*after its parent \([0-9]*\) exited$/\1/p' "$BATS_TEST_TMPDIR/out.txt")
+	[ -n "$parent" ]
+	run -0 --separate-stderr ptt-paje -o "$BATS_TEST_TMPDIR/t.ptt"
+	[ -z "$stderr" ]
+	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/t.paje"
+	assert_paje_valid "$BATS_TEST_TMPDIR/t.paje"
+	assert_vite_clean "$BATS_TEST_TMPDIR/t.paje"
+	pj_dump "$BATS_TEST_TMPDIR/t.paje" | grep '^Container' >"$BATS_TEST_TMPDIR/c.txt"
+	# one semaphore row, in "shared memory"'s objects; no objects container left empty in either process
+	[ "$(grep -c ', Semaphore, ' "$BATS_TEST_TMPDIR/c.txt")" -eq 1 ]
+	[ "$(grep -c '^Container, Program, Process, .*, shared memory$' "$BATS_TEST_TMPDIR/c.txt")" -eq 1 ]
+	[ "$(grep -c '^Container, shared memory, Objects, ' "$BATS_TEST_TMPDIR/c.txt")" -eq 1 ]
+	[ "$(grep -c ', Objects, ' "$BATS_TEST_TMPDIR/c.txt")" -eq 1 ]
+	# the row ends with the program, after the parent's process ended
+	row_end=$(awk -F', ' '$3 == "Semaphore" { print $5 }' "$BATS_TEST_TMPDIR/c.txt")
+	prog_end=$(awk -F', ' '$3 == "Program" { print $5 }' "$BATS_TEST_TMPDIR/c.txt")
+	parent_end=$(awk -F', ' -v p="sem_named $parent" '$3 == "Process" && $7 == p { print $5 }' "$BATS_TEST_TMPDIR/c.txt")
+	[ "$row_end" = "$prog_end" ]
+	awk -v r="$row_end" -v p="$parent_end" 'BEGIN { exit !(p != "" && r > p) }'
+}
+
 @test "objects of one process carry their pid where several processes are traced, and only there" {
 	record "$EXAMPLES/fork_contend"
 	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
