@@ -2,7 +2,9 @@
  * app_lock - a program that takes its mutex through a wrapper of its own,
  * app_lock()/app_unlock() around pthread_mutex_lock/unlock (a function that
  * takes the lock, another that releases it, both called from hot_path and
- * cold_path), and one function that hands a lock to its caller on purpose
+ * cold_path; cold_path releases it with app_unlock_wake instead, which wakes
+ * the waiters of a condition first, as pigz's yarn library's twist() does
+ * beside its release()), and one function that hands a lock to its caller on purpose
  * (lock_slot: the caller, use_slot, unlocks it itself: no wrapper).
  * ptt names the callers of the wrapper as the sites, with no option given.
  *
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 
 static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER, slot_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t state_changed = PTHREAD_COND_INITIALIZER;
 static volatile unsigned long state, slot;
 static unsigned long hot_calls, cold_calls, slot_calls;
 static int rounds = 2000;
@@ -28,6 +31,14 @@ __attribute__((noinline)) static void app_lock(pthread_mutex_t *m)
 
 __attribute__((noinline)) static void app_unlock(pthread_mutex_t *m)
 {
+	pthread_mutex_unlock(m);
+	__asm__ volatile("" ::: "memory");
+}
+
+/* a second unlocker of the same wrapper: wakes the state's waiters, then releases */
+__attribute__((noinline)) static void app_unlock_wake(pthread_mutex_t *m)
+{
+	pthread_cond_broadcast(&state_changed);
 	pthread_mutex_unlock(m);
 	__asm__ volatile("" ::: "memory");
 }
@@ -47,7 +58,7 @@ __attribute__((noinline)) static void cold_path(void)
 	for (int i = 0; i < 500; i++)
 		state--;
 	cold_calls++;
-	app_unlock(&state_lock);
+	app_unlock_wake(&state_lock);
 }
 
 /* returns with slot_lock held: its caller releases it (a hand-over, not a wrapper) */

@@ -1301,9 +1301,17 @@ static struct skind *skind_of(struct critical *c, const char *name)
 	return k;
 }
 
-static struct srow *srow_of(struct skind *k, int t, uint32_t pid, uint64_t key, unsigned cls, uint32_t *index)
+/* What a site's row is of besides the site: the object it took or waited for (a site where several are taken,
+ * a lock wrapper seen without a stack, a join loop, has a row for each, not one named after the last). */
+static uint64_t site_of_what(const struct cctx *cx)
 {
-	uint64_t hk = ptt_obj_key(pid, key) * 0x9E3779B97F4A7C15ull | 1;
+	return ptt_obj_key(cx->pid, cx->obj);
+}
+
+/* As row_of, for a span kind's tables (t: 0 objects, 1 sites, a site's row one per object: of) */
+static struct srow *srow_of(struct skind *k, int t, uint32_t pid, uint64_t key, unsigned cls, uint64_t of, uint32_t *index)
+{
+	uint64_t hk = (ptt_obj_key(pid, key) * 0x9E3779B97F4A7C15ull ^ of * 0xff51afd7ed558ccdull) | 1;
 	uintptr_t i = (uintptr_t)ptt_map_get(&k->idx[t], hk);
 	if (!i) {
 		struct srow *r = realloc(k->rows[t], (k->nrows[t] + 1) * sizeof *r);
@@ -1344,12 +1352,12 @@ static void span_account(struct critical *c, struct skind *k, unsigned kind, uin
 		if (again)
 			continue;
 		uint32_t i;
-		struct srow *o = srow_of(k, 0, cx->pid, cx->obj, cx->cls, &i);
+		struct srow *o = srow_of(k, 0, cx->pid, cx->obj, cx->cls, 0, &i);
 		if (o) {
 			*(kind == CK_RUN ? &o->held : &o->waited) += ns;
 			sacc_add(c, 0, i, ns);
 		}
-		struct srow *st = cx->site ? srow_of(k, 1, cx->pid, cx->site, cx->cls, &i) : NULL;
+		struct srow *st = cx->site ? srow_of(k, 1, cx->pid, cx->site, cx->cls, site_of_what(cx), &i) : NULL;
 		if (st) {
 			*(kind == CK_RUN ? &st->held : &st->waited) += ns;
 			st->ctx = x;
@@ -1616,9 +1624,13 @@ void critical_after(struct critical *c, const struct ptt_event *ev)
 
 /* ---- the account ---- */
 
-static struct crow *row_of(struct crow **rows, unsigned *n, struct ptt_map *idx, uint32_t pid, uint64_t key, unsigned cls)
+/* The row of key (an object, a site, a thread) of process pid, made if new; of a site, one per object it took
+ * (of: the object; 0 for the other tables), so that a site where several locks are taken (a lock wrapper seen
+ * without a stack) is not told as the one it took last. */
+static struct crow *row_of(struct crow **rows, unsigned *n, struct ptt_map *idx, uint32_t pid, uint64_t key, unsigned cls,
+			   uint64_t of)
 {
-	uint64_t k = ptt_obj_key(pid, key) * 0x9E3779B97F4A7C15ull | 1;
+	uint64_t k = (ptt_obj_key(pid, key) * 0x9E3779B97F4A7C15ull ^ of * 0xff51afd7ed558ccdull) | 1;
 	uintptr_t i = (uintptr_t)ptt_map_get(idx, k);
 	if (i) {
 		if (cls != PTT_CLASS_META && cls)
@@ -1684,7 +1696,7 @@ static void account(struct critical *c, const struct cnode *n, const struct cent
 	default: s->start += e->ns; break;
 	}
 	if (e->kind == CK_RUN) {
-		struct crow *t = row_of(&c->thr, &c->nthr, tidx, n->pid, e->tid, 0);
+		struct crow *t = row_of(&c->thr, &c->nthr, tidx, n->pid, e->tid, 0, 0);
 		if (t) {
 			t->held += e->ns;
 			if (!e->ctx)
@@ -1707,8 +1719,8 @@ static void account(struct critical *c, const struct cnode *n, const struct cent
 			again = c->ctx[y].obj == cx->obj && c->ctx[y].pid == cx->pid;
 		if (again)
 			continue;
-		struct crow *o = row_of(objs, nobjs, oidx, cx->pid, cx->obj, cx->cls);
-		struct crow *st = cx->site ? row_of(&c->sites, &c->nsites, sidx, cx->pid, cx->site, 0) : NULL;
+		struct crow *o = row_of(objs, nobjs, oidx, cx->pid, cx->obj, cx->cls, 0);
+		struct crow *st = cx->site ? row_of(&c->sites, &c->nsites, sidx, cx->pid, cx->site, 0, site_of_what(cx)) : NULL;
 		uint64_t *ho = o ? (e->kind == CK_RUN ? &o->held : &o->waited) : NULL;
 		if (ho)
 			*ho += ns;

@@ -159,7 +159,7 @@ static int is_lock(struct ptt_syms *syms, uint32_t pid, uint64_t addr)
 	for (size_t i = 0; i < nkeeps; i++)
 		if (regexec(&keeps[i], name, 0, NULL, 0) == 0)
 			return 0;
-	if (!py && learnt_wrapper(s->func))
+	if (!py && learnt_wrapper(s->fn))
 		return 1;
 	for (size_t i = py ? nbuiltin : 0; i < npatterns; i++)
 		if (regexec(&patterns[i], name, 0, NULL, 0) == 0)
@@ -388,10 +388,12 @@ uint64_t lockframes_call_site(struct ptt_syms *syms, uint32_t pid, uint64_t addr
  * for the release.  L and U are then the lock layer too, so that
  * sites name their callers: app_lock/app_unlock around pthread_mutex_*.
  */
+#define WRAP_UNLOCKERS 4
 struct wfunc {
 	char *name;                 /* L, the function of the acquisition's call site */
-	char *unlocker;             /* U, while one */
-	uint32_t other_unlockers;   /* releases in a function other than U */
+	char *unlocker[WRAP_UNLOCKERS]; /* U: the functions that released its locks (yarn's release and twist) */
+	unsigned nunlockers;
+	uint32_t other_unlockers;   /* releases in yet another function, past WRAP_UNLOCKERS */
 	uint32_t released_here;     /* releases in L itself */
 	uint32_t caller_unlocks;    /* releases in L's caller */
 	uint32_t callers_differ;    /* releases whose caller is not the acquisition's */
@@ -457,7 +459,7 @@ static const char *program_func(struct ptt_syms *syms, uint32_t pid, uint64_t ad
 {
 	if (!addr || PTT_IS_PYFRAME(addr) || lockframes_is_lock(syms, pid, addr))
 		return NULL;
-	return ptt_syms_code(syms, pid, addr)->func;
+	return ptt_syms_code(syms, pid, addr)->fn;
 }
 
 /* The function calling the one at the first frame past the built-in lock layer of a stack (NULL: unknown);
@@ -469,11 +471,11 @@ static const char *caller_of_site(struct ptt_syms *syms, uint32_t pid, uint32_t 
 	for (unsigned i = 0; i + 1 < n; i++)
 		if (!lockframes_is_lock(syms, pid, f[i])) {
 			for (unsigned k = i + 1; func && above && k < n; k++) {
-				const char *c = ptt_syms_code(syms, pid, f[k])->func;
+				const char *c = ptt_syms_code(syms, pid, f[k])->fn;
 				if (c && strcmp(c, func) == 0)
 					*above = 1;
 			}
-			return ptt_syms_code(syms, pid, f[i + 1])->func;
+			return ptt_syms_code(syms, pid, f[i + 1])->fn;
 		}
 	return NULL;
 }
@@ -597,10 +599,15 @@ static void learn_release(struct ptt_syms *syms, const struct ptt_event *ev, con
 			w->released_here++;
 		else if (above)
 			w->caller_unlocks++;
-		else if (!w->unlocker)
-			w->unlocker = strdup(u);
-		else if (strcmp(w->unlocker, u) != 0)
-			w->other_unlockers++;
+		else {
+			unsigned k = 0;
+			while (k < w->nunlockers && strcmp(w->unlocker[k], u) != 0)
+				k++;
+			if (k == w->nunlockers && k < WRAP_UNLOCKERS && (w->unlocker[k] = strdup(u)) != NULL)
+				w->nunlockers++;
+			else if (k == w->nunlockers)
+				w->other_unlockers++;
+		}
 		if (lc && uc && strcmp(lc, uc) != 0)
 			w->callers_differ++;
 		w->callers_seen += lc != NULL;
@@ -617,23 +624,33 @@ static void learn_done(void)
 	for (ptt_map_iter_init(&it, &learn.funcs); ptt_map_next(&it, NULL, &v);)
 		for (struct wfunc *w = v; w; w = w->next) {
 			/* evidence, not its absence: a caller seen at least once (a stack), none unlocking */
-			w->wrapper = w->unlocker && w->callers_seen && !w->released_here && !w->caller_unlocks &&
+			w->wrapper = w->nunlockers && w->callers_seen && !w->released_here && !w->caller_unlocks &&
 				     !w->callers_differ && !w->other_unlockers;
-			for (size_t i = 0; w->wrapper && i < nkeeps; i++) /* --skip-frames='!REGEX' */
-				if (regexec(&keeps[i], w->name, 0, NULL, 0) == 0 || regexec(&keeps[i], w->unlocker, 0, NULL, 0) == 0)
-					w->wrapper = 0;
+			for (size_t i = 0; w->wrapper && i < nkeeps; i++) { /* --skip-frames='!REGEX' */
+				int kept = regexec(&keeps[i], w->name, 0, NULL, 0) == 0;
+				for (unsigned k = 0; k < w->nunlockers && !kept; k++)
+					kept = regexec(&keeps[i], w->unlocker[k], 0, NULL, 0) == 0;
+				w->wrapper = !kept;
+			}
 			if (!w->wrapper)
 				continue;
 			n++;
-			if (len + strlen(w->name) + strlen(w->unlocker) + 4 < sizeof learn.note)
-				len += (size_t)snprintf(learn.note + len, sizeof learn.note - len, "%s%s/%s", n > 1 ? ", " : "",
-							w->name, w->unlocker);
+			size_t need = strlen(w->name) + 4;
+			for (unsigned k = 0; k < w->nunlockers; k++)
+				need += strlen(w->unlocker[k]) + 1;
+			if (len + need >= sizeof learn.note)
+				continue;
+			len += (size_t)snprintf(learn.note + len, sizeof learn.note - len, "%s%s/", n > 1 ? ", " : "", w->name);
+			for (unsigned k = 0; k < w->nunlockers; k++)
+				len += (size_t)snprintf(learn.note + len, sizeof learn.note - len, "%s%s", k ? "+" : "",
+							w->unlocker[k]);
 		}
 	/* the unlockers are the layer too (a release's site), and nothing cached before counts */
 	for (ptt_map_iter_init(&it, &learn.funcs); ptt_map_next(&it, NULL, &v);)
 		for (struct wfunc *w = v; w; w = w->next)
-			if (w->wrapper && !ptt_map_get(&learn.unlockers, name_hash(w->unlocker)))
-				ptt_map_put(&learn.unlockers, name_hash(w->unlocker), w->unlocker); /* no memory: not skipped */
+			for (unsigned k = 0; w->wrapper && k < w->nunlockers; k++)
+				if (!ptt_map_get(&learn.unlockers, name_hash(w->unlocker[k])))
+					ptt_map_put(&learn.unlockers, name_hash(w->unlocker[k]), w->unlocker[k]); /* no memory: not skipped */
 	ptt_map_free_with(&learn.holds, free);
 	for (struct whold *h = learn.spare, *next; h; h = next) {
 		next = h->next;

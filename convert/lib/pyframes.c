@@ -27,7 +27,7 @@ struct ptt_pyframes *ptt_pyframes_new(void)
 {
 	struct ptt_pyframes *p = calloc(1, sizeof *p);
 	if (p)
-		p->unknown = (struct ptt_sym){ NULL, "python code not described", NULL, "python code not described", 1, NULL };
+		p->unknown = (struct ptt_sym){ NULL, "python code not described", NULL, "python code not described", 1, NULL, NULL };
 	return p;
 }
 
@@ -107,6 +107,8 @@ const struct ptt_sym *ptt_pyframes_sym(struct ptt_pyframes *p, uint32_t pid, uin
 	e->sym.text = b;
 	sprintf(b, "%s%s%s", e->sym.where, line ? " at " : "", line ? e->sym.line : "");
 	e->sym.levels = 1;
+	e->sym.fn = e->sym.func;
+	e->sym.next = NULL;
 	e->next = p->all;
 	p->all = e;
 	ptt_map_put(&c->lines, (uint64_t)line + 1, e); /* no memory: made again next time */

@@ -1089,9 +1089,10 @@ static void print_stripped(const struct stat_table *st, FILE *out)
 	const char *wrappers = lockframes_wrappers();
 	if (wrappers && st->stacked)
 		fprintf(out, "wrappers: %s taken as the program's lock wrapper%s (a lock taken in one is released\n"
-			     "in the other, called by the same functions): the sites are their callers; --skip-frames='!NAME'\n"
-			     "names them\n",
-			wrappers, strchr(wrappers, ',') ? "s" : "");
+			     "in the other%s, called by the same functions): the sites are their callers where a stack was\n"
+			     "recorded (a wait's; an acquisition without a wait has one with ptt-record --stacks=all), else in the\n"
+			     "wrapper itself; --skip-frames='!NAME' names them\n",
+			wrappers, strchr(wrappers, ',') ? "s" : "", strchr(wrappers, '+') ? "s" : "");
 	const char *paths[4];
 	size_t n = ptt_syms_stripped(st->syms, paths, 4), shown = n < 4 ? n : 4;
 	if (!n)

@@ -174,6 +174,8 @@ void ptt_syms_free(struct ptt_syms *s)
 		struct sym_entry *e = s->all;
 		s->all = e->next;
 		free((char *)e->sym.next);
+		if (e->sym.fn != e->sym.func)
+			free((char *)e->sym.fn);
 		free(e);
 	}
 	while (s->files) {
@@ -680,6 +682,55 @@ static int call_line(Dwarf_Die *die, char *buf, size_t size)
 }
 
 /* The name of the first function symbol of mod after at (its .symtab, else .dynsym), demangled: NULL for none. */
+/* Code at at without a symbol: the function holding it, by the unwind tables' index (.eh_frame_hdr, sorted by
+ * the start of each function's entry: the last start at or before at), as "module+0xSTART" in the file's
+ * addresses; NULL without one, or in a layout of the index not read here (the linkers' is: pc-relative and
+ * data-relative 4-byte words). */
+static char *cfi_function(Dwfl_Module *mod, GElf_Addr at, const char *mname)
+{
+	Dwarf_Addr bias = 0;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	size_t shstrndx;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	GElf_Addr file_at = at - bias;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn)) != NULL;) {
+		GElf_Shdr sh;
+		const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+		if (!name || strcmp(name, ".eh_frame_hdr") != 0 || sh.sh_type == SHT_NOBITS)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		const unsigned char *b = d ? d->d_buf : NULL;
+		/* version 1; eh_frame_ptr pcrel|sdata4, fde_count udata4, table datarel|sdata4 (pairs: start, FDE) */
+		if (!b || d->d_size < 12 || b[0] != 1 || b[1] != 0x1b || b[2] != 0x03 || b[3] != 0x3b)
+			return NULL;
+		uint32_t n;
+		memcpy(&n, b + 8, 4);
+		if ((uint64_t)n * 8 > d->d_size - 12)
+			return NULL;
+		const unsigned char *t = b + 12;
+		size_t lo = 0, hi = n; /* the last entry whose start is <= file_at */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			int32_t off;
+			memcpy(&off, t + mid * 8, 4);
+			if ((GElf_Addr)((int64_t)sh.sh_addr + off) <= file_at)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (!lo)
+			return NULL;
+		int32_t off;
+		memcpy(&off, t + (lo - 1) * 8, 4);
+		char *fn = NULL;
+		if (asprintf(&fn, "%s+0x%" PRIx64, mname ? mname : "?", (uint64_t)((int64_t)sh.sh_addr + off)) < 0)
+			fn = NULL;
+		return fn;
+	}
+	return NULL;
+}
+
 static char *next_function(Dwfl_Module *mod, GElf_Addr at)
 {
 	int n = dwfl_module_getsymtab(mod);
@@ -719,6 +770,7 @@ static struct ptt_sym *entry_new(struct ptt_syms *s, const char *func, const cha
 	e->sym.text = p;
 	e->sym.levels = 1;
 	e->sym.next = NULL;
+	e->sym.fn = e->sym.func;
 	e->next = s->all;
 	s->all = e;
 	return &e->sym;
@@ -727,7 +779,7 @@ static struct ptt_sym *entry_new(struct ptt_syms *s, const char *func, const cha
 /* The frame that ends a stack the runtime cut at its depth (PTT_FRAME_CUT): said in every output that shows it. */
 static const struct ptt_sym *cut_frame(struct ptt_syms *s, struct space *sp, uint64_t key, uint64_t addr)
 {
-	static const struct ptt_sym nomem = { NULL, "\u2026(cut)", NULL, "\u2026(cut)", 1, NULL };
+	static const struct ptt_sym nomem = { NULL, "\u2026(cut)", NULL, "\u2026(cut)", 1, NULL, NULL };
 	char where[64];
 	snprintf(where, sizeof where, "\u2026(cut at %" PRIu32 " frames)", (uint32_t)addr);
 	struct ptt_sym *e = entry_new(s, NULL, where, NULL);
@@ -744,7 +796,7 @@ static const struct ptt_sym *cut_frame(struct ptt_syms *s, struct space *sp, uin
  */
 static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t addr, int code)
 {
-	static const struct ptt_sym nomem = { NULL, "?", NULL, "?", 1, NULL };
+	static const struct ptt_sym nomem = { NULL, "?", NULL, "?", 1, NULL, NULL };
 	if (code && PTT_IS_PYFRAME(addr))
 		return ptt_pyframes_sym(s->py, pid, addr);
 	struct space *sp = space_get(s, pid, 1);
@@ -756,7 +808,7 @@ static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t a
 		return hit;
 	if (code && PTT_IS_FRAME_CUT(addr))
 		return cut_frame(s, sp, key, addr);
-	char where[512], line[300], *linep = NULL, *readable = NULL, *inl = NULL, *next = NULL;
+	char where[512], line[300], *linep = NULL, *readable = NULL, *inl = NULL, *next = NULL, *fn = NULL;
 	const char *func = NULL;
 	unsigned level = (unsigned)(addr >> PTT_SYMS_LEVEL_SHIFT), levels = 1;
 	addr = PTT_SYMS_ADDR(addr);
@@ -802,6 +854,7 @@ static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t a
 			if (code) {
 				note_stripped(s, mod);
 				next = next_function(mod, at);
+				fn = cfi_function(mod, at, mname);
 			}
 			ptt_name_printf(where, sizeof where, "%s+0x%" PRIx64, mname, addr - bias);
 		}
@@ -835,10 +888,15 @@ static const struct ptt_sym *lookup(struct ptt_syms *s, uint32_t pid, uint64_t a
 	free(inl);
 	if (!e) {
 		free(next);
+		free(fn);
 		return &nomem;
 	}
 	e->levels = levels;
 	e->next = next; /* owned by the entry: freed with it */
+	if (fn && !e->func)
+		e->fn = fn; /* owned too */
+	else
+		free(fn);
 	ptt_map_put(&sp->cache, key, e);
 	return e;
 }

@@ -25,6 +25,9 @@ struct ptt_sym {
 	const char *text;   /* the site in one piece: "queue_push+0x1a (prog) at queue.c:42" */
 	unsigned levels;    /* code: the functions at the address, inlined ones included (DWARF's inline
 			       chain), innermost first; 1 without inlining or debug information */
+	const char *fn;     /* code: the function it is in, as one name: func; without a symbol, its start
+			       as the unwind tables (.eh_frame) give it, "prog+0x1060" (a stripped program's
+			       functions told apart, not named); NULL when neither is known */
 	const char *next;   /* code without a symbol in a module that has some (a stripped library's static
 			       function: only its exported ones are in .dynsym): the function symbol that
 			       follows it, the exported function it most likely sits before in its source
