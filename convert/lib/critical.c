@@ -2006,9 +2006,12 @@ void critical_print(const struct critical *c, unsigned top, FILE *out)
 	if (futex_held)
 		fprintf(out, "(a futex lock's HELD: from a woken wait on it to the wake that let it go, the holds taken after "
 			     "waiting; a hold taken without waiting is not seen: at least that)\n");
-	if (c->nobjs && s->length && pct(s->handoff, s->length) < 1.0 && pct(s->unknown, s->length) < 1.0) {
-		fprintf(out, "(waiting for hand-offs is only %.1f %% of the path: no lock's waits set this run's length, its "
-			     "threads' own work does", pct(s->handoff, s->length));
+	/* the objects' part of the hand-offs: a slow wake-up's time past the first millisecond is the scheduler's */
+	uint64_t objects_handoff = s->handoff > s->slow_wake ? s->handoff - s->slow_wake : 0;
+	if (c->nobjs && s->length && pct(objects_handoff, s->length) < 1.0 && pct(s->unknown, s->length) < 1.0) {
+		fprintf(out, "(waiting for hand-offs is only %.1f %% of the path%s: no lock's waits set this run's length, its "
+			     "threads' own work does", pct(objects_handoff, s->length),
+			s->slow_wake ? " past the slow wake-ups" : "");
 		if (most && pct(most->held_ns, s->length) >= 1.0) {
 			obj_name(c, most->pid, most->addr, most->cls, name, sizeof name);
 			fprintf(out, "; %.1f %% of the path is that work done holding %s: shorter holds would shorten it, a "

@@ -77,5 +77,14 @@ load helpers
 	running=$(awk '$1 == "running" { print int($2); exit }' <<<"$output")
 	[ "$held" -ge 72 ]
 	[ "$held" -le "$running" ]
-	[[ "$output" == *"of the path is that work done holding cp_rust_chain::CHAIN_LOCK: shorter holds would shorten it, a faster lock would not)"* ]]
+	# the line on the holds' work is said where the locks' part of the hand-offs is under 1 % of the path: this
+	# program's is (0.4 %), unless a loaded machine makes its wake-ups slow (2.6 % seen, 1.7 ms of it past 1 ms)
+	share=$(awk '$1 == "critical" && $2 == "path:" { len = $3 } $1 == "waiting" && $4 == "hand-off" { h = $5 }
+		/wake-ups past 1 ms:/ { for (i = 1; i <= NF; i++) if ($i == "ms:") s = $(i + 1) }
+		END { printf "%.2f\n", 100 * (h - s) / len }' <<<"$output")
+	if awk -v p="$share" 'BEGIN { exit !(p < 1) }'; then
+		[[ "$output" == *"of the path is that work done holding cp_rust_chain::CHAIN_LOCK: shorter holds would shorten it, a faster lock would not)"* ]]
+	else
+		[[ "$output" != *"a faster lock would not)"* ]]
+	fi
 }
