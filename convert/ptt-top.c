@@ -511,9 +511,14 @@ static void frame(struct top *t, FILE *out, int advance)
 	if (live)
 		fprintf(out, "live end %.3f s: %.3f s behind it\n", (double)live / 1e9,
 			live > p->last_ns ? (double)(live - p->last_ns) / 1e9 : 0.0);
-	if (t->attach_ns)
-		fprintf(out, "attached at %.3f s: the events before are not read (a hold or wait begun before is seen "
-			"from its end on; names given before are unknown)\n", (double)t->attach_ns / 1e9);
+	if (t->attach_ns) {
+		uint64_t gap = ptt_reader_names_gap(p->in.r);
+		fprintf(out, "attached at %.3f s: the events before are not read but for names (a hold or wait begun "
+			"before is seen from its end on", (double)t->attach_ns / 1e9);
+		if (gap && gap < t->attach_ns)
+			fprintf(out, "; names given from %.3f s on are not known", (double)gap / 1e9);
+		fprintf(out, ")\n");
+	}
 	fprintf(out, "tracer stalls %" PRIu64 " (%.3f ms; waits lengthened %.3f ms), lost events %" PRIu64
 		", damaged stretches %lu\n", stalls, (double)stall_ns / 1e6, (double)stalled_ns / 1e6, t->lost, p->in.problems);
 	char sorted[32];
@@ -750,9 +755,9 @@ static int start(void *ctx, struct pass *p)
 
 /*
  * At the first event: attach 1 s before the live end of a recording being written.  The reader
- * passes over the EVENTS blocks before that by their headers (ptt_reader_skip), and the model is
- * told the trace starts mid-run there: a hold or wait begun before is known from its end on, a
- * name given before is not known.
+ * passes over the EVENTS blocks before that, reading only their records that name (modules, names,
+ * interned stacks, threads' starts: ptt_reader_skip_names), and the model is told the trace starts
+ * mid-run there: a hold or wait begun before is known from its end on.
  */
 static void attach(struct top *t, struct pass *p, const struct ptt_event *ev)
 {
@@ -763,7 +768,8 @@ static void attach(struct top *t, struct pass *p, const struct ptt_event *ev)
 	if (t->from_start || !t->writer || live < 1000000000u + ev->ns)
 		return;
 	t->attach_ns = t->then_ns = live - 1000000000u;
-	ptt_reader_skip(p->in.r, t->attach_ns, 0);
+	/* the modules, names and stacks before still read, from the first 32 MiB (a few 0.1 s) */
+	ptt_reader_skip_names(p->in.r, t->attach_ns, (uint64_t)32 << 20);
 	if (!p->mid_run) {
 		p->mid_run = 1;
 		p->mid_run_why = "ptt-top attached: the events before are not read";
@@ -776,8 +782,9 @@ static int event(void *ctx, struct pass *p, struct ptt_event *ev)
 	struct top *t = ctx;
 	if (!t->attached)
 		attach(t, p, ev);
-	if (ev->ns < t->attach_ns)
-		return PASS_SKIP; /* the first blocks' events, before the attach point */
+	if (ev->ns < t->attach_ns) /* before the attach point: its names and interned stacks kept, the rest not */
+		return ev->type && ev->type->role != PTT_ROLE_LIFE && ptt_record_tells_names(ev->id, ev->type->role) ? PASS_GO
+														 : PASS_SKIP;
 	if (ev->id == PTT_EV_REC_LOST && ev->nargs >= 2)
 		t->lost += ev->arg[1];
 	stat_event(t->st, ev);

@@ -334,6 +334,15 @@ static inline int ptt_role_takes_stack(unsigned role)
 	return role != PTT_ROLE_NAME && role != PTT_ROLE_META;
 }
 /*
+ * A record that a reader passing over a stretch still delivers (ptt_reader_skip_names): what names or
+ * tells apart what comes after it (names, modules, interned stacks and code, the lives of processes and
+ * threads); not a stack record, which belongs to its thread's next event, passed over too.
+ */
+static inline int ptt_record_tells_names(unsigned id, unsigned role)
+{
+	return role == PTT_ROLE_NAME || role == PTT_ROLE_LIFE || (role == PTT_ROLE_META && id != PTT_EV_STACK);
+}
+/*
  * What a record of its thread does to the thread's stack record waiting for
  * its event: PTT_STACK_HOLD, it is one (a later one replaces it);
  * PTT_STACK_TAKE, it is that event (the stack is its, or it did not want
@@ -531,6 +540,13 @@ unsigned ptt_reader_compressed(const struct ptt_reader *r);
  * text input.
  */
 void ptt_reader_skip(struct ptt_reader *r, uint64_t min_ns, uint64_t min_pos);
+/* The same for a time, the blocks passed over still read for the records ptt_record_tells_names keeps
+ * (the others counted in the positions, not delivered), while max_bytes of their payloads last, so that
+ * what comes after is named as a whole read would (a program's modules and first threads are told at its
+ * start); past that budget, by their headers alone: ptt_reader_names_gap is then the time from which names
+ * were not read (0: none). */
+void ptt_reader_skip_names(struct ptt_reader *r, uint64_t min_ns, uint64_t max_bytes);
+uint64_t ptt_reader_names_gap(const struct ptt_reader *r);
 /*
  * Read several inputs as one trace, in order, as if concatenated (the files
  * of a rotated recording): when the current input is used up, next(arg)

@@ -89,6 +89,10 @@ struct ptt_reader {
 	uint64_t line_no;
 	uint64_t skip_ns, skip_pos; /* ptt_reader_skip: EVENTS blocks entirely before these are not decoded */
 	int skipping; /* no EVENTS block kept since ptt_reader_skip: read headers only, seek over payloads */
+	int skip_names;    /* ptt_reader_skip_names: a block passed over is still read for its naming records, */
+	uint64_t names_budget; /* while these bytes of payload last; */
+	uint64_t names_gap_ns; /* then the first block passed over unread begins here (0: none) */
+	int blk_names_only; /* the current block is one of those: its other records are counted, not delivered */
 	int seekable;
 	int end_reported;
 	/* ptt_reader_set_next: the inputs that follow this one */
@@ -800,13 +804,23 @@ static int next_block(struct ptt_reader *r)
 			continue;
 		}
 		/* a stream's block is never passed over: where its records fall is the merge's to say */
-		if (h.kind == PTT_BLOCK_EVENTS && h.count && !h.stream &&
-		    (r->pos + h.count <= r->skip_pos || ptt_clock_ns(&r->clock, h.last_ticks) < r->skip_ns)) {
+		int passed = h.kind == PTT_BLOCK_EVENTS && h.count && !h.stream &&
+			     (r->pos + h.count <= r->skip_pos || ptt_clock_ns(&r->clock, h.last_ticks) < r->skip_ns);
+		if (passed && r->skip_names && r->names_budget < h.payload_len) {
+			r->skip_names = 0; /* the budget spent: from here on by the headers alone, said */
+			r->names_gap_ns = ptt_clock_ns(&r->clock, h.first_ticks);
+		}
+		if (passed && !r->skip_names) {
 			skip_payload(r, h.payload_len);
 			r->pos += h.count;
 			continue;
 		}
+		if (passed)
+			r->names_budget -= h.payload_len;
 		int rc = load_block(r, &h, at);
+		r->blk_names_only = passed;
+		if (passed)
+			r->skipping = 1; /* still before the window: load_block thought it had begun */
 		if (rc)
 			return rc;
 	}
@@ -952,6 +966,10 @@ static int decode_record(struct ptt_reader *r, struct ptt_event *ev)
 		}
 		if (head_skipped(r, ev))
 			return 0;
+		if (r->blk_names_only && !ptt_record_tells_names(ev->id, ev->type->role)) {
+			r->pos++; /* passed over, numbered as if read */
+			return 0;
+		}
 		ev->pos = r->pos++;
 		return 1;
 	}
@@ -1314,7 +1332,18 @@ void ptt_reader_skip(struct ptt_reader *r, uint64_t min_ns, uint64_t min_pos)
 	r->skip_ns = min_ns;
 	r->skip_pos = min_pos;
 	r->skipping = min_ns || min_pos;
+	r->skip_names = 0;
 }
+
+void ptt_reader_skip_names(struct ptt_reader *r, uint64_t min_ns, uint64_t max_bytes)
+{
+	ptt_reader_skip(r, min_ns, 0);
+	r->skip_names = min_ns != 0;
+	r->names_budget = max_bytes;
+	r->names_gap_ns = 0;
+}
+
+uint64_t ptt_reader_names_gap(const struct ptt_reader *r) { return r->names_gap_ns; }
 
 int ptt_reader_next(struct ptt_reader *r, struct ptt_event *ev)
 {
