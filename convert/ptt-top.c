@@ -6,7 +6,9 @@
  * the locks most waited for, with each one's holder and waiters now (model.h) and the threads
  * that waited on it most in the interval (waited_add),
  * named at their first frame past the lock layer (lockframes.h).  It only
- * reads the file: the recording is the same with or without it.
+ * reads the file: the recording is the same with or without it.  A rotated
+ * recording is followed from file to file (next_file); a flight recording's
+ * rings are read in place (flightview.h), into a trace the pass follows.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -25,6 +27,7 @@
 #include <unistd.h>
 
 #include "lib/cli.h"
+#include "lib/flightview.h"
 #include "lib/lockframes.h"
 #include "lib/model.h"
 #include "lib/pass.h"
@@ -32,7 +35,7 @@
 #include "lib/symbols.h"
 
 /* Exit statuses beyond the filters' 0, 1 and 2. */
-#define TOP_CANNOT 3 /* a recording ptt-top cannot follow yet: a flight recording, a trace written to a pipe */
+#define TOP_CANNOT 3 /* a recording ptt-top cannot follow: a trace written to a pipe, flight rings it cannot read */
 
 static void usage(void)
 {
@@ -64,7 +67,7 @@ static void usage(void)
 	       "Exit status: 0 the recording ended or the frames were shown, 1 damaged trace or a\n"
 	       "rotated recording's next file gone,\n"
 	       "2 usage error, no such process or file, not a trace, not a recording,\n"
-	       "3 a recording ptt-top cannot follow yet (a flight recording, a trace written to a pipe).\n");
+	       "3 a recording ptt-top cannot follow (a trace written to a pipe, flight rings it cannot read).\n");
 }
 
 enum top_sort { SORT_WAIT, SORT_TOTAL, SORT_HOLD, SORT_COUNT, SORT_N };
@@ -90,6 +93,10 @@ struct top {
 	/* what is followed */
 	char path[2 * PATH_MAX + 2]; /* the trace file */
 	pid_t writer;           /* the process writing it (0: none, the file is complete) */
+	pid_t flight;           /* a flight recording: ptt-record's pid, its rings read in place (fv) */
+	struct flightview *fv;
+	char input[64];         /* with it, the view's trace the pass reads (flightview.h) */
+	double next_sweep;
 	int writer_gone;        /* seen gone: one more read, then the end */
 	unsigned files;         /* the files of a rotated recording followed so far (1: the first only) */
 	unsigned long from_head; /* the first file read is a later part (this one), read from its head: attach_ns
@@ -216,10 +223,10 @@ static int recorder_file(struct top *t, pid_t pid, const char *arg)
 	char cmd[4096];
 	ssize_t n = proc_cmdline(pid, cmd, sizeof cmd);
 	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(cmd + i) + 1)
-		if (!strncmp(cmd + i, "--fl", 4)) {
-			fprintf(stderr, "ptt-top: %s: a flight recording (ptt-record --flight) keeps its events in rings "
-				"until it ends: ptt-top cannot follow it yet\n", arg);
-			return TOP_CANNOT;
+		if (!strncmp(cmd + i, "--fl", 4)) { /* its rings are read in place (flightview.h) */
+			t->flight = pid;
+			snprintf(t->path, sizeof t->path, "the flight rings of ptt-record %d", (int)pid);
+			return 0;
 		}
 	/* its -o FILE (ptt-record(1): default trace.ptt), up to the program's command */
 	const char *out = "trace.ptt";
@@ -541,7 +548,7 @@ static void frame(struct top *t, FILE *out, int advance)
 		t->ended ? "recording ended" : t->writer ? "recording" : "complete file", t->quit && !t->ended ? " (left)" : "");
 	fprintf(out, "trace %.3f s, %" PRIu64 " events (%" PRIu64 " in the interval %.3f-%.3f s), %.1f MB %s, %.1f MB behind\n",
 		(double)p->last_ns / 1e9, t->events, t->events - t->events_then, (double)t->then_ns / 1e9,
-		(double)p->last_ns / 1e9, (double)read / 1e6, t->attach_ns && !t->from_head ? "passed over or read" : "read",
+		(double)p->last_ns / 1e9, (double)read / 1e6, t->attach_ns && !t->from_head && !t->fv ? "passed over or read" : "read",
 		size > in_file ? (double)(size - in_file) / 1e6 : 0.0);
 	uint64_t live = t->writer && !t->ended ? live_ns(t) : 0;
 	if (live)
@@ -551,7 +558,12 @@ static void frame(struct top *t, FILE *out, int advance)
 		fprintf(out, "read from the start of part %lu of a rotated recording at %.3f s: the names, holds and waits "
 			"in force then are known from its head, the events before are not read\n",
 			t->from_head, (double)t->attach_ns / 1e9);
-	else if (t->attach_ns && t->head_part)
+	else if (t->fv) {
+		const struct flightview_counts *c = flightview_counts(t->fv);
+		fprintf(out, "flight rings read in place from %.3f s: %" PRIu64 " records; not seen: %" PRIu64 " words "
+			"overwritten before ptt-top read them, %" PRIu64 " torn, %" PRIu64 " late\n", (double)c->from_ns / 1e9,
+			c->records, c->overwritten, c->torn, c->late);
+	} else if (t->attach_ns && t->head_part)
 		fprintf(out, "attached at %.3f s: the events before are not read (a hold or wait begun before is seen "
 			"from its end on; names are those in force at the start of part %lu, from its head)\n",
 			(double)t->attach_ns / 1e9, t->head_part);
@@ -727,6 +739,8 @@ static int wait_more(void *arg)
 		snprintf(f, sizeof f, "/proc/%d", (int)t->writer);
 		if (access(f, F_OK) != 0) { /* gone: what it wrote last is read once more */
 			t->writer_gone = 1;
+			if (t->fv) /* the rings as the program left them (our mapping keeps them), and the view's end */
+				flightview_sweep(t->fv, 1);
 			return 1;
 		}
 		struct pollfd pf = { t->tty, POLLIN, 0 };
@@ -734,6 +748,12 @@ static int wait_more(void *arg)
 		poll(&pf, t->tty >= 0 ? 1 : 0, ms < 0 ? 0 : ms > 50 ? 50 : ms);
 		struct stat sb;
 		off_t at = lseek(p->in.fd, 0, SEEK_CUR);
+		if (t->fv && now_s() >= t->next_sweep) { /* the rings' records since the last sweep */
+			flightview_read_to(t->fv, at > 0 ? (uint64_t)at : 0);
+			if (flightview_sweep(t->fv, 0) < 0)
+				return 0;
+			t->next_sweep = now_s() + 0.05;
+		}
 		if (fstat(p->in.fd, &sb) == 0 && at >= 0 && sb.st_size > at)
 			return 1;
 	}
@@ -839,6 +859,14 @@ static void attach(struct top *t, struct pass *p, const struct ptt_event *ev)
 	const char *rt = ptt_reader_meta(p->in.r, "realtime_ns");
 	t->attached = 1;
 	t->realtime_ns = rt ? strtoull(rt, NULL, 10) : 0;
+	if (t->fv) { /* the view starts where flightview_open began reading the rings */
+		t->attach_ns = t->then_ns = flightview_counts(t->fv)->from_ns;
+		if (!p->mid_run) {
+			p->mid_run = 1;
+			model_starts_mid_run(p->model, p->in.r);
+		}
+		return;
+	}
 	uint64_t live = live_ns(t);
 	const char *part = ptt_reader_meta(p->in.r, "part");
 	if (t->from_start || !t->writer || live < 1000000000u + ev->ns) {
@@ -986,15 +1014,23 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	if (t.flight) {
+		char err[512];
+		if (!(t.fv = flightview_open(t.flight, t.from_start, 1000000000u, t.input, sizeof t.input, err, sizeof err))) {
+			fprintf(stderr, "ptt-top: %s: %s\n", argv[optind], err);
+			return TOP_CANNOT;
+		}
+		t.next_sweep = now_s() + 0.05;
+	}
 	/* the file may be just made: its header is 16 bytes, written first */
-	for (int i = 0; i < 100 && t.writer; i++) {
+	for (int i = 0; i < 100 && t.writer && !t.fv; i++) {
 		struct stat sb;
 		if (stat(t.path, &sb) == 0 && sb.st_size >= 16)
 			break;
 		usleep(20000);
 	}
 	tty_open(&t);
-	char *paths[] = { t.path, NULL };
+	char *paths[] = { t.fv ? t.input : t.path, NULL };
 	const struct pass_tool tool = { .prog = "ptt-top", .ctx = &t, .start = start, .event = event, .after = after,
 					.end = end, .need = PASS_SYMS | PASS_MODEL | PASS_ORDERED | PASS_LOSS };
 	struct pass p;
@@ -1002,6 +1038,7 @@ int main(int argc, char **argv)
 	if (t.left && rc == 1 && !p.write_error && !p.failed && !t.problems_then)
 		rc = 0; /* left before the end: the part not read is not damage */
 	stat_free(t.st);
+	flightview_close(t.fv);
 	free(t.prev);
 	free(t.wd);
 	return rc;
