@@ -716,6 +716,22 @@ static void tick(struct top *t)
 
 /* ---- the pass's hooks ---- */
 
+/*
+ * A flight view's sweep when one is due (every 10 ms: a ring of 64 KiB holds some 25 ms of a busy
+ * memcached worker's events): the rings' records since the last one appended to the view's trace.
+ * 1 when some were, 0 if none or not due, negative on a write error.
+ */
+static int flight_sweep(struct top *t)
+{
+	double now = now_s();
+	if (now < t->next_sweep)
+		return 0;
+	off_t at = lseek(t->p->in.fd, 0, SEEK_CUR);
+	flightview_read_to(t->fv, at > 0 ? (uint64_t)at : 0);
+	t->next_sweep = now + 0.01;
+	return flightview_sweep(t->fv, 0);
+}
+
 /* The reader found the file's end: wait for more while its writer lives (ptt_reader_set_wait). */
 static int wait_more(void *arg)
 {
@@ -748,12 +764,8 @@ static int wait_more(void *arg)
 		poll(&pf, t->tty >= 0 ? 1 : 0, ms < 0 ? 0 : ms > 50 ? 50 : ms);
 		struct stat sb;
 		off_t at = lseek(p->in.fd, 0, SEEK_CUR);
-		if (t->fv && now_s() >= t->next_sweep) { /* the rings' records since the last sweep */
-			flightview_read_to(t->fv, at > 0 ? (uint64_t)at : 0);
-			if (flightview_sweep(t->fv, 0) < 0)
-				return 0;
-			t->next_sweep = now_s() + 0.05;
-		}
+		if (t->fv && flight_sweep(t) < 0)
+			return 0;
 		if (fstat(p->in.fd, &sb) == 0 && at >= 0 && sb.st_size > at)
 			return 1;
 	}
@@ -912,8 +924,11 @@ static int after(void *ctx, struct pass *p, struct ptt_event *ev)
 	struct top *t = ctx;
 	(void)p;
 	(void)ev;
-	if ((++t->events & 1023) == 0)
+	if ((++t->events & 1023) == 0) {
 		tick(t);
+		if (t->fv) /* while the view is read, its rings go on turning over */
+			flight_sweep(t);
+	}
 	return t->quit ? PASS_STOP : PASS_GO;
 }
 
@@ -1020,7 +1035,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ptt-top: %s: %s\n", argv[optind], err);
 			return TOP_CANNOT;
 		}
-		t.next_sweep = now_s() + 0.05;
+		t.next_sweep = now_s() + 0.01;
 	}
 	/* the file may be just made: its header is 16 bytes, written first */
 	for (int i = 0; i < 100 && t.writer && !t.fv; i++) {

@@ -18,15 +18,22 @@
 /* What the view knows of a ring: its owner, and the position read up to. */
 struct fring {
 	uint64_t pos, first;
+	uint64_t last_ts;        /* the time of its last record taken */
 	uint32_t pid, tid;
 	int known;
 };
+
+/* A thread's records overwritten before a sweep read them: told as the recorder tells lost events
+ * (rec_lost: its thread, count 0, unknown, and the stretch), so that the model forgets what the
+ * thread held and waited for there rather than keep a hold whose release it never saw. */
+#define NOTE_WORDS (PTT_REC_HDR_WORDS + 7 + 1)
 
 /* A record of a sweep's copy: its time, place, and words (in the copy). */
 struct vrec {
 	uint64_t ts, at; /* at: its position in its ring */
 	uint32_t tid, ring, seq;
 	const uint32_t *w;
+	int note;        /* a rec_lost of ours (lost_note): never held back nor late */
 };
 
 struct flightview {
@@ -39,9 +46,11 @@ struct flightview {
 	struct fring *rings;     /* max_rings */
 	uint64_t cut;            /* records stamped before it were written (the previous sweep's cut) */
 	uint32_t types_seen;
-	int ended;
+	int ended, started;     /* started: the first sweep is done */
 	struct flightview_counts c;
 	uint32_t **copies;       /* a sweep's copies, per ring */
+	uint32_t (*notes)[NOTE_WORDS]; /* a sweep's rec_lost records, per ring */
+	pid_t rec;
 	struct vrec *recs;
 	size_t nrecs, cap;
 };
@@ -180,7 +189,7 @@ static int add_rec(struct flightview *v, const uint32_t *w, uint64_t at, uint32_
 {
 	if (PTT_GROW(v->recs, &v->cap, v->nrecs + 1) != 0)
 		return PTT_E_NOMEM;
-	v->recs[v->nrecs++] = (struct vrec){ ptt_rec_ticks(w), at, ptt_rec_tid(w), ring, seq, w };
+	v->recs[v->nrecs++] = (struct vrec){ ptt_rec_ticks(w), at, ptt_rec_tid(w), ring, seq, w, 0 };
 	return 0;
 }
 
@@ -200,6 +209,30 @@ static int log_records(struct flightview *v, const struct ptt_shm_log *log, cons
 			return PTT_E_NOMEM;
 		pos += n;
 	}
+	return 0;
+}
+
+/*
+ * Ring i's owner overwrote records the view had not read, between its last record taken and the
+ * record at time after (UINT64_MAX: none this sweep): a rec_lost record, stamped just before after.
+ */
+static int lost_note(struct flightview *v, uint32_t i, const struct fring *fr, uint64_t after)
+{
+	uint64_t ts = after != UINT64_MAX && after > 0 ? after - 1 : fr->last_ts + 1 > v->cut ? fr->last_ts + 1 : v->cut;
+	uint64_t to = after != UINT64_MAX ? after - 1 : ts;
+	if (ts < fr->last_ts)
+		ts = fr->last_ts;
+	uint32_t *w = v->notes[i];
+	ptt_rec_put_header(w, ptt_rec_word0(PTT_EV_REC_LOST, NOTE_WORDS), ts, (uint32_t)v->rec, (uint32_t)v->rec);
+	uint32_t *a = w + PTT_REC_HDR_WORDS;
+	a[0] = fr->tid;
+	ptt_put64(a + 1, 0); /* how many records: not known */
+	ptt_put64(a + 3, ns_of(v, fr->last_ts));
+	ptt_put64(a + 5, ns_of(v, to));
+	ptt_rec_seal(w, NOTE_WORDS);
+	if (add_rec(v, w, 0, i, UINT32_MAX))
+		return PTT_E_NOMEM;
+	v->recs[v->nrecs - 1].note = 1;
 	return 0;
 }
 
@@ -224,7 +257,7 @@ static int read_ring(struct flightview *v, uint32_t i, uint64_t cut, int last, u
 	uint64_t first = __atomic_load_n(&r->first, __ATOMIC_ACQUIRE);
 	uint32_t pid = r->pid, tid = r->tid;
 	if (!fr->known || fr->first != first || fr->pid != pid || fr->tid != tid) { /* a new owner */
-		*fr = (struct fring){ first, first, pid, tid, 1 };
+		*fr = (struct fring){ first, first, 0, pid, tid, 1 };
 	}
 	uint64_t c0 = __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE), end = __atomic_load_n(&r->committed, __ATOMIC_ACQUIRE);
 	uint64_t reserved = __atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE);
@@ -232,11 +265,14 @@ static int read_ring(struct flightview *v, uint32_t i, uint64_t cut, int last, u
 	if (!busy && !last)
 		*bound = cut;
 	uint64_t from = fr->pos > c0 ? fr->pos : c0;
-	if (c0 > fr->pos)
-		v->c.overwritten += c0 - fr->pos;
+	uint64_t gap = 0; /* words of the ring overwritten before they were read */
+	if (c0 > fr->pos && v->started) /* at the view's start, what was overwritten before is no loss of it */
+		gap += c0 - fr->pos;
 	fr->pos = from;
-	if (end <= from || end - from > size)
-		return 0;
+	if (end <= from || end - from > size) {
+		v->c.overwritten += gap;
+		return gap ? lost_note(v, i, fr, UINT64_MAX) : 0;
+	}
 	uint32_t *copy = malloc((end - from) * 4);
 	if (!copy)
 		return PTT_E_NOMEM;
@@ -250,9 +286,11 @@ static int read_ring(struct flightview *v, uint32_t i, uint64_t cut, int last, u
 	uint64_t c1 = __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE), pos = from;
 	v->copies[i] = copy;
 	if (c1 > from) {
-		v->c.overwritten += (c1 < end ? c1 : end) - from;
+		gap += (c1 < end ? c1 : end) - from;
 		pos = c1;
 	}
+	v->c.overwritten += gap;
+	size_t gap_at = v->nrecs;
 	uint32_t seq = 0;
 	uint64_t lastts = 0;
 	while (pos < end) {
@@ -273,6 +311,10 @@ static int read_ring(struct flightview *v, uint32_t i, uint64_t cut, int last, u
 		lastts = ptt_rec_ticks(p);
 		pos += n;
 	}
+	if (gap && lost_note(v, i, fr, v->nrecs > gap_at ? v->recs[gap_at].ts : UINT64_MAX))
+		return PTT_E_NOMEM;
+	if (seq)
+		fr->last_ts = lastts;
 	fr->pos = end; /* moved back by the sweep to the first record it leaves for the next */
 	if (busy && seq)
 		*bound = lastts;
@@ -333,23 +375,33 @@ static int sweep(struct flightview *v, int first, int last, int whole)
 	for (size_t k = 0; !rc && k < v->nrecs; k++) {
 		const struct vrec *r = &v->recs[k];
 		int from_log = r->ring == UINT32_MAX;
-		if (r->ts > upto) { /* for the next sweep: its ring is read again from here */
+		if (r->ts > upto && !r->note) { /* for the next sweep: its ring is read again from here */
 			if (!from_log && r->at < v->rings[r->ring].pos)
 				v->rings[r->ring].pos = r->at;
 			continue;
 		}
 		if (!from_log && first && r->ts < v->c.from_ticks)
 			continue; /* before the view's start: its names are in the logs */
-		if (!from_log && !first && r->ts < v->cut) {
+		if (!from_log && !first && r->ts < v->cut && !r->note) {
 			v->c.late++;
 			continue;
 		}
+		if (r->note) { /* in the order written: within this sweep's cut, not before the last one's */
+			uint64_t ts = upto != UINT64_MAX && r->ts > upto ? upto : r->ts;
+			uint32_t *w = v->notes[r->ring];
+			if (ts < v->cut)
+				ts = v->cut;
+			w[1] = (uint32_t)ts;
+			w[2] = (uint32_t)(ts >> 32);
+			ptt_rec_seal(w, NOTE_WORDS);
+		}
 		rc = ptt_writer_record(v->w, r->w, ptt_rec_len(r->w[0]));
 		wrote++;
-		v->c.records += !from_log;
+		v->c.records += !from_log && !r->note;
 	}
 	if (upto != UINT64_MAX && upto > v->cut)
 		v->cut = upto;
+	v->started = 1;
 	free_copies(v);
 	if (!rc && last) {
 		char end[128];
@@ -396,9 +448,11 @@ struct flightview *flightview_open(pid_t rec, int whole, uint64_t back_ns, char 
 	v->out = memfd_create("ptt-top-flight", MFD_CLOEXEC);
 	v->rings = calloc(s->max_rings, sizeof *v->rings);
 	v->copies = calloc(s->max_rings, sizeof *v->copies);
+	v->notes = calloc(s->max_rings, sizeof *v->notes);
+	v->rec = rec;
 	v->hz = calibrate(v);
 	v->slack = v->hz / 5000;
-	if (v->out < 0 || !v->rings || !v->copies || !v->hz || ptt_writer_open(&v->w, v->out, 0) != 0 ||
+	if (v->out < 0 || !v->rings || !v->copies || !v->notes || !v->hz || ptt_writer_open(&v->w, v->out, 0) != 0 ||
 	    header(v, rec) != 0) {
 		snprintf(err, err_size, "the view of the rings: %s", v->out < 0 ? strerror(errno) : "cannot start it");
 		flightview_close(v);
@@ -444,6 +498,7 @@ void flightview_close(struct flightview *v)
 	if (v->map)
 		munmap(v->map, v->map_len);
 	free(v->copies);
+	free(v->notes);
 	free(v->rings);
 	free(v->recs);
 	free(v);

@@ -91,3 +91,20 @@ after_recording() {
 	[ -z "$output" ]
 	[[ "$stderr" == "ptt-top: $rec: /proc/$rec/fd: Permission denied" ]]
 }
+
+@test "ptt-top on a flight recording whose rings turn over faster than it reads: the words not seen are counted, no damage" {
+	# rings of 4 KiB (some 100 records) and holds of 0 us: each ring turns over many times between sweeps
+	ptt-record -q --flight=4k -o "$BATS_TEST_TMPDIR/f.ptt" -- "$EXAMPLES/contention" -t 4 -n 100000 -u 0 \
+		>"$BATS_TEST_TMPDIR/out.txt" 2>"$BATS_TEST_TMPDIR/err.txt" 3>&- &
+	REC=$!
+	for _ in $(seq 200); do pgrep -P "$REC" >/dev/null && break; sleep 0.05; done
+	run -0 --separate-stderr timeout 60 ptt-top -b -n 2 -d 0.5 "$REC"
+	[ -z "$stderr" ]
+	frames=$output
+	after_recording
+	# the last frame: records read, and the overwritten words said, not guessed into events
+	line=$(grep '^flight rings read in place' <<<"$frames" | tail -1)
+	[[ "$line" =~ ": "([0-9]+)" records; not seen: "([0-9]+)" words overwritten before ptt-top read them, 0 torn, 0 late"$ ]]
+	[ "${BASH_REMATCH[1]}" -gt 0 ] && [ "${BASH_REMATCH[2]}" -gt 0 ]
+	[ "$(grep -c ', damaged stretches 0$' <<<"$frames")" -eq 2 ]
+}
