@@ -6,7 +6,9 @@
  * the locks most waited for, with each one's holder and waiters now (model.h) and the threads
  * that waited on it most in the interval (waited_add),
  * named at their first frame past the lock layer (lockframes.h).  It only
- * reads the file: the recording is the same with or without it.
+ * reads the file: the recording is the same with or without it.  A rotated
+ * recording is followed from file to file (next_file); a flight recording's
+ * rings are read in place (flightview.h), into a trace the pass follows.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -25,6 +27,7 @@
 #include <unistd.h>
 
 #include "lib/cli.h"
+#include "lib/flightview.h"
 #include "lib/lockframes.h"
 #include "lib/model.h"
 #include "lib/pass.h"
@@ -32,18 +35,20 @@
 #include "lib/symbols.h"
 
 /* Exit statuses beyond the filters' 0, 1 and 2. */
-#define TOP_CANNOT 3 /* a recording ptt-top cannot follow yet: a flight recording, a trace written to a pipe */
+#define TOP_CANNOT 3 /* a recording ptt-top cannot follow: a trace written to a pipe, flight rings it cannot read */
 
 static void usage(void)
 {
 	printf("Usage: ptt-top [OPTION]... PID|TRACE\n"
 	       "A live view of the locks of a running ptt recording: PID is ptt-record's or the traced\n"
-	       "program's process, TRACE the file ptt-record is writing (followed as it grows).\n"
+	       "program's process, TRACE the file ptt-record is writing (followed as it grows, and a\n"
+	       "rotated recording's next files in turn).\n"
 	       "Under each lock: its holder and waiters now, and the threads that waited on it most\n"
 	       "in the last interval.\n"
 	       "\n"
-	       "  -a, --from-start     replay a live recording from its start (default: from 1 s before\n"
-	       "                       its live end, what was in force before that unknown)\n"
+	       "  -a, --from-start     replay a live recording from its start, a rotated one from its\n"
+	       "                       earliest file kept (default: from 1 s before its live end, what\n"
+	       "                       was in force before that unknown)\n"
 	       "  -d, --delay=SECONDS  the interval between frames (default 1)\n"
 	       "  -b, --batch          a plain-text frame per interval on stdout, for scripts (also\n"
 	       "                       when stdout is not a terminal)\n"
@@ -59,9 +64,10 @@ static void usage(void)
 	       "Keys in a terminal: s next sort order, 1-9 the stacks of that lock's holder and waiters,\n"
 	       "0 back to the list, q quit.\n"
 	       "\n"
-	       "Exit status: 0 the recording ended or the frames were shown, 1 damaged trace,\n"
+	       "Exit status: 0 the recording ended or the frames were shown, 1 damaged trace or a\n"
+	       "rotated recording's next file gone,\n"
 	       "2 usage error, no such process or file, not a trace, not a recording,\n"
-	       "3 a recording ptt-top cannot follow yet (a flight recording, a trace written to a pipe).\n");
+	       "3 a recording ptt-top cannot follow (a trace written to a pipe, flight rings it cannot read).\n");
 }
 
 enum top_sort { SORT_WAIT, SORT_TOTAL, SORT_HOLD, SORT_COUNT, SORT_N };
@@ -87,7 +93,17 @@ struct top {
 	/* what is followed */
 	char path[2 * PATH_MAX + 2]; /* the trace file */
 	pid_t writer;           /* the process writing it (0: none, the file is complete) */
+	pid_t flight;           /* a flight recording: ptt-record's pid, its rings read in place (fv) */
+	struct flightview *fv;
+	char input[64];         /* with it, the view's trace the pass reads (flightview.h) */
+	double next_sweep;
 	int writer_gone;        /* seen gone: one more read, then the end */
+	unsigned files;         /* the files of a rotated recording followed so far (1: the first only) */
+	unsigned long from_head; /* the first file read is a later part (this one), read from its head: attach_ns
+				    its start */
+	uint64_t bytes_before;  /* the reader's bytes in the files before t->path */
+	uint64_t head_left;     /* the first file is a later part: its head's events still to come (attach) */
+	unsigned long head_part; /* that part, attached to after its start: its head's names learnt */
 	/* the pass */
 	struct pass *p;
 	struct stat_table *st;
@@ -207,10 +223,10 @@ static int recorder_file(struct top *t, pid_t pid, const char *arg)
 	char cmd[4096];
 	ssize_t n = proc_cmdline(pid, cmd, sizeof cmd);
 	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(cmd + i) + 1)
-		if (!strncmp(cmd + i, "--fl", 4)) {
-			fprintf(stderr, "ptt-top: %s: a flight recording (ptt-record --flight) keeps its events in rings "
-				"until it ends: ptt-top cannot follow it yet\n", arg);
-			return TOP_CANNOT;
+		if (!strncmp(cmd + i, "--fl", 4)) { /* its rings are read in place (flightview.h) */
+			t->flight = pid;
+			snprintf(t->path, sizeof t->path, "the flight rings of ptt-record %d", (int)pid);
+			return 0;
 		}
 	/* its -o FILE (ptt-record(1): default trace.ptt), up to the program's command */
 	const char *out = "trace.ptt";
@@ -300,6 +316,28 @@ static pid_t writer_of(const char *path)
 	if (proc)
 		closedir(proc);
 	return found;
+}
+
+/*
+ * -a on a later part of a rotated recording (FILE.NNNN, ptt-record -m): the earliest part still on
+ * disk (-f removes the oldest) into t->path, to be read in order from there.
+ */
+static void earliest_part(struct top *t)
+{
+	char *dot = strrchr(t->path, '.'), *end;
+	if (!dot || strlen(dot + 1) < 4 || !isdigit((unsigned char)dot[1]))
+		return;
+	unsigned long n = strtoul(dot + 1, &end, 10);
+	if (*end || n < 2 || n > 99999999)
+		return;
+	char cand[sizeof t->path];
+	for (unsigned long k = 1; k < n; k++) {
+		snprintf(cand, sizeof cand, "%.*s.%04lu", (int)(dot - t->path), t->path, k);
+		if (looks_like_trace(cand, 0)) {
+			snprintf(t->path, sizeof t->path, "%s", cand);
+			return;
+		}
+	}
 }
 
 /* PID or TRACE into t->path and t->writer: 0, or the exit status after a message. */
@@ -500,25 +538,38 @@ static void frame(struct top *t, FILE *out, int advance)
 	uint64_t stalls, stall_ns, stalled_ns;
 	stat_stalls(t->st, &stalls, &stall_ns, &stalled_ns);
 	struct stat sb;
-	uint64_t read = ptt_reader_bytes(p->in.r), size = stat(t->path, &sb) == 0 ? (uint64_t)sb.st_size : read;
-	fprintf(out, "ptt-top %s  %s%s\n", t->path,
+	uint64_t read = ptt_reader_bytes(p->in.r), in_file = read - t->bytes_before;
+	uint64_t size = stat(t->path, &sb) == 0 ? (uint64_t)sb.st_size : in_file;
+	char files[48] = "";
+	const char *part = ptt_reader_meta(p->in.r, "part");
+	if (part || t->files > 1)
+		snprintf(files, sizeof files, " (part %s of a rotated recording)", part ? part : "1");
+	fprintf(out, "ptt-top %s%s  %s%s\n", t->path, files,
 		t->ended ? "recording ended" : t->writer ? "recording" : "complete file", t->quit && !t->ended ? " (left)" : "");
 	fprintf(out, "trace %.3f s, %" PRIu64 " events (%" PRIu64 " in the interval %.3f-%.3f s), %.1f MB %s, %.1f MB behind\n",
 		(double)p->last_ns / 1e9, t->events, t->events - t->events_then, (double)t->then_ns / 1e9,
-		(double)p->last_ns / 1e9, (double)read / 1e6, t->attach_ns ? "passed over or read" : "read",
-		size > read ? (double)(size - read) / 1e6 : 0.0);
+		(double)p->last_ns / 1e9, (double)read / 1e6, t->attach_ns && !t->from_head && !t->fv ? "passed over or read" : "read",
+		size > in_file ? (double)(size - in_file) / 1e6 : 0.0);
 	uint64_t live = t->writer && !t->ended ? live_ns(t) : 0;
 	if (live)
 		fprintf(out, "live end %.3f s: %.3f s behind it\n", (double)live / 1e9,
 			live > p->last_ns ? (double)(live - p->last_ns) / 1e9 : 0.0);
-	if (t->attach_ns) {
-		uint64_t gap = ptt_reader_names_gap(p->in.r);
-		fprintf(out, "attached at %.3f s: the events before are not read but for names (a hold or wait begun "
-			"before is seen from its end on", (double)t->attach_ns / 1e9);
-		if (gap && gap < t->attach_ns)
-			fprintf(out, "; names given from %.3f s on are not known", (double)gap / 1e9);
-		fprintf(out, ")\n");
-	}
+	if (t->from_head)
+		fprintf(out, "read from the start of part %lu of a rotated recording at %.3f s: the names, holds and waits "
+			"in force then are known from its head, the events before are not read\n",
+			t->from_head, (double)t->attach_ns / 1e9);
+	else if (t->fv) {
+		const struct flightview_counts *c = flightview_counts(t->fv);
+		fprintf(out, "flight rings read in place from %.3f s: %" PRIu64 " records; not seen: %" PRIu64 " words "
+			"overwritten before ptt-top read them, %" PRIu64 " torn, %" PRIu64 " late\n", (double)c->from_ns / 1e9,
+			c->records, c->overwritten, c->torn, c->late);
+	} else if (t->attach_ns && t->head_part)
+		fprintf(out, "attached at %.3f s: the events before are not read (a hold or wait begun before is seen "
+			"from its end on; names are those in force at the start of part %lu, from its head)\n",
+			(double)t->attach_ns / 1e9, t->head_part);
+	else if (t->attach_ns)
+		fprintf(out, "attached at %.3f s: the events before are not read (a hold or wait begun before is seen "
+			"from its end on; names given before are unknown)\n", (double)t->attach_ns / 1e9);
 	fprintf(out, "tracer stalls %" PRIu64 " (%.3f ms; waits lengthened %.3f ms), lost events %" PRIu64
 		", damaged stretches %lu\n", stalls, (double)stall_ns / 1e6, (double)stalled_ns / 1e6, t->lost, p->in.problems);
 	char sorted[32];
@@ -665,6 +716,22 @@ static void tick(struct top *t)
 
 /* ---- the pass's hooks ---- */
 
+/*
+ * A flight view's sweep when one is due (every 10 ms: a ring of 64 KiB holds some 25 ms of a busy
+ * memcached worker's events): the rings' records since the last one appended to the view's trace.
+ * 1 when some were, 0 if none or not due, negative on a write error.
+ */
+static int flight_sweep(struct top *t)
+{
+	double now = now_s();
+	if (now < t->next_sweep)
+		return 0;
+	off_t at = lseek(t->p->in.fd, 0, SEEK_CUR);
+	flightview_read_to(t->fv, at > 0 ? (uint64_t)at : 0);
+	t->next_sweep = now + 0.01;
+	return flightview_sweep(t->fv, 0);
+}
+
 /* The reader found the file's end: wait for more while its writer lives (ptt_reader_set_wait). */
 static int wait_more(void *arg)
 {
@@ -680,14 +747,16 @@ static int wait_more(void *arg)
 			}
 			return -1;
 		}
-		if (!t->writer || ptt_reader_saw_end(p->in.r))
-			return 0;
+		if (!t->writer || ptt_reader_saw_end(p->in.r) || ptt_reader_continued(p->in.r))
+			return 0; /* the end; or the recorder went on in the next file (next_file) */
 		if (t->writer_gone)
 			return 0;
 		char f[64];
 		snprintf(f, sizeof f, "/proc/%d", (int)t->writer);
 		if (access(f, F_OK) != 0) { /* gone: what it wrote last is read once more */
 			t->writer_gone = 1;
+			if (t->fv) /* the rings as the program left them (our mapping keeps them), and the view's end */
+				flightview_sweep(t->fv, 1);
 			return 1;
 		}
 		struct pollfd pf = { t->tty, POLLIN, 0 };
@@ -695,9 +764,46 @@ static int wait_more(void *arg)
 		poll(&pf, t->tty >= 0 ? 1 : 0, ms < 0 ? 0 : ms > 50 ? 50 : ms);
 		struct stat sb;
 		off_t at = lseek(p->in.fd, 0, SEEK_CUR);
+		if (t->fv && flight_sweep(t) < 0)
+			return 0;
 		if (fstat(p->in.fd, &sb) == 0 && at >= 0 && sb.st_size > at)
 			return 1;
 	}
+}
+
+/*
+ * The file read said the recording goes on in the next one ("continued FILE", ptt-record -m): the
+ * next file, named as the recorder wrote it, found beside the one read (the recorder's working
+ * directory need not be ours).  Reading goes on there; the reader skips its head (the names and
+ * the holds and waits in force, known already) and carries the states on.  Its fd, or -1.
+ */
+static int next_file(void *arg)
+{
+	struct top *t = arg;
+	struct pass *p = t->p;
+	const char *next = ptt_reader_continued(p->in.r);
+	if (!next)
+		return -1;
+	const char *base = strrchr(next, '/'), *slash = strrchr(t->path, '/');
+	char path[sizeof t->path];
+	snprintf(path, sizeof path, "%.*s%s", slash ? (int)(slash - t->path + 1) : 0, t->path, base ? base + 1 : next);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) { /* ptt-record -f removed it before it was read: the view cannot go on */
+		fprintf(stderr, "ptt-top: %s: the recording's next file: %s; the view ends at the end of %s\n", path,
+			strerror(errno), t->path);
+		p->in.problems++;
+		return -1;
+	}
+	if (p->in.fd > 0)
+		close(p->in.fd);
+	t->bytes_before = ptt_reader_bytes(p->in.r);
+	snprintf(t->path, sizeof t->path, "%s", path);
+	p->in.fd = fd;
+	p->in.name = t->path;
+	t->files++;
+	if (!t->writer)
+		t->writer = writer_of(t->path); /* a complete part given: the part being written is followed */
+	return fd;
 }
 
 /* A wait on o ended at ev: added to (pid, lock, tid)'s waits ended in the interval. */
@@ -749,6 +855,7 @@ static int start(void *ctx, struct pass *p)
 	if (model_observe_also(p->model, &ops) != 0)
 		return PASS_FAIL;
 	ptt_reader_set_wait(p->in.r, wait_more, t);
+	ptt_reader_set_next(p->in.r, next_file, t);
 	t->next_frame = now_s() + t->delay;
 	return PASS_GO;
 }
@@ -759,17 +866,44 @@ static int start(void *ctx, struct pass *p)
  * interned stacks, threads' starts: ptt_reader_skip_names), and the model is told the trace starts
  * mid-run there: a hold or wait begun before is known from its end on.
  */
+/* The events up to the attach point passed over, their names (modules, names, interned stacks, threads'
+ * starts) still read from the first 32 MiB of them (a few 0.1 s): ptt_reader_skip_names. */
+static void pass_over(struct top *t, struct pass *p)
+{
+	ptt_reader_skip_names(p->in.r, t->attach_ns, (uint64_t)32 << 20);
+}
+
 static void attach(struct top *t, struct pass *p, const struct ptt_event *ev)
 {
 	const char *rt = ptt_reader_meta(p->in.r, "realtime_ns");
 	t->attached = 1;
 	t->realtime_ns = rt ? strtoull(rt, NULL, 10) : 0;
-	uint64_t live = live_ns(t);
-	if (t->from_start || !t->writer || live < 1000000000u + ev->ns)
+	if (t->fv) { /* the view starts where flightview_open began reading the rings */
+		t->attach_ns = t->then_ns = flightview_counts(t->fv)->from_ns;
+		if (!p->mid_run) {
+			p->mid_run = 1;
+			model_starts_mid_run(p->model, p->in.r);
+		}
 		return;
+	}
+	uint64_t live = live_ns(t);
+	const char *part = ptt_reader_meta(p->in.r, "part");
+	if (t->from_start || !t->writer || live < 1000000000u + ev->ns) {
+		if (part && strtoul(part, NULL, 10) > 1) { /* a later part, read whole: from its start on */
+			t->attach_ns = t->then_ns = ev->ns;
+			t->from_head = strtoul(part, NULL, 10);
+		}
+		return;
+	}
 	t->attach_ns = t->then_ns = live - 1000000000u;
-	/* the modules, names and stacks before still read, from the first 32 MiB (a few 0.1 s) */
-	ptt_reader_skip_names(p->in.r, t->attach_ns, (uint64_t)32 << 20);
+	/* a later part of a rotated recording: its head (the names in force at its start) is read
+	 * first, so that its names are known; the holds and waits in it are not taken (their ends
+	 * before the attach point are not read) */
+	const char *head = ptt_reader_meta(p->in.r, "head");
+	t->head_left = head ? strtoull(head, NULL, 10) : 0;
+	t->head_part = t->head_left && part ? strtoul(part, NULL, 10) : 0;
+	if (!t->head_left)
+		pass_over(t, p);
 	if (!p->mid_run) {
 		p->mid_run = 1;
 		p->mid_run_why = "ptt-top attached: the events before are not read";
@@ -782,6 +916,8 @@ static int event(void *ctx, struct pass *p, struct ptt_event *ev)
 	struct top *t = ctx;
 	if (!t->attached)
 		attach(t, p, ev);
+	if (t->head_left && !--t->head_left)
+		pass_over(t, p); /* the head's names learnt (pass.h: before this hook) */
 	if (ev->ns < t->attach_ns) /* before the attach point: its names and interned stacks kept, the rest not */
 		return ev->type && ev->type->role != PTT_ROLE_LIFE && ptt_record_tells_names(ev->id, ev->type->role) ? PASS_GO
 														 : PASS_SKIP;
@@ -796,8 +932,11 @@ static int after(void *ctx, struct pass *p, struct ptt_event *ev)
 	struct top *t = ctx;
 	(void)p;
 	(void)ev;
-	if ((++t->events & 1023) == 0)
+	if ((++t->events & 1023) == 0) {
 		tick(t);
+		if (t->fv) /* while the view is read, its rings go on turning over */
+			flight_sweep(t);
+	}
 	return t->quit ? PASS_STOP : PASS_GO;
 }
 
@@ -886,25 +1025,35 @@ static int options(struct top *t, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct top t = { .delay = 1, .top = 10, .tty = -1 };
+	struct top t = { .delay = 1, .top = 10, .tty = -1, .files = 1 };
 	int rc = options(&t, argc, argv);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if ((rc = find_trace(&t, argv[optind])) != 0)
 		return rc;
+	if (t.from_start)
+		earliest_part(&t);
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	if (t.flight) {
+		char err[512];
+		if (!(t.fv = flightview_open(t.flight, t.from_start, 1000000000u, t.input, sizeof t.input, err, sizeof err))) {
+			fprintf(stderr, "ptt-top: %s: %s\n", argv[optind], err);
+			return TOP_CANNOT;
+		}
+		t.next_sweep = now_s() + 0.01;
+	}
 	/* the file may be just made: its header is 16 bytes, written first */
-	for (int i = 0; i < 100 && t.writer; i++) {
+	for (int i = 0; i < 100 && t.writer && !t.fv; i++) {
 		struct stat sb;
 		if (stat(t.path, &sb) == 0 && sb.st_size >= 16)
 			break;
 		usleep(20000);
 	}
 	tty_open(&t);
-	char *paths[] = { t.path, NULL };
+	char *paths[] = { t.fv ? t.input : t.path, NULL };
 	const struct pass_tool tool = { .prog = "ptt-top", .ctx = &t, .start = start, .event = event, .after = after,
 					.end = end, .need = PASS_SYMS | PASS_MODEL | PASS_ORDERED | PASS_LOSS };
 	struct pass p;
@@ -912,6 +1061,7 @@ int main(int argc, char **argv)
 	if (t.left && rc == 1 && !p.write_error && !p.failed && !t.problems_then)
 		rc = 0; /* left before the end: the part not read is not damage */
 	stat_free(t.st);
+	flightview_close(t.fv);
 	free(t.prev);
 	free(t.wd);
 	return rc;

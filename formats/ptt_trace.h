@@ -528,6 +528,9 @@ size_t ptt_reader_meta_count(const struct ptt_reader *r);
 const char *ptt_reader_meta_line(const struct ptt_reader *r, size_t i);
 uint64_t ptt_reader_bytes(const struct ptt_reader *r); /* bytes consumed */
 int ptt_reader_saw_end(const struct ptt_reader *r); /* an END block / "# end" line was read */
+/* The current input said the next part of a rotated recording follows it ("continued FILE", read at its
+ * end): that FILE as written, or NULL.  Reset when the next input begins. */
+const char *ptt_reader_continued(const struct ptt_reader *r);
 /* PTT_BLOCK_ZLIB and/or PTT_BLOCK_ZSTD: the compressors of the blocks read so far (0: none) */
 unsigned ptt_reader_compressed(const struct ptt_reader *r);
 /*

@@ -421,6 +421,10 @@ unsigned ptt_reader_compressed(const struct ptt_reader *r)
 }
 
 int ptt_reader_saw_end(const struct ptt_reader *r) { return r->saw_end; }
+const char *ptt_reader_continued(const struct ptt_reader *r)
+{
+	return r->continued ? ptt_reader_meta(r, "continued") : NULL;
+}
 
 static int file_header(struct ptt_reader *r, int *form);
 
