@@ -465,7 +465,7 @@ static void print_waited(struct top *t, FILE *out, const struct stat_row *r)
 	const struct waited *best[TOPW] = { 0 };
 	for (size_t k = 0; k < t->nwd; k++) {
 		const struct waited *w = &t->wd[k];
-		if (w->pid != r->pid || w->obj != r->addr ||
+		if ((w->pid != r->pid && !PTT_IS_SHARED(r->addr)) || w->obj != r->addr || /* shared: any process's */
 		    !(w->cls == r->cls || r->cls == PTT_CLASS_FUTEX || w->cls == PTT_CLASS_MUTEX))
 			continue;
 		for (int b = 0; b < TOPW; b++)
@@ -597,7 +597,7 @@ static void frame(struct top *t, FILE *out, int advance)
 		unsigned told = 0;
 		for (int hold = 1; hold >= 0; hold--)
 			for (size_t k = 0; k < ws.n; k++)
-				if (ws.w[k].pid == r->pid && ws.w[k].obj == r->addr && ws.w[k].hold == hold &&
+				if ((ws.w[k].pid == r->pid || PTT_IS_SHARED(r->addr)) && ws.w[k].obj == r->addr && ws.w[k].hold == hold &&
 				    (hold || mstate_class(ws.w[k].f.state) == r->cls || r->cls == PTT_CLASS_FUTEX ||
 				     mstate_class(ws.w[k].f.state) == PTT_CLASS_MUTEX)) {
 					print_who(t, out, &ws.w[k], t->detail != 0);
@@ -1055,7 +1055,7 @@ int main(int argc, char **argv)
 	tty_open(&t);
 	char *paths[] = { t.fv ? t.input : t.path, NULL };
 	const struct pass_tool tool = { .prog = "ptt-top", .ctx = &t, .start = start, .event = event, .after = after,
-					.end = end, .need = PASS_SYMS | PASS_MODEL | PASS_ORDERED | PASS_LOSS };
+					.end = end, .need = PASS_SHARED | PASS_SYMS | PASS_MODEL | PASS_ORDERED | PASS_LOSS };
 	struct pass p;
 	rc = pass_run(&p, &tool, 1, paths);
 	if (t.left && rc == 1 && !p.write_error && !p.failed && !t.problems_then)

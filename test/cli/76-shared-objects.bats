@@ -125,6 +125,24 @@ said() { sed -n "s/^$1 //p" "$BATS_TEST_TMPDIR/out.txt"; }
 	awk -v r="$row_end" -v p="$parent_end" 'BEGIN { exit !(p != "" && r > p) }'
 }
 
+@test "ptt-top: a named semaphore shared by two processes is one row, its waiters of both processes under it" {
+	for _ in 1 2 3 4 5; do
+		record "$EXAMPLES/sem_named" each 20000
+		run -0 --separate-stderr ptt-top -b -n 1 "$BATS_TEST_TMPDIR/t.ptt"
+		grep -qE '^1 /dev/shm/sem\.ptt_sem_n +sem +[1-9]' <<<"$output" && break
+	done
+	grep -qE '^1 /dev/shm/sem\.ptt_sem_n +sem +[1-9]' <<<"$output" || skip "the semaphore never waited for in 5 runs"
+	[ -z "$stderr" ]
+	parent=$(sed -n 's/^parent \([0-9]*\): .*/\1/p' "$BATS_TEST_TMPDIR/out.txt")
+	child=$(sed -n 's/^child \([0-9]*\): .*/\1/p' "$BATS_TEST_TMPDIR/out.txt")
+	[ "$(grep -cE '^[0-9]+ ' <<<"$output")" -eq 1 ]
+	waits=$(awk '$1 == "1" { print $4 }' <<<"$output")
+	# the waited lines: threads of either process, their waits adding up to the row's
+	run -0 awk -v p="$parent" -v c="$child" '$1 == "waited" { if ($2 != p && $2 != c) bad++; match($0, / in [0-9]+ waits? ended/); n += substr($0, RSTART + 4) + 0 }
+		END { print n + 0, bad + 0 }' <<<"$output"
+	[ "$output" = "$waits 0" ]
+}
+
 @test "objects of one process carry their pid where several processes are traced, and only there" {
 	record "$EXAMPLES/fork_contend"
 	run -0 --separate-stderr ptt-stat "$BATS_TEST_TMPDIR/t.ptt"
