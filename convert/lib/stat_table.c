@@ -69,6 +69,7 @@ struct obj {
 	unsigned nsites;
 	struct rawsite **raw;        /* stat_late_sites: its sites unnamed, in the order of their first event */
 	size_t nraw, capraw;
+	struct rawsite *last_raw;    /* the one found last (a lock taken and released at one site, over and over) */
 	uint64_t first_ns, last_ns;  /* its first and last acquisition, release or wait: the span its figures cover */
 	uint32_t users[4];           /* the first threads that used it (loss_covers asks of them) */
 	uint8_t many_users;
@@ -389,15 +390,18 @@ static void add_site_wait(struct stat_table *st, const struct obj *o, uint64_t s
 static struct rawsite *raw_of(struct stat_table *st, struct obj *o, const struct sref *r)
 {
 	const uint64_t *fr;
+	struct rawsite *x = o->last_raw;
+	/* the last one again (a stack known then is known still, or its image is gone) */
+	if (x && x->call == r->call && x->stack == r->stack && x->pid == r->pid && !x->gone)
+		return x;
 	/* a stack whose frames are not known is none: its site is the call's, as ref_site would have it now */
 	uint32_t stack = r->stack && ptt_stacks_get(model_stacks(st->model), r->pid, r->stack, &fr) ? r->stack : 0;
 	uint64_t h = ptt_obj_key(o->pid, o->addr) * 0x9E3779B97F4A7C15ull ^ r->call;
 	h = (h ^ (h >> 29)) * 0xbf58476d1ce4e5b9ull ^ ((uint64_t)stack << 32 | r->pid);
 	h = (h ^ (h >> 32)) | 1;
-	struct rawsite *x;
 	for (; (x = ptt_map_get(&st->raw_by_key, h)); h += 2) /* a collision: the next odd key */
 		if (x->o == o && x->call == r->call && x->stack == stack && x->pid == r->pid && !x->gone)
-			return x;
+			return o->last_raw = x;
 	if (PTT_GROW(o->raw, &o->capraw, o->nraw + 1) || PTT_GROW(st->raws, &st->capraws, st->nraws + 1) ||
 	    !(x = calloc(1, sizeof *x)))
 		return NULL;
@@ -408,7 +412,7 @@ static struct rawsite *raw_of(struct stat_table *st, struct obj *o, const struct
 	*x = (struct rawsite){ .o = o, .pid = r->pid, .stack = stack, .call = r->call };
 	o->raw[o->nraw++] = x;
 	st->raws[st->nraws++] = x;
-	return x;
+	return o->last_raw = x;
 }
 
 /* Figures of sites added up (a site's rows, or an unnamed site's into its named row). */
