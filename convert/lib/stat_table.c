@@ -660,11 +660,12 @@ static void on_acquire(void *ctx, struct mthread *t, struct mobject *mo, const s
 	o->acq++;
 	used(o, t->tid, ev->ns - d);
 	used(o, t->tid, ev->ns);
-	const struct sref at = hold ? frame_ref(st, t->pid, hold) : wait ? frame_ref(st, t->pid, wait) : ev_ref(st, ev),
-			  call = ev_ref(st, ev);
+	const struct sref at = hold ? frame_ref(st, t->pid, hold) : wait ? frame_ref(st, t->pid, wait) : ev_ref(st, ev);
 	add_wait(st, o, t->pid, t->tid, &at, d, wait != NULL);
-	if (wait)
+	if (wait && (st->folding || st->sampler)) {
+		const struct sref call = ev_ref(st, ev);
 		add_fold(st, o, t->tid, wait, &call, 0, d);
+	}
 	stalled_wait(st, o, wait);
 	if (o->last_owner && o->last_owner != t->tid)
 		o->owner_changes++;
@@ -757,10 +758,12 @@ static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const 
 	o->acq++;
 	used(o, t->tid, ev->ns - d);
 	used(o, t->tid, ev->ns);
-	const struct sref at = wait ? frame_ref(ctx, t->pid, wait) : ev_ref(ctx, ev), call = ev_ref(ctx, ev);
+	const struct sref at = wait ? frame_ref(ctx, t->pid, wait) : ev_ref(ctx, ev);
 	add_wait(ctx, o, t->pid, t->tid, &at, d, wait != NULL);
-	if (wait)
+	if (wait) {
+		const struct sref call = ev_ref(ctx, ev);
 		add_fold(ctx, o, t->tid, wait, &call, 0, d);
+	}
 	stalled_wait(ctx, o, wait);
 }
 
