@@ -92,3 +92,14 @@ C
 	[[ "$output" == *"site 1 "*"app_lock+0x"* ]]
 	[[ "$output" != *"f79+0x"* ]]
 }
+
+@test "a pipe is read as it comes: no temporary copy of it (--pprof and --to keep one, for their first pass)" {
+	command -v strace >/dev/null || skip "strace not installed"
+	sites80
+	# shellcheck disable=SC2002
+	cat "$BATS_TEST_TMPDIR/t.ptt" | strace -o "$BATS_TEST_TMPDIR/st.txt" -e trace=openat ptt-stat >/dev/null
+	run ! grep -q O_TMPFILE "$BATS_TEST_TMPDIR/st.txt"
+	# shellcheck disable=SC2002
+	cat "$BATS_TEST_TMPDIR/t.ptt" | strace -o "$BATS_TEST_TMPDIR/st.txt" -e trace=openat ptt-stat --to=200ms >/dev/null
+	grep -q O_TMPFILE "$BATS_TEST_TMPDIR/st.txt"
+}
