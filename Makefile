@@ -208,7 +208,7 @@ deps-check:
 # (30, 31, 32, 33) and the install test (96).
 QUICK_CLI = $(addprefix test/cli/,11-ptt-dump.bats 12-ptt-record-rings.bats 14-ptt-dump-human.bats 15-sites.bats \
 	20-coverage.bats 21-c11-clockjoin.bats 25-frozen-outputs.bats 26-model-rules.bats 40-ptt-filter.bats 43-ptt-merge.bats 46-frames-cap.bats \
-	50-ptt-csv.bats 52-ptt-sqlite.bats 60-ptt-stat.bats 61-ptt-stat-pprof.bats 65-structure.bats 90-manpages.bats 91-numbers.bats 95-write-errors.bats 97-setup.bats)
+	50-ptt-csv.bats 52-ptt-sqlite.bats 60-ptt-stat.bats 61-ptt-stat-pprof.bats 65-structure.bats 73-ptt-stat-one-read.bats 90-manpages.bats 91-numbers.bats 95-write-errors.bats 97-setup.bats)
 TEST_FILES = $(foreach t,$(TESTS),$(or $(firstword $(wildcard $(t) $(t).bats $(t).c test/cli/$(t) test/cli/$(t).bats \
 	test/unit/$(t) test/unit/$(t).c)),$(error TESTS: no test file named $(t))))
 UNIT_RUN   = $(if $(TESTS),$(patsubst test/unit/%.c,$(BUILD)/test/%,$(filter test/unit/test_%.c,$(TEST_FILES))),$(UNIT))

@@ -635,6 +635,7 @@ for tool in "ptt-dump" "ptt-dump --check" "ptt-filter --event=mutex_unlock" "ptt
 	pos "$secs" || secs=0.01
 	say "$tool" "$(calc "$N / $secs")" "events/s" "$secs s, peak RSS $((rss / 1024)) MiB"
 	[ "$tool" = ptt-dump ] && DUMP_RATE=$(calc "$N / $secs")
+	[ "$tool" = ptt-stat ] && STAT_RATE=$(calc "$N / $secs / 1e6")
 	[ "$((rss / 1024))" -gt "$MAXRSS" ] && MAXRSS=$((rss / 1024))
 done
 # ptt-critical (issue 32: at least 5 M events/s in bounded memory), its own line in these words
@@ -652,6 +653,13 @@ if [ -x "$BIN/ptt-critical" ]; then
 		read -r secs rss <<<"$(timed "$BIN/ptt-critical" "$TMP/csq.ptt")"
 		pos "$secs" || secs=0.01
 		say "ptt-critical, sqlite3's trace" "$(calc "$n / $secs")" "events/s" "$n events, $secs s, peak RSS $((rss / 1024)) MiB"
+		# ptt-stat on the same trace (issue 36: at least 5 M events/s; its default tables include the path's CRIT column)
+		if [ -x "$BIN/ptt-stat" ]; then
+			read -r secs rss <<<"$(timed "$BIN/ptt-stat" "$TMP/csq.ptt")"
+			pos "$secs" || secs=0.01
+			STAT_SQ_RATE=$(calc "$n / $secs / 1e6")
+			say "ptt-stat, sqlite3's trace" "$(calc "$n / $secs")" "events/s" "$n events, $secs s, peak RSS $((rss / 1024)) MiB"
+		fi
 		rm -f "$TMP/csq.ptt"
 	fi
 fi
@@ -743,6 +751,8 @@ if [ -s "$TMP/bt-rate" ] && [ -n "${DUMP_RATE:-}" ]; then
 fi
 verdict "ptt-paje (lines/s)" "${PAJE_LINES:-}" ">=" 4000000
 verdict "ptt-critical (M events/s, issue 32)" "${CRIT_RATE:-}" ">=" 5
+verdict "ptt-stat (M events/s, issue 36)" "${STAT_RATE:-}" ">=" 5
+verdict "ptt-stat, sqlite3's trace (M events/s, issue 36)" "${STAT_SQ_RATE:-}" ">=" 5
 verdict "converters' peak RSS on the $((size / 1048576)) MiB trace (MiB)" "${MAXRSS:-}" "<=" 64
 verdict "ptt-record peak RSS (MiB; rings 2 x ${RINGMB:-?} MiB + 16)" "${RECRSS:-}" "<=" $((2 * ${RINGMB:-1} + 16))
 verdict "-z bytes/event, lock loop" "${ZB:-}" "<=" 8

@@ -162,6 +162,11 @@ static int start(void *ctx, struct pass *p)
 	stat_set_folding(s->st, s->folded >= 0);
 	if (s->pprof >= 0)
 		return (s->pp = pprof_new(p->syms, p->model, s->st, s->pprof)) ? PASS_GO : PASS_FAIL;
+	const int late = (p->tool->need & PASS_WRAPPERS_ASREAD) != 0;
+	if (late && !stat_late_sites(s->st)) {
+		fprintf(stderr, "ptt-stat: internal error: sites asked before the lock layer is learnt\n");
+		return PASS_FAIL;
+	}
 	stat_set_loss(s->st, p->in.loss); /* asked when printing, the input read */
 	if (s->folded < 0 && s->big) /* --brief of a large input (ptt-record's summary): the path would more
 					 than double its time; the summary says so and how to get it */
@@ -170,6 +175,10 @@ static int start(void *ctx, struct pass *p)
 		if (!(s->c = critical_new(p->syms, p->model)))
 			return PASS_FAIL;
 		critical_set_window(s->c, s->from, s->to);
+		if (late && !critical_late_sites(s->c)) {
+			fprintf(stderr, "ptt-stat: internal error: the path's sites asked before the lock layer is learnt\n");
+			return PASS_FAIL;
+		}
 		stat_set_critical(s->st, s->c, s->cmd);
 	}
 	return PASS_GO;
@@ -332,9 +341,14 @@ int main(int argc, char **argv)
 				bytes += (unsigned long long)sb.st_size;
 		s.big = bytes > BRIEF_CRITICAL_MAX;
 	}
+	/* the tables name sites only at the end: one read, the lock layer learnt meanwhile; --pprof's samples
+	 * name theirs as the events come, once a first pass has learnt the layer, and a window that ends
+	 * before the trace (--to) stops the reading there: the layer is learnt from the whole trace first */
+	const int first = s.pprof >= 0 || s.to;
 	const struct pass_tool tool = { .prog = "ptt-stat", .ctx = &s, .start = start, .event = event, .after = after,
 					.end = end, .report = report,
-					.need = PASS_SHARED | PASS_SYMS | PASS_NAMES_FIRST | PASS_MODEL | PASS_FINISH | PASS_ORDERED | PASS_LOSS };
+					.need = PASS_SHARED | PASS_SYMS | (first ? PASS_NAMES_FIRST : PASS_WRAPPERS_ASREAD) |
+						PASS_MODEL | PASS_FINISH | PASS_ORDERED | PASS_LOSS };
 	struct pass p;
 	rc = pass_run(&p, &tool, argc - optind, argv + optind);
 	stat_free(s.st);

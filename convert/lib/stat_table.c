@@ -27,6 +27,24 @@ struct site {
 	uint64_t acq, contended, wait_total, wait_max, holds, hold_total, hold_max;
 };
 
+/*
+ * stat_late_sites: a site of one object before it is named, as the event gave it: the calling
+ * thread's process, its model stack (0: none, or its frames unknown then) and the call address of
+ * the event that opened it; its figures summed as struct site's are, and the contended waits'
+ * (add_site_wait's) apart.  Named at stat_finish, the lock layer learnt (lockframes.h).
+ */
+struct rawsite {
+	struct obj *o;
+	uint32_t pid, stack;
+	uint64_t call;
+	uint64_t *frames;           /* its process's image was replaced (an exec numbers stacks anew): the stack's frames */
+	uint32_t nframes;
+	uint8_t gone;               /* ... and it is never found again */
+	uint8_t contended;          /* in stat_table.cw (a contended wait was counted at it) */
+	struct site s;              /* s.addr unused */
+	uint64_t cwaits, cwait_total, cwait_max;
+};
+
 struct obj {
 	uint32_t pid;
 	uint64_t addr;
@@ -49,6 +67,9 @@ struct obj {
 	struct { uint32_t pid, tid; uint64_t ns; } top[TOPW]; /* pid: an object in shared memory has waiters in several */
 	struct site *sites;
 	unsigned nsites;
+	struct rawsite **raw;        /* stat_late_sites: its sites unnamed, in the order of their first event */
+	size_t nraw, capraw;
+	struct rawsite *last_raw;    /* the one found last (a lock taken and released at one site, over and over) */
 	uint64_t first_ns, last_ns;  /* its first and last acquisition, release or wait: the span its figures cover */
 	uint32_t users[4];           /* the first threads that used it (loss_covers asks of them) */
 	uint8_t many_users;
@@ -72,6 +93,8 @@ struct fold {
 	uint64_t ns;
 	uint64_t *frames;           /* the stack's frames when it came (an exec numbers stacks from 1 again) */
 	uint32_t nframes;
+	uint32_t cpid;              /* stat_late_sites, without a stack: site is a call address of this process, named at the end */
+	uint8_t gone;               /* ... whose image was replaced: it is never found again */
 };
 
 struct stat_table {
@@ -102,6 +125,15 @@ struct stat_table {
 	char cut_at[PATH_MAX + 64]; /* where what was read stops before the recording ends ("": at its end) */
 	const struct critical *crit; /* the critical path of the same pass (NULL: none, the column reads 0) */
 	char crit_cmd[512];         /* how to ask ptt-critical about the same input */
+	int late;                   /* stat_late_sites: sites named at stat_finish */
+	struct ptt_map raw_by_key;  /* rawsite_key -> struct rawsite (a collision: the next odd key) */
+	struct rawsite **raws;      /* every rawsite, made in this order */
+	size_t nraws, capraws;
+	struct rawsite **cw;        /* the rawsites in the order of their first contended wait */
+	size_t ncw, capcw;
+	struct ptt_map rawfolds;    /* fold_key of the unnamed -> chain of struct fold */
+	struct fold **rf;           /* the unnamed folds, made in this order */
+	size_t nrf, caprf;
 };
 
 void stat_set_loss(struct stat_table *st, const struct loss *l) { st->loss = l; }
@@ -219,24 +251,33 @@ static struct site *site_of(struct obj *o, uint64_t addr)
 	return &o->sites[o->nsites++];
 }
 
-/* The call site of the event that opened a frame, or of an event. */
-static uint64_t open_site(const struct stat_table *st, uint32_t pid, const struct mopen *op)
+/*
+ * Where a wait or hold was opened, before it is named: the calling thread's process, the frame's model
+ * stack (0: none) and the call address of the event that opened it (ptt_syms_site_addr).
+ */
+struct sref {
+	uint32_t pid, stack;
+	uint64_t call;
+};
+
+static struct sref frame_ref(const struct stat_table *st, uint32_t pid, const struct mframe *f)
 {
-	return lockframes_call_site(st->syms, pid, ptt_syms_site_addr(st->syms, op->id, op->arg));
+	return (struct sref){ pid, f->stack, ptt_syms_site_addr(st->syms, f->open.id, f->open.arg) };
 }
 
-static uint64_t ev_site(const struct stat_table *st, const struct ptt_event *ev)
+/* An event's own call site (no stack). */
+static struct sref ev_ref(const struct stat_table *st, const struct ptt_event *ev)
 {
-	return lockframes_call_site(st->syms, ev->pid, ptt_syms_site_addr(st->syms, ev->id, ev->arg));
+	return (struct sref){ ev->pid, 0, ptt_syms_site_addr(st->syms, ev->id, ev->arg) };
 }
 
-/* The site of a frame: with a stack, its first frame past the lock layer (lockframes.h); else the call site. */
-static uint64_t frame_site(const struct stat_table *st, uint32_t pid, const struct mframe *f)
+/* The site of r: with a stack, its first frame past the lock layer (lockframes.h); else the call site. */
+static uint64_t ref_site(struct stat_table *st, const struct sref *r)
 {
-	uint64_t site = f->stack ? lockframes_site(st->syms, model_stacks(st->model), pid, f->stack) : 0;
+	uint64_t site = r->stack ? lockframes_site(st->syms, model_stacks(st->model), r->pid, r->stack) : 0;
 	if (site)
-		((struct stat_table *)st)->stacked = 1;
-	return site ? site : open_site(st, pid, &f->open);
+		st->stacked = 1;
+	return site ? site : lockframes_call_site(st->syms, r->pid, r->call);
 }
 
 static uint64_t fold_key(uint32_t pid, uint32_t stack, uint64_t site, uint64_t obj, int hold)
@@ -247,42 +288,60 @@ static uint64_t fold_key(uint32_t pid, uint32_t stack, uint64_t site, uint64_t o
 	return (h ^ (h >> 31)) | 1;
 }
 
-/* d ns waited (hold 0) or held (hold 1) by thread tid on o under frame f's stack (its site when it has none) */
-static void add_fold(struct stat_table *st, const struct obj *o, uint32_t tid, const struct mframe *f, uint64_t site, int hold,
-		     uint64_t d)
+/*
+ * d ns more in the fold (pid, stack with its nfr frames fr, site, obj, hold) of map m, made if new (at the
+ * head of its key's chain); with late (stat_late_sites, in the map of the unnamed), site is a call address
+ * of process cpid and the fold is listed in st->rf.
+ */
+static void fold_put(struct stat_table *st, struct ptt_map *m, int late, uint32_t pid, uint32_t cpid, uint32_t stack,
+		     uint64_t site, uint64_t obj, unsigned cls, int hold, const uint64_t *fr, unsigned nfr, uint64_t d)
+{
+	uint64_t key = fold_key(pid, stack, site, obj, hold);
+	struct fold *head = ptt_map_get(m, key), *x;
+	for (x = head; x; x = x->next)
+		if (x->pid == pid && x->stack == stack && x->site == site && x->obj == obj && x->hold == hold &&
+		    x->nframes == nfr && (!nfr || !memcmp(x->frames, fr, nfr * sizeof *fr)) &&
+		    (!late || (!x->gone && x->cpid == cpid)))
+			break;
+	if (!x) {
+		if ((late && PTT_GROW(st->rf, &st->caprf, st->nrf + 1)) || !(x = calloc(1, sizeof *x)) ||
+		    (nfr && !(x->frames = malloc(nfr * sizeof *fr)))) {
+			free(x);
+			return;
+		}
+		*x = (struct fold){ head, pid, stack, site, obj, (uint8_t)cls, (uint8_t)hold, 0, x->frames, nfr, late ? cpid : 0, 0 };
+		if (nfr)
+			memcpy(x->frames, fr, nfr * sizeof *fr);
+		if (ptt_map_put(m, key, x)) {
+			free(x->frames);
+			free(x);
+			return;
+		}
+		if (late)
+			st->rf[st->nrf++] = x;
+	}
+	x->ns += d;
+}
+
+/* d ns waited (hold 0) or held (hold 1) by thread tid on o under frame f's stack (its call site r when it has none) */
+static void add_fold(struct stat_table *st, const struct obj *o, uint32_t tid, const struct mframe *f, const struct sref *r,
+		     int hold, uint64_t d)
 {
 	if ((!st->folding || !d) && !st->sampler)
 		return;
 	const uint64_t *fr = NULL;
 	unsigned nfr = f && f->stack ? ptt_stacks_get(model_stacks(st->model), o->pid, f->stack, &fr) : 0;
 	uint32_t stack = nfr ? f->stack : 0;
-	if (stack)
-		site = 0;
+	if (st->late && st->folding && d) { /* named at the end: keyed by the call (its process in the chain's test) */
+		fold_put(st, &st->rawfolds, 1, o->pid, r->pid, stack, stack ? 0 : r->call, o->addr, o->cls, hold, fr, nfr, d);
+		return;
+	}
+	uint64_t site = stack ? 0 : lockframes_call_site(st->syms, r->pid, r->call);
 	if (st->sampler)
 		st->sampler(st->sampler_ctx, &(struct stat_sample){ o->pid, tid, stack, site, o->addr, d, hold });
 	if (!st->folding || !d)
 		return;
-	uint64_t key = fold_key(o->pid, stack, site, o->addr, hold);
-	struct fold *head = ptt_map_get(&st->folds, key), *x;
-	for (x = head; x; x = x->next)
-		if (x->pid == o->pid && x->stack == stack && x->site == site && x->obj == o->addr && x->hold == hold &&
-		    x->nframes == nfr && (!nfr || !memcmp(x->frames, fr, nfr * sizeof *fr)))
-			break;
-	if (!x) {
-		if (!(x = calloc(1, sizeof *x)) || (nfr && !(x->frames = malloc(nfr * sizeof *fr)))) {
-			free(x);
-			return;
-		}
-		*x = (struct fold){ head, o->pid, stack, site, o->addr, o->cls, (uint8_t)hold, 0, x->frames, nfr };
-		if (nfr)
-			memcpy(x->frames, fr, nfr * sizeof *fr);
-		if (ptt_map_put(&st->folds, key, x)) {
-			free(x->frames);
-			free(x);
-			return;
-		}
-	}
-	x->ns += d;
+	fold_put(st, &st->folds, 0, o->pid, 0, stack, site, o->addr, o->cls, hold, fr, nfr, d);
 }
 
 /* an acquisition or passage at site that waited d ns (contended: it blocked) */
@@ -297,7 +356,8 @@ struct site_wait {
 	uint32_t nobj;              /* in a printed row: objects waited for there, 1, or 2 for several */
 };
 
-static void add_site_wait(struct stat_table *st, const struct obj *o, uint64_t site, uint64_t d)
+/* n contended waits at site for o, total ns in all, the longest max */
+static void add_site_wait(struct stat_table *st, const struct obj *o, uint64_t site, uint64_t n, uint64_t total, uint64_t max)
 {
 	if (!site)
 		return;
@@ -320,24 +380,165 @@ static void add_site_wait(struct stat_table *st, const struct obj *o, uint64_t s
 			return;
 		}
 	}
-	w->waits++;
-	w->wait_total += d;
-	if (d > w->wait_max)
-		w->wait_max = d;
+	w->waits += n;
+	w->wait_total += total;
+	if (max > w->wait_max)
+		w->wait_max = max;
 }
 
-static void add_wait(struct stat_table *st, struct obj *o, uint32_t pid, uint32_t tid, uint64_t site, uint64_t d, int contended)
+/* The row of o's unnamed site r (stat_late_sites), made if new (NULL: no memory). */
+static struct rawsite *raw_of(struct stat_table *st, struct obj *o, const struct sref *r)
 {
+	const uint64_t *fr;
+	struct rawsite *x = o->last_raw;
+	/* the last one again (a stack known then is known still, or its image is gone) */
+	if (x && x->call == r->call && x->stack == r->stack && x->pid == r->pid && !x->gone)
+		return x;
+	/* a stack whose frames are not known is none: its site is the call's, as ref_site would have it now */
+	uint32_t stack = r->stack && ptt_stacks_get(model_stacks(st->model), r->pid, r->stack, &fr) ? r->stack : 0;
+	uint64_t h = ptt_obj_key(o->pid, o->addr) * 0x9E3779B97F4A7C15ull ^ r->call;
+	h = (h ^ (h >> 29)) * 0xbf58476d1ce4e5b9ull ^ ((uint64_t)stack << 32 | r->pid);
+	h = (h ^ (h >> 32)) | 1;
+	for (; (x = ptt_map_get(&st->raw_by_key, h)); h += 2) /* a collision: the next odd key */
+		if (x->o == o && x->call == r->call && x->stack == stack && x->pid == r->pid && !x->gone)
+			return o->last_raw = x;
+	if (PTT_GROW(o->raw, &o->capraw, o->nraw + 1) || PTT_GROW(st->raws, &st->capraws, st->nraws + 1) ||
+	    !(x = calloc(1, sizeof *x)))
+		return NULL;
+	if (ptt_map_put(&st->raw_by_key, h, x)) {
+		free(x);
+		return NULL;
+	}
+	*x = (struct rawsite){ .o = o, .pid = r->pid, .stack = stack, .call = r->call };
+	o->raw[o->nraw++] = x;
+	st->raws[st->nraws++] = x;
+	return o->last_raw = x;
+}
+
+/* Figures of sites added up (a site's rows, or an unnamed site's into its named row). */
+static void site_add(struct site *at, const struct site *s)
+{
+	at->acq += s->acq;
+	at->contended += s->contended;
+	at->wait_total += s->wait_total;
+	if (s->wait_max > at->wait_max)
+		at->wait_max = s->wait_max;
+	at->holds += s->holds;
+	at->hold_total += s->hold_total;
+	if (s->hold_max > at->hold_max)
+		at->hold_max = s->hold_max;
+}
+
+/* A wait at r of d ns (contended: it blocked) in o's site rows: named now, or kept unnamed (stat_late_sites). */
+static void site_wait(struct stat_table *st, struct obj *o, const struct sref *r, uint64_t d, int contended)
+{
+	struct site one = { 0, 1, (uint64_t)contended, d, d, 0, 0, 0 };
+	if (st->late) {
+		struct rawsite *x = raw_of(st, o, r);
+		if (!x)
+			return;
+		site_add(&x->s, &one);
+		if (contended && !x->contended) {
+			if (PTT_GROW(st->cw, &st->capcw, st->ncw + 1))
+				return;
+			x->contended = 1;
+			st->cw[st->ncw++] = x;
+		}
+		if (contended) {
+			x->cwaits++;
+			x->cwait_total += d;
+			if (d > x->cwait_max)
+				x->cwait_max = d;
+		}
+		return;
+	}
+	uint64_t site = ref_site(st, r);
 	struct site *at = site_of(o, site);
 	if (contended)
-		add_site_wait(st, o, site, d);
-	if (at) {
-		at->acq++;
-		at->contended += contended;
-		at->wait_total += d;
-		if (d > at->wait_max)
-			at->wait_max = d;
+		add_site_wait(st, o, site, 1, d, d);
+	if (at)
+		site_add(at, &one);
+}
+
+/* A hold of d ns taken at r, in o's site rows. */
+static void site_hold(struct stat_table *st, struct obj *o, const struct sref *r, uint64_t d)
+{
+	struct site one = { 0, 0, 0, 0, 0, 1, d, d };
+	struct rawsite *x = st->late ? raw_of(st, o, r) : NULL;
+	struct site *at = x ? &x->s : st->late ? NULL : site_of(o, ref_site(st, r));
+	if (at)
+		site_add(at, &one);
+}
+
+/* The named site of an unnamed one (stat_late_sites), as ref_site names it. */
+static uint64_t raw_site(struct stat_table *st, const struct rawsite *x)
+{
+	uint64_t site = 0;
+	if (x->gone)
+		site = lockframes_site_of(st->syms, x->pid, x->frames, x->nframes);
+	else if (x->stack)
+		site = lockframes_site(st->syms, model_stacks(st->model), x->pid, x->stack);
+	if (site)
+		st->stacked = 1;
+	return site ? site : lockframes_call_site(st->syms, x->pid, x->call);
+}
+
+/*
+ * stat_late_sites, the lock layer learnt: the unnamed sites named and their
+ * figures given to their rows in the order they came, so that each object's
+ * first SITES - 1 named sites (in the order of their first events) have rows
+ * of their own as when named at once, the site waits' and folds' tables
+ * made by the same puts in the same order (ptt_map: the same order printed).
+ */
+static void name_sites(struct stat_table *st)
+{
+	for (size_t i = 0; i < st->nraws; i++)
+		st->raws[i]->s.addr = raw_site(st, st->raws[i]);
+	for (size_t i = 0; i < st->nobjs; i++) {
+		struct obj *o = st->objs[i];
+		for (size_t k = 0; k < o->nraw; k++) {
+			struct site *at = site_of(o, o->raw[k]->s.addr);
+			if (at)
+				site_add(at, &o->raw[k]->s);
+		}
 	}
+	for (size_t i = 0; i < st->ncw; i++) {
+		const struct rawsite *x = st->cw[i];
+		add_site_wait(st, x->o, x->s.addr, x->cwaits, x->cwait_total, x->cwait_max);
+	}
+	for (size_t i = 0; i < st->nrf; i++) {
+		const struct fold *x = st->rf[i];
+		uint64_t site = x->stack ? 0 : lockframes_call_site(st->syms, x->cpid, x->site);
+		fold_put(st, &st->folds, 0, x->pid, 0, x->stack, site, x->obj, x->cls, x->hold, x->frames, x->nframes, x->ns);
+	}
+	st->late = 0;
+}
+
+/* Process pid's image is replaced (an exec, a pid used again): its unnamed sites keep their stacks' frames
+ * and are not found again (the new image numbers its stacks from 1 again). */
+static void image_gone(struct stat_table *st, uint32_t pid)
+{
+	for (size_t i = 0; i < st->nraws; i++) {
+		struct rawsite *x = st->raws[i];
+		if (x->pid != pid || x->gone)
+			continue;
+		const uint64_t *f = NULL;
+		unsigned n = x->stack ? ptt_stacks_get(model_stacks(st->model), pid, x->stack, &f) : 0;
+		if (n && (x->frames = malloc(n * sizeof *f))) {
+			memcpy(x->frames, f, n * sizeof *f);
+			x->nframes = n;
+		}
+		x->gone = 1;
+	}
+	for (size_t i = 0; i < st->nrf; i++)
+		if (!st->rf[i]->stack && st->rf[i]->cpid == pid)
+			st->rf[i]->gone = 1;
+}
+
+static void add_wait(struct stat_table *st, struct obj *o, uint32_t pid, uint32_t tid, const struct sref *r, uint64_t d,
+		     int contended)
+{
+	site_wait(st, o, r, d, contended);
 	o->waits++;
 	o->contended += contended;
 	o->wait_total += d;
@@ -459,10 +660,12 @@ static void on_acquire(void *ctx, struct mthread *t, struct mobject *mo, const s
 	o->acq++;
 	used(o, t->tid, ev->ns - d);
 	used(o, t->tid, ev->ns);
-	add_wait(st, o, t->pid, t->tid, hold ? frame_site(st, t->pid, hold) : wait ? frame_site(st, t->pid, wait) : ev_site(st, ev),
-		 d, wait != NULL);
-	if (wait)
-		add_fold(st, o, t->tid, wait, ev_site(st, ev), 0, d);
+	const struct sref at = hold ? frame_ref(st, t->pid, hold) : wait ? frame_ref(st, t->pid, wait) : ev_ref(st, ev);
+	add_wait(st, o, t->pid, t->tid, &at, d, wait != NULL);
+	if (wait && (st->folding || st->sampler)) {
+		const struct sref call = ev_ref(st, ev);
+		add_fold(st, o, t->tid, wait, &call, 0, d);
+	}
 	stalled_wait(st, o, wait);
 	if (o->last_owner && o->last_owner != t->tid)
 		o->owner_changes++;
@@ -483,14 +686,9 @@ static void on_release(void *ctx, struct mthread *t, struct mobject *mo, const s
 		if (d > o->hold_max)
 			o->hold_max = d;
 		o->hold_hist[bucket(d)]++;
-		add_fold(st, o, t->tid, hold, open_site(st, t->pid, &hold->open), 1, d);
-		struct site *at = site_of(o, frame_site(st, t->pid, hold)); /* where it was taken */
-		if (at) {
-			at->holds++;
-			at->hold_total += d;
-			if (d > at->hold_max)
-				at->hold_max = d;
-		}
+		const struct sref at = frame_ref(st, t->pid, hold), call = { t->pid, 0, at.call };
+		add_fold(st, o, t->tid, hold, &call, 1, d);
+		site_hold(st, o, &at, d); /* where it was taken */
 	}
 }
 
@@ -560,9 +758,12 @@ static void on_wait_end(void *ctx, struct mthread *t, struct mobject *mo, const 
 	o->acq++;
 	used(o, t->tid, ev->ns - d);
 	used(o, t->tid, ev->ns);
-	add_wait(ctx, o, t->pid, t->tid, wait ? frame_site(ctx, t->pid, wait) : ev_site(ctx, ev), d, wait != NULL);
-	if (wait)
-		add_fold(ctx, o, t->tid, wait, ev_site(ctx, ev), 0, d);
+	const struct sref at = wait ? frame_ref(ctx, t->pid, wait) : ev_ref(ctx, ev);
+	add_wait(ctx, o, t->pid, t->tid, &at, d, wait != NULL);
+	if (wait) {
+		const struct sref call = ev_ref(ctx, ev);
+		add_fold(ctx, o, t->tid, wait, &call, 0, d);
+	}
 	stalled_wait(ctx, o, wait);
 }
 
@@ -622,6 +823,8 @@ void stat_event(struct stat_table *st, const struct ptt_event *ev)
 	/* a wait its thread's end cut: counted as one the end of the trace (or window) cuts */
 	struct open_ctx oc = { st, ev->ns };
 	model_foreach_cut(st->model, ev, 0, open_wait, &oc);
+	if (st->late && (ev->id == PTT_EV_PROCESS_EXEC || ev->id == PTT_EV_PROCESS_BEGIN))
+		image_gone(st, ev->pid); /* before the model takes it: the stacks are the old image's */
 	if (!st->any)
 		st->first_ns = ev->ns > st->win_from ? ev->ns : st->win_from;
 	st->any = 1;
@@ -661,8 +864,9 @@ static int open_wait(void *ctx, struct mthread *t, const struct mframe *f)
 		/* counted in ACQUIRED too, as its site's row counts it (add_wait): a contended call is one of
 		 * the calls made, so that CONTENDED never exceeds ACQUIRED (a futex with one wait open: 0, 1) */
 		o->acq++;
-		add_wait(st, o, t->pid, t->tid, frame_site(st, t->pid, f), d, 1);
-		add_fold(st, o, t->tid, f, open_site(st, t->pid, &f->open), 0, d);
+		const struct sref at = frame_ref(st, t->pid, f), call = { t->pid, 0, at.call };
+		add_wait(st, o, t->pid, t->tid, &at, d, 1);
+		add_fold(st, o, t->tid, f, &call, 0, d);
 		stalled_wait(st, o, f);
 		o->open_waits++;
 		st->open_waits++;
@@ -679,6 +883,14 @@ void stat_finish(struct stat_table *st, uint64_t from_ns, uint64_t to_ns)
 		st->first_ns = from_ns;
 	struct open_ctx oc = { st, st->last_ns };
 	model_foreach_cut(st->model, NULL, st->last_ns, open_wait, &oc);
+	if (st->late)
+		name_sites(st);
+}
+
+int stat_late_sites(struct stat_table *st)
+{
+	st->late = !st->sampler;
+	return st->late;
 }
 
 static const struct stat_opts *sort_opts;
@@ -1527,9 +1739,19 @@ void stat_free(struct stat_table *st)
 	if (!st)
 		return;
 	ptt_map_free_with(&st->folds, free_folds);
+	ptt_map_free_with(&st->rawfolds, free_folds);
+	free(st->rf);
+	for (size_t i = 0; i < st->nraws; i++) {
+		free(st->raws[i]->frames);
+		free(st->raws[i]);
+	}
+	free(st->raws);
+	free(st->cw);
+	ptt_map_free(&st->raw_by_key);
 	ptt_map_free_with(&st->site_waits, free_site_waits);
 	for (size_t i = 0; i < st->nobjs; i++) {
 		free(st->objs[i]->sites);
+		free(st->objs[i]->raw);
 		free(st->objs[i]);
 	}
 	for (size_t i = 0; i < st->nthrs; i++)

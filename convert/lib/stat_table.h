@@ -30,6 +30,14 @@ void stat_print_brief(const struct stat_table *st, const struct stat_opts *o, FI
 /* Where events were lost (fidelity.h), asked when printing: objects whose figures cover a lost stretch are marked. */
 struct loss;
 void stat_set_loss(struct stat_table *st, const struct loss *l);
+/*
+ * Sites named once the whole trace is read (at stat_finish), the lock layer's
+ * wrappers learnt in the same pass (pass.h: PASS_WRAPPERS_ASREAD): one read
+ * instead of two, the same tables (each object's first sites in the order of
+ * their first events).  Not with a sampler (--pprof), which names each as it
+ * comes: set before the first event, after stat_set_sampler; returns whether it is on.
+ */
+int stat_late_sites(struct stat_table *st);
 /* Keep the wait and hold time per stack and object, for stat_print_folded (set before the first event). */
 void stat_set_folding(struct stat_table *st, int on);
 /* What the trace path adds per event in ps, when the trace says (END trace_path_ps): the holds' share of it. */
