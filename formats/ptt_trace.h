@@ -807,4 +807,6 @@ void ptt_stacks_free(struct ptt_stacks *s);
  * mangled or libstdc++'s demangler is not there (looked up at run time). */
 char *ptt_demangle(const char *sym);
 
+#include "inforce.h" /* the records in force at a point of a trace */
+
 #endif

@@ -19,7 +19,7 @@
 
 #include "drain.h"
 #include "flight.h"
-#include "keeper.h"
+#include "../../formats/ptt_trace.h"
 
 #define KEEP_FREE 16 /* rings the recorder keeps free for new threads */
 
@@ -477,16 +477,16 @@ static int by_place(const void *a, const void *b)
  */
 static void infer_held(struct telling *out, const struct tellers *tel, const struct frec *recs, size_t nrecs)
 {
-	struct keeper *k = keeper_new();
+	struct ptt_inforce *k = ptt_inforce_new();
 	int any = 0, rc = k ? 0 : PTT_E_NOMEM;
 	for (size_t i = 0; !rc && i < tel->n; i++)
-		if (tel->v[i].cut && (rc = keeper_infer_thread(k, tel->v[i].pid, tel->v[i].tid, tel->v[i].first)) == 0)
+		if (tel->v[i].cut && (rc = ptt_inforce_infer_thread(k, tel->v[i].pid, tel->v[i].tid, tel->v[i].first)) == 0)
 			any = 1;
 	for (size_t i = 0; !rc && any && i < nrecs; i++)
-		keeper_see(k, recs[i].rec);
-	if (!rc && any && keeper_infer_write(k, tell_held, out) < 0)
+		ptt_inforce_see(k, recs[i].rec, 0);
+	if (!rc && any && ptt_inforce_infer_write(k, tell_held, out) < 0)
 		out->n = 0;
-	keeper_free(k);
+	ptt_inforce_free(k);
 	if (out->n)
 		qsort(out->v, out->n, sizeof out->v[0], by_place);
 }
@@ -508,7 +508,7 @@ static void infer_held(struct telling *out, const struct tellers *tel, const str
  * still come out empty, it copies again (a few times at most).
  */
 long flight_write(struct flight *f, struct ptt_writer *w, const struct ptt_clock *clk, int live,
-		  int (*before)(void *, const uint32_t *, struct ptt_writer *), void *ctx, struct keeper *names,
+		  int (*before)(void *, const uint32_t *, struct ptt_writer *), void *ctx, struct ptt_inforce *names,
 		  uint64_t *torn)
 {
 	struct ptt_shm *s = f->shm;
@@ -540,11 +540,11 @@ long flight_write(struct flight *f, struct ptt_writer *w, const struct ptt_clock
 	if (!rc && nrecs)
 		infer_held(&held, &tel, recs, nrecs);
 	if (!rc && names && nrecs)
-		head = keeper_write(names, NULL, 0, snapshot_teller, &tel);
+		head = ptt_inforce_write(names, NULL, 0, snapshot_teller, &tel);
 	if (!rc)
 		rc = meta_lines(w, s, recs, nrecs, cut, from, clk, head);
 	if (!rc && head > 0) { /* the names in force, first, stamped at the snapshot's first record */
-		long hn = keeper_write(names, w, recs[0].ts, snapshot_teller, &tel);
+		long hn = ptt_inforce_write(names, w, recs[0].ts, snapshot_teller, &tel);
 		rc = hn < 0 ? (int)hn : 0;
 	}
 	free(tel.v);

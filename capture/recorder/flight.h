@@ -33,9 +33,9 @@ void flight_trim(struct flight *f);
  * be NULL.  The number of records written (but the names), or a negative error of the
  * writer; *torn counts records found damaged (overwritten while copied).
  */
-struct keeper;
+struct ptt_inforce;
 long flight_write(struct flight *f, struct ptt_writer *w, const struct ptt_clock *clk, int live,
-		  int (*before)(void *, const uint32_t *, struct ptt_writer *), void *ctx, struct keeper *names,
+		  int (*before)(void *, const uint32_t *, struct ptt_writer *), void *ctx, struct ptt_inforce *names,
 		  uint64_t *torn);
 void flight_free(struct flight *f);
 
