@@ -430,7 +430,7 @@ static void infer_released(struct kinfer *inf, const uint32_t *rec, uint64_t obj
  * (convert/lib/model.h), without judging it: the model interprets the records
  * when it reads them (a semaphore unit is a hold or not by its rules).
  */
-static void state_take(struct ptt_inforce *k, const uint32_t *rec, uint32_t id, uint32_t n, uint64_t pos,
+static inline __attribute__((always_inline)) void state_take(struct ptt_inforce *k, const uint32_t *rec, uint32_t id, uint32_t n, uint64_t pos,
 		       unsigned ret_word, unsigned mutex_word)
 {
 	unsigned role = k->role_of[id], cls = k->cls_of[id];
@@ -534,9 +534,9 @@ void ptt_inforce_take_as(struct ptt_inforce *k, const uint32_t *rec, uint64_t po
 	struct kthread *t;
 	if (id >= PTT_EV_BUILTIN_COUNT || !k->fast.takes[id])
 		return;
-	const struct ptt_type *bt = ptt_builtin_type(id);
-	if (ty && bt && ty != bt && (ty->words != bt->words || ty->nargs != bt->nargs ||
-				     memcmp(ty->argkind, bt->argkind, ty->nargs * sizeof ty->argkind[0]) != 0)) {
+	const struct ptt_type *bt = ty ? ptt_builtin_type(id) : NULL; /* the recorder's records are the builtin's */
+	if (bt && ty != bt && (ty->words != bt->words || ty->nargs != bt->nargs ||
+			       memcmp(ty->argkind, bt->argkind, ty->nargs * sizeof ty->argkind[0]) != 0)) {
 		/* a layout of its own (a text trace's, learnt from its lines): its first argument as the builtin's */
 		if (!ty->nargs || !bt->nargs || ty->argkind[0] != bt->argkind[0] || n < (uint32_t)PTT_REC_MIN_WORDS + ty->words)
 			return;
@@ -548,7 +548,7 @@ void ptt_inforce_take_as(struct ptt_inforce *k, const uint32_t *rec, uint64_t po
 		}
 	} else if (n < k->min_words[id]) {
 		return;
-	} else if (k->fast.takes[id] == TAKES_STATE) {
+	} else if (k->fast.takes[id] == TAKES_STATE) { /* the drain's path for every lock record */
 		state_take(k, rec, id, n, pos, k->ret_word[id], k->mutex_word[id]);
 		return;
 	}
