@@ -51,13 +51,13 @@ struct ptt_inforce {
 	uint64_t seq;
 	struct kthread *last; /* the thread looked up last (a thread's records come in runs) */
 	struct ptt_map signals; /* ptt_obj_key of the semaphores posted for another thread -> 1 */
-	struct kinfer *inf;     /* keeper_infer_thread's: the holds found in force before the records taken */
+	struct kinfer *inf;     /* ptt_inforce_infer_thread's: the holds found in force before the records taken */
 	uint64_t forgotten; /* frames forgotten at PTT_FRAMES_MAX (or read as forgotten in a limit record) */
 	uint32_t forgot_pid, forgot_tid; /* the thread that forgot one last */
 };
 
 /*
- * What keeper_infer_write needs (inforce.h): each cut thread's start, the
+ * What ptt_inforce_infer_write needs (inforce.h): each cut thread's start, the
  * releases that found no hold of their thread (the holds in force at its
  * start), and per object the latest acquisitions of it.
  */
@@ -373,7 +373,7 @@ static void clear_process(struct ptt_inforce *k, uint32_t pid)
 			kclear(k, &k->thr[i]);
 }
 
-/* ---- the holds in force at a cut thread's start (keeper_infer_thread, inforce.h) ---- */
+/* ---- the holds in force at a cut thread's start (ptt_inforce_infer_thread, inforce.h) ---- */
 
 static uint64_t ticks_of(const uint32_t *rec) { return ptt_rec_ticks(rec); }
 
@@ -735,7 +735,7 @@ uint64_t ptt_inforce_forgotten(const struct ptt_inforce *k)
 	return k ? k->forgotten : 0;
 }
 
-/* The keeper's own account of live threads: tid if its thread_begin is kept, else one of pid's that is, else 0. */
+/* Its own account of live threads: tid if its thread_begin is kept, else one of pid's that is, else 0. */
 static uint32_t own_teller(const struct ptt_inforce *k, uint32_t pid, uint32_t tid)
 {
 	if (find(k, PTT_EV_THREAD_BEGIN, pid, tid, NULL))

@@ -415,7 +415,7 @@ static long teller_at(const struct tellers *t, uint32_t pid, uint32_t tid)
 	return -1;
 }
 
-/* keeper_write's teller: nobody for a record still in its thread's history here, else its
+/* ptt_inforce_write's teller: nobody for a record still in its thread's history here, else its
  * thread (or the one it is about) when in the snapshot, else the process's main or any thread. */
 static uint32_t snapshot_teller(void *ctx, const uint32_t *rec, uint32_t pid, uint32_t by)
 {
@@ -433,7 +433,7 @@ static uint32_t snapshot_teller(void *ctx, const uint32_t *rec, uint32_t pid, ui
 	return 0;
 }
 
-/* The holds in force where the cut threads begin (keeper.h), each to be written just before recs[at]. */
+/* The holds in force where the cut threads begin (formats/inforce.h), each to be written just before recs[at]. */
 struct told {
 	size_t at, order;
 	uint32_t n;
@@ -471,7 +471,7 @@ static int by_place(const void *a, const void *b)
 
 /*
  * What the retained records show held where each cut thread's history
- * begins: its releases of what it had not taken since (keeper_infer_thread).
+ * begins: its releases of what it had not taken since (ptt_inforce_infer_thread).
  * Nothing on a shortage of memory: the snapshot then reads as before, its
  * locks released before any acquisition.
  */

@@ -3,7 +3,7 @@
  * ... of about max_size bytes each, the oldest removed beyond max_files
  * (only when still the regular file the run wrote: out_file.h).
  * Each file after the first begins with the header and type lines so far,
- * its part number and the names in force (keeper.h), so that any one file
+ * its part number and the names in force (formats/inforce.h), so that any one file
  * decodes (ptt-trace(5)).
  */
 #ifndef PTT_ROTATE_H

@@ -1,7 +1,7 @@
 /*
- * test_keeper.c - the holds and waits the recorder's keeper (capture/recorder/keeper.c)
- * tells again at the head of a rotated file, on made-up records: which stay in force
- * after each kind of record, counted by keeper_count (the records a head would hold);
+ * test_inforce.c - the holds and waits in force (formats/inforce.c) that a rotated
+ * file's head, a window's start and a snapshot tell again, on made-up records: which
+ * stay in force after each kind of record, counted by ptt_inforce_count (the records a head would hold);
  * and the holds it finds in force where a flight recording's cut thread begins.
  */
 #include <errno.h>
@@ -237,7 +237,7 @@ int main(void)
 	ok(ptt_inforce_write(k, NULL, 0, NULL, NULL) == 0, "and nothing is written");
 
 	obj_ret(k, PTT_EV_MUTEX_LOCK, 19, 0x10, 0);
-	ok(ptt_inforce_write(k, NULL, 0, NULL, NULL) == 1, "keeper_write counts the frames it would write");
+	ok(ptt_inforce_write(k, NULL, 0, NULL, NULL) == 1, "ptt_inforce_write counts the frames it would write");
 	req(k, PTT_EV_MUTEX_LOCK_REQ, 19, 0x10);
 	ok(ptt_inforce_count(k) == 2, "asking for a mutex it holds (a self-deadlock) gives up nothing");
 	ptt_inforce_free(k);
