@@ -50,7 +50,7 @@ FORMAT_OBJ = $(FORMAT_SRC:%.c=$(BUILD)/obj/%.o)
 RT_SRC     = capture/runtime/trace_path.c capture/runtime/stack.c capture/shm.c capture/runtime/init.c capture/runtime/api.c $(wildcard capture/runtime/wrap_*.c)
 RT_SRC    += capture/runtime/pyframes.c
 RT_OBJ     = $(RT_SRC:%.c=$(BUILD)/rt/%.o) $(BUILD)/rt/formats/types.o $(BUILD)/rt/formats/map.o
-REC_SRC    = $(addprefix capture/recorder/,ptt-record.c record_opts.c record_meta.c drain.c flight.c flight_file.c out_file.c rotate.c keeper.c pace.c) capture/shm.c
+REC_SRC    = $(addprefix capture/recorder/,ptt-record.c record_opts.c record_meta.c drain.c flight.c flight_file.c out_file.c rotate.c pace.c) capture/shm.c
 REC_OBJ    = $(REC_SRC:%.c=$(BUILD)/obj/%.o)
 # convert/lib: the analyses the tools share; pprof.c: ptt-stat's alone (TOOL_OBJ_stat), with protobuf-c
 CLI_SRC    = $(filter-out convert/lib/pprof.c,$(wildcard convert/lib/*.c))
@@ -167,11 +167,7 @@ $(BUILD)/test/test_pace: test/unit/test_pace.c capture/recorder/pace.c capture/r
 
 $(BUILD)/test/test_flight: test/unit/test_flight.c capture/recorder/flight.c $(RT_SRC) formats/types.c $(LIBFORMAT) $(REC_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -DPTT_UNIT_TEST -o $@ test/unit/test_flight.c capture/recorder/keeper.c capture/runtime/trace_path.c capture/runtime/stack.c capture/runtime/pyframes.c capture/recorder/drain.c capture/shm.c $(LIBFORMAT) $(LDFLAGS) $(FORMAT_LIBS) -lpthread
-
-$(BUILD)/test/test_keeper: test/unit/test_keeper.c capture/recorder/keeper.c capture/recorder/keeper.h $(LIBFORMAT)
-	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ test/unit/test_keeper.c capture/recorder/keeper.c $(LIBFORMAT) $(LDFLAGS) $(FORMAT_LIBS)
+	$(CC) $(TOOL_CFLAGS) -DPTT_UNIT_TEST -o $@ test/unit/test_flight.c capture/runtime/trace_path.c capture/runtime/stack.c capture/runtime/pyframes.c capture/recorder/drain.c capture/shm.c $(LIBFORMAT) $(LDFLAGS) $(FORMAT_LIBS) -lpthread
 
 $(BUILD)/test/test_%: test/unit/test_%.c $(LIBFORMAT)
 	@mkdir -p $(dir $@)

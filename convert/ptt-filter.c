@@ -374,7 +374,7 @@ static int start(void *ctx, struct pass *p)
 	}
 	if (o->names_checked && spec_warn_unseen(spec, "ptt-filter", o->names, o->syms))
 		return PASS_FAIL; /* nothing written */
-	o->ctx = o->context ? fcontext_new(p->model) : NULL;
+	o->ctx = o->context ? fcontext_new() : NULL;
 	o->failed = o->context && !o->ctx;
 	o->in_window = !spec->has_window;
 	/* with context and a selection, a stack goes with its event; a copy of the whole trace keeps each as it is */

@@ -326,7 +326,7 @@ int ptt_role_stamped_before(unsigned role);
  * A stack record (PTT_EV_STACK) describes its thread's next event: the next
  * one of that thread whose role takes it, not a name (the recorder's
  * object_name, stamped as the event it names) nor another meta record.  The
- * one statement of that pairing, for the recorder's keeper, the model and
+ * one statement of that pairing, for the recorder's heads (formats/inforce.c), the model and
  * ptt-filter's windows.
  */
 static inline int ptt_role_takes_stack(unsigned role)
@@ -349,7 +349,7 @@ static inline int ptt_record_tells_names(unsigned id, unsigned role)
  * one); PTT_STACK_PASS, neither (a name or another meta record).  typed: the
  * record's type is known (an unknown one is an event of its thread, and
  * takes it).  The one pairing of a stack with its event, called by the
- * recorder's keeper, the model and ptt-filter.
+ * recorder's heads (formats/inforce.c), the model and ptt-filter.
  */
 enum { PTT_STACK_PASS, PTT_STACK_HOLD, PTT_STACK_TAKE };
 static inline int ptt_stack_pairing(unsigned id, int typed, unsigned role, unsigned nargs)
@@ -825,5 +825,7 @@ void ptt_stacks_free(struct ptt_stacks *s);
 /* A C++ symbol demangled ("_ZN4pool4lockE" -> "pool::lock"), malloc'd; NULL if not
  * mangled or libstdc++'s demangler is not there (looked up at run time). */
 char *ptt_demangle(const char *sym);
+
+#include "inforce.h" /* the records in force at a point of a trace */
 
 #endif

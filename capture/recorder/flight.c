@@ -19,7 +19,7 @@
 
 #include "drain.h"
 #include "flight.h"
-#include "keeper.h"
+#include "../../formats/ptt_trace.h"
 
 #define KEEP_FREE 16 /* rings the recorder keeps free for new threads */
 
@@ -415,7 +415,7 @@ static long teller_at(const struct tellers *t, uint32_t pid, uint32_t tid)
 	return -1;
 }
 
-/* keeper_write's teller: nobody for a record still in its thread's history here, else its
+/* ptt_inforce_write's teller: nobody for a record still in its thread's history here, else its
  * thread (or the one it is about) when in the snapshot, else the process's main or any thread. */
 static uint32_t snapshot_teller(void *ctx, const uint32_t *rec, uint32_t pid, uint32_t by)
 {
@@ -433,7 +433,7 @@ static uint32_t snapshot_teller(void *ctx, const uint32_t *rec, uint32_t pid, ui
 	return 0;
 }
 
-/* The holds in force where the cut threads begin (keeper.h), each to be written just before recs[at]. */
+/* The holds in force where the cut threads begin (formats/inforce.h), each to be written just before recs[at]. */
 struct told {
 	size_t at, order;
 	uint32_t n;
@@ -471,22 +471,22 @@ static int by_place(const void *a, const void *b)
 
 /*
  * What the retained records show held where each cut thread's history
- * begins: its releases of what it had not taken since (keeper_infer_thread).
+ * begins: its releases of what it had not taken since (ptt_inforce_infer_thread).
  * Nothing on a shortage of memory: the snapshot then reads as before, its
  * locks released before any acquisition.
  */
 static void infer_held(struct telling *out, const struct tellers *tel, const struct frec *recs, size_t nrecs)
 {
-	struct keeper *k = keeper_new();
+	struct ptt_inforce *k = ptt_inforce_new();
 	int any = 0, rc = k ? 0 : PTT_E_NOMEM;
 	for (size_t i = 0; !rc && i < tel->n; i++)
-		if (tel->v[i].cut && (rc = keeper_infer_thread(k, tel->v[i].pid, tel->v[i].tid, tel->v[i].first)) == 0)
+		if (tel->v[i].cut && (rc = ptt_inforce_infer_thread(k, tel->v[i].pid, tel->v[i].tid, tel->v[i].first)) == 0)
 			any = 1;
 	for (size_t i = 0; !rc && any && i < nrecs; i++)
-		keeper_see(k, recs[i].rec);
-	if (!rc && any && keeper_infer_write(k, tell_held, out) < 0)
+		ptt_inforce_see(k, recs[i].rec, 0);
+	if (!rc && any && ptt_inforce_infer_write(k, tell_held, out) < 0)
 		out->n = 0;
-	keeper_free(k);
+	ptt_inforce_free(k);
 	if (out->n)
 		qsort(out->v, out->n, sizeof out->v[0], by_place);
 }
@@ -508,7 +508,7 @@ static void infer_held(struct telling *out, const struct tellers *tel, const str
  * still come out empty, it copies again (a few times at most).
  */
 long flight_write(struct flight *f, struct ptt_writer *w, const struct ptt_clock *clk, int live,
-		  int (*before)(void *, const uint32_t *, struct ptt_writer *), void *ctx, struct keeper *names,
+		  int (*before)(void *, const uint32_t *, struct ptt_writer *), void *ctx, struct ptt_inforce *names,
 		  uint64_t *torn)
 {
 	struct ptt_shm *s = f->shm;
@@ -540,11 +540,11 @@ long flight_write(struct flight *f, struct ptt_writer *w, const struct ptt_clock
 	if (!rc && nrecs)
 		infer_held(&held, &tel, recs, nrecs);
 	if (!rc && names && nrecs)
-		head = keeper_write(names, NULL, 0, snapshot_teller, &tel);
+		head = ptt_inforce_write(names, NULL, 0, snapshot_teller, &tel);
 	if (!rc)
 		rc = meta_lines(w, s, recs, nrecs, cut, from, clk, head);
 	if (!rc && head > 0) { /* the names in force, first, stamped at the snapshot's first record */
-		long hn = keeper_write(names, w, recs[0].ts, snapshot_teller, &tel);
+		long hn = ptt_inforce_write(names, w, recs[0].ts, snapshot_teller, &tel);
 		rc = hn < 0 ? (int)hn : 0;
 	}
 	free(tel.v);

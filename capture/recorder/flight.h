@@ -24,18 +24,18 @@ void flight_trim(struct flight *f);
 /*
  * Copy every ring's records (their writers may go on) and write them to w
  * in time order, after a META line per thread saying where its history
- * starts.  names: the names in force (keeper.h), written first ("head N"
+ * starts.  names: the names in force (formats/inforce.h), written first ("head N"
  * of them, stamped at the first record) but those still in a thread's
  * retained history, each told by a thread of the snapshot; may be NULL.  Just before each cut
- * thread's first record, the holds its retained records show in force there (keeper_infer_thread),
+ * thread's first record, the holds its retained records show in force there (ptt_inforce_infer_thread),
  * stamped with it.  live: the program runs on (a snapshot, which then ends where
  * every ring's copy is complete).  before: called with each record first (user types, the keeper), may
  * be NULL.  The number of records written (but the names), or a negative error of the
  * writer; *torn counts records found damaged (overwritten while copied).
  */
-struct keeper;
+struct ptt_inforce;
 long flight_write(struct flight *f, struct ptt_writer *w, const struct ptt_clock *clk, int live,
-		  int (*before)(void *, const uint32_t *, struct ptt_writer *), void *ctx, struct keeper *names,
+		  int (*before)(void *, const uint32_t *, struct ptt_writer *), void *ctx, struct ptt_inforce *names,
 		  uint64_t *torn);
 void flight_free(struct flight *f);
 

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "flight_file.h"
-#include "keeper.h"
+#include "../../formats/ptt_trace.h"
 #include "out_file.h"
 
 /* The header and the user types so far. */
@@ -26,15 +26,46 @@ static int write_head(const struct record_info *in, struct ptt_writer *w, uint32
 	return rc ? rc : record_sync_types(in->shm, w, types_seen, NULL);
 }
 
+/*
+ * Take the records of one of the flight mode's logs (shm.h: the names, the
+ * stacks), words[0, cap), into k.  Returns the records the log could not
+ * give (no room, or still being written).
+ */
+static uint64_t take_log(struct ptt_inforce *k, const struct ptt_shm_log *log, const uint32_t *words, uint32_t cap)
+{
+	uint64_t used = __atomic_load_n(&log->used, __ATOMIC_ACQUIRE), pos = 0, unread = 0;
+	if (used > cap)
+		used = cap;
+	while (pos < used) {
+		uint32_t w0 = __atomic_load_n(&words[pos], __ATOMIC_ACQUIRE), n = ptt_rec_len(w0);
+		if (!ptt_rec_marked(w0) || n < PTT_REC_MIN_WORDS || pos + n > used)
+			break; /* a record still being written: the ones after it wait for the next snapshot */
+		const uint32_t *rec = words + pos;
+		pos += n;
+		if (!ptt_rec_sound(rec, n) || !ptt_inforce_takes(k, ptt_rec_id(w0))) {
+			unread++;
+			continue;
+		}
+		ptt_inforce_take(k, rec, 0);
+	}
+	for (; pos < used; unread++) { /* count what is left, by lengths where they are written */
+		uint32_t n = ptt_rec_len(__atomic_load_n(&words[pos], __ATOMIC_ACQUIRE));
+		if (n < PTT_REC_MIN_WORDS)
+			break;
+		pos += n;
+	}
+	return unread + __atomic_load_n(&log->lost, __ATOMIC_RELAXED);
+}
+
 /* The rings' history, after the names in force from the names log (the rings may have turned over since). */
 static int write_history(const struct record_info *in, struct flight *f, struct ptt_writer *w, int live,
 			 uint32_t *types_seen, uint64_t *torn)
 {
 	struct record_hook hook = { in->shm, types_seen, NULL, NULL, 0 };
-	struct keeper *names = keeper_new();
+	struct ptt_inforce *names = ptt_inforce_new();
 	struct ptt_shm *s = in->shm;
-	uint64_t names_lost = names ? keeper_from_log(names, &s->names_log, s->names, PTT_NAMES_WORDS) : 0;
-	uint64_t stacks_lost = names ? keeper_from_log(names, &s->stacks_log, s->stack_recs, PTT_STACKS_WORDS) : 0;
+	uint64_t names_lost = names ? take_log(names, &s->names_log, s->names, PTT_NAMES_WORDS) : 0;
+	uint64_t stacks_lost = names ? take_log(names, &s->stacks_log, s->stack_recs, PTT_STACKS_WORDS) : 0;
 	int rc = 0;
 	char line[96];
 	int len = 0;
@@ -45,7 +76,7 @@ static int write_history(const struct record_info *in, struct flight *f, struct 
 	if (len)
 		rc = ptt_writer_meta(w, line, (size_t)len);
 	long n = rc ? 0 : flight_write(f, w, in->clk, live, record_before, &hook, names, torn);
-	keeper_free(names);
+	ptt_inforce_free(names);
 	return n < 0 ? (int)n : rc;
 }
 

@@ -28,7 +28,7 @@
 #include "drain.h"
 #include "flight.h"
 #include "flight_file.h"
-#include "keeper.h"
+#include "../../formats/ptt_trace.h"
 #include "out_file.h"
 #include "pace.h"
 #include "record_meta.h"
@@ -394,7 +394,7 @@ struct recorder {
 	struct ptt_writer *w;
 	struct drain *d;
 	struct flight *f;
-	struct keeper *keeper;
+	struct ptt_inforce *keeper;
 	struct rotate rot;
 	uint32_t types_seen;
 	struct record_hook hook;
@@ -513,7 +513,7 @@ static int setup_writing(struct recorder *r)
 	struct ptt_clock unset; /* the real one once the TSC is measured: drain_set_clock */
 	ptt_clock_init(&unset, r->in.shm->start_ticks, 1000000000u);
 	r->d = drain_new(r->in.shm, r->w, &unset);
-	r->keeper = o->max_size ? keeper_new() : NULL;
+	r->keeper = o->max_size ? ptt_inforce_new() : NULL;
 	r->hsize = record_header_size(r->in.cmd);
 	r->hdr = malloc(r->hsize);
 	if (!r->d || (o->max_size && !r->keeper) || !r->hdr)
@@ -889,7 +889,7 @@ static void recorder_free(struct recorder *r)
 		ptt_writer_close(r->w);
 	drain_free(r->d);
 	flight_free(r->f);
-	keeper_free(r->keeper);
+	ptt_inforce_free(r->keeper);
 	rotate_free(&r->rot);
 	free(r->hdr);
 	for (int i = 0; i < 2; i++)

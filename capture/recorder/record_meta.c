@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "keeper.h"
+#include "../../formats/ptt_trace.h"
 #include "record_meta.h"
 #include "rotate.h"
 
@@ -127,7 +127,7 @@ int record_before(void *hook, const uint32_t *rec, struct ptt_writer *w)
 			return rc;
 	}
 	if (b->keeper) {
-		keeper_see(b->keeper, rec);
+		ptt_inforce_see(b->keeper, rec, 0);
 		b->last_ticks = ptt_rec_ticks(rec);
 	}
 	return 0;

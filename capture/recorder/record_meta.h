@@ -15,7 +15,7 @@
 #include "../shm.h"
 #include "record_opts.h"
 
-struct keeper;
+struct ptt_inforce;
 struct rotate;
 
 /* What the header tells of a recording. */
@@ -57,7 +57,7 @@ struct record_hook {
 	struct ptt_shm *shm;
 	uint32_t *types_seen;
 	struct rotate *rot;    /* -m: where type lines are kept; NULL otherwise */
-	struct keeper *keeper; /* -m: the names a later file repeats at its head */
+	struct ptt_inforce *keeper; /* -m: the names a later file repeats at its head */
 	uint64_t last_ticks;   /* of the last record written (-m): the head of the next file is stamped with it */
 };
 /*

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "keeper.h"
+#include "../../formats/ptt_trace.h"
 #include "out_file.h"
 #include "rotate.h"
 
@@ -96,16 +96,16 @@ int rotate_counts_at(const struct rotate *r, uint32_t part, uint64_t *events, ui
 }
 
 /* The new file's head, after the switch: the META so far, its part number, the names in force. */
-static int write_head(struct rotate *r, struct ptt_writer *w, struct keeper *k, uint64_t last_ticks)
+static int write_head(struct rotate *r, struct ptt_writer *w, struct ptt_inforce *k, uint64_t last_ticks)
 {
 	int rc = ptt_writer_meta(w, r->meta, r->meta_len);
-	long head = keeper_write(k, NULL, 0, NULL, NULL);
+	long head = ptt_inforce_write(k, NULL, 0, NULL, NULL);
 	char line[64];
 	snprintf(line, sizeof line, "part %u\nhead %ld\n", r->part, head); /* a file after the first starts mid-run */
 	if (!rc)
 		rc = ptt_writer_meta(w, line, strlen(line));
 	if (!rc && head > 0) {
-		long n = keeper_write(k, w, last_ticks, NULL, NULL);
+		long n = ptt_inforce_write(k, w, last_ticks, NULL, NULL);
 		rc = n < 0 ? (int)n : 0;
 	}
 	return rc;
@@ -117,7 +117,7 @@ static int write_head(struct rotate *r, struct ptt_writer *w, struct keeper *k, 
  * the names in force as its first events, "head N" of them, which a reader
  * of the parts in order skips (ptt-trace(5)).
  */
-int rotate_maybe(struct rotate *r, struct ptt_writer *w, int *out_fd, struct keeper *k, uint64_t last_ticks,
+int rotate_maybe(struct rotate *r, struct ptt_writer *w, int *out_fd, struct ptt_inforce *k, uint64_t last_ticks,
 		 uint64_t events, uint64_t lost)
 {
 	if (!r->max_size || ptt_writer_bytes(w) < r->max_size)

@@ -3,7 +3,7 @@
  * ... of about max_size bytes each, the oldest removed beyond max_files
  * (only when still the regular file the run wrote: out_file.h).
  * Each file after the first begins with the header and type lines so far,
- * its part number and the names in force (keeper.h), so that any one file
+ * its part number and the names in force (formats/inforce.h), so that any one file
  * decodes (ptt-trace(5)).
  */
 #ifndef PTT_ROTATE_H
@@ -15,7 +15,7 @@
 
 #include "../../formats/ptt_trace.h"
 
-struct keeper;
+struct ptt_inforce;
 struct out_file;
 
 struct rotate {
@@ -53,7 +53,7 @@ int rotate_keep_meta(struct rotate *r, const char *text, size_t len);
  * files).  0, a negative error of the writer, or -errno when the next part
  * cannot be opened (its name then in r->failed).
  */
-int rotate_maybe(struct rotate *r, struct ptt_writer *w, int *out_fd, struct keeper *k, uint64_t last_ticks,
+int rotate_maybe(struct rotate *r, struct ptt_writer *w, int *out_fd, struct ptt_inforce *k, uint64_t last_ticks,
 		 uint64_t events, uint64_t lost);
 /* The run's events and lost counts when part began; 0 when not known. */
 int rotate_counts_at(const struct rotate *r, uint32_t part, uint64_t *events, uint64_t *lost);

@@ -1,10 +1,12 @@
 /*
- * filter_context.h - what is in force when a window opens: the live
- * processes and threads with their names and modules, the locks each
- * thread holds and the waits in progress, kept as the records that began
- * them, so that a windowed trace can start with them (stamped at the
+ * filter_context.h - what is in force when a window opens: the records
+ * formats/inforce.h names (the live processes and threads with their names
+ * and modules, the locks each thread holds and the waits in progress, kept
+ * as the records that began them, as the recorder keeps them for a rotated
+ * file's head), so that a windowed trace can start with them (stamped at the
  * window's start) and a viewer shows the right states from the first
- * moment.  The same state makes the snapshots of ptt-index, from which a
+ * moment.  The same state, with the init records of live objects (the
+ * model's own state), makes the snapshots of ptt-index, from which a
  * window's context is rebuilt without reading the trace from its start.
  * Memory: a few records per live thread, process and object.
  */
@@ -14,10 +16,8 @@
 #include "../../formats/ptt_trace.h"
 
 struct fcontext;
-struct model;
-/* m: the model of the same events, fed each before fcontext_event (pass.h); its open frames are in force. */
-struct fcontext *fcontext_new(const struct model *m);
-/* Learn from the next event (and from a snapshot's records, in their order), once m took it. */
+struct fcontext *fcontext_new(void);
+/* Learn from the next event (and from a snapshot's records, in their order). */
 void fcontext_event(struct fcontext *c, const struct ptt_event *ev);
 /*
  * Call emit for every record in force, oldest first, as a copy whose time

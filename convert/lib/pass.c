@@ -157,6 +157,8 @@ static int first_pass(struct pass *p, int npaths, char **paths)
 
 void pass_learn(struct pass *p, const struct ptt_event *ev)
 {
+	if (ev->id == PTT_EV_LIMIT && ev->nargs >= 4) /* a snapshot's (frames forgotten before it): said as read */
+		ptt_limits_met(&p->in.limits, (unsigned)ev->arg[0], ev->arg[1], ev->arg[2], ev->arg[3]);
 	if (p->syms)
 		ptt_syms_update(p->syms, ev);
 	if (p->model)
@@ -220,8 +222,12 @@ static int finish(struct pass *p)
 	if (t->need & PASS_WRAPPERS_ASREAD)
 		lockframes_learn_end(); /* before the end hook names a site */
 	p->end_ns = end_of(p);
-	if (p->model && model_frames_forgotten(p->model)) /* the one frame cap, said with the trace's limits */
-		ptt_limits_met(&p->in.limits, PTT_LIMIT_FRAMES, model_frames_forgotten(p->model), PTT_FRAMES_MAX, 0);
+	/* the one frame cap, said with the trace's limits: the frames the trace says were forgotten
+	 * before it (a rotated file's head, a window's or snapshot's context) and those the model forgot
+	 * reading it are not the same frames: they add up */
+	if (p->model && model_frames_forgotten(p->model))
+		ptt_limits_met(&p->in.limits, PTT_LIMIT_FRAMES, p->in.limits.count[PTT_LIMIT_FRAMES] + model_frames_forgotten(p->model),
+			       PTT_FRAMES_MAX, 0);
 	int step = t->end ? t->end(t->ctx, p) : PASS_GO;
 	if ((t->need & PASS_FINISH) && p->model)
 		model_finish(p->model, p->end_ns);

@@ -120,7 +120,7 @@ int pass_run(struct pass *p, const struct pass_tool *t, int npaths, char **paths
  * ptt-dump --info says it.
  */
 const char *pass_mid_run(const struct ptt_reader *r, char *buf, size_t size, int *unknown_before);
-/* Learn from an event that is not read from the input (a snapshot's record, ptt-filter): names, model. */
+/* Learn from an event that is not read from the input (a snapshot's record, ptt-filter): names, model, a limit. */
 void pass_learn(struct pass *p, const struct ptt_event *ev);
 
 #endif

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # One state in force: at the same point of the same trace, the head of a rotated file (the
-# recorder's keeper), a ptt-filter window's start and a ptt-index snapshot (both the model's
-# open frames, convert/lib/filter_context.c) tell the same holds, waits and stacks.
+# recorder), a ptt-filter window's start and a ptt-index snapshot (the readers) tell the same
+# holds, waits and stacks, all three from formats/inforce.c, and agree with the model reading
+# the file alone (no violation).
 bats_require_minimum_version 1.5.0
 load helpers
 

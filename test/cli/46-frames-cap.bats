@@ -6,32 +6,6 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
-setup() {
-	cat >"$BATS_TEST_TMPDIR/deep.c" <<'C'
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-/* holds n mutexes at once, sleeps 50 ms holding them, releases them newest first */
-int main(int argc, char **argv)
-{
-	int n = argc > 1 ? atoi(argv[1]) : 1100;
-	pthread_mutex_t *m = calloc(n, sizeof *m);
-	struct timespec ts = { 0, 50000000 };
-	for (int i = 0; i < n; i++)
-		pthread_mutex_init(&m[i], NULL);
-	for (int i = 0; i < n; i++)
-		pthread_mutex_lock(&m[i]);
-	nanosleep(&ts, NULL);
-	for (int i = n; i-- > 0;)
-		pthread_mutex_unlock(&m[i]);
-	printf("held %d at once\n", n);
-	return 0;
-}
-C
-	cc -O1 -o "$BATS_TEST_TMPDIR/deep" "$BATS_TEST_TMPDIR/deep.c" -pthread
-}
-
 # A window of $1 from 1 ms after its last mutex_lock (the program sleeps 50 ms there), in $2.
 window_after_locks() {
 	t=$(ptt-dump -n "$1" | awk '$5 == "mutex_lock" { t = $1 } END { print t }')
@@ -41,7 +15,7 @@ window_after_locks() {
 
 @test "a window whose start a thread holds 1100 locks at: its context says the 76 forgotten past the cap" {
 	T=$BATS_TEST_TMPDIR
-	run -0 --separate-stderr ptt-record -q -o "$T/d.ptt" -- "$T/deep" 1100
+	run -0 --separate-stderr ptt-record -q -o "$T/d.ptt" -- "$EXAMPLES/deep_holds" 1100
 	[ "$output" = "held 1100 at once" ]
 	# the whole trace: the model forgot 76 (1100 - 1024), said once
 	run -0 --separate-stderr ptt-stat "$T/d.ptt"
@@ -61,7 +35,7 @@ window_after_locks() {
 
 @test "a window below the cap carries no limit event" {
 	T=$BATS_TEST_TMPDIR
-	run -0 --separate-stderr ptt-record -q -o "$T/d.ptt" -- "$T/deep" 1000
+	run -0 --separate-stderr ptt-record -q -o "$T/d.ptt" -- "$EXAMPLES/deep_holds" 1000
 	window_after_locks "$T/d.ptt" "$T/w.ptt" 2>"$T/err"
 	[ ! -s "$T/err" ]
 	[ "$(ptt-dump -n "$T/w.ptt" | grep -c ' mutex_lock ')" -eq 1000 ]

@@ -1,28 +1,21 @@
-/* keeper.c - the naming records in force, and the records that opened the holds and waits in force,
- * told again at the head of a file (keeper.h). */
+/* inforce.c - the records in force at a point of a trace (inforce.h): the namings, and the records
+ * that opened the holds, waits and tracer stalls in force, with their stacks. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "keeper.h"
-#include "../shm.h"
-
-uint8_t keeper_takes[PTT_EV_BUILTIN_COUNT];
-uint32_t keeper_npending;
+#include "ptt_trace.h"
 
 enum { TAKES_NAME = 1, TAKES_STATE = 2 };
-/* Per builtin id, for the state: 1 + the word of its ret argument, of its mutex argument after the first (0: none);
- * its role and class; the words its records have at least (what a look at a record reads, in tables). */
-static uint8_t ret_word[PTT_EV_BUILTIN_COUNT], mutex_word[PTT_EV_BUILTIN_COUNT];
-static uint8_t role_of[PTT_EV_BUILTIN_COUNT], cls_of[PTT_EV_BUILTIN_COUNT], min_words[PTT_EV_BUILTIN_COUNT];
 
 /* A frame in force: the record that opened it (an acquisition that took, a request not answered yet). */
 #define KFRAME_WORDS 16 /* the longest record that opens a frame (futex_wait_req, thread_join) is 14 */
 struct kframe {
 	uint64_t obj, seq;  /* obj: the first argument (a lock's address, a join's handle); a cond wait's
-			       outcome: its mutex; seq: order of arrival */
+			       outcome: its mutex; seq: order of arrival (of names and frames) */
+	uint64_t pos;       /* the caller's position of the record (ptt_inforce_take) */
 	uint32_t n;
-	uint8_t wait;
+	uint8_t wait;       /* 0 a hold, 1 a wait, 2 a tracer stall */
 	uint32_t stack;     /* the stack record before it (a hold after a wait: the wait's), 0 none */
 	uint32_t words[KFRAME_WORDS];
 };
@@ -30,18 +23,24 @@ struct kthread {
 	uint32_t pid, tid;
 	struct kframe *f;   /* oldest first */
 	unsigned n, cap;
-	uint32_t pending;   /* a stack record's stack, for the thread's next event (keeper_npending counts them) */
+	uint32_t pending;   /* a stack record's stack, for the thread's next event (k->fast.npending counts them) */
 };
 
 struct kept {
 	uint32_t id, pid;
 	uint64_t sub;     /* what it is about: tid, target, base, object (0: the process) */
 	uint32_t *words;  /* NULL: dropped */
+	uint64_t seq, pos; /* order of arrival (of names and frames), the caller's position */
 	uint32_t n;
 	uint32_t next;    /* 1 + the index of the next live record whose key agrees (kept_key), 0 none */
 };
 
-struct keeper {
+struct ptt_inforce {
+	struct ptt_inforce_fast fast; /* first: read by ptt_inforce_see (inforce.h) */
+	/* per builtin id, for the state: 1 + the word of its ret argument, of its mutex argument after the
+	 * first (0: none); its role and class; the words its records have at least */
+	uint8_t ret_word[PTT_EV_BUILTIN_COUNT], mutex_word[PTT_EV_BUILTIN_COUNT];
+	uint8_t role_of[PTT_EV_BUILTIN_COUNT], cls_of[PTT_EV_BUILTIN_COUNT], min_words[PTT_EV_BUILTIN_COUNT];
 	struct kept *v;   /* oldest first; dropped ones stay until compacted */
 	size_t n, cap, dropped;
 	struct ptt_map map; /* kept_key -> 1 + index in v of the newest live record with that key (a chain by next) */
@@ -52,13 +51,13 @@ struct keeper {
 	uint64_t seq;
 	struct kthread *last; /* the thread looked up last (a thread's records come in runs) */
 	struct ptt_map signals; /* ptt_obj_key of the semaphores posted for another thread -> 1 */
-	struct kinfer *inf;     /* keeper_infer_thread's: the holds found in force before the records taken */
-	uint64_t forgotten, told; /* frames forgotten at PTT_FRAMES_MAX; of them, told in a limit event */
+	struct kinfer *inf;     /* ptt_inforce_infer_thread's: the holds found in force before the records taken */
+	uint64_t forgotten; /* frames forgotten at PTT_FRAMES_MAX (or read as forgotten in a limit record) */
 	uint32_t forgot_pid, forgot_tid; /* the thread that forgot one last */
 };
 
 /*
- * What keeper_infer_write needs (keeper.h): each cut thread's start, the
+ * What ptt_inforce_infer_write needs (inforce.h): each cut thread's start, the
  * releases that found no hold of their thread (the holds in force at its
  * start), and per object the latest acquisitions of it.
  */
@@ -83,22 +82,42 @@ struct kinfer {
 	uint64_t seq;
 };
 
-struct keeper *keeper_new(void)
+/* The words of type t's ret argument and of its mutex argument after the first: 1 + the word after the header, 0 none. */
+static void layout(const struct ptt_type *t, uint8_t *ret, uint8_t *mutex)
 {
+	*ret = *mutex = 0;
+	for (unsigned a = 0, w = 0; a < t->nargs; w += ptt_arg_kind_words(t->argkind[a++])) {
+		if (t->argid[a] == PTT_ARGNAME_RET && !*ret)
+			*ret = (uint8_t)(1 + w);
+		/* a mutex after the first argument: the one a cond wait gives up and takes again (a
+		 * mutex's own request names it first: asking for it gives up nothing) */
+		if (t->argid[a] == PTT_ARGNAME_MUTEX && t->argkind[a] == PTT_ARG_PTR && a > 0 && !*mutex)
+			*mutex = (uint8_t)(1 + w);
+	}
+}
+
+struct ptt_inforce *ptt_inforce_new(void)
+{
+	struct ptt_inforce *k = calloc(1, sizeof *k);
+	if (!k)
+		return NULL;
 	/* the namings, and what a stack needs to be read: its frames, and CPython's code objects */
 	static const unsigned ids[] = { PTT_EV_PROCESS_BEGIN, PTT_EV_PROCESS_EXEC, PTT_EV_PROCESS_EXIT, PTT_EV_MODULE,
 					PTT_EV_MODULE_BUILD_ID, PTT_EV_THREAD_BEGIN, PTT_EV_THREAD_END, PTT_EV_THREAD_NAME, PTT_EV_OBJECT_NAME,
 					PTT_EV_STACK_FRAMES, PTT_EV_PY_RUNTIME, PTT_EV_PY_CODE, PTT_EV_STACK, PTT_EV_MAP_SHARED,
 					PTT_EV_UNMAP_SHARED };
 	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
-		keeper_takes[ids[i]] = TAKES_NAME;
-	keeper_takes[PTT_EV_REC_LOST] = TAKES_NAME; /* not a name: it makes the keeper forget a thread's frames */
+		k->fast.takes[ids[i]] = TAKES_NAME;
+	/* not names: a loss makes it forget a thread's frames; a limit tells frames forgotten before; a
+	 * tracer stall opens a frame of its own */
+	k->fast.takes[PTT_EV_REC_LOST] = k->fast.takes[PTT_EV_LIMIT] = TAKES_NAME;
+	k->fast.takes[PTT_EV_TRACER_STALL] = k->fast.takes[PTT_EV_TRACER_STALL_END] = TAKES_NAME;
 	for (unsigned id = 0; id < PTT_EV_BUILTIN_COUNT; id++) { /* the records that open or close a frame */
 		const struct ptt_type *t = ptt_builtin_type(id);
 		if (t) {
-			role_of[id] = t->role;
-			cls_of[id] = t->cls;
-			min_words[id] = (uint8_t)(PTT_REC_MIN_WORDS + t->words);
+			k->role_of[id] = t->role;
+			k->cls_of[id] = t->cls;
+			k->min_words[id] = (uint8_t)(PTT_REC_MIN_WORDS + t->words);
 		}
 		if (!t || t->source != PTT_SRC_PTHREAD || !t->nargs || t->argkind[0] != PTT_ARG_PTR)
 			continue;
@@ -107,26 +126,21 @@ struct keeper *keeper_new(void)
 		case PTT_ROLE_TRY: case PTT_ROLE_TRY_SHARED: case PTT_ROLE_WAIT_END: case PTT_ROLE_RELEASE:
 			break;
 		case PTT_ROLE_POST:
+		case PTT_ROLE_INIT:
+		case PTT_ROLE_DESTROY:
 			if (t->cls == PTT_CLASS_SEM)
 				break;
 			continue;
 		default:
 			continue;
 		}
-		keeper_takes[id] = TAKES_STATE;
-		for (unsigned a = 0, w = 0; a < t->nargs; w += ptt_arg_kind_words(t->argkind[a++])) {
-			if (t->argid[a] == PTT_ARGNAME_RET && !ret_word[id])
-				ret_word[id] = (uint8_t)(1 + w);
-			/* a mutex after the first argument: the one a cond wait gives up and takes again (a
-			 * mutex's own request names it first: asking for it gives up nothing) */
-			if (t->argid[a] == PTT_ARGNAME_MUTEX && t->argkind[a] == PTT_ARG_PTR && a > 0 && !mutex_word[id])
-				mutex_word[id] = (uint8_t)(1 + w);
-		}
+		k->fast.takes[id] = TAKES_STATE;
+		layout(t, &k->ret_word[id], &k->mutex_word[id]);
 	}
-	return calloc(1, sizeof(struct keeper));
+	return k;
 }
 
-void keeper_free(struct keeper *k)
+void ptt_inforce_free(struct ptt_inforce *k)
 {
 	if (!k)
 		return;
@@ -135,7 +149,7 @@ void keeper_free(struct keeper *k)
 	free(k->v);
 	ptt_map_free(&k->map);
 	for (size_t i = 0; i < k->nthr; i++) {
-		keeper_npending -= k->thr[i].pending != 0;
+		k->fast.npending -= k->thr[i].pending != 0;
 		free(k->thr[i].f);
 	}
 	free(k->thr);
@@ -160,7 +174,7 @@ static uint64_t kept_key(uint32_t id, uint32_t pid, uint64_t sub)
 
 /* 1 + the index in v of the live record (id, pid, sub), 0 none; *prev: 1 + the one before it in its chain, 0 the head
  * (a dropped record may stay in a chain: skipped). */
-static size_t find(const struct keeper *k, uint32_t id, uint32_t pid, uint64_t sub, size_t *prev)
+static size_t find(const struct ptt_inforce *k, uint32_t id, uint32_t pid, uint64_t sub, size_t *prev)
 {
 	size_t p = 0;
 	for (size_t i = (uintptr_t)ptt_map_get(&k->map, kept_key(id, pid, sub)); i; p = i, i = k->v[i - 1].next) {
@@ -175,7 +189,7 @@ static size_t find(const struct keeper *k, uint32_t id, uint32_t pid, uint64_t s
 }
 
 /* Put record i (0-based) at the head of its key's chain: 0, or PTT_E_NOMEM. */
-static int link_kept(struct keeper *k, size_t i)
+static int link_kept(struct ptt_inforce *k, size_t i)
 {
 	struct kept *e = &k->v[i];
 	uint64_t key = kept_key(e->id, e->pid, e->sub);
@@ -184,7 +198,7 @@ static int link_kept(struct keeper *k, size_t i)
 }
 
 /* Drop the dropped records from v and index the live ones again. */
-static int rebuild(struct keeper *k)
+static int rebuild(struct ptt_inforce *k)
 {
 	size_t live = 0;
 	for (size_t i = 0; i < k->n; i++)
@@ -199,7 +213,7 @@ static int rebuild(struct keeper *k)
 	return 0;
 }
 
-static void drop(struct keeper *k, uint32_t id, uint32_t pid, uint64_t sub)
+static void drop(struct ptt_inforce *k, uint32_t id, uint32_t pid, uint64_t sub)
 {
 	size_t prev, i = find(k, id, pid, sub, &prev);
 	if (!i)
@@ -219,14 +233,15 @@ static void drop(struct keeper *k, uint32_t id, uint32_t pid, uint64_t sub)
 	k->dropped++;
 }
 
-static void drop_process(struct keeper *k, uint32_t pid)
+static void drop_process(struct ptt_inforce *k, uint32_t pid)
 {
 	for (size_t i = 0; i < k->n; i++)
 		if (k->v[i].words && k->v[i].pid == pid)
 			drop(k, k->v[i].id, pid, k->v[i].sub);
 }
 
-static void add(struct keeper *k, uint32_t id, uint32_t pid, uint64_t sub, const uint32_t *rec, uint32_t n)
+static void add(struct ptt_inforce *k, uint32_t id, uint32_t pid, uint64_t sub, const uint32_t *rec, uint32_t n,
+		uint64_t pos)
 {
 	drop(k, id, pid, sub); /* the newer one replaces it, at the end of the order */
 	if (k->dropped > 64 && k->dropped * 2 > k->n && rebuild(k) != 0)
@@ -237,7 +252,7 @@ static void add(struct keeper *k, uint32_t id, uint32_t pid, uint64_t sub, const
 	if (!w)
 		return; /* memory is short: that name is not told again */
 	memcpy(w, rec, (size_t)n * 4);
-	k->v[k->n] = (struct kept){ id, pid, sub, w, n, 0 };
+	k->v[k->n] = (struct kept){ id, pid, sub, w, ++k->seq, pos, n, 0 };
 	if (link_kept(k, k->n) != 0) {
 		free(w);
 		return;
@@ -247,10 +262,10 @@ static void add(struct keeper *k, uint32_t id, uint32_t pid, uint64_t sub, const
 
 static uint64_t arg64(const uint32_t *rec) { return (uint64_t)rec[PTT_REC_HDR_WORDS + 1] << 32 | rec[PTT_REC_HDR_WORDS]; }
 
-/* ---- the holds and waits in force (keeper.h) ---- */
+/* ---- the holds and waits in force (inforce.h) ---- */
 
 /* The frames of thread (pid, tid); NULL if it has none and create is 0 (or memory is short). */
-static struct kthread *kthread_of(struct keeper *k, uint32_t pid, uint32_t tid, int create)
+static struct kthread *kthread_of(struct ptt_inforce *k, uint32_t pid, uint32_t tid, int create)
 {
 	if (k->last && k->last->tid == tid && k->last->pid == pid)
 		return k->last;
@@ -271,13 +286,13 @@ static void kremove(struct kthread *t, unsigned i)
 	t->n--;
 }
 
-static void kclear(struct kthread *t)
+static void kclear(struct ptt_inforce *k, struct kthread *t)
 {
 	while (t && t->n)
 		kremove(t, t->n - 1);
 	if (t && t->pending) {
 		t->pending = 0;
-		keeper_npending--;
+		k->fast.npending--;
 	}
 }
 
@@ -290,8 +305,8 @@ static int kfind(const struct kthread *t, uint64_t obj, int wait)
 	return -1;
 }
 
-static void kpush(struct keeper *k, struct kthread *t, const uint32_t *rec, uint32_t n, uint64_t obj, int wait,
-		  uint32_t stack)
+static void kpush(struct ptt_inforce *k, struct kthread *t, const uint32_t *rec, uint32_t n, uint64_t obj, int wait,
+		  uint32_t stack, uint64_t pos)
 {
 	if (n > KFRAME_WORDS)
 		return; /* none is: a reader would take the frame's end as a release never taken */
@@ -312,6 +327,7 @@ static void kpush(struct keeper *k, struct kthread *t, const uint32_t *rec, uint
 	struct kframe *f = &t->f[t->n++];
 	f->obj = obj;
 	f->seq = ++k->seq;
+	f->pos = pos;
 	f->n = n;
 	f->wait = (uint8_t)wait;
 	f->stack = stack;
@@ -330,34 +346,34 @@ static uint32_t kdrop(struct kthread *t, uint64_t obj, int wait)
 }
 
 /* The stack record before t's event, taken by it (0: none). */
-static uint32_t take_pending(struct kthread *t)
+static uint32_t take_pending(struct ptt_inforce *k, struct kthread *t)
 {
 	uint32_t stack = t ? t->pending : 0;
 	if (stack) {
 		t->pending = 0;
-		keeper_npending--;
+		k->fast.npending--;
 	}
 	return stack;
 }
 
-static int is_signal(const struct keeper *k, uint32_t pid, uint64_t obj)
+static int is_signal(const struct ptt_inforce *k, uint32_t pid, uint64_t obj)
 {
 	return ptt_map_get(&k->signals, ptt_obj_key(pid, obj)) != NULL;
 }
 
-static void mark_signal(struct keeper *k, uint32_t pid, uint64_t obj)
+static void mark_signal(struct ptt_inforce *k, uint32_t pid, uint64_t obj)
 {
 	ptt_map_put(&k->signals, ptt_obj_key(pid, obj), (void *)1); /* no memory: replayed as a lock's, as before */
 }
 
-static void clear_process(struct keeper *k, uint32_t pid)
+static void clear_process(struct ptt_inforce *k, uint32_t pid)
 {
 	for (size_t i = 0; i < k->nthr; i++)
 		if (k->thr[i].pid == pid)
-			kclear(&k->thr[i]);
+			kclear(k, &k->thr[i]);
 }
 
-/* ---- the holds in force at a cut thread's start (keeper_infer_thread, keeper.h) ---- */
+/* ---- the holds in force at a cut thread's start (ptt_inforce_infer_thread, inforce.h) ---- */
 
 static uint64_t ticks_of(const uint32_t *rec) { return ptt_rec_ticks(rec); }
 
@@ -414,28 +430,29 @@ static void infer_released(struct kinfer *inf, const uint32_t *rec, uint64_t obj
  * (convert/lib/model.h), without judging it: the model interprets the records
  * when it reads them (a semaphore unit is a hold or not by its rules).
  */
-static void state_take(struct keeper *k, const uint32_t *rec, uint32_t id, uint32_t n)
+static inline __attribute__((always_inline)) void state_take(struct ptt_inforce *k, const uint32_t *rec, uint32_t id, uint32_t n, uint64_t pos,
+		       unsigned ret_word, unsigned mutex_word)
 {
-	unsigned role = role_of[id], cls = cls_of[id];
+	unsigned role = k->role_of[id], cls = k->cls_of[id];
 	uint32_t pid = rec[3], tid = rec[4];
 	uint64_t obj = arg64(rec);
-	unsigned rw = ret_word[id] ? PTT_REC_HDR_WORDS + ret_word[id] - 1u : 0, mw = mutex_word[id] ? PTT_REC_HDR_WORDS + mutex_word[id] - 1u : 0;
+	unsigned rw = ret_word ? PTT_REC_HDR_WORDS + ret_word - 1u : 0, mw = mutex_word ? PTT_REC_HDR_WORDS + mutex_word - 1u : 0;
 	int32_t ret = rw && rw < n - 1 ? (int32_t)rec[rw] : 0; /* the last word is the checksum */
 	uint64_t mutex = mw && mw + 1 < n - 1 ? (uint64_t)rec[mw + 1] << 32 | rec[mw] : 0;
 	struct kthread *t = kthread_of(k, pid, tid, 0);
-	uint32_t stack = take_pending(t), waited;
+	uint32_t stack = take_pending(k, t), waited;
 	switch (role) {
 	case PTT_ROLE_REQUEST:
 	case PTT_ROLE_REQUEST_SHARED:
 		for (unsigned i = t ? t->n : 0; i-- > 0;) /* an earlier call returned unseen */
-			if (t->f[i].wait)
+			if (t->f[i].wait == 1)
 				kremove(t, i);
 		if (mutex && k->inf && kfind(t, mutex, 0) < 0)
 			infer_released(k->inf, rec, mutex, PTT_CLASS_MUTEX);
 		if (mutex)
 			kdrop(t, mutex, 0); /* a cond wait gives its mutex up */
 		if ((t = t ? t : kthread_of(k, pid, tid, 1)))
-			kpush(k, t, rec, n, obj, 1, stack);
+			kpush(k, t, rec, n, obj, 1, stack, pos);
 		break;
 	case PTT_ROLE_ACQUIRE:
 	case PTT_ROLE_SHARED:
@@ -451,20 +468,28 @@ static void state_take(struct keeper *k, const uint32_t *rec, uint32_t id, uint3
 		if (cls == PTT_CLASS_SEM)
 			kdrop(t, obj, 0); /* a semaphore used as a lock is held once */
 		if ((t = t ? t : kthread_of(k, pid, tid, 1)))
-			kpush(k, t, rec, n, obj, 0, waited ? waited : stack);
+			kpush(k, t, rec, n, obj, 0, waited ? waited : stack, pos);
 		break;
 	case PTT_ROLE_WAIT_END:
 		waited = kdrop(t, obj, 1);
 		if (mutex && k->inf)
 			infer_acquired(k->inf, rec, mutex, 0);
 		if (mutex && (t = t ? t : kthread_of(k, pid, tid, 1)))
-			kpush(k, t, rec, n, mutex, 0, waited); /* a cond wait's outcome holds its mutex again, whatever ret */
+			kpush(k, t, rec, n, mutex, 0, waited, pos); /* a cond wait's outcome holds its mutex again, whatever ret */
 		break;
 	case PTT_ROLE_RELEASE:
 		if (ret == 0 && k->inf && kfind(t, obj, 0) < 0)
 			infer_released(k->inf, rec, obj, cls);
 		if (ret == 0)
 			kdrop(t, obj, 0);
+		break;
+	case PTT_ROLE_INIT: /* a semaphore initialised to other than 1 is no lock: a signal (the model's rule) */
+	case PTT_ROLE_DESTROY:
+		if (ret != 0)
+			break;
+		ptt_map_del(&k->signals, ptt_obj_key(pid, obj));
+		if (role == PTT_ROLE_INIT && id == PTT_EV_SEM_INIT && n > PTT_REC_HDR_WORDS + 3 && rec[PTT_REC_HDR_WORDS + 2] != 1)
+			mark_signal(k, pid, obj);
 		break;
 	case PTT_ROLE_POST:
 		/* a semaphore: the poster gives its unit back (used as a lock), or posts for another thread
@@ -496,30 +521,64 @@ static void state_take(struct keeper *k, const uint32_t *rec, uint32_t id, uint3
 	}
 }
 
-void keeper_take(struct keeper *k, const uint32_t *rec)
+void ptt_inforce_take(struct ptt_inforce *k, const uint32_t *rec, uint64_t pos)
+{
+	ptt_inforce_take_as(k, rec, pos, NULL);
+}
+
+void ptt_inforce_take_as(struct ptt_inforce *k, const uint32_t *rec, uint64_t pos, const struct ptt_type *ty)
 {
 	if (!k)
 		return;
 	uint32_t id = ptt_rec_id(rec[0]), n = ptt_rec_len(rec[0]), pid = rec[3], tid = rec[4];
-	if (n < min_words[id])
+	struct kthread *t;
+	if (id >= PTT_EV_BUILTIN_COUNT || !k->fast.takes[id])
 		return;
-	if (keeper_takes[id] == TAKES_STATE) {
-		state_take(k, rec, id, n);
+	const struct ptt_type *bt = ty ? ptt_builtin_type(id) : NULL; /* the recorder's records are the builtin's */
+	if (bt && ty != bt && (ty->words != bt->words || ty->nargs != bt->nargs ||
+			       memcmp(ty->argkind, bt->argkind, ty->nargs * sizeof ty->argkind[0]) != 0)) {
+		/* a layout of its own (a text trace's, learnt from its lines): its first argument as the builtin's */
+		if (!ty->nargs || !bt->nargs || ty->argkind[0] != bt->argkind[0] || n < (uint32_t)PTT_REC_MIN_WORDS + ty->words)
+			return;
+		if (k->fast.takes[id] == TAKES_STATE) {
+			uint8_t rw, mw;
+			layout(ty, &rw, &mw);
+			state_take(k, rec, id, n, pos, rw, mw);
+			return;
+		}
+	} else if (n < k->min_words[id]) {
+		return;
+	} else if (k->fast.takes[id] == TAKES_STATE) { /* the drain's path for every lock record */
+		state_take(k, rec, id, n, pos, k->ret_word[id], k->mutex_word[id]);
 		return;
 	}
 	switch (id) {
 	case PTT_EV_REC_LOST: /* a thread's events lost: its holds and waits are not known any more */
 		for (size_t i = 0; i < k->nthr; i++) /* the note names the thread by tid only */
 			if (k->thr[i].tid == rec[PTT_REC_HDR_WORDS])
-				kclear(&k->thr[i]);
+				kclear(k, &k->thr[i]);
+		break;
+	case PTT_EV_LIMIT: /* frames a file's writer forgot before its head (read again: told again) */
+		if (rec[PTT_REC_HDR_WORDS] == PTT_LIMIT_FRAMES) {
+			k->forgotten += (uint64_t)rec[PTT_REC_HDR_WORDS + 2] << 32 | rec[PTT_REC_HDR_WORDS + 1];
+			k->forgot_pid = pid;
+			k->forgot_tid = tid;
+		}
+		break;
+	case PTT_EV_TRACER_STALL: /* the thread waits for room in its ring until its tracer_stall_end (the model's rule) */
+		if ((t = kthread_of(k, pid, tid, 1)) != NULL)
+			kpush(k, t, rec, n, 0, 2, 0, pos);
+		break;
+	case PTT_EV_TRACER_STALL_END:
+		kdrop(kthread_of(k, pid, tid, 0), 0, 2);
 		break;
 	case PTT_EV_PROCESS_BEGIN:
 		clear_process(k, pid);
 		drop_process(k, pid); /* a new process, or a new image (exec): what was kept of it is gone */
-		add(k, id, pid, 0, rec, n);
+		add(k, id, pid, 0, rec, n, pos);
 		break;
 	case PTT_EV_PROCESS_EXEC:
-		add(k, id, pid, ++k->serial, rec, n);
+		add(k, id, pid, ++k->serial, rec, n, pos);
 		break;
 	case PTT_EV_PROCESS_EXIT:
 		clear_process(k, pid);
@@ -529,53 +588,155 @@ void keeper_take(struct keeper *k, const uint32_t *rec)
 	case PTT_EV_MODULE_BUILD_ID:
 	case PTT_EV_OBJECT_NAME:
 	case PTT_EV_MAP_SHARED: /* by its address: a later part still knows the process's shared memory */
-		add(k, id, pid, arg64(rec), rec, n);
+		add(k, id, pid, arg64(rec), rec, n, pos);
 		break;
 	case PTT_EV_UNMAP_SHARED: /* the mapping at that address (a part of one unmapped stays told whole) */
 		drop(k, PTT_EV_MAP_SHARED, pid, arg64(rec));
 		break;
 	case PTT_EV_STACK_FRAMES: /* a stack's frames, six a record: by (stack, at) */
-		add(k, id, pid, (uint64_t)rec[PTT_REC_HDR_WORDS] << 32 | rec[PTT_REC_HDR_WORDS + 1], rec, n);
+		add(k, id, pid, (uint64_t)rec[PTT_REC_HDR_WORDS] << 32 | rec[PTT_REC_HDR_WORDS + 1], rec, n, pos);
 		break;
 	case PTT_EV_PY_CODE: /* a code object, by its id */
-		add(k, id, pid, rec[PTT_REC_HDR_WORDS], rec, n);
+		add(k, id, pid, rec[PTT_REC_HDR_WORDS], rec, n, pos);
 		break;
 	case PTT_EV_PY_RUNTIME:
-		add(k, id, pid, 0, rec, n);
+		add(k, id, pid, 0, rec, n, pos);
 		break;
-	case PTT_EV_STACK: { /* the stack of the thread's next event: a frame it opens keeps it */
-		struct kthread *t = kthread_of(k, pid, tid, 1);
-		if (t) {
-			keeper_npending += !t->pending;
+	case PTT_EV_STACK: /* the stack of the thread's next event: a frame it opens keeps it */
+		if ((t = kthread_of(k, pid, tid, 1)) != NULL) {
+			k->fast.npending += !t->pending;
 			t->pending = rec[PTT_REC_HDR_WORDS];
 		}
 		break;
-	}
 	case PTT_EV_THREAD_BEGIN:
-		add(k, id, pid, tid, rec, n);
+		add(k, id, pid, tid, rec, n, pos);
 		break;
 	case PTT_EV_THREAD_NAME:
-		add(k, id, pid, rec[PTT_REC_HDR_WORDS], rec, n);
+		add(k, id, pid, rec[PTT_REC_HDR_WORDS], rec, n, pos);
 		break;
 	case PTT_EV_THREAD_END:
 		drop(k, PTT_EV_THREAD_BEGIN, pid, tid);
 		drop(k, PTT_EV_THREAD_NAME, pid, tid);
-		kclear(kthread_of(k, pid, tid, 0));
+		kclear(k, kthread_of(k, pid, tid, 0));
 		break;
 	default:
 		break;
 	}
 }
 
-void keeper_unpend(struct keeper *k, const uint32_t *rec)
+void ptt_inforce_unpend(struct ptt_inforce *k, const uint32_t *rec)
 {
 	const struct ptt_type *ty = ptt_builtin_type(ptt_rec_id(rec[0]));
 	if (k && ptt_stack_pairing(ptt_rec_id(rec[0]), ty != NULL, ty ? ty->role : 0, ty ? ty->nargs : 0) == PTT_STACK_TAKE)
-		take_pending(kthread_of(k, rec[3], rec[4], 0));
+		take_pending(k, kthread_of(k, rec[3], rec[4], 0));
 }
 
-/* The keeper's own account of live threads: tid if its thread_begin is kept, else one of pid's that is, else 0. */
-static uint32_t own_teller(const struct keeper *k, uint32_t pid, uint32_t tid)
+/* One record in force: a kept naming (e) or a frame (f), ordered by arrival. */
+struct told {
+	uint64_t seq;
+	const struct kept *e;
+	const struct kframe *f;
+};
+
+static int by_seq(const void *a, const void *b)
+{
+	uint64_t x = ((const struct told *)a)->seq, y = ((const struct told *)b)->seq;
+	return x < y ? -1 : x > y;
+}
+
+/* A stack record of thread (pid, tid) naming stack, stamped at ticks, in s (PTT_REC_MIN_WORDS + 1 words). */
+static void stack_record(uint32_t *s, uint32_t pid, uint32_t tid, uint32_t stack, uint64_t ticks)
+{
+	ptt_rec_put_header(s, ptt_rec_word0(PTT_EV_STACK, PTT_REC_MIN_WORDS + 1), ticks, pid, tid);
+	s[PTT_REC_HDR_WORDS] = stack;
+	ptt_rec_seal(s, PTT_REC_MIN_WORDS + 1);
+}
+
+/* The limit event (PTT_LIMIT_FRAMES) for count frames forgotten, by the thread that forgot one last, in r. */
+static void limit_record(uint32_t *r, const struct ptt_inforce *k, uint64_t count, uint64_t ticks)
+{
+	enum { A = PTT_REC_HDR_WORDS, N = PTT_REC_MIN_WORDS + 7 };
+	ptt_rec_put_header(r, ptt_rec_word0(PTT_EV_LIMIT, N), ticks, k->forgot_pid, k->forgot_tid);
+	r[A] = PTT_LIMIT_FRAMES;
+	r[A + 1] = (uint32_t)count;
+	r[A + 2] = (uint32_t)(count >> 32);
+	r[A + 3] = PTT_FRAMES_MAX;
+	r[A + 4] = r[A + 5] = r[A + 6] = 0;
+	ptt_rec_seal(r, N);
+}
+
+long ptt_inforce_foreach(struct ptt_inforce *k, int (*fn)(void *ctx, const struct ptt_inforce_rec *r), void *ctx)
+{
+	size_t n = 0;
+	for (size_t i = 0; k && i < k->n; i++)
+		n += k->v[i].words != NULL;
+	for (size_t i = 0; k && i < k->nthr; i++)
+		n += k->thr[i].n;
+	struct told *v = n ? malloc(n * sizeof *v) : NULL;
+	if (n && !v)
+		return PTT_E_NOMEM;
+	n = 0;
+	for (size_t i = 0; k && i < k->n; i++)
+		if (k->v[i].words)
+			v[n++] = (struct told){ k->v[i].seq, &k->v[i], NULL };
+	for (size_t i = 0; k && i < k->nthr; i++)
+		for (unsigned j = 0; j < k->thr[i].n; j++)
+			v[n++] = (struct told){ k->thr[i].f[j].seq, NULL, &k->thr[i].f[j] };
+	if (n)
+		qsort(v, n, sizeof *v, by_seq);
+	uint32_t s[PTT_REC_MIN_WORDS + 7];
+	uint64_t latest = 0;
+	long told = 0;
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct ptt_inforce_rec r = { PTT_INFORCE_NAME, NULL, 0, 0, 0 };
+		if (v[i].e) {
+			r.words = v[i].e->words;
+			r.n = v[i].e->n;
+			r.pos = v[i].e->pos;
+			if (v[i].e->id == PTT_EV_THREAD_BEGIN || v[i].e->id == PTT_EV_THREAD_NAME)
+				r.about = (uint32_t)v[i].e->sub;
+		} else {
+			const struct kframe *f = v[i].f;
+			if (f->stack) { /* the stack record that went before it, as the runtime writes it */
+				stack_record(s, ptt_rec_pid(f->words), ptt_rec_tid(f->words), f->stack, ptt_rec_ticks(f->words));
+				struct ptt_inforce_rec sr = { PTT_INFORCE_STACK, s, PTT_REC_MIN_WORDS + 1, f->pos, 0 };
+				if ((rc = fn(ctx, &sr)) != 0)
+					break;
+				told++;
+			}
+			r = (struct ptt_inforce_rec){ PTT_INFORCE_FRAME, f->words, f->n, f->pos, 0 };
+		}
+		uint64_t ticks = ptt_rec_ticks(r.words);
+		latest = ticks > latest ? ticks : latest;
+		if ((rc = fn(ctx, &r)) == 0)
+			told++;
+	}
+	free(v);
+	for (size_t i = 0; k && i < k->nthr && !rc; i++) /* last: no record told before takes them */
+		if (k->thr[i].pending) {
+			stack_record(s, k->thr[i].pid, k->thr[i].tid, k->thr[i].pending, latest);
+			struct ptt_inforce_rec r = { PTT_INFORCE_PENDING, s, PTT_REC_MIN_WORDS + 1, 0, 0 };
+			if ((rc = fn(ctx, &r)) == 0)
+				told++;
+		}
+	uint64_t forgotten = k ? k->forgotten : 0; /* all so far: the records told lack every one of them */
+	if (!rc && forgotten) {
+		limit_record(s, k, forgotten, latest);
+		struct ptt_inforce_rec r = { PTT_INFORCE_LIMIT, s, PTT_REC_MIN_WORDS + 7, 0, 0 };
+		if ((rc = fn(ctx, &r)) == 0)
+			told++;
+	}
+	return rc ? rc : told;
+}
+
+uint64_t ptt_inforce_forgotten(const struct ptt_inforce *k)
+{
+	return k ? k->forgotten : 0;
+}
+
+/* Its own account of live threads: tid if its thread_begin is kept, else one of pid's that is, else 0. */
+static uint32_t own_teller(const struct ptt_inforce *k, uint32_t pid, uint32_t tid)
 {
 	if (find(k, PTT_EV_THREAD_BEGIN, pid, tid, NULL))
 		return tid;
@@ -587,136 +748,50 @@ static uint32_t own_teller(const struct keeper *k, uint32_t pid, uint32_t tid)
 	return 0;
 }
 
-static int by_seq(const void *a, const void *b)
-{
-	uint64_t x = (*(const struct kframe *const *)a)->seq, y = (*(const struct kframe *const *)b)->seq;
-	return x < y ? -1 : x > y;
-}
+struct head {
+	const struct ptt_inforce *k;
+	struct ptt_writer *w;
+	uint64_t ticks;
+	uint32_t (*teller)(void *ctx, const uint32_t *rec, uint32_t pid, uint32_t tid);
+	void *ctx;
+	long written;
+};
 
-/* A stack record of thread (pid, tid), stamped at ticks: 0 or an error. */
-static int write_stack(struct ptt_writer *w, uint32_t pid, uint32_t tid, uint32_t stack, uint64_t ticks)
+/* ptt_inforce_write's: a naming told by the thread its teller names, the rest by their own thread. */
+static int write_one(void *p, const struct ptt_inforce_rec *r)
 {
-	uint32_t s[PTT_REC_MIN_WORDS + 1];
-	ptt_rec_put_header(s, ptt_rec_word0(PTT_EV_STACK, PTT_REC_MIN_WORDS + 1), ticks, pid, tid);
-	s[PTT_REC_HDR_WORDS] = stack;
-	ptt_rec_seal(s, PTT_REC_MIN_WORDS + 1);
-	return ptt_writer_record(w, s, PTT_REC_MIN_WORDS + 1);
-}
-
-/* The frames in force, in the order they opened, each told by its own thread (alive: its frames
- * go with its end) after its stack record, then the stack records whose events come after the
- * head (a file cut between the two), all stamped at ticks.  The records written (w NULL: that
- * would be), or an error. */
-static long write_state(const struct keeper *k, struct ptt_writer *w, uint64_t ticks)
-{
-	size_t n = 0, stacks = 0;
-	for (size_t i = 0; k && i < k->nthr; i++) {
-		n += k->thr[i].n;
-		stacks += k->thr[i].pending != 0;
-		for (unsigned j = 0; j < k->thr[i].n; j++)
-			stacks += k->thr[i].f[j].stack != 0;
+	struct head *h = p;
+	uint32_t by = ptt_rec_tid(r->words), pid = ptt_rec_pid(r->words);
+	if (r->kind == PTT_INFORCE_NAME) {
+		uint32_t about = r->about ? r->about : by; /* about one thread: told by that thread, while it lives */
+		by = h->teller ? h->teller(h->ctx, r->words, pid, about) : own_teller(h->k, pid, about);
+		if (!by || (r->about && by != r->about))
+			return 0; /* no thread left to tell it */
 	}
-	if (!w || !(n + stacks))
-		return (long)(n + stacks);
-	const struct kframe **v = malloc((n + 1) * sizeof *v);
-	if (!v)
-		return 0; /* memory is short: the file tells no state (a reader takes it as starting mid-run) */
-	n = 0;
-	for (size_t i = 0; i < k->nthr; i++)
-		for (unsigned j = 0; j < k->thr[i].n; j++)
-			v[n++] = &k->thr[i].f[j];
-	qsort(v, n, sizeof *v, by_seq);
-	uint32_t buf[PTT_REC_MAX_WORDS];
-	long written = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct kframe *f = v[i];
-		if (f->stack) { /* the stack record that went before it, as the runtime writes it */
-			int rc = write_stack(w, ptt_rec_pid(f->words), ptt_rec_tid(f->words), f->stack, ticks);
-			if (rc) {
-				free(v);
-				return rc;
-			}
-			written++;
-		}
-		memcpy(buf, f->words, (size_t)f->n * 4);
-		ptt_rec_put_header(buf, buf[0], ticks, ptt_rec_pid(buf), ptt_rec_tid(buf));
-		ptt_rec_seal(buf, f->n);
-		int rc = ptt_writer_record(w, buf, f->n);
-		if (rc) {
-			free(v);
-			return rc;
-		}
-		written++;
-	}
-	free(v);
-	for (size_t i = 0; i < k->nthr; i++) /* last: no record of the head takes them */
-		if (k->thr[i].pending) {
-			int rc = write_stack(w, k->thr[i].pid, k->thr[i].tid, k->thr[i].pending, ticks);
-			if (rc)
-				return rc;
-			written++;
-		}
-	return written;
-}
-
-/* A limit event (PTT_LIMIT_FRAMES) for the frames forgotten since the last one, by the thread that forgot one last. */
-static int write_limit(struct ptt_writer *w, const struct keeper *k, uint64_t ticks)
-{
-	enum { A = PTT_REC_HDR_WORDS, N = PTT_REC_MIN_WORDS + 7 };
-	uint64_t count = k->forgotten - k->told;
-	uint32_t r[N] = { ptt_rec_word0(PTT_EV_LIMIT, N), (uint32_t)ticks, (uint32_t)(ticks >> 32), k->forgot_pid, k->forgot_tid };
-	r[A] = PTT_LIMIT_FRAMES;
-	r[A + 1] = (uint32_t)count;
-	r[A + 2] = (uint32_t)(count >> 32);
-	r[A + 3] = PTT_FRAMES_MAX;
-	ptt_rec_seal(r, N);
-	return ptt_writer_record(w, r, N);
-}
-
-long keeper_write(struct keeper *k, struct ptt_writer *w, uint64_t ticks,
-		  uint32_t (*teller)(void *ctx, const uint32_t *rec, uint32_t pid, uint32_t tid), void *ctx)
-{
-	long written = 0;
-	uint32_t buf[PTT_REC_MAX_WORDS];
-	for (size_t i = 0; k && i < k->n; i++) {
-		const struct kept *e = &k->v[i];
-		if (!e->words || e->n > PTT_REC_MAX_WORDS)
-			continue;
-		uint32_t by = ptt_rec_tid(e->words);
-		if (e->id == PTT_EV_THREAD_BEGIN || e->id == PTT_EV_THREAD_NAME)
-			by = (uint32_t)e->sub; /* about one thread: told by that thread, while it lives */
-		uint32_t t = teller ? teller(ctx, e->words, e->pid, by) : own_teller(k, e->pid, by);
-		if (!t || ((e->id == PTT_EV_THREAD_BEGIN || e->id == PTT_EV_THREAD_NAME) && t != by))
-			continue; /* no thread left to tell it */
-		if (!w) { /* counting */
-			written++;
-			continue;
-		}
-		memcpy(buf, e->words, (size_t)e->n * 4);
-		ptt_rec_put_header(buf, buf[0], ticks, ptt_rec_pid(buf), t);
-		ptt_rec_seal(buf, e->n);
-		int rc = ptt_writer_record(w, buf, e->n);
+	if (r->n > PTT_REC_MAX_WORDS)
+		return 0;
+	if (h->w) {
+		uint32_t buf[PTT_REC_MAX_WORDS];
+		memcpy(buf, r->words, (size_t)r->n * 4);
+		ptt_rec_put_header(buf, buf[0], h->ticks, pid, by);
+		ptt_rec_seal(buf, r->n);
+		int rc = ptt_writer_record(h->w, buf, r->n);
 		if (rc)
 			return rc;
-		written++;
 	}
-	long rc = write_state(k, w, ticks);
-	if (rc < 0)
-		return rc;
-	written += rc;
-	if (k && k->forgotten > k->told) { /* frames not told at this head: a limit event for those forgotten since the last */
-		if (w) {
-			int lrc = write_limit(w, k, ticks);
-			if (lrc)
-				return lrc;
-			k->told = k->forgotten;
-		}
-		written++;
-	}
-	return written;
+	h->written++;
+	return 0;
 }
 
-int keeper_infer_thread(struct keeper *k, uint32_t pid, uint32_t tid, uint64_t first)
+long ptt_inforce_write(struct ptt_inforce *k, struct ptt_writer *w, uint64_t ticks,
+		       uint32_t (*teller)(void *ctx, const uint32_t *rec, uint32_t pid, uint32_t tid), void *ctx)
+{
+	struct head h = { k, w, ticks, teller, ctx, 0 };
+	long rc = ptt_inforce_foreach(k, write_one, &h);
+	return rc < 0 ? rc : h.written;
+}
+
+int ptt_inforce_infer_thread(struct ptt_inforce *k, uint32_t pid, uint32_t tid, uint64_t first)
 {
 	if (!k || (!k->inf && !(k->inf = calloc(1, sizeof *k->inf))))
 		return PTT_E_NOMEM;
@@ -724,11 +799,11 @@ int keeper_infer_thread(struct keeper *k, uint32_t pid, uint32_t tid, uint64_t f
 }
 
 /* The acquisition (shared or not) of class cls that the readers know first: mutex_lock, rwlock_rdlock, ... (0: none). */
-static unsigned acquisition_of(unsigned cls, int shared)
+static unsigned acquisition_of(const struct ptt_inforce *k, unsigned cls, int shared)
 {
 	for (unsigned id = 0; id < PTT_EV_BUILTIN_COUNT; id++)
-		if (keeper_takes[id] == TAKES_STATE && cls_of[id] == cls &&
-		    role_of[id] == (shared ? PTT_ROLE_SHARED : PTT_ROLE_ACQUIRE))
+		if (k->fast.takes[id] == TAKES_STATE && k->cls_of[id] == cls &&
+		    k->role_of[id] == (shared ? PTT_ROLE_SHARED : PTT_ROLE_ACQUIRE))
 			return id;
 	return 0;
 }
@@ -744,7 +819,7 @@ static int by_thread_nested(const void *a, const void *b)
 	return x->seq > y->seq ? -1 : x->seq < y->seq;
 }
 
-long keeper_infer_write(struct keeper *k, int (*tell)(void *ctx, const uint32_t *rec, uint32_t n), void *ctx)
+long ptt_inforce_infer_write(struct ptt_inforce *k, int (*tell)(void *ctx, const uint32_t *rec, uint32_t n), void *ctx)
 {
 	struct kinfer *inf = k ? k->inf : NULL;
 	if (!inf || !inf->n)
@@ -768,8 +843,8 @@ long keeper_infer_write(struct keeper *k, int (*tell)(void *ctx, const uint32_t 
 			else if (f->habit != 2)
 				continue;
 		}
-		unsigned id = acquisition_of(f->cls, shared);
-		uint32_t rec[PTT_REC_MAX_WORDS] = { 0 }, n = min_words[id];
+		unsigned id = acquisition_of(k, f->cls, shared);
+		uint32_t rec[PTT_REC_MAX_WORDS] = { 0 }, n = k->min_words[id];
 		if (!id || n < PTT_REC_HDR_WORDS + 3)
 			continue;
 		ptt_rec_put_header(rec, ptt_rec_word0(id, n), f->first, f->pid, f->tid);
@@ -787,37 +862,10 @@ long keeper_infer_write(struct keeper *k, int (*tell)(void *ctx, const uint32_t 
 	return told;
 }
 
-size_t keeper_count(const struct keeper *k)
+size_t ptt_inforce_count(const struct ptt_inforce *k)
 {
 	size_t n = k ? k->n - k->dropped : 0;
 	for (size_t i = 0; k && i < k->nthr; i++)
 		n += k->thr[i].n;
 	return n;
-}
-
-uint64_t keeper_from_log(struct keeper *k, const struct ptt_shm_log *log, const uint32_t *words, uint32_t cap)
-{
-	uint64_t used = __atomic_load_n(&log->used, __ATOMIC_ACQUIRE), pos = 0, unread = 0;
-	if (used > cap)
-		used = cap;
-	while (pos < used) {
-		uint32_t w0 = __atomic_load_n(&words[pos], __ATOMIC_ACQUIRE), n = ptt_rec_len(w0);
-		if (!ptt_rec_marked(w0) || n < PTT_REC_MIN_WORDS || pos + n > used)
-			break; /* a record still being written: the ones after it wait for the next snapshot */
-		const uint32_t *rec = words + pos;
-		pos += n;
-		if (!ptt_rec_sound(rec, n) || ptt_rec_id(w0) >= PTT_EV_BUILTIN_COUNT ||
-		    !keeper_takes[ptt_rec_id(w0)]) {
-			unread++;
-			continue;
-		}
-		keeper_take(k, rec);
-	}
-	for (; pos < used; unread++) { /* count what is left, by lengths where they are written */
-		uint32_t n = ptt_rec_len(__atomic_load_n(&words[pos], __ATOMIC_ACQUIRE));
-		if (n < PTT_REC_MIN_WORDS)
-			break;
-		pos += n;
-	}
-	return unread + __atomic_load_n(&log->lost, __ATOMIC_RELAXED);
 }

@@ -1,7 +1,7 @@
 /*
- * test_keeper.c - the holds and waits the recorder's keeper (capture/recorder/keeper.c)
- * tells again at the head of a rotated file, on made-up records: which stay in force
- * after each kind of record, counted by keeper_count (the records a head would hold);
+ * test_inforce.c - the holds and waits in force (formats/inforce.c) that a rotated
+ * file's head, a window's start and a snapshot tell again, on made-up records: which
+ * stay in force after each kind of record, counted by ptt_inforce_count (the records a head would hold);
  * and the holds it finds in force where a flight recording's cut thread begins.
  */
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../capture/recorder/keeper.h"
+#include "../../formats/ptt_trace.h"
 #include "tap.h"
 
 #define PID 10
@@ -17,7 +17,7 @@
 static uint32_t now = 1000; /* the ticks of the next record */
 
 /* A record of builtin type id by tid with the given argument words (64-bit ones low word first). */
-static void feed(struct keeper *k, unsigned id, uint32_t tid, const uint32_t *args, unsigned nargs)
+static void feed(struct ptt_inforce *k, unsigned id, uint32_t tid, const uint32_t *args, unsigned nargs)
 {
 	uint32_t r[PTT_REC_MAX_WORDS] = { 0 };
 	unsigned n = PTT_REC_HDR_WORDS + ptt_builtin_type(id)->words + 1;
@@ -27,23 +27,23 @@ static void feed(struct keeper *k, unsigned id, uint32_t tid, const uint32_t *ar
 	r[4] = tid;
 	memcpy(r + PTT_REC_HDR_WORDS, args, nargs * 4);
 	r[n - 1] = ptt_rec_checksum(r, n - 1);
-	keeper_see(k, r);
+	ptt_inforce_see(k, r, 0);
 }
 
 /* ptr, ret, site (mutex_lock, mutex_unlock, sem_wait, sem_post, ...) */
-static void obj_ret(struct keeper *k, unsigned id, uint32_t tid, uint32_t obj, int32_t ret)
+static void obj_ret(struct ptt_inforce *k, unsigned id, uint32_t tid, uint32_t obj, int32_t ret)
 {
 	uint32_t a[5] = { obj, 0, (uint32_t)ret, 0, 0 };
 	feed(k, id, tid, a, 5);
 }
 
-static void req(struct keeper *k, unsigned id, uint32_t tid, uint32_t obj)
+static void req(struct ptt_inforce *k, unsigned id, uint32_t tid, uint32_t obj)
 {
 	uint32_t a[4] = { obj, 0, 0, 0 };
 	feed(k, id, tid, a, 4);
 }
 
-static void cond(struct keeper *k, unsigned id, uint32_t tid, uint32_t cv, uint32_t mutex)
+static void cond(struct ptt_inforce *k, unsigned id, uint32_t tid, uint32_t cv, uint32_t mutex)
 {
 	uint32_t a[7] = { cv, 0, mutex, 0, 0, 0, 0 }; /* cond_wait: cond, mutex, ret 0, site */
 	feed(k, id, tid, a, 7);
@@ -74,8 +74,8 @@ static int told_is(unsigned i, unsigned id, uint32_t tid, uint32_t obj, uint32_t
 /* A flight recording: thread 21's history is cut (it begins at 5000), the others' are whole. */
 static void held_at_start(void)
 {
-	struct keeper *k = keeper_new();
-	ok(keeper_infer_thread(k, PID, 21, 5000) == 0, "a cut thread is told to the keeper");
+	struct ptt_inforce *k = ptt_inforce_new();
+	ok(ptt_inforce_infer_thread(k, PID, 21, 5000) == 0, "a cut thread is told to the keeper");
 	now = 5000;
 	obj_ret(k, PTT_EV_MUTEX_LOCK, 21, 0x60, 0);
 	obj_ret(k, PTT_EV_MUTEX_UNLOCK, 21, 0x60, 0);      /* taken and released since: nothing */
@@ -115,7 +115,7 @@ static void held_at_start(void)
 	obj_ret(k, PTT_EV_SEM_WAIT, 21, 0xc0, 0);
 	obj_ret(k, PTT_EV_SEM_POST, 21, 0xc0, 0);
 	ntold = 0;
-	ok(keeper_infer_write(k, tell, NULL) == 8 && ntold == 8, "8 holds found in force at the start (%u)", ntold);
+	ok(ptt_inforce_infer_write(k, tell, NULL) == 8 && ntold == 8, "8 holds found in force at the start (%u)", ntold);
 	/* the reverse of the releases: 0xb0, 0x88, 0x80, 0x70, 0x50, 0x30 twice, 0x10 */
 	ok(told_is(0, PTT_EV_SEM_WAIT, 21, 0xb0, 5000), "a unit of a semaphore used as a lock, by its post before any wait");
 	ok(told_is(1, PTT_EV_RWLOCK_WRLOCK, 21, 0x88, 5000), "a write hold, as its later takings");
@@ -125,33 +125,34 @@ static void held_at_start(void)
 	ok(told_is(5, PTT_EV_MUTEX_LOCK, 21, 0x30, 5000) && told_is(6, PTT_EV_MUTEX_LOCK, 21, 0x30, 5000),
 	   "a recursive lock, twice");
 	ok(told_is(7, PTT_EV_MUTEX_LOCK, 21, 0x10, 5000), "a mutex released first, taken last");
-	ok(keeper_count(k) > 0 && keeper_write(k, NULL, 0, NULL, NULL) >= 0, "the keeper goes on as before");
-	keeper_free(k);
+	ok(ptt_inforce_count(k) > 0 && ptt_inforce_write(k, NULL, 0, NULL, NULL) >= 0, "the keeper goes on as before");
+	ptt_inforce_free(k);
 
-	k = keeper_new();
+	k = ptt_inforce_new();
 	obj_ret(k, PTT_EV_MUTEX_UNLOCK, 21, 0x10, 0);
 	ntold = 0;
-	ok(keeper_infer_write(k, tell, NULL) == 0 && ntold == 0, "no cut thread: nothing found");
-	keeper_free(k);
+	ok(ptt_inforce_infer_write(k, tell, NULL) == 0 && ntold == 0, "no cut thread: nothing found");
+	ptt_inforce_free(k);
 }
 
 /* A thread holding PTT_FRAMES_MAX + 6 locks: the oldest 6 are forgotten, and the head says so in a limit event. */
 static void past_the_cap(void)
 {
-	struct keeper *k = keeper_new();
+	struct ptt_inforce *k = ptt_inforce_new();
 	for (uint32_t i = 0; i < PTT_FRAMES_MAX + 6; i++)
 		obj_ret(k, PTT_EV_MUTEX_LOCK, 31, 0x1000 + 64 * i, 0);
-	ok(keeper_count(k) == PTT_FRAMES_MAX, "a thread keeps PTT_FRAMES_MAX frames in force");
-	ok(keeper_write(k, NULL, 0, NULL, NULL) == PTT_FRAMES_MAX + 1, "the head would tell them and one limit event");
+	ok(ptt_inforce_count(k) == PTT_FRAMES_MAX, "a thread keeps PTT_FRAMES_MAX frames in force");
+	ok(ptt_inforce_write(k, NULL, 0, NULL, NULL) == PTT_FRAMES_MAX + 1, "the head would tell them and one limit event");
 	char path[] = "/tmp/ptt-keeper-XXXXXX";
 	int fd = mkstemp(path);
 	unlink(path);
 	struct ptt_writer *w = NULL;
 	const char *meta = "clock ns\nclock_hz 1000000000\nstart_ticks 0\n";
 	int rc = fd < 0 || ptt_writer_open(&w, fd, 0) != 0 || ptt_writer_meta(w, meta, strlen(meta)) != 0;
-	long n = rc ? -1 : keeper_write(k, w, 9000, NULL, NULL);
+	long n = rc ? -1 : ptt_inforce_write(k, w, 9000, NULL, NULL);
 	ok(ptt_writer_close(w) == 0 && n == PTT_FRAMES_MAX + 1, "the head is written: %ld records", n);
-	ok(keeper_write(k, NULL, 0, NULL, NULL) == PTT_FRAMES_MAX, "the next head does not say them again");
+	ok(ptt_inforce_write(k, NULL, 0, NULL, NULL) == PTT_FRAMES_MAX + 1,
+	   "the next head says them again (all forgotten so far, as a window's start and a snapshot do)");
 	struct ptt_limits lim = { 0 };
 	struct ptt_reader *r = NULL;
 	struct ptt_event *ev = malloc(sizeof *ev);
@@ -168,78 +169,78 @@ static void past_the_cap(void)
 	ok(locks == PTT_FRAMES_MAX && first == 0x1000 + 64 * 6, "the head holds the newest %u locks (first 0x%x)", locks, first);
 	ok(lim.count[PTT_LIMIT_FRAMES] == 6 && lim.limit[PTT_LIMIT_FRAMES] == PTT_FRAMES_MAX,
 	   "its limit event counts the 6 forgotten, at %u", PTT_FRAMES_MAX);
-	keeper_free(k);
+	ptt_inforce_free(k);
 }
 
 int main(void)
 {
 	past_the_cap();
-	struct keeper *k = keeper_new();
-	ok(k && keeper_count(k) == 0, "a new keeper keeps nothing");
+	struct ptt_inforce *k = ptt_inforce_new();
+	ok(k && ptt_inforce_count(k) == 0, "a new keeper keeps nothing");
 
 	obj_ret(k, PTT_EV_MUTEX_LOCK, 11, 0x10, 0);
-	ok(keeper_count(k) == 1, "a lock taken is in force");
+	ok(ptt_inforce_count(k) == 1, "a lock taken is in force");
 	obj_ret(k, PTT_EV_MUTEX_TRYLOCK, 11, 0x18, EBUSY);
-	ok(keeper_count(k) == 1, "a failed trylock takes nothing");
+	ok(ptt_inforce_count(k) == 1, "a failed trylock takes nothing");
 	obj_ret(k, PTT_EV_MUTEX_UNLOCK, 12, 0x10, 0);
-	ok(keeper_count(k) == 1, "another thread's unlock ends no hold of this one");
+	ok(ptt_inforce_count(k) == 1, "another thread's unlock ends no hold of this one");
 	obj_ret(k, PTT_EV_MUTEX_UNLOCK, 11, 0x10, EPERM);
-	ok(keeper_count(k) == 1, "a refused unlock ends nothing");
+	ok(ptt_inforce_count(k) == 1, "a refused unlock ends nothing");
 	obj_ret(k, PTT_EV_MUTEX_LOCK, 11, 0x10, 0);
 	obj_ret(k, PTT_EV_MUTEX_UNLOCK, 11, 0x10, 0);
-	ok(keeper_count(k) == 1, "a recursive lock: one unlock leaves one hold");
+	ok(ptt_inforce_count(k) == 1, "a recursive lock: one unlock leaves one hold");
 	obj_ret(k, PTT_EV_MUTEX_UNLOCK, 11, 0x10, 0);
-	ok(keeper_count(k) == 0, "the second unlock ends it");
+	ok(ptt_inforce_count(k) == 0, "the second unlock ends it");
 
 	obj_ret(k, PTT_EV_MUTEX_LOCK, 11, 0x10, 0);
 	cond(k, PTT_EV_COND_WAIT_REQ, 11, 0x20, 0x10);
-	ok(keeper_count(k) == 1, "a cond wait gives its mutex up: only the wait is in force");
+	ok(ptt_inforce_count(k) == 1, "a cond wait gives its mutex up: only the wait is in force");
 	cond(k, PTT_EV_COND_WAIT, 11, 0x20, 0x10);
-	ok(keeper_count(k) == 1, "its outcome ends the wait and holds the mutex again");
+	ok(ptt_inforce_count(k) == 1, "its outcome ends the wait and holds the mutex again");
 	obj_ret(k, PTT_EV_MUTEX_UNLOCK, 11, 0x10, 0);
-	ok(keeper_count(k) == 0, "the unlock after the wait ends that hold");
+	ok(ptt_inforce_count(k) == 0, "the unlock after the wait ends that hold");
 
 	req(k, PTT_EV_MUTEX_LOCK_REQ, 12, 0x10);
 	req(k, PTT_EV_MUTEX_LOCK_REQ, 12, 0x28);
-	ok(keeper_count(k) == 1, "a request after a request: the earlier call returned unseen");
+	ok(ptt_inforce_count(k) == 1, "a request after a request: the earlier call returned unseen");
 	obj_ret(k, PTT_EV_MUTEX_LOCK, 12, 0x28, 0);
-	ok(keeper_count(k) == 1, "the outcome ends the wait and holds");
+	ok(ptt_inforce_count(k) == 1, "the outcome ends the wait and holds");
 
 	uint32_t lost[7] = { 12, 3, 0, 0, 0, 0, 0 };
 	feed(k, PTT_EV_REC_LOST, 99, lost, 7);
-	ok(keeper_count(k) == 0, "a loss of the thread's events forgets its frames");
+	ok(ptt_inforce_count(k) == 0, "a loss of the thread's events forgets its frames");
 
 	obj_ret(k, PTT_EV_MUTEX_LOCK, 13, 0x10, 0);
 	feed(k, PTT_EV_THREAD_END, 13, lost, 3);
-	ok(keeper_count(k) == 0, "a thread's end ends its frames");
+	ok(ptt_inforce_count(k) == 0, "a thread's end ends its frames");
 
 	/* semaphores: used as a lock (the taker posts it) or as a signal (another thread posts) */
 	obj_ret(k, PTT_EV_SEM_WAIT, 14, 0x40, 0);
-	ok(keeper_count(k) == 1, "a semaphore unit taken is told (the model decides if it is a hold)");
+	ok(ptt_inforce_count(k) == 1, "a semaphore unit taken is told (the model decides if it is a hold)");
 	obj_ret(k, PTT_EV_SEM_WAIT, 14, 0x40, 0);
-	ok(keeper_count(k) == 1, "taken twice by one thread: told once");
+	ok(ptt_inforce_count(k) == 1, "taken twice by one thread: told once");
 	obj_ret(k, PTT_EV_SEM_POST, 14, 0x40, 0);
-	ok(keeper_count(k) == 0, "the taker's post gives it back");
+	ok(ptt_inforce_count(k) == 0, "the taker's post gives it back");
 	obj_ret(k, PTT_EV_SEM_WAIT, 15, 0x48, 0);
 	obj_ret(k, PTT_EV_SEM_POST, 16, 0x48, 0);
-	ok(keeper_count(k) == 0, "a post for another thread ends its unit: a signal");
+	ok(ptt_inforce_count(k) == 0, "a post for another thread ends its unit: a signal");
 	obj_ret(k, PTT_EV_SEM_WAIT, 15, 0x48, 0);
-	ok(keeper_count(k) == 0, "a signal's units are no holds: none told from then on");
+	ok(ptt_inforce_count(k) == 0, "a signal's units are no holds: none told from then on");
 	obj_ret(k, PTT_EV_SEM_WAIT, 15, 0x40, -1);
-	ok(keeper_count(k) == 0, "a failed semaphore wait takes nothing");
+	ok(ptt_inforce_count(k) == 0, "a failed semaphore wait takes nothing");
 
 	obj_ret(k, PTT_EV_MUTEX_LOCK, 17, 0x10, 0);
 	req(k, PTT_EV_MUTEX_LOCK_REQ, 18, 0x10);
 	uint32_t exit_args[1] = { 0 };
 	feed(k, PTT_EV_PROCESS_EXIT, 17, exit_args, 1);
-	ok(keeper_count(k) == 0, "the process's exit ends every frame of its threads");
-	ok(keeper_write(k, NULL, 0, NULL, NULL) == 0, "and nothing is written");
+	ok(ptt_inforce_count(k) == 0, "the process's exit ends every frame of its threads");
+	ok(ptt_inforce_write(k, NULL, 0, NULL, NULL) == 0, "and nothing is written");
 
 	obj_ret(k, PTT_EV_MUTEX_LOCK, 19, 0x10, 0);
-	ok(keeper_write(k, NULL, 0, NULL, NULL) == 1, "keeper_write counts the frames it would write");
+	ok(ptt_inforce_write(k, NULL, 0, NULL, NULL) == 1, "ptt_inforce_write counts the frames it would write");
 	req(k, PTT_EV_MUTEX_LOCK_REQ, 19, 0x10);
-	ok(keeper_count(k) == 2, "asking for a mutex it holds (a self-deadlock) gives up nothing");
-	keeper_free(k);
+	ok(ptt_inforce_count(k) == 2, "asking for a mutex it holds (a self-deadlock) gives up nothing");
+	ptt_inforce_free(k);
 	held_at_start();
 	return tap_done();
 }
