@@ -599,12 +599,7 @@ static void image_gone(struct critical *c, uint32_t pid)
 		struct cctx *x = &c->ctx[i];
 		if (x->pid != pid || x->gone)
 			continue;
-		const uint64_t *f = NULL;
-		unsigned n = x->stack ? ptt_stacks_get(model_stacks(c->m), pid, x->stack, &f) : 0;
-		if (n && (x->frames = malloc(n * sizeof *f))) {
-			memcpy(x->frames, f, n * sizeof *f);
-			x->nframes = n;
-		}
+		x->nframes = model_stack_copy(c->m, pid, x->stack, &x->frames);
 		x->gone = 1;
 	}
 }

@@ -1037,6 +1037,17 @@ void model_event(struct model *m, const struct ptt_event *ev)
 }
 
 const struct ptt_stacks *model_stacks(const struct model *m) { return m->stacks; }
+
+unsigned model_stack_copy(const struct model *m, uint32_t pid, uint32_t stack, uint64_t **frames)
+{
+	const uint64_t *f = NULL;
+	unsigned n = stack ? ptt_stacks_get(model_stacks(m), pid, stack, &f) : 0;
+	*frames = n ? malloc(n * sizeof *f) : NULL;
+	if (!*frames)
+		return 0;
+	memcpy(*frames, f, n * sizeof *f);
+	return n;
+}
 uint64_t model_stacks_full(const struct model *m) { return m->stacks_full; }
 uint64_t model_frames_forgotten(const struct model *m) { return m->frames_forgotten; }
 void model_frames_forgot_by(const struct model *m, uint32_t *pid, uint32_t *tid)

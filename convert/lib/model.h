@@ -315,6 +315,9 @@ void model_free(struct model *m);
 /* ---- queries ---- */
 /* The stacks the trace defined so far (the frames of mframe.stack: ptt_stacks_get with the thread's pid). */
 const struct ptt_stacks *model_stacks(const struct model *m);
+/* A copy of the frames of process pid's stack (malloc'd into *frames: kept past an exec, which numbers stacks
+ * anew); their number, 0 (and *frames NULL) without a stack or memory. */
+unsigned model_stack_copy(const struct model *m, uint32_t pid, uint32_t stack, uint64_t **frames);
 /* Stack events that said the runtime's stack table was full (those events have no stack). */
 uint64_t model_stacks_full(const struct model *m);
 /* Frames forgotten, the oldest of a thread holding and waiting on more than PTT_FRAMES_MAX at once (a limit, said as one). */

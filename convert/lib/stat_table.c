@@ -522,12 +522,7 @@ static void image_gone(struct stat_table *st, uint32_t pid)
 		struct rawsite *x = st->raws[i];
 		if (x->pid != pid || x->gone)
 			continue;
-		const uint64_t *f = NULL;
-		unsigned n = x->stack ? ptt_stacks_get(model_stacks(st->model), pid, x->stack, &f) : 0;
-		if (n && (x->frames = malloc(n * sizeof *f))) {
-			memcpy(x->frames, f, n * sizeof *f);
-			x->nframes = n;
-		}
+		x->nframes = model_stack_copy(st->model, pid, x->stack, &x->frames);
 		x->gone = 1;
 	}
 	for (size_t i = 0; i < st->nrf; i++)
