@@ -421,6 +421,7 @@ static struct {
 	struct whold *spare;        /* holds let go, for the next (one per lock taken: malloc was a third of learning) */
 	struct ptt_stacks *stacks;
 	int decided;
+	int several;                /* a wrapper with more than one unlocker */
 	char note[512];
 } learn;
 
@@ -621,6 +622,7 @@ static void learn_done(void)
 	void *v;
 	size_t len = 0, n = 0;
 	learn.note[0] = 0;
+	learn.several = 0;
 	for (ptt_map_iter_init(&it, &learn.funcs); ptt_map_next(&it, NULL, &v);)
 		for (struct wfunc *w = v; w; w = w->next) {
 			/* evidence, not its absence: a caller seen at least once (a stack), none unlocking */
@@ -635,6 +637,7 @@ static void learn_done(void)
 			if (!w->wrapper)
 				continue;
 			n++;
+			learn.several |= w->nunlockers > 1;
 			size_t need = strlen(w->name) + 4;
 			for (unsigned k = 0; k < w->nunlockers; k++)
 				need += strlen(w->unlocker[k]) + 1;
@@ -674,6 +677,7 @@ void lockframes_learn_end(void)
 }
 
 const char *lockframes_wrappers(void) { return learn.note[0] ? learn.note : NULL; }
+int lockframes_wrappers_several_unlockers(void) { return learn.several; }
 
 /* A learnt wrapper (lockframes_learn), not exempted by a --skip-frames='!REGEX'. */
 static int learnt_wrapper(const char *func)

@@ -31,6 +31,8 @@ int lockframes_skip(const char *regex, char *err, size_t errsize);
 void lockframes_learn(struct ptt_syms *syms, const struct ptt_event *ev);
 void lockframes_learn_end(void);
 const char *lockframes_wrappers(void);
+/* Has some learnt wrapper several unlockers (the note's "L/U1+U2")? A stripped program's names have a '+' of their own. */
+int lockframes_wrappers_several_unlockers(void);
 /* Is the frame at addr of process pid in the lock layer? */
 int lockframes_is_lock(struct ptt_syms *syms, uint32_t pid, uint64_t addr);
 /* The use of a futex word that a library's function at site (a futex wait's call site) waits on, where the

@@ -1299,7 +1299,7 @@ static void print_stripped(const struct stat_table *st, FILE *out)
 			     "in the other%s, called by the same functions): the sites are their callers where a stack was\n"
 			     "recorded (a wait's; an acquisition without a wait has one with ptt-record --stacks=all), else in the\n"
 			     "wrapper itself; --skip-frames='!NAME' names them\n",
-			wrappers, strchr(wrappers, ',') ? "s" : "", strchr(wrappers, '+') ? "s" : "");
+			wrappers, strchr(wrappers, ',') ? "s" : "", lockframes_wrappers_several_unlockers() ? "s" : "");
 	const char *paths[4];
 	size_t n = ptt_syms_stripped(st->syms, paths, 4), shown = n < 4 ? n : 4;
 	if (!n)
