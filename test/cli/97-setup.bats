@@ -76,14 +76,21 @@ LIST
 	printf '1..2\nok 1 - u\nok 2 - v\n# not ok in a comment\n' >"$BATS_TEST_TMPDIR/a/test_x.tap"
 	printf 'ok 1 w\nnot ok - ./t exited with status 134\n' >"$BATS_TEST_TMPDIR/b/report.tap"
 	run -1 --separate-stderr sh "$PTT_ROOT/test/tally.sh" "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b" "$BATS_TEST_TMPDIR/c"
-	[ "${lines[0]}" = "# $BATS_TEST_TMPDIR/c: no test results (the pass did not run to its tests): counted as failed" ]
-	[ "${lines[1]}" = "4 passed, 3 failed, 1 skipped" ]
-	[ "${#lines[@]}" -eq 2 ]
+	# every failed test is named before the closing line, with what it printed
+	[ "${lines[0]}" = "# failed in $BATS_TEST_TMPDIR/a: 2 y" ]
+	[ "${lines[1]}" = "# failed in $BATS_TEST_TMPDIR/b: - ./t exited with status 134" ]
+	[ "${lines[2]}" = "# $BATS_TEST_TMPDIR/c: no test results (the pass did not run to its tests): counted as failed" ]
+	[ "${lines[3]}" = "4 passed, 3 failed, 1 skipped" ]
+	[ "${#lines[@]}" -eq 4 ]
+	printf 'not ok 1 t\n# (in test file f, line 9)\n#   `false` failed\nok 2 u\n# not this\n' >"$BATS_TEST_TMPDIR/c/report.tap"
+	run -1 --separate-stderr sh "$PTT_ROOT/test/tally.sh" "$BATS_TEST_TMPDIR/c"
+	[ "$output" = "$(printf '# failed in %s: 1 t\n#   # (in test file f, line 9)\n#   #   `false` failed\n1 passed, 1 failed, 0 skipped' "$BATS_TEST_TMPDIR/c")" ]
+	rm "$BATS_TEST_TMPDIR/c/report.tap"
 	[ -z "$stderr" ]
 	# a results directory that is missing altogether is the same; all passed is exit 0
 	run -1 --separate-stderr sh "$PTT_ROOT/test/tally.sh" "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/none"
-	[ "${lines[0]}" = "# $BATS_TEST_TMPDIR/none: no test results (the pass did not run to its tests): counted as failed" ]
-	[ "${lines[1]}" = "3 passed, 2 failed, 1 skipped" ]
+	[ "${lines[1]}" = "# $BATS_TEST_TMPDIR/none: no test results (the pass did not run to its tests): counted as failed" ]
+	[ "${lines[2]}" = "3 passed, 2 failed, 1 skipped" ]
 	rm "$BATS_TEST_TMPDIR/a/report.tap"
 	run -0 --separate-stderr sh "$PTT_ROOT/test/tally.sh" "$BATS_TEST_TMPDIR/a"
 	[ "$output" = "2 passed, 0 failed, 0 skipped" ]
@@ -99,7 +106,8 @@ LIST
 	[ "$(ls "$d")" = "$(printf 'check-cli.stopped.tap\ntest_x.tap')" ]
 	run -1 --separate-stderr sh "$PTT_ROOT/test/tally.sh" "$d"
 	[ "${lines[0]}" = "# make check-cli in $BATS_TEST_TMPDIR/build stopped with status 3 before any test failed (a build or a run failed: see above)" ]
-	[ "${lines[1]}" = "0 passed, 2 failed, 0 skipped" ]
+	[ "${lines[1]}" = "# failed in $d: 1 x" ]
+	[ "${lines[2]}" = "0 passed, 2 failed, 0 skipped" ]
 }
 
 @test "make check: a part whose build fails is counted failed in the closing line, and the status is not 0" {
