@@ -237,6 +237,25 @@ static int lost_note(struct flightview *v, uint32_t i, const struct fring *fr, u
 }
 
 /*
+ * A record of ring i stamped before the last sweep's cut (its writer was preempted between its
+ * clock and its record, across a sweep): the view has written past its time, so it is told as a
+ * loss of one record of its thread at the cut, as the recorder tells lost events, and the model
+ * forgets what the thread held and waited for rather than miss the release it carried.
+ */
+static int late_note(struct flightview *v, const struct vrec *r)
+{
+	uint32_t w[NOTE_WORDS];
+	ptt_rec_put_header(w, ptt_rec_word0(PTT_EV_REC_LOST, NOTE_WORDS), v->cut, (uint32_t)v->rec, (uint32_t)v->rec);
+	uint32_t *a = w + PTT_REC_HDR_WORDS;
+	a[0] = r->tid;
+	ptt_put64(a + 1, 1);
+	ptt_put64(a + 3, ns_of(v, r->ts));
+	ptt_put64(a + 5, ns_of(v, r->ts));
+	ptt_rec_seal(w, NOTE_WORDS);
+	return ptt_writer_record(v->w, w, NOTE_WORDS);
+}
+
+/*
  * Ring i's records since the view's position, copied, then checked against
  * `consumed` read again: the part its owner may have overwritten meanwhile
  * is left out (counted), the rest kept while checksums hold.  *bound: no
@@ -384,6 +403,7 @@ static int sweep(struct flightview *v, int first, int last, int whole)
 			continue; /* before the view's start: its names are in the logs */
 		if (!from_log && !first && r->ts < v->cut && !r->note) {
 			v->c.late++;
+			rc = late_note(v, r);
 			continue;
 		}
 		if (r->note) { /* in the order written: within this sweep's cut, not before the last one's */

@@ -27,7 +27,7 @@ struct flightview_counts {
 	uint64_t records;     /* ring records written to the view */
 	uint64_t overwritten; /* ring words overwritten by their owner before a sweep read them */
 	uint64_t torn;        /* records whose checksum failed (caught in a wrap), not kept */
-	uint64_t late;        /* records stamped before the previous sweep's cut, not kept (never seen so far) */
+	uint64_t late;        /* records stamped before the previous sweep's cut: not kept, each told as a lost record */
 	uint64_t from_ticks;  /* the view starts here: ring records before it were passed over */
 	uint64_t from_ns;     /* the same in trace time */
 };
