@@ -1150,6 +1150,7 @@ static int use_snapshot(struct ptt_reader *r, uint64_t off, const struct ptt_blo
 	}
 	consume(r, h->payload_len);
 	r->blk_len = n; /* for valid_record_at */
+	r->blk_names_only = 0; /* the snapshot's records are all delivered, whatever block came before */
 	static struct ptt_event ev; /* 1.6 KiB: not on the stack of a library call */
 	uint64_t pos = UINT64_MAX;
 	/* check the whole block before calling fn once: a damaged snapshot is not used at all */
