@@ -30,7 +30,9 @@
  * one object in every process that opened it or inherited it.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <semaphore.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -128,29 +130,6 @@ static void note_map(void *addr, size_t len, int flags, int fd, off_t off)
 	keep_map(&m);
 }
 
-/* Up to size - 1 characters of s at out + at, NUL-terminated; the new length. */
-static size_t put_str(char *out, size_t at, size_t size, const char *s)
-{
-	while (*s && at + 1 < size)
-		out[at++] = *s++;
-	out[at] = 0;
-	return at;
-}
-
-/* "0x..." digits of v (lower-case hex, no leading zeros) at out + at; the new length. */
-static size_t put_hex(char *out, size_t at, size_t size, uint64_t v)
-{
-	char d[16];
-	int n = 0;
-	do
-		d[n++] = "0123456789abcdef"[v & 15];
-	while ((v >>= 4) != 0);
-	while (n && at + 1 < size)
-		out[at++] = d[--n];
-	out[at] = 0;
-	return at;
-}
-
 void ptt_maps_sem_open(const void *s, const char *name)
 {
 	if (!ptt_shm || !ptt_on[PTT_EV_MAP_SHARED] || !name)
@@ -163,13 +142,10 @@ void ptt_maps_sem_open(const void *s, const char *name)
 	struct shared_map m = { .addr = (uintptr_t)s, .len = sizeof(sem_t), .off = (uintptr_t)s - lo };
 	while (*name == '/')
 		name++;
-	size_t at = put_str(m.path, 0, sizeof m.path, "/dev/shm/sem.");
-	put_str(m.path, at, sizeof m.path, name);
+	/* sem_open is neither async-signal-safe nor a trace path: snprintf will do */
+	snprintf(m.path, sizeof m.path, "/dev/shm/sem.%s", name);
 	char link[64];
-	at = put_str(link, 0, sizeof link, "/proc/self/map_files/");
-	at = put_hex(link, at, sizeof link, lo);
-	at = put_str(link, at, sizeof link, "-");
-	put_hex(link, at, sizeof link, lo + (uint64_t)page);
+	snprintf(link, sizeof link, "/proc/self/map_files/%" PRIx64 "-%" PRIx64, lo, lo + (uint64_t)page);
 	struct stat st;
 	if (stat(link, &st) != 0 && stat(m.path, &st) != 0)
 		return;
