@@ -45,12 +45,13 @@ program_events() {
 
 @test "ptt-top PID takes ptt-record's pid or the traced program's and finds the trace it writes" {
 	record_contention 8
-	run -0 --separate-stderr timeout 60 ptt-top -b -n 1 -d 0.3 "$REC"
+	# one frame 1.5 s in: hand-offs every 200 ms, the recorder's drains, on a machine however loaded
+	run -0 --separate-stderr timeout 60 ptt-top -b -n 1 -d 1.5 "$REC"
 	[ -z "$stderr" ]
 	grep -q "^ptt-top $BATS_TEST_TMPDIR/live.ptt  recording$" <<<"$output"
 	grep -qE '^1 hot_lock +mutex' <<<"$output"
 	child=$(pgrep -P "$REC" contention)
-	run -0 --separate-stderr timeout 60 ptt-top -b -n 1 -d 0.3 "$child"
+	run -0 --separate-stderr timeout 60 ptt-top -b -n 1 -d 1.5 "$child"
 	[ -z "$stderr" ]
 	grep -q "^ptt-top $BATS_TEST_TMPDIR/live.ptt  recording$" <<<"$output"
 	wait "$REC"
