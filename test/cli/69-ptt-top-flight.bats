@@ -31,7 +31,7 @@ after_recording() {
 	run -0 --separate-stderr timeout 60 ptt-top -b -n 2 -d 0.5 "$REC"
 	[ -z "$stderr" ]
 	[ "$(grep -c "^ptt-top the flight rings of ptt-record $REC  recording$" <<<"$output")" -eq 2 ]
-	grep -qE '^flight rings read in place from [0-9.]+ s: [0-9]+ records; not seen: 0 words overwritten before ptt-top read them, 0 torn, 0 late$' <<<"$output"
+	grep -qE '^flight rings read in place from [0-9.]+ s: [0-9]+ records; not seen: 0 words overwritten before ptt-top read them, 0 torn, [0-9]+ late$' <<<"$output"
 	grep -qE '^1 hot_lock +mutex +[0-9]+ ' <<<"$output"
 	grep -qE '^    holder  [0-9]+ \(worker\) for [0-9.]+ ms at worker$' <<<"$output"
 	[ "$(grep -cE '^    waiter  [0-9]+ \(worker\) for [0-9.]+ ms at worker$' <<<"$output")" -ge 2 ]
@@ -104,7 +104,7 @@ after_recording() {
 	after_recording
 	# the last frame: records read, and the overwritten words said, not guessed into events
 	line=$(grep '^flight rings read in place' <<<"$frames" | tail -1)
-	[[ "$line" =~ ": "([0-9]+)" records; not seen: "([0-9]+)" words overwritten before ptt-top read them, 0 torn, 0 late"$ ]]
+	[[ "$line" =~ ": "([0-9]+)" records; not seen: "([0-9]+)" words overwritten before ptt-top read them, 0 torn, "[0-9]+" late"$ ]]
 	[ "${BASH_REMATCH[1]}" -gt 0 ] && [ "${BASH_REMATCH[2]}" -gt 0 ]
 	[ "$(grep -c ', damaged stretches 0$' <<<"$frames")" -eq 2 ]
 }
