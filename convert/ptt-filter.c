@@ -13,6 +13,7 @@
 #include "lib/cli.h"
 #include "lib/filter_context.h"
 #include "lib/filter_spec.h"
+#include "lib/host.h"
 #include "lib/pass.h"
 #include "lib/symbols.h"
 
@@ -23,7 +24,7 @@ static void usage(void)
 	       "to stdout in the same form.  Options combine with AND; comma lists with OR.\n"
 	       "Several FILEs are read in order as one trace (the files of ptt-record -m).\n"
 	       "\n"
-	       "  -p, --pid=LIST        events of these processes\n"
+	       "  -p, --pid=LIST        events of these processes (PID, or PID@HOST in a merged trace)\n"
 	       "  -t, --thread=LIST     events of these threads (tid or thread name)\n"
 	       "  -m, --mutex=LIST      events about these objects (0x address or name)\n"
 	       "  -o, --object=LIST     the same as --mutex, for any kind of object\n"
@@ -355,6 +356,25 @@ static void first_event(void *ctx, const struct ptt_event *ev)
 	o->failed |= spec_collect(o->spec, ev) != 0;
 }
 
+/* --pid=N@HOST: the hosts are the trace's (its header, read apart from fd: a file, stdin spooled by the
+ * first reading); 0, or 1 said */
+static int resolve_hosts(struct filter_spec *spec, int fd)
+{
+	unsigned i = 0;
+	while (i < spec->npids && !spec->pid_hosts[i])
+		i++;
+	if (i == spec->npids)
+		return 0;
+	struct hosts hs;
+	if (hosts_peek(&hs, fd)) {
+		fprintf(stderr, "ptt-filter: the trace's hosts cannot be read\n");
+		return 1;
+	}
+	int bad = spec_resolve_hosts(spec, &hs, "ptt-filter");
+	hosts_free(&hs);
+	return bad;
+}
+
 /* The input is open: refuse a terminal for a binary trace, and names the trace lacks; where reading starts, and the state there. */
 static int start(void *ctx, struct pass *p)
 {
@@ -372,6 +392,8 @@ static int start(void *ctx, struct pass *p)
 		fprintf(stderr, "ptt-filter: %s\n", strerror(ENOMEM));
 		return PASS_FAIL;
 	}
+	if (o->names_checked && resolve_hosts(spec, p->in.fd))
+		return PASS_FAIL; /* nothing written */
 	if (o->names_checked && spec_warn_unseen(spec, "ptt-filter", o->names, o->syms))
 		return PASS_FAIL; /* nothing written */
 	o->ctx = o->context ? fcontext_new() : NULL;

@@ -54,11 +54,19 @@ int spec_add_pids(struct filter_spec *s, const char *arg)
 		return -1;
 	int rc = 0;
 	for (unsigned i = 0; i < n; i++) {
-		char *end;
+		char *end, *at = strrchr(list[i], '@'); /* N@HOST: the process N of that host (ptt-merge) */
+		if (at)
+			*at++ = 0;
 		errno = 0;
 		unsigned long v = strtoul(list[i], &end, 10);
-		if (errno || *end || !*list[i] || v > UINT32_MAX || s->npids == SPEC_MAX) {
-			fprintf(stderr, "ptt-filter: --pid: not a process id: '%s'\n", list[i]);
+		if (errno || *end || !*list[i] || !isdigit((unsigned char)*list[i]) || v > (at ? HOST_ID_MASK : UINT32_MAX) ||
+		    (at && !*at) || s->npids == SPEC_MAX) {
+			if (at)
+				at[-1] = '@';
+			fprintf(stderr, "ptt-filter: --pid: not a process id (N, or N@HOST): '%s'\n", list[i]);
+			rc = -1;
+		} else if (at && !(s->pid_hosts[s->npids] = strdup(at))) {
+			fprintf(stderr, "ptt-filter: %s\n", strerror(ENOMEM));
 			rc = -1;
 		} else {
 			s->pids[s->npids++] = (uint32_t)v;
@@ -66,6 +74,32 @@ int spec_add_pids(struct filter_spec *s, const char *arg)
 		free(list[i]);
 	}
 	return rc;
+}
+
+int spec_resolve_hosts(struct filter_spec *s, const struct hosts *hs, const char *prog)
+{
+	int bad = 0;
+	for (unsigned i = 0; i < s->npids; i++) {
+		if (!s->pid_hosts[i])
+			continue;
+		unsigned h = 0;
+		while (h < hs->n && strcmp(hs->h[h].name, s->pid_hosts[i]) != 0)
+			h++;
+		if (h == hs->n) {
+			fprintf(stderr, "%s: --pid: no host '%s' in the trace", prog, s->pid_hosts[i]);
+			for (unsigned k = 0; k < hs->n; k++)
+				fprintf(stderr, "%s%s", k ? ", " : "; its hosts: ", hs->h[k].name);
+			fprintf(stderr, "%s\n", hs->n ? "" : " (one host: ptt-merge did not make it; give the pid alone)");
+			bad = 1;
+			continue;
+		}
+		s->pids[i] = host_id(h, s->pids[i]);
+		s->pid_exact[i] = 1;
+		s->pid_seen[i] = ptt_map_get(&s->seen_pids, (uint64_t)s->pids[i] + 1) != NULL;
+		free(s->pid_hosts[i]);
+		s->pid_hosts[i] = NULL;
+	}
+	return bad;
 }
 
 int spec_parse_time(const char *arg, uint64_t *ns)
@@ -201,16 +235,17 @@ static int match_event(const char *want, const struct ptt_event *ev)
 
 /* --pid=N: the process N, as every output names it; in a merged trace (ptt-merge) on every host that has
  * one, and the merged number (host << HOST_ID_BITS | N, ptt-dump's) names the one of that host alone */
-static int pid_is(uint32_t want, uint32_t pid)
+static int pid_is(const struct filter_spec *s, unsigned i, uint32_t pid)
 {
-	return want == pid || (!host_of(want) && host_local(pid) == want);
+	uint32_t want = s->pids[i];
+	return want == pid || (!s->pid_exact[i] && !host_of(want) && host_local(pid) == want);
 }
 
 int spec_match(const struct filter_spec *s, const struct ptt_event *ev, const struct ptt_names *names, struct ptt_syms *syms)
 {
 	unsigned i;
 	if (s->npids) {
-		for (i = 0; i < s->npids && !pid_is(s->pids[i], ev->pid); i++)
+		for (i = 0; i < s->npids && !pid_is(s, i, ev->pid); i++)
 			;
 		if (i == s->npids)
 			return 0;
@@ -239,7 +274,7 @@ int spec_match(const struct filter_spec *s, const struct ptt_event *ev, const st
 void spec_note_seen(struct filter_spec *s, const struct ptt_event *ev, const struct ptt_names *names, struct ptt_syms *syms)
 {
 	for (unsigned i = 0; i < s->npids; i++)
-		s->pid_seen[i] |= pid_is(s->pids[i], ev->pid);
+		s->pid_seen[i] |= pid_is(s, i, ev->pid);
 	for (unsigned i = 0; i < s->nthreads; i++)
 		s->thread_seen[i] |= !s->thread_seen[i] && match_thread(s->threads[i], ev, names, syms);
 	for (unsigned i = 0; i < s->nobjects; i++)
@@ -462,6 +497,8 @@ void spec_free(struct filter_spec *s)
 	ptt_map_free_with(&s->seen_objects, free);
 	ptt_map_free(&s->seen_threads);
 	ptt_map_free(&s->seen_pids);
+	for (unsigned i = 0; i < s->npids; i++)
+		free(s->pid_hosts[i]);
 	for (unsigned i = 0; i < s->nthreads; i++)
 		free(s->threads[i]);
 	for (unsigned i = 0; i < s->nobjects; i++)

@@ -11,6 +11,8 @@
 
 struct filter_spec {
 	uint32_t pids[SPEC_MAX];
+	char *pid_hosts[SPEC_MAX]; /* HOST of --pid=N@HOST until spec_resolve_hosts, else NULL */
+	uint8_t pid_exact[SPEC_MAX]; /* resolved N@HOST: that host's alone (else N on every host that has one) */
 	unsigned npids;
 	char *threads[SPEC_MAX]; /* tid or name */
 	unsigned nthreads;
@@ -37,6 +39,10 @@ int spec_has_names(const struct filter_spec *s);
 int spec_collect(struct filter_spec *s, const struct ptt_event *ev);
 
 void spec_init(struct filter_spec *s);
+struct hosts;
+/* After a first reading (spec_collect): each --pid=N@HOST becomes the merged trace's number of N on
+ * HOST (ptt-merge), seen or not.  0, or 1 with one line on stderr per host the trace does not have. */
+int spec_resolve_hosts(struct filter_spec *s, const struct hosts *hs, const char *prog);
 /* 1 when s keeps every event (no selection, no window, not inverted). */
 int spec_selects_all(const struct filter_spec *s);
 /* Add a comma list; returns 0 or -1 with a message on stderr. */

@@ -104,6 +104,35 @@ meta() { ptt-dump "$1" | sed -n "s/^# $2 //p" | head -1; }
 	[[ "$output" == *"unknown"* ]]
 }
 
+@test "--pid=N@HOST: one host's process where two hosts have the same pid; a host the trace lacks is named, exit 1" {
+	# the same run twice: hosts NAME and NAME#2, each with a process of the same pid
+	ptt-merge "$T/a.ptt" "$T/a.ptt" >"$T/m.ptt"
+	pa=$(meta "$T/a.ptt" pid)
+	ptt-filter -n --pid="$pa" "$T/m.ptt" >"$T/both.ptt"
+	[[ "$(host_order "$T/both.ptt")" == "0 1"* ]]
+	run -0 --separate-stderr bash -c "ptt-filter -n --pid='$pa@$(hostname)#2' '$T/m.ptt' >'$T/two.ptt'"
+	[ -z "$output$stderr" ]
+	[ "$(host_order "$T/two.ptt")" = 1 ]
+	# the same events as by the merged number (host 1: 2^22 + the pid)
+	ptt-filter -n --pid=$((4194304 + pa)) "$T/m.ptt" | cmp - "$T/two.ptt"
+	ptt-filter -n --pid="$pa@$(hostname)" "$T/m.ptt" >"$T/one.ptt"
+	[ "$(host_order "$T/one.ptt")" = 0 ]
+	# a host the trace does not have: said with the hosts it has, nothing written
+	run -1 --separate-stderr ptt-filter -n --pid="$pa@nohost" "$T/m.ptt"
+	[ -z "$output" ]
+	[ "$stderr" = "ptt-filter: --pid: no host 'nohost' in the trace; its hosts: $(hostname), $(hostname)#2" ]
+	# a trace of one host has no host names to select by
+	run -1 --separate-stderr ptt-filter -n --pid="$pa@$(hostname)" "$T/a.ptt"
+	[ -z "$output" ]
+	[ "$stderr" = "ptt-filter: --pid: no host '$(hostname)' in the trace (one host: ptt-merge did not make it; give the pid alone)" ]
+	# a pid of the right host that is not there: the usual refusal
+	run -1 --separate-stderr ptt-filter -n --pid="1@$(hostname)#2" "$T/m.ptt"
+	[ -z "$output" ]
+	[[ "$stderr" == "ptt-filter: --pid: no process 4194305 in the trace"* ]]
+	run -2 --separate-stderr ptt-filter -n --pid="$pa@" "$T/m.ptt"
+	[ "${stderr_lines[0]}" = "ptt-filter: --pid: not a process id (N, or N@HOST): '$pa@'" ]
+}
+
 @test "bad input: not a trace, an offset for an unknown host, a malformed offset, no file: one line, exit 1 or 2" {
 	echo "hello" >"$T/no.ptt"
 	run -1 --separate-stderr ptt-merge "$T/a.ptt" "$T/no.ptt"
