@@ -39,10 +39,10 @@
 
 static void usage(void)
 {
-	printf("Usage: ptt-top [OPTION]... PID|TRACE\n"
+	printf("Usage: ptt-top [OPTION]... PID|TRACE|-\n"
 	       "A live view of the locks of a running ptt recording: PID is ptt-record's or the traced\n"
 	       "program's process, TRACE the file ptt-record is writing (followed as it grows, and a\n"
-	       "rotated recording's next files in turn).\n"
+	       "rotated recording's next files in turn), - a recording piped in (ptt-record -o - ...).\n"
 	       "Under each lock: its holder and waiters now, and the threads that waited on it most\n"
 	       "in the last interval.\n"
 	       "\n"
@@ -67,7 +67,7 @@ static void usage(void)
 	       "Exit status: 0 the recording ended or the frames were shown, 1 damaged trace or a\n"
 	       "rotated recording's next file gone,\n"
 	       "2 usage error, no such process or file, not a trace, not a recording,\n"
-	       "3 a recording ptt-top cannot follow (a trace written to a pipe, flight rings it cannot read).\n");
+	       "3 a recording ptt-top cannot follow (a pid whose trace goes to a pipe: pipe it into ptt-top -; flight rings it cannot read).\n");
 }
 
 enum top_sort { SORT_WAIT, SORT_TOTAL, SORT_HOLD, SORT_COUNT, SORT_N };
@@ -93,6 +93,7 @@ struct top {
 	/* what is followed */
 	char path[2 * PATH_MAX + 2]; /* the trace file */
 	pid_t writer;           /* the process writing it (0: none, the file is complete) */
+	int pipe;               /* "-": a recording piped in (ptt-record -o - | ptt-top -), read as it comes */
 	pid_t flight;           /* a flight recording: ptt-record's pid, its rings read in place (fv) */
 	struct flightview *fv;
 	char input[64];         /* with it, the view's trace the pass reads (flightview.h) */
@@ -243,7 +244,7 @@ static int recorder_file(struct top *t, pid_t pid, const char *arg)
 	}
 	if (!strcmp(out, "-")) {
 		fprintf(stderr, "ptt-top: %s: ptt-record writes its trace to a pipe or terminal (-o -), not to a file: "
-			"ptt-top cannot follow it yet\n", arg);
+			"pipe it into ptt-top - instead (ptt-record -o - -- PROGRAM | ptt-top -)\n", arg);
 		return TOP_CANNOT;
 	}
 	char want[2 * PATH_MAX + 2], cwd[PATH_MAX], link0[64];
@@ -344,6 +345,17 @@ static void earliest_part(struct top *t)
 static int find_trace(struct top *t, const char *arg)
 {
 	char *end;
+	if (!strcmp(arg, "-")) { /* ptt-record -o - -- PROG | ptt-top -: a pipe, read as the recorder writes it */
+		struct stat sb;
+		if (fstat(STDIN_FILENO, &sb) != 0 || isatty(STDIN_FILENO)) {
+			fprintf(stderr, "ptt-top: -: standard input is a terminal: pipe a recording in (ptt-record -o - -- PROGRAM | ptt-top -)\n");
+			return 2;
+		}
+		snprintf(t->path, sizeof t->path, "-");
+		t->pipe = S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode); /* else a complete file, read whole */
+		t->from_start = 1; /* what the pipe holds is all there is: nothing is passed over */
+		return 0;
+	}
 	long v = strtol(arg, &end, 10);
 	if (*arg && !*end && v > 0 && v <= INT32_MAX) {
 		pid_t pid = (pid_t)v;
@@ -545,12 +557,12 @@ static void frame(struct top *t, FILE *out, int advance)
 	if (part || t->files > 1)
 		snprintf(files, sizeof files, " (part %s of a rotated recording)", part ? part : "1");
 	fprintf(out, "ptt-top %s%s  %s%s\n", t->path, files,
-		t->ended ? "recording ended" : t->writer ? "recording" : "complete file", t->quit && !t->ended ? " (left)" : "");
+		t->ended ? "recording ended" : t->writer || t->pipe ? "recording" : "complete file", t->quit && !t->ended ? " (left)" : "");
 	fprintf(out, "trace %.3f s, %" PRIu64 " events (%" PRIu64 " in the interval %.3f-%.3f s), %.1f MB %s, %.1f MB behind\n",
 		(double)p->last_ns / 1e9, t->events, t->events - t->events_then, (double)t->then_ns / 1e9,
 		(double)p->last_ns / 1e9, (double)read / 1e6, t->attach_ns && !t->from_head && !t->fv ? "passed over or read" : "read",
 		size > in_file ? (double)(size - in_file) / 1e6 : 0.0);
-	uint64_t live = t->writer && !t->ended ? live_ns(t) : 0;
+	uint64_t live = (t->writer || t->pipe) && !t->ended ? live_ns(t) : 0;
 	if (live)
 		fprintf(out, "live end %.3f s: %.3f s behind it\n", (double)live / 1e9,
 			live > p->last_ns ? (double)(live - p->last_ns) / 1e9 : 0.0);
@@ -747,6 +759,13 @@ static int wait_more(void *arg)
 			}
 			return -1;
 		}
+		if (t->pipe) { /* more to read, or the recorder closed the pipe: the end */
+			struct pollfd pf[2] = { { p->in.fd, POLLIN, 0 }, { t->tty, POLLIN, 0 } };
+			int ms = (int)((t->next_frame - now_s()) * 1000);
+			if (poll(pf, t->tty >= 0 ? 2 : 1, ms < 0 ? 0 : ms > 50 ? 50 : ms) > 0 && pf[0].revents)
+				return (pf[0].revents & POLLIN) ? 1 : 0;
+			continue;
+		}
 		if (!t->writer || ptt_reader_saw_end(p->in.r) || ptt_reader_continued(p->in.r))
 			return 0; /* the end; or the recorder went on in the next file (next_file) */
 		if (t->writer_gone)
@@ -855,6 +874,12 @@ static int start(void *ctx, struct pass *p)
 	if (model_observe_also(p->model, &ops) != 0)
 		return PASS_FAIL;
 	ptt_reader_set_wait(p->in.r, wait_more, t);
+	/* a pipe is read without blocking from here on (its header read), so that frames come while the
+	 * recorder is quiet: wait_more polls it */
+	if (t->pipe && fcntl(p->in.fd, F_SETFL, fcntl(p->in.fd, F_GETFL) | O_NONBLOCK) != 0) {
+		fprintf(stderr, "ptt-top: -: %s\n", strerror(errno));
+		return PASS_FAIL;
+	}
 	ptt_reader_set_next(p->in.r, next_file, t);
 	t->next_frame = now_s() + t->delay;
 	return PASS_GO;

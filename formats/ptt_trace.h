@@ -566,7 +566,8 @@ void ptt_reader_set_next(struct ptt_reader *r, int (*next)(void *arg), void *arg
  * come (read again), 0 when the input ends there, -1 when the caller stops
  * reading there by choice (an input without its end block is then not
  * reported cut short).  A block whose bytes are not all written yet is so
- * waited for rather than read as damage.
+ * waited for rather than read as damage.  A pipe read without blocking
+ * (O_NONBLOCK) with nothing in it yet is asked about the same way.
  */
 void ptt_reader_set_wait(struct ptt_reader *r, int (*wait)(void *arg), void *arg);
 /*

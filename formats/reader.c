@@ -150,6 +150,8 @@ static size_t fill(struct ptt_reader *r, size_t n)
 		if (r->skipping && r->seekable && room > n - r->in_len)
 			room = n - r->in_len;
 		ssize_t k = read(r->fd, r->in + r->in_start + r->in_len, room);
+		if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && r->wait)
+			k = 0; /* a pipe read without blocking (ptt-top -): nothing yet, as at a file's end */
 		if (k < 0) {
 			if (errno == EINTR)
 				continue;

@@ -126,7 +126,7 @@ program_events() {
 	[[ "$stderr" == "ptt-top: one PID or TRACE"* ]]
 }
 
-@test "ptt-top on a recording to a pipe: what it cannot do yet, exit status 3" {
+@test "ptt-top on a recording to a pipe, by pid: it has no file to read, exit status 3, and says to pipe it in" {
 	mkfifo "$BATS_TEST_TMPDIR/fifo"
 	cat "$BATS_TEST_TMPDIR/fifo" >/dev/null 3>&- &
 	ptt-record -q -o - -- sleep 30 >"$BATS_TEST_TMPDIR/fifo" 3>&- &
@@ -135,9 +135,30 @@ program_events() {
 	run --separate-stderr ptt-top -b "$rec"
 	echo "$stderr"
 	[ "$status" -eq 3 ]
-	[ "$stderr" = "ptt-top: $rec: ptt-record writes its trace to a pipe or terminal (-o -), not to a file: ptt-top cannot follow it yet" ]
+	[ "$stderr" = "ptt-top: $rec: ptt-record writes its trace to a pipe or terminal (-o -), not to a file: pipe it into ptt-top - instead (ptt-record -o - -- PROGRAM | ptt-top -)" ]
 	pkill -P "$rec" sleep || true
 	wait
+}
+
+@test "ptt-top - follows a recording piped into it: frames while it runs, the last one ptt-stat's totals" {
+	# 4 threads, each holding hot_lock 200 ms 6 times: frames come each 0.5 s, between the recorder's writes too
+	run -0 --separate-stderr bash -c "ptt-record -q -o - -- '$EXAMPLES/contention' -t 4 -n 6 -u 200000 2>/dev/null |
+		tee '$BATS_TEST_TMPDIR/p.ptt' | timeout 60 ptt-top -b -d 0.5 -"
+	[ -z "$stderr" ]
+	[ "$(grep -c '^ptt-top -  recording$' <<<"$output")" -ge 3 ]
+	[ "$(grep -c '^ptt-top -  recording ended$' <<<"$output")" -eq 1 ]
+	grep -qE '^    holder  [0-9]+ \(worker\) for [0-9.]+ ms at worker$' <<<"$output"
+	# the last frame's totals since the start: ptt-stat's on the same bytes
+	want=$(ptt-stat "$BATS_TEST_TMPDIR/p.ptt" | awk '$1 == "hot_lock" { print $4, $6; exit }')
+	got=$(tail -8 <<<"$output" | awk '$2 == "hot_lock" { print $11, $12 }')
+	[ -n "$want" ] && [ "$got" = "$want" ]
+	# a complete trace on standard input: one frame of the whole; a terminal is refused
+	run -0 --separate-stderr bash -c "ptt-top -b - <'$BATS_TEST_TMPDIR/p.ptt'"
+	[ -z "$stderr" ]
+	[ "$(grep -c '^ptt-top ' <<<"$output")" -eq 1 ]
+	grep -q '^ptt-top -  recording ended$' <<<"$output"
+	run -2 --separate-stderr script -qec "ptt-top -b -" /dev/null
+	[[ "$output" == *"ptt-top: -: standard input is a terminal: pipe a recording in (ptt-record -o - -- PROGRAM | ptt-top -)"* ]]
 }
 
 @test "ptt-top in a terminal (tmux): redrawn every interval, s sorts, 1 shows the stacks, q quits" {
