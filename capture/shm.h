@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../formats/ptt_trace.h"
 
@@ -179,6 +180,46 @@ static inline uint32_t *ptt_ring_data(const struct ptt_shm *s, uint32_t i)
 	if (__builtin_expect(!b, 0) && !(b = ptt_seg_map(s, k)))
 		return NULL;
 	return (uint32_t *)b + in;
+}
+
+/* Words [from, to) of a ring of size words (data: its words) into out, across its end. */
+static inline void ptt_ring_copy(uint32_t *out, const uint32_t *data, uint32_t size, uint64_t from, uint64_t to)
+{
+	while (from < to) {
+		uint32_t off = (uint32_t)from & (size - 1);
+		uint64_t k = size - off < to - from ? size - off : to - from;
+		memcpy(out, data + off, (size_t)k * 4);
+		out += k;
+		from += k;
+	}
+}
+
+/* The record p at position pos of a ring of size words, read up to end, as its owner (pid, tid) wrote
+ * it: its length, or 0 when it cannot be one (torn: no mark, too short, past the ring's end or the
+ * span's, another thread's).  Its checksum is the caller's to check.  A pad word is the caller's too. */
+static inline uint32_t ptt_ring_rec_len(const uint32_t *p, uint64_t pos, uint64_t end, uint32_t size, uint32_t pid,
+					uint32_t tid)
+{
+	uint32_t n = ptt_rec_len(p[0]), off = (uint32_t)pos & (size - 1);
+	if (!ptt_rec_marked(p[0]) || n < PTT_REC_MIN_WORDS || off + n > size || pos + n > end || ptt_rec_pid(p) != pid ||
+	    ptt_rec_tid(p) != tid)
+		return 0;
+	return n;
+}
+
+/* The next whole record of a flight mode's log (the names, the stacks: words[0, used)) at *pos, which
+ * moves past it: its words and *n its length, or NULL at the end or at a record still being written. */
+static inline const uint32_t *ptt_log_next(const uint32_t *words, uint64_t used, uint64_t *pos, uint32_t *n)
+{
+	if (*pos >= used)
+		return NULL;
+	uint32_t w0 = __atomic_load_n(&words[*pos], __ATOMIC_ACQUIRE);
+	*n = ptt_rec_len(w0);
+	if (!ptt_rec_marked(w0) || *n < PTT_REC_MIN_WORDS || *pos + *n > used)
+		return NULL;
+	const uint32_t *rec = words + *pos;
+	*pos += *n;
+	return rec;
 }
 
 /*

@@ -99,18 +99,6 @@ static uint64_t now_ticks(const struct ptt_shm *s)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Copy ring positions [from, to) of ring data into out (wrapping). */
-static void copy_span(uint32_t *out, const uint32_t *data, uint32_t size, uint64_t from, uint64_t to)
-{
-	while (from < to) {
-		uint32_t off = (uint32_t)from & (size - 1);
-		uint64_t k = size - off < to - from ? size - off : to - from;
-		memcpy(out, data + off, k * 4);
-		out += k;
-		from += k;
-	}
-}
-
 /* A snapshot's order: time, then tid, ring and place in the ring (a total order); whether x comes before y. */
 static inline int earlier(const struct frec *x, const struct frec *y)
 {
@@ -230,7 +218,7 @@ static int copy_span_of(struct flight *f, uint32_t i, struct ring_copy *rc)
 	rc->words = malloc((rc->end - rc->c0) * 4);
 	if (!rc->words)
 		return PTT_E_NOMEM;
-	copy_span(rc->words, data, s->ring_words, rc->c0, rc->end);
+	ptt_ring_copy(rc->words, data, s->ring_words, rc->c0, rc->end);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* pairs with the owner's fence after it moves consumed */
 	rc->c1 = __atomic_load_n(&s->rings[i].consumed, __ATOMIC_ACQUIRE);
 	return 0;
@@ -254,11 +242,9 @@ static int read_copy(struct flight *f, uint32_t i, struct ring_copy *rc, struct 
 			pos += size - off;
 			continue;
 		}
-		uint32_t n = ptt_rec_len(p[0]);
+		uint32_t n = ptt_ring_rec_len(p, pos, end, size, rc->pid, rc->tid);
 		uint64_t prev = *nrecs > before ? (*recs)[*nrecs - 1].ts : 0;
-		if (!ptt_rec_marked(p[0]) || n < PTT_REC_MIN_WORDS || off + n > size || pos + n > end ||
-		    (!ptt_rec_sound(p, n) && (live || !drain_salvage(p, n, rc->pid, rc->tid, prev, rc->now))) ||
-		    ptt_rec_pid(p) != rc->pid || ptt_rec_tid(p) != rc->tid) {
+		if (!n || (!ptt_rec_sound(p, n) && (live || !drain_salvage(p, n, rc->pid, rc->tid, prev, rc->now)))) {
 			(*torn)++;
 			break;
 		}

@@ -36,20 +36,18 @@ static uint64_t take_log(struct ptt_inforce *k, const struct ptt_shm_log *log, c
 	uint64_t used = __atomic_load_n(&log->used, __ATOMIC_ACQUIRE), pos = 0, unread = 0;
 	if (used > cap)
 		used = cap;
-	while (pos < used) {
-		uint32_t w0 = __atomic_load_n(&words[pos], __ATOMIC_ACQUIRE), n = ptt_rec_len(w0);
-		if (!ptt_rec_marked(w0) || n < PTT_REC_MIN_WORDS || pos + n > used)
-			break; /* a record still being written: the ones after it wait for the next snapshot */
-		const uint32_t *rec = words + pos;
-		pos += n;
-		if (!ptt_rec_sound(rec, n) || !ptt_inforce_takes(k, ptt_rec_id(w0))) {
+	const uint32_t *rec;
+	uint32_t n;
+	/* up to a record still being written: the ones after it wait for the next snapshot */
+	while ((rec = ptt_log_next(words, used, &pos, &n))) {
+		if (!ptt_rec_sound(rec, n) || !ptt_inforce_takes(k, ptt_rec_id(rec[0]))) {
 			unread++;
 			continue;
 		}
 		ptt_inforce_take(k, rec, 0);
 	}
 	for (; pos < used; unread++) { /* count what is left, by lengths where they are written */
-		uint32_t n = ptt_rec_len(__atomic_load_n(&words[pos], __ATOMIC_ACQUIRE));
+		n = ptt_rec_len(__atomic_load_n(&words[pos], __ATOMIC_ACQUIRE));
 		if (n < PTT_REC_MIN_WORDS)
 			break;
 		pos += n;

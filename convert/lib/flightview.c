@@ -200,15 +200,12 @@ static int log_records(struct flightview *v, const struct ptt_shm_log *log, cons
 	uint64_t used = __atomic_load_n(&log->used, __ATOMIC_ACQUIRE), pos = 0;
 	if (used > cap)
 		used = cap;
-	while (pos < used) {
-		uint32_t w0 = __atomic_load_n(&words[pos], __ATOMIC_ACQUIRE), n = ptt_rec_len(w0);
-		if (!ptt_rec_marked(w0) || n < PTT_REC_MIN_WORDS || pos + n > used)
-			break; /* still being written */
-		const uint32_t *rec = words + pos;
-		if (ptt_rec_sound(rec, n) && ptt_rec_ticks(rec) < before && add_rec(v, rec, 0, UINT32_MAX, (uint32_t)pos))
+	const uint32_t *rec;
+	uint32_t n;
+	while ((rec = ptt_log_next(words, used, &pos, &n))) /* up to one still being written */
+		if (ptt_rec_sound(rec, n) && ptt_rec_ticks(rec) < before &&
+		    add_rec(v, rec, 0, UINT32_MAX, (uint32_t)(rec - words)))
 			return PTT_E_NOMEM;
-		pos += n;
-	}
 	return 0;
 }
 
@@ -295,12 +292,7 @@ static int read_ring(struct flightview *v, uint32_t i, uint64_t cut, int last, u
 	uint32_t *copy = malloc((end - from) * 4);
 	if (!copy)
 		return PTT_E_NOMEM;
-	for (uint64_t p = from; p < end;) {
-		uint32_t off = (uint32_t)p & (size - 1);
-		uint64_t k = size - off < end - p ? size - off : end - p;
-		memcpy(copy + (p - from), data + off, k * 4);
-		p += k;
-	}
+	ptt_ring_copy(copy, data, size, from, end);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* as the snapshot (flight.c): pairs with the owner's fence */
 	uint64_t c1 = __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE), pos = from;
 	v->copies[i] = copy;
@@ -319,9 +311,8 @@ static int read_ring(struct flightview *v, uint32_t i, uint64_t cut, int last, u
 			pos += size - off;
 			continue;
 		}
-		uint32_t n = ptt_rec_len(p[0]);
-		if (!ptt_rec_marked(p[0]) || n < PTT_REC_MIN_WORDS || off + n > size || pos + n > end || !ptt_rec_sound(p, n) ||
-		    ptt_rec_pid(p) != pid || ptt_rec_tid(p) != tid) {
+		uint32_t n = ptt_ring_rec_len(p, pos, end, size, pid, tid);
+		if (!n || !ptt_rec_sound(p, n)) {
 			v->c.torn++;
 			break;
 		}
