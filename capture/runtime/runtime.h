@@ -336,7 +336,10 @@ PTT_ALWAYS_INLINE void ptt_fast_objret_close(struct ptt_fast_rec *f, int ret)
 	f->p[PTT_REC_HDR_WORDS + 2] = (uint32_t)ret;
 	f->p[PTT_FAST_OBJRET_N - 1] =
 		ptt_rec_sum_finish(f->terms ^ ptt_rec_sum_term((uint32_t)ret, PTT_OBJRET_WORDS - 3));
-	__atomic_store_n(&f->r->committed, f->end, __ATOMIC_RELEASE);
+	if (__builtin_expect(ptt_tls.coded, 0))
+		ptt_coded_commit(&ptt_tls, f->end);
+	else
+		__atomic_store_n(&f->r->committed, f->end, __ATOMIC_RELEASE);
 	ptt_tls.guard = 0;
 }
 

@@ -493,7 +493,12 @@ void ptt_coded_commit(struct ptt_tls *t, uint64_t end)
 			cpt_reset(t->cpt, 0);
 			t->coded_fresh = 0;
 		}
+#ifdef PTT_CODED_NOCODE /* a bench's scratch build only: the coding's share of the coded trace path */
+		memcpy(o, p, 8);
+		o += 8;
+#else
 		o = cpt_encode(t->cpt, o, p, n);
+#endif
 		t->coded_at += (uint64_t)(o - out);
 		last = ptt_rec_ticks(p);
 		done++;
@@ -587,7 +592,7 @@ static inline int reserve(struct ptt_tls *t, uint32_t n, uint32_t **pp, uint64_t
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	/* the fast path's limit (runtime.h, ptt_fast_objret_open): the room as seen now, and this lap's end */
 	uint64_t room_end = c + t->ring_room, lap_end = ((pos + need) & ~(uint64_t)(size - 1)) + size;
-	t->fast_end = t->coded ? 0 : room_end < lap_end ? room_end : lap_end; /* coded: no fast path */
+	t->fast_end = room_end < lap_end ? room_end : lap_end;
 	if (pad) {
 		t->data[off] = ptt_rec_word0(PTT_EV_PAD, 0); /* "wrap to the ring's start" */
 		off = 0;
