@@ -106,6 +106,8 @@ void ptt_rec_close(struct ptt_rec *rec) PTT_HIDDEN;
  * No lock, no system call but those waits.
  */
 void ptt_coded_commit(struct ptt_tls *t, uint64_t end) PTT_HIDDEN;
+/* The same for the inline fast path's one record at p (runtime.h, ptt_fast_objret_close). */
+void ptt_coded_commit_fast(struct ptt_tls *t, const uint32_t *p, uint64_t end) PTT_HIDDEN;
 /* Publish a checksummed record: commit it (release), or keep it deferred until ptt_defer_close. */
 static inline __attribute__((always_inline)) void ptt_rec_publish(const struct ptt_rec *rec)
 {
@@ -337,7 +339,7 @@ PTT_ALWAYS_INLINE void ptt_fast_objret_close(struct ptt_fast_rec *f, int ret)
 	f->p[PTT_FAST_OBJRET_N - 1] =
 		ptt_rec_sum_finish(f->terms ^ ptt_rec_sum_term((uint32_t)ret, PTT_OBJRET_WORDS - 3));
 	if (__builtin_expect(ptt_tls.coded, 0))
-		ptt_coded_commit(&ptt_tls, f->end);
+		ptt_coded_commit_fast(&ptt_tls, f->p, f->end);
 	else
 		__atomic_store_n(&f->r->committed, f->end, __ATOMIC_RELEASE);
 	ptt_tls.guard = 0;

@@ -469,6 +469,34 @@ static int coded_room(struct ptt_tls *t, uint32_t need)
 	return 0;
 }
 
+/*
+ * ptt_coded_commit for the inline fast path's one record (PTT_FAST_OBJRET_N
+ * words at p, ending at end, nothing open before it: committed is where it
+ * begins, and no pad): its length a constant, so that the coding's switch
+ * on it folds away, with no walk.  Where the stream needs a reset, a pad or
+ * a wait, the general commit.
+ */
+void ptt_coded_commit_fast(struct ptt_tls *t, const uint32_t *p, uint64_t end)
+{
+	enum { N = PTT_FAST_OBJRET_N };
+	struct ptt_ring *r = t->ring;
+	uint32_t csize = t->coded_size, off = (uint32_t)t->coded_at & (csize - 1);
+	if (__builtin_expect(t->coded_fresh || off + CODED_WORST(N) > csize ||
+			     t->coded_at + CODED_WORST(N) - __atomic_load_n(&r->coded_consumed, __ATOMIC_ACQUIRE) > csize, 0)) {
+		ptt_coded_commit(t, end);
+		return;
+	}
+	unsigned char *out = t->coded_area + off, *o = cpt_encode(t->cpt, out, p, N);
+	t->coded_at += (uint64_t)(o - out);
+	t->coded_count++;
+	if (((uint32_t)t->coded_at & (csize - 1)) == 0) /* ended at the ring's end */
+		__atomic_store_n(&r->coded_wrap, t->coded_count, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->coded_last, ptt_rec_ticks(p), __ATOMIC_RELAXED);
+	__atomic_store_n(&r->coded_pos, (uint64_t)t->coded_count << 32 | (uint32_t)t->coded_at, __ATOMIC_RELEASE);
+	__atomic_store_n(&r->consumed, end, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->committed, end, __ATOMIC_RELEASE);
+}
+
 void ptt_coded_commit(struct ptt_tls *t, uint64_t end)
 {
 	struct ptt_ring *r = t->ring;
