@@ -29,7 +29,7 @@
 #include "../formats/ptt_trace.h"
 
 #define PTT_SHM_MAGIC 0x3152485350545450ull /* "PTTSHMR1" */
-#define PTT_SHM_VERSION 7
+#define PTT_SHM_VERSION 8
 #define PTT_SHM_ENV "PTT_SHM_FD"
 #define PTT_MAX_RINGS 65536   /* ring descriptors the control page has room for */
 #define PTT_SEG_RINGS 256     /* rings per segment (fewer when the cap is lower) */
