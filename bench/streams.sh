@@ -1,7 +1,9 @@
 #!/bin/bash
 # bench/streams.sh BUILD [REPS]: the recorder's CPU per recorded event and the
 # traced/untraced ratio, ptt-record's default drain against --streams (the
-# rings' spans written as they lie, merged by the readers), run by run
+# rings' spans written as they lie, merged by the readers) and --streams=coded
+# (cod: each thread codes its own records, the recorder copies the bytes;
+# "path" is the trace path's own cost per event as ptt-stat measured it), run by run
 # interleaved on the lock loop, sqlite3, CPython and node.  The load average
 # is printed with each figure: on a shared machine it says what they are worth.
 # Recorder CPU: its threads' schedstat run time when the program ends (as run.sh).
@@ -10,7 +12,8 @@ SRC=$(cd "$(dirname "$0")" && pwd); BIN=$BUILD/bin
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 cc -O2 -pthread -o "$TMP/lockloop" "$SRC/lockloop.c" || exit 1
 wrap='"$@"; r=$?; cat /proc/$PPID/task/*/schedstat 2>/dev/null | awk '"'"'{ s += $1 } END { print s + 0 }'"'"' >"$PTT_BENCH_CPU"; exit $r'
-MODES="def str"; "$BIN/ptt-record" --help | grep -q -- --streams || MODES=def
+MODES="def str cod"; "$BIN/ptt-record" --help | grep -q -- --streams || MODES=def
+"$BIN/ptt-record" --help | grep -q -- 'streams\[=coded\]' || MODES=${MODES% cod}
 now() { date +%s%N; }
 med() { sort -n | awk '{a[NR] = $1} END {print NR ? a[int((NR + 1) / 2)] : 0}'; }
 run() { # KEY LABEL CMD...
@@ -21,7 +24,7 @@ run() { # KEY LABEL CMD...
 		sync; s=$(now); PTT_BENCH_CPU=$TMP/cpu sh -c "$wrap" sh "$@" >/dev/null 2>&1; e=$(now); echo $((e - s)) >>"$TMP/base"
 		for m in $MODES; do
 			rm -f "$TMP/$m.ptt"; sync
-			local opt=; [ $m = str ] && opt=--streams
+			local opt=; [ $m = str ] && opt=--streams; [ $m = cod ] && opt=--streams=coded
 			s=$(now); PTT_BENCH_CPU=$TMP/cpu "$BIN/ptt-record" -q $opt -o "$TMP/$m.ptt" -- sh -c "$wrap" sh "$@" >/dev/null 2>"$TMP/err"; e=$(now)
 			echo "$((e - s)) $(cat "$TMP/cpu")" >>"$TMP/$m"
 		done
@@ -30,9 +33,10 @@ run() { # KEY LABEL CMD...
 		ev=$("$BIN/ptt-dump" --info "$TMP/$m.ptt" 2>/dev/null | awk '$1 == "events:" {print $2}')
 		local cpu=$(awk '{print $2}' "$TMP/$m" | med) t=$(awk '{print $1}' "$TMP/$m" | med)
 		local ratio=$(paste "$TMP/base" "$TMP/$m" | awk '{printf "%.4f\n", $2 / $1}' | med)
-		printf '%-8s %-3s recorder %6.2f ns/event  ratio %.3f  %9d events  %6.2f bytes/event  load %s\n' "$key" "$m" \
+		local path=$("$BIN/ptt-stat" "$TMP/$m.ptt" 2>/dev/null | sed -n "s/.*ptt's trace path took \([0-9.]*\) ns per event.*/\1/p" | head -1)
+		printf '%-8s %-3s recorder %6.2f ns/event  ratio %.3f  %9d events  %6.2f bytes/event  path %s ns  load %s\n' "$key" "$m" \
 			"$(echo "$cpu / $ev" | bc -l)" "$ratio" "$ev" "$(echo "$(stat -c %s "$TMP/$m.ptt") / $ev" | bc -l)" \
-			"$(cut -d' ' -f1-3 /proc/loadavg)"
+			"${path:-?}" "$(cut -d' ' -f1-3 /proc/loadavg)"
 	done
 }
 run lock1 "lock loop, 1 thread" "$TMP/lockloop" 1 1000000 private

@@ -30,7 +30,7 @@
 #include "../formats/ptt_trace.h"
 
 #define PTT_SHM_MAGIC 0x3152485350545450ull /* "PTTSHMR1" */
-#define PTT_SHM_VERSION 7
+#define PTT_SHM_VERSION 8
 #define PTT_SHM_ENV "PTT_SHM_FD"
 #define PTT_MAX_RINGS 65536   /* ring descriptors the control page has room for */
 #define PTT_SEG_RINGS 256     /* rings per segment (fewer when the cap is lower) */
@@ -59,6 +59,7 @@ enum ptt_ring_state {
 enum ptt_shm_flags {
 	PTT_SHM_DISCARD = 1u << 0, /* drop events when a ring is full (and count them) */
 	PTT_SHM_FLIGHT = 1u << 1,  /* flight recorder: rings overwrite their oldest records, nobody waits */
+	PTT_SHM_CODED = 1u << 2,   /* --streams=coded: each thread codes its records into its ring's coded half */
 };
 
 /* ptt-record --stacks: which events the runtime unwinds the caller's stack for (capture/runtime/stack.c) */
@@ -94,7 +95,28 @@ struct ptt_ring {
 	_Alignas(64) uint32_t state;      /* enum ptt_ring_state */
 	uint32_t generation;
 	uint64_t first;                   /* position of the owner's first record */
+	/* PTT_SHM_CODED: the coded stream in the ring's upper half (ptt_coded_area), a byte ring.
+	 * The owner's: the records coded so far and the bytes they end at, as one word (count mod 2^32
+	 * << 32 | bytes mod 2^32, release), and the time of the last one (stored before) */
+	_Alignas(64) uint64_t coded_pos;
+	uint64_t coded_last;
+	uint32_t coded_wrap; /* the records (mod 2^32) before the ring's end when the stream last passed it */
+	/* the recorder's: bytes of the stream copied out (release) */
+	_Alignas(64) uint64_t coded_consumed;
 };
+
+/* The coded stream's bytes in a ring of ring_words words (PTT_SHM_CODED): its upper half, at most
+ * 1 MiB (a span copied as one block); the records are first written in its lowest PTT_CODED_RAW words. */
+#define PTT_CODED_RAW 4096u
+#define PTT_CODED_MAX (1u << 20)
+static inline uint32_t ptt_coded_bytes(uint32_t ring_words)
+{
+	return ring_words * 2u < PTT_CODED_MAX ? ring_words * 2u : PTT_CODED_MAX;
+}
+static inline unsigned char *ptt_coded_area(uint32_t *data, uint32_t ring_words)
+{
+	return (unsigned char *)(data + ring_words / 2u);
+}
 
 struct ptt_shm {
 	uint64_t magic;

@@ -399,17 +399,50 @@ static inline unsigned cpt_popcount(uint64_t x)
  * not decode to its end (damaged: what follows the point is lost with the
  * rest of the block, which the caller reports).
  */
+/*
+ * A coded stream (ptt-record --streams=coded: PTT_BLOCK_CODED blocks) is
+ * coded by the writing thread itself, into its ring, and decoded across its
+ * blocks with one history per stream.  Two tags no record takes (a thread
+ * written out cannot be coded against a reference) mark what the writer
+ * says in it: CPT_STREAM_RESET, the history starts again (a thread that
+ * claims the ring; the time after it is counted from 0), and CPT_STREAM_PAD,
+ * the rest of the block is no record (the ring's end: the next record
+ * begins at the ring's start, in the next block).
+ */
+#define CPT_STREAM_RESET (CPT_NEW | CPT_REF)
+#define CPT_STREAM_PAD (CPT_NEW | CPT_REF | 1u << CPT_BUCKET_SHIFT)
+
+static inline size_t cpt_expand_more(struct ptt_compact *c, const unsigned char *in, size_t n, uint32_t *out, size_t cap,
+				     int stream, int *bad);
+
 static inline size_t cpt_expand(struct ptt_compact *c, const unsigned char *in, size_t n, uint32_t *out, size_t cap,
 				uint64_t first_ticks, int *bad)
 {
+	cpt_reset(c, first_ticks);
+	return cpt_expand_more(c, in, n, out, cap, 0, bad);
+}
+
+/*
+ * cpt_expand without the reset: the history goes on from where the last
+ * call left it.  stream: the input is a coded stream's block, whose marks
+ * (CPT_STREAM_RESET, CPT_STREAM_PAD) are read as such.
+ */
+static inline size_t cpt_expand_more(struct ptt_compact *c, const unsigned char *in, size_t n, uint32_t *out, size_t cap,
+				     int stream, int *bad)
+{
 	const unsigned char *p = in, *end = in + n;
 	size_t o = 0;
-	cpt_reset(c, first_ticks);
 	*bad = 0;
 	while (p < end) {
 		unsigned tag = *p++;
 		uint32_t slot = tag & 15u, pid, tid, rn;
 		uint64_t id, d, mask;
+		if (stream && tag == CPT_STREAM_RESET) {
+			cpt_reset(c, 0);
+			continue;
+		}
+		if (stream && tag == CPT_STREAM_PAD)
+			break;
 		if (slot == CPT_NEW) {
 			if (end - p < 8)
 				goto damaged;

@@ -157,8 +157,11 @@ enum ptt_block_kind {
 #define PTT_BLOCK_SNAPSHOT 0x8u /* EVENTS with count 0: a snapshot of the state, as pad records (ptt-trace(5)) */
 #define PTT_BLOCK_ZSTD 0x10u  /* payload is one zstd frame of raw_len bytes (never with ZLIB) */
 #define PTT_BLOCK_COMPACT 0x20u /* EVENTS (version 2): records coded against the block's history (ptt-trace(5)) */
+/* EVENTS of a stream (version 3), with COMPACT: coded by the writing thread, decoded with the
+ * history the stream's blocks before it left (ptt-trace(5), compact.h's coded streams) */
+#define PTT_BLOCK_CODED 0x40u
 /* Every flag this version knows: a block with another one (a newer compressor) is skipped, and said so. */
-#define PTT_BLOCK_KNOWN_FLAGS 0x3fu
+#define PTT_BLOCK_KNOWN_FLAGS 0x7fu
 /* The compressors of ptt_writer_set_compressor (a block's flag says which one made it). */
 enum ptt_compressor { PTT_COMP_ZSTD, PTT_COMP_ZLIB };
 /*
@@ -649,6 +652,14 @@ int ptt_writer_set_streams(struct ptt_writer *w, int on);
  */
 int ptt_writer_span(struct ptt_writer *w, uint32_t stream, const uint32_t *words, size_t nwords, uint32_t count,
 		    uint64_t first, uint64_t last, uint32_t lost);
+/*
+ * n bytes of a coded stream (PTT_BLOCK_CODED: count records coded by their
+ * own thread, whole, the stream's history going on from its block before)
+ * as one EVENTS block of stream, written as they are; first and last bound
+ * its records' times.  n at most PTT_BLOCK_MAX_PAYLOAD.  0 or an error.
+ */
+int ptt_writer_coded(struct ptt_writer *w, uint32_t stream, const void *bytes, size_t n, uint32_t count,
+		     uint64_t first, uint64_t last);
 /* A MARK block after the blocks written so far: no record before ticks is still to come. */
 int ptt_writer_mark(struct ptt_writer *w, uint64_t ticks);
 /* Append one checksummed record; blocks are cut at the block size. */

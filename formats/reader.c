@@ -66,6 +66,8 @@ struct ptt_reader {
 	/* current block (binary) */
 	unsigned char *blk;
 	size_t blk_cap, blk_len, blk_pos;
+	struct ptt_compact **scpt; /* coded streams (PTT_BLOCK_CODED): each stream's history, by stream */
+	uint32_t nscpt;
 	unsigned char *cblk; /* a compact block's coded payload, expanded into blk */
 	size_t cblk_cap;
 	struct ptt_compact *cpt;
@@ -672,6 +674,52 @@ static int expand_block(struct ptt_reader *r, uint64_t at, int trunc)
 }
 
 /*
+ * A coded stream's block (PTT_BLOCK_CODED, in blk: n = blk_len coded bytes
+ * and nothing else) expanded with its stream's history, which goes on from
+ * the stream's block before (compact.h).  A record takes at least 8 coded
+ * bytes and at most 64 expanded through a reference, 3 times its coded
+ * bytes written out: 8 times the coded bytes bound the expansion.  Damage
+ * as expand_block's; the stream's later blocks then read with a history
+ * that may be wrong, and say so by their checksums.
+ */
+static int expand_stream_block(struct ptt_reader *r, uint32_t stream, uint64_t at, int trunc)
+{
+	size_t n = r->blk_len;
+	if (stream >= r->nscpt) {
+		uint32_t k = stream + 16;
+		struct ptt_compact **v = realloc(r->scpt, k * sizeof *v);
+		if (!v)
+			return PTT_E_NOMEM;
+		memset(v + r->nscpt, 0, (k - r->nscpt) * sizeof *v);
+		r->scpt = v;
+		r->nscpt = k;
+	}
+	if (!r->scpt[stream] && !(r->scpt[stream] = calloc(1, sizeof *r->scpt[stream])))
+		return PTT_E_NOMEM;
+	unsigned char *t = r->cblk;
+	size_t tc = r->cblk_cap;
+	r->cblk = r->blk;
+	r->cblk_cap = r->blk_cap;
+	r->blk = t;
+	r->blk_cap = tc;
+	int rc = ensure_blk(r, 8 * n + 8);
+	if (rc)
+		return rc;
+	int bad;
+	size_t words = cpt_expand_more(r->scpt[stream], r->cblk, n, (uint32_t *)(void *)r->blk, 2 * n, 1, &bad);
+	if (bad && !trunc) {
+		memset(r->blk + words * 4, 0, 4); /* starts no record: the parser reports the damage */
+		words++;
+	}
+	(void)at;
+	r->blk_len = words * 4;
+	r->blk_pos = 0;
+	r->blk_zlib = 1; /* a record's offset is its block's */
+	r->blk_compact = 1;
+	return 1;
+}
+
+/*
  * The payload of the block whose header h (at offset at) was just consumed:
  * 1 an EVENTS block loaded into blk, 0 a block used up (META, END, empty
  * EVENTS), or a negative code (diag set).
@@ -715,7 +763,8 @@ static int load_block(struct ptt_reader *r, const struct ptt_block_header *hp, u
 	r->blk_len = n;
 	r->blk_pos = 0;
 	if (h.kind == PTT_BLOCK_EVENTS && (h.flags & PTT_BLOCK_COMPACT)) {
-		rc = expand_block(r, at, trunc);
+		rc = h.flags & PTT_BLOCK_CODED && h.stream ? expand_stream_block(r, h.stream, at, trunc)
+							    : expand_block(r, at, trunc);
 		if (rc <= 0)
 			return rc;
 		n = r->blk_len;
@@ -1373,6 +1422,9 @@ void ptt_reader_close(struct ptt_reader *r)
 	ZSTD_freeDCtx(r->zd);
 	free(r->in);
 	free(r->blk);
+	for (uint32_t k = 0; k < r->nscpt; k++)
+		free(r->scpt[k]);
+	free(r->scpt);
 	free(r->cblk);
 	free(r->cpt);
 	ptt_merge_free(r->merge);

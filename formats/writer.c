@@ -641,6 +641,21 @@ int ptt_writer_span(struct ptt_writer *w, uint32_t stream, const uint32_t *words
 	return 0;
 }
 
+int ptt_writer_coded(struct ptt_writer *w, uint32_t stream, const void *bytes, size_t n, uint32_t count,
+		     uint64_t first, uint64_t last)
+{
+	if (!w->streams || !stream || n > PTT_BLOCK_MAX_PAYLOAD || w->as || w->zlevel > 0)
+		return -EINVAL; /* its bytes go to the file as they are */
+	int rc = flush_block(w);
+	if (rc || !n)
+		return rc;
+	w->stream = stream;
+	rc = put_stream_block(w, PTT_BLOCK_EVENTS, PTT_BLOCK_COMPACT | PTT_BLOCK_CODED, bytes, n, count, 0, first, last);
+	w->stream = 0;
+	w->events += count;
+	return rc;
+}
+
 int ptt_writer_mark(struct ptt_writer *w, uint64_t ticks)
 {
 	if (!w->streams)

@@ -50,6 +50,9 @@ struct cursor {
 	uint8_t has;          /* a head record is loaded */
 	uint8_t bounds;       /* what the ring bounds the merge by (enum bound) */
 	uint8_t wrote;        /* records written in this pass: space to give back */
+	/* coded streams (PTT_SHM_CODED): the bytes and records of the ring's stream copied so far */
+	uint64_t cbytes;
+	uint32_t ccount;
 };
 
 enum bound {
@@ -577,7 +580,9 @@ static void pass_free_rings(struct drain *d, int final)
 		struct ptt_ring *r = &s->rings[i];
 		uint32_t state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
 		if (state == PTT_RING_CLOSED && !c->has && !d->hold_reports &&
-		    __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) == __atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE)) {
+		    __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) == __atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE) &&
+		    (!(s->flags & PTT_SHM_CODED) ||
+		     (uint32_t)__atomic_load_n(&r->coded_pos, __ATOMIC_ACQUIRE) == (uint32_t)c->cbytes)) {
 			report_ring(d, r, 0); /* counts since this pass began: the ring's owner is gone now */
 			if (r->lost != r->lost_reported || r->waits != r->waits_reported)
 				continue; /* the report did not fit: free the ring on a later pass */
@@ -703,10 +708,12 @@ static long pass_done(struct drain *d, int final, uint64_t ring_records, uint64_
 	return (long)ring_records; /* the program's records: what the pacing of passes is about */
 }
 
+static long pass_coded(struct drain *d, int final);
+
 long drain_pass(struct drain *d, int final)
 {
 	if (d->streams)
-		return pass_streams(d, final);
+		return d->shm->flags & PTT_SHM_CODED ? pass_coded(d, final) : pass_streams(d, final);
 	uint64_t now = drain_now(d);
 	uint64_t wm = UINT64_MAX, floor = now - d->slack_ticks;
 	uint64_t e0 = ptt_writer_events(d->w);
@@ -899,6 +906,41 @@ static int copy_span(struct drain *d, uint32_t i, struct cursor *c, uint64_t lim
 	return span_put(d, i + 1, &sp);
 }
 
+/* A streams pass's end (pass_streams, pass_coded): the recorder's notes as a stream of their own,
+ * stamped no earlier than the last mark, in time order; the MARK; the pass counted. */
+static long streams_pass_end(struct drain *d, int final, uint64_t mark, uint64_t now, uint64_t e0, uint64_t records,
+			     uint64_t bytes)
+{
+	int rc;
+	/* the recorder's notes: stamped no earlier than the last mark, in time order */
+	uint32_t notes = d->shm->max_rings + 1;
+	for (uint32_t k = 0; k < d->nnotes; k++) {
+		const struct note *nt = &d->notes[k];
+		uint32_t id = ptt_rec_id(nt->words[0]);
+		uint32_t lost = id == PTT_EV_REC_LOST && nt->nwords >= 9 ? nt->words[6] : 0;
+		if (id == PTT_EV_LIMIT)
+			ptt_limits_add_record(&d->st.limits, nt->words, nt->nwords);
+		if ((rc = ptt_writer_span(d->w, notes, nt->words, nt->nwords, 1, nt->ts, nt->ts, lost)) != 0)
+			return rc;
+		if (nt->ts > d->written_ts)
+			d->written_ts = nt->ts;
+	}
+	d->nnotes = 0;
+	if (mark > d->mark || (final && mark == UINT64_MAX)) {
+		if ((rc = ptt_writer_mark(d->w, mark)) != 0)
+			return rc;
+		if (mark != UINT64_MAX)
+			d->mark = mark;
+	}
+	if (d->mark > d->written_ts) /* a note stamped in place comes no earlier than what is released */
+		d->written_ts = d->mark;
+	uint64_t upto = ptt_clock_ns(&d->clk, d->mark < now ? d->mark : now);
+	if (upto > d->st.upto_ns)
+		d->st.upto_ns = upto;
+	d->st.events += ptt_writer_events(d->w) - e0;
+	return pass_done(d, final, records, bytes);
+}
+
 /*
  * A pass in streams mode: every active ring's committed span copied as it
  * lies (copy_span), its space given back at once; the recorder's notes as a
@@ -956,31 +998,148 @@ static long pass_streams(struct drain *d, int final)
 			mark = ring_bound(c, floor);
 	}
 	pass_free_rings(d, final);
-	/* the recorder's notes: stamped no earlier than the last mark, in time order */
-	uint32_t notes = d->shm->max_rings + 1;
-	for (uint32_t k = 0; k < d->nnotes; k++) {
-		const struct note *nt = &d->notes[k];
-		uint32_t id = ptt_rec_id(nt->words[0]);
-		uint32_t lost = id == PTT_EV_REC_LOST && nt->nwords >= 9 ? nt->words[6] : 0;
-		if (id == PTT_EV_LIMIT)
-			ptt_limits_add_record(&d->st.limits, nt->words, nt->nwords);
-		if ((rc = ptt_writer_span(d->w, notes, nt->words, nt->nwords, 1, nt->ts, nt->ts, lost)) != 0)
+	return streams_pass_end(d, final, mark, now, e0, records, bytes);
+}
+
+/* ---- coded streams: what the threads coded, copied as it lies (--streams=coded) ---- */
+
+/*
+ * Ring i's coded stream from the recorder's last copy to c->limit, to the
+ * writer as one block, or two where it passes the ring's end (the first
+ * ends with the writer's CPT_STREAM_PAD, or at a record's end): count
+ * records, coded_wrap of them before the end.  No record is read.
+ */
+static int copy_coded(struct drain *d, uint32_t i, struct cursor *c, const struct ptt_ring *r, uint32_t count)
+{
+	uint32_t size = ptt_coded_bytes(d->ring_words);
+	const unsigned char *area = ptt_coded_area((uint32_t *)(uintptr_t)c->data, d->ring_words);
+	uint32_t off = (uint32_t)c->cbytes & (size - 1);
+	uint64_t len = c->limit - c->cbytes;
+	uint64_t first = d->last_ts[i], last = c->prev_ts;
+	int rc;
+	if (off + len > size) {
+		uint32_t before = __atomic_load_n(&r->coded_wrap, __ATOMIC_ACQUIRE) - c->ccount;
+		if ((rc = ptt_writer_coded(d->w, i + 1, area + off, size - off, before, first, last)) != 0)
 			return rc;
-		if (nt->ts > d->written_ts)
-			d->written_ts = nt->ts;
+		len -= size - off;
+		count -= before;
+		off = 0;
 	}
-	d->nnotes = 0;
-	if (mark > d->mark || (final && mark == UINT64_MAX)) {
-		if ((rc = ptt_writer_mark(d->w, mark)) != 0)
+	return ptt_writer_coded(d->w, i + 1, area + off, (size_t)len, count, first, last);
+}
+
+/*
+ * A final pass: the records ring i's owner reserved and never committed,
+ * [c->pos, c->done) of its scratch words, uncoded (the program died inside
+ * them): each one whole and sound (a deferred batch) or a release cut short
+ * (drain_salvage) written as a plain span of its stream, the first that is
+ * neither counted lost, as load_slow does for the merge.
+ */
+static int coded_torn(struct drain *d, uint32_t i, struct cursor *c)
+{
+	const struct ptt_ring *r = &d->shm->rings[i];
+	uint32_t size = PTT_CODED_RAW;
+	uint32_t *data = (uint32_t *)(uintptr_t)c->data;
+	uint64_t prev = c->prev_ts;
+	while (c->pos < c->done) {
+		uint32_t off = (uint32_t)c->pos & (size - 1), *p = data + off, w0 = p[0], n = ptt_rec_len(w0);
+		if (w0 == ptt_rec_word0(PTT_EV_PAD, 0)) {
+			c->pos += size - off;
+			continue;
+		}
+		int sound = ptt_rec_marked(w0) && n >= PTT_REC_MIN_WORDS && off + n <= size && c->pos + n <= c->done;
+		if (sound && !ptt_rec_sound(p, n)) {
+			sound = drain_salvage(p, n, r->pid, r->tid, prev, drain_now(d));
+			d->st.salvaged += (uint64_t)sound;
+		}
+		if (!sound) {
+			d->st.lost++;
+			uint32_t a[7] = { r->tid, 1, 0, 0, 0, 0, 0 };
+			drain_note(d, PTT_EV_REC_LOST, a, 7);
+			break;
+		}
+		prev = ptt_rec_ticks(p);
+		int rc = ptt_writer_span(d->w, i + 1, p, n, 1, prev, prev, 0);
+		if (rc)
 			return rc;
-		if (mark != UINT64_MAX)
-			d->mark = mark;
+		c->pos += n;
 	}
-	if (d->mark > d->written_ts) /* a note stamped in place comes no earlier than what is released */
-		d->written_ts = d->mark;
-	uint64_t upto = ptt_clock_ns(&d->clk, d->mark < now ? d->mark : now);
-	if (upto > d->st.upto_ns)
-		d->st.upto_ns = upto;
-	d->st.events += ptt_writer_events(d->w) - e0;
-	return pass_done(d, final, records, bytes);
+	c->pos = c->done;
+	return 0;
+}
+
+/*
+ * A pass with coded streams (PTT_SHM_CODED): each ring's coded stream, as
+ * far as its owner published it (coded_pos: records and bytes, one word),
+ * copied to the file as it lies and given back at once; the recorder reads
+ * the ring's words, its stream's bytes and its last record's time
+ * (coded_last, stored before the position: no record still to come is
+ * older), never a record.  The types the program registered are announced
+ * before the blocks that may use them, the notes and the MARK as
+ * pass_streams writes them.  A record torn by the program's death stays in
+ * the owner's scratch words, uncoded: counted lost.
+ */
+static long pass_coded(struct drain *d, int final)
+{
+	uint64_t now = drain_now(d), floor = now - d->slack_ticks;
+	uint64_t mark = final ? UINT64_MAX : floor, records = 0, bytes = 0;
+	uint64_t e0 = ptt_writer_events(d->w);
+	uint32_t *newc = d->busy; /* the records each ring published, by ring */
+	int rc;
+	pass_rings(d);
+	for (uint32_t i = 0; i < d->nrings; i++) {
+		struct ptt_ring *r = &d->shm->rings[i];
+		struct cursor *c = &d->cur[i];
+		uint32_t state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+		c->has = c->wrote = 0;
+		c->limit = c->cbytes;
+		newc[i] = 0;
+		if (state < PTT_RING_ACTIVE || !(c->data = ptt_ring_data(d->shm, i))) {
+			c->bounds = BOUND_NONE;
+			continue;
+		}
+		uint64_t committed = __atomic_load_n(&r->committed, __ATOMIC_ACQUIRE);
+		uint64_t reserved = __atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE);
+		uint64_t last = __atomic_load_n(&r->coded_last, __ATOMIC_ACQUIRE);
+		uint64_t pos = __atomic_load_n(&r->coded_pos, __ATOMIC_ACQUIRE);
+		c->limit = c->cbytes + (uint32_t)((uint32_t)pos - (uint32_t)c->cbytes);
+		newc[i] = (uint32_t)(pos >> 32) - c->ccount;
+		c->prev_ts = last > d->last_ts[i] ? last : d->last_ts[i];
+		c->tid = r->tid;
+		c->bounds = final || state == PTT_RING_CLOSED ? BOUND_NONE : reserved != committed ? BOUND_LAST : BOUND_IDLE;
+		c->pos = committed;
+		c->done = final ? reserved : committed; /* a final pass: what the program's death tore */
+	}
+	if (!d->hold_reports)
+		report_counters(d);
+	if (d->before) { /* the types registered so far, before any record of them is written */
+		uint32_t any[PTT_REC_MIN_WORDS] = { ptt_rec_word0(0xffffu, PTT_REC_MIN_WORDS) };
+		if ((rc = d->before(d->before_ctx, any, d->w)) != 0)
+			return rc;
+	}
+	for (uint32_t i = 0; i < d->nrings; i++) {
+		struct cursor *c = &d->cur[i];
+		struct ptt_ring *r = &d->shm->rings[i];
+		if (c->limit != c->cbytes) {
+			if ((rc = copy_coded(d, i, c, r, newc[i])) != 0)
+				return rc;
+			records += newc[i];
+			bytes += c->limit - c->cbytes;
+			c->cbytes = c->limit;
+			c->ccount += newc[i];
+			d->last_ts[i] = c->prev_ts;
+			__atomic_store_n(&r->coded_consumed, c->cbytes, __ATOMIC_RELEASE);
+			if (__atomic_load_n(&r->full, __ATOMIC_RELAXED) &&
+			    __atomic_exchange_n(&r->full, 0, __ATOMIC_ACQ_REL) == PTT_RING_WAITING)
+				syscall(SYS_futex, &r->full, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+		}
+		if (c->done != c->pos && (rc = coded_torn(d, i, c)) != 0)
+			return rc;
+		if (c->bounds && ring_bound(c, floor) < mark)
+			mark = ring_bound(c, floor);
+	}
+	/* free the closed rings whose streams are copied whole (pass_free_rings' look at the raw words
+	 * holds: their owner gave its scratch back at each commit) */
+	pass_free_rings(d, final);
+	return streams_pass_end(d, final, mark, now, e0, records, bytes);
 }

@@ -248,7 +248,8 @@ static struct ptt_shm *make_shm(const struct record_opts *o, int *fdp)
 	s->seg_rings = seg;
 	s->ring_words = words;
 	s->ring_offset = ring_off;
-	s->flags = (o->discard ? PTT_SHM_DISCARD : 0) | (o->flight ? PTT_SHM_FLIGHT : 0);
+	s->flags = (o->discard ? PTT_SHM_DISCARD : 0) | (o->flight ? PTT_SHM_FLIGHT : 0) |
+		   (o->streams == 2 ? PTT_SHM_CODED : 0);
 	s->level = (uint32_t)o->level;
 	s->class_mask = o->class_mask;
 	s->stacks = (uint32_t)o->stacks;

@@ -46,8 +46,10 @@ static void usage(FILE *f)
 		"                        bytes (k/M/G suffix); the filters read them, named in order, as one trace\n"
 		"  -f, --max-files=N     with -m, keep only the last N files\n"
 		"  -q, --quiet           no summary on stderr at the end (counts, files, contended locks)\n"
-		"      --streams         write each thread's records as they lie in its ring (format version 3:\n"
-		"                        readers merge the threads' streams); not with -m or --flight\n"
+		"      --streams[=coded] write each thread's records as they lie in its ring (format version 3:\n"
+		"                        readers merge the threads' streams); not with -m or --flight;\n"
+		"                        coded: each thread codes its own records compactly (not with -z,\n"
+		"                        rings of at least 64k)\n"
 		"  -h, --help            show this help and exit\n"
 		"      --version         show the version and exit\n"
 		"\n"
@@ -296,7 +298,16 @@ static int take_option(struct record_opts *o, int c, int argc, char **argv, stru
 	case 'h': usage(stdout); return -1;
 	case 'V': printf("ptt-record (ptt) %s\n", PTT_VERSION); return -1;
 	case 'F': o->force = 1; break;
-	case 'T': o->streams = 1; break;
+	case 'T':
+		if (!optarg)
+			o->streams = 1;
+		else if (strcmp(optarg, "coded") == 0)
+			o->streams = 2;
+		else {
+			fprintf(stderr, "ptt-record: --streams: 'coded' or nothing: '%s'\n", optarg);
+			bad = 1;
+		}
+		break;
 	default:
 		fprintf(stderr, "Try 'ptt-record --help' for more information.\n");
 		return -2;
@@ -321,6 +332,10 @@ static int check_options(const struct record_opts *o, const struct opts_given *g
 		why = "-f needs -m";
 	else if (o->streams && (o->max_size || o->flight))
 		why = "--streams: not with -m or --flight (their files begin with the state in force, which the merge keeps)";
+	else if (o->streams == 2 && o->zlevel)
+		why = "--streams=coded: not with -z (the coded streams go to the file as the threads wrote them)";
+	else if (o->streams == 2 && o->ring_bytes < 65536)
+		why = "--streams=coded: rings of at least 64k (-b)";
 	if (why)
 		fprintf(stderr, "ptt-record: %s\n", why);
 	return why ? -2 : 0;
@@ -337,7 +352,7 @@ int record_parse_opts(struct record_opts *o, int argc, char **argv)
 		{ "flight", optional_argument, 0, 'R' }, { "stacks", required_argument, 0, 'S' },
 		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' },
 		{ "force", no_argument, 0, 'F' }, { "compressor", required_argument, 0, 'Z' },
-		{ "streams", no_argument, 0, 'T' }, { 0, 0, 0, 0 },
+		{ "streams", optional_argument, 0, 'T' }, { 0, 0, 0, 0 },
 	};
 	memset(o, 0, sizeof *o);
 	o->output = "trace.ptt";

@@ -27,7 +27,8 @@ struct record_opts {
 	uint64_t max_size;    /* rotate output files at this size (0: one file) */
 	uint32_t max_files;   /* keep only the last N files (0: all) */
 	int stacks;           /* enum ptt_stack_mode (--stacks) */
-	int streams;          /* --streams: the rings' spans written as they lie (format version 3), the readers merge */
+	int streams;          /* --streams: the rings' spans written as they lie (format version 3), the readers merge;
+			       * 2: --streams=coded, each thread codes its own records (PTT_SHM_CODED) */
 	uint32_t class_mask;
 	char classes[256];
 	char libptt[PATH_MAX];

@@ -25,6 +25,7 @@
 #define PTT_STALL_SLACK 16 /* lossless mode: ring words kept free for a stall's first record (wait_room) */
 #define PTT_DEFER_WORDS 16 /* a deferred record's size at most: object events are 9 to 13 words */
 
+struct ptt_compact;
 struct ptt_tls {
 	struct ptt_ring *ring;
 	uint32_t *data;
@@ -37,6 +38,7 @@ struct ptt_tls {
 	uint64_t fast_end;
 	uint32_t id_term;  /* the checksum term of pid and tid: ptt_rec_sum_ids(pid, tid) */
 	int guard;     /* inside the tracer: nested events (signal handlers) are counted, not written */
+	int coded;     /* PTT_SHM_CODED: a commit codes the thread's records into its coded stream (ptt_coded_commit) */
 	int ended;     /* thread_end written: later events are counted as late */
 	int no_ring;   /* no ring: 1 every ring was taken, 2 the kernel refused to map one */
 	int begun;     /* thread_begin written */
@@ -53,6 +55,14 @@ struct ptt_tls {
 	uint8_t deferring, defer_open, ndefer;
 	uint8_t unwinding; /* inside ptt_stack_here: a nested event gets no stack */
 	uint32_t defer[PTT_DEFER_RECORDS][PTT_DEFER_WORDS];
+	/* PTT_SHM_CODED: the thread's coder (allocated at its first ring's claim), its ring's coded
+	 * bytes (a byte ring of coded_size), the stream's position and records so far, and whether
+	 * the next record starts the history again (CPT_STREAM_RESET: a ring claimed) */
+	struct ptt_compact *cpt;
+	unsigned char *coded_area;
+	uint64_t coded_at;
+	uint32_t coded_size, coded_count;
+	int coded_fresh;
 };
 
 extern __thread struct ptt_tls ptt_tls __attribute__((tls_model("initial-exec"))) PTT_HIDDEN;
@@ -86,6 +96,18 @@ int ptt_rec_open_site(struct ptt_rec *rec, unsigned id, unsigned nargw, const vo
 #endif
 /* Checksum (reading the argument words back) and publish (release) the record. */
 void ptt_rec_close(struct ptt_rec *rec) PTT_HIDDEN;
+/*
+ * PTT_SHM_CODED: commit the ring's records up to end by coding them, in
+ * order, into the thread's coded stream (compact.h's coding, each record's
+ * checksum kept), and publishing the stream's new end for the recorder,
+ * which copies it as it lies.  The records' words are scratch then: the
+ * owner gives them back itself.  Lossless, it waits for the recorder where
+ * the coded stream has no room; in discard mode the record is counted lost.
+ * No lock, no system call but those waits.
+ */
+void ptt_coded_commit(struct ptt_tls *t, uint64_t end) PTT_HIDDEN;
+/* The same for the inline fast path's one record at p (runtime.h, ptt_fast_objret_close). */
+void ptt_coded_commit_fast(struct ptt_tls *t, const uint32_t *p, uint64_t end) PTT_HIDDEN;
 /* Publish a checksummed record: commit it (release), or keep it deferred until ptt_defer_close. */
 static inline __attribute__((always_inline)) void ptt_rec_publish(const struct ptt_rec *rec)
 {
@@ -93,6 +115,11 @@ static inline __attribute__((always_inline)) void ptt_rec_publish(const struct p
 	if (__builtin_expect(rec->end == 0, 0)) {
 		t->ndefer++;
 		t->defer_open = 0;
+		return;
+	}
+	if (__builtin_expect(t->coded, 0)) {
+		ptt_coded_commit(t, rec->end);
+		t->guard = 0;
 		return;
 	}
 	__atomic_store_n(&t->ring->committed, rec->end, __ATOMIC_RELEASE);
@@ -311,7 +338,10 @@ PTT_ALWAYS_INLINE void ptt_fast_objret_close(struct ptt_fast_rec *f, int ret)
 	f->p[PTT_REC_HDR_WORDS + 2] = (uint32_t)ret;
 	f->p[PTT_FAST_OBJRET_N - 1] =
 		ptt_rec_sum_finish(f->terms ^ ptt_rec_sum_term((uint32_t)ret, PTT_OBJRET_WORDS - 3));
-	__atomic_store_n(&f->r->committed, f->end, __ATOMIC_RELEASE);
+	if (__builtin_expect(ptt_tls.coded, 0))
+		ptt_coded_commit_fast(&ptt_tls, f->p, f->end);
+	else
+		__atomic_store_n(&f->r->committed, f->end, __ATOMIC_RELEASE);
 	ptt_tls.guard = 0;
 }
 

@@ -33,6 +33,8 @@
 #include <unistd.h>
 
 #include "runtime.h"
+#include "../../formats/compact.h"
+#include <sys/mman.h>
 
 __thread struct ptt_tls ptt_tls __attribute__((tls_model("initial-exec")));
 struct ptt_shm *ptt_shm;
@@ -108,6 +110,15 @@ static int claim_ring(struct ptt_tls *t, struct ptt_shm *s)
 			__atomic_store_n(&r->state, PTT_RING_FREE, __ATOMIC_RELEASE);
 			return -2;
 		}
+		if ((s->flags & PTT_SHM_CODED) && !t->cpt) { /* the thread's coder, once (a claim may call the kernel) */
+			void *m = (void *)ptt_syscall(SYS_mmap, 0, sizeof(struct ptt_compact), PROT_READ | PROT_WRITE,
+						      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (m == MAP_FAILED || (uintptr_t)m > (uintptr_t)-4096) {
+				__atomic_store_n(&r->state, PTT_RING_FREE, __ATOMIC_RELEASE);
+				return -2;
+			}
+			t->cpt = m;
+		}
 		r->pid = t->pid;
 		r->tid = t->tid;
 		r->reserved = r->committed = r->first = __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE);
@@ -129,6 +140,19 @@ static int claim_ring(struct ptt_tls *t, struct ptt_shm *s)
 		t->id_term = ptt_rec_sum_ids(t->pid, t->tid);
 		t->ring_words = s->ring_words;
 		t->ring_room = s->ring_words - (s->flags & (PTT_SHM_FLIGHT | PTT_SHM_DISCARD) ? 0 : PTT_STALL_SLACK);
+		t->coded = 0;
+		if (s->flags & PTT_SHM_CODED) {
+			/* the records are written in the ring's first PTT_CODED_RAW words and coded at their
+			 * commit into its upper half, whose stream goes on from the ring's last owner's */
+			t->coded = 1;
+			t->ring_words = PTT_CODED_RAW;
+			t->ring_room = PTT_CODED_RAW - PTT_STALL_SLACK;
+			t->coded_area = ptt_coded_area(data, s->ring_words);
+			t->coded_size = ptt_coded_bytes(s->ring_words);
+			t->coded_at = __atomic_load_n(&r->coded_consumed, __ATOMIC_ACQUIRE);
+			t->coded_count = (uint32_t)(r->coded_pos >> 32);
+			t->coded_fresh = 1;
+		}
 		return 0;
 	}
 	return -1;
@@ -412,6 +436,114 @@ static void put_stall(struct ptt_tls *t, unsigned id, uint32_t arg)
 }
 
 /*
+ * PTT_SHM_CODED: room for need bytes at the coded stream's end, and before
+ * the ring's end where contiguous (else a CPT_STREAM_PAD there and the
+ * stream goes on at the ring's start).  Lossless: wait for the recorder as
+ * wait_room does (its full word, no stall records); 0, or -1: no room
+ * (discard mode, or the recorder finishing or silent).
+ */
+#define CODED_WORST(n) (4u * (n) + 32u) /* a record of n words coded, and the varints' stores past it */
+static int coded_room(struct ptt_tls *t, uint32_t need)
+{
+	struct ptt_ring *r = t->ring;
+	struct ptt_shm *s = ptt_shm;
+	uint32_t size = t->coded_size, off = (uint32_t)t->coded_at & (size - 1);
+	uint32_t skip = off + need > size ? size - off : 0;
+	struct recorder_wait rw = { 0 };
+	int saved = errno;
+	while (t->coded_at + skip + need - __atomic_load_n(&r->coded_consumed, __ATOMIC_ACQUIRE) > size) {
+		wake_recorder(r, s);
+		if ((s->flags & PTT_SHM_DISCARD) || recorder_wait(s, r, &rw)) {
+			errno = saved;
+			return -1;
+		}
+		if (rw.spin == 1)
+			__atomic_store_n(&r->waits, r->waits + 1, __ATOMIC_RELEASE);
+	}
+	errno = saved;
+	if (skip) {
+		t->coded_area[off] = CPT_STREAM_PAD;
+		t->coded_at += skip;
+		__atomic_store_n(&r->coded_wrap, t->coded_count, __ATOMIC_RELAXED); /* the records before the ring's end */
+	}
+	return 0;
+}
+
+/*
+ * ptt_coded_commit for the inline fast path's one record (PTT_FAST_OBJRET_N
+ * words at p, ending at end, nothing open before it: committed is where it
+ * begins, and no pad): its length a constant, so that the coding's switch
+ * on it folds away, with no walk.  Where the stream needs a reset, a pad or
+ * a wait, the general commit.
+ */
+void ptt_coded_commit_fast(struct ptt_tls *t, const uint32_t *p, uint64_t end)
+{
+	enum { N = PTT_FAST_OBJRET_N };
+	struct ptt_ring *r = t->ring;
+	uint32_t csize = t->coded_size, off = (uint32_t)t->coded_at & (csize - 1);
+	if (__builtin_expect(t->coded_fresh || off + CODED_WORST(N) > csize ||
+			     t->coded_at + CODED_WORST(N) - __atomic_load_n(&r->coded_consumed, __ATOMIC_ACQUIRE) > csize, 0)) {
+		ptt_coded_commit(t, end);
+		return;
+	}
+	unsigned char *out = t->coded_area + off, *o = cpt_encode(t->cpt, out, p, N);
+	t->coded_at += (uint64_t)(o - out);
+	t->coded_count++;
+	if (((uint32_t)t->coded_at & (csize - 1)) == 0) /* ended at the ring's end */
+		__atomic_store_n(&r->coded_wrap, t->coded_count, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->coded_last, ptt_rec_ticks(p), __ATOMIC_RELAXED);
+	__atomic_store_n(&r->coded_pos, (uint64_t)t->coded_count << 32 | (uint32_t)t->coded_at, __ATOMIC_RELEASE);
+	__atomic_store_n(&r->consumed, end, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->committed, end, __ATOMIC_RELEASE);
+}
+
+void ptt_coded_commit(struct ptt_tls *t, uint64_t end)
+{
+	struct ptt_ring *r = t->ring;
+	uint64_t pos = r->committed, last = 0;
+	uint32_t size = t->ring_words, csize = t->coded_size, done = 0;
+	while (pos < end) {
+		uint32_t off = (uint32_t)pos & (size - 1);
+		const uint32_t *p = t->data + off;
+		if (p[0] == ptt_rec_word0(PTT_EV_PAD, 0)) {
+			pos += size - off;
+			continue;
+		}
+		uint32_t n = ptt_rec_len(p[0]);
+		pos += n;
+		if (coded_room(t, CODED_WORST(n) + 1)) {
+			count_lost(t, ptt_rec_ticks(p));
+			continue;
+		}
+		unsigned char *out = t->coded_area + ((uint32_t)t->coded_at & (csize - 1)), *o = out;
+		if (__builtin_expect(t->coded_fresh, 0)) {
+			*o++ = CPT_STREAM_RESET;
+			cpt_reset(t->cpt, 0);
+			t->coded_fresh = 0;
+		}
+#ifdef PTT_CODED_NOCODE /* a bench's scratch build only: the coding's share of the coded trace path */
+		memcpy(o, p, 8);
+		o += 8;
+#else
+		o = cpt_encode(t->cpt, o, p, n);
+#endif
+		t->coded_at += (uint64_t)(o - out);
+		last = ptt_rec_ticks(p);
+		done++;
+		t->coded_count++;
+		if (((uint32_t)t->coded_at & (csize - 1)) == 0) /* ended at the ring's end */
+			__atomic_store_n(&r->coded_wrap, t->coded_count, __ATOMIC_RELAXED);
+	}
+	if (done) {
+		__atomic_store_n(&r->coded_last, last, __ATOMIC_RELAXED);
+		__atomic_store_n(&r->coded_pos, (uint64_t)t->coded_count << 32 | (uint32_t)t->coded_at, __ATOMIC_RELEASE);
+	}
+	/* the records' words are the owner's scratch: given back at once */
+	__atomic_store_n(&r->consumed, end, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->committed, end, __ATOMIC_RELEASE);
+}
+
+/*
  * Wait until need words (n of them the record, the rest its pad) fit.
  * Returns 0 when they do, -1 when the event must be dropped (discard mode,
  * or the recorder is gone).  The caller computes the record's place anew:
@@ -659,7 +791,10 @@ static void defer_end(struct ptt_rec *rec, int keep)
 		}
 		memcpy(p, w, (size_t)len * 4); /* checksum included */
 	}
-	__atomic_store_n(&t->ring->committed, end, __ATOMIC_RELEASE);
+	if (t->coded)
+		ptt_coded_commit(t, end);
+	else
+		__atomic_store_n(&t->ring->committed, end, __ATOMIC_RELEASE);
 	t->guard = 0;
 }
 

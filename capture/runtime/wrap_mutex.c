@@ -170,6 +170,12 @@ void ptt_calibrate(struct ptt_shm *s)
 	struct ptt_ring *ring = t->ring;
 	uint32_t *data = t->data, ring_words = t->ring_words, ring_room = t->ring_room;
 	uint64_t fast_end = t->fast_end;
+	/* coded (PTT_SHM_CODED): the coding is timed too, into a scratch stream; the thread's
+	 * history starts again after (its stream says so: CPT_STREAM_RESET) */
+	static unsigned char coded_scratch[1u << 16] __attribute__((aligned(64)));
+	unsigned char *coded_area = t->coded_area;
+	uint64_t coded_at = t->coded_at;
+	uint32_t coded_size = t->coded_size, coded_count = t->coded_count;
 	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 	const void *site = (const void *)(uintptr_t)ptt_calibrate;
 	uint64_t best_traced = UINT64_MAX, best_real = UINT64_MAX;
@@ -179,6 +185,10 @@ void ptt_calibrate(struct ptt_shm *s)
 	t->fast_end = 0;
 	for (int trial = 0; trial <= CALIB_TRIALS; trial++) { /* trial 0 warms up */
 		scratch.reserved = scratch.committed = scratch.consumed = 0;
+		scratch.coded_consumed = 0;
+		t->coded_area = coded_scratch;
+		t->coded_size = sizeof coded_scratch;
+		t->coded_at = 0;
 		uint64_t a = ptt_rdtsc();
 		for (int i = 0; i < CALIB_PAIRS; i++) {
 			mutex_lock_body(&m, site);
@@ -200,6 +210,11 @@ void ptt_calibrate(struct ptt_shm *s)
 	t->ring_words = ring_words;
 	t->ring_room = ring_room;
 	t->fast_end = fast_end;
+	t->coded_area = coded_area;
+	t->coded_at = coded_at;
+	t->coded_size = coded_size;
+	t->coded_count = coded_count;
+	t->coded_fresh = 1;
 	if (best_traced > best_real) {
 		uint64_t cost = (best_traced - best_real) * 1000 / (2 * CALIB_PAIRS), zero = 0;
 		__atomic_compare_exchange_n(&s->trace_cost, &zero, cost, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);

@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "../../formats/ptt_trace.h"
+#include "../../formats/compact.h"
 #include "tap.h"
 
 static struct ptt_event make_event(unsigned id, uint64_t ticks, uint32_t tid, uint64_t obj, int ret)
@@ -721,6 +722,19 @@ static void write_runs(struct ptt_writer *w, const uint32_t *words, const size_t
 /* A trace of those records in memory (malloc'd, *size): compact 0 plain, 1 compact, 2 compact and
  * compressed (zstd), 3 compact and compressed on the writer's own thread (ptt_writer_async); 4 compact
  * and 5 plain, written in runs (write_runs) */
+/* The bytes of the file fd (closed): *size of them, or NULL. */
+static char *file_bytes(int fd, size_t *size)
+{
+	*size = (size_t)lseek(fd, 0, SEEK_END);
+	char *buf = malloc(*size);
+	if (buf && pread(fd, buf, *size, 0) != (ssize_t)*size) {
+		free(buf);
+		buf = NULL;
+	}
+	close(fd);
+	return buf;
+}
+
 static char *compact_trace(const uint32_t *words, const size_t *at, int n, int compact, size_t *size)
 {
 	char path[] = "/tmp/ptt-test-XXXXXX";
@@ -740,14 +754,7 @@ static char *compact_trace(const uint32_t *words, const size_t *at, int n, int c
 		ptt_writer_record(w, words + at[i], ptt_rec_len(words[at[i]]));
 	ptt_writer_end(w, "events 1\n", 9);
 	ptt_writer_close(w);
-	*size = (size_t)lseek(fd, 0, SEEK_END);
-	char *buf = malloc(*size);
-	if (buf && pread(fd, buf, *size, 0) != (ssize_t)*size) {
-		free(buf);
-		buf = NULL;
-	}
-	close(fd);
-	return buf;
+	return file_bytes(fd, size);
 }
 
 /* Read size bytes of buf: the events read (*errors: error returns; *made_up: events that are not the next
@@ -969,6 +976,96 @@ static void test_compact(void)
 }
 
 /* the header and end blocks' text: its own crc32, and a writer's META block without it */
+/*
+ * A coded stream (ptt-record --streams=coded): records coded by their writer
+ * as one history across blocks, with its marks (a reset where a new owner
+ * begins, a pad where the ring's end cuts a block), written by
+ * ptt_writer_coded, read back word for word; a flipped byte costs records
+ * up to the next reset, never makes one up.
+ */
+enum { CODED_PER_BLOCK = 997 };
+static char *coded_stream_trace(const uint32_t *words, const size_t *at, int n, size_t *size)
+{
+	char path[] = "/tmp/ptt-test-XXXXXX";
+	int fd = mkstemp(path);
+	unlink(path);
+	struct ptt_writer *w;
+	ptt_writer_open(&w, fd, 0);
+	ptt_writer_set_streams(w, 1);
+	const char *meta = "clock ns\nclock_hz 1000000000\nstart_ticks 0\ntype 1024 my_event user 1 program a:u64,s:str\n";
+	ptt_writer_meta(w, meta, strlen(meta));
+	struct ptt_compact *c = calloc(1, sizeof *c);
+	unsigned char *buf = malloc((size_t)CODED_PER_BLOCK * CPT_MAX_BYTES);
+	for (int i = 0, b = 0; c && buf && i < n; b++) {
+		unsigned char *o = buf;
+		if (b == 0 || b == 10) { /* a thread claims the ring */
+			*o++ = CPT_STREAM_RESET;
+			cpt_reset(c, 0);
+		}
+		int k = 0;
+		uint64_t first = ptt_rec_ticks(words + at[i]), last = first;
+		for (; k < CODED_PER_BLOCK && i < n; k++, i++) {
+			last = ptt_rec_ticks(words + at[i]);
+			o = cpt_encode(c, o, words + at[i], ptt_rec_len(words[at[i]]));
+		}
+		if (b == 3 || b == 7) { /* the ring's end: a pad, and what the ring held after it */
+			*o++ = CPT_STREAM_PAD;
+			memset(o, 0xa5, 40);
+			o += 40;
+		}
+		ptt_writer_coded(w, 1, buf, (size_t)(o - buf), (uint32_t)k, first, last);
+	}
+	ptt_writer_mark(w, UINT64_MAX);
+	ptt_writer_end(w, "events 1\n", 9);
+	ptt_writer_close(w);
+	free(c);
+	free(buf);
+	return file_bytes(fd, size);
+}
+
+static void test_coded_stream(void)
+{
+	enum { N = 20000 };
+	size_t *at = malloc(N * sizeof *at), size;
+	uint32_t *words = compact_records(N, at);
+	char *buf = words ? coded_stream_trace(words, at, N, &size) : NULL;
+	ok(buf != NULL, "coded stream trace written");
+	if (!buf)
+		return;
+	uint32_t version;
+	memcpy(&version, buf + 8, 4);
+	unsigned coded = 0;
+	for (size_t o = 16; o + 48 <= size;) {
+		struct ptt_block_header h;
+		memcpy(&h, buf + o, sizeof h);
+		coded += h.kind == PTT_BLOCK_EVENTS && h.stream == 1 &&
+			 (h.flags & (PTT_BLOCK_COMPACT | PTT_BLOCK_CODED)) == (PTT_BLOCK_COMPACT | PTT_BLOCK_CODED);
+		o += 48 + h.payload_len;
+	}
+	int errors, made_up;
+	int n = compact_read(buf, size, words, at, N, &errors, &made_up);
+	ok(n == N && errors == 0 && made_up == 0 && version == 3 && coded == (N + CODED_PER_BLOCK - 1) / CODED_PER_BLOCK,
+	   "coded stream: %d of %d records read back exactly across %u blocks, resets and pads (%d differ, %d errors), version %u",
+	   n, N, coded, made_up, errors, version);
+	/* a flipped byte in block 5: records lost up to the reset at block 10 at most, none made up */
+	size_t o = 16;
+	for (unsigned b = 0; o + 48 <= size;) {
+		struct ptt_block_header h;
+		memcpy(&h, buf + o, sizeof h);
+		if (h.kind == PTT_BLOCK_EVENTS && h.stream == 1 && b++ == 5) {
+			buf[o + 48 + h.payload_len / 2] ^= 0x21;
+			break;
+		}
+		o += 48 + h.payload_len;
+	}
+	n = compact_read(buf, size, words, at, N, &errors, &made_up);
+	ok(made_up == 0 && errors >= 1 && n >= N - 5 * CODED_PER_BLOCK && n < N,
+	   "coded stream, a byte flipped: %d of %d records read, %d errors, %d made up", n, N, errors, made_up);
+	free(buf);
+	free(words);
+	free(at);
+}
+
 static void test_header_text(void)
 {
 	size_t size;
@@ -1143,6 +1240,7 @@ int main(void)
 	test_packing();
 	test_damage();
 	test_compact();
+	test_coded_stream();
 	test_header_text();
 	test_not_a_trace_and_concatenated();
 	test_skip();
