@@ -276,6 +276,10 @@ static int structure_block(struct ptt_reader *r, const struct ptt_block_header *
 		if (h->count == 0)
 			return 1;
 		snprintf(what, sizeof what, "snapshot block that counts events, skipped: %" PRIu32 " event%s lost", h->count, s);
+	} else if ((h->flags & PTT_BLOCK_CODED) && (!h->stream || !(h->flags & PTT_BLOCK_COMPACT))) {
+		/* a thread's coded bytes are a stream's and compact: on a merged or plain block the flag lies */
+		snprintf(what, sizeof what, "coded EVENTS block %s, skipped: %" PRIu32 " event%s lost",
+			 h->stream ? "that is not compact" : "that names no stream", h->count, s);
 	} else if (!st->meta_seen) {
 		snprintf(what, sizeof what, "EVENTS block before the trace's header (META block), skipped: %" PRIu32
 			 " event%s lost (no clock known yet)", h->count, s);
