@@ -70,6 +70,8 @@ struct csnap {
 	uint32_t wsteps;
 };
 
+#define CTHR_LEVELS 4
+
 struct cthr {
 	uint32_t pid, tid, serial;
 	struct mthread *mt;
@@ -77,6 +79,7 @@ struct cthr {
 	struct cnode *head; /* the path ending at `at` (referenced; NULL: none yet) */
 	double nt;          /* what-if: the new time of `at` */
 	uint32_t hold;      /* the context of its holds */
+	uint32_t level[CTHR_LEVELS]; /* the contexts of its first levels of holds last made (holds_of) */
 	unsigned hdepth;    /* the model's frames when hold was made, and the top one's opening */
 	uint64_t htop;
 	double factor;
@@ -130,6 +133,7 @@ struct critical {
 	struct ptt_map ctxmap;      /* hash -> ctx index */
 	struct ptt_map threads;     /* serial -> cthr */
 	struct ptt_map bytid;       /* pid:tid -> cthr */
+	struct cthr *last_th;       /* bytid's entry thr_of found last (critical_event's, then critical_after's) */
 	struct ptt_map objects;     /* ptt_obj_key -> cobj */
 	struct ptt_map creates;     /* pid:child tid -> csnap (pthread_create's) */
 	struct ptt_map ended;       /* serial -> csnap (a thread's end, for its join) */
@@ -681,10 +685,21 @@ static void holds_of(struct critical *c, struct cthr *th)
 	th->hdepth = t->depth;
 	th->htop = top;
 	th->hfx = th->fhold;
-	for (unsigned i = 0; t && i < t->depth; i++) {
+	for (unsigned i = 0, k = 0; t && i < t->depth; i++) {
 		const struct mframe *f = &t->stack[i];
-		if (mstate_is_hold(f->state))
-			ctx = intern(c, ctx, th->pid, mstate_class(f->state), 0, f->obj, frame_call(c, f), f->stack);
+		if (!mstate_is_hold(f->state))
+			continue;
+		/* the level made last time, when it is the one intern() would find (a lock loop takes one lock again
+		 * and again: a hash and a lookup per take were 1 % of ptt-stat's instructions on a sqlite3 trace) */
+		uint64_t call = frame_call(c, f);
+		const struct cctx *x = k < CTHR_LEVELS && th->level[k] ? &c->ctx[th->level[k]] : NULL;
+		if (x && x->parent == ctx && x->pid == th->pid && x->obj == f->obj && x->call == call && x->stack == f->stack &&
+		    !x->wait && !x->gone)
+			ctx = th->level[k];
+		else
+			ctx = intern(c, ctx, th->pid, mstate_class(f->state), 0, f->obj, call, f->stack);
+		if (k < CTHR_LEVELS)
+			th->level[k++] = ctx;
 	}
 	if (th->fhold) { /* innermost: taken after the holds the model saw (a lower bound of what it knows) */
 		const struct cctx *w = th->fx_ctx ? &c->ctx[th->fx_ctx] : NULL;
@@ -779,7 +794,10 @@ static void futex_after(struct critical *c, struct cthr *th, const struct ptt_ev
 
 static struct cthr *thr_of(struct critical *c, uint32_t pid, uint32_t tid)
 {
-	return ptt_map_get(&c->bytid, tkey(pid, tid));
+	struct cthr *th = c->last_th;
+	if (th && th->pid == pid && th->tid == tid)
+		return th;
+	return c->last_th = ptt_map_get(&c->bytid, tkey(pid, tid));
 }
 
 static struct cobj *obj_of(struct critical *c, uint32_t pid, uint64_t addr, unsigned cls)
@@ -927,6 +945,7 @@ static void on_thread_begin(void *ctx, struct mthread *t, struct mprocess *p, ui
 	free(s);
 	ptt_map_put(&c->threads, t->serial, th);
 	ptt_map_put(&c->bytid, tkey(t->pid, t->tid), th);
+	c->last_th = NULL;
 	if (c->obs.thread)
 		c->obs.thread(c->obs.ctx, th->serial, th->pid, th->tid, ns, 0);
 }
@@ -957,6 +976,7 @@ static void on_thread_end(void *ctx, struct mthread *t, struct mprocess *p, uint
 	if (!th)
 		return;
 	ptt_map_del(&c->bytid, tkey(th->pid, th->tid));
+	c->last_th = NULL;
 	if (!c->over) {
 		if (th->waiting) /* blocked until its end (its process exited, or the trace ends) */
 			resolve(c, th, ns, 0);
