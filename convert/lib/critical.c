@@ -70,8 +70,6 @@ struct csnap {
 	uint32_t wsteps;
 };
 
-#define CTHR_LEVELS 4
-
 struct cthr {
 	uint32_t pid, tid, serial;
 	struct mthread *mt;
@@ -79,7 +77,6 @@ struct cthr {
 	struct cnode *head; /* the path ending at `at` (referenced; NULL: none yet) */
 	double nt;          /* what-if: the new time of `at` */
 	uint32_t hold;      /* the context of its holds */
-	uint32_t level[CTHR_LEVELS]; /* the contexts of its first levels of holds last made (holds_of) */
 	unsigned hdepth;    /* the model's frames when hold was made, and the top one's opening */
 	uint64_t htop;
 	double factor;
@@ -685,21 +682,10 @@ static void holds_of(struct critical *c, struct cthr *th)
 	th->hdepth = t->depth;
 	th->htop = top;
 	th->hfx = th->fhold;
-	for (unsigned i = 0, k = 0; t && i < t->depth; i++) {
+	for (unsigned i = 0; t && i < t->depth; i++) {
 		const struct mframe *f = &t->stack[i];
-		if (!mstate_is_hold(f->state))
-			continue;
-		/* the level made last time, when it is the one intern() would find (a lock loop takes one lock again
-		 * and again: a hash and a lookup per take were 1 % of ptt-stat's instructions on a sqlite3 trace) */
-		uint64_t call = frame_call(c, f);
-		const struct cctx *x = k < CTHR_LEVELS && th->level[k] ? &c->ctx[th->level[k]] : NULL;
-		if (x && x->parent == ctx && x->pid == th->pid && x->obj == f->obj && x->call == call && x->stack == f->stack &&
-		    !x->wait && !x->gone)
-			ctx = th->level[k];
-		else
-			ctx = intern(c, ctx, th->pid, mstate_class(f->state), 0, f->obj, call, f->stack);
-		if (k < CTHR_LEVELS)
-			th->level[k++] = ctx;
+		if (mstate_is_hold(f->state))
+			ctx = intern(c, ctx, th->pid, mstate_class(f->state), 0, f->obj, frame_call(c, f), f->stack);
 	}
 	if (th->fhold) { /* innermost: taken after the holds the model saw (a lower bound of what it knows) */
 		const struct cctx *w = th->fx_ctx ? &c->ctx[th->fx_ctx] : NULL;
