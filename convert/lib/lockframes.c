@@ -402,12 +402,7 @@ struct wfunc {
 	int wrapper;
 	struct wfunc *next;
 };
-struct whold { uint64_t site; uint32_t stack, pid; struct whold *next; uint8_t dead; /* released: as if absent */ };
-
-/* Released holds are kept in learn.holds for their thread's next take of the lock, up to this many entries (a
- * delete per release and a put per take were 2 % of ptt-stat's instructions on a sqlite3 trace); past it they
- * are deleted. */
-#define LEARN_HOLDS_KEPT 65536
+struct whold { uint64_t site; uint32_t stack, pid; struct whold *next; };
 
 /* A release's functions (lockframes_learn): the acquisition's and the release's, by their sites. */
 struct wpair {
@@ -500,8 +495,6 @@ static void learn_release(struct ptt_syms *syms, const struct ptt_event *ev, con
 static struct whold *hold_of(const struct ptt_event *ev, uint64_t obj)
 {
 	struct whold *h = ptt_map_get(&learn.holds, hold_key(ev, obj));
-	if (h && h->dead)
-		*h = (struct whold){ 0 };
 	if (h)
 		return h;
 	if ((h = learn.spare))
@@ -571,8 +564,8 @@ void lockframes_learn(struct ptt_syms *syms, const struct ptt_event *ev)
 	}
 	if (role != PTT_ROLE_RELEASE)
 		return;
-	struct whold *h = ptt_map_get(&learn.holds, hold_key(ev, obj));
-	if (!h || h->dead)
+	struct whold *h = ptt_map_del(&learn.holds, hold_key(ev, obj));
+	if (!h)
 		return;
 	/* the functions of the two sites, once per pair of sites (a sqlite3 trace: 8 % of ptt-critical's time) */
 	uint64_t pk = (ptt_obj_key(ev->pid, h->site) * 0x9e3779b97f4a7c15ull ^ site) * 0xff51afd7ed558ccdull | 1;
@@ -592,11 +585,6 @@ void lockframes_learn(struct ptt_syms *syms, const struct ptt_event *ev)
 			pr = &np; /* no memory: worked out again next time */
 	}
 	learn_release(syms, ev, h, stack, pr);
-	if (learn.holds.used < LEARN_HOLDS_KEPT) {
-		h->dead = 1;
-		return;
-	}
-	ptt_map_del(&learn.holds, hold_key(ev, obj));
 	h->next = learn.spare;
 	learn.spare = h;
 }
