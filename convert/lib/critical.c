@@ -130,6 +130,7 @@ struct critical {
 	struct ptt_map ctxmap;      /* hash -> ctx index */
 	struct ptt_map threads;     /* serial -> cthr */
 	struct ptt_map bytid;       /* pid:tid -> cthr */
+	struct cthr *last_th;       /* bytid's entry thr_of found last (critical_event's, then critical_after's) */
 	struct ptt_map objects;     /* ptt_obj_key -> cobj */
 	struct ptt_map creates;     /* pid:child tid -> csnap (pthread_create's) */
 	struct ptt_map ended;       /* serial -> csnap (a thread's end, for its join) */
@@ -154,6 +155,8 @@ struct critical {
 	uint64_t nodes, max_nodes;
 	struct cnode *spare;        /* nodes let go, for the next (node_drop) */
 	unsigned nspare;
+	struct centry *scratch;     /* tidy()'s and sort_entries()' working space, kept */
+	size_t capscratch;
 	uint64_t compact_at;        /* compact() when nodes exceed it (0: never: the stretches are kept) */
 	uint32_t epoch;
 	uint64_t *ctx_ns;           /* the path's time per context (a hold's innermost, or a wait) */
@@ -217,10 +220,15 @@ struct sacc {
  * Nodes let go are kept for the next ones with their entry arrays (a node per
  * hand-off: a lock loop makes and frees millions; malloc and free were 9 % of
  * ptt-critical's time on a sqlite3 trace), up to CNODE_SPARE of them, each
- * array up to CNODE_SPARE_ENTRIES: bounded memory.
+ * array up to CNODE_SPARE_ENTRIES.  CNODE_SPARE is compact()'s first round:
+ * a round frees up to that many nodes at once, and with 4096 kept the rest
+ * went back to malloc and were asked for again (sqlite3: 1.18 M callocs and
+ * reallocs of 2.47 M nodes, 8 % of ptt-stat's instructions).  A spare node
+ * was live once and a new one is made only when none is spare: the nodes
+ * never outnumber those live at the peak, which compact() bounds.
  */
-#define CNODE_SPARE 4096
-#define CNODE_SPARE_ENTRIES 64
+#define CNODE_SPARE 65536
+#define CNODE_SPARE_ENTRIES 16
 
 static void node_drop(struct critical *c, struct cnode *n)
 {
@@ -280,12 +288,18 @@ static int by_entry(const void *a, const void *b)
 	return entry_before(a, b) ? -1 : entry_before(b, a);
 }
 
+/* c's working space for n entries (NULL: no memory); kept for the next tidy() */
+static struct centry *scratch(struct critical *c, size_t n)
+{
+	return PTT_GROW(c->scratch, &c->capscratch, n) == 0 ? c->scratch : NULL;
+}
+
 /* e[0, n) in by_entry's order: runs of 16 by insertion, then merged bottom-up, the comparison inline (qsort's
  * call per comparison was 7 % of ptt-critical's time on a sqlite3 trace); qsort without the memory. */
-static void sort_entries(struct centry *e, uint32_t n)
+static void sort_entries(struct critical *c, struct centry *e, uint32_t n)
 {
 	enum { RUN = 16 };
-	struct centry *tmp = n > RUN ? malloc((size_t)n * sizeof *tmp) : NULL;
+	struct centry *tmp = n > RUN ? scratch(c, n) : NULL;
 	if (n > RUN && !tmp) {
 		qsort(e, n, sizeof *e, by_entry);
 		return;
@@ -317,13 +331,14 @@ static void sort_entries(struct centry *e, uint32_t n)
 	}
 	if (a != e)
 		memcpy(e, a, (size_t)n * sizeof *e);
-	free(tmp);
 }
 
 /* e[0, n) sorted in by_entry's order and each entry summed into one: their number now. */
-static uint32_t sort_sum(struct centry *e, uint32_t n)
+static uint32_t sort_sum(struct critical *c, struct centry *e, uint32_t n)
 {
-	sort_entries(e, n);
+	if (!n)
+		return 0;
+	sort_entries(c, e, n);
 	uint32_t k = 0;
 	for (uint32_t i = 1; i < n; i++) {
 		if (!by_entry(&e[k], &e[i]))
@@ -338,42 +353,52 @@ static uint32_t sort_sum(struct centry *e, uint32_t n)
  * n's entries each once, in by_entry's order: those after the sorted ones
  * sorted and summed, then the two runs merged, so that a node is never sorted
  * whole again (a sqlite3 trace's head nodes grew to 163 000 entries, sorted
- * whole: 18 % of ptt-critical's time).
+ * whole: 18 % of ptt-critical's time).  A new entry whose key the sorted run
+ * has is added there first (a binary search): a node has as many keys as its
+ * threads' contexts, so most of the new run is gone before the sort, and the
+ * rest merges in place from the back (sqlite3: sorting was 6 % of ptt-stat's
+ * instructions).  The same entries and sums as a sort of the whole.
  */
-static void tidy(struct cnode *n)
+static void tidy(struct critical *c, struct cnode *n)
 {
 	if (n->n - n->sorted < 1 || n->n < 2) {
 		n->sorted = n->n;
 		return;
 	}
-	uint32_t s0 = n->sorted;
-	uint32_t m = s0 + sort_sum(n->e + s0, n->n - s0); /* e[s0, m): the new run */
-	if (s0 && s0 < m) {
-		struct centry *t = malloc((size_t)m * sizeof *t);
-		if (t) {
-			uint32_t i = 0, j = s0, o = 0;
-			while (i < s0 || j < m) {
-				int d = i == s0 ? 1 : j == m ? -1 : by_entry(&n->e[i], &n->e[j]);
-				if (d < 0)
-					t[o++] = n->e[i++];
-				else if (d > 0)
-					t[o++] = n->e[j++];
-				else {
-					t[o] = n->e[i++];
-					t[o++].ns += n->e[j++].ns;
-				}
-			}
-			memcpy(n->e, t, (size_t)o * sizeof *t);
-			free(t);
-			m = o;
-		} else { /* out of memory: sorted whole in place, as before */
-			m = sort_sum(n->e, m);
+	struct centry *e = n->e;
+	uint32_t s0 = n->sorted, k = s0;
+	for (uint32_t i = s0; i < n->n; i++) {
+		uint32_t lo = 0, hi = s0;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (entry_before(&e[mid], &e[i]))
+				lo = mid + 1;
+			else
+				hi = mid;
 		}
+		if (lo < s0 && !entry_before(&e[i], &e[lo]))
+			e[lo].ns += e[i].ns;
+		else
+			e[k++] = e[i];
 	}
-	n->n = m;
-	n->sorted = m;
+	uint32_t r = sort_sum(c, e + s0, k - s0); /* e[s0, s0 + r): the new keys, none in e[0, s0) */
+	struct centry *t = s0 && r ? scratch(c, r) : NULL;
+	if (t) { /* merged from the back: e[0, s0 + r) is written from its end, past what is still to read */
+		memcpy(t, e + s0, (size_t)r * sizeof *t);
+		uint32_t i = s0, j = r, o = s0 + r;
+		while (j > 0) {
+			if (i > 0 && entry_before(&t[j - 1], &e[i - 1]))
+				e[--o] = e[--i];
+			else
+				e[--o] = t[--j];
+		}
+	} else if (s0 && r) { /* out of memory: sorted whole in place, as before */
+		r = sort_sum(c, e, s0 + r) - s0;
+	}
+	n->n = n->sorted = s0 + r;
 }
-static void add_entry(struct cnode *n, unsigned kind, uint32_t ctx, uint32_t tid, uint64_t ns)
+
+static void add_entry(struct critical *c, struct cnode *n, unsigned kind, uint32_t ctx, uint32_t tid, uint64_t ns)
 {
 	for (uint32_t i = n->n, k = 0; i-- > 0 && k < 4; k++)
 		if (n->e[i].ctx == ctx && n->e[i].kind == kind && n->e[i].tid == tid) {
@@ -381,11 +406,13 @@ static void add_entry(struct cnode *n, unsigned kind, uint32_t ctx, uint32_t tid
 			return;
 		}
 	if (n->n - n->sorted >= 256 && n->n - n->sorted >= n->sorted)
-		tidy(n); /* a node's entries stay as many as its threads' contexts, not its events */
-	size_t cap = n->cap;
-	if (PTT_GROW(n->e, &cap, (size_t)n->n + 1) != 0)
-		return; /* out of memory: the time is missing, and the check at the end says so */
-	n->cap = (uint32_t)cap;
+		tidy(c, n); /* a node's entries stay as many as its threads' contexts, not its events */
+	if (n->n >= n->cap) {
+		size_t cap = n->cap;
+		if (PTT_GROW(n->e, &cap, (size_t)n->n + 1) != 0)
+			return; /* out of memory: the time is missing, and the check at the end says so */
+		n->cap = (uint32_t)cap;
+	}
 	n->e[n->n++] = (struct centry){ ns, ctx, tid, (uint8_t)kind };
 }
 
@@ -396,7 +423,7 @@ static void merge_prev(struct critical *c, struct cnode *n)
 	if (!p || p->refs != 1 || p->sealed || p->tid != n->tid || p->pid != n->pid || p->to != n->from)
 		return;
 	for (uint32_t i = 0; i < p->n; i++)
-		add_entry(n, p->e[i].kind, p->e[i].ctx, p->e[i].tid, p->e[i].ns);
+		add_entry(c, n, p->e[i].kind, p->e[i].ctx, p->e[i].tid, p->e[i].ns);
 	n->from = p->from;
 	n->events += p->events;
 	n->prev = p->prev; /* p's reference to it moves to n */
@@ -419,7 +446,7 @@ static void append(struct critical *c, struct cthr *th, unsigned kind, uint32_t 
 	merge_prev(c, h);
 	if (h->prev) /* the node before is often shared (an object's last release): fold its own past into it */
 		merge_prev(c, h->prev);
-	add_entry(h, kind, ctx, th->tid, t1 - t0);
+	add_entry(c, h, kind, ctx, th->tid, t1 - t0);
 	h->to = t1;
 }
 
@@ -440,7 +467,7 @@ static void jump(struct critical *c, struct cthr *th, struct cnode *node, uint64
 	deref(c, th->head);
 	th->head = n;
 	if (cut > t0) {
-		add_entry(n, kind, ctx, th->tid, cut - t0);
+		add_entry(c, n, kind, ctx, th->tid, cut - t0);
 		n->to = cut;
 		n->sealed = 1;
 	}
@@ -482,11 +509,11 @@ static void absorb(struct critical *c, struct cnode *n)
 		c->nodes--;
 		any = 1;
 		if (n->n - n->sorted >= 256 && n->n - n->sorted >= n->sorted)
-			tidy(n); /* a chain of thousands of nodes: summed as it goes, not sorted whole at its end */
+			tidy(c, n); /* a chain of thousands of nodes: summed as it goes, not sorted whole at its end */
 	}
 	if (!any || n->n < 2)
 		return;
-	tidy(n);
+	tidy(c, n);
 }
 
 static void compact_from(struct critical *c, struct cnode *n)
@@ -753,7 +780,10 @@ static void futex_after(struct critical *c, struct cthr *th, const struct ptt_ev
 
 static struct cthr *thr_of(struct critical *c, uint32_t pid, uint32_t tid)
 {
-	return ptt_map_get(&c->bytid, tkey(pid, tid));
+	struct cthr *th = c->last_th;
+	if (th && th->pid == pid && th->tid == tid)
+		return th;
+	return c->last_th = ptt_map_get(&c->bytid, tkey(pid, tid));
 }
 
 static struct cobj *obj_of(struct critical *c, uint32_t pid, uint64_t addr, unsigned cls)
@@ -901,6 +931,7 @@ static void on_thread_begin(void *ctx, struct mthread *t, struct mprocess *p, ui
 	free(s);
 	ptt_map_put(&c->threads, t->serial, th);
 	ptt_map_put(&c->bytid, tkey(t->pid, t->tid), th);
+	c->last_th = NULL;
 	if (c->obs.thread)
 		c->obs.thread(c->obs.ctx, th->serial, th->pid, th->tid, ns, 0);
 }
@@ -931,6 +962,7 @@ static void on_thread_end(void *ctx, struct mthread *t, struct mprocess *p, uint
 	if (!th)
 		return;
 	ptt_map_del(&c->bytid, tkey(th->pid, th->tid));
+	c->last_th = NULL;
 	if (!c->over) {
 		if (th->waiting) /* blocked until its end (its process exited, or the trace ends) */
 			resolve(c, th, ns, 0);
@@ -2107,5 +2139,6 @@ void critical_free(struct critical *c)
 		free(n->e);
 		free(n);
 	}
+	free(c->scratch);
 	free(c);
 }
