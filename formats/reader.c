@@ -635,6 +635,32 @@ static int ensure_blk(struct ptt_reader *r, size_t n)
 	return 0;
 }
 
+/* The coded bytes of the block in blk move to cblk; blk takes the records expanded from them. */
+static void coded_to_cblk(struct ptt_reader *r)
+{
+	unsigned char *t = r->cblk;
+	size_t tc = r->cblk_cap;
+	r->cblk = r->blk;
+	r->cblk_cap = r->blk_cap;
+	r->blk = t;
+	r->blk_cap = tc;
+}
+
+/* words records expanded into blk: the block to parse (damaged: a zero word after them, which starts
+ * no record, so that the parser reports the damage; not where the trace is cut there).  Returns 1. */
+static int expanded(struct ptt_reader *r, size_t words, int damaged, int trunc)
+{
+	if (damaged && !trunc) {
+		memset(r->blk + words * 4, 0, 4);
+		words++;
+	}
+	r->blk_len = words * 4;
+	r->blk_pos = 0;
+	r->blk_zlib = 1; /* a record's offset is its block's */
+	r->blk_compact = 1;
+	return 1;
+}
+
 /*
  * A compact EVENTS block's payload (in blk, n = blk_len bytes: the length of
  * its records once expanded, then the coded records) into plain records in
@@ -654,27 +680,13 @@ static int expand_block(struct ptt_reader *r, uint64_t at, int trunc)
 	}
 	if (!r->cpt && !(r->cpt = calloc(1, sizeof *r->cpt)))
 		return PTT_E_NOMEM;
-	/* the coded bytes move to cblk, blk takes the records */
-	unsigned char *t = r->cblk;
-	size_t tc = r->cblk_cap;
-	r->cblk = r->blk;
-	r->cblk_cap = r->blk_cap;
-	r->blk = t;
-	r->blk_cap = tc;
+	coded_to_cblk(r);
 	int rc = ensure_blk(r, (size_t)raw + 8);
 	if (rc)
 		return rc;
 	int bad;
 	size_t words = cpt_expand(r->cpt, r->cblk + 4, n - 4, (uint32_t *)(void *)r->blk, raw / 4, r->blk_first, &bad);
-	if ((bad || words * 4 != raw) && !trunc) {
-		memset(r->blk + words * 4, 0, 4); /* starts no record: the parser reports the damage */
-		words++;
-	}
-	r->blk_len = words * 4;
-	r->blk_pos = 0;
-	r->blk_zlib = 1; /* a record's offset is its block's */
-	r->blk_compact = 1;
-	return 1;
+	return expanded(r, words, bad || words * 4 != raw, trunc);
 }
 
 /*
@@ -686,7 +698,7 @@ static int expand_block(struct ptt_reader *r, uint64_t at, int trunc)
  * as expand_block's; the stream's later blocks then read with a history
  * that may be wrong, and say so by their checksums.
  */
-static int expand_stream_block(struct ptt_reader *r, uint32_t stream, uint64_t at, int trunc)
+static int expand_stream_block(struct ptt_reader *r, uint32_t stream, int trunc)
 {
 	size_t n = r->blk_len;
 	if (stream >= r->nscpt) {
@@ -700,27 +712,13 @@ static int expand_stream_block(struct ptt_reader *r, uint32_t stream, uint64_t a
 	}
 	if (!r->scpt[stream] && !(r->scpt[stream] = calloc(1, sizeof *r->scpt[stream])))
 		return PTT_E_NOMEM;
-	unsigned char *t = r->cblk;
-	size_t tc = r->cblk_cap;
-	r->cblk = r->blk;
-	r->cblk_cap = r->blk_cap;
-	r->blk = t;
-	r->blk_cap = tc;
+	coded_to_cblk(r);
 	int rc = ensure_blk(r, 8 * n + 8);
 	if (rc)
 		return rc;
 	int bad;
 	size_t words = cpt_expand_more(r->scpt[stream], r->cblk, n, (uint32_t *)(void *)r->blk, 2 * n, 1, &bad);
-	if (bad && !trunc) {
-		memset(r->blk + words * 4, 0, 4); /* starts no record: the parser reports the damage */
-		words++;
-	}
-	(void)at;
-	r->blk_len = words * 4;
-	r->blk_pos = 0;
-	r->blk_zlib = 1; /* a record's offset is its block's */
-	r->blk_compact = 1;
-	return 1;
+	return expanded(r, words, bad, trunc);
 }
 
 /*
@@ -767,7 +765,7 @@ static int load_block(struct ptt_reader *r, const struct ptt_block_header *hp, u
 	r->blk_len = n;
 	r->blk_pos = 0;
 	if (h.kind == PTT_BLOCK_EVENTS && (h.flags & PTT_BLOCK_COMPACT)) {
-		rc = h.flags & PTT_BLOCK_CODED && h.stream ? expand_stream_block(r, h.stream, at, trunc)
+		rc = h.flags & PTT_BLOCK_CODED && h.stream ? expand_stream_block(r, h.stream, trunc)
 							    : expand_block(r, at, trunc);
 		if (rc <= 0)
 			return rc;
