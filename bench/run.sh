@@ -169,6 +169,20 @@ recorder_section() {
 			"$(calc "$cpu / 1e6") ms for $ev events (median of $REPS), all its threads (schedstat)"
 		RAWB=$(calc "$(stat -c %s "$f") / $ev")
 		say "$t thread(s): trace size, raw" "$RAWB" "bytes/event"
+		# issue 36: the same with --streams=coded (the threads code, the recorder copies)
+		: >"$TMP/r-cpu"
+		for _ in $(seq "$REPS"); do
+			rm -f "$TMP/rc.ptt"
+			PTT_BENCH_CPU=$TMP/r-cpu1 "$BIN/ptt-record" -q --streams=coded -o "$TMP/rc.ptt" -- sh -c "$lh_wrap" sh "$LL" $t "$ITER" private \
+				>/dev/null 2>>"$TMP/err" && cat "$TMP/r-cpu1" >>"$TMP/r-cpu"
+		done
+		cpu=$(median <"$TMP/r-cpu")
+		ev=$(info "$TMP/rc.ptt" events)
+		pos "$cpu" && pos "$ev" || { note "$t thread(s), coded: a run failed"; continue; }
+		RECC[t$t$([ $t = 2 ] && echo p)]=$(calc "$cpu / $ev")
+		say "$t thread(s), --streams=coded: recorder CPU per event" "$(calc "$cpu / $ev")" "ns/event" \
+			"$(calc "$cpu / 1e6") ms for $ev events (median of $REPS); $(calc "$(stat -c %s "$TMP/rc.ptt") / $ev") bytes/event"
+		ev=$(info "$f" events)
 	done
 	pos "${ev:-}" || return
 	read -r secs _ <<<"$(timed "$BIN/ptt-dump" "$f")"
@@ -180,6 +194,8 @@ recorder_verdicts() {
 	verdict "recorder CPU per recorded event, 1 thread lossless (issue 21)" "${REC[t1]:-}" "<=" 8
 	verdict "recorder CPU per recorded event, 2 threads lossless (issue 21)" "${REC[t2p]:-}" "<=" 8
 	verdict "raw bytes/event, lock loop (issue 21)" "${RAWB:-}" "<=" 24
+	verdict "issue 36: recorder CPU per event, 1 thread lossless, coded" "${RECC[t1]:-}" "<=" 8
+	verdict "issue 36: recorder CPU per event, 2 threads lossless, coded" "${RECC[t2p]:-}" "<=" 8
 }
 if [ "${PTT_BENCH_ONLY:-}" = site ]; then
 	. "$SRC/site.sh"
@@ -193,7 +209,7 @@ if [ "${PTT_BENCH_ONLY:-}" = stacks ]; then
 fi
 
 if [ "${PTT_BENCH_ONLY:-}" = recorder ]; then
-	declare -A REC
+	declare -A REC RECC
 	lh_wrap='"$@"; r=$?; cat /proc/$PPID/task/*/schedstat 2>/dev/null | awk '"'"'{ s += $1 } END { print s + 0 }'"'"' >"$PTT_BENCH_CPU"; exit $r'
 	recorder_section
 	section "targets"
@@ -273,7 +289,9 @@ lttng_run() { # NAME CMD...: prints the median of REPS runs of CMD traced by LTT
 # ---------------------------------------------------------------- capture cost
 # the recorder's CPU time in ns, every thread of it (-z compresses on a thread of its own), at the program's end
 lh_wrap='"$@"; r=$?; cat /proc/$PPID/task/*/schedstat 2>/dev/null | awk '"'"'{ s += $1 } END { print s + 0 }'"'"' >"$PTT_BENCH_CPU"; exit $r'
-declare -A PER PERB LTPER REC
+declare -A PER PERB LTPER REC PERC RECC PATHC PATHD
+# issue 36: what the runtime measured for its own trace path at the run's start (ptt-stat's observer line), ns/event
+path_ns() { "$BIN/ptt-stat" "$1" 2>/dev/null | sed -n 's/.*trace path took \([0-9.]*\) ns per event.*/\1/p' | head -1; }
 U=ns/pair
 # The trace path alone: a ring that holds the timed loop's records, warmed
 # up first (lockloop's WARMUP pairs fill it once, then the recorder empties
@@ -288,7 +306,7 @@ run_case() { # KEY LABEL PAIRS_PER_RUN CMD...  (unit of the runs' figures: $U)
 	section "$label"
 	# interleaved (untraced, traced, traced -d, traced -b) so a load change on
 	# a shared machine hits all of them alike
-	: >"$TMP/c-base"; : >"$TMP/c-ptt"; : >"$TMP/c-d"; : >"$TMP/c-b"; : >"$TMP/c-f"; : >"$TMP/c-cpu"
+	: >"$TMP/c-base"; : >"$TMP/c-ptt"; : >"$TMP/c-d"; : >"$TMP/c-b"; : >"$TMP/c-f"; : >"$TMP/c-cpu"; : >"$TMP/c-c"; : >"$TMP/c-ccpu"
 	for _ in $(seq "$REPS"); do
 		"$@" 2>/dev/null >>"$TMP/c-base"
 		PTT_BENCH_CPU=$TMP/c-cpu1 "$BIN/ptt-record" -q -o "$TMP/l.ptt" -- sh -c "$lh_wrap" sh "$@" 2>>"$TMP/err" >>"$TMP/c-ptt"
@@ -296,6 +314,11 @@ run_case() { # KEY LABEL PAIRS_PER_RUN CMD...  (unit of the runs' figures: $U)
 		"$BIN/ptt-record" -q -d -o "$TMP/d.ptt" -- "$@" 2>>"$TMP/err" >>"$TMP/c-d"
 		"$BIN/ptt-record" -q --flight -o "$TMP/f.ptt" -- "$@" 2>>"$TMP/err" >>"$TMP/c-f"
 		[ -n "${TRACE_PATH:-}" ] && "$BIN/ptt-record" -q -b $HOLD -o "$TMP/b.ptt" -- "$@" $WARM 2>>"$TMP/err" >>"$TMP/c-b"
+		if [ -n "${TRACE_PATH:-}" ]; then # issue 36: the threads code their records, the recorder copies them
+			rm -f "$TMP/lc.ptt"
+			PTT_BENCH_CPU=$TMP/c-cpu1 "$BIN/ptt-record" -q --streams=coded -o "$TMP/lc.ptt" -- sh -c "$lh_wrap" sh "$@" \
+				2>>"$TMP/err" >>"$TMP/c-c" && cat "$TMP/c-cpu1" >>"$TMP/c-ccpu" 2>/dev/null
+		fi
 	done
 	base=$(median <"$TMP/c-base")
 	ptt=$(median <"$TMP/c-ptt")
@@ -338,6 +361,20 @@ run_case() { # KEY LABEL PAIRS_PER_RUN CMD...  (unit of the runs' figures: $U)
 		PERB[$key]=$(calc "($ptt_b - $base) / $epp")
 		say "ptt-record -b $((HOLD >> 20))M, warmed ring (the trace path)" "$ptt_b" "$U" "$(info "$TMP/b.ptt" lost) lost"
 		say "ptt-record -b $((HOLD >> 20))M per event: the trace path" "${PERB[$key]}" "ns/event"
+		PATHD[$key]=$(path_ns "$TMP/l.ptt")
+		say "  the trace path as the runtime measured it (default)" "${PATHD[$key]:-?}" "ns/event" "ptt-stat's observer line, the lossless run's"
+	fi
+	local pc
+	pc=$(median <"$TMP/c-c")
+	if [ -n "${TRACE_PATH:-}" ] && pos "$pc"; then
+		PERC[$key]=$(calc "($pc - $base) / $epp")
+		PATHC[$key]=$(path_ns "$TMP/lc.ptt")
+		say "ptt-record --streams=coded (lossless)" "$pc" "$U" "$(info "$TMP/lc.ptt" lost) lost"
+		say "ptt-record --streams=coded per event (lossless)" "${PERC[$key]}" "ns/event" \
+			"the trace path with the coding, as the runtime measured it: ${PATHC[$key]:-?} ns/event"
+		rcpu=$(median <"$TMP/c-ccpu")
+		pos "$rcpu" && RECC[$key]=$(calc "$rcpu / $(info "$TMP/lc.ptt" events)") &&
+			say "  recorder CPU per recorded event (coded, lossless)" "${RECC[$key]}" "ns/event" "$(calc "$rcpu / 1e6") ms per run (schedstat)"
 	fi
 	[ $LTTNG_OK = 1 ] || return
 	lt=$(lttng_run "$key" "$@")
@@ -380,7 +417,8 @@ fi
 # through the same sh wrapper, which also reads the CPU time its parent (the
 # recorder, when traced) used up to the program's end.
 LH_REPS=${PTT_BENCH_LOCKHEAVY_REPS:-5}
-declare -A LH_RATIO LH_LTRATIO LH_ZRATIO LH_ZDEF LH_BPE LH_ZBPE LH_RECNS LH_EV LH_BASE
+declare -A LH_RATIO LH_LTRATIO LH_ZRATIO LH_ZDEF LH_BPE LH_ZBPE LH_RECNS LH_EV LH_BASE LH_PATH
+declare -A LH_CRATIO LH_CRECNS LH_CEV LH_CPATH LH_CDEF
 lh_run() { # OUTFILE CMD...: appends "ns recorder_cpu_ns" of one run
 	local f=$1 s e
 	shift
@@ -405,21 +443,23 @@ lock_heavy() { # KEY LABEL CMD...
 			lttng add-context -u -t vpid -t vtid >/dev/null 2>>"$TMP/err" &&
 			lttng start >/dev/null 2>>"$TMP/err" || lt_ok=0
 	fi
-	for m in base def z d lt; do : >"$TMP/lh-$m"; done
+	for m in base def z d c lt; do : >"$TMP/lh-$m"; done
 	for _ in $(seq "$LH_REPS"); do
 		# each trace to a new file: ext4 writes back a file truncated and rewritten when it is closed
-		rm -f "$TMP/lh.ptt" "$TMP/lhz.ptt" "$TMP/lhd.ptt"
+		rm -f "$TMP/lh.ptt" "$TMP/lhz.ptt" "$TMP/lhd.ptt" "$TMP/lhc.ptt"
 		lh_run "$TMP/lh-base" sh -c "$lh_wrap" sh "$@"
 		lh_run "$TMP/lh-def" "$BIN/ptt-record" -q -o "$TMP/lh.ptt" -- sh -c "$lh_wrap" sh "$@"
 		lh_run "$TMP/lh-z" "$BIN/ptt-record" -q -z -o "$TMP/lhz.ptt" -- sh -c "$lh_wrap" sh "$@"
 		lh_run "$TMP/lh-d" "$BIN/ptt-record" -q -d -o "$TMP/lhd.ptt" -- sh -c "$lh_wrap" sh "$@"
+		lh_run "$TMP/lh-c" "$BIN/ptt-record" -q --streams=coded -o "$TMP/lhc.ptt" -- sh -c "$lh_wrap" sh "$@"
 		[ "$lt_ok" = 1 ] && lh_run "$TMP/lh-lt" env LD_PRELOAD="$WRAP" sh -c "$lh_wrap" sh "$@"
 	done
 	base=$(awk '{print $1}' "$TMP/lh-base" | median)
-	for m in def z d; do
+	for m in def z d c; do
 		local f=$TMP/lh.ptt opt="default (lossless)"
 		[ $m = z ] && f=$TMP/lhz.ptt opt="-z"
 		[ $m = d ] && f=$TMP/lhd.ptt opt="-d"
+		[ $m = c ] && f=$TMP/lhc.ptt opt="--streams=coded"
 		ev=$(info "$f" events)
 		# the median of per-run ratios (each traced run against the untraced run next to it)
 		ratio=$(paste "$TMP/lh-base" "$TMP/lh-$m" | awk '{printf "%.4f\n", $3 / $1}' | median)
@@ -445,7 +485,12 @@ lock_heavy() { # KEY LABEL CMD...
 			LH_EV[$key]=$ev && LH_BASE[$key]=$base
 		[ $m = z ] && LH_ZRATIO[$key]=$(calc "$ratio") && LH_ZBPE[$key]=$(calc "$size / $ev") &&
 			LH_ZDEF[$key]=$(paste "$TMP/lh-def" "$TMP/lh-z" | awk '{printf "%.4f\n", $3 / $1}' | median)
-		[ $m = def ] && LH_BPE[$key]=$(calc "$size / $ev")
+		[ $m = def ] && LH_BPE[$key]=$(calc "$size / $ev") && LH_PATH[$key]=$(path_ns "$f")
+		[ $m = c ] && LH_CRATIO[$key]=$(calc "$ratio") && LH_CRECNS[$key]=$(calc "$lcpu / $ev") && LH_CEV[$key]=$ev &&
+			LH_CPATH[$key]=$(path_ns "$f") &&
+			LH_CDEF[$key]=$(paste "$TMP/lh-def" "$TMP/lh-c" | awk '{printf "%.4f\n", $3 / $1}' | median)
+		[ $m = def ] || [ $m = c ] &&
+			say "  trace path as the runtime measured it" "$(path_ns "$f")" "ns/event" "ptt-stat's observer line (its calibration at the run's start)"
 	done
 	if [ "$lt_ok" = 1 ]; then
 		lttng stop >/dev/null 2>&1
@@ -497,7 +542,29 @@ lock_heavy_verdicts() { # issue 13: each program <= 1.10x untraced and below LTT
 			ok=$(awk -v v="${LH_RATIO[$k]}" -v l="${LH_LTRATIO[$k]}" 'BEGIN { print v < l ? "met" : "MISSED" }')
 			say "lock-heavy $k: ptt ratio below LTTng-UST's (${LH_LTRATIO[$k]})" "${LH_RATIO[$k]}" "< LTTng" "$ok"
 		fi
+		lock_heavy_36 "$k" default "${LH_RATIO[$k]}" "${LH_RECNS[$k]:-}" "${LH_EV[$k]:-}" "${LH_PATH[$k]:-}"
+		lock_heavy_36 "$k" coded "${LH_CRATIO[$k]:-}" "${LH_CRECNS[$k]:-}" "${LH_CEV[$k]:-}" "${LH_CPATH[$k]:-}"
+		[ -n "${LH_CDEF[$k]:-}" ] && say "lock-heavy $k: --streams=coded time / default time (paired)" "$(calc "${LH_CDEF[$k]}")" "ratio" \
+			"median of the rounds' ratios"
 	done
+}
+# issue 36's targets for one mode of one program: the recorder's CPU per event <= 8 ns, traced /
+# untraced within 1.05 x the in-program bound (1 + events x the trace path the runtime measured in
+# that run / untraced time: what the program pays for its own records, the recorder not counted)
+# and below LTTng-UST's ratio
+lock_heavy_36() { # KEY MODE RATIO RECNS EVENTS PATH
+	local k=$1 mode=$2 r=$3 rec=$4 ev=$5 path=$6 bound ok
+	[ -n "$r" ] || return
+	[ -n "$rec" ] && say "issue 36, $k $mode: recorder CPU per event" "$rec" "<= 8" \
+		"$(awk -v v="$rec" 'BEGIN { print v <= 8 ? "met" : "MISSED" }')"
+	if [ -n "$path" ] && [ -n "$ev" ]; then
+		bound=$(calc "1 + $ev * $path / ${LH_BASE[$k]}")
+		ok=$(awk -v v="$r" -v b="$bound" 'BEGIN { print v <= 1.05 * b ? "met" : "MISSED" }')
+		say "issue 36, $k $mode: traced / untraced within 1.05 x in-program bound" "$r" "<= $(calc "1.05 * $bound")" \
+			"$ok; bound $bound = 1 + $ev events x $path ns / $(calc "${LH_BASE[$k]} / 1e6") ms"
+	fi
+	[ -n "${LH_LTRATIO[$k]:-}" ] && say "issue 36, $k $mode: below LTTng-UST's ratio" "$r" "< ${LH_LTRATIO[$k]}" \
+		"$(awk -v v="$r" -v l="${LH_LTRATIO[$k]}" 'BEGIN { print v < l ? "met" : "MISSED" }')"
 }
 PY=$(command -v /usr/bin/python3 python3 | head -1) # the system one: a pyenv shim is a shell script
 if [ -n "$PY" ]; then
@@ -600,6 +667,29 @@ SUST=$(median <"$TMP/sust")
 say "events/s recorded, lossless (default rings)" "$SUST" "events/s" "$N events a run (median of 3), $SUST_LOST lost in all"
 "$BIN/ptt-record" -q -d -b 64k -o "$TMP/disc.ptt" -- "$LL" 2 "$BIG" private >/dev/null 2>>"$TMP/err"
 say "-d with 64 KiB rings: events lost (counted exactly)" "$(info "$TMP/disc.ptt" lost)" "events" "of $((4 * BIG)) + thread events"
+
+# issue 36: the same run with the records coded by the threads and copied as they lie, merged when read
+section "--streams=coded: the same 2-thread run, the streams merged when read"
+rm -f "$TMP/bigc.ptt"
+sync
+read -r secs CRECRSS <<<"$(timed "$BIN/ptt-record" -q --streams=coded -o "$TMP/bigc.ptt" -- "$LL" 2 "$BIG" private)"
+NC=$(info "$TMP/bigc.ptt" events)
+if pos "$NC" && pos "$secs"; then
+	CRECRSS=$((CRECRSS / 1024))
+	say "events/s recorded, lossless, --streams=coded" "$(calc "$NC / $secs")" "events/s" "$NC events, $(info "$TMP/bigc.ptt" lost) lost, $(calc "$(stat -c %s "$TMP/bigc.ptt") / $NC") bytes/event"
+	say "ptt-record --streams=coded peak RSS" "$CRECRSS" "MiB" "recorder process, maxrss"
+	read -r secs rss <<<"$(timed "$BIN/ptt-dump" "$TMP/bigc.ptt")"
+	pos "$secs" || secs=0.01
+	CDUMP_RATE=$(calc "$NC / $secs")
+	say "ptt-dump of the coded trace" "$CDUMP_RATE" "events/s" "$secs s, peak RSS $((rss / 1024)) MiB"
+	read -r secs rss <<<"$(timed "$BIN/ptt-stat" "$TMP/bigc.ptt")"
+	pos "$secs" || secs=0.01
+	CSTAT_RATE=$(calc "$NC / $secs / 1e6")
+	say "ptt-stat of the coded trace" "$(calc "$NC / $secs")" "events/s" "$secs s, peak RSS $((rss / 1024)) MiB"
+else
+	note "the --streams=coded run failed: $(tail -1 "$TMP/err")"
+fi
+rm -f "$TMP/bigc.ptt"
 
 section "size and memory"
 size=$(stat -c %s "$TMP/big.ptt")
@@ -756,6 +846,14 @@ verdict "ptt-stat, sqlite3's trace (M events/s, issue 36)" "${STAT_SQ_RATE:-}" "
 verdict "converters' peak RSS on the $((size / 1048576)) MiB trace (MiB)" "${MAXRSS:-}" "<=" 64
 verdict "ptt-record peak RSS (MiB; rings 2 x ${RINGMB:-?} MiB + 16)" "${RECRSS:-}" "<=" $((2 * ${RINGMB:-1} + 16))
 verdict "-z bytes/event, lock loop" "${ZB:-}" "<=" 8
+# issue 36: the recorder reads no record (--streams=coded; its recorder CPU in recorder_verdicts)
+[ -n "${PER[t1]:-}" ] && [ -n "${PERB[t1]:-}" ] &&
+	verdict "issue 36: 1 thread lossless / its trace path (default)" "$(calc "${PER[t1]} / ${PERB[t1]}")" "<=" 2
+[ -n "${PERC[t1]:-}" ] && [ -n "${PATHC[t1]:-}" ] &&
+	verdict "issue 36: 1 thread lossless / its trace path (coded)" "$(calc "${PERC[t1]} / ${PATHC[t1]}")" "<=" 2
+verdict "issue 36: ptt-dump of the coded trace (events/s)" "${CDUMP_RATE:-}" ">=" 10000000
+verdict "issue 36: ptt-stat of the coded trace (M events/s)" "${CSTAT_RATE:-}" ">=" 5
+verdict "issue 36: ptt-record --streams=coded peak RSS (MiB; rings 2 x ${RINGMB:-?} MiB + 16)" "${CRECRSS:-}" "<=" $((2 * ${RINGMB:-1} + 16))
 verdict "-z bytes/event, prodcons" "${ZB_PC:-}" "<=" 8
 verdict "1% window by time / full scan (-n)" "${WIN:-}" "<=" 0.05
 verdict "1% window with its context (ptt-index) / full scan" "${IWIN:-}" "<=" 0.05
