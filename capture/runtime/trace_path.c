@@ -439,24 +439,41 @@ static void put_stall(struct ptt_tls *t, unsigned id, uint32_t arg)
  * PTT_SHM_CODED: room for need bytes at the coded stream's end, and before
  * the ring's end where contiguous (else a CPT_STREAM_PAD there and the
  * stream goes on at the ring's start).  Lossless: wait for the recorder as
- * wait_room does (its full word, no stall records); 0, or -1: no room
- * (discard mode, or the recorder finishing or silent).
+ * wait_room does (its full word); st (NULL: never wait) is told when the
+ * wait began and how many times the thread looked, for the stall's records
+ * (coded_stall), and CODED_SLACK bytes stay free for them.  0, or -1: no
+ * room (discard mode, or the recorder finishing or silent).
  */
 #define CODED_WORST(n) (4u * (n) + 32u) /* a record of n words coded, and the varints' stores past it */
-static int coded_room(struct ptt_tls *t, uint32_t need)
+/* a tracer_stall record and its end, each with the pad it may need before it */
+#define CODED_SLACK (4u * (CODED_WORST(STALL_WORDS) + 1u))
+struct coded_stall {
+	uint64_t begin; /* ticks when the thread began to wait; 0: it did not */
+	uint32_t spins, need;
+};
+static int coded_room(struct ptt_tls *t, uint32_t need, struct coded_stall *st)
 {
 	struct ptt_ring *r = t->ring;
 	struct ptt_shm *s = ptt_shm;
 	uint32_t size = t->coded_size, off = (uint32_t)t->coded_at & (size - 1);
-	uint32_t skip = off + need > size ? size - off : 0;
+	uint32_t skip = off + need > size ? size - off : 0, slack = st ? CODED_SLACK : 0;
 	struct recorder_wait rw = { 0 };
 	int saved = errno;
-	while (t->coded_at + skip + need - __atomic_load_n(&r->coded_consumed, __ATOMIC_ACQUIRE) > size) {
-		wake_recorder(r, s);
-		if ((s->flags & PTT_SHM_DISCARD) || recorder_wait(s, r, &rw)) {
+	while (t->coded_at + skip + need + slack - __atomic_load_n(&r->coded_consumed, __ATOMIC_ACQUIRE) > size) {
+		if (!st || (s->flags & PTT_SHM_DISCARD)) {
 			errno = saved;
 			return -1;
 		}
+		wake_recorder(r, s);
+		if (st->begin == 0 && !__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE) && !recorder_silent(s)) {
+			st->begin = now_ticks();
+			st->need = need;
+		}
+		if (recorder_wait(s, r, &rw)) {
+			errno = saved;
+			return -1;
+		}
+		st->spins = rw.spin;
 		if (rw.spin == 1)
 			__atomic_store_n(&r->waits, r->waits + 1, __ATOMIC_RELEASE);
 	}
@@ -467,6 +484,40 @@ static int coded_room(struct ptt_tls *t, uint32_t need)
 		__atomic_store_n(&r->coded_wrap, t->coded_count, __ATOMIC_RELAXED); /* the records before the ring's end */
 	}
 	return 0;
+}
+
+/*
+ * A lossless thread's wait for room in its coded stream, told as it is in a
+ * ring of records (wait_room): a tracer_stall record at the wait's start
+ * (its argument the bytes wanted) and a tracer_stall_end at its end (the
+ * times the thread looked), coded after the records of the commit that
+ * waited (written before the wait began, so older) into the slack that
+ * coded_room kept for them.
+ */
+static void coded_stall(struct ptt_tls *t, const struct coded_stall *st)
+{
+	uint64_t when[2] = { st->begin, now_ticks() };
+	uint32_t arg[2] = { st->need, st->spins };
+	if (t->coded_fresh) /* every record of the commit lost (the recorder finishing): the stream's reset first */
+		return;
+	for (int i = 0; i < 2; i++) {
+		uint32_t p[STALL_WORDS];
+		p[0] = ptt_rec_word0(i ? PTT_EV_TRACER_STALL_END : PTT_EV_TRACER_STALL, STALL_WORDS);
+		p[1] = (uint32_t)when[i];
+		p[2] = (uint32_t)(when[i] >> 32);
+		p[3] = t->pid;
+		p[4] = t->tid;
+		p[5] = arg[i];
+		ptt_rec_seal(p, STALL_WORDS);
+		if (coded_room(t, CODED_WORST(STALL_WORDS) + 1, NULL))
+			return; /* not when the slack is gone: never, the room was kept */
+		unsigned char *out = t->coded_area + ((uint32_t)t->coded_at & (t->coded_size - 1));
+		t->coded_at += (uint64_t)(cpt_encode(t->cpt, out, p, STALL_WORDS) - out);
+		t->coded_count++;
+		if (((uint32_t)t->coded_at & (t->coded_size - 1)) == 0)
+			__atomic_store_n(&t->ring->coded_wrap, t->coded_count, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&t->ring->coded_last, when[1], __ATOMIC_RELAXED);
 }
 
 /*
@@ -482,7 +533,9 @@ void ptt_coded_commit_fast(struct ptt_tls *t, const uint32_t *p, uint64_t end)
 	struct ptt_ring *r = t->ring;
 	uint32_t csize = t->coded_size, off = (uint32_t)t->coded_at & (csize - 1);
 	if (__builtin_expect(t->coded_fresh || off + CODED_WORST(N) > csize ||
-			     t->coded_at + CODED_WORST(N) - __atomic_load_n(&r->coded_consumed, __ATOMIC_ACQUIRE) > csize, 0)) {
+			     t->coded_at + CODED_WORST(N) + CODED_SLACK - __atomic_load_n(&r->coded_consumed, __ATOMIC_ACQUIRE) >
+				     csize,
+			     0)) {
 		ptt_coded_commit(t, end);
 		return;
 	}
@@ -502,6 +555,7 @@ void ptt_coded_commit(struct ptt_tls *t, uint64_t end)
 	struct ptt_ring *r = t->ring;
 	uint64_t pos = r->committed, last = 0;
 	uint32_t size = t->ring_words, csize = t->coded_size, done = 0;
+	struct coded_stall st = { 0 };
 	while (pos < end) {
 		uint32_t off = (uint32_t)pos & (size - 1);
 		const uint32_t *p = t->data + off;
@@ -511,7 +565,7 @@ void ptt_coded_commit(struct ptt_tls *t, uint64_t end)
 		}
 		uint32_t n = ptt_rec_len(p[0]);
 		pos += n;
-		if (coded_room(t, CODED_WORST(n) + 1)) {
+		if (coded_room(t, CODED_WORST(n) + 1, &st)) {
 			count_lost(t, ptt_rec_ticks(p));
 			continue;
 		}
@@ -534,10 +588,12 @@ void ptt_coded_commit(struct ptt_tls *t, uint64_t end)
 		if (((uint32_t)t->coded_at & (csize - 1)) == 0) /* ended at the ring's end */
 			__atomic_store_n(&r->coded_wrap, t->coded_count, __ATOMIC_RELAXED);
 	}
-	if (done) {
+	if (done)
 		__atomic_store_n(&r->coded_last, last, __ATOMIC_RELAXED);
+	if (st.begin)
+		coded_stall(t, &st);
+	if (done || st.begin)
 		__atomic_store_n(&r->coded_pos, (uint64_t)t->coded_count << 32 | (uint32_t)t->coded_at, __ATOMIC_RELEASE);
-	}
 	/* the records' words are the owner's scratch: given back at once */
 	__atomic_store_n(&r->consumed, end, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->committed, end, __ATOMIC_RELEASE);

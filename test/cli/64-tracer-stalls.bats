@@ -9,9 +9,11 @@ load helpers
 # threads must wait (the second counts from the program's start, not from ptt-record's: a
 # loaded machine may take most of a second to start them).  2000 rounds a thread: some 30 K
 # events, several times what the pipe holds even in compact blocks (about 10 bytes an event)
+# OPTIONS: ptt-record's instead of -b 4k
 stalled_trace() {
 	mkfifo "$BATS_TEST_TMPDIR/fifo"
-	ptt-record -b 4k -o "$BATS_TEST_TMPDIR/fifo" -- "$EXAMPLES/contention" -n 2000 2>"$BATS_TEST_TMPDIR/rec.err" &
+	# shellcheck disable=SC2068 # the options' words
+	ptt-record ${@:--b 4k} -o "$BATS_TEST_TMPDIR/fifo" -- "$EXAMPLES/contention" -n 2000 2>"$BATS_TEST_TMPDIR/rec.err" &
 	local rec=$! n=0
 	exec 7<"$BATS_TEST_TMPDIR/fifo"
 	until pgrep -x -P "$rec" contention >/dev/null; do
@@ -26,6 +28,16 @@ stalled_trace() {
 
 @test "a thread waiting for room in its ring records the stall as begin and end" {
 	stalled_trace
+	check_stalls
+}
+
+@test "--streams=coded: a thread waiting for room in its coded stream records the stall as begin and end" {
+	# the smallest coded rings (32 KiB of coded bytes each): contention's 30 K events are some 300 KB
+	stalled_trace --streams=coded -b 64k
+	check_stalls
+}
+
+check_stalls() {
 	# every stall that began ended, on the same thread, later, and each wait was counted
 	ptt-dump -n "$BATS_TEST_TMPDIR/t.ptt" | awk '
 		$5 == "tracer_stall" { if (open[$3]) bad = "nested"; open[$3] = $1; n++ }
