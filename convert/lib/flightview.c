@@ -209,6 +209,20 @@ static int log_records(struct flightview *v, const struct ptt_shm_log *log, cons
 	return 0;
 }
 
+/* A rec_lost record at w (NOTE_WORDS), stamped ts: count events (0: not known) of thread tid lost
+ * between the times from and to (ticks). */
+static void put_lost(const struct flightview *v, uint32_t *w, uint64_t ts, uint32_t tid, uint64_t count, uint64_t from,
+		     uint64_t to)
+{
+	ptt_rec_put_header(w, ptt_rec_word0(PTT_EV_REC_LOST, NOTE_WORDS), ts, (uint32_t)v->rec, (uint32_t)v->rec);
+	uint32_t *a = w + PTT_REC_HDR_WORDS;
+	a[0] = tid;
+	ptt_put64(a + 1, count);
+	ptt_put64(a + 3, ns_of(v, from));
+	ptt_put64(a + 5, ns_of(v, to));
+	ptt_rec_seal(w, NOTE_WORDS);
+}
+
 /*
  * Ring i's owner overwrote records the view had not read, between its last record taken and the
  * record at time after (UINT64_MAX: none this sweep): a rec_lost record, stamped just before after.
@@ -220,13 +234,7 @@ static int lost_note(struct flightview *v, uint32_t i, const struct fring *fr, u
 	if (ts < fr->last_ts)
 		ts = fr->last_ts;
 	uint32_t *w = v->notes[i];
-	ptt_rec_put_header(w, ptt_rec_word0(PTT_EV_REC_LOST, NOTE_WORDS), ts, (uint32_t)v->rec, (uint32_t)v->rec);
-	uint32_t *a = w + PTT_REC_HDR_WORDS;
-	a[0] = fr->tid;
-	ptt_put64(a + 1, 0); /* how many records: not known */
-	ptt_put64(a + 3, ns_of(v, fr->last_ts));
-	ptt_put64(a + 5, ns_of(v, to));
-	ptt_rec_seal(w, NOTE_WORDS);
+	put_lost(v, w, ts, fr->tid, 0, fr->last_ts, to); /* how many records: not known */
 	if (add_rec(v, w, 0, i, UINT32_MAX))
 		return PTT_E_NOMEM;
 	v->recs[v->nrecs - 1].note = 1;
@@ -242,13 +250,7 @@ static int lost_note(struct flightview *v, uint32_t i, const struct fring *fr, u
 static int late_note(struct flightview *v, const struct vrec *r)
 {
 	uint32_t w[NOTE_WORDS];
-	ptt_rec_put_header(w, ptt_rec_word0(PTT_EV_REC_LOST, NOTE_WORDS), v->cut, (uint32_t)v->rec, (uint32_t)v->rec);
-	uint32_t *a = w + PTT_REC_HDR_WORDS;
-	a[0] = r->tid;
-	ptt_put64(a + 1, 1);
-	ptt_put64(a + 3, ns_of(v, r->ts));
-	ptt_put64(a + 5, ns_of(v, r->ts));
-	ptt_rec_seal(w, NOTE_WORDS);
+	put_lost(v, w, v->cut, r->tid, 1, r->ts, r->ts);
 	return ptt_writer_record(v->w, w, NOTE_WORDS);
 }
 
