@@ -28,7 +28,6 @@
 #include "drain.h"
 #include "flight.h"
 #include "flight_file.h"
-#include "../../formats/ptt_trace.h"
 #include "out_file.h"
 #include "pace.h"
 #include "record_meta.h"
@@ -690,6 +689,17 @@ static void doze(struct recorder *r, uint64_t ns, int woken)
  * 65).  The counts of lost events are reported once the clock is known.
  * Not with -m (below) nor --flight.
  */
+/*
+ * What a pass empties of a ring, for the pacing: with --streams=coded the coded stream's part
+ * of it (shm.h), which the threads' coded bytes fill (the pass's bytes are those): paced by the
+ * whole ring, a slow writer's stream was let fill to its end (sqlite3: 40 writer waits a run
+ * against the default's 5).
+ */
+static uint64_t paced_ring_bytes(const struct recorder *r)
+{
+	return r->o.streams == 2 ? ptt_coded_bytes((uint32_t)(r->o.ring_bytes / 4)) : r->o.ring_bytes;
+}
+
 static void recorder_early(struct recorder *r)
 {
 	struct ptt_shm *s = r->in.shm;
@@ -728,7 +738,7 @@ static void recorder_early(struct recorder *r)
 		if (r->werr)
 			break;
 		const struct drain_stats *st = drain_stats(r->d);
-		uint64_t pause = pace_next(&pace, st->ring_bytes, st->upto_ns, r->o.ring_bytes,
+		uint64_t pause = pace_next(&pace, st->ring_bytes, st->upto_ns, paced_ring_bytes(r),
 					   record_clock_ns(CLOCK_MONOTONIC) - t0, 1000000u);
 		if (pause > CALIBRATE_NS - (mono - r->cal_mono))
 			pause = CALIBRATE_NS - (mono - r->cal_mono);
@@ -777,7 +787,7 @@ static void recorder_drain(struct recorder *r)
 		if (exited)
 			break;
 		const struct drain_stats *st = drain_stats(r->d);
-		uint64_t pause = pace_next(&pace, st->ring_bytes, st->upto_ns, r->o.ring_bytes,
+		uint64_t pause = pace_next(&pace, st->ring_bytes, st->upto_ns, paced_ring_bytes(r),
 					   record_clock_ns(CLOCK_MONOTONIC) - now, r->o.out_is_pipe ? 20000000u : 50000000u);
 		if (r->werr)
 			pause = 1000000;
