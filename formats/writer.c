@@ -1068,6 +1068,7 @@ static void *async_main(void *arg)
 	struct sched_param idle = { 0 };
 	if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle) != 0)
 		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+	pthread_setname_np(pthread_self(), "ptt-compress"); /* its processor time told apart (top -H, bench/streams.sh) */
 	pthread_mutex_lock(&a->mu);
 	for (;;) {
 		struct queued *b = NULL;
