@@ -42,6 +42,9 @@
 /* the most bytes of coded blocks (ptt_writer_coded: up to 1 MiB each, copied into buffers of their
  * own) the queue holds; past it the oldest blocks are written, raw where the thread has not reached them */
 #define ASYNC_CODED_BYTES (8u * 1024u * 1024u)
+/* coded blocks' buffers kept for the next ones (a power of two from 64 KiB, 1 MiB at most each): a
+ * buffer malloc'd and freed per block cost the recorder an mmap, its page faults and an munmap */
+#define ASYNC_BIG_SPARES 4
 
 /*
  * One compressor's state, kept from block to block: the writer's own and
@@ -72,7 +75,7 @@ struct queued {
 	size_t zlen, zcap;
 	unsigned zflags;
 	uint16_t compact;    /* PTT_BLOCK_COMPACT (| PTT_BLOCK_CODED): its records coded, compressed as they are */
-	int own;             /* buf is a coded block's copy (queue_coded), freed once written, never a spare */
+	size_t own;          /* not 0: buf is a coded block's copy (queue_coded) of this capacity, not a spare */
 	uint16_t kind;       /* PTT_BLOCK_EVENTS, or PTT_BLOCK_MARK (never compressed) */
 	uint32_t stream;     /* the block header's stream (ptt_writer_span) */
 };
@@ -100,6 +103,8 @@ struct async {
 	/* an own buffer the caller writes raw while the thread reads it (write_head), and the one the
 	 * thread let go meanwhile: the caller frees it once written */
 	uint32_t *writing, *orphan;
+	struct { uint32_t *buf; size_t cap; } big[ASYNC_BIG_SPARES]; /* coded blocks' buffers, free */
+	unsigned nbig;
 	int stop;
 	int comp, level;
 	struct zctx z; /* the thread's */
@@ -1051,13 +1056,27 @@ int ptt_writer_run(struct ptt_writer *w, struct ptt_run *run)
 	return rc;
 }
 
-/* A written block's buffer (a->mu held): back to the spares, or freed when it was a coded block's own. */
-static void buf_release(struct async *a, uint32_t *buf, int own)
+/* A written block's buffer (a->mu held): back to the spares, or, a coded block's own (of capacity
+ * own), kept for the next one or freed. */
+static void buf_release(struct async *a, uint32_t *buf, size_t own)
 {
-	if (own)
-		free(buf);
-	else
+	if (!own) {
 		a->spare[a->nspare++] = buf;
+	} else if (a->nbig < ASYNC_BIG_SPARES) {
+		a->big[a->nbig].buf = buf;
+		a->big[a->nbig++].cap = own;
+	} else { /* full: the smallest goes, so that the large blocks of a busy run find a buffer */
+		unsigned k = 0;
+		for (unsigned i = 1; i < a->nbig; i++)
+			k = a->big[i].cap < a->big[k].cap ? i : k;
+		if (a->big[k].cap < own) {
+			free(a->big[k].buf);
+			a->big[k].buf = buf;
+			a->big[k].cap = own;
+		} else {
+			free(buf);
+		}
+	}
 }
 
 static void *async_main(void *arg)
@@ -1089,7 +1108,7 @@ static void *async_main(void *arg)
 		b->state = Q_WORK;
 		uint64_t seq = b->seq;
 		const uint32_t *buf = b->buf;
-		int own = b->own;
+		size_t own = b->own;
 		size_t used = b->used, zlen;
 		uint64_t first = b->first;
 		int comp = a->comp, level = a->level, pack = !b->compact;
@@ -1198,7 +1217,7 @@ static int write_head(struct ptt_writer *w)
 	} else if (b->own) { /* the thread frees it when it is done with it, unless it was done meanwhile */
 		a->writing = NULL;
 		if (a->orphan == b->buf) {
-			free(a->orphan);
+			buf_release(a, a->orphan, b->own);
 			a->orphan = NULL;
 		}
 	}
@@ -1306,11 +1325,22 @@ static int queue_block(struct ptt_writer *w)
 static int queue_coded(struct ptt_writer *w, uint32_t stream, const void *bytes, size_t n, uint32_t count,
 		       uint64_t first, uint64_t last)
 {
-	uint32_t *copy = malloc(n);
-	if (!copy)
+	struct async *a = w->as;
+	size_t cap = 64u * 1024u;
+	while (cap < n)
+		cap *= 2;
+	uint32_t *copy = NULL;
+	pthread_mutex_lock(&a->mu);
+	for (unsigned i = 0; i < a->nbig && !copy; i++)
+		if (a->big[i].cap >= n) {
+			copy = a->big[i].buf;
+			cap = a->big[i].cap;
+			a->big[i] = a->big[--a->nbig];
+		}
+	pthread_mutex_unlock(&a->mu);
+	if (!copy && !(copy = malloc(cap)))
 		return PTT_E_NOMEM;
 	memcpy(copy, bytes, n);
-	struct async *a = w->as;
 	int rc = 0;
 	pthread_mutex_lock(&a->mu);
 	while (!rc && a->len && a->q[a->head].state == Q_DONE)
@@ -1320,7 +1350,7 @@ static int queue_coded(struct ptt_writer *w, uint32_t stream, const void *bytes,
 	if (!rc) {
 		struct queued *b = &a->q[(a->head + a->len) % ASYNC_BUFS];
 		b->buf = copy;
-		b->own = 1;
+		b->own = cap;
 		b->used = n;
 		b->count = count;
 		b->lost = 0;
@@ -1335,9 +1365,9 @@ static int queue_coded(struct ptt_writer *w, uint32_t stream, const void *bytes,
 		a->coded_bytes += n;
 		pthread_cond_broadcast(&a->cv);
 	}
-	pthread_mutex_unlock(&a->mu);
 	if (rc)
-		free(copy);
+		buf_release(a, copy, cap);
+	pthread_mutex_unlock(&a->mu);
 	return rc;
 }
 
@@ -1512,6 +1542,8 @@ int ptt_writer_close(struct ptt_writer *w)
 		pthread_join(a->thread, NULL);
 		for (unsigned i = 0; i < a->nspare; i++)
 			free(a->spare[i]);
+		for (unsigned i = 0; i < a->nbig; i++)
+			free(a->big[i].buf);
 		for (unsigned i = 0; i < ASYNC_BUFS; i++)
 			free(a->q[i].z);
 		zctx_free(&a->z);
