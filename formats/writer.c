@@ -39,12 +39,13 @@
 /* blocks being filled, queued or compressed (ptt_writer_async): 2 MiB, so that an idle-priority
  * compressor catches up in the gaps of a busy run before its blocks must go raw */
 #define ASYNC_BUFS 32
-/* the most bytes of coded blocks (ptt_writer_coded: up to 1 MiB each, copied into buffers of their
- * own) the queue holds; past it the oldest blocks are written, raw where the thread has not reached them */
+/* the buffers of coded blocks (ptt_writer_coded: up to 1 MiB each, copied into buffers of their own,
+ * a power of two from 64 KiB) queued and kept for the next ones, in all: past it the oldest blocks
+ * are written, raw where the thread has not reached them, and a written block's buffer is freed */
 #define ASYNC_CODED_BYTES (8u * 1024u * 1024u)
-/* coded blocks' buffers kept for the next ones (a power of two from 64 KiB, 1 MiB at most each): a
- * buffer malloc'd and freed per block cost the recorder an mmap, its page faults and an munmap */
-#define ASYNC_BIG_SPARES 4
+/* kept, at most (a buffer malloc'd and freed per block cost the recorder an mmap, its page faults and
+ * an munmap: 2-3 ns an event on sqlite3) */
+#define ASYNC_BIG_SPARES 16
 
 /*
  * One compressor's state, kept from block to block: the writer's own and
@@ -99,9 +100,9 @@ struct async {
 	uint64_t seq;
 	uint32_t *spare[ASYNC_BUFS];
 	unsigned nspare;
-	size_t coded_bytes; /* of the queued blocks that own their buffer (ASYNC_CODED_BYTES) */
+	size_t coded_bytes, big_bytes; /* the capacities of the queued coded blocks' buffers, of those kept */
 	/* an own buffer the caller writes raw while the thread reads it (write_head), and the one the
-	 * thread let go meanwhile: the caller frees it once written */
+	 * thread let go meanwhile: the caller releases it once written (buf_release) */
 	uint32_t *writing, *orphan;
 	struct { uint32_t *buf; size_t cap; } big[ASYNC_BIG_SPARES]; /* coded blocks' buffers, free */
 	unsigned nbig;
@@ -1062,20 +1063,25 @@ static void buf_release(struct async *a, uint32_t *buf, size_t own)
 {
 	if (!own) {
 		a->spare[a->nspare++] = buf;
-	} else if (a->nbig < ASYNC_BIG_SPARES) {
-		a->big[a->nbig].buf = buf;
-		a->big[a->nbig++].cap = own;
-	} else { /* full: the smallest goes, so that the large blocks of a busy run find a buffer */
+		return;
+	}
+	/* full: the smallest kept go first, so that the large blocks of a busy run find a buffer */
+	while (a->nbig && (a->nbig == ASYNC_BIG_SPARES || a->coded_bytes + a->big_bytes + own > ASYNC_CODED_BYTES)) {
 		unsigned k = 0;
 		for (unsigned i = 1; i < a->nbig; i++)
 			k = a->big[i].cap < a->big[k].cap ? i : k;
-		if (a->big[k].cap < own) {
-			free(a->big[k].buf);
-			a->big[k].buf = buf;
-			a->big[k].cap = own;
-		} else {
-			free(buf);
-		}
+		if (a->big[k].cap >= own)
+			break;
+		free(a->big[k].buf);
+		a->big_bytes -= a->big[k].cap;
+		a->big[k] = a->big[--a->nbig];
+	}
+	if (a->nbig < ASYNC_BIG_SPARES && a->coded_bytes + a->big_bytes + own <= ASYNC_CODED_BYTES) {
+		a->big[a->nbig].buf = buf;
+		a->big[a->nbig++].cap = own;
+		a->big_bytes += own;
+	} else {
+		free(buf);
 	}
 }
 
@@ -1187,8 +1193,7 @@ static int write_head(struct ptt_writer *w)
 	a->head = (a->head + 1) % ASYNC_BUFS;
 	a->len--;
 	b->seq = 0; /* the thread's result, if it is working on it, is not wanted */
-	if (b->own)
-		a->coded_bytes -= b->used;
+	a->coded_bytes -= b->own;
 	struct ptt_block_header h;
 	events_header(&h, b->count, b->lost, b->first, b->last);
 	h.kind = b->kind;
@@ -1247,8 +1252,7 @@ static int drain_queue(struct ptt_writer *w, int finishing)
 		a->head = (a->head + 1) % ASYNC_BUFS;
 		a->len--;
 		b->seq = 0;
-		if (b->own)
-			a->coded_bytes -= b->used;
+		a->coded_bytes -= b->own;
 		pthread_mutex_unlock(&a->mu);
 		uint32_t stream = w->stream; /* the queued block's, for its header */
 		w->stream = b->stream;
@@ -1335,6 +1339,7 @@ static int queue_coded(struct ptt_writer *w, uint32_t stream, const void *bytes,
 		if (a->big[i].cap >= n) {
 			copy = a->big[i].buf;
 			cap = a->big[i].cap;
+			a->big_bytes -= cap;
 			a->big[i] = a->big[--a->nbig];
 		}
 	pthread_mutex_unlock(&a->mu);
@@ -1345,7 +1350,7 @@ static int queue_coded(struct ptt_writer *w, uint32_t stream, const void *bytes,
 	pthread_mutex_lock(&a->mu);
 	while (!rc && a->len && a->q[a->head].state == Q_DONE)
 		rc = write_head(w);
-	while (!rc && a->len && (a->len >= ASYNC_BUFS - 1 || a->coded_bytes + n > ASYNC_CODED_BYTES))
+	while (!rc && a->len && (a->len >= ASYNC_BUFS - 1 || a->coded_bytes + cap > ASYNC_CODED_BYTES))
 		rc = write_head(w);
 	if (!rc) {
 		struct queued *b = &a->q[(a->head + a->len) % ASYNC_BUFS];
@@ -1362,7 +1367,7 @@ static int queue_coded(struct ptt_writer *w, uint32_t stream, const void *bytes,
 		b->seq = ++a->seq;
 		b->state = Q_WAIT;
 		a->len++;
-		a->coded_bytes += n;
+		a->coded_bytes += cap;
 		pthread_cond_broadcast(&a->cv);
 	}
 	if (rc)
