@@ -20,8 +20,12 @@
 /* Binary format versions: 2 adds compact EVENTS blocks, which a writer uses only when asked
  * (ptt_writer_set_compact); a file without them says version 1, which every reader reads.
  * 3 adds per-thread streams (EVENTS blocks whose header names a stream, each stream in time
- * order by itself, merged by the reader) and MARK blocks (ptt_writer_set_streams). */
-#define PTT_FORMAT_VERSION 3
+ * order by itself, merged by the reader) and MARK blocks (ptt_writer_set_streams).
+ * 4 adds coded streams (PTT_BLOCK_CODED: blocks of a stream coded by its writing thread,
+ * decoded across the stream's blocks; ptt_writer_set_streams(w, PTT_STREAMS_CODED)), which a
+ * reader of version 3 would skip one by one as flags it does not know: it refuses the file. */
+#define PTT_FORMAT_VERSION 4
+#define PTT_FORMAT_VERSION_STREAMS 3
 #define PTT_FORMAT_VERSION_COMPACT 2
 #define PTT_FORMAT_VERSION_PLAIN 1
 #define PTT_TEXT_VERSION 1 /* the text form's "# ptt-trace N" */
@@ -157,7 +161,7 @@ enum ptt_block_kind {
 #define PTT_BLOCK_SNAPSHOT 0x8u /* EVENTS with count 0: a snapshot of the state, as pad records (ptt-trace(5)) */
 #define PTT_BLOCK_ZSTD 0x10u  /* payload is one zstd frame of raw_len bytes (never with ZLIB) */
 #define PTT_BLOCK_COMPACT 0x20u /* EVENTS (version 2): records coded against the block's history (ptt-trace(5)) */
-/* EVENTS of a stream (version 3), with COMPACT: coded by the writing thread, decoded with the
+/* EVENTS of a stream (version 4), with COMPACT: coded by the writing thread, decoded with the
  * history the stream's blocks before it left (ptt-trace(5), compact.h's coded streams) */
 #define PTT_BLOCK_CODED 0x40u
 /* Every flag this version knows: a block with another one (a newer compressor) is skipped, and said so. */
@@ -640,9 +644,12 @@ int ptt_writer_meta(struct ptt_writer *w, const char *lines, size_t len);
  * Per-thread streams (format version 3, ptt-trace(5)): records are written
  * as spans of one stream each (ptt_writer_span), the stream in time order by
  * itself, and readers merge the streams by time, releasing what precedes
- * each MARK block (ptt_writer_mark).  Not with the compact form.  Before
- * anything is written: 0, or -EINVAL.
+ * each MARK block (ptt_writer_mark).  Not with the compact form.  on
+ * PTT_STREAMS_CODED: the streams' blocks may also be coded ones
+ * (ptt_writer_coded), and the file says version 4.  Before anything is
+ * written: 0, or -EINVAL.
  */
+#define PTT_STREAMS_CODED 2
 int ptt_writer_set_streams(struct ptt_writer *w, int on);
 /*
  * nwords words of count checksummed records of stream (not 0), as they lie
@@ -655,8 +662,12 @@ int ptt_writer_span(struct ptt_writer *w, uint32_t stream, const uint32_t *words
 /*
  * n bytes of a coded stream (PTT_BLOCK_CODED: count records coded by their
  * own thread, whole, the stream's history going on from its block before)
- * as one EVENTS block of stream, written as they are; first and last bound
- * its records' times.  n at most PTT_BLOCK_MAX_PAYLOAD.  0 or an error.
+ * as one EVENTS block of stream, its bytes as they are (compressed, with
+ * ptt_writer_async, by the compressor's thread when it gets to them, else
+ * stored as they are: the caller never waits for it; without it, with a
+ * level, compressed here); first and last bound its records' times.  n at
+ * most PTT_BLOCK_MAX_PAYLOAD; the writer set with PTT_STREAMS_CODED.  0 or
+ * an error (-EINVAL: not set so).
  */
 int ptt_writer_coded(struct ptt_writer *w, uint32_t stream, const void *bytes, size_t n, uint32_t count,
 		     uint64_t first, uint64_t last);

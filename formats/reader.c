@@ -76,6 +76,7 @@ struct ptt_reader {
 	int blk_zlib;
 	int blk_compact; /* a compact block: its damage is one stretch, said once (records depend on those before) */
 	unsigned compressed; /* PTT_BLOCK_ZLIB | PTT_BLOCK_ZSTD: what the blocks read so far used */
+	uint32_t version;    /* the binary file header's: a coded block in a file before version 4 is damage */
 	int in_damage; /* inside a damaged stretch of records: report once */
 	/* metadata */
 	char **meta;
@@ -280,6 +281,10 @@ static int structure_block(struct ptt_reader *r, const struct ptt_block_header *
 		/* a thread's coded bytes are a stream's and compact: on a merged or plain block the flag lies */
 		snprintf(what, sizeof what, "coded EVENTS block %s, skipped: %" PRIu32 " event%s lost",
 			 h->stream ? "that is not compact" : "that names no stream", h->count, s);
+	} else if ((h->flags & PTT_BLOCK_CODED) && r->version < PTT_FORMAT_VERSION) {
+		/* coded streams came with version 4: the flag on an older file's block is a flipped bit */
+		snprintf(what, sizeof what, "coded EVENTS block in a file of version %" PRIu32 " (coded streams are version %d's), skipped: %" PRIu32
+			 " event%s lost", r->version, PTT_FORMAT_VERSION, h->count, s);
 	} else if (!st->meta_seen) {
 		snprintf(what, sizeof what, "EVENTS block before the trace's header (META block), skipped: %" PRIu32
 			 " event%s lost (no clock known yet)", h->count, s);
@@ -498,6 +503,7 @@ static int file_header(struct ptt_reader *r, int *form)
 		return PTT_E_VERSION;
 	}
 	*form = PTT_FORM_BINARY;
+	r->version = h.version;
 	consume(r, 16);
 	struct stat st;
 	r->seekable = fstat(r->fd, &st) == 0 && S_ISREG(st.st_mode) && lseek(r->fd, 0, SEEK_CUR) >= 0;
@@ -835,6 +841,7 @@ static int next_block(struct ptt_reader *r)
 			memcpy(&fh, &h, sizeof fh);
 			if (fh.version >= PTT_FORMAT_VERSION_PLAIN && fh.version <= PTT_FORMAT_VERSION && fh.byte_order == PTT_BYTE_ORDER_MARK) {
 				consume(r, sizeof fh);
+				r->version = fh.version;
 				begin_input(r);
 				continue;
 			}

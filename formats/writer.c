@@ -43,6 +43,13 @@
 /* blocks being filled, queued or compressed (ptt_writer_async): 2 MiB, so that an idle-priority
  * compressor catches up in the gaps of a busy run before its blocks must go raw */
 #define ASYNC_BUFS 32
+/* the buffers of coded blocks (ptt_writer_coded: up to 1 MiB each, copied into buffers of their own,
+ * a power of two from 64 KiB) queued and kept for the next ones, in all: past it the oldest blocks
+ * are written, raw where the thread has not reached them, and a written block's buffer is freed */
+#define ASYNC_CODED_BYTES (8u * 1024u * 1024u)
+/* kept, at most (a buffer malloc'd and freed per block cost the recorder an mmap, its page faults and
+ * an munmap: 2-3 ns an event on sqlite3) */
+#define ASYNC_BIG_SPARES 16
 
 /*
  * One compressor's state, kept from block to block: the writer's own and
@@ -72,7 +79,8 @@ struct queued {
 	unsigned char *z;    /* Q_DONE: the compressed payload (zflags 0: store raw) */
 	size_t zlen, zcap;
 	unsigned zflags;
-	uint16_t compact;    /* PTT_BLOCK_COMPACT: its records in the compact form, compressed as they are */
+	uint16_t compact;    /* PTT_BLOCK_COMPACT (| PTT_BLOCK_CODED): its records coded, compressed as they are */
+	size_t own;          /* not 0: buf is a coded block's copy (queue_coded) of this capacity, not a spare */
 	uint16_t kind;       /* PTT_BLOCK_EVENTS, or PTT_BLOCK_MARK (never compressed) */
 	uint32_t stream;     /* the block header's stream (ptt_writer_span) */
 };
@@ -96,6 +104,12 @@ struct async {
 	uint64_t seq;
 	uint32_t *spare[ASYNC_BUFS];
 	unsigned nspare;
+	size_t coded_bytes, big_bytes; /* the capacities of the queued coded blocks' buffers, of those kept */
+	/* an own buffer the caller writes raw while the thread reads it (write_head), and the one the
+	 * thread let go meanwhile: the caller releases it once written (buf_release) */
+	uint32_t *writing, *orphan;
+	struct { uint32_t *buf; size_t cap; } big[ASYNC_BIG_SPARES]; /* coded blocks' buffers, free */
+	unsigned nbig;
 	int stop;
 	int comp, level;
 	struct zctx z; /* the thread's */
@@ -107,7 +121,8 @@ struct ptt_writer {
 	int comp;
 	int header_done;
 	int compact;   /* EVENTS blocks in the compact form (ptt_writer_set_compact), compressed as they are with -z */
-	int streams;   /* format version 3: per-stream spans and MARK blocks (ptt_writer_set_streams) */
+	int streams;   /* per-stream spans and MARK blocks (ptt_writer_set_streams): 1 version 3; 2 (PTT_STREAMS_CODED)
+			* coded streams' blocks too (ptt_writer_coded), version 4 */
 	uint32_t stream; /* the current block's stream (0: merged records) */
 	uint16_t kind;   /* the current block's kind: PTT_BLOCK_EVENTS, or PTT_BLOCK_MARK while one is queued */
 	struct ptt_compact *cpt;
@@ -352,7 +367,7 @@ int ptt_writer_set_streams(struct ptt_writer *w, int on)
 {
 	if (w->header_done || (on && w->compact))
 		return -EINVAL;
-	w->streams = on != 0;
+	w->streams = on == PTT_STREAMS_CODED ? 2 : on != 0;
 	return 0;
 }
 
@@ -452,8 +467,11 @@ static int file_header(struct ptt_writer *w)
 		return 0;
 	struct ptt_file_header h;
 	memcpy(h.magic, PTT_FILE_MAGIC, 8);
-	/* readers of version 1 read what is neither compact nor in streams */
-	h.version = w->streams ? PTT_FORMAT_VERSION : w->compact ? PTT_FORMAT_VERSION_COMPACT : PTT_FORMAT_VERSION_PLAIN;
+	/* readers of version 1 read what is neither compact nor in streams, of version 3 streams not coded */
+	h.version = w->streams == 2 ? PTT_FORMAT_VERSION
+		    : w->streams    ? PTT_FORMAT_VERSION_STREAMS
+		    : w->compact    ? PTT_FORMAT_VERSION_COMPACT
+				    : PTT_FORMAT_VERSION_PLAIN;
 	h.byte_order = PTT_BYTE_ORDER_MARK;
 	w->header_done = 1;
 	return write_all(w, &h, sizeof h);
@@ -619,6 +637,8 @@ int ptt_writer_record(struct ptt_writer *w, const uint32_t *words, uint32_t nwor
 }
 
 static int queue_block(struct ptt_writer *w);
+static int queue_coded(struct ptt_writer *w, uint32_t stream, const void *bytes, size_t n, uint32_t count,
+		       uint64_t first, uint64_t last);
 
 int ptt_writer_span(struct ptt_writer *w, uint32_t stream, const uint32_t *words, size_t nwords, uint32_t count,
 		    uint64_t first, uint64_t last, uint32_t lost)
@@ -652,11 +672,17 @@ int ptt_writer_span(struct ptt_writer *w, uint32_t stream, const uint32_t *words
 int ptt_writer_coded(struct ptt_writer *w, uint32_t stream, const void *bytes, size_t n, uint32_t count,
 		     uint64_t first, uint64_t last)
 {
-	if (!w->streams || !stream || n > PTT_BLOCK_MAX_PAYLOAD || w->as || w->zlevel > 0)
-		return -EINVAL; /* its bytes go to the file as they are */
+	if (w->streams != 2 || !stream || n > PTT_BLOCK_MAX_PAYLOAD)
+		return -EINVAL; /* a file that says version 3 has no coded block */
 	int rc = flush_block(w);
 	if (rc || !n)
 		return rc;
+	if (w->as) { /* after the blocks queued before it, as every block of its stream */
+		rc = queue_coded(w, stream, bytes, n, count, first, last);
+		if (!rc)
+			w->events += count;
+		return rc;
+	}
 	w->stream = stream;
 	rc = put_stream_block(w, PTT_BLOCK_EVENTS, PTT_BLOCK_COMPACT | PTT_BLOCK_CODED, bytes, n, count, 0, first, last);
 	w->stream = 0;
@@ -1039,6 +1065,34 @@ int ptt_writer_run(struct ptt_writer *w, struct ptt_run *run)
 	return rc;
 }
 
+/* A written block's buffer (a->mu held): back to the spares, or, a coded block's own (of capacity
+ * own), kept for the next one or freed. */
+static void buf_release(struct async *a, uint32_t *buf, size_t own)
+{
+	if (!own) {
+		a->spare[a->nspare++] = buf;
+		return;
+	}
+	/* full: the smallest kept go first, so that the large blocks of a busy run find a buffer */
+	while (a->nbig && (a->nbig == ASYNC_BIG_SPARES || a->coded_bytes + a->big_bytes + own > ASYNC_CODED_BYTES)) {
+		unsigned k = 0;
+		for (unsigned i = 1; i < a->nbig; i++)
+			k = a->big[i].cap < a->big[k].cap ? i : k;
+		if (a->big[k].cap >= own)
+			break;
+		free(a->big[k].buf);
+		a->big_bytes -= a->big[k].cap;
+		a->big[k] = a->big[--a->nbig];
+	}
+	if (a->nbig < ASYNC_BIG_SPARES && a->coded_bytes + a->big_bytes + own <= ASYNC_CODED_BYTES) {
+		a->big[a->nbig].buf = buf;
+		a->big[a->nbig++].cap = own;
+		a->big_bytes += own;
+	} else {
+		free(buf);
+	}
+}
+
 static void *async_main(void *arg)
 {
 	struct async *a = arg;
@@ -1047,6 +1101,7 @@ static void *async_main(void *arg)
 	struct sched_param idle = { 0 };
 	if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle) != 0)
 		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+	pthread_setname_np(pthread_self(), "ptt-compress"); /* its processor time told apart (top -H, bench/streams.sh) */
 	pthread_mutex_lock(&a->mu);
 	for (;;) {
 		struct queued *b = NULL;
@@ -1067,6 +1122,7 @@ static void *async_main(void *arg)
 		b->state = Q_WORK;
 		uint64_t seq = b->seq;
 		const uint32_t *buf = b->buf;
+		size_t own = b->own;
 		size_t used = b->used, zlen;
 		uint64_t first = b->first;
 		int comp = a->comp, level = a->level, pack = !b->compact;
@@ -1085,8 +1141,10 @@ static void *async_main(void *arg)
 			b->zlen = zlen;
 			b->zflags = rc ? 0 : zflags; /* a compressor's failure costs the gain, not the block */
 			b->state = Q_DONE;
+		} else if (own && a->writing == buf) {
+			a->orphan = a->writing; /* being written raw by the caller, which frees it */
 		} else {
-			a->spare[a->nspare++] = (uint32_t *)(uintptr_t)buf; /* written raw meanwhile: the buffer is free now */
+			buf_release(a, (uint32_t *)(uintptr_t)buf, own); /* written raw meanwhile: the buffer is free now */
 		}
 		pthread_cond_broadcast(&a->cv);
 	}
@@ -1143,6 +1201,7 @@ static int write_head(struct ptt_writer *w)
 	a->head = (a->head + 1) % ASYNC_BUFS;
 	a->len--;
 	b->seq = 0; /* the thread's result, if it is working on it, is not wanted */
+	a->coded_bytes -= b->own;
 	struct ptt_block_header h;
 	events_header(&h, b->count, b->lost, b->first, b->last);
 	h.kind = b->kind;
@@ -1154,6 +1213,8 @@ static int write_head(struct ptt_writer *w)
 	}
 	if (!done)
 		w->behind++;
+	if (working && b->own)
+		a->writing = b->buf;
 	pthread_mutex_unlock(&a->mu);
 	int rc;
 	if (done && b->zflags) {
@@ -1164,8 +1225,15 @@ static int write_head(struct ptt_writer *w)
 		rc = write_block(w, &h, b->used, b->buf, b->used);
 	}
 	pthread_mutex_lock(&a->mu);
-	if (!working)
-		a->spare[a->nspare++] = b->buf;
+	if (!working) {
+		buf_release(a, b->buf, b->own);
+	} else if (b->own) { /* the thread frees it when it is done with it, unless it was done meanwhile */
+		a->writing = NULL;
+		if (a->orphan == b->buf) {
+			buf_release(a, a->orphan, b->own);
+			a->orphan = NULL;
+		}
+	}
 	return rc;
 }
 
@@ -1192,13 +1260,14 @@ static int drain_queue(struct ptt_writer *w, int finishing)
 		a->head = (a->head + 1) % ASYNC_BUFS;
 		a->len--;
 		b->seq = 0;
+		a->coded_bytes -= b->own;
 		pthread_mutex_unlock(&a->mu);
 		uint32_t stream = w->stream; /* the queued block's, for its header */
 		w->stream = b->stream;
 		rc = put_block(w, PTT_BLOCK_EVENTS, b->compact, b->buf, b->used, b->count, b->lost, b->first, b->last);
 		w->stream = stream;
 		pthread_mutex_lock(&a->mu);
-		a->spare[a->nspare++] = b->buf;
+		buf_release(a, b->buf, b->own);
 	}
 	return rc;
 }
@@ -1227,7 +1296,7 @@ static int queue_block(struct ptt_writer *w)
 	pthread_mutex_lock(&a->mu);
 	while (!rc && a->len && a->q[a->head].state == Q_DONE)
 		rc = write_head(w);
-	while (!rc && !a->nspare) {
+	while (!rc && (!a->nspare || a->len >= ASYNC_BUFS - 1)) { /* the coded blocks' own buffers take slots too */
 		if (a->len)
 			rc = write_head(w);
 		else /* the only buffer not spare is the one the thread still reads: a block's time at most */
@@ -1244,6 +1313,7 @@ static int queue_block(struct ptt_writer *w)
 		b->compact = w->compact ? PTT_BLOCK_COMPACT : 0;
 		b->kind = w->kind ? w->kind : PTT_BLOCK_EVENTS;
 		b->stream = w->stream;
+		b->own = 0;
 		b->seq = ++a->seq;
 		b->state = Q_WAIT;
 		a->len++;
@@ -1251,6 +1321,65 @@ static int queue_block(struct ptt_writer *w)
 		w->payload = (unsigned char *)w->buf;
 		pthread_cond_broadcast(&a->cv);
 	}
+	pthread_mutex_unlock(&a->mu);
+	return rc;
+}
+
+/*
+ * A coded stream's block (ptt_writer_coded) queued for the thread, its n
+ * bytes copied into a buffer of its own (up to 1 MiB, a block's buffer is
+ * 64 KiB; the caller's bytes are the ring's, given back to its thread when
+ * this returns).  As queue_block, the caller never waits: the blocks the
+ * thread is done with are written first, and the oldest are written (raw
+ * where the thread has not reached them) while the queue has no slot or
+ * holds ASYNC_CODED_BYTES.
+ */
+static int queue_coded(struct ptt_writer *w, uint32_t stream, const void *bytes, size_t n, uint32_t count,
+		       uint64_t first, uint64_t last)
+{
+	struct async *a = w->as;
+	size_t cap = 64u * 1024u;
+	while (cap < n)
+		cap *= 2;
+	uint32_t *copy = NULL;
+	pthread_mutex_lock(&a->mu);
+	for (unsigned i = 0; i < a->nbig && !copy; i++)
+		if (a->big[i].cap >= n) {
+			copy = a->big[i].buf;
+			cap = a->big[i].cap;
+			a->big_bytes -= cap;
+			a->big[i] = a->big[--a->nbig];
+		}
+	pthread_mutex_unlock(&a->mu);
+	if (!copy && !(copy = malloc(cap)))
+		return PTT_E_NOMEM;
+	memcpy(copy, bytes, n);
+	int rc = 0;
+	pthread_mutex_lock(&a->mu);
+	while (!rc && a->len && a->q[a->head].state == Q_DONE)
+		rc = write_head(w);
+	while (!rc && a->len && (a->len >= ASYNC_BUFS - 1 || a->coded_bytes + cap > ASYNC_CODED_BYTES))
+		rc = write_head(w);
+	if (!rc) {
+		struct queued *b = &a->q[(a->head + a->len) % ASYNC_BUFS];
+		b->buf = copy;
+		b->own = cap;
+		b->used = n;
+		b->count = count;
+		b->lost = 0;
+		b->first = first;
+		b->last = last;
+		b->compact = PTT_BLOCK_COMPACT | PTT_BLOCK_CODED; /* stays with the compressor's flag */
+		b->kind = PTT_BLOCK_EVENTS;
+		b->stream = stream;
+		b->seq = ++a->seq;
+		b->state = Q_WAIT;
+		a->len++;
+		a->coded_bytes += cap;
+		pthread_cond_broadcast(&a->cv);
+	}
+	if (rc)
+		buf_release(a, copy, cap);
 	pthread_mutex_unlock(&a->mu);
 	return rc;
 }
@@ -1426,6 +1555,8 @@ int ptt_writer_close(struct ptt_writer *w)
 		pthread_join(a->thread, NULL);
 		for (unsigned i = 0; i < a->nspare; i++)
 			free(a->spare[i]);
+		for (unsigned i = 0; i < a->nbig; i++)
+			free(a->big[i].buf);
 		for (unsigned i = 0; i < ASYNC_BUFS; i++)
 			free(a->q[i].z);
 		zctx_free(&a->z);

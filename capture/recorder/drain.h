@@ -73,7 +73,7 @@ uint64_t drain_now(const struct drain *d);
  */
 void drain_hold_reports(struct drain *d, int on);
 /*
- * Streams mode (format version 3, the writer set with ptt_writer_set_streams):
+ * Streams mode (format version 3, 4 with coded streams: the writer set with ptt_writer_set_streams):
  * a pass copies each ring's committed span to the writer as it lies, one
  * stream per ring, and writes a MARK; the readers merge.  No hook, no cut:
  * rotation and flight snapshots need the state in force, which only the

@@ -507,7 +507,7 @@ static int setup_writing(struct recorder *r)
 		return rc;
 	ptt_writer_set_compressor(r->w, o->compressor);
 	if (o->streams)
-		ptt_writer_set_streams(r->w, 1);
+		ptt_writer_set_streams(r->w, o->streams == 2 ? PTT_STREAMS_CODED : 1); /* coded: version 4 */
 	else
 		ptt_writer_set_compact(r->w, 1); /* with -z too: the compressor then has a fifth of the bytes */
 	struct ptt_clock unset; /* the real one once the TSC is measured: drain_set_clock */

@@ -48,8 +48,8 @@ static void usage(FILE *f)
 		"  -q, --quiet           no summary on stderr at the end (counts, files, contended locks)\n"
 		"      --streams[=coded] write each thread's records as they lie in its ring (format version 3:\n"
 		"                        readers merge the threads' streams); not with -m or --flight;\n"
-		"                        coded: each thread codes its own records compactly (not with -z,\n"
-		"                        rings of at least 64k)\n"
+		"                        coded: each thread codes its own records compactly (version 4;\n"
+		"                        rings of at least 64k; -z compresses them at idle priority)\n"
 		"  -h, --help            show this help and exit\n"
 		"      --version         show the version and exit\n"
 		"\n"
@@ -332,8 +332,6 @@ static int check_options(const struct record_opts *o, const struct opts_given *g
 		why = "-f needs -m";
 	else if (o->streams && (o->max_size || o->flight))
 		why = "--streams: not with -m or --flight (their files begin with the state in force, which the merge keeps)";
-	else if (o->streams == 2 && o->zlevel)
-		why = "--streams=coded: not with -z (the coded streams go to the file as the threads wrote them)";
 	else if (o->streams == 2 && o->ring_bytes < 65536)
 		why = "--streams=coded: rings of at least 64k (-b)";
 	if (why)

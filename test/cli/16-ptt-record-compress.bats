@@ -118,6 +118,25 @@ PY
 	[[ "$output" == *" events, 1 damaged, "* ]]
 }
 
+@test "a coded stream's block in a file that says version 3 is damage, said block by block; version 4 reads it" {
+	# --streams=coded -z: coded blocks, compressed (112) and raw (96), in a file of version 4
+	run -0 --separate-stderr ptt-record -q --streams=coded -z -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/prodcons" -n 3000
+	[ "$(head -c 12 "$BATS_TEST_TMPDIR/t.ptt" | od -An -tu4 -j8 | tr -d ' ')" = 4 ]
+	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" == *" 0 damaged, 0 lost, 0 out of order, 0 violations: ok" ]]
+	coded=$(blocks flags "$BATS_TEST_TMPDIR/t.ptt" | awk '$1 == 2 && and($2, 64) { n++ } END { print n + 0 }')
+	[ "$coded" -ge 3 ]
+	# the same bytes saying version 3: no reader of version 3 wrote a coded block
+	cp "$BATS_TEST_TMPDIR/t.ptt" "$BATS_TEST_TMPDIR/v3.ptt"
+	printf '\003' | dd of="$BATS_TEST_TMPDIR/v3.ptt" bs=1 seek=8 conv=notrunc 2>/dev/null
+	run -1 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/v3.ptt"
+	[[ "$output" =~ ": "([0-9]+)" events, "([0-9]+)" damaged, "[0-9]+" lost, 0 out of order, 0 violations: FAILED"$ ]]
+	[ "${BASH_REMATCH[2]}" -eq "$coded" ]
+	# the first three said, then the count
+	[ "$(grep -c "coded EVENTS block in a file of version 3 (coded streams are version 4's), skipped: [0-9]* events\? lost" <<<"$stderr")" -eq 3 ]
+	[[ "$stderr" == *"ptt-dump: $BATS_TEST_TMPDIR/v3.ptt: $coded damaged records or blocks skipped in all (the first 3 shown above)" ]]
+}
+
 @test "-Z takes zstd or zlib, and needs -z" {
 	run -2 --separate-stderr ptt-record -Z lzma -z -- true
 	[ "$stderr" = "ptt-record: -Z: zstd or zlib: 'lzma'" ]

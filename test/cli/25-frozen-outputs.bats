@@ -2,7 +2,7 @@
 # What the analyses say about recorded example traces, frozen as expected files
 # (frozen/expected/TRACE.KIND: stdout, "--- stderr", stderr, "--- exit N"): the text traces
 # of frozen/, and the binary fixtures of every format version and block kind
-# (fixtures/v[123]-*.ptt, made once by fixtures/make-fixtures.sh, never again), read by every
+# (fixtures/v[1234]-*.ptt, made once by fixtures/make-fixtures.sh, never again), read by every
 # tool: a decoder that reads an old trace otherwise than it did fails here.
 # After a change of a rule on purpose: (cd test/cli/frozen && PATH=../../../build/bin:$PATH
 # ./run.sh --update), review the diff, and say why in the commit message.
@@ -46,7 +46,7 @@ frozen() {
 	cd "$BATS_TEST_DIRNAME/frozen"
 	run -0 --separate-stderr ./run.sh --list
 	local f
-	for f in ../fixtures/v[123]-*.ptt; do
+	for f in ../fixtures/v[1234]-*.ptt; do
 		case $f in */v1-prodcons*) continue ;; esac
 		echo "$output" | grep -q "^${f#../fixtures/} dump$" || { echo "$f not read"; return 1; }
 	done

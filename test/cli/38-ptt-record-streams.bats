@@ -114,17 +114,61 @@ same_as_merged() {
 	assert_killed_trace "$rec" "$BATS_TEST_TMPDIR/t.ptt"
 }
 
-@test "--streams=coded with -m, --flight, -z or a ring under 64k, or --streams=other, is a usage error in one line" {
-	for opt in "-m 1M" "--flight" "-z" "-b 32k" "--streams=raw"; do
+@test "--streams=coded with -m, --flight or a ring under 64k, or --streams=other, is a usage error in one line" {
+	for opt in "-m 1M" "--flight" "-b 32k" "--streams=raw"; do
 		# shellcheck disable=SC2086 # the option's words
 		run -2 --separate-stderr ptt-record --streams=coded $opt -o "$BATS_TEST_TMPDIR/t.ptt" -- true
 		[ -z "$output" ]
 		case $opt in
 		-m*|--flight) [ "$stderr" = "ptt-record: --streams: not with -m or --flight (their files begin with the state in force, which the merge keeps)" ] ;;
-		-z) [ "$stderr" = "ptt-record: --streams=coded: not with -z (the coded streams go to the file as the threads wrote them)" ] ;;
 		-b*) [ "$stderr" = "ptt-record: --streams=coded: rings of at least 64k (-b)" ] ;;
 		*) [[ "$stderr" == "ptt-record: --streams: 'coded' or nothing: 'raw'"* ]] ;;
 		esac
 	done
 	[ ! -e "$BATS_TEST_TMPDIR/t.ptt" ]
+}
+
+# --streams=coded -z: the coded blocks compressed by the writer's idle-priority thread (version 4)
+
+# coded_blocks T: "coded C compressed Z other O" over T's EVENTS blocks of a stream flagged coded
+# (64): C of them, Z with zlib or zstd (1, 16); O coded blocks that are not also compact (32)
+coded_blocks() {
+	blocks flags "$1" | awk '$1 == 2 && and($2, 64) { c++; z += and($2, 17) != 0; o += !and($2, 32) }
+		END { printf "coded %d compressed %d other %d\n", c, z, o }'
+}
+
+@test "--streams=coded -z: the threads' coded blocks compressed at idle priority, version 4, read as the merged trace" {
+	run -0 --separate-stderr ptt-record -q --streams=coded -z -o "$BATS_TEST_TMPDIR/z.ptt" -- "$EXAMPLES/prodcons" -n 20000
+	[ -z "$stderr" ]
+	run -0 blocks marks "$BATS_TEST_TMPDIR/z.ptt"
+	[[ "$output" == "version 4 streams "*" unordered 0" ]]
+	run -0 coded_blocks "$BATS_TEST_TMPDIR/z.ptt"
+	[[ "$output" =~ ^"coded "([0-9]+)" compressed "([0-9]+)" other 0"$ ]]
+	[ "${BASH_REMATCH[1]}" -ge 5 ] && [ "${BASH_REMATCH[2]}" -ge 1 ]
+	same_as_merged "$BATS_TEST_TMPDIR/z.ptt"
+	# zlib, and rings of 64k whose streams wrap every few thousand events
+	run -0 --separate-stderr ptt-record -q -b 64k --streams=coded -z9 -Z zlib -o "$BATS_TEST_TMPDIR/l.ptt" -- "$EXAMPLES/prodcons" -n 50000
+	[ -z "$stderr" ]
+	run -0 coded_blocks "$BATS_TEST_TMPDIR/l.ptt"
+	[[ "$output" =~ ^"coded "[0-9]+" compressed "[1-9][0-9]*" other 0"$ ]]
+	same_as_merged "$BATS_TEST_TMPDIR/l.ptt"
+}
+
+@test "--streams=coded -z to a pipe, threads that come and go: read as the merged trace" {
+	ptt-record -q --streams=coded -z -o - -- "$EXAMPLES/prodcons" -n 20000 2>/dev/null >"$BATS_TEST_TMPDIR/p.ptt"
+	run -0 coded_blocks "$BATS_TEST_TMPDIR/p.ptt"
+	[[ "$output" =~ ^"coded "[0-9]+" compressed "[1-9][0-9]*" other 0"$ ]]
+	same_as_merged "$BATS_TEST_TMPDIR/p.ptt"
+	ptt-record -q -b 64k --streams=coded -z -o - -- "$EXAMPLES/churn" 2>/dev/null >"$BATS_TEST_TMPDIR/c.ptt"
+	same_as_merged "$BATS_TEST_TMPDIR/c.ptt"
+}
+
+@test "--streams=coded -z: a SIGKILLed program leaves every committed event readable" {
+	ptt-record -q --streams=coded -z -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/prodcons" -n 100000000 >/dev/null 3>&- &
+	rec=$!
+	wait_size "$rec" "$BATS_TEST_TMPDIR/t.ptt" 500000
+	kill -KILL "$prog"
+	assert_killed_trace "$rec" "$BATS_TEST_TMPDIR/t.ptt"
+	run -0 coded_blocks "$BATS_TEST_TMPDIR/t.ptt"
+	[[ "$output" =~ ^"coded "[0-9]+" compressed "[1-9][0-9]*" other 0"$ ]]
 }

@@ -984,18 +984,23 @@ static void test_compact(void)
  * up to the next reset, never makes one up.
  */
 enum { CODED_PER_BLOCK = 997 };
-static char *coded_stream_trace(const uint32_t *words, const size_t *at, int n, size_t *size)
+/* level > 0: compressed, by the writer's thread when async (ptt-record --streams=coded -z) */
+static char *coded_stream_trace(const uint32_t *words, const size_t *at, int n, int per_block, int level, int async,
+				enum ptt_compressor comp, size_t *size)
 {
 	char path[] = "/tmp/ptt-test-XXXXXX";
 	int fd = mkstemp(path);
 	unlink(path);
 	struct ptt_writer *w;
-	ptt_writer_open(&w, fd, 0);
-	ptt_writer_set_streams(w, 1);
+	ptt_writer_open(&w, fd, level);
+	ptt_writer_set_compressor(w, comp);
+	ptt_writer_set_streams(w, PTT_STREAMS_CODED);
+	if (async)
+		ptt_writer_async(w);
 	const char *meta = "clock ns\nclock_hz 1000000000\nstart_ticks 0\ntype 1024 my_event user 1 program a:u64,s:str\n";
 	ptt_writer_meta(w, meta, strlen(meta));
 	struct ptt_compact *c = calloc(1, sizeof *c);
-	unsigned char *buf = malloc((size_t)CODED_PER_BLOCK * CPT_MAX_BYTES);
+	unsigned char *buf = malloc((size_t)per_block * CPT_MAX_BYTES);
 	for (int i = 0, b = 0; c && buf && i < n; b++) {
 		unsigned char *o = buf;
 		if (b == 0 || b == 10) { /* a thread claims the ring */
@@ -1004,7 +1009,7 @@ static char *coded_stream_trace(const uint32_t *words, const size_t *at, int n, 
 		}
 		int k = 0;
 		uint64_t first = ptt_rec_ticks(words + at[i]), last = first;
-		for (; k < CODED_PER_BLOCK && i < n; k++, i++) {
+		for (; k < per_block && i < n; k++, i++) {
 			last = ptt_rec_ticks(words + at[i]);
 			o = cpt_encode(c, o, words + at[i], ptt_rec_len(words[at[i]]));
 		}
@@ -1028,7 +1033,7 @@ static void test_coded_stream(void)
 	enum { N = 20000 };
 	size_t *at = malloc(N * sizeof *at), size;
 	uint32_t *words = compact_records(N, at);
-	char *buf = words ? coded_stream_trace(words, at, N, &size) : NULL;
+	char *buf = words ? coded_stream_trace(words, at, N, CODED_PER_BLOCK, 0, 0, PTT_COMP_ZSTD, &size) : NULL;
 	ok(buf != NULL, "coded stream trace written");
 	if (!buf)
 		return;
@@ -1044,7 +1049,7 @@ static void test_coded_stream(void)
 	}
 	int errors, made_up;
 	int n = compact_read(buf, size, words, at, N, &errors, &made_up);
-	ok(n == N && errors == 0 && made_up == 0 && version == 3 && coded == (N + CODED_PER_BLOCK - 1) / CODED_PER_BLOCK,
+	ok(n == N && errors == 0 && made_up == 0 && version == 4 && coded == (N + CODED_PER_BLOCK - 1) / CODED_PER_BLOCK,
 	   "coded stream: %d of %d records read back exactly across %u blocks, resets and pads (%d differ, %d errors), version %u",
 	   n, N, coded, made_up, errors, version);
 	/* a flipped byte in block 5: records lost up to the reset at block 10 at most, none made up */
@@ -1062,6 +1067,74 @@ static void test_coded_stream(void)
 	ok(made_up == 0 && errors >= 1 && n >= N - 5 * CODED_PER_BLOCK && n < N,
 	   "coded stream, a byte flipped: %d of %d records read, %d errors, %d made up", n, N, errors, made_up);
 	free(buf);
+	free(words);
+	free(at);
+}
+
+/* A coded block's compressor flag, and whether the block is still COMPACT|CODED of stream 1. */
+static unsigned coded_blocks(const char *buf, size_t size, unsigned *zstd, unsigned *zlib, size_t *largest)
+{
+	unsigned coded = 0;
+	*zstd = *zlib = 0;
+	*largest = 0;
+	for (size_t o = 16; o + 48 <= size;) {
+		struct ptt_block_header h;
+		memcpy(&h, buf + o, sizeof h);
+		if (h.kind == PTT_BLOCK_EVENTS && h.stream == 1 &&
+		    (h.flags & (PTT_BLOCK_COMPACT | PTT_BLOCK_CODED)) == (PTT_BLOCK_COMPACT | PTT_BLOCK_CODED)) {
+			coded++;
+			*zstd += (h.flags & PTT_BLOCK_ZSTD) != 0;
+			*zlib += (h.flags & PTT_BLOCK_ZLIB) != 0;
+			if (h.raw_len > *largest)
+				*largest = h.raw_len;
+		}
+		o += 48 + h.payload_len;
+	}
+	return coded;
+}
+
+/*
+ * ptt-record --streams=coded -z: coded blocks compressed by the writer's
+ * idle thread (blocks past its 64 KiB buffers in buffers of their own) or
+ * synchronously, each keeping COMPACT|CODED, in order, read back word for
+ * word; a writer that was not set for coded streams (version 3) takes none.
+ */
+static void test_coded_stream_compressed(void)
+{
+	enum { N = 20000 };
+	size_t *at = malloc(N * sizeof *at), size, largest;
+	uint32_t *words = compact_records(N, at);
+	if (!words)
+		return;
+	struct { int per, level, async; enum ptt_compressor comp; const char *what; } v[] = {
+		{ CODED_PER_BLOCK, PTT_ZLEVEL_FAST, 1, PTT_COMP_ZSTD, "zstd, by the writer's thread" },
+		{ 9001, 3, 1, PTT_COMP_ZSTD, "zstd, blocks larger than the queue's buffers" },
+		{ CODED_PER_BLOCK, 6, 0, PTT_COMP_ZLIB, "zlib, in the writer" },
+	};
+	for (unsigned t = 0; t < sizeof v / sizeof v[0]; t++) {
+		char *buf = coded_stream_trace(words, at, N, v[t].per, v[t].level, v[t].async, v[t].comp, &size);
+		if (!buf)
+			continue;
+		unsigned zstd, zlib, coded = coded_blocks(buf, size, &zstd, &zlib, &largest);
+		int errors, made_up;
+		int n = compact_read(buf, size, words, at, N, &errors, &made_up);
+		unsigned z = v[t].comp == PTT_COMP_ZLIB ? zlib : zstd;
+		ok(n == N && errors == 0 && made_up == 0 && coded == (unsigned)((N + v[t].per - 1) / v[t].per) && z >= 1 &&
+			   (v[t].per < 5000 || largest > 70000),
+		   "coded stream compressed (%s): %d of %d records read back in %u blocks, %u compressed, the largest %zu bytes "
+		   "(%d differ, %d errors)", v[t].what, n, N, coded, z, largest, made_up, errors);
+		free(buf);
+	}
+	char path[] = "/tmp/ptt-test-XXXXXX";
+	int fd = mkstemp(path);
+	unlink(path);
+	struct ptt_writer *w;
+	ptt_writer_open(&w, fd, 0);
+	ptt_writer_set_streams(w, 1);
+	unsigned char b[8] = { CPT_STREAM_RESET };
+	ok(ptt_writer_coded(w, 1, b, 1, 0, 0, 0) == -EINVAL, "a coded block refused by a writer of version 3 streams");
+	ptt_writer_close(w);
+	close(fd);
 	free(words);
 	free(at);
 }
@@ -1241,6 +1314,7 @@ int main(void)
 	test_damage();
 	test_compact();
 	test_coded_stream();
+	test_coded_stream_compressed();
 	test_header_text();
 	test_not_a_trace_and_concatenated();
 	test_skip();

@@ -181,7 +181,7 @@ static void test_round_trip(void)
 	int in_order, errors, last_rc;
 	char first[16];
 	int fd = write_streams(3, 20, 100, 0, 0, 0, &records);
-	ok(pread(fd, first, 16, 0) == 16 && first[8] == PTT_FORMAT_VERSION && PTT_FORMAT_VERSION == 3, "the file says version 3");
+	ok(pread(fd, first, 16, 0) == 16 && first[8] == PTT_FORMAT_VERSION_STREAMS && PTT_FORMAT_VERSION_STREAMS == 3, "the file says version 3");
 	uint64_t n = read_all(fd, &in_order, &errors, &last_rc);
 	ok(n == records && in_order && errors == 0, "3 interleaved streams and an idle one read merged: %" PRIu64 " of %" PRIu64
 	   " events, in order, %d errors", n, records, errors);

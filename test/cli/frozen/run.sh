@@ -1,7 +1,7 @@
 #!/bin/sh
 # Frozen outputs of the analyses on recorded example traces (test/cli/25-frozen-outputs.bats
 # reads them): the text traces here (*.txt), and the binary fixtures of every format version
-# and block kind (../fixtures/v[123]-*.ptt, see ../fixtures/README), whose outputs are what
+# and block kind (../fixtures/v[1234]-*.ptt, see ../fixtures/README), whose outputs are what
 # keeps old traces readable: a decoder that reads them otherwise fails here.
 #   run.sh TRACE KIND        print what the tools say about TRACE for KIND: stdout,
 #                            then "--- stderr" and stderr, then "--- exit N"
@@ -15,7 +15,7 @@ KINDS="check human stat deadlock states paje objects window select"
 # every tool on the binary fixtures, the decoders' own outputs (dump) first
 FIXTURE_KINDS="dump human check info stat deadlock states csv paje json critical window index"
 HERE=$(pwd)
-FIXTURES=$(cd ../fixtures && ls v[123]-*.ptt | grep -v '^v1-prodcons')
+FIXTURES=$(cd ../fixtures && ls v[1234]-*.ptt | grep -v '^v1-prodcons')
 
 # the events of a trace, text form (a binary fixture decoded; the damaged ones as far as they read)
 events() {
