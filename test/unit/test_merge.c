@@ -45,11 +45,11 @@ static void test_merge_alone(void)
 	uint64_t t1[] = { 10, 20, 30, 40 }, t2[] = { 15, 20, 35 };
 	for (int i = 0; i < 4; i++) {
 		rec(w, &n, t1[i], 10, 1);
-		ptt_merge_add(m, 1, w, n, t1[i], 10, (uint64_t)i);
+		ptt_merge_add(m, 1, w, n, (uint64_t)i);
 	}
 	for (int i = 0; i < 3; i++) {
 		rec(w, &n, t2[i], 11, 2);
-		ptt_merge_add(m, 2, w, n, t2[i], 11, 100 + (uint64_t)i);
+		ptt_merge_add(m, 2, w, n, 100 + (uint64_t)i);
 	}
 	ok(ptt_merge_held(m) == 7 && ptt_merge_next(m, w, &n, &off) == 0, "nothing goes before a mark (7 held)");
 	ptt_merge_mark(m, 30); /* before 30: 10 15 20(tid 10) 20(tid 11) */
@@ -66,7 +66,7 @@ static void test_merge_alone(void)
 	ptt_merge_mark(m, 25); /* a later mark never takes back an earlier one */
 	ok(ptt_merge_next(m, w, &n, &off) == 0, "a lower mark releases nothing more");
 	rec(w, &n, 36, 12, 3); /* the idle thread's first record, after the mark */
-	ptt_merge_add(m, 3, w, n, 36, 12, 200);
+	ptt_merge_add(m, 3, w, n, 200);
 	ptt_merge_all(m);
 	k = 0;
 	while (k < 8 && ptt_merge_next(m, w, &n, &off))
@@ -78,9 +78,9 @@ static void test_merge_alone(void)
 	uint64_t last = 0;
 	for (uint64_t base = 1000; base < 1000 + 20000; base += 10) {
 		rec(w, &n, base, 10, 1);
-		ptt_merge_add(m, 1, w, n, base, 10, 0);
+		ptt_merge_add(m, 1, w, n, 0);
 		rec(w, &n, base + 5, 11, 2);
-		ptt_merge_add(m, 2, w, n, base + 5, 11, 0);
+		ptt_merge_add(m, 2, w, n, 0);
 		ptt_merge_mark(m, base + 6);
 		while (ptt_merge_next(m, w, &n, &off)) {
 			order_ok &= ticks_of(w) >= last;
