@@ -1,12 +1,12 @@
 /*
  * merge.c - the per-thread streams of a version 3 trace merged by time
  * (merge.h).  Each stream keeps the records it holds in a queue of chunks
- * of words, each record as its file offset (two words) then its own words,
- * whose first gives its length; a chunk read to its end goes back to a
- * small pool shared by the streams, so that what is held costs its records
- * and at most one part-filled chunk a stream (a stream in one growing array
- * cost up to four times what it held: 25 MB for the 2-thread lock loop's
- * 7.5 MB held).  The stream's first record's time and tid are kept beside
+ * of words, the records' own words with their file offsets once a run; a
+ * chunk read to its end goes back to a small pool shared by the streams,
+ * so that what is held costs its records and at most one part-filled chunk
+ * a stream (a record cost 32 bytes more, in arrays that grew to four times
+ * what they held: 25 MB for the 2-thread lock loop's coded trace, 7.5 MB
+ * of records).  The stream's first record's time and tid are kept beside
  * it, so that the heap, which orders the streams holding a record by their
  * first one's (time, tid, stream), compares without reaching into chunks.
  */
@@ -17,8 +17,15 @@
 #include "merge.h"
 #include "ptt_trace.h"
 
-#define HELD_HDR 2 /* words before a held record's own: its file offset */
-#define CHUNK_WORDS 16384 /* 64 KiB: far more than a record (PTT_REC_MAX_WORDS + HELD_HDR) */
+/*
+ * A record's file offset is held once for a run of records: a word that no
+ * record starts with (RUN_SAME: the records that follow share the offset,
+ * those of a compact or compressed block; RUN_STEP: each follows the one
+ * before in the file, a raw block's) and the offset, before the run's first
+ * record and at each chunk's start.
+ */
+enum { RUN_SAME = 1, RUN_STEP = 2, RUN_WORDS = 3 };
+#define CHUNK_WORDS 16384 /* 64 KiB: far more than a record (PTT_REC_MAX_WORDS + RUN_WORDS) */
 #define POOL_MAX 4        /* chunks read to their end kept for reuse */
 
 struct chunk {
@@ -32,6 +39,8 @@ struct mstream {
 	uint32_t tid;   /* the first held record's, */
 	uint64_t ticks; /* ... and its time (valid while in_heap) */
 	struct chunk *first, *last; /* read from first, added to last */
+	uint64_t add_off, head_off; /* the offset of the record added last; of the first held */
+	uint32_t add_n, run_added, run; /* the record added last's length, its run; the run read (RUN_*) */
 	int in_heap;
 };
 
@@ -135,7 +144,14 @@ static struct mstream *stream_of(struct ptt_merge *m, uint32_t id, uint32_t *ind
 /* The stream's first held record (at its first chunk's head) is its key in the heap. */
 static inline void take_head(struct mstream *s)
 {
-	const uint32_t *w = s->first->w + s->first->head + HELD_HDR;
+	struct chunk *c = s->first;
+	const uint32_t *w = c->w + c->head;
+	if (w[0] < RUN_WORDS) { /* a run begins */
+		s->run = w[0];
+		s->head_off = (uint64_t)w[2] << 32 | w[1];
+		c->head += RUN_WORDS;
+		w += RUN_WORDS;
+	}
 	s->ticks = ptt_rec_ticks(w);
 	s->tid = ptt_rec_tid(w);
 }
@@ -159,7 +175,8 @@ int ptt_merge_add(struct ptt_merge *m, uint32_t stream, const uint32_t *words, u
 	if (!s)
 		return PTT_E_NOMEM;
 	struct chunk *c = s->last;
-	if (!c || c->len + HELD_HDR + n > CHUNK_WORDS) {
+	int fresh = !c || c->len + RUN_WORDS + n > CHUNK_WORDS;
+	if (fresh) {
 		if (m->pool) {
 			c = m->pool;
 			m->pool = c->next;
@@ -175,11 +192,21 @@ int ptt_merge_add(struct ptt_merge *m, uint32_t stream, const uint32_t *words, u
 			s->first = c;
 		s->last = c;
 	}
-	uint32_t *w = c->w + c->len;
-	w[0] = (uint32_t)offset;
-	w[1] = (uint32_t)(offset >> 32);
-	memcpy(w + HELD_HDR, words, (size_t)n * 4);
-	c->len += HELD_HDR + n;
+	uint32_t *w = c->w + c->len, run = s->run_added;
+	uint64_t step = s->add_off + 4 * (uint64_t)s->add_n;
+	if (fresh || !(run == RUN_SAME ? offset == s->add_off : offset == step)) {
+		run = s->add_n && offset == step ? RUN_STEP : RUN_SAME;
+		w[0] = run;
+		w[1] = (uint32_t)offset;
+		w[2] = (uint32_t)(offset >> 32);
+		w += RUN_WORDS;
+		c->len += RUN_WORDS;
+		s->run_added = run;
+	}
+	memcpy(w, words, (size_t)n * 4);
+	c->len += n;
+	s->add_off = offset;
+	s->add_n = n;
 	m->held++;
 	if (!s->in_heap) {
 		s->in_heap = 1;
@@ -209,11 +236,13 @@ int ptt_merge_next(struct ptt_merge *m, uint32_t *words, uint32_t *n, uint64_t *
 		return 0;
 	struct chunk *c = s->first;
 	const uint32_t *w = c->w + c->head;
-	uint32_t len = ptt_rec_len(w[HELD_HDR]);
-	memcpy(words, w + HELD_HDR, (size_t)len * 4);
+	uint32_t len = ptt_rec_len(w[0]);
+	memcpy(words, w, (size_t)len * 4);
 	*n = len;
-	*offset = (uint64_t)w[1] << 32 | w[0];
-	c->head += HELD_HDR + len;
+	*offset = s->head_off;
+	if (s->run == RUN_STEP)
+		s->head_off += 4 * (uint64_t)len;
+	c->head += len;
 	m->held--;
 	if (c->head == c->len) {
 		s->first = c->next;

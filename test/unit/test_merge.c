@@ -92,6 +92,45 @@ static void test_merge_alone(void)
 	ptt_merge_free(m);
 }
 
+/* each record's file offset comes back with it: runs that share one (a compact block's), runs that step
+ * by the record's bytes (a raw block's), both broken, across the chunks a long stream takes */
+static void test_merge_offsets(void)
+{
+	struct ptt_merge *m = ptt_merge_new();
+	uint32_t w[PTT_REC_MAX_WORDS], n;
+	uint64_t off, want[3][20000];
+	int k[3] = { 0, 0, 0 }, good = 1;
+	for (int i = 0; i < 20000; i++) {
+		uint64_t t = 10 * (uint64_t)i;
+		rec(w, &n, t, 10, 1); /* stream 1: a block of 100 records sharing an offset, then the next */
+		want[0][i] = 1000000 + 48 * (uint64_t)(i / 100);
+		ptt_merge_add(m, 1, w, n, want[0][i]);
+		rec(w, &n, t + 1, 11, 2); /* stream 2: raw, each record after the one before, a gap every 700 */
+		want[1][i] = (uint64_t)1 << 40 | (4 * n * (uint64_t)i + 48 * (uint64_t)(i / 700));
+		ptt_merge_add(m, 2, w, n, want[1][i]);
+		rec(w, &n, t + 2, 12, 3); /* stream 3: offsets that follow no rule */
+		want[2][i] = (uint64_t)i * 7919 % 10007;
+		ptt_merge_add(m, 3, w, n, want[2][i]);
+		if (i % 5000 == 4999) { /* a mark now and then: some released, some held over */
+			ptt_merge_mark(m, t - 500);
+			while (ptt_merge_next(m, w, &n, &off)) {
+				int s = (int)w[4] - 10;
+				good &= off == want[s][k[s]];
+				k[s]++;
+			}
+		}
+	}
+	ptt_merge_all(m);
+	while (ptt_merge_next(m, w, &n, &off)) {
+		int s = (int)w[4] - 10;
+		good &= k[s] < 20000 && off == want[s][k[s]];
+		k[s]++;
+	}
+	ok(good && k[0] == 20000 && k[1] == 20000 && k[2] == 20000 && ptt_merge_held(m) == 0,
+	   "60000 records of three streams give back their offsets: shared, stepping, and neither");
+	ptt_merge_free(m);
+}
+
 /*
  * A version 3 trace: nthreads streams whose records interleave (thread t at
  * times 10 * i + t), one idle stream that writes once at the end, a mark
@@ -216,6 +255,7 @@ static void test_writer_refusals(void)
 int main(void)
 {
 	test_merge_alone();
+	test_merge_offsets();
 	test_round_trip();
 	test_writer_refusals();
 	return tap_done();
