@@ -26,12 +26,13 @@
  */
 enum { RUN_SAME = 1, RUN_STEP = 2, RUN_WORDS = 3 };
 #define CHUNK_WORDS 16384 /* 64 KiB: far more than a record (PTT_REC_MAX_WORDS + RUN_WORDS) */
+#define COPY_WORDS 16      /* copy_rec's first part: most records (the lock loop's 9 or 10) */
 #define POOL_MAX 4        /* chunks read to their end kept for reuse */
 
 struct chunk {
 	struct chunk *next;
 	uint32_t head, len; /* w[head, len): records held */
-	uint32_t w[CHUNK_WORDS];
+	uint32_t w[CHUNK_WORDS + COPY_WORDS]; /* room for copy_rec's whole first part at the end */
 };
 
 struct mstream {
@@ -141,6 +142,16 @@ static struct mstream *stream_of(struct ptt_merge *m, uint32_t id, uint32_t *ind
 	return s;
 }
 
+/* A record's n words copied: its first COPY_WORDS as one fixed move whatever n (both sides have the
+ * room), then the rest.  memcpy of n * 4 bytes became a rep movs, whose start cost a third of
+ * ptt_merge_next on the lock loop. */
+static inline void copy_rec(uint32_t *dst, const uint32_t *src, uint32_t n)
+{
+	memcpy(dst, src, COPY_WORDS * 4);
+	if (n > COPY_WORDS)
+		memcpy(dst + COPY_WORDS, src + COPY_WORDS, (size_t)(n - COPY_WORDS) * 4);
+}
+
 /* The stream's first held record (at its first chunk's head) is its key in the heap. */
 static inline void take_head(struct mstream *s)
 {
@@ -203,7 +214,7 @@ int ptt_merge_add(struct ptt_merge *m, uint32_t stream, const uint32_t *words, u
 		c->len += RUN_WORDS;
 		s->run_added = run;
 	}
-	memcpy(w, words, (size_t)n * 4);
+	copy_rec(w, words, n);
 	c->len += n;
 	s->add_off = offset;
 	s->add_n = n;
@@ -237,7 +248,7 @@ int ptt_merge_next(struct ptt_merge *m, uint32_t *words, uint32_t *n, uint64_t *
 	struct chunk *c = s->first;
 	const uint32_t *w = c->w + c->head;
 	uint32_t len = ptt_rec_len(w[0]);
-	memcpy(words, w, (size_t)len * 4);
+	copy_rec(words, w, len);
 	*n = len;
 	*offset = s->head_off;
 	if (s->run == RUN_STEP)
