@@ -21,9 +21,9 @@ struct ptt_merge;
 
 struct ptt_merge *ptt_merge_new(void);
 void ptt_merge_free(struct ptt_merge *m);
-/* A record of stream (its words, n of them, its time, tid and file offset): 0, or PTT_E_NOMEM. */
-int ptt_merge_add(struct ptt_merge *m, uint32_t stream, const uint32_t *words, uint32_t n, uint64_t ticks,
-		  uint32_t tid, uint64_t offset);
+/* A sound record of stream (its words, n = its length, and its file offset), ordered by its own time
+ * and tid: 0, or PTT_E_NOMEM.  words has room for PTT_REC_MAX_WORDS: the first 16 are read whatever n. */
+int ptt_merge_add(struct ptt_merge *m, uint32_t stream, const uint32_t *words, uint32_t n, uint64_t offset);
 /* No record before ticks is still to come: they may go (a mark never takes back an earlier one). */
 void ptt_merge_mark(struct ptt_merge *m, uint64_t ticks);
 /* The input ended (or a record outside every stream follows): everything held may go, in order. */

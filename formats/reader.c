@@ -1065,8 +1065,7 @@ static int next_binary(struct ptt_reader *r, struct ptt_event *ev)
 		if (rc == 1 && held && (!stream || r->inputs != r->merge_inputs)) {
 			/* a record outside the streams, or another input's: what is held goes first */
 			ptt_merge_all(r->merge);
-			if ((rc = ptt_merge_add(r->merge, stream, ev->words, ev->nwords, ptt_rec_ticks(ev->words),
-						ptt_rec_tid(ev->words), ev->offset)) != 0)
+			if ((rc = ptt_merge_add(r->merge, stream, ev->words, ev->nwords, ev->offset)) != 0)
 				return rc;
 			r->merge_inputs = r->inputs;
 			continue;
@@ -1076,8 +1075,7 @@ static int next_binary(struct ptt_reader *r, struct ptt_event *ev)
 				return PTT_E_NOMEM;
 			if (!held)
 				r->merge_inputs = r->inputs;
-			if ((rc = ptt_merge_add(r->merge, stream, ev->words, ev->nwords, ptt_rec_ticks(ev->words),
-						ptt_rec_tid(ev->words), ev->offset)) != 0)
+			if ((rc = ptt_merge_add(r->merge, stream, ev->words, ev->nwords, ev->offset)) != 0)
 				return rc;
 			continue;
 		}

@@ -45,11 +45,11 @@ static void test_merge_alone(void)
 	uint64_t t1[] = { 10, 20, 30, 40 }, t2[] = { 15, 20, 35 };
 	for (int i = 0; i < 4; i++) {
 		rec(w, &n, t1[i], 10, 1);
-		ptt_merge_add(m, 1, w, n, t1[i], 10, (uint64_t)i);
+		ptt_merge_add(m, 1, w, n, (uint64_t)i);
 	}
 	for (int i = 0; i < 3; i++) {
 		rec(w, &n, t2[i], 11, 2);
-		ptt_merge_add(m, 2, w, n, t2[i], 11, 100 + (uint64_t)i);
+		ptt_merge_add(m, 2, w, n, 100 + (uint64_t)i);
 	}
 	ok(ptt_merge_held(m) == 7 && ptt_merge_next(m, w, &n, &off) == 0, "nothing goes before a mark (7 held)");
 	ptt_merge_mark(m, 30); /* before 30: 10 15 20(tid 10) 20(tid 11) */
@@ -66,7 +66,7 @@ static void test_merge_alone(void)
 	ptt_merge_mark(m, 25); /* a later mark never takes back an earlier one */
 	ok(ptt_merge_next(m, w, &n, &off) == 0, "a lower mark releases nothing more");
 	rec(w, &n, 36, 12, 3); /* the idle thread's first record, after the mark */
-	ptt_merge_add(m, 3, w, n, 36, 12, 200);
+	ptt_merge_add(m, 3, w, n, 200);
 	ptt_merge_all(m);
 	k = 0;
 	while (k < 8 && ptt_merge_next(m, w, &n, &off))
@@ -78,9 +78,9 @@ static void test_merge_alone(void)
 	uint64_t last = 0;
 	for (uint64_t base = 1000; base < 1000 + 20000; base += 10) {
 		rec(w, &n, base, 10, 1);
-		ptt_merge_add(m, 1, w, n, base, 10, 0);
+		ptt_merge_add(m, 1, w, n, 0);
 		rec(w, &n, base + 5, 11, 2);
-		ptt_merge_add(m, 2, w, n, base + 5, 11, 0);
+		ptt_merge_add(m, 2, w, n, 0);
 		ptt_merge_mark(m, base + 6);
 		while (ptt_merge_next(m, w, &n, &off)) {
 			order_ok &= ticks_of(w) >= last;
@@ -89,6 +89,45 @@ static void test_merge_alone(void)
 		order_ok &= ptt_merge_held(m) == 0;
 	}
 	ok(order_ok, "4000 records released mark by mark, in order, none held between marks");
+	ptt_merge_free(m);
+}
+
+/* each record's file offset comes back with it: runs that share one (a compact block's), runs that step
+ * by the record's bytes (a raw block's), both broken, across the chunks a long stream takes */
+static void test_merge_offsets(void)
+{
+	struct ptt_merge *m = ptt_merge_new();
+	uint32_t w[PTT_REC_MAX_WORDS], n;
+	uint64_t off, want[3][20000];
+	int k[3] = { 0, 0, 0 }, good = 1;
+	for (int i = 0; i < 20000; i++) {
+		uint64_t t = 10 * (uint64_t)i;
+		rec(w, &n, t, 10, 1); /* stream 1: a block of 100 records sharing an offset, then the next */
+		want[0][i] = 1000000 + 48 * (uint64_t)(i / 100);
+		ptt_merge_add(m, 1, w, n, want[0][i]);
+		rec(w, &n, t + 1, 11, 2); /* stream 2: raw, each record after the one before, a gap every 700 */
+		want[1][i] = (uint64_t)1 << 40 | (4 * n * (uint64_t)i + 48 * (uint64_t)(i / 700));
+		ptt_merge_add(m, 2, w, n, want[1][i]);
+		rec(w, &n, t + 2, 12, 3); /* stream 3: offsets that follow no rule */
+		want[2][i] = (uint64_t)i * 7919 % 10007;
+		ptt_merge_add(m, 3, w, n, want[2][i]);
+		if (i % 5000 == 4999) { /* a mark now and then: some released, some held over */
+			ptt_merge_mark(m, t - 500);
+			while (ptt_merge_next(m, w, &n, &off)) {
+				int s = (int)w[4] - 10;
+				good &= off == want[s][k[s]];
+				k[s]++;
+			}
+		}
+	}
+	ptt_merge_all(m);
+	while (ptt_merge_next(m, w, &n, &off)) {
+		int s = (int)w[4] - 10;
+		good &= k[s] < 20000 && off == want[s][k[s]];
+		k[s]++;
+	}
+	ok(good && k[0] == 20000 && k[1] == 20000 && k[2] == 20000 && ptt_merge_held(m) == 0,
+	   "60000 records of three streams give back their offsets: shared, stepping, and neither");
 	ptt_merge_free(m);
 }
 
@@ -216,6 +255,7 @@ static void test_writer_refusals(void)
 int main(void)
 {
 	test_merge_alone();
+	test_merge_offsets();
 	test_round_trip();
 	test_writer_refusals();
 	return tap_done();
