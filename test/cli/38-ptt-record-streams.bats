@@ -132,8 +132,9 @@ same_as_merged() {
 
 # coded_blocks T: "coded C compressed Z other O" over T's EVENTS blocks of a stream flagged coded
 # (64): C of them, Z with zlib or zstd (1, 16); O coded blocks that are not also compact (32)
+# (bits by arithmetic: mawk, a fresh Debian's awk, has no and())
 coded_blocks() {
-	blocks flags "$1" | awk '$1 == 2 && and($2, 64) { c++; z += and($2, 17) != 0; o += !and($2, 32) }
+	blocks flags "$1" | awk '$1 == 2 && int($2 / 64) % 2 { c++; z += $2 % 2 || int($2 / 16) % 2; o += !(int($2 / 32) % 2) }
 		END { printf "coded %d compressed %d other %d\n", c, z, o }'
 }
 

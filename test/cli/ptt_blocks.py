@@ -10,6 +10,9 @@
   ptt_blocks.py mix IN OUT      IN (uncompressed) with its EVENTS blocks stored in turn raw,
                                 zlib (python's) and zstd (the zstd CLI's), unpacked (compact blocks
                                 stay compact, compressed)
+  ptt_blocks.py setflag FILE N FLAG
+                                FILE's Nth EVENTS block (from 1) given the flag bit FLAG as well,
+                                its header's checksum made right: a block this reader must refuse
   ptt_blocks.py anchor IN OUT NS HOST
                                 IN with its first META block's realtime_ns moved by NS (may be
                                 negative) and its hostname made HOST, stored uncompressed: a
@@ -88,6 +91,20 @@ def main():
             out += HDR.pack(*h) + p
         with open(sys.argv[3], "wb") as f:
             f.write(out)
+    elif sys.argv[1] == "setflag":
+        data, seen = bytearray(data), 0
+        for at, h, _ in blocks(data):
+            if h[1] == 2:
+                seen += 1
+                if seen == int(sys.argv[3]):
+                    h[2] |= int(sys.argv[4], 0)
+                    h[10] = zlib.crc32(HDR.pack(*h)[:44])
+                    HDR.pack_into(data, at, *h)
+                    break
+        else:
+            sys.exit("no EVENTS block %s" % sys.argv[3])
+        with open(sys.argv[2], "wb") as f:
+            f.write(data)
     elif sys.argv[1] == "mix":
         out, n = bytearray(data[:16]), 0
         for _, h, p in blocks(data):
