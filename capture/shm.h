@@ -30,7 +30,7 @@
 #include "../formats/ptt_trace.h"
 
 #define PTT_SHM_MAGIC 0x3152485350545450ull /* "PTTSHMR1" */
-#define PTT_SHM_VERSION 8
+#define PTT_SHM_VERSION 9
 #define PTT_SHM_ENV "PTT_SHM_FD"
 #define PTT_MAX_RINGS 65536   /* ring descriptors the control page has room for */
 #define PTT_SEG_RINGS 256     /* rings per segment (fewer when the cap is lower) */
@@ -101,6 +101,11 @@ struct ptt_ring {
 	_Alignas(64) uint64_t coded_pos;
 	uint64_t coded_last;
 	uint32_t coded_wrap; /* the records (mod 2^32) before the ring's end when the stream last passed it */
+	/* where the owner last started the history again (a CPT_STREAM_RESET: records and bytes as in
+	 * coded_pos, stored before the coded_pos that publishes it); 0: never.  The recorder starts a
+	 * block there, where a reader whose history damage spoiled takes the stream up again */
+	uint64_t coded_reset;
+	uint64_t coded_reset_ts; /* the time of the first record after it (stored before it) */
 	/* the recorder's: bytes of the stream copied out (release) */
 	_Alignas(64) uint64_t coded_consumed;
 };

@@ -1013,19 +1013,47 @@ static int copy_coded(struct drain *d, uint32_t i, struct cursor *c, const struc
 {
 	uint32_t size = ptt_coded_bytes(d->ring_words);
 	const unsigned char *area = ptt_coded_area((uint32_t *)(uintptr_t)c->data, d->ring_words);
-	uint32_t off = (uint32_t)c->cbytes & (size - 1);
-	uint64_t len = c->limit - c->cbytes;
 	uint64_t first = d->last_ts[i], last = c->prev_ts;
-	int rc;
-	if (off + len > size) {
-		uint32_t before = __atomic_load_n(&r->coded_wrap, __ATOMIC_ACQUIRE) - c->ccount;
-		if ((rc = ptt_writer_coded(d->w, i + 1, area + off, size - off, before, first, last)) != 0)
-			return rc;
-		len -= size - off;
-		count -= before;
-		off = 0;
+	/* The span is cut where it passes the ring's end (coded_wrap: the records before it) and where
+	 * the owner last started its history again (coded_reset, when inside the span): a block begins
+	 * there, at which a reader whose history damage spoiled takes the stream up again. */
+	uint64_t cut[2], wrap = c->cbytes + (size - ((uint32_t)c->cbytes & (size - 1)));
+	uint64_t ts[2] = { last, last }; /* the times between the blocks, where known (a reset's) */
+	uint32_t before[2], n = 0;
+	if (wrap < c->limit) {
+		cut[n] = wrap;
+		before[n++] = __atomic_load_n(&r->coded_wrap, __ATOMIC_ACQUIRE) - c->ccount;
 	}
-	return ptt_writer_coded(d->w, i + 1, area + off, (size_t)len, count, first, last);
+	uint64_t rs = __atomic_load_n(&r->coded_reset, __ATOMIC_ACQUIRE);
+	uint64_t rts = __atomic_load_n(&r->coded_reset_ts, __ATOMIC_RELAXED);
+	uint64_t at = c->cbytes + (uint32_t)((uint32_t)rs - (uint32_t)c->cbytes);
+	if (rs && at > c->cbytes && at < c->limit && at != wrap) {
+		uint32_t k = n && cut[0] > at ? 0 : n; /* in order */
+		if (k == 0 && n) {
+			cut[1] = cut[0];
+			before[1] = before[0];
+		}
+		cut[k] = at;
+		before[k] = (uint32_t)(rs >> 32) - c->ccount;
+		/* its first record's time; one of a later reset (the owner went on meanwhile) is past
+		 * the span's last: kept within the span's bounds, the blocks' times stay bounds */
+		ts[k] = rts < first ? first : rts > last ? last : rts;
+		n++;
+	}
+	uint64_t from = c->cbytes, t0 = first;
+	uint32_t done = 0;
+	for (uint32_t k = 0; k <= n; k++) {
+		uint64_t to = k < n ? cut[k] : c->limit, t1 = k < n ? ts[k] : last;
+		uint32_t records = k < n ? before[k] - done : count - done;
+		int rc = ptt_writer_coded(d->w, i + 1, area + ((uint32_t)from & (size - 1)), (size_t)(to - from), records, t0, t1);
+		if (rc)
+			return rc;
+		done += records;
+		from = to;
+		if (k < n)
+			t0 = ts[k] < last ? ts[k] : t0; /* a reset's block begins at its first record; past the ring's end, not known */
+	}
+	return 0;
 }
 
 /*

@@ -63,6 +63,7 @@ struct ptt_tls {
 	uint64_t coded_at;
 	uint32_t coded_size, coded_count;
 	int coded_fresh;
+	uint64_t coded_reset_next; /* coded_at from which the next commit starts the history again */
 };
 
 extern __thread struct ptt_tls ptt_tls __attribute__((tls_model("initial-exec"))) PTT_HIDDEN;

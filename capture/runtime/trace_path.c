@@ -445,6 +445,9 @@ static void put_stall(struct ptt_tls *t, unsigned id, uint32_t arg)
  * room (discard mode, or the recorder finishing or silent).
  */
 #define CODED_WORST(n) (4u * (n) + 32u) /* a record of n words coded, and the varints' stores past it */
+/* The coded bytes between two resets of a thread's history: what one damaged byte may cost its
+ * stream (a reader takes it up again at the next reset, which the recorder puts at a block's start) */
+#define CODED_RESET_EVERY (128u * 1024u)
 /* a tracer_stall record and its end, each with the pad it may need before it */
 #define CODED_SLACK (4u * (CODED_WORST(STALL_WORDS) + 1u))
 struct coded_stall {
@@ -532,7 +535,7 @@ void ptt_coded_commit_fast(struct ptt_tls *t, const uint32_t *p, uint64_t end)
 	enum { N = PTT_FAST_OBJRET_N };
 	struct ptt_ring *r = t->ring;
 	uint32_t csize = t->coded_size, off = (uint32_t)t->coded_at & (csize - 1);
-	if (__builtin_expect(t->coded_fresh || off + CODED_WORST(N) > csize ||
+	if (__builtin_expect(t->coded_fresh || t->coded_at >= t->coded_reset_next || off + CODED_WORST(N) > csize ||
 			     t->coded_at + CODED_WORST(N) + CODED_SLACK - __atomic_load_n(&r->coded_consumed, __ATOMIC_ACQUIRE) >
 				     csize,
 			     0)) {
@@ -570,10 +573,16 @@ void ptt_coded_commit(struct ptt_tls *t, uint64_t end)
 			continue;
 		}
 		unsigned char *out = t->coded_area + ((uint32_t)t->coded_at & (csize - 1)), *o = out;
-		if (__builtin_expect(t->coded_fresh, 0)) {
+		if (__builtin_expect(t->coded_fresh || t->coded_at >= t->coded_reset_next, 0)) {
+			/* a ring claimed, or CODED_RESET_EVERY bytes since the last reset: the history starts
+			 * again, so that damage in a block costs the stream no more than that */
+			__atomic_store_n(&r->coded_reset_ts, ptt_rec_ticks(p), __ATOMIC_RELAXED);
+			__atomic_store_n(&r->coded_reset, (uint64_t)t->coded_count << 32 | (uint32_t)t->coded_at,
+					 __ATOMIC_RELEASE);
 			*o++ = CPT_STREAM_RESET;
 			cpt_reset(t->cpt, 0);
 			t->coded_fresh = 0;
+			t->coded_reset_next = t->coded_at + CODED_RESET_EVERY;
 		}
 #ifdef PTT_CODED_NOCODE /* a bench's scratch build only: the coding's share of the coded trace path */
 		memcpy(o, p, 8);

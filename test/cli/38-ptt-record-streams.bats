@@ -106,6 +106,27 @@ same_as_merged() {
 	[[ "$output" == *"ptt's trace path took "*" ns per event"* ]]
 }
 
+@test "--streams=coded: a damaged byte costs its thread's stream up to its next history reset, not the rest of the run" {
+	cc -O2 -pthread -o "$BATS_TEST_TMPDIR/lockloop" "$BATS_TEST_DIRNAME/../../bench/lockloop.c"
+	run -0 --separate-stderr ptt-record -q --streams=coded -o "$BATS_TEST_TMPDIR/t.ptt" -- "$BATS_TEST_TMPDIR/lockloop" 1 300000 private
+	total=$(ptt-dump --info "$BATS_TEST_TMPDIR/t.ptt" | awk '$1 == "events:" { print $2 }')
+	[ "$total" -ge 600000 ]
+	# the first block of the thread's coded stream with 10 000 records or more (flags 96: compact, coded)
+	read -r at n < <(blocks counts "$BATS_TEST_TMPDIR/t.ptt" | awk '$2 >= 10000 && $3 == 96 { print $1, $2; exit }')
+	[ -n "$at" ]
+	# 12 bytes in a row, a kilobyte into it: some are a record's tag or lengths, whose damage
+	# spoils the history (the whole rest of the run was lost to it: 147 of 600 035 events read)
+	for off in 1000 1001 1002 1003 1004 1005 1006 1007 1008 1009 1010 1011; do
+		cp "$BATS_TEST_TMPDIR/t.ptt" "$BATS_TEST_TMPDIR/d.ptt"
+		blocks flip "$BATS_TEST_TMPDIR/d.ptt" $((at + 48 + off))
+		run -1 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/d.ptt"
+		[[ "$output" =~ ": "([0-9]+)" events, "[1-9][0-9]*" damaged" ]]
+		echo "byte $off: ${BASH_REMATCH[1]} of $total events read"
+		# a reset every 128 KiB of coded bytes, a block begun at the last one of each pass
+		[ "${BASH_REMATCH[1]}" -ge $((total / 2)) ]
+	done
+}
+
 @test "--streams=coded: a SIGKILLed program leaves every committed event readable" {
 	ptt-record -q --streams=coded -o "$BATS_TEST_TMPDIR/t.ptt" -- "$EXAMPLES/prodcons" -n 100000000 >/dev/null 3>&- &
 	rec=$!

@@ -13,6 +13,7 @@
   ptt_blocks.py setflag FILE N FLAG
                                 FILE's Nth EVENTS block (from 1) given the flag bit FLAG as well,
                                 its header's checksum made right: a block this reader must refuse
+  ptt_blocks.py flip FILE AT     FILE's byte at offset AT xor 0x55: damage only a record's checksum sees
   ptt_blocks.py anchor IN OUT NS HOST
                                 IN with its first META block's realtime_ns moved by NS (may be
                                 negative) and its hostname made HOST, stored uncompressed: a
@@ -91,6 +92,11 @@ def main():
             out += HDR.pack(*h) + p
         with open(sys.argv[3], "wb") as f:
             f.write(out)
+    elif sys.argv[1] == "flip":
+        data = bytearray(data)
+        data[int(sys.argv[3])] ^= 0x55
+        with open(sys.argv[2], "wb") as f:
+            f.write(data)
     elif sys.argv[1] == "setflag":
         data, seen = bytearray(data), 0
         for at, h, _ in blocks(data):
