@@ -190,9 +190,14 @@ setup() {
 }
 
 @test "damaged text input: the bad line is reported with its number" {
-	ptt-dump "$T" | sed '200s/ pthread / pthread garbage=1 /' >"$BATS_TEST_TMPDIR/t.txt"
+	# the first program event's line from line 200 on (line 200 itself may be the recorder's:
+	# under ASan a rec_drain fell there and nothing was damaged)
+	ptt-dump "$T" | awk -v f="$BATS_TEST_TMPDIR/line" 'NR >= 200 && !d && sub(/ pthread /, " pthread garbage=1 ") { d = NR; print NR >f } { print }' \
+		>"$BATS_TEST_TMPDIR/t.txt"
+	line=$(cat "$BATS_TEST_TMPDIR/line")
+	[ "$line" -ge 200 ]
 	run -1 --separate-stderr ptt-dump -n "$BATS_TEST_TMPDIR/t.txt"
-	[[ "$stderr" == *": line 200: "*"line skipped" ]]
+	[[ "$stderr" == *": line $line: "*"line skipped" ]]
 }
 
 @test "random and zero-filled blocks in the middle never crash the reader" {
