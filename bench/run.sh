@@ -152,16 +152,22 @@ fi
 recorder_section() {
 	local t cpu ev f=$TMP/r.ptt
 	section "recorder CPU per recorded event (lossless, default rings)"
-	for t in 1 2; do
+	# rec_cpu FILE OPTION...: the median recorder CPU (ns) of REPS lossless runs of the t-thread loop
+	rec_cpu() {
+		local out=$1 _
+		shift
 		: >"$TMP/r-cpu"
 		for _ in $(seq "$REPS"); do
 			# a new file each run, as the lock-heavy runs: truncating the last run's 60 MB in ext4
 			# (and its writeback at close) is the file system's work, not the recorder's per event
-			rm -f "$f"
-			PTT_BENCH_CPU=$TMP/r-cpu1 "$BIN/ptt-record" -q -o "$f" -- sh -c "$lh_wrap" sh "$LL" $t "$ITER" private \
+			rm -f "$out"
+			PTT_BENCH_CPU=$TMP/r-cpu1 "$BIN/ptt-record" -q "$@" -o "$out" -- sh -c "$lh_wrap" sh "$LL" $t "$ITER" private \
 				>/dev/null 2>>"$TMP/err" && cat "$TMP/r-cpu1" >>"$TMP/r-cpu"
 		done
-		cpu=$(median <"$TMP/r-cpu")
+		median <"$TMP/r-cpu"
+	}
+	for t in 1 2; do
+		cpu=$(rec_cpu "$f")
 		ev=$(info "$f" events)
 		pos "$cpu" && pos "$ev" || { note "$t thread(s): a run failed"; continue; }
 		REC[t$t$([ $t = 2 ] && echo p)]=$(calc "$cpu / $ev")
@@ -170,13 +176,7 @@ recorder_section() {
 		RAWB=$(calc "$(stat -c %s "$f") / $ev")
 		say "$t thread(s): trace size, raw" "$RAWB" "bytes/event"
 		# issue 36: the same with --streams=coded (the threads code, the recorder copies)
-		: >"$TMP/r-cpu"
-		for _ in $(seq "$REPS"); do
-			rm -f "$TMP/rc.ptt"
-			PTT_BENCH_CPU=$TMP/r-cpu1 "$BIN/ptt-record" -q --streams=coded -o "$TMP/rc.ptt" -- sh -c "$lh_wrap" sh "$LL" $t "$ITER" private \
-				>/dev/null 2>>"$TMP/err" && cat "$TMP/r-cpu1" >>"$TMP/r-cpu"
-		done
-		cpu=$(median <"$TMP/r-cpu")
+		cpu=$(rec_cpu "$TMP/rc.ptt" --streams=coded)
 		ev=$(info "$TMP/rc.ptt" events)
 		pos "$cpu" && pos "$ev" || { note "$t thread(s), coded: a run failed"; continue; }
 		RECC[t$t$([ $t = 2 ] && echo p)]=$(calc "$cpu / $ev")

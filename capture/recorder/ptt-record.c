@@ -681,15 +681,6 @@ static void doze(struct recorder *r, uint64_t ns, int woken)
 #define EARLY_HELD_MAX (64u << 20)
 
 /*
- * Phase 3a, while the time-stamp counter's rate is measured (10 ms from the
- * rings' making): drain the rings already, with the rate measured so far,
- * into bytes the writer holds back until the header, which tells the rate,
- * goes before them (start_trace).  A program that starts at once no longer
- * fills its ring and waits for the measure to end (8 ms of a lock loop's
- * 65).  The counts of lost events are reported once the clock is known.
- * Not with -m (below) nor --flight.
- */
-/*
  * What a pass empties of a ring, for the pacing: with --streams=coded the coded stream's part
  * of it (shm.h), which the threads' coded bytes fill (the pass's bytes are those): paced by the
  * whole ring, a slow writer's stream was let fill to its end (sqlite3: 40 writer waits a run
@@ -700,6 +691,15 @@ static uint64_t paced_ring_bytes(const struct recorder *r)
 	return r->o.streams == 2 ? ptt_coded_bytes((uint32_t)(r->o.ring_bytes / 4)) : r->o.ring_bytes;
 }
 
+/*
+ * Phase 3a, while the time-stamp counter's rate is measured (10 ms from the
+ * rings' making): drain the rings already, with the rate measured so far,
+ * into bytes the writer holds back until the header, which tells the rate,
+ * goes before them (start_trace).  A program that starts at once no longer
+ * fills its ring and waits for the measure to end (8 ms of a lock loop's
+ * 65).  The counts of lost events are reported once the clock is known.
+ * Not with -m (below) nor --flight.
+ */
 static void recorder_early(struct recorder *r)
 {
 	struct ptt_shm *s = r->in.shm;

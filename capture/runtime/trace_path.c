@@ -409,6 +409,20 @@ __attribute__((noinline, cold)) static void wait_snapshot(struct ptt_shm *s)
 #define STALL_WORDS (PTT_REC_HDR_WORDS + 2u)
 #define STALL_MAX (2u * STALL_WORDS - 1u) /* with the pad to the ring's start it may need */
 _Static_assert(PTT_STALL_SLACK >= STALL_MAX, "the slack holds a stall's first record");
+/* A tracer_stall or tracer_stall_end record of STALL_WORDS at p, stamped ts, its argument arg, sealed. */
+static inline void stall_rec(const struct ptt_tls *t, uint32_t *p, unsigned id, uint64_t ts, uint32_t arg)
+{
+	/* ptt_rec_put_header's words, stored one by one: through the function, whose arguments are all
+	 * loaded before the first store, gcc 12 merged them into SSE stores, 33 bytes longer */
+	p[0] = ptt_rec_word0(id, STALL_WORDS);
+	p[1] = (uint32_t)ts;
+	p[2] = (uint32_t)(ts >> 32);
+	p[3] = t->pid;
+	p[4] = t->tid;
+	p[5] = arg;
+	ptt_rec_seal(p, STALL_WORDS);
+}
+
 static void put_stall(struct ptt_tls *t, unsigned id, uint32_t arg)
 {
 	struct ptt_ring *r = t->ring;
@@ -420,17 +434,7 @@ static void put_stall(struct ptt_tls *t, unsigned id, uint32_t arg)
 		t->data[off] = ptt_rec_word0(PTT_EV_PAD, 0);
 		off = 0;
 	}
-	uint32_t *p = t->data + off;
-	uint64_t ts = now_ticks();
-	/* ptt_rec_put_header's words, stored one by one: through the function, whose arguments are all
-	 * loaded before the first store, gcc 12 merged them into SSE stores, 33 bytes longer */
-	p[0] = ptt_rec_word0(id, STALL_WORDS);
-	p[1] = (uint32_t)ts;
-	p[2] = (uint32_t)(ts >> 32);
-	p[3] = t->pid;
-	p[4] = t->tid;
-	p[5] = arg;
-	ptt_rec_seal(p, STALL_WORDS);
+	stall_rec(t, t->data + off, id, now_ticks(), arg);
 	r->reserved = pos + pad + STALL_WORDS;
 	__atomic_store_n(&r->committed, r->reserved, __ATOMIC_RELEASE);
 }
@@ -489,6 +493,16 @@ static int coded_room(struct ptt_tls *t, uint32_t need, struct coded_stall *st)
 	return 0;
 }
 
+/* A record of len coded bytes written at the coded stream's end: counted, and the ring's end told
+ * when it ends there. */
+static inline __attribute__((always_inline)) void coded_advance(struct ptt_tls *t, ptrdiff_t len)
+{
+	t->coded_at += (uint64_t)len;
+	t->coded_count++;
+	if (((uint32_t)t->coded_at & (t->coded_size - 1)) == 0) /* ended at the ring's end */
+		__atomic_store_n(&t->ring->coded_wrap, t->coded_count, __ATOMIC_RELAXED);
+}
+
 /*
  * A lossless thread's wait for room in its coded stream, told as it is in a
  * ring of records (wait_room): a tracer_stall record at the wait's start
@@ -505,20 +519,11 @@ static void coded_stall(struct ptt_tls *t, const struct coded_stall *st)
 		return;
 	for (int i = 0; i < 2; i++) {
 		uint32_t p[STALL_WORDS];
-		p[0] = ptt_rec_word0(i ? PTT_EV_TRACER_STALL_END : PTT_EV_TRACER_STALL, STALL_WORDS);
-		p[1] = (uint32_t)when[i];
-		p[2] = (uint32_t)(when[i] >> 32);
-		p[3] = t->pid;
-		p[4] = t->tid;
-		p[5] = arg[i];
-		ptt_rec_seal(p, STALL_WORDS);
+		stall_rec(t, p, i ? PTT_EV_TRACER_STALL_END : PTT_EV_TRACER_STALL, when[i], arg[i]);
 		if (coded_room(t, CODED_WORST(STALL_WORDS) + 1, NULL))
 			return; /* not when the slack is gone: never, the room was kept */
 		unsigned char *out = t->coded_area + ((uint32_t)t->coded_at & (t->coded_size - 1));
-		t->coded_at += (uint64_t)(cpt_encode(t->cpt, out, p, STALL_WORDS) - out);
-		t->coded_count++;
-		if (((uint32_t)t->coded_at & (t->coded_size - 1)) == 0)
-			__atomic_store_n(&t->ring->coded_wrap, t->coded_count, __ATOMIC_RELAXED);
+		coded_advance(t, cpt_encode(t->cpt, out, p, STALL_WORDS) - out);
 	}
 	__atomic_store_n(&t->ring->coded_last, when[1], __ATOMIC_RELAXED);
 }
@@ -542,11 +547,8 @@ void ptt_coded_commit_fast(struct ptt_tls *t, const uint32_t *p, uint64_t end)
 		ptt_coded_commit(t, end);
 		return;
 	}
-	unsigned char *out = t->coded_area + off, *o = cpt_encode(t->cpt, out, p, N);
-	t->coded_at += (uint64_t)(o - out);
-	t->coded_count++;
-	if (((uint32_t)t->coded_at & (csize - 1)) == 0) /* ended at the ring's end */
-		__atomic_store_n(&r->coded_wrap, t->coded_count, __ATOMIC_RELAXED);
+	unsigned char *out = t->coded_area + off;
+	coded_advance(t, cpt_encode(t->cpt, out, p, N) - out);
 	__atomic_store_n(&r->coded_last, ptt_rec_ticks(p), __ATOMIC_RELAXED);
 	__atomic_store_n(&r->coded_pos, (uint64_t)t->coded_count << 32 | (uint32_t)t->coded_at, __ATOMIC_RELEASE);
 	__atomic_store_n(&r->consumed, end, __ATOMIC_RELAXED);
@@ -590,12 +592,9 @@ void ptt_coded_commit(struct ptt_tls *t, uint64_t end)
 #else
 		o = cpt_encode(t->cpt, o, p, n);
 #endif
-		t->coded_at += (uint64_t)(o - out);
+		coded_advance(t, o - out);
 		last = ptt_rec_ticks(p);
 		done++;
-		t->coded_count++;
-		if (((uint32_t)t->coded_at & (csize - 1)) == 0) /* ended at the ring's end */
-			__atomic_store_n(&r->coded_wrap, t->coded_count, __ATOMIC_RELAXED);
 	}
 	if (done)
 		__atomic_store_n(&r->coded_last, last, __ATOMIC_RELAXED);
