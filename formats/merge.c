@@ -2,11 +2,14 @@
  * merge.c - the per-thread streams of a version 3 trace merged by time
  * (merge.h).  Each stream keeps the records it holds in a queue of chunks
  * of words, the records' own words with their file offsets once a run; a
- * chunk read to its end goes back to a small pool shared by the streams,
- * so that what is held costs its records and at most one part-filled chunk
- * a stream (a record cost 32 bytes more, in arrays that grew to four times
- * what they held: 25 MB for the 2-thread lock loop's coded trace, 7.5 MB
- * of records).  The stream's first record's time and tid are kept beside
+ * chunk read to its end goes back to a pool shared by the streams, so that
+ * what is held costs its records and at most one part-filled chunk a stream
+ * (a record cost 32 bytes more, in arrays that grew to four times what they
+ * held: 25 MB for the 2-thread lock loop's coded trace, 7.5 MB of records).
+ * The pool keeps every chunk given back: memory stays at the most ever held
+ * at once, which it reached anyway; a pool of 4 let malloc give the heap's
+ * top back to the kernel as the held records fell, and the pages were
+ * faulted in again as they rose (2 % of ptt-stat's time on that trace).  The stream's first record's time and tid are kept beside
  * it, so that the heap, which orders the streams holding a record by their
  * first one's (time, tid, stream), compares without reaching into chunks.
  */
@@ -27,7 +30,6 @@
 enum { RUN_SAME = 1, RUN_STEP = 2, RUN_WORDS = 3 };
 #define CHUNK_WORDS 16384 /* 64 KiB: far more than a record (PTT_REC_MAX_WORDS + RUN_WORDS) */
 #define COPY_WORDS 16      /* copy_rec's first part: most records (the lock loop's 9 or 10) */
-#define POOL_MAX 4        /* chunks read to their end kept for reuse */
 
 struct chunk {
 	struct chunk *next;
@@ -54,8 +56,7 @@ struct ptt_merge {
 	uint64_t mark;      /* records before it may go */
 	int all;            /* everything may go */
 	size_t held;
-	struct chunk *pool; /* chunks to reuse, npool of them */
-	unsigned npool;
+	struct chunk *pool; /* chunks read to their end, to reuse */
 };
 
 struct ptt_merge *ptt_merge_new(void)
@@ -167,16 +168,11 @@ static inline void take_head(struct mstream *s)
 	s->tid = ptt_rec_tid(w);
 }
 
-/* A chunk read to its end: to the pool, or freed when the pool is full. */
+/* A chunk read to its end: to the pool. */
 static void give_back(struct ptt_merge *m, struct chunk *c)
 {
-	if (m->npool >= POOL_MAX) {
-		free(c);
-		return;
-	}
 	c->next = m->pool;
 	m->pool = c;
-	m->npool++;
 }
 
 int ptt_merge_add(struct ptt_merge *m, uint32_t stream, const uint32_t *words, uint32_t n, uint64_t offset)
@@ -191,7 +187,6 @@ int ptt_merge_add(struct ptt_merge *m, uint32_t stream, const uint32_t *words, u
 		if (m->pool) {
 			c = m->pool;
 			m->pool = c->next;
-			m->npool--;
 		} else if (!(c = malloc(sizeof *c))) {
 			return PTT_E_NOMEM;
 		}

@@ -319,17 +319,19 @@ static void push(struct model *m, struct mthread *t, enum mstate s, uint64_t obj
 			t->cap = (unsigned)cap;
 		}
 	}
+	/* every field set, none zeroed first: memset's rep stos of the frame was 3 % of ptt-stat's time on a lock
+	 * loop (mframe's fields are all below, arg copied after) */
 	struct mframe *f = &t->stack[t->depth++];
-	memset(f, 0, sizeof *f);
 	f->state = (uint8_t)s;
 	f->obj = obj;
 	f->since_ns = f->begin_ns = ns;
-	f->events = t->events;
-	f->lost = t->lost_to && ns <= t->lost_to; /* within a stretch of its lost events (model.h: lost events) */
+	f->stalled_ns = 0;
 	f->open.id = ev->id;
 	f->open.ticks = ev->ticks;
 	f->open.pos = ev->pos;
 	f->stack = t->pending_stack ? t->pending_stack : m->inherit_stack;
+	f->events = t->events;
+	f->lost = t->lost_to && ns <= t->lost_to; /* within a stretch of its lost events (model.h: lost events) */
 	memcpy(f->open.arg, ev->arg, sizeof f->open.arg);
 	if (m->ops.state)
 		m->ops.state(m->ops.ctx, t, old, f, ns);

@@ -160,6 +160,7 @@ struct mopen {
 	uint64_t arg[PTT_MAX_ARGS];
 };
 
+/* push (model.c) sets every field, without zeroing the frame first: a new field is set there too */
 struct mframe {
 	uint8_t state;
 	uint64_t obj;               /* the object's address; a join's target tid */
