@@ -114,6 +114,7 @@ struct ptt_reader {
 	int gap_pending;       /* report the missing parts before the next event */
 	uint64_t input_at;     /* the current input's file header's offset in its file (0: a file of its own) */
 	int prev_continued;    /* the input before said the next part follows it */
+	int hist_said;         /* a coded stream's block without its history (a part read alone) was said */
 	int follows;           /* the current input is that part (its "part" the previous one's plus one) */
 	/* "head end": a part's head at its end, read when the part is read alone (head_at_end) */
 	uint32_t *head_q;      /* its records, one after the other, delivered before the part's events */
@@ -515,6 +516,11 @@ static int add_meta(struct ptt_reader *r, const char *line, size_t len)
 	if (strncmp(copy, "part ", 5) == 0) {
 		r->part = strtoull(copy + 5, NULL, 10);
 		r->follows = r->inputs > 1 && r->prev_continued && r->part == r->last_part + 1;
+		r->hist_said = 0;
+		for (uint32_t k = 0; !r->follows && k < r->nscpt; k++) { /* after a missing part: no history holds */
+			free(r->scpt[k]);
+			r->scpt[k] = NULL;
+		}
 	}
 	if (strncmp(copy, "continued ", 10) == 0)
 		r->continued = 1;
@@ -915,6 +921,20 @@ static int load_block(struct ptt_reader *r, const struct ptt_block_header *hp, u
 	}
 	r->blk_len = n;
 	r->blk_pos = 0;
+	if (h.kind == PTT_BLOCK_EVENTS && (h.flags & PTT_BLOCK_CODED) && h.stream && r->part > 1 &&
+	    (h.stream >= r->nscpt || !r->scpt[h.stream]) && (!n || r->blk[0] != CPT_STREAM_RESET)) {
+		/* a later part read without the one before: the stream's history is there, up to its next reset */
+		r->blk_len = 0;
+		if (r->hist_said)
+			return 0;
+		r->hist_said = 1;
+		char what[240];
+		snprintf(what, sizeof what, "part %" PRIu64 " read without the part before it: the records of each thread's "
+			 "coded stream up to its next history reset (at most 128 KiB of its coded bytes) cannot be decoded, skipped",
+			 r->part);
+		set_diag(r, "block at offset", at, what);
+		return PTT_E_TRUNCATED;
+	}
 	if (h.kind == PTT_BLOCK_EVENTS && (h.flags & PTT_BLOCK_COMPACT)) {
 		rc = h.flags & PTT_BLOCK_CODED && h.stream ? expand_stream_block(r, h.stream, trunc)
 							    : expand_block(r, at, trunc);
