@@ -70,11 +70,19 @@ rotated() {
 	[ -z "$stderr" ]
 }
 
-@test "--streams=coded -m: a later part read alone says once that its streams start mid-history" {
+@test "--streams=coded -m: a later part read alone says once when its streams start mid-history" {
 	rotated --streams=coded
-	run -1 --separate-stderr ptt-dump --check "${parts[1]}"
-	[[ "$output" == "${parts[1]}: "*" events, 1 damaged, 0 lost, 0 out of order, 0 violations: FAILED" ]]
-	[[ "$stderr" =~ ^"ptt-dump: ${parts[1]}: block at offset "[0-9]+": part 2 read without the part before it: the records of each thread's coded stream up to its next history reset (at most 128 KiB of its coded bytes) cannot be decoded, skipped"$ ]]
+	said=0
+	for f in "${parts[@]:1}"; do
+		# a part whose every stream begins with a history reset (a ring claimed in it) reads whole
+		run --separate-stderr ptt-dump --check "$f"
+		[ "$status" -eq 0 ] && [ -z "$stderr" ] && continue
+		[ "$status" -eq 1 ]
+		[[ "$output" == "$f: "*" events, 1 damaged, 0 lost, 0 out of order, 0 violations: FAILED" ]]
+		[[ "$stderr" =~ ^"ptt-dump: $f: block at offset "[0-9]+": part "[0-9]+" read without the part before it: the records of each thread's coded stream up to its next history reset (at most 128 KiB of its coded bytes) cannot be decoded, skipped"$ ]]
+		said=$((said + 1))
+	done
+	[ "$said" -ge 1 ]
 }
 
 @test "--streams -m: a part read from a pipe says in one line that its head cannot be read, exit 1, the rest read" {
