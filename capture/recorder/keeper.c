@@ -224,6 +224,10 @@ void keeper_finish(struct keeper *k, uint32_t last, const char **why, uint32_t *
 {
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* the program is gone: its idle priority spares nobody now, and the run's end waits for it
+	 * (on a machine kept busy it got no processor time while the program ran) */
+	struct sched_param normal = { 0 };
+	pthread_setschedparam(k->thread, SCHED_OTHER, &normal);
 	__atomic_store_n(&k->last, last ? last : 1, __ATOMIC_RELEASE);
 	keeper_moved(k, last ? last : 1);
 	pthread_join(k->thread, NULL);
