@@ -121,7 +121,8 @@ rotated() {
 	parts=("$BATS_TEST_TMPDIR"/r.ptt.*)
 	# in order: every part read, nothing out of order; the last one cut short, said
 	run -1 --separate-stderr ptt-dump --check "${parts[@]}"
-	[[ "$output" =~ " (and "[0-9]+" more): "([0-9]+)" events, "[0-9]+" damaged, 0 lost, 0 out of order, " ]]
+	[[ "$output" =~ " (and "[0-9]+" more): "([0-9]+)" events, "[0-9]+" damaged, 0 lost, 0 out of order, " ]] ||
+		{ echo "$output $stderr"; return 1; }
 	[ "${BASH_REMATCH[1]}" -gt 100000 ]
 	[[ "$stderr" == *"the trace ends without its end block (cut short)"* ]]
 	# alone: each is read; one whose head the keeper had not written yet (the last, at least, once its
