@@ -50,7 +50,7 @@ FORMAT_OBJ = $(FORMAT_SRC:%.c=$(BUILD)/obj/%.o)
 RT_SRC     = capture/runtime/trace_path.c capture/runtime/stack.c capture/shm.c capture/runtime/init.c capture/runtime/api.c $(wildcard capture/runtime/wrap_*.c)
 RT_SRC    += capture/runtime/pyframes.c
 RT_OBJ     = $(RT_SRC:%.c=$(BUILD)/rt/%.o) $(BUILD)/rt/formats/types.o $(BUILD)/rt/formats/map.o
-REC_SRC    = $(addprefix capture/recorder/,ptt-record.c record_opts.c record_meta.c drain.c flight.c flight_file.c out_file.c rotate.c pace.c) capture/shm.c
+REC_SRC    = $(addprefix capture/recorder/,ptt-record.c record_opts.c record_meta.c drain.c flight.c flight_file.c out_file.c rotate.c keeper.c pace.c) capture/shm.c
 REC_OBJ    = $(REC_SRC:%.c=$(BUILD)/obj/%.o)
 # convert/lib: the analyses the tools share; pprof.c: ptt-stat's alone (TOOL_OBJ_stat), with protobuf-c
 CLI_SRC    = $(filter-out convert/lib/pprof.c,$(wildcard convert/lib/*.c))

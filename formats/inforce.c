@@ -755,6 +755,8 @@ struct head {
 	uint32_t (*teller)(void *ctx, const uint32_t *rec, uint32_t pid, uint32_t tid);
 	void *ctx;
 	long written;
+	int (*put)(void *ctx, const uint32_t *rec, uint32_t n); /* ptt_inforce_tell's, instead of a writer */
+	void *put_ctx;
 };
 
 /* ptt_inforce_write's: a naming told by the thread its teller names, the rest by their own thread. */
@@ -770,12 +772,12 @@ static int write_one(void *p, const struct ptt_inforce_rec *r)
 	}
 	if (r->n > PTT_REC_MAX_WORDS)
 		return 0;
-	if (h->w) {
+	if (h->w || h->put) {
 		uint32_t buf[PTT_REC_MAX_WORDS];
 		memcpy(buf, r->words, (size_t)r->n * 4);
 		ptt_rec_put_header(buf, buf[0], h->ticks, pid, by);
 		ptt_rec_seal(buf, r->n);
-		int rc = ptt_writer_record(h->w, buf, r->n);
+		int rc = h->put ? h->put(h->put_ctx, buf, r->n) : ptt_writer_record(h->w, buf, r->n);
 		if (rc)
 			return rc;
 	}
@@ -786,7 +788,15 @@ static int write_one(void *p, const struct ptt_inforce_rec *r)
 long ptt_inforce_write(struct ptt_inforce *k, struct ptt_writer *w, uint64_t ticks,
 		       uint32_t (*teller)(void *ctx, const uint32_t *rec, uint32_t pid, uint32_t tid), void *ctx)
 {
-	struct head h = { k, w, ticks, teller, ctx, 0 };
+	struct head h = { k, w, ticks, teller, ctx, 0, NULL, NULL };
+	long rc = ptt_inforce_foreach(k, write_one, &h);
+	return rc < 0 ? rc : h.written;
+}
+
+long ptt_inforce_tell(struct ptt_inforce *k, uint64_t ticks, int (*put)(void *ctx, const uint32_t *rec, uint32_t n),
+		      void *ctx)
+{
+	struct head h = { k, NULL, ticks, NULL, NULL, 0, put, ctx };
 	long rc = ptt_inforce_foreach(k, write_one, &h);
 	return rc < 0 ? rc : h.written;
 }

@@ -99,6 +99,10 @@ uint64_t ptt_inforce_forgotten(const struct ptt_inforce *k);
 struct ptt_writer;
 long ptt_inforce_write(struct ptt_inforce *k, struct ptt_writer *w, uint64_t ticks,
 		       uint32_t (*teller)(void *ctx, const uint32_t *rec, uint32_t pid, uint32_t tid), void *ctx);
+/* The same records, by its own account (teller NULL), each handed to put (a snapshot's: ptt-record's
+ * keeper writes a part's head at its end); put's first non-zero result stops it and is returned. */
+long ptt_inforce_tell(struct ptt_inforce *k, uint64_t ticks, int (*put)(void *ctx, const uint32_t *rec, uint32_t n),
+		      void *ctx);
 /*
  * The holds in force where a flight recording's cut thread begins (its
  * older records overwritten), as its retained records show them: an inforce

@@ -182,10 +182,13 @@ enum ptt_compressor { PTT_COMP_ZSTD, PTT_COMP_ZLIB };
  * pad records, kind META or SNAPSHOT with w7 w8 = the snapshot's position
  * and w9 w10 = the block's offset, w11 w12 = its ticks; then kind END with
  * w7 w8 = the offset of the index block itself, the last 40 bytes of the file.
+ * Kind HEAD: the snapshot that is a part's head, written at its end ("head end":
+ * ptt_writer_head_end), found by readers of that part alone.
  */
 #define PTT_SNAP_INDEX_META 4u
 #define PTT_SNAP_INDEX_SNAPSHOT 5u
 #define PTT_SNAP_INDEX_END 6u
+#define PTT_SNAP_INDEX_HEAD 7u
 #define PTT_SNAP_WRAP_WORDS 10
 
 struct ptt_block_header {
@@ -754,6 +757,16 @@ uint64_t ptt_writer_events(const struct ptt_writer *w);
 int ptt_writer_snapshot_begin(struct ptt_writer *w, uint64_t pos, uint64_t ticks);
 int ptt_writer_snapshot_add(struct ptt_writer *w, unsigned kind, uint64_t pos, const uint32_t *words, uint32_t nwords);
 int ptt_writer_snapshot_end(struct ptt_writer *w);
+/*
+ * A rotated part whose head is at its end (META "head end", ptt-record
+ * --streams -m): a writer that appends to the finished part on fd, whose
+ * size is size (fd's offset there), then, between ptt_writer_snapshot_begin
+ * and ptt_writer_head_end, the head's records (kind PTT_SNAP_CONTEXT, their
+ * positions from 0), written as a snapshot block and the index after it
+ * that finds it from the file's end (kind PTT_SNAP_INDEX_HEAD).  0 or an error.
+ */
+int ptt_writer_open_end(struct ptt_writer **w, int fd, uint64_t size);
+int ptt_writer_head_end(struct ptt_writer *w);
 int ptt_writer_close(struct ptt_writer *w); /* frees; does not close fd */
 
 /*

@@ -112,6 +112,16 @@ struct ptt_reader {
 	int head_names_only;   /* a part is missing before it: its head's names are delivered */
 	int continued;         /* the current input says the next part follows it */
 	int gap_pending;       /* report the missing parts before the next event */
+	uint64_t input_at;     /* the current input's file header's offset in its file (0: a file of its own) */
+	int prev_continued;    /* the input before said the next part follows it */
+	int hist_said;         /* a coded stream's block without its history (a part read alone) was said */
+	int follows;           /* the current input is that part (its "part" the previous one's plus one) */
+	/* "head end": a part's head at its end, read when the part is read alone (head_at_end) */
+	uint32_t *head_q;      /* its records, one after the other, delivered before the part's events */
+	size_t head_q_len, head_q_pos, head_q_cap; /* words */
+	uint64_t head_off;     /* its snapshot block's offset (the records' offset) */
+	int head_ready;        /* loaded while a META block was read: delivered before what follows it */
+	char head_lost[200];   /* why it cannot be read: said once, as damage, before the part's events */
 	/* version 3: the records of stream blocks, merged (merge.h) */
 	uint32_t blk_stream;   /* the current block's stream (0: records merged already) */
 	uint64_t mark_ticks;   /* the MARK block just read */
@@ -344,19 +354,134 @@ static int structure_said(struct ptt_reader *r)
 	return 1;
 }
 
-static int add_meta(struct ptt_reader *r, const char *line, size_t len)
+/*
+ * The head at the end of the current input (META "head end", ptt-trace(5)):
+ * the index in its last 40 bytes, its HEAD entry, that snapshot block, each
+ * wrapped record sound.  Its records into head_q: their count, or -1 when
+ * there is none (the recorder never wrote it), -2 when damaged.
+ */
+static int decompress_block(struct ptt_reader *r, unsigned flags, unsigned char *dst, uLongf *raw,
+			    const unsigned char *src, size_t n);
+static int header_ok(const struct ptt_block_header *h);
+static int flags_readable(unsigned flags);
+static char *meta_store(struct ptt_reader *r, const char *line, size_t len);
+
+static long load_head(struct ptt_reader *r)
 {
-	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-		len--;
-	if (len == 0)
-		return 0;
-	if (PTT_GROW(r->meta, &r->meta_cap, r->nmeta + 1) != 0)
-		return PTT_E_NOMEM;
+	struct stat st;
+	uint32_t t[PTT_SNAP_WRAP_WORDS];
+	struct ptt_block_header h;
+	if (fstat(r->fd, &st) != 0 || st.st_size < (off_t)(sizeof t + sizeof h) ||
+	    pread(r->fd, t, sizeof t, st.st_size - (off_t)sizeof t) != (ssize_t)sizeof t)
+		return -1;
+	uint64_t at = (uint64_t)t[8] << 32 | t[7];
+	if (t[0] != ptt_rec_word0(PTT_EV_PAD, PTT_SNAP_WRAP_WORDS) || ptt_rec_checksum(t, PTT_SNAP_WRAP_WORDS - 1) != t[9] ||
+	    t[5] != PTT_SNAP_MAGIC || t[6] != PTT_SNAP_INDEX_END || at >= (uint64_t)st.st_size)
+		return -1;
+	if (pread(r->fd, &h, sizeof h, (off_t)at) != (ssize_t)sizeof h || !header_ok(&h) ||
+	    at + sizeof h + h.payload_len != (uint64_t)st.st_size)
+		return -2;
+	long rc = -1;
+	uint32_t *idx = malloc(h.payload_len + 4), *blk = NULL;
+	unsigned char *z = NULL;
+	if (!idx || pread(r->fd, idx, h.payload_len, (off_t)(at + sizeof h)) != (ssize_t)h.payload_len)
+		goto out;
+	uint64_t off = UINT64_MAX;
+	for (size_t p = 0; p + 14 <= h.payload_len / 4 && idx[p] == ptt_rec_word0(PTT_EV_PAD, 14); p += 14)
+		if (idx[p + 6] == PTT_SNAP_INDEX_HEAD && ptt_rec_checksum(idx + p, 13) == idx[p + 13])
+			off = (uint64_t)idx[p + 10] << 32 | idx[p + 9];
+	rc = -2;
+	if (off == UINT64_MAX || off >= at || pread(r->fd, &h, sizeof h, (off_t)off) != (ssize_t)sizeof h ||
+	    !header_ok(&h) || !(h.flags & PTT_BLOCK_SNAPSHOT) || !flags_readable(h.flags) || off + sizeof h + h.payload_len > at)
+		goto out;
+	size_t n = COMPRESSED(h.flags) ? h.raw_len : h.payload_len;
+	if (!(blk = malloc(n + 4)) || !(z = malloc(h.payload_len + 4)) ||
+	    pread(r->fd, z, h.payload_len, (off_t)(off + sizeof h)) != (ssize_t)h.payload_len)
+		goto out;
+	uLongf raw = n;
+	if (COMPRESSED(h.flags) ? decompress_block(r, h.flags, (unsigned char *)blk, &raw, z, h.payload_len) != 0 || raw != n
+				: (memcpy(blk, z, n), 0))
+		goto out;
+	n /= 4;
+	if (PTT_GROW(r->head_q, &r->head_q_cap, n) != 0)
+		goto out;
+	size_t used = 0;
+	long count = 0;
+	for (size_t p = 0; p < n;) {
+		uint32_t len = ptt_rec_len(blk[p]);
+		if (!ptt_rec_marked(blk[p]) || len < PTT_SNAP_WRAP_WORDS || p + len > n || !ptt_rec_sound(blk + p, len) ||
+		    ptt_rec_id(blk[p]) != PTT_EV_PAD || blk[p + 5] != PTT_SNAP_MAGIC)
+			goto out;
+		uint32_t k = len - PTT_SNAP_WRAP_WORDS;
+		const uint32_t *rec = blk + p + 9;
+		if (blk[p + 6] != 0) { /* not the snapshot's header: a record, sound by itself */
+			if (k < PTT_REC_MIN_WORDS || ptt_rec_len(rec[0]) != k || !ptt_rec_sound(rec, k))
+				goto out;
+			memcpy(r->head_q + used, rec, (size_t)k * 4);
+			used += k;
+			count++;
+		}
+		p += len;
+	}
+	r->head_q_len = used;
+	r->head_q_pos = 0;
+	r->head_off = off;
+	rc = count;
+out:
+	free(idx);
+	free(blk);
+	free(z);
+	return rc;
+}
+
+/*
+ * "head end": the part's head is at its end (ptt-record --streams -m).  Read
+ * after the part before it, it is known already; read alone, or after a
+ * missing part (the rule of "head K"), it is loaded and delivered first
+ * (after a missing part: its names only), and the line becomes "head K"
+ * (a copy of what is read has its head at its start).  On a pipe, or where
+ * the recorder never wrote it, the loss is said once, as damage.
+ */
+static void head_at_end(struct ptt_reader *r, char **line)
+{
+	if (r->form != PTT_FORM_BINARY || (r->inputs > 1 && r->part == r->last_part + 1))
+		return;
+	long k = -1;
+	const char *why = NULL;
+	if (!r->seekable)
+		why = "is at its end, which cannot be read from a pipe";
+	else if (r->input_at)
+		why = "is at its end, which cannot be read in a concatenation of parts";
+	else if ((k = load_head(r)) == -1)
+		why = "was never written (the recorder did not finish)";
+	else if (k < 0)
+		why = "at its end is damaged";
+	if (why)
+		snprintf(r->head_lost, sizeof r->head_lost,
+			 "part %" PRIu64 "'s state in force %s: the names and holds in force before it are unknown", r->part, why);
+	r->head_ready = k > 0;
+	if (r->inputs > 1) { /* after a missing part: as "head K" */
+		r->head_left = k > 0 ? (uint64_t)k : 0;
+		r->head_names_only = 1;
+		r->gap_pending = 1;
+	}
+	char text[32];
+	int n = snprintf(text, sizeof text, "head %ld", k > 0 ? k : 0);
+	char *now = meta_store(r, text, (size_t)n);
+	if (now)
+		*line = now;
+}
+
+static void head_at_end(struct ptt_reader *r, char **line);
+
+/* A copy of line[0, len) with its NUL, kept until close; NULL without memory. */
+static char *meta_store(struct ptt_reader *r, const char *line, size_t len)
+{
 	struct meta_chunk *c = r->meta_text;
 	if (!c || c->cap - c->used < len + 1) {
 		size_t cap = len + 1 > META_CHUNK ? len + 1 : META_CHUNK;
 		if (!(c = malloc(sizeof *c + cap)))
-			return PTT_E_NOMEM;
+			return NULL;
 		c->next = r->meta_text;
 		c->used = 0;
 		c->cap = cap;
@@ -366,6 +491,20 @@ static int add_meta(struct ptt_reader *r, const char *line, size_t len)
 	c->used += len + 1;
 	memcpy(copy, line, len);
 	copy[len] = 0;
+	return copy;
+}
+
+static int add_meta(struct ptt_reader *r, const char *line, size_t len)
+{
+	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		len--;
+	if (len == 0)
+		return 0;
+	if (PTT_GROW(r->meta, &r->meta_cap, r->nmeta + 1) != 0)
+		return PTT_E_NOMEM;
+	char *copy = meta_store(r, line, len);
+	if (!copy)
+		return PTT_E_NOMEM;
 	r->meta[r->nmeta++] = copy;
 	if (strncmp(copy, "type ", 5) == 0) {
 		struct ptt_type t;
@@ -374,11 +513,20 @@ static int add_meta(struct ptt_reader *r, const char *line, size_t len)
 			rc = ptt_types_define(&r->types, &t);
 		return rc;
 	}
-	if (strncmp(copy, "part ", 5) == 0)
+	if (strncmp(copy, "part ", 5) == 0) {
 		r->part = strtoull(copy + 5, NULL, 10);
+		r->follows = r->inputs > 1 && r->prev_continued && r->part == r->last_part + 1;
+		r->hist_said = 0;
+		for (uint32_t k = 0; !r->follows && k < r->nscpt; k++) { /* after a missing part: no history holds */
+			free(r->scpt[k]);
+			r->scpt[k] = NULL;
+		}
+	}
 	if (strncmp(copy, "continued ", 10) == 0)
 		r->continued = 1;
-	if (strncmp(copy, "head ", 5) == 0 && r->inputs > 1) {
+	if (strcmp(copy, "head end") == 0)
+		head_at_end(r, &r->meta[r->nmeta - 1]);
+	else if (strncmp(copy, "head ", 5) == 0 && r->inputs > 1) {
 		/* the names in force at a part's start: already read in the part before, else (a part is
 		 * missing) the names are still true, the rest of the head not (the model would start anew) */
 		r->head_left = strtoull(copy + 5, NULL, 10);
@@ -541,6 +689,8 @@ static void begin_input(struct ptt_reader *r)
 	r->last_part = r->part;
 	r->part = 1;
 	r->head_left = 0;
+	r->prev_continued = r->continued;
+	r->follows = 0;
 	r->continued = 0;
 	structure_begin_input(r);
 }
@@ -556,6 +706,7 @@ static int next_input(struct ptt_reader *r)
 	r->eof = 0;
 	r->in_start = r->in_len = 0;
 	r->in_offset = 0;
+	r->input_at = 0;
 	r->line_no = 0;
 	r->seekable = 0;
 	int form = r->form;
@@ -770,6 +921,20 @@ static int load_block(struct ptt_reader *r, const struct ptt_block_header *hp, u
 	}
 	r->blk_len = n;
 	r->blk_pos = 0;
+	if (h.kind == PTT_BLOCK_EVENTS && (h.flags & PTT_BLOCK_CODED) && h.stream && r->part > 1 &&
+	    (h.stream >= r->nscpt || !r->scpt[h.stream]) && (!n || r->blk[0] != CPT_STREAM_RESET)) {
+		/* a later part read without the one before: the stream's history is there, up to its next reset */
+		r->blk_len = 0;
+		if (r->hist_said)
+			return 0;
+		r->hist_said = 1;
+		char what[240];
+		snprintf(what, sizeof what, "part %" PRIu64 " read without the part before it: the records of each thread's "
+			 "coded stream up to its next history reset (at most 128 KiB of its coded bytes) cannot be decoded, skipped",
+			 r->part);
+		set_diag(r, "block at offset", at, what);
+		return PTT_E_TRUNCATED;
+	}
 	if (h.kind == PTT_BLOCK_EVENTS && (h.flags & PTT_BLOCK_COMPACT)) {
 		rc = h.flags & PTT_BLOCK_CODED && h.stream ? expand_stream_block(r, h.stream, trunc)
 							    : expand_block(r, at, trunc);
@@ -840,6 +1005,7 @@ static int next_block(struct ptt_reader *r)
 			struct ptt_file_header fh;
 			memcpy(&fh, &h, sizeof fh);
 			if (fh.version >= PTT_FORMAT_VERSION_PLAIN && fh.version <= PTT_FORMAT_VERSION && fh.byte_order == PTT_BYTE_ORDER_MARK) {
+				r->input_at = r->in_offset;
 				consume(r, sizeof fh);
 				r->version = fh.version;
 				begin_input(r);
@@ -887,6 +1053,8 @@ static int next_block(struct ptt_reader *r)
 			r->skipping = 1; /* still before the window: load_block thought it had begun */
 		if (rc)
 			return rc;
+		if (r->head_ready || r->head_lost[0])
+			return 3; /* a part's head at its end: delivered (or its loss said) before what follows */
 	}
 }
 
@@ -941,7 +1109,8 @@ static int gap_reported(struct ptt_reader *r)
 /*
  * The next sound record in file order into ev (words, nwords, offset):
  * 1 (*stream its block's stream, 0 outside streams), 2 a MARK block read
- * (r->mark_ticks), 0 at the end, or a negative code (diag set).
+ * (r->mark_ticks), 3 a part's head at its end was loaded or found lost
+ * (head_at_end), 0 at the end, or a negative code (diag set).
  */
 static int next_record(struct ptt_reader *r, struct ptt_event *ev, uint32_t *stream)
 {
@@ -950,8 +1119,8 @@ static int next_record(struct ptt_reader *r, struct ptt_event *ev, uint32_t *str
 			if (r->st.blk_open && structure_count_end(r))
 				return PTT_E_STRUCTURE;
 			int rc = next_block(r);
-			if (rc == 2)
-				return 2;
+			if (rc == 2 || rc == 3)
+				return rc;
 			if (rc == 0 && !r->saw_end && !r->continued && !r->end_reported) {
 				/* a recorder always ends its trace: without the END block it was cut short */
 				r->end_reported = 1;
@@ -1040,6 +1209,33 @@ static int decode_record(struct ptt_reader *r, struct ptt_event *ev)
 }
 
 /*
+ * The next of a part's head read from its end (head_at_end): 1 ev, 0 none left (skipped ones
+ * too), or PTT_E_TRUNCATED once when it could not be read (diag set).
+ */
+static int head_next(struct ptt_reader *r, struct ptt_event *ev)
+{
+	if (r->head_lost[0]) {
+		set_diag(r, "offset", r->in_offset, r->head_lost);
+		r->head_lost[0] = 0;
+		return PTT_E_TRUNCATED;
+	}
+	while (r->head_q_pos < r->head_q_len) {
+		const uint32_t *w = r->head_q + r->head_q_pos;
+		uint32_t n = ptt_rec_len(w[0]);
+		r->head_q_pos += n;
+		memcpy(ev->words, w, (size_t)n * 4);
+		ev->nwords = n;
+		ev->offset = r->head_off;
+		int rc = decode_record(r, ev);
+		if (rc)
+			return rc;
+	}
+	r->head_ready = 0;
+	r->head_q_len = r->head_q_pos = 0;
+	return 0;
+}
+
+/*
  * Records in merged order: those outside streams as they come; those of a
  * version 3 trace's streams through the merge, released by its MARK blocks
  * and, all of them, at the input's end (merge.h).  Damage is said where it
@@ -1054,14 +1250,26 @@ static int next_binary(struct ptt_reader *r, struct ptt_event *ev)
 				return rc;
 			continue;
 		}
+		if (__builtin_expect(r->head_ready || r->head_lost[0], 0) && !ptt_merge_held(r->merge)) {
+			if ((rc = head_next(r, ev)) != 0)
+				return rc;
+			continue;
+		}
 		uint32_t stream = 0;
 		rc = next_record(r, ev, &stream);
+		if (rc == 3) { /* what is held goes first: the records of the inputs before */
+			if (ptt_merge_held(r->merge) && r->inputs != r->merge_inputs)
+				ptt_merge_all(r->merge);
+			continue;
+		}
 		if (rc == 2) {
 			if (r->merge)
 				ptt_merge_mark(r->merge, r->mark_ticks);
 			continue;
 		}
 		int held = ptt_merge_held(r->merge) > 0;
+		if (rc == 1 && held && stream && r->inputs != r->merge_inputs && r->follows)
+			r->merge_inputs = r->inputs; /* the next part of a --streams -m recording: its streams go on */
 		if (rc == 1 && held && (!stream || r->inputs != r->merge_inputs)) {
 			/* a record outside the streams, or another input's: what is held goes first */
 			ptt_merge_all(r->merge);
@@ -1434,6 +1642,7 @@ void ptt_reader_close(struct ptt_reader *r)
 	free(r->scpt);
 	free(r->cblk);
 	free(r->cpt);
+	free(r->head_q);
 	ptt_merge_free(r->merge);
 	free(r);
 }

@@ -1618,7 +1618,8 @@ int ptt_writer_snapshot_add(struct ptt_writer *w, unsigned kind, uint64_t pos, c
 	return 0; /* a failure is told by ptt_writer_snapshot_end */
 }
 
-int ptt_writer_snapshot_end(struct ptt_writer *w)
+/* The snapshot begun as a block after the events written so far, listed in the index as kind. */
+static int snapshot_put(struct ptt_writer *w, uint32_t kind)
 {
 	int rc = ptt_writer_flush(w); /* the snapshot follows the events it sums up */
 	if (!rc)
@@ -1630,7 +1631,7 @@ int ptt_writer_snapshot_end(struct ptt_writer *w)
 	rc = file_header(w);
 	if (rc)
 		return rc;
-	index_block(w, PTT_SNAP_INDEX_SNAPSHOT, ((uint64_t)w->snap[8] << 32) | w->snap[7], w->snap_ticks);
+	index_block(w, kind, ((uint64_t)w->snap[8] << 32) | w->snap[7], w->snap_ticks);
 	w->nsnaps++;
 	/* compressed even in an uncompressed trace (level 1 of the writer's compressor; readers take any
 	 * block's compression flags): a snapshot repeats module paths and names and its records' wrapping,
@@ -1641,5 +1642,28 @@ int ptt_writer_snapshot_end(struct ptt_writer *w)
 	rc = put_block(w, PTT_BLOCK_EVENTS, PTT_BLOCK_SNAPSHOT, w->snap, w->snap_used * 4, 0, 0, w->snap_ticks,
 		       w->snap_ticks);
 	w->zlevel = z;
+	return rc;
+}
+
+int ptt_writer_snapshot_end(struct ptt_writer *w) { return snapshot_put(w, PTT_SNAP_INDEX_SNAPSHOT); }
+
+int ptt_writer_open_end(struct ptt_writer **wp, int fd, uint64_t size)
+{
+	int rc = ptt_writer_open(wp, fd, 0);
+	if (rc)
+		return rc;
+	(*wp)->header_done = 1; /* the part has its header: offsets in the index count from it */
+	(*wp)->bytes = size;
+	return 0;
+}
+
+int ptt_writer_head_end(struct ptt_writer *w)
+{
+	int rc = snapshot_put(w, PTT_SNAP_INDEX_HEAD);
+	if (!rc)
+		rc = put_index(w); /* only the head: what the part's writer indexed (nothing, in streams) is not known here */
+	if (!rc)
+		rc = out_push(w);
+	prealloc_trim(w);
 	return rc;
 }

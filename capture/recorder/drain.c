@@ -906,6 +906,18 @@ static int copy_span(struct drain *d, uint32_t i, struct cursor *c, uint64_t lim
 	return span_put(d, i + 1, &sp);
 }
 
+/* After a ring's span in a streams pass: the cut is offered (-m: a part of about its size, whatever
+ * a pass holds; the readers merge a part's streams with the next's), the events written counted first. */
+static int streams_cut(struct drain *d, uint64_t *e0)
+{
+	if (!d->cut)
+		return 0;
+	uint64_t e = ptt_writer_events(d->w);
+	d->st.events += e - *e0;
+	*e0 = e;
+	return d->cut(d->cut_ctx);
+}
+
 /* A streams pass's end (pass_streams, pass_coded): the recorder's notes as a stream of their own,
  * stamped no earlier than the last mark, in time order; the MARK; the pass counted. */
 static long streams_pass_end(struct drain *d, int final, uint64_t mark, uint64_t now, uint64_t e0, uint64_t records,
@@ -992,6 +1004,8 @@ static long pass_streams(struct drain *d, int final)
 				d->busy[d->nbusy++] = i;
 				release_space(d); /* in the writer's buffer now: the owner may go on */
 				d->nbusy = 0;
+				if ((rc = streams_cut(d, &e0)) != 0)
+					return rc;
 			}
 		}
 		if (c->bounds && ring_bound(c, floor) < mark)
@@ -1160,6 +1174,8 @@ static long pass_coded(struct drain *d, int final)
 			if (__atomic_load_n(&r->full, __ATOMIC_RELAXED) &&
 			    __atomic_exchange_n(&r->full, 0, __ATOMIC_ACQ_REL) == PTT_RING_WAITING)
 				syscall(SYS_futex, &r->full, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+			if ((rc = streams_cut(d, &e0)) != 0)
+				return rc;
 		}
 		if (c->done != c->pos && (rc = coded_torn(d, i, c)) != 0)
 			return rc;

@@ -32,6 +32,7 @@
 #include "pace.h"
 #include "record_meta.h"
 #include "record_opts.h"
+#include "keeper.h"
 #include "rotate.h"
 #include "../shm.h"
 
@@ -394,7 +395,8 @@ struct recorder {
 	struct ptt_writer *w;
 	struct drain *d;
 	struct flight *f;
-	struct ptt_inforce *keeper;
+	struct ptt_inforce *keeper; /* -m: the state in force, seen by the drain (not with --streams) */
+	struct keeper *heads;       /* --streams -m: the thread that writes it at each part's end (keeper.h) */
 	struct rotate rot;
 	uint32_t types_seen;
 	struct record_hook hook;
@@ -493,7 +495,9 @@ static int next_file(void *ctx)
 {
 	struct recorder *r = ctx;
 	const struct drain_stats *st = drain_stats(r->d);
-	return rotate_maybe(&r->rot, r->w, &r->out_fd, r->keeper, r->hook.last_ticks, st->events, st->lost);
+	int rc = rotate_maybe(&r->rot, r->w, &r->out_fd, r->keeper, r->hook.last_ticks, st->events, st->lost);
+	keeper_moved(r->heads, r->rot.part - 1);
+	return rc;
 }
 
 /* Whatever the recording will need, allocated before the program starts; no thread yet (see recorder_launch). */
@@ -513,10 +517,12 @@ static int setup_writing(struct recorder *r)
 	struct ptt_clock unset; /* the real one once the TSC is measured: drain_set_clock */
 	ptt_clock_init(&unset, r->in.shm->start_ticks, 1000000000u);
 	r->d = drain_new(r->in.shm, r->w, &unset);
-	r->keeper = o->max_size ? ptt_inforce_new() : NULL;
+	r->keeper = o->max_size && !o->streams ? ptt_inforce_new() : NULL;
+	r->heads = o->max_size && o->streams ? keeper_start(o->output) : NULL;
+	r->rot.kept = keeper_kept(r->heads);
 	r->hsize = record_header_size(r->in.cmd);
 	r->hdr = malloc(r->hsize);
-	if (!r->d || (o->max_size && !r->keeper) || !r->hdr)
+	if (!r->d || (o->max_size && !r->keeper && !r->heads) || !r->hdr)
 		return PTT_E_NOMEM;
 	struct record_hook hook = { r->in.shm, &r->types_seen, &r->rot, r->keeper, 0 };
 	r->hook = hook;
@@ -764,6 +770,8 @@ static void drain_once(struct recorder *r, uint64_t now, uint64_t *last_flush)
 	if (!rc)
 		rc = next_file(r);
 	recorder_fail(r, rc, rc && r->rot.failed[0] ? r->rot.failed : NULL);
+	if (r->heads)
+		rotate_drop(&r->rot); /* -f: the parts the keeper has read since */
 }
 
 /* Phase 3: drain the rings while the program (and what it left) runs. */
@@ -821,6 +829,30 @@ static void end_lines(struct recorder *r, char *end, size_t size, uint64_t *bloc
 	}
 }
 
+/*
+ * --streams -m: the last parts' heads, written by the keeper (keeper.h) before the summary, and
+ * the parts -f removes once it has read them.  PTT_DEBUG: the keeper's processor time and the wait.
+ */
+static void finish_heads(struct recorder *r)
+{
+	if (!r->heads)
+		return;
+	const char *why;
+	uint32_t part;
+	uint64_t cpu, wait;
+	keeper_finish(r->heads, r->rot.part, &why, &part, &cpu, &wait);
+	rotate_drop(&r->rot);
+	if (why) {
+		char name[PATH_MAX + 16];
+		rotate_name(&r->rot, part, name, sizeof name);
+		fprintf(stderr, "ptt-record: %s: %s; read alone, it does not know the names and holds in force before it\n",
+			name, why);
+	}
+	if (getenv("PTT_DEBUG"))
+		fprintf(stderr, "ptt-record: keeper: %.3f s of processor time, the run's end waited %.3f s for it\n",
+			(double)cpu / 1e9, (double)wait / 1e9);
+}
+
 /* Phase 4: the program is gone: the last records, the recorder's stop event, the END block, the summary. */
 static void recorder_finish(struct recorder *r)
 {
@@ -851,6 +883,7 @@ static void recorder_finish(struct recorder *r)
 		r->werr = 1;
 	}
 	r->out_fd = -1;
+	finish_heads(r);
 	if (!r->werr && !r->o.quiet && behind)
 		fprintf(stderr, "ptt-record: %" PRIu64 " of %" PRIu64 " blocks written raw: the compressor was behind\n",
 			behind, blocks);
@@ -901,6 +934,7 @@ static void recorder_free(struct recorder *r)
 	drain_free(r->d);
 	flight_free(r->f);
 	ptt_inforce_free(r->keeper);
+	keeper_free(r->heads);
 	rotate_free(&r->rot);
 	free(r->hdr);
 	for (int i = 0; i < 2; i++)

@@ -44,10 +44,13 @@ static void usage(FILE *f)
 		"                        lock acquisition too) or none\n"
 		"  -m, --max-size=SIZE   split the trace into files FILE.0001, FILE.0002, ... of about SIZE\n"
 		"                        bytes (k/M/G suffix); the filters read them, named in order, as one trace\n"
-		"  -f, --max-files=N     with -m, keep only the last N files\n"
+		"  -f, --max-files=N     with -m, keep only the last N files (with --streams, none removed\n"
+		"                        before its successor's state in force is written)\n"
 		"  -q, --quiet           no summary on stderr at the end (counts, files, contended locks)\n"
 		"      --streams[=coded] write each thread's records as they lie in its ring (format version 3:\n"
-		"                        readers merge the threads' streams); not with -m or --flight;\n"
+		"                        readers merge the threads' streams); not with --flight; with -m,\n"
+		"                        a part's state in force is written at its end once the part is read\n"
+		"                        back at idle priority;\n"
 		"                        coded: each thread codes its own records compactly (version 4;\n"
 		"                        rings of at least 64k; -z compresses them at idle priority)\n"
 		"  -h, --help            show this help and exit\n"
@@ -330,8 +333,8 @@ static int check_options(const struct record_opts *o, const struct opts_given *g
 		why = "-Z needs -z";
 	else if (o->max_files && !o->max_size)
 		why = "-f needs -m";
-	else if (o->streams && (o->max_size || o->flight))
-		why = "--streams: not with -m or --flight (their files begin with the state in force, which the merge keeps)";
+	else if (o->streams && o->flight)
+		why = "--streams: not with --flight (its file begins with the state in force, which the merge keeps)";
 	else if (o->streams == 2 && o->ring_bytes < 65536)
 		why = "--streams=coded: rings of at least 64k (-b)";
 	if (why)

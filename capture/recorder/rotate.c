@@ -76,14 +76,16 @@ void rotate_first_file(struct rotate *r, const struct out_file *f)
 		note_file(r, 1, f);
 }
 
-/* -f: the oldest part beyond max_files goes, if it is still the regular file this run wrote. */
-static void drop_oldest(struct rotate *r)
+void rotate_drop(struct rotate *r)
 {
-	uint32_t old = r->part - r->max_files;
-	char name[PATH_MAX + 16];
-	rotate_name(r, old, name, sizeof name);
-	if (old > r->files_cap || !out_remove(name, &r->files[old - 1]))
-		r->spared++;
+	uint32_t upto = r->kept ? __atomic_load_n(r->kept, __ATOMIC_ACQUIRE) : UINT32_MAX;
+	while (r->max_files && r->dropped + r->max_files < r->part && r->dropped < upto) {
+		uint32_t old = ++r->dropped;
+		char name[PATH_MAX + 16];
+		rotate_name(r, old, name, sizeof name);
+		if (old > r->files_cap || !out_remove(name, &r->files[old - 1]))
+			r->spared++;
+	}
 }
 
 int rotate_counts_at(const struct rotate *r, uint32_t part, uint64_t *events, uint64_t *lost)
@@ -95,10 +97,16 @@ int rotate_counts_at(const struct rotate *r, uint32_t part, uint64_t *events, ui
 	return 1;
 }
 
-/* The new file's head, after the switch: the META so far, its part number, the names in force. */
+/* The new file's head, after the switch: the META so far, its part number, the names in force
+ * (k NULL, --streams: "head end", the keeper appends them once the part is written: keeper.h). */
 static int write_head(struct rotate *r, struct ptt_writer *w, struct ptt_inforce *k, uint64_t last_ticks)
 {
 	int rc = ptt_writer_meta(w, r->meta, r->meta_len);
+	if (!k) {
+		char end[64];
+		snprintf(end, sizeof end, "part %u\nhead end\n", r->part);
+		return rc ? rc : ptt_writer_meta(w, end, strlen(end));
+	}
 	long head = ptt_inforce_write(k, NULL, 0, NULL, NULL);
 	char line[64];
 	snprintf(line, sizeof line, "part %u\nhead %ld\n", r->part, head); /* a file after the first starts mid-run */
@@ -145,8 +153,7 @@ int rotate_maybe(struct rotate *r, struct ptt_writer *w, int *out_fd, struct ptt
 	*out_fd = fd;
 	r->part++;
 	note_part_start(r, events, lost);
-	if (r->max_files && r->part > r->max_files)
-		drop_oldest(r);
+	rotate_drop(r);
 	return rc ? rc : write_head(r, w, k, last_ticks);
 }
 

@@ -30,7 +30,9 @@ struct rotate {
 	uint32_t part_cap;
 	struct out_file *files;  /* what -f may remove of part p: [p - 1] (out_file.h) */
 	uint32_t files_cap;
+	uint32_t dropped;        /* the parts -f has removed or left (spared), from the first */
 	uint32_t spared;         /* older parts -f left: not the regular files this run wrote (a symlink, ...) */
+	const uint32_t *kept;    /* --streams: the parts the keeper has read (keeper.h), which -f may remove; NULL: all */
 	char failed[PATH_MAX + 16]; /* the part that could not be opened */
 };
 
@@ -48,13 +50,20 @@ int rotate_keep_meta(struct rotate *r, const char *text, size_t len);
  * through when a symlink, FIFO or device: out_file.h),
  * drop the oldest beyond max_files (unless it is no longer the run's:
  * r->spared counts those) and write the new file's head: the kept
- * META, "part N", "head N" and the keeper's records stamped at last_ticks.
+ * META, "part N", "head N" and the keeper's records stamped at last_ticks
+ * (k NULL, --streams: "head end": the keeper thread appends them, keeper.h).
  * events and lost: the run's counts so far (for the summary of the kept
  * files).  0, a negative error of the writer, or -errno when the next part
  * cannot be opened (its name then in r->failed).
  */
 int rotate_maybe(struct rotate *r, struct ptt_writer *w, int *out_fd, struct ptt_inforce *k, uint64_t last_ticks,
 		 uint64_t events, uint64_t lost);
+/*
+ * -f: the parts beyond max_files go, oldest first, if still the regular
+ * files this run wrote, but none the keeper has not read yet (r->kept):
+ * called at each rotation and again as the keeper goes on, never waiting.
+ */
+void rotate_drop(struct rotate *r);
 /* The run's events and lost counts when part began; 0 when not known. */
 int rotate_counts_at(const struct rotate *r, uint32_t part, uint64_t *events, uint64_t *lost);
 void rotate_free(struct rotate *r);
