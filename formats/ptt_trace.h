@@ -535,6 +535,20 @@ const char *ptt_reader_meta(const struct ptt_reader *r, const char *key);
  * META block met mid-stream (types defined late, a later part's header) and
  * with the END block's lines ("end" first). */
 size_t ptt_reader_meta_count(const struct ptt_reader *r);
+/*
+ * 1 when an input was a part of ptt-record --streams -m (META "head end")
+ * read without the part before it: each thread's stream was cut where the
+ * recorder's copy stood, so the part before may hold events later than this
+ * part's first ones, which this reading does not see (ptt-trace(5)).
+ */
+int ptt_reader_part_overlap(const struct ptt_reader *r);
+/* The latest time, in ns, of a record in the part before such an input (its head says it), or
+ * UINT64_MAX where not known (a head from an earlier writer, or none). */
+uint64_t ptt_reader_part_overlap_to(const struct ptt_reader *r);
+/* Once read: where the last input is a --streams part whose next part was not read after it, the
+ * time (ns) of its last MARK, after which that part may hold earlier events of any thread (0: no
+ * mark read); else UINT64_MAX. */
+uint64_t ptt_reader_part_overlap_next(const struct ptt_reader *r);
 const char *ptt_reader_meta_line(const struct ptt_reader *r, size_t i);
 uint64_t ptt_reader_bytes(const struct ptt_reader *r); /* bytes consumed */
 int ptt_reader_saw_end(const struct ptt_reader *r); /* an END block / "# end" line was read */
@@ -756,6 +770,9 @@ uint64_t ptt_writer_events(const struct ptt_writer *w);
  */
 int ptt_writer_snapshot_begin(struct ptt_writer *w, uint64_t pos, uint64_t ticks);
 int ptt_writer_snapshot_add(struct ptt_writer *w, unsigned kind, uint64_t pos, const uint32_t *words, uint32_t nwords);
+/* A part's head (ptt_writer_head_end) begun as ptt_writer_snapshot_begin(w, 0, ticks) does, its
+ * header holding before_last: the latest time of a record in the part before (ptt-trace(5)). */
+int ptt_writer_head_begin(struct ptt_writer *w, uint64_t ticks, uint64_t before_last);
 int ptt_writer_snapshot_end(struct ptt_writer *w);
 /*
  * A rotated part whose head is at its end (META "head end", ptt-record

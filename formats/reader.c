@@ -121,6 +121,8 @@ struct ptt_reader {
 	size_t head_q_len, head_q_pos, head_q_cap; /* words */
 	uint64_t head_off;     /* its snapshot block's offset (the records' offset) */
 	int head_ready;        /* loaded while a META block was read: delivered before what follows it */
+	int head_alone;        /* a "head end" part read without the part before it (ptt_reader_part_overlap) */
+	uint64_t head_before;  /* the head's latest time of the part before (ticks), UINT64_MAX: not known */
 	char head_lost[200];   /* why it cannot be read: said once, as damage, before the part's events */
 	/* version 3: the records of stream blocks, merged (merge.h) */
 	uint32_t blk_stream;   /* the current block's stream (0: records merged already) */
@@ -414,6 +416,8 @@ static long load_head(struct ptt_reader *r)
 			goto out;
 		uint32_t k = len - PTT_SNAP_WRAP_WORDS;
 		const uint32_t *rec = blk + p + 9;
+		if (blk[p + 6] == 0 && k == 2) /* the header, with the part before's latest time */
+			r->head_before = (uint64_t)rec[1] << 32 | rec[0];
 		if (blk[p + 6] != 0) { /* not the snapshot's header: a record, sound by itself */
 			if (k < PTT_REC_MIN_WORDS || ptt_rec_len(rec[0]) != k || !ptt_rec_sound(rec, k))
 				goto out;
@@ -446,6 +450,8 @@ static void head_at_end(struct ptt_reader *r, char **line)
 {
 	if (r->form != PTT_FORM_BINARY || (r->inputs > 1 && r->part == r->last_part + 1))
 		return;
+	r->head_alone = 1;
+	r->head_before = UINT64_MAX;
 	long k = -1;
 	const char *why = NULL;
 	if (!r->seekable)
@@ -570,6 +576,18 @@ const char *ptt_reader_meta(const struct ptt_reader *r, const char *key)
 }
 
 size_t ptt_reader_meta_count(const struct ptt_reader *r) { return r->nmeta; }
+int ptt_reader_part_overlap(const struct ptt_reader *r) { return r->head_alone; }
+uint64_t ptt_reader_part_overlap_next(const struct ptt_reader *r)
+{
+	if (!r->continued || r->version < PTT_FORMAT_VERSION_STREAMS)
+		return UINT64_MAX; /* the trace ends here, or its parts were cut at one time (merged) */
+	return r->mark_ticks ? ptt_clock_ns(&r->clock, r->mark_ticks) : 0;
+}
+
+uint64_t ptt_reader_part_overlap_to(const struct ptt_reader *r)
+{
+	return r->head_alone && r->head_before != UINT64_MAX ? ptt_clock_ns(&r->clock, r->head_before) : UINT64_MAX;
+}
 const char *ptt_reader_meta_line(const struct ptt_reader *r, size_t i) { return i < r->nmeta ? r->meta[i] : NULL; }
 const char *ptt_reader_diag(const struct ptt_reader *r) { return r->diag; }
 int ptt_reader_form(const struct ptt_reader *r) { return r->form; }

@@ -1612,6 +1612,16 @@ int ptt_writer_snapshot_begin(struct ptt_writer *w, uint64_t pos, uint64_t ticks
 	return w->snap_bad ? PTT_E_NOMEM : 0;
 }
 
+int ptt_writer_head_begin(struct ptt_writer *w, uint64_t ticks, uint64_t before_last)
+{
+	uint32_t last[2] = { (uint32_t)before_last, (uint32_t)(before_last >> 32) };
+	w->snap_used = 0;
+	w->snap_bad = 0;
+	w->snap_ticks = ticks;
+	snap_wrap(w, 0, 0, last, 2); /* the header, with the latest time of the part before */
+	return w->snap_bad ? PTT_E_NOMEM : 0;
+}
+
 int ptt_writer_snapshot_add(struct ptt_writer *w, unsigned kind, uint64_t pos, const uint32_t *words, uint32_t nwords)
 {
 	snap_wrap(w, kind, pos, words, nwords);

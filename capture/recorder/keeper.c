@@ -108,7 +108,7 @@ static int append_head(struct keeper *k, uint32_t part)
 	if (!rc)
 		rc = ptt_writer_open_end(&w, fd, (uint64_t)end);
 	if (!rc)
-		rc = ptt_writer_snapshot_begin(w, 0, ticks);
+		rc = ptt_writer_head_begin(w, ticks, k->ticks);
 	if (!rc) {
 		long n = ptt_inforce_tell(k->inf, ticks, put, w);
 		rc = n < 0 ? (int)n : ptt_writer_head_end(w);
