@@ -536,14 +536,14 @@ const char *ptt_reader_meta(const struct ptt_reader *r, const char *key);
  * with the END block's lines ("end" first). */
 size_t ptt_reader_meta_count(const struct ptt_reader *r);
 /*
- * 1 when an input was a part of ptt-record --streams -m (META "head end")
+ * Where an input was a part of ptt-record --streams -m (META "head end")
  * read without the part before it: each thread's stream was cut where the
  * recorder's copy stood, so the part before may hold events later than this
- * part's first ones, which this reading does not see (ptt-trace(5)).
+ * part's first ones, which this reading does not see (ptt-trace(5)).  The
+ * latest time, in ns, of a record in that part (its head says it), or
+ * UINT64_MAX where not known (a head from an earlier writer, or none); 0 when
+ * no input was such a part.
  */
-int ptt_reader_part_overlap(const struct ptt_reader *r);
-/* The latest time, in ns, of a record in the part before such an input (its head says it), or
- * UINT64_MAX where not known (a head from an earlier writer, or none). */
 uint64_t ptt_reader_part_overlap_to(const struct ptt_reader *r);
 /* Once read: where the last input is a --streams part whose next part was not read after it, the
  * time (ns) of its last MARK, after which that part may hold earlier events of any thread (0: no

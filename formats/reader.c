@@ -121,7 +121,7 @@ struct ptt_reader {
 	size_t head_q_len, head_q_pos, head_q_cap; /* words */
 	uint64_t head_off;     /* its snapshot block's offset (the records' offset) */
 	int head_ready;        /* loaded while a META block was read: delivered before what follows it */
-	int head_alone;        /* a "head end" part read without the part before it (ptt_reader_part_overlap) */
+	int head_alone;        /* a "head end" part read without the part before it (ptt_reader_part_overlap_to) */
 	uint64_t head_before;  /* the head's latest time of the part before (ticks), UINT64_MAX: not known */
 	char head_lost[200];   /* why it cannot be read: said once, as damage, before the part's events */
 	/* version 3: the records of stream blocks, merged (merge.h) */
@@ -416,9 +416,10 @@ static long load_head(struct ptt_reader *r)
 			goto out;
 		uint32_t k = len - PTT_SNAP_WRAP_WORDS;
 		const uint32_t *rec = blk + p + 9;
-		if (blk[p + 6] == 0 && k == 2) /* the header, with the part before's latest time */
-			r->head_before = (uint64_t)rec[1] << 32 | rec[0];
-		if (blk[p + 6] != 0) { /* not the snapshot's header: a record, sound by itself */
+		if (blk[p + 6] == 0) { /* the header: in a head of this writer's, the part before's latest time */
+			if (k == 2)
+				r->head_before = (uint64_t)rec[1] << 32 | rec[0];
+		} else { /* a record, sound by itself */
 			if (k < PTT_REC_MIN_WORDS || ptt_rec_len(rec[0]) != k || !ptt_rec_sound(rec, k))
 				goto out;
 			memcpy(r->head_q + used, rec, (size_t)k * 4);
@@ -477,8 +478,6 @@ static void head_at_end(struct ptt_reader *r, char **line)
 	if (now)
 		*line = now;
 }
-
-static void head_at_end(struct ptt_reader *r, char **line);
 
 /* A copy of line[0, len) with its NUL, kept until close; NULL without memory. */
 static char *meta_store(struct ptt_reader *r, const char *line, size_t len)
@@ -576,7 +575,6 @@ const char *ptt_reader_meta(const struct ptt_reader *r, const char *key)
 }
 
 size_t ptt_reader_meta_count(const struct ptt_reader *r) { return r->nmeta; }
-int ptt_reader_part_overlap(const struct ptt_reader *r) { return r->head_alone; }
 uint64_t ptt_reader_part_overlap_next(const struct ptt_reader *r)
 {
 	if (!r->continued || r->version < PTT_FORMAT_VERSION_STREAMS)
@@ -586,7 +584,10 @@ uint64_t ptt_reader_part_overlap_next(const struct ptt_reader *r)
 
 uint64_t ptt_reader_part_overlap_to(const struct ptt_reader *r)
 {
-	return r->head_alone && r->head_before != UINT64_MAX ? ptt_clock_ns(&r->clock, r->head_before) : UINT64_MAX;
+	if (!r->head_alone)
+		return 0;
+	uint64_t ns = r->head_before != UINT64_MAX ? ptt_clock_ns(&r->clock, r->head_before) : UINT64_MAX;
+	return ns ? ns : 1; /* 0 says no such part */
 }
 const char *ptt_reader_meta_line(const struct ptt_reader *r, size_t i) { return i < r->nmeta ? r->meta[i] : NULL; }
 const char *ptt_reader_diag(const struct ptt_reader *r) { return r->diag; }

@@ -1603,23 +1603,22 @@ static void snap_wrap(struct ptt_writer *w, unsigned kind, uint64_t pos, const u
 	w->snap_used += n;
 }
 
-int ptt_writer_snapshot_begin(struct ptt_writer *w, uint64_t pos, uint64_t ticks)
+/* A snapshot begun: its header, wrapping n words (none but in a part's head). */
+static int snap_begin(struct ptt_writer *w, uint64_t pos, uint64_t ticks, const uint32_t *words, uint32_t n)
 {
 	w->snap_used = 0;
 	w->snap_bad = 0;
 	w->snap_ticks = ticks;
-	snap_wrap(w, 0, pos, NULL, 0);
+	snap_wrap(w, 0, pos, words, n);
 	return w->snap_bad ? PTT_E_NOMEM : 0;
 }
 
+int ptt_writer_snapshot_begin(struct ptt_writer *w, uint64_t pos, uint64_t ticks) { return snap_begin(w, pos, ticks, NULL, 0); }
+
 int ptt_writer_head_begin(struct ptt_writer *w, uint64_t ticks, uint64_t before_last)
 {
-	uint32_t last[2] = { (uint32_t)before_last, (uint32_t)(before_last >> 32) };
-	w->snap_used = 0;
-	w->snap_bad = 0;
-	w->snap_ticks = ticks;
-	snap_wrap(w, 0, 0, last, 2); /* the header, with the latest time of the part before */
-	return w->snap_bad ? PTT_E_NOMEM : 0;
+	uint32_t last[2] = { (uint32_t)before_last, (uint32_t)(before_last >> 32) }; /* the part before's latest time */
+	return snap_begin(w, 0, ticks, last, 2);
 }
 
 int ptt_writer_snapshot_add(struct ptt_writer *w, unsigned kind, uint64_t pos, const uint32_t *words, uint32_t nwords)

@@ -19,9 +19,10 @@
 #include "../../formats/inforce.h"
 #include "../../formats/ptt_trace.h"
 #include "keeper.h"
+#include "rotate.h"
 
 struct keeper {
-	char *output;         /* FILE: the parts are FILE.0001, ... (rotate_name) */
+	char *output;         /* FILE: the parts are FILE.0001, ... (rotate_part_name) */
 	uint32_t moved;       /* futex word, the drain's: the writer is past the parts up to it */
 	uint32_t last;        /* the drain's: the last part, once the run is over (0 before) */
 	uint32_t kept;        /* the keeper's: the parts read, UINT32_MAX once it stopped */
@@ -34,11 +35,6 @@ struct keeper {
 	char why_buf[160];
 	uint64_t cpu_ns;
 };
-
-static void part_name(const struct keeper *k, uint32_t part, char *buf, size_t size)
-{
-	snprintf(buf, size, "%s.%04u", k->output, part);
-}
 
 static void stop_why(struct keeper *k, uint32_t part, const char *what, int err)
 {
@@ -91,7 +87,7 @@ static uint64_t part_first_ticks(int fd)
 static int append_head(struct keeper *k, uint32_t part)
 {
 	char name[PATH_MAX + 16];
-	part_name(k, part, name, sizeof name);
+	rotate_part_name(k->output, part, name, sizeof name);
 	int fd = open(name, O_RDWR | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -128,7 +124,7 @@ static int append_head(struct keeper *k, uint32_t part)
 static int read_part(struct keeper *k, uint32_t part, struct ptt_event *ev)
 {
 	char name[PATH_MAX + 16];
-	part_name(k, part, name, sizeof name);
+	rotate_part_name(k->output, part, name, sizeof name);
 	struct ptt_reader *r = NULL;
 	int fd = open(name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	int rc = fd < 0 ? -errno : ptt_reader_open(&r, fd, name);

@@ -20,9 +20,14 @@ void rotate_init(struct rotate *r, const char *output, uint64_t max_size, uint32
 	r->part = 1;
 }
 
+void rotate_part_name(const char *output, uint32_t part, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s.%04u", output, part);
+}
+
 void rotate_name(const struct rotate *r, uint32_t part, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s.%04u", r->output, part);
+	rotate_part_name(r->output, part, buf, size);
 }
 
 int rotate_keep_meta(struct rotate *r, const char *text, size_t len)

@@ -39,6 +39,8 @@ struct rotate {
 void rotate_init(struct rotate *r, const char *output, uint64_t max_size, uint32_t max_files);
 /* FILE.NNNN */
 void rotate_name(const struct rotate *r, uint32_t part, char *buf, size_t size);
+/* The same for the parts of output (the keeper's, keeper.h). */
+void rotate_part_name(const char *output, uint32_t part, char *buf, size_t size);
 /* The first part, opened before the program started (out_open, out_claim): what -f may remove of it. */
 void rotate_first_file(struct rotate *r, const struct out_file *f);
 /* Keep META lines (the header, type lines) for the head of the next file: 0 or PTT_E_NOMEM.  No-op without -m. */

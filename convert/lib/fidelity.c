@@ -281,13 +281,12 @@ void loss_finish(struct loss *l, const struct ptt_reader *r)
 	/* a --streams part without the part before: that part's last events of any thread may come after
 	 * this part's first ones (its streams were cut where each copy stood), unseen: from there on,
 	 * what those events could explain is not verified */
-	if (l->any && ptt_reader_part_overlap(r))
-		add_span(l, 0, l->first_ns ? l->first_ns : 1,
-			 ptt_reader_part_overlap_to(r) > l->first_ns ? ptt_reader_part_overlap_to(r) : l->first_ns, 0,
+	uint64_t first = l->first_ns ? l->first_ns : 1, to = ptt_reader_part_overlap_to(r), next = ptt_reader_part_overlap_next(r);
+	if (l->any && to)
+		add_span(l, 0, first, to > first ? to : first, 0,
 			 "a --streams part read without the part before it, which may hold later events of any thread");
-	uint64_t next = ptt_reader_part_overlap_next(r);
 	if (l->any && next != UINT64_MAX)
-		add_span(l, 0, next > l->first_ns ? next : l->first_ns ? l->first_ns : 1, UINT64_MAX, 0,
+		add_span(l, 0, next > first ? next : first, UINT64_MAX, 0,
 			 "a --streams part read without the part after it, which may hold earlier events of any thread");
 }
 
