@@ -688,6 +688,15 @@ int ptt_writer_span(struct ptt_writer *w, uint32_t stream, const uint32_t *words
  */
 int ptt_writer_coded(struct ptt_writer *w, uint32_t stream, const void *bytes, size_t n, uint32_t count,
 		     uint64_t first, uint64_t last);
+/*
+ * ptt_writer_coded, with the same n bytes also at offset off of the file
+ * fd (the ring's memfd): where the writer would write(2) them from memory,
+ * to a regular file, uncompressed, it copies them file to file
+ * (sendfile(2)), not through this process's mapping of them.  fd < 0: as
+ * ptt_writer_coded.
+ */
+int ptt_writer_coded_at(struct ptt_writer *w, uint32_t stream, const void *bytes, size_t n, int fd, uint64_t off,
+			uint32_t count, uint64_t first, uint64_t last);
 /* A MARK block after the blocks written so far: no record before ticks is still to come. */
 int ptt_writer_mark(struct ptt_writer *w, uint64_t ticks);
 /* Append one checksummed record; blocks are cut at the block size. */

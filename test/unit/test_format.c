@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -984,6 +985,9 @@ static void test_compact(void)
  * up to the next reset, never makes one up.
  */
 enum { CODED_PER_BLOCK = 997 };
+/* how coded_stream_trace hands its blocks over: 0 ptt_writer_coded; ptt_writer_coded_at with the bytes
+ * also in a memfd (1: copied file to file) or with a pipe's end (2: which sendfile cannot read) */
+static int coded_src_mode;
 /* level > 0: compressed, by the writer's thread when async (ptt-record --streams=coded -z) */
 static char *coded_stream_trace(const uint32_t *words, const size_t *at, int n, int per_block, int level, int async,
 				enum ptt_compressor comp, size_t *size)
@@ -1001,6 +1005,12 @@ static char *coded_stream_trace(const uint32_t *words, const size_t *at, int n, 
 	ptt_writer_meta(w, meta, strlen(meta));
 	struct ptt_compact *c = calloc(1, sizeof *c);
 	unsigned char *buf = malloc((size_t)per_block * CPT_MAX_BYTES);
+	int src = -1, pipe_fds[2] = { -1, -1 };
+	uint64_t src_off = 0;
+	if (coded_src_mode == 1)
+		src = memfd_create("ptt-test", 0);
+	else if (coded_src_mode == 2 && pipe(pipe_fds) == 0)
+		src = pipe_fds[0];
 	for (int i = 0, b = 0; c && buf && i < n; b++) {
 		unsigned char *o = buf;
 		if (b == 0 || b == 10) { /* a thread claims the ring */
@@ -1018,8 +1028,18 @@ static char *coded_stream_trace(const uint32_t *words, const size_t *at, int n, 
 			memset(o, 0xa5, 40);
 			o += 40;
 		}
-		ptt_writer_coded(w, 1, buf, (size_t)(o - buf), (uint32_t)k, first, last);
+		if (coded_src_mode == 1 && pwrite(src, buf, (size_t)(o - buf), (off_t)src_off) != o - buf)
+			break;
+		if (coded_src_mode)
+			ptt_writer_coded_at(w, 1, buf, (size_t)(o - buf), src, src_off, (uint32_t)k, first, last);
+		else
+			ptt_writer_coded(w, 1, buf, (size_t)(o - buf), (uint32_t)k, first, last);
+		src_off += (uint64_t)(o - buf);
 	}
+	if (src >= 0)
+		close(src);
+	if (pipe_fds[1] >= 0)
+		close(pipe_fds[1]);
 	ptt_writer_mark(w, UINT64_MAX);
 	ptt_writer_end(w, "events 1\n", 9);
 	ptt_writer_close(w);
@@ -1066,6 +1086,19 @@ static void test_coded_stream(void)
 	n = compact_read(buf, size, words, at, N, &errors, &made_up);
 	ok(made_up == 0 && errors >= 1 && n >= N - 5 * CODED_PER_BLOCK && n < N,
 	   "coded stream, a byte flipped: %d of %d records read, %d errors, %d made up", n, N, errors, made_up);
+	free(buf);
+	/* the blocks' bytes also a file's (ptt-record's rings in their memfd): copied file to file, the trace the
+	 * same byte for byte; from a file sendfile cannot read (a pipe), written from memory, the same */
+	buf = coded_stream_trace(words, at, N, CODED_PER_BLOCK, 0, 0, PTT_COMP_ZSTD, &size);
+	for (coded_src_mode = 1; buf && coded_src_mode <= 2; coded_src_mode++) {
+		size_t size2;
+		char *buf2 = coded_stream_trace(words, at, N, CODED_PER_BLOCK, 0, 0, PTT_COMP_ZSTD, &size2);
+		ok(buf2 && size2 == size && memcmp(buf, buf2, size) == 0,
+		   "coded stream, its bytes %s: the same trace (%zu bytes, %zu from memory)",
+		   coded_src_mode == 1 ? "copied from a memfd (sendfile)" : "from memory (sendfile cannot read a pipe)", size2, size);
+		free(buf2);
+	}
+	coded_src_mode = 0;
 	free(buf);
 	free(words);
 	free(at);
