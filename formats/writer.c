@@ -325,6 +325,24 @@ static int copy_from_file(struct ptt_writer *w, int src_fd, uint64_t off, size_t
 	return 0;
 }
 
+/* n bytes into dst, read from the file they are also in (ptt_writer_coded_at: pread, not through this
+ * process's mapping of them, for the reason copy_from_file gives), else copied from memory. */
+static void copy_in(struct ptt_writer *w, void *dst, const void *bytes, size_t n)
+{
+	size_t got = 0;
+	if (bytes == w->src && n >= SRC_MIN && !w->no_sendfile)
+		while (got < n) {
+			ssize_t k = pread(w->src_fd, (char *)dst + got, n - got, (off_t)(w->src_off + got));
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				break;
+			got += (size_t)k;
+		}
+	if (got < n)
+		memcpy((char *)dst + got, (const char *)bytes + got, n - got);
+}
+
 /* Write n bytes after every byte before them: gathered, or at once when large. */
 static int write_all(struct ptt_writer *w, const void *p, size_t n)
 {
@@ -1414,7 +1432,7 @@ static int queue_coded(struct ptt_writer *w, uint32_t stream, const void *bytes,
 	pthread_mutex_unlock(&a->mu);
 	if (!copy && !(copy = malloc(cap)))
 		return PTT_E_NOMEM;
-	memcpy(copy, bytes, n);
+	copy_in(w, copy, bytes, n);
 	int rc = 0;
 	pthread_mutex_lock(&a->mu);
 	while (!rc && a->len && a->q[a->head].state == Q_DONE)

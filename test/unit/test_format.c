@@ -1098,7 +1098,15 @@ static void test_coded_stream(void)
 		   coded_src_mode == 1 ? "copied from a memfd (sendfile)" : "from memory (sendfile cannot read a pipe)", size2, size);
 		free(buf2);
 	}
+	/* compressed by the writer's thread, its copy of each block read from the memfd (pread) */
+	coded_src_mode = 1;
+	char *zbuf = coded_stream_trace(words, at, N, CODED_PER_BLOCK, 1, 1, PTT_COMP_ZSTD, &size);
 	coded_src_mode = 0;
+	n = zbuf ? compact_read(zbuf, size, words, at, N, &errors, &made_up) : -1;
+	ok(n == N && errors == 0 && made_up == 0,
+	   "coded stream compressed by the writer's thread, its copies read from a memfd: %d of %d records back (%d differ, %d errors)",
+	   n, N, made_up, errors);
+	free(zbuf);
 	free(buf);
 	free(words);
 	free(at);
