@@ -1061,7 +1061,11 @@ static int next_block(struct ptt_reader *r)
 		}
 		if (passed && !r->skip_names) {
 			skip_payload(r, h.payload_len);
-			r->pos += h.count;
+			/* a part's head opens it (head_skipped): its records passed over here are not
+			 * numbered, and not skipped again from the first block read */
+			uint64_t head = r->head_left < h.count ? r->head_left : h.count;
+			r->head_left -= head;
+			r->pos += h.count - head;
 			continue;
 		}
 		if (passed)
