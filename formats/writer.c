@@ -295,12 +295,12 @@ static int out_push(struct ptt_writer *w)
 /*
  * n bytes that are also the file src_fd's at off, copied file to file
  * (ptt_writer_coded_at): 0, or 1 when sendfile(2) copied nothing (the bytes
- * are then written from memory), or an error after a part was copied.  Measured here (kernel 6.18, a paravirtual guest),
- * 64 MiB from a memfd to ext4 in 64 KiB pieces: sendfile 0.41-0.52 ns a
- * byte; write(2) from a mapping of the memfd 0.27-0.31 once this process
- * has touched its pages, 1.56-1.81 before (a fault a page: the recorder
- * touches each page of a ring's first lap once, the whole trace of a short
- * run).
+ * are then written from memory), or an error after a part was copied.
+ * Measured here (kernel 6.18, a paravirtual guest), 64 MiB from a memfd to
+ * ext4 in 64 KiB pieces: sendfile 0.41-0.52 ns a byte; write(2) from a
+ * mapping of the memfd 0.27-0.31 once this process has touched its pages,
+ * 1.56-1.81 before (a fault a page: the recorder touches each page of a
+ * ring's first lap once, the whole trace of a short run).
  */
 static int copy_from_file(struct ptt_writer *w, int src_fd, uint64_t off, size_t n)
 {
