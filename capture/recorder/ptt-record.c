@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,31 +261,92 @@ static struct ptt_shm *make_shm(const struct record_opts *o, int *fdp)
 	return s;
 }
 
-/* The child: preload the runtime, hand over the ring, exec. */
-static void run_child(const struct record_opts *o, int shm_fd, int report_fd, char **argv)
+/*
+ * The program's environment: ours, with the runtime preloaded (after what LD_PRELOAD held:
+ * ASan's runtime must come first) and the ring's descriptor named.  NULL when out of memory.
+ */
+static char **child_env(const struct record_opts *o, int fd)
 {
-	char buf[PATH_MAX + 4096];
-	int fd = fcntl(shm_fd, F_DUPFD, 990); /* a high descriptor, without close-on-exec */
-	if (fd < 0)
-		fd = dup(shm_fd);
-	snprintf(buf, sizeof buf, "%d", fd);
-	setenv(PTT_SHM_ENV, buf, 1);
+	extern char **environ;
+	size_t n = 0, k = 0;
+	while (environ[n])
+		n++;
 	const char *old = getenv("LD_PRELOAD");
-	if (old && *old)
-		snprintf(buf, sizeof buf, "%s:%s", old, o->libptt);
-	else
-		snprintf(buf, sizeof buf, "%s", o->libptt);
-	setenv("LD_PRELOAD", buf, 1);
+	size_t plen = strlen("LD_PRELOAD=") + (old ? strlen(old) + 1 : 0) + strlen(o->libptt) + 1;
+	char **env = malloc((n + 3) * sizeof *env);
+	char *pre = malloc(plen), *shm = malloc(sizeof PTT_SHM_ENV + 16);
+	if (!env || !pre || !shm) {
+		free(env);
+		free(pre);
+		free(shm);
+		return NULL;
+	}
+	snprintf(pre, plen, "LD_PRELOAD=%s%s%s", old && *old ? old : "", old && *old ? ":" : "", o->libptt);
+	snprintf(shm, sizeof PTT_SHM_ENV + 16, "%s=%d", PTT_SHM_ENV, fd);
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 &&
+		    !(strncmp(environ[i], PTT_SHM_ENV, sizeof PTT_SHM_ENV - 1) == 0 && environ[i][sizeof PTT_SHM_ENV - 1] == '='))
+			env[k++] = environ[i];
+	env[k++] = pre;
+	env[k++] = shm;
+	env[k] = NULL;
+	return env;
+}
+
+/*
+ * Start the program (posix_spawn: no copy of our memory, none of the copy-on-write faults a
+ * fork costs both processes): the runtime preloaded, the ring's descriptor inherited, the
+ * signals we ignore or catch back to their defaults, stdout to stderr when stdout carries the
+ * trace.  A file exec refuses as not a program is run by sh, as execvp does.  0, or the errno.
+ */
+static int spawn_program(const struct record_opts *o, int shm_fd, char **argv, pid_t *child)
+{
+	int fd = fcntl(shm_fd, F_DUPFD, 990); /* a high descriptor, without close-on-exec */
+	char **env = fd >= 0 ? child_env(o, fd) : NULL;
+	if (!env) {
+		int err = fd < 0 ? errno : ENOMEM;
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t def;
+	posix_spawn_file_actions_init(&fa);
 	if (strcmp(o->output, "-") == 0)
-		dup2(2, 1); /* stdout carries the trace: the program's output goes to stderr */
-	signal(SIGPIPE, SIG_DFL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	execvp(argv[0], argv);
-	int err = errno;
-	ssize_t rc = write(report_fd, &err, sizeof err);
-	(void)rc;
-	_exit(err == ENOENT ? 127 : 126);
+		posix_spawn_file_actions_adddup2(&fa, 2, 1); /* stdout carries the trace: the program's output goes to stderr */
+	posix_spawnattr_init(&at);
+	sigemptyset(&def);
+	sigaddset(&def, SIGPIPE);
+	sigaddset(&def, SIGINT);
+	sigaddset(&def, SIGTERM);
+	posix_spawnattr_setsigdefault(&at, &def);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
+	int err = posix_spawnp(child, argv[0], &fa, &at, argv, env);
+	char path[PATH_MAX];
+	if (err == ENOEXEC && record_find_program(argv[0], path, sizeof path) == 0) {
+		size_t n = 0;
+		while (argv[n])
+			n++;
+		char **sh = malloc((n + 2) * sizeof *sh);
+		if (sh) {
+			sh[0] = "/bin/sh";
+			sh[1] = path;
+			memcpy(sh + 2, argv + 1, n * sizeof *sh); /* with the NULL */
+			err = posix_spawn(child, "/bin/sh", &fa, &at, sh, env);
+			free(sh);
+		}
+	}
+	posix_spawnattr_destroy(&at);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fd);
+	size_t k = 0;
+	while (env[k])
+		k++;
+	free(env[k - 1]); /* the two child_env made */
+	free(env[k - 2]);
+	free(env);
+	return err;
 }
 
 /*
@@ -390,7 +452,6 @@ struct recorder {
 	struct out_file out;     /* what the run may do to out_name (out_file.h) */
 	int shm_fd;
 	uint64_t cal_mono, cal_tsc; /* the start of the TSC's calibration */
-	int report[2];           /* the child's exec error comes back on this pipe */
 	int status, gone, told;  /* the program's wait status once it is gone; the daemons it left told about */
 	struct ptt_writer *w;
 	struct drain *d;
@@ -568,10 +629,6 @@ static int recorder_setup(struct recorder *r, char **cmd)
 		fprintf(stderr, "ptt-record: %s\n", ptt_strerror(rc));
 		return -1;
 	}
-	if (pipe2(r->report, O_CLOEXEC) != 0) {
-		perror("ptt-record: pipe");
-		return -1;
-	}
 	setup_signals(&r->o);
 	return 0;
 }
@@ -602,29 +659,15 @@ static void claim_output(struct recorder *r)
 
 /*
  * Phase 2: start the program.  0 once it runs; -1 when it cannot be run (said,
- * the child reaped, r->code 126 or 127 as a shell's) or fork fails (r->code 1).
+ * r->code 127 when it is not found, else 126, as a shell's).
  */
 static int recorder_launch(struct recorder *r)
 {
-	pid_t child = fork();
-	if (child < 0) {
-		perror("ptt-record: fork");
-		return -1;
-	}
-	if (child == 0)
-		run_child(&r->o, r->shm_fd, r->report[1], r->in.cmd);
-	close(r->report[1]);
-	r->report[1] = -1;
-	int exec_err = 0;
-	ssize_t got;
-	while ((got = read(r->report[0], &exec_err, sizeof exec_err)) < 0 && errno == EINTR)
-		; /* SIGCHLD from a child whose exec failed */
-	close(r->report[0]);
-	r->report[0] = -1;
-	if (got == (ssize_t)sizeof exec_err) {
-		fprintf(stderr, "ptt-record: %s: %s\n", r->in.cmd[0], strerror(exec_err));
-		waitpid(child, NULL, 0);
-		r->code = exec_err == ENOENT ? 127 : 126;
+	pid_t child;
+	int err = spawn_program(&r->o, r->shm_fd, r->in.cmd, &child);
+	if (err) {
+		fprintf(stderr, "ptt-record: %s: %s\n", r->in.cmd[0], strerror(err));
+		r->code = err == ENOENT ? 127 : 126;
 		return -1;
 	}
 	r->in.child = child;
@@ -937,9 +980,6 @@ static void recorder_free(struct recorder *r)
 	keeper_free(r->heads);
 	rotate_free(&r->rot);
 	free(r->hdr);
-	for (int i = 0; i < 2; i++)
-		if (r->report[i] >= 0)
-			close(r->report[i]);
 	if (r->out_fd >= 0 && r->out_fd != 1)
 		close(r->out_fd);
 	if (!r->in.child)
@@ -948,7 +988,7 @@ static void recorder_free(struct recorder *r)
 
 int main(int argc, char **argv)
 {
-	struct recorder r = { .out_fd = -1, .shm_fd = -1, .report = { -1, -1 } };
+	struct recorder r = { .out_fd = -1, .shm_fd = -1 };
 	int first = record_parse_opts(&r.o, argc, argv);
 	if (first < 0)
 		return first == -1 ? 0 : 2;

@@ -380,8 +380,7 @@ int record_parse_opts(struct record_opts *o, int argc, char **argv)
 	return optind;
 }
 
-/* The program's path as execvp would find it. */
-static int resolve(const char *prog, char *out, size_t size)
+int record_find_program(const char *prog, char *out, size_t size)
 {
 	if (strchr(prog, '/')) {
 		snprintf(out, size, "%s", prog);
@@ -403,7 +402,7 @@ void record_preflight(const struct record_opts *o, const char *prog)
 	char path[PATH_MAX + 256];
 	struct stat st;
 	(void)o;
-	if (resolve(prog, path, sizeof path) || stat(path, &st))
+	if (record_find_program(prog, path, sizeof path) || stat(path, &st))
 		return; /* exec will say what is wrong */
 	if ((st.st_mode & (S_ISUID | S_ISGID)) && geteuid() != 0)
 		fprintf(stderr, "ptt-record: %s: set-user/group-ID program: the loader ignores LD_PRELOAD, the trace will hold no program events\n", prog);

@@ -40,5 +40,7 @@ uint64_t record_default_ring_bytes(void);
 int record_parse_opts(struct record_opts *o, int argc, char **argv);
 /* Warn about targets the runtime cannot enter (static, setuid). */
 void record_preflight(const struct record_opts *o, const char *prog);
+/* prog's path as execvp would find it, in out: 0, or -1 when none is an executable file. */
+int record_find_program(const char *prog, char *out, size_t size);
 
 #endif

@@ -48,6 +48,21 @@ record_prog() {
 	[ ! -e "$BATS_TEST_TMPDIR/t.ptt.0001" ]
 }
 
+@test "a script without #! runs through sh, as execvp runs it, traced, with its arguments and status" {
+	printf 'echo "args: $1 $2"; echo "ring: ${PTT_SHM_FD:+named}"; exit 5\n' >"$BATS_TEST_TMPDIR/script"
+	chmod +x "$BATS_TEST_TMPDIR/script"
+	PATH="$BATS_TEST_TMPDIR:$PATH" run -5 --separate-stderr ptt-record -o "$BATS_TEST_TMPDIR/t.ptt" -- script 'a b' c
+	[ "$output" = "$(printf 'args: a b c\nring: named')" ]
+	[[ "$stderr" == "ptt-record: $BATS_TEST_TMPDIR/t.ptt: "*" events, 0 lost, "* ]]
+	run -0 --separate-stderr ptt-dump --check "$BATS_TEST_TMPDIR/t.ptt"
+	[ -z "$stderr" ]
+	[[ "$output" == *" events, 0 damaged, 0 lost, 0 out of order, 0 violations: ok" ]]
+	# the ring's descriptor is named once, whatever the environment held
+	PTT_SHM_FD=7 run -0 --separate-stderr ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- sh -c 'env | grep -c "^PTT_SHM_FD="; [ "$PTT_SHM_FD" != 7 ]'
+	[ "$output" = 1 ]
+	[ -z "$stderr" ]
+}
+
 @test "a full disk while the program runs: said once, the program runs to its end, its status" {
 	[ -w /dev/full ] || skip "no /dev/full"
 	program incomplete 3
