@@ -81,6 +81,7 @@ $CC -O2 -pthread -o "$PPB" "$SRC/pingpong.c" || exit 1
 $CC -O2 -o "$OUT/floor" "$SRC/floor.c" || exit 1
 $CC -O2 -pthread -o "$OUT/filepages" "$SRC/filepages.c" || exit 1
 $CC -O2 -pthread -o "$OUT/copyfloor" "$SRC/copyfloor.c" || exit 1
+$CC -O2 -o "$OUT/pagefloor" "$SRC/pagefloor.c" || exit 1
 
 echo "ptt bench: $(nproc) CPUs, $(uname -r), median of $REPS runs per figure, $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
@@ -101,6 +102,13 @@ cf() { reps "$OUT/copyfloor" "$1" 64 "$TMP/cf.bin" | median; }
 say "a recorder's copy of what another processor wrote" "$(cf copy)" "ns/byte" "64 KiB at a time, its CPU (bench/copyfloor.c)"
 say "  the same, then write(2) to a file" "$(cf write)" "ns/byte" "1 MiB writes, into the page cache"
 say "  the same, then write(2) to a file opened O_DIRECT" "$(cf direct)" "ns/byte" "1 MiB aligned writes, past the page cache"
+# issue 36: what a thread pays for its first store to each page of its ring (a shared memfd
+# mapping), even once the pages are there (bench/pagefloor.c); the lock-heavy programs' extra
+# faults are priced with it below
+"$OUT/pagefloor" 4096 5 >"$TMP/pf" 2>>"$TMP/err"
+PAGE_US=$(awk '$1 == "fresh" { print $2 }' "$TMP/pf")
+say "a first store to a page of a shared ring" "${PAGE_US:-n/a}" "us/page" \
+	"$(awk '$1 == "populated" { p = $2 } $1 == "populate" { q = $2 } $1 == "again" { a = $2 } END { printf "%s once populated (the populate: %s), %s for a page stored to before", p, q, a }' "$TMP/pf")"
 # ptt-json on TRACE (LABEL): JSON bytes per trace event and events/s, by default (counter
 # tracks for the 64 most active objects) and with -p (an instant event per point event too)
 json_figures() {
@@ -305,7 +313,9 @@ lttng_run() { # NAME CMD...: prints the median of REPS runs of CMD traced by LTT
 
 # ---------------------------------------------------------------- capture cost
 # the recorder's CPU time in ns, every thread of it (-z compresses on a thread of its own), at the program's end
-lh_wrap='"$@"; r=$?; cat /proc/$PPID/task/*/schedstat 2>/dev/null | awk '"'"'{ s += $1 } END { print s + 0 }'"'"' >"$PTT_BENCH_CPU"; exit $r'
+# and, with PTT_BENCH_FLT, the program's minor page faults (field 11 of the shell's stat: its children's)
+lh_wrap='"$@"; r=$?; cat /proc/$PPID/task/*/schedstat 2>/dev/null | awk '"'"'{ s += $1 } END { print s + 0 }'"'"' >"$PTT_BENCH_CPU"
+	[ -z "${PTT_BENCH_FLT:-}" ] || awk '"'"'{ print $11 }'"'"' /proc/$$/stat >"$PTT_BENCH_FLT"; exit $r'
 declare -A PER PERB LTPER REC PERC RECC RECC_RUN PATHC PATHD
 # issue 36: what the runtime measured for its own trace path at the run's start (ptt-stat's observer line), ns/event
 path_ns() { "$BIN/ptt-stat" "$1" 2>/dev/null | sed -n 's/.*trace path took \([0-9.]*\) ns per event.*/\1/p' | head -1; }
@@ -435,17 +445,20 @@ fi
 # recorder, when traced) used up to the program's end.
 LH_REPS=${PTT_BENCH_LOCKHEAVY_REPS:-5}
 declare -A LH_RATIO LH_LTRATIO LH_ZRATIO LH_ZDEF LH_BPE LH_ZBPE LH_RECNS LH_EV LH_BASE LH_PATH
-declare -A LH_CRATIO LH_CRECNS LH_CEV LH_CPATH LH_CDEF LH_NET LH_CNET
-lh_run() { # OUTFILE CMD...: appends "ns recorder_cpu_ns" of one run
+declare -A LH_CRATIO LH_CRECNS LH_CEV LH_CPATH LH_CDEF LH_NET LH_CNET LH_CMRATIO
+lh_run() { # OUTFILE CMD...: appends "ns recorder_cpu_ns program_minor_faults" of one run
 	local f=$1 s e
 	shift
 	# no run pays for the writeback of the trace before it (a 200 MB default trace
 	# was flushed during the -z run that followed it)
 	sync
 	s=$(now_ns)
-	PTT_BENCH_CPU=$TMP/lh-cpu "$@" >/dev/null 2>>"$TMP/lh-err"
+	PTT_BENCH_CPU=$TMP/lh-cpu PTT_BENCH_FLT=$TMP/lh-flt "$@" >/dev/null 2>>"$TMP/lh-err"
 	e=$(now_ns)
-	echo "$((e - s)) $(cat "$TMP/lh-cpu" 2>/dev/null)" >>"$f"
+	echo "$((e - s)) $(cat "$TMP/lh-cpu" 2>/dev/null || echo 0) $(cat "$TMP/lh-flt" 2>/dev/null || echo 0)" >>"$f"
+}
+lh_paired() { # A B: the median over rounds of B's time / A's in the same round (lh_run's files)
+	paste <(awk '{ print $1 }' "$TMP/lh-$1") <(awk '{ print $1 }' "$TMP/lh-$2") | awk '{ printf "%.4f\n", $2 / $1 }' | median
 }
 lock_heavy() { # KEY LABEL CMD...
 	local key=$1 label=$2 m base ratio ev per lt lev lper sess=pttlh$$ dir lcpu waits behind blocks size
@@ -460,7 +473,7 @@ lock_heavy() { # KEY LABEL CMD...
 			lttng add-context -u -t vpid -t vtid >/dev/null 2>>"$TMP/err" &&
 			lttng start >/dev/null 2>>"$TMP/err" || lt_ok=0
 	fi
-	for m in base def z d c lt; do : >"$TMP/lh-$m"; done
+	for m in base def z d c cm lt; do : >"$TMP/lh-$m"; done
 	for _ in $(seq "$LH_REPS"); do
 		# each trace to a new file: ext4 writes back a file truncated and rewritten when it is closed
 		rm -f "$TMP/lh.ptt" "$TMP/lhz.ptt" "$TMP/lhd.ptt" "$TMP/lhc.ptt"
@@ -470,8 +483,13 @@ lock_heavy() { # KEY LABEL CMD...
 		lh_run "$TMP/lh-d" "$BIN/ptt-record" -q -d -o "$TMP/lhd.ptt" -- sh -c "$lh_wrap" sh "$@"
 		lh_run "$TMP/lh-c" "$BIN/ptt-record" -q --streams=coded -o "$TMP/lhc.ptt" -- sh -c "$lh_wrap" sh "$@"
 		[ "$lt_ok" = 1 ] && lh_run "$TMP/lh-lt" env LD_PRELOAD="$WRAP" sh -c "$lh_wrap" sh "$@"
+		# like for like with LTTng-UST's wrapper, which records the mutex calls only
+		[ "$lt_ok" = 1 ] && rm -f "$TMP/lhcm.ptt" &&
+			lh_run "$TMP/lh-cm" "$BIN/ptt-record" -q --streams=coded -e mutex -o "$TMP/lhcm.ptt" -- sh -c "$lh_wrap" sh "$@"
 	done
 	base=$(awk '{print $1}' "$TMP/lh-base" | median)
+	local bflt flt
+	bflt=$(awk '{print $3}' "$TMP/lh-base" | median)
 	for m in def z d c; do
 		local f=$TMP/lh.ptt opt="default (lossless)"
 		[ $m = z ] && f=$TMP/lhz.ptt opt="-z"
@@ -479,7 +497,7 @@ lock_heavy() { # KEY LABEL CMD...
 		[ $m = c ] && f=$TMP/lhc.ptt opt="--streams=coded"
 		ev=$(info "$f" events)
 		# the median of per-run ratios (each traced run against the untraced run next to it)
-		ratio=$(paste "$TMP/lh-base" "$TMP/lh-$m" | awk '{printf "%.4f\n", $3 / $1}' | median)
+		ratio=$(lh_paired base $m)
 		local t=$(awk '{print $1}' "$TMP/lh-$m" | median)
 		if ! pos "$ratio" || ! pos "$ev"; then
 			note "ptt-record $opt: a run failed: $(tail -1 "$TMP/lh-err")"
@@ -496,6 +514,11 @@ lock_heavy() { # KEY LABEL CMD...
 		pos "$per" || per="(traced faster: run-to-run noise)"
 		say "  events/s; slowdown per event" "$(calc "$ev / ($t / 1e9)")" "events/s" "$per ns/event"
 		say "  recorder CPU (share of the traced run); writer waits" "$(calc "100 * $lcpu / $t")" "%" "$(calc "$lcpu / 1e6") ms, $(calc "$lcpu / $ev") ns/event; rec_ring_full waits: $waits"
+		# issue 36's floor: the program's first stores to its ring pages, at this machine's price
+		flt=$(awk '{print $3}' "$TMP/lh-$m" | median)
+		pos "$flt" && pos "$bflt" && pos "${PAGE_US:-}" &&
+			say "  the program's page faults more than untraced" "$(calc "$flt - $bflt")" "faults" \
+				"x $PAGE_US us (a first store to a ring page here) = $(calc "($flt - $bflt) * $PAGE_US / 1000") ms, $(calc "($flt - $bflt) * $PAGE_US * 1000 / $base") of the ratio"
 		local fixed=${REC_FIXED[$m]:-} net=""
 		if [ -n "$fixed" ]; then
 			net=$(calc "($lcpu - $fixed) / $ev")
@@ -506,12 +529,12 @@ lock_heavy() { # KEY LABEL CMD...
 		[ $m = def ] && LH_RATIO[$key]=$(calc "$ratio") && LH_RECNS[$key]=$(calc "$lcpu / $ev") &&
 			LH_EV[$key]=$ev && LH_BASE[$key]=$base && LH_NET[$key]=$net
 		[ $m = z ] && LH_ZRATIO[$key]=$(calc "$ratio") && LH_ZBPE[$key]=$(calc "$size / $ev") &&
-			LH_ZDEF[$key]=$(paste "$TMP/lh-def" "$TMP/lh-z" | awk '{printf "%.4f\n", $3 / $1}' | median)
+			LH_ZDEF[$key]=$(lh_paired def z)
 		[ $m = def ] && LH_BPE[$key]=$(calc "$size / $ev") && LH_PATH[$key]=$(path_ns "$f")
 		[ $m = c ] && LH_CRATIO[$key]=$(calc "$ratio") && LH_CRECNS[$key]=$(calc "$lcpu / $ev") && LH_CEV[$key]=$ev &&
 			LH_CNET[$key]=$net &&
 			LH_CPATH[$key]=$(path_ns "$f") &&
-			LH_CDEF[$key]=$(paste "$TMP/lh-def" "$TMP/lh-c" | awk '{printf "%.4f\n", $3 / $1}' | median)
+			LH_CDEF[$key]=$(lh_paired def c)
 		[ $m = def ] || [ $m = c ] &&
 			say "  trace path as the runtime measured it" "$(path_ns "$f")" "ns/event" "ptt-stat's observer line (its calibration at the run's start)"
 	done
@@ -521,13 +544,20 @@ lock_heavy() { # KEY LABEL CMD...
 		lev=$(bt "$dir" --component=sink.utils.counter 2>>"$TMP/err" | awk '/Event messages/ && !/Discarded/ {n = $1} END {print n + 0}')
 		lev=$((lev / LH_REPS))
 		lt=$(awk '{print $1}' "$TMP/lh-lt" | median)
-		ratio=$(paste "$TMP/lh-base" "$TMP/lh-lt" | awk '{printf "%.4f\n", $3 / $1}' | median)
+		ratio=$(lh_paired base lt)
 		if pos "$lev" && pos "$ratio"; then
 			LH_LTRATIO[$key]=$(calc "$ratio")
 			say "LTTng-UST wrapper + vpid/vtid: traced / untraced" "${LH_LTRATIO[$key]}" "ratio" "$(calc "$lt / 1e6") ms; $lev events per run"
 			per=$(calc "($lt - $base) / $lev")
 			pos "$per" || per="(traced faster: run-to-run noise)"
 			say "  events/s; slowdown per event" "$(calc "$lev / ($lt / 1e9)")" "events/s" "$per ns/event; the wrapper records mutex calls only"
+			ev=$(info "$TMP/lhcm.ptt" events)
+			ratio=$(lh_paired base cm)
+			if pos "$ev" && pos "$ratio"; then
+				LH_CMRATIO[$key]=$(calc "$ratio")
+				say "ptt-record --streams=coded -e mutex (the calls it records): traced / untraced" "${LH_CMRATIO[$key]}" "ratio" \
+					"$(calc "$(awk '{print $1}' "$TMP/lh-cm" | median) / 1e6") ms; $ev events per run"
+			fi
 		else
 			note "LTTng run failed: $(tail -1 "$TMP/lh-err")"
 		fi
@@ -590,6 +620,10 @@ lock_heavy_36() { # KEY MODE RATIO RECNS EVENTS PATH NET
 	fi
 	[ -n "${LH_LTRATIO[$k]:-}" ] && say "issue 36, $k $mode: below LTTng-UST's ratio" "$r" "< ${LH_LTRATIO[$k]}" \
 		"$(awk -v v="$r" -v l="${LH_LTRATIO[$k]}" 'BEGIN { print v < l ? "met" : "MISSED" }')"
+	# the same calls as LTTng-UST's wrapper records (the mutex calls): like for like
+	[ "$mode" = coded ] && [ -n "${LH_LTRATIO[$k]:-}" ] && [ -n "${LH_CMRATIO[$k]:-}" ] &&
+		say "issue 36, $k coded -e mutex: below LTTng-UST's ratio, the same calls recorded" "${LH_CMRATIO[$k]}" "< ${LH_LTRATIO[$k]}" \
+			"$(awk -v v="${LH_CMRATIO[$k]}" -v l="${LH_LTRATIO[$k]}" 'BEGIN { print v < l ? "met" : "MISSED" }')"
 }
 # issue 36: the recorder's CPU for a run of true(1), in each mode: its own start (exec, the
 # dynamic linker, the rings' memory) and end, which a short program's events share; the lock-heavy
