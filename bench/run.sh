@@ -402,6 +402,7 @@ run_case() { # KEY LABEL PAIRS_PER_RUN CMD...  (unit of the runs' figures: $U)
 			"the trace path with the coding, as the runtime measured it: ${PATHC[$key]:-?} ns/event"
 		rcpu=$(median <"$TMP/c-ccpu")
 		pos "$rcpu" && RECC[$key]=$(calc "$rcpu / $(info "$TMP/lc.ptt" events)") &&
+			RECC_RUN[$key]="$rcpu $(info "$TMP/lc.ptt" events)" && # its fixed cost taken off in recorder_verdicts
 			say "  recorder CPU per recorded event (coded, lossless)" "${RECC[$key]}" "ns/event" "$(calc "$rcpu / 1e6") ms per run (schedstat)"
 	fi
 	[ $LTTNG_OK = 1 ] || return
