@@ -302,6 +302,8 @@ static char **child_env(const struct record_opts *o, int fd)
 static int spawn_program(const struct record_opts *o, int shm_fd, char **argv, pid_t *child)
 {
 	int fd = fcntl(shm_fd, F_DUPFD, 990); /* a high descriptor, without close-on-exec */
+	if (fd < 0)
+		fd = fcntl(shm_fd, F_DUPFD, 0); /* a descriptor limit under 990 */
 	char **env = fd >= 0 ? child_env(o, fd) : NULL;
 	if (!env) {
 		int err = fd < 0 ? errno : ENOMEM;

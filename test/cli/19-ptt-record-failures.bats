@@ -61,6 +61,10 @@ record_prog() {
 	PTT_SHM_FD=7 run -0 --separate-stderr ptt-record -q -o "$BATS_TEST_TMPDIR/t.ptt" -- sh -c 'env | grep -c "^PTT_SHM_FD="; [ "$PTT_SHM_FD" != 7 ]'
 	[ "$output" = 1 ]
 	[ -z "$stderr" ]
+	# under a descriptor limit below 990 the ring still reaches the program
+	run -0 --separate-stderr sh -c "ulimit -n 256 && ptt-record -q -o '$BATS_TEST_TMPDIR/t.ptt' -- sh -c 'echo \$PTT_SHM_FD'"
+	[ -n "$output" ] && [ "$output" -lt 256 ]
+	[ -z "$stderr" ]
 }
 
 @test "a full disk while the program runs: said once, the program runs to its end, its status" {
