@@ -698,10 +698,11 @@ static long merge_two(struct drain *d, uint32_t i, struct cursor *c, uint32_t up
 static long pass_streams(struct drain *d, int final);
 
 /* A pass's end, merged or not: counted, told to the writers (heartbeat), and noted (rec_drain). */
-static long pass_done(struct drain *d, int final, uint64_t ring_records, uint64_t bytes)
+static long pass_done(struct drain *d, int final, uint64_t ring_records, uint64_t bytes, uint64_t top)
 {
 	d->st.passes++;
 	d->st.ring_bytes += bytes;
+	d->st.pace_bytes += top;
 	__atomic_store_n(&d->shm->heartbeat, d->shm->heartbeat + 1, __ATOMIC_RELEASE);
 	if (ring_records > 0 && !final) {
 		uint32_t a[4];
@@ -843,7 +844,7 @@ merged:;
 	if ((rc = pass_notes_done(d, final)) != 0)
 		return rc;
 	d->st.events += ptt_writer_events(d->w) - e0; /* the hook's own records (object names) count too */
-	return pass_done(d, final, ring_records, bytes);
+	return pass_done(d, final, ring_records, bytes, bytes); /* merged: no ring's own share */
 }
 
 /* ---- streams: the rings' spans written as they lie (format version 3) ---- */
@@ -929,7 +930,7 @@ static int streams_cut(struct drain *d, uint64_t *e0)
 /* A streams pass's end (pass_streams, pass_coded): the recorder's notes as a stream of their own,
  * stamped no earlier than the last mark, in time order; the MARK; the pass counted. */
 static long streams_pass_end(struct drain *d, int final, uint64_t mark, uint64_t now, uint64_t e0, uint64_t records,
-			     uint64_t bytes)
+			     uint64_t bytes, uint64_t top)
 {
 	int rc;
 	/* the recorder's notes: stamped no earlier than the last mark, in time order */
@@ -958,7 +959,7 @@ static long streams_pass_end(struct drain *d, int final, uint64_t mark, uint64_t
 	if (upto > d->st.upto_ns)
 		d->st.upto_ns = upto;
 	d->st.events += ptt_writer_events(d->w) - e0;
-	return pass_done(d, final, records, bytes);
+	return pass_done(d, final, records, bytes, top);
 }
 
 /*
@@ -977,7 +978,7 @@ static long streams_pass_end(struct drain *d, int final, uint64_t mark, uint64_t
 static long pass_streams(struct drain *d, int final)
 {
 	uint64_t now = drain_now(d), floor = now - d->slack_ticks;
-	uint64_t mark = final ? UINT64_MAX : floor, records = 0, bytes = 0;
+	uint64_t mark = final ? UINT64_MAX : floor, records = 0, bytes = 0, top = 0;
 	uint64_t e0 = ptt_writer_events(d->w);
 	int rc;
 	if (!d->hold_reports)
@@ -1006,6 +1007,8 @@ static long pass_streams(struct drain *d, int final)
 			if (k) {
 				records += k;
 				bytes += (c->pos - c->done) * 4;
+				if ((c->pos - c->done) * 4 > top)
+					top = (c->pos - c->done) * 4;
 				d->last_ts[i] = c->prev_ts;
 				c->done = c->pos;
 				c->wrote = 1;
@@ -1020,7 +1023,7 @@ static long pass_streams(struct drain *d, int final)
 			mark = ring_bound(c, floor);
 	}
 	pass_free_rings(d, final);
-	return streams_pass_end(d, final, mark, now, e0, records, bytes);
+	return streams_pass_end(d, final, mark, now, e0, records, bytes, top);
 }
 
 /* ---- coded streams: what the threads coded, copied as it lies (--streams=coded) ---- */
@@ -1144,7 +1147,7 @@ static int coded_torn(struct drain *d, uint32_t i, struct cursor *c)
 static long pass_coded(struct drain *d, int final)
 {
 	uint64_t now = drain_now(d), floor = now - d->slack_ticks;
-	uint64_t mark = final ? UINT64_MAX : floor, records = 0, bytes = 0;
+	uint64_t mark = final ? UINT64_MAX : floor, records = 0, bytes = 0, top = 0;
 	uint64_t e0 = ptt_writer_events(d->w);
 	uint32_t *newc = d->busy; /* the records each ring published, by ring */
 	int rc;
@@ -1187,6 +1190,8 @@ static long pass_coded(struct drain *d, int final)
 				return rc;
 			records += newc[i];
 			bytes += c->limit - c->cbytes;
+			if (c->limit - c->cbytes > top)
+				top = c->limit - c->cbytes;
 			c->cbytes = c->limit;
 			c->ccount += newc[i];
 			d->last_ts[i] = c->prev_ts;
@@ -1205,5 +1210,5 @@ static long pass_coded(struct drain *d, int final)
 	/* free the closed rings whose streams are copied whole (pass_free_rings' look at the raw words
 	 * holds: their owner gave its scratch back at each commit) */
 	pass_free_rings(d, final);
-	return streams_pass_end(d, final, mark, now, e0, records, bytes);
+	return streams_pass_end(d, final, mark, now, e0, records, bytes, top);
 }

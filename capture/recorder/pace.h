@@ -13,15 +13,16 @@
 #define PACE_SLOW_NS 400000.0
 
 struct pace {
-	double rate;    /* the program's ring bytes/s, all rings: the recent peak */
+	double rate;    /* the fullest ring's bytes/s (pace_bytes'): the recent peak */
 	uint64_t upto;  /* the program's time covered by the passes so far (ns since the trace's start) */
 	uint64_t bytes; /* the ring bytes written by the passes so far */
 };
 
 /*
  * After a pass that took pass_ns, with bytes of program records written
- * so far (as they lay in the rings) and every record up to upto_ns written
- * (drain_stats' ring_bytes and upto_ns): the nanoseconds to sleep before
+ * so far (as they lay in the rings; each pass's fullest ring, summed) and
+ * every record up to upto_ns written
+ * (drain_stats' pace_bytes and upto_ns): the nanoseconds to sleep before
  * the next one, 0 for at once.  ring_bytes: a ring's size; max_ns: the
  * longest sleep while records arrive.  Start from { 0, 0, 0 }.
  */

@@ -789,7 +789,7 @@ static void recorder_early(struct recorder *r)
 		if (r->werr)
 			break;
 		const struct drain_stats *st = drain_stats(r->d);
-		uint64_t pause = pace_next(&pace, st->ring_bytes, st->upto_ns, paced_ring_bytes(r),
+		uint64_t pause = pace_next(&pace, st->pace_bytes, st->upto_ns, paced_ring_bytes(r),
 					   record_clock_ns(CLOCK_MONOTONIC) - t0, 1000000u);
 		if (pause > CALIBRATE_NS - (mono - r->cal_mono))
 			pause = CALIBRATE_NS - (mono - r->cal_mono);
@@ -840,7 +840,7 @@ static void recorder_drain(struct recorder *r)
 		if (exited)
 			break;
 		const struct drain_stats *st = drain_stats(r->d);
-		uint64_t pause = pace_next(&pace, st->ring_bytes, st->upto_ns, paced_ring_bytes(r),
+		uint64_t pause = pace_next(&pace, st->pace_bytes, st->upto_ns, paced_ring_bytes(r),
 					   record_clock_ns(CLOCK_MONOTONIC) - now, r->o.out_is_pipe ? 20000000u : 50000000u);
 		if (r->werr)
 			pause = 1000000;
