@@ -764,7 +764,7 @@ static void recorder_early(struct recorder *r)
 		return;
 	r->early_held = 1;
 	drain_hold_reports(r->d, 1);
-	struct pace pace = { 0, 0, 0 };
+	struct pace pace = { 0 };
 	for (;;) {
 		uint64_t mono = record_clock_ns(CLOCK_MONOTONIC_RAW), ticks = s->use_tsc ? ptt_rdtsc() : 0;
 		if (mono - r->cal_mono >= CALIBRATE_NS || ptt_writer_held(r->w) > EARLY_HELD_MAX)
@@ -789,7 +789,7 @@ static void recorder_early(struct recorder *r)
 		if (r->werr)
 			break;
 		const struct drain_stats *st = drain_stats(r->d);
-		uint64_t pause = pace_next(&pace, st->pace_bytes, st->upto_ns, paced_ring_bytes(r),
+		uint64_t pause = pace_next(&pace, st->pace_bytes, st->upto_ns, t0, paced_ring_bytes(r),
 					   record_clock_ns(CLOCK_MONOTONIC) - t0, 1000000u);
 		if (pause > CALIBRATE_NS - (mono - r->cal_mono))
 			pause = CALIBRATE_NS - (mono - r->cal_mono);
@@ -823,7 +823,7 @@ static void drain_once(struct recorder *r, uint64_t now, uint64_t *last_flush)
 static void recorder_drain(struct recorder *r)
 {
 	int exited = 0, warned = 0;
-	struct pace pace = { 0, 0, 0 }; /* the rings hold nothing older than the trace's start */
+	struct pace pace = { 0 }; /* the rings hold nothing older than the trace's start */
 	uint64_t t_start = record_clock_ns(CLOCK_MONOTONIC), last_flush = t_start;
 	while (!exited) {
 		forward_signal(r);
@@ -840,7 +840,7 @@ static void recorder_drain(struct recorder *r)
 		if (exited)
 			break;
 		const struct drain_stats *st = drain_stats(r->d);
-		uint64_t pause = pace_next(&pace, st->pace_bytes, st->upto_ns, paced_ring_bytes(r),
+		uint64_t pause = pace_next(&pace, st->pace_bytes, st->upto_ns, now, paced_ring_bytes(r),
 					   record_clock_ns(CLOCK_MONOTONIC) - now, r->o.out_is_pipe ? 20000000u : 50000000u);
 		if (r->werr)
 			pause = 1000000;
