@@ -110,6 +110,9 @@ say "  the same, then write(2) to a file opened O_DIRECT" "$(cf direct)" "ns/byt
 PAGE_US=$(awk '$1 == "fresh" { print $2 }' "$TMP/pf")
 say "a first store to a page of a shared ring" "${PAGE_US:-n/a}" "us/page" \
 	"$(awk '$1 == "populated" { p = $2 } $1 == "populate" { q = $2 } $1 == "again" { a = $2 } END { printf "%s once populated (the populate: %s), %s for a page stored to before", p, q, a }' "$TMP/pf")"
+SHMEM_HUGE=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/shmem_enabled 2>/dev/null)
+say "  the same, the mapping advised huge pages (as ptt's rings)" "$(awk '$1 == "huge" { print $2 }' "$TMP/pf")" "us/page" \
+	"$(awk '$1 == "huge" { print $3 }' "$TMP/pf") faults per 2 MiB; shared huge pages here: ${SHMEM_HUGE:-unknown} (/sys/kernel/mm/transparent_hugepage/shmem_enabled)"
 # ptt-json on TRACE (LABEL): JSON bytes per trace event and events/s, by default (counter
 # tracks for the 64 most active objects) and with -p (an instant event per point event too)
 json_figures() {

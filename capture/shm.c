@@ -64,12 +64,19 @@ void *ptt_seg_map(const struct ptt_shm *s, uint32_t k)
 	} else if (!(b = seg_remap(s, k, bytes))) {
 		return NULL;
 	}
+	ptt_shm_huge(s, b, bytes);
 	void *none = NULL;
 	if (!__atomic_compare_exchange_n(&ptt_seg_base[k], &none, b, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		munmap(b, bytes);
 		return none;
 	}
 	return b;
+}
+
+void ptt_shm_huge(const struct ptt_shm *s, void *p, uint64_t bytes)
+{
+	if (!(s->flags & PTT_SHM_CODED)) /* advice: refused or ignored, the rings are as before */
+		madvise(p, (size_t)bytes, MADV_HUGEPAGE);
 }
 
 int ptt_ring_forget(const struct ptt_shm *s, uint32_t i)

@@ -33,6 +33,7 @@
 #define PTT_SHM_VERSION 9
 #define PTT_SHM_ENV "PTT_SHM_FD"
 #define PTT_MAX_RINGS 65536   /* ring descriptors the control page has room for */
+#define PTT_RING_ALIGN (2ull << 20) /* ring 0's offset in the memfd: a huge page's size */
 #define PTT_SEG_RINGS 256     /* rings per segment (fewer when the cap is lower) */
 #define PTT_MAX_SEGS (PTT_MAX_RINGS / PTT_SEG_RINGS)
 /* every id the format leaves to user types (PTT_USER_ID_BASE up to PTT_MAX_TYPES); their
@@ -191,6 +192,18 @@ extern int ptt_shm_fd __attribute__((visibility("hidden")));
  * Safe from any thread at once: the loser of a race unmaps its copy. */
 void *ptt_seg_map(const struct ptt_shm *s, uint32_t k) __attribute__((visibility("hidden")));
 
+/* Ask for the rings in bytes at p (a mapping of s's memfd) to be huge pages
+ * (MADV_HUGEPAGE): where the host lets shared memory have them
+ * (/sys/kernel/mm/transparent_hugepage/shmem_enabled advise, within_size or
+ * always; Debian's default, never, ignores the request), a ring's 2 MiB take
+ * one page fault in each process instead of 512, at 16-25 us each on a
+ * paravirtual guest (doc/recorder.md, section 9).  Each ring its thread
+ * writes then takes its 2 MiB of memory at once.  Not with PTT_SHM_CODED,
+ * whose threads write 16 KiB and their coded half of the ring: the whole
+ * huge page made and zeroed at once cost sqlite3 and node 1.01-1.11 of
+ * their time (8 pairs) for CPython's 0.98. */
+void ptt_shm_huge(const struct ptt_shm *s, void *p, uint64_t bytes) __attribute__((visibility("hidden")));
+
 /* Give ring i's memory back to the system (its words read as zero again, in
  * every process that maps it): only while the caller holds the ring
  * (claimed), so that nobody writes into it meanwhile. */
@@ -251,14 +264,15 @@ static inline const uint32_t *ptt_log_next(const uint32_t *words, uint64_t used,
 
 /*
  * Bytes of the control page and of the descriptors of max_rings rings
- * (*ring_offset, page-aligned); returns the bytes of the first mapping:
+ * (*ring_offset, a multiple of PTT_RING_ALIGN: the memfd's hole before it
+ * takes no memory); returns the bytes of the first mapping:
  * that and the first segment of seg_rings rings.  The memfd holds
  * ptt_shm_file_bytes().
  */
 static inline uint64_t ptt_shm_bytes(uint32_t max_rings, uint32_t seg_rings, uint32_t ring_words, uint64_t *ring_offset)
 {
 	uint64_t off = sizeof(struct ptt_shm) + (uint64_t)max_rings * sizeof(struct ptt_ring);
-	off = (off + 4095) & ~4095ull;
+	off = (off + PTT_RING_ALIGN - 1) & ~(PTT_RING_ALIGN - 1); /* the rings on huge-page bounds (ptt_shm_huge) */
 	if (ring_offset)
 		*ring_offset = off;
 	return off + (uint64_t)seg_rings * ring_words * 4;

@@ -256,6 +256,7 @@ static struct ptt_shm *make_shm(const struct record_opts *o, int *fdp)
 	s->stacks = (uint32_t)o->stacks;
 	s->recorder_pid = (uint32_t)getpid();
 	s->recorder_fd = (uint32_t)fd;
+	ptt_shm_huge(s, (char *)s + ring_off, size - ring_off);
 	ptt_shm_fd = fd;
 	*fdp = fd;
 	return s;

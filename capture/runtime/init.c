@@ -647,6 +647,7 @@ __attribute__((constructor)) static void ptt_init(void)
 		ptt_debug("cannot map the shared ring; not tracing");
 		return;
 	}
+	ptt_shm_huge(s, (char *)s + s->ring_offset, size - s->ring_offset);
 	attach_fd = (int)fd;
 	attach_dev = st.st_dev;
 	attach_ino = st.st_ino;
