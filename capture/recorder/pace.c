@@ -13,7 +13,7 @@
  * time over half a second), which still held a third of a burst's peak half
  * a second later: node's recorder woke every 4-20 ms for a second after its
  * burst to drain a few hundred bytes a pass (100 of its 143 passes);
- * held 200 ms and falling linearly, 66-82 passes (coded, 15 runs).
+ * held 200 ms and falling linearly, 63-82 passes (coded, 15 runs).
  *
  * A pass's rate is its bytes over the stretch of the program's time they
  * were written in: from what the previous pass covered to what this one
@@ -29,7 +29,8 @@
  * a thread inside a write moves a few nanoseconds a pass while other rings'
  * bytes come, which read as gigabytes a second and drained at once, again
  * and again (node coded: 1088-3226 passes, most of 2 events 10 us apart,
- * and 3-5 times the recorder's usual CPU, in 3 of 12 runs; none in 23 since).
+ * and 3-5 times the recorder's usual CPU, in 3 of 12 runs; none in 45 since, coded and
+ * default).
  *
  * Two regimes (doc/recorder.md, section 5).  A writer flat out, filling
  * PACE_FAST of a ring in under PACE_SLOW_NS, keeps its ring's lines in its
