@@ -701,7 +701,6 @@ static long pass_streams(struct drain *d, int final);
 static long pass_done(struct drain *d, int final, uint64_t ring_records, uint64_t bytes, uint64_t top)
 {
 	d->st.passes++;
-	d->st.ring_bytes += bytes;
 	d->st.pace_bytes += top;
 	__atomic_store_n(&d->shm->heartbeat, d->shm->heartbeat + 1, __ATOMIC_RELEASE);
 	if (ring_records > 0 && !final) {

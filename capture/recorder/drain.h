@@ -16,7 +16,6 @@ struct drain_stats {
 	uint64_t waits;       /* times a writer waited for room */
 	uint64_t late;        /* events after their thread's end, not recorded */
 	uint64_t passes;
-	uint64_t ring_bytes;  /* the program records written, in bytes as they lay in the rings */
 	uint64_t pace_bytes;  /* the pacing's measure: each pass's fullest ring's bytes, summed (merged: all
 			       * rings'); no ring took more than this in any stretch of passes */
 	uint64_t salvaged;    /* releases cut short by the process's death, completed */

@@ -69,15 +69,15 @@ uint64_t pace_next(struct pace *p, uint64_t bytes, uint64_t upto_ns, uint64_t wa
 		p->peak = measured;
 		p->peak_upto = p->upto;
 	}
-	p->rate = measured >= held ? measured : held;
-	if (p->rate < PACE_QUIET) /* quiet: a writer with a full ring wakes us */
+	double rate = measured >= held ? measured : held;
+	if (rate < PACE_QUIET) /* quiet: a writer with a full ring wakes us */
 		return max_ns / 5 > 10000000u ? 10000000u : max_ns / 5;
 	/* a writer flat out: drained every PACE_FAST of its ring (its lines in its cache); any
 	 * other at half its ring, less the pass's own time */
-	double target = ring_bytes * PACE_FAST, ns = target / p->rate * 1e9;
+	double target = ring_bytes * PACE_FAST, ns = target / rate * 1e9;
 	if (ns >= PACE_SLOW_NS) {
 		target = (double)(ring_bytes / 2);
-		ns = target / p->rate * 1e9 - (double)pass_ns;
+		ns = target / rate * 1e9 - (double)pass_ns;
 	}
 	if ((double)got >= target || ns < 50000)
 		return 0;

@@ -15,10 +15,9 @@
 #define PACE_HOLD_NS 2e8
 
 struct pace {
-	double rate;    /* the fullest ring's bytes/s (pace_bytes'): the recent peak */
 	uint64_t upto;  /* the program's time covered by the passes so far (ns since the trace's start) */
 	uint64_t bytes; /* the ring bytes written by the passes so far */
-	double peak;    /* the highest rate measured since ... */
+	double peak;    /* the fullest ring's bytes/s (pace_bytes'), the highest measured since ... */
 	uint64_t peak_upto; /* ... the program's time it was measured at */
 	uint64_t wall;  /* the last pass's start (CLOCK_MONOTONIC ns) */
 };
