@@ -30,7 +30,7 @@
 #include "../formats/ptt_trace.h"
 
 #define PTT_SHM_MAGIC 0x3152485350545450ull /* "PTTSHMR1" */
-#define PTT_SHM_VERSION 9
+#define PTT_SHM_VERSION 10
 #define PTT_SHM_ENV "PTT_SHM_FD"
 #define PTT_MAX_RINGS 65536   /* ring descriptors the control page has room for */
 #define PTT_RING_ALIGN (2ull << 20) /* ring 0's offset in the memfd: a huge page's size */
@@ -156,6 +156,10 @@ struct ptt_shm {
 	uint32_t snapshot;         /* flight mode: the recorder is copying the rings; a writer waits rather than overwrite */
 	uint32_t stacks;           /* enum ptt_stack_mode: which events carry the caller's stack (--stacks) */
 	uint64_t trace_cost;       /* ticks x 1000 the trace path adds per event, measured at attach (ptt_calibrate); 0 unknown */
+	/* Every limit event the runtime made (ptt_emit_limit), summed as formats/limits.c sums them
+	 * (count added, limit and need the largest): a recorder of coded rings reads no record, and
+	 * says the program's limits from these down a pipe (ptt-record.c) */
+	uint64_t limit_count[PTT_LIMIT_COUNT], limit_limit[PTT_LIMIT_COUNT], limit_need[PTT_LIMIT_COUNT];
 	_Alignas(64) uint32_t ntypes;
 	struct ptt_shm_type types[PTT_MAX_USER_TYPES];
 	/*

@@ -915,7 +915,11 @@ static void recorder_finish(struct recorder *r)
 			rc = (int)n;
 		recorder_fail(r, rc, NULL);
 	}
-	const struct drain_stats stats = *drain_stats(r->d);
+	struct drain_stats stats = *drain_stats(r->d);
+	if (r->o.streams == 2) /* coded: the program's limit records are not read; its runtime summed them */
+		for (unsigned t = 1; t < PTT_LIMIT_COUNT; t++)
+			ptt_limits_met(&stats.limits, t, __atomic_load_n(&r->in.shm->limit_count[t], __ATOMIC_RELAXED),
+				       r->in.shm->limit_limit[t], r->in.shm->limit_need[t]);
 	char end[1024];
 	uint64_t blocks = 0, behind = 0;
 	end_lines(r, end, sizeof end, &blocks, &behind);

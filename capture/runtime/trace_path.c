@@ -1020,8 +1020,22 @@ void ptt_emit_str_len(unsigned id, const uint32_t *args, unsigned nargw, const c
 		ptt_emit_limit(PTT_LIMIT_STRING, 1, len, whole);
 }
 
+/* Keep v at least m (a shared counter other processes raise too). */
+static void raise_to(uint64_t *v, uint64_t m)
+{
+	uint64_t old = __atomic_load_n(v, __ATOMIC_RELAXED);
+	while (old < m && !__atomic_compare_exchange_n(v, &old, m, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
 void ptt_emit_limit(unsigned table, uint64_t count, uint64_t limit, uint64_t need)
 {
+	struct ptt_shm *s = ptt_shm;
+	if (s && table < PTT_LIMIT_COUNT) {
+		__atomic_fetch_add(&s->limit_count[table], count, __ATOMIC_RELAXED);
+		raise_to(&s->limit_limit[table], limit);
+		raise_to(&s->limit_need[table], need);
+	}
 	uint32_t a[7];
 	a[0] = table;
 	ptt_put64(a + 1, count);

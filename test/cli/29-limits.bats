@@ -134,6 +134,15 @@ limit:      $cut" ]
 	run -0 --separate-stderr bash -c "ptt-record -o - -- '$EXAMPLES/many_types' 3100 2000 '$long' >/dev/null"
 	[ "$(echo "$stderr" | grep -cx "ptt-record: limit: $types")" -eq 1 ]
 	[ "$(echo "$stderr" | grep -cx "ptt-record: limit: $cut")" -eq 1 ]
+	# the same from a recorder that reads no record (the runtime sums its limits in the shared
+	# memory) and from one that reads only each record's first word
+	local mode
+	for mode in --streams=coded --streams; do
+		run -0 --separate-stderr bash -c "ptt-record $mode -o - -- '$EXAMPLES/many_types' 3100 2000 '$long' >/dev/null"
+		[ "$(echo "$stderr" | grep -c "limit:")" -eq 2 ]
+		[ "$(echo "$stderr" | grep -cx "ptt-record: limit: $types")" -eq 1 ]
+		[ "$(echo "$stderr" | grep -cx "ptt-record: limit: $cut")" -eq 1 ]
+	done
 }
 
 @test "a command line of any length is in the header whole; the process_begin record says its cut" {
