@@ -1098,6 +1098,16 @@ static void test_coded_stream(void)
 		   coded_src_mode == 1 ? "copied from a memfd (sendfile)" : "from memory (sendfile cannot read a pipe)", size2, size);
 		free(buf2);
 	}
+	/* short spans (under the 4 KiB that go file to file) gathered with pread from the memfd: the same */
+	coded_src_mode = 0;
+	char *sbuf = coded_stream_trace(words, at, N, 40, 0, 0, PTT_COMP_ZSTD, &size);
+	coded_src_mode = 1;
+	size_t ssize;
+	char *sbuf2 = sbuf ? coded_stream_trace(words, at, N, 40, 0, 0, PTT_COMP_ZSTD, &ssize) : NULL;
+	ok(sbuf2 && ssize == size && memcmp(sbuf, sbuf2, size) == 0,
+	   "coded stream in short spans, read from a memfd: the same trace (%zu bytes, %zu from memory)", ssize, size);
+	free(sbuf);
+	free(sbuf2);
 	/* compressed by the writer's thread, its copy of each block read from the memfd (pread) */
 	coded_src_mode = 1;
 	char *zbuf = coded_stream_trace(words, at, N, CODED_PER_BLOCK, 1, 1, PTT_COMP_ZSTD, &size);
